@@ -1,0 +1,89 @@
+"""The honest deal of one round from the front of a shoe.
+
+The emulator's dealer, the odds oracle's cross-check and the replay's expectations all deal
+through this one function, so the order of cards and draws is defined once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.rules.cards import Card, hand_points
+from pipeline.rules.draw import Draw, banker_rule, player_rule
+from pipeline.rules.games import Game
+from pipeline.rules.outcome import RoundOutcome, outcome_of
+
+
+class InsufficientCardsError(Exception):
+    """The shoe ran out mid-round: the round is void (N.J.A.C. 19:47-3.12(e), 4.12(k))."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The choices Chemin de Fer leaves to the hands (4.9(a)2 and the "Op." cells of Table 3).
+
+    Punto Banco and Minibaccarat have no choices, so these are ignored there.
+    """
+
+    player_draws_on_5: bool = True
+    banker_draws_on_option: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+    options_taken: tuple[str, ...]
+    """Which hand exercised which option, e.g. ``("PLAYER:STAY",)``; recorded, never an error."""
+
+    @property
+    def cards_used(self) -> int:
+        return len(self.player) + len(self.banker)
+
+    @property
+    def outcome(self) -> RoundOutcome:
+        return outcome_of(self.player, self.banker)
+
+
+def deal_round(game: Game, shoe: Sequence[Card], options: Options = Options()) -> Deal:
+    """Deal one round from the front of ``shoe``.
+
+    The first and third cards form the Player's Hand, the second and fourth the Banker's
+    (N.J.A.C. 19:47-3.7(c), 4.8(d)); a third card goes first to the Player's Hand, then to the
+    Banker's (3.8(c)) under :func:`player_rule` and :func:`banker_rule`.
+    """
+    if len(shoe) < 4:
+        raise InsufficientCardsError(
+            f"{len(shoe)} cards left, 4 needed to deal a round (N.J.A.C. 19:47-3.12(e))"
+        )
+    player = [shoe[0], shoe[2]]
+    banker = [shoe[1], shoe[3]]
+    next_card = 4
+    taken: list[str] = []
+    p_points, b_points = hand_points(player), hand_points(banker)
+
+    def draw_for(hand: list[Card]) -> Card:
+        nonlocal next_card
+        if next_card >= len(shoe):
+            raise InsufficientCardsError(
+                f"the shoe ran out after {next_card} cards of the round (N.J.A.C. 19:47-3.12(e))"
+            )
+        card = shoe[next_card]
+        next_card += 1
+        hand.append(card)
+        return card
+
+    player_third: int | None = None
+    rule = player_rule(game, p_points, b_points)
+    if rule is Draw.OPTION:
+        taken.append("PLAYER:DRAW" if options.player_draws_on_5 else "PLAYER:STAY")
+    if rule is Draw.DRAW or (rule is Draw.OPTION and options.player_draws_on_5):
+        player_third = draw_for(player).value
+
+    rule = banker_rule(game, p_points, b_points, player_third)
+    if rule is Draw.OPTION:
+        taken.append("BANKER:DRAW" if options.banker_draws_on_option else "BANKER:STAY")
+    if rule is Draw.DRAW or (rule is Draw.OPTION and options.banker_draws_on_option):
+        draw_for(banker)
+    return Deal(tuple(player), tuple(banker), tuple(taken))

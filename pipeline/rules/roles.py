@@ -1,0 +1,121 @@
+"""Who holds the shoe and the bank.
+
+Seats are numbered; "counterclockwise around the table" is read as ascending seat number,
+wrapping from the highest occupied seat back to the lowest (3.6(b) starts at seat 1 and moves
+counterclockwise, so counterclockwise order is seat order).
+
+Punto Banco: the curator passes when the Banker's Hand loses (3.11(a)1) to the right, then
+counterclockwise (3.11(b)). Chemin de Fer: the Banker is chosen by bid (4.5(b)), wagers within
+limits (4.6(b)), is covered by banco suivi, banco seul, then partial wagers (4.7), and passes
+the bank when the Banker's Hand loses (4.11).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.rules.config import Cents
+from pipeline.rules.outcome import RoundOutcome, Winner
+
+
+def counterclockwise_from(start: int, seats: Iterable[int]) -> list[int]:
+    """Occupied ``seats`` in counterclockwise order beginning after ``start``."""
+    ordered = sorted(set(seats))
+    return [s for s in ordered if s > start] + [s for s in ordered if s <= start]
+
+
+def curator_must_pass(outcome: RoundOutcome) -> bool:
+    """N.J.A.C. 19:47-3.11(a)1 (and 4.11(a)1): the shoe passes whenever the Banker's Hand loses.
+    A tie is not a loss."""
+    return outcome.winner is Winner.PLAYER
+
+
+def next_holder(previous: int, accepting: Iterable[int]) -> int | None:
+    """The new curator or Banker after a mandatory pass: the first participant to the right of
+    the previous holder, then counterclockwise, who accepts (3.11(b), 4.11(b)). ``None``: the
+    dealer acts as curator (3.6(d)2)."""
+    order = counterclockwise_from(previous, accepting)
+    return order[0] if order else None
+
+
+def banker_by_bid(bids: Mapping[int, Cents]) -> int:
+    """N.J.A.C. 19:47-4.5(b): the highest bid becomes Banker; of equal bids, the one closest to
+    the dealer counterclockwise (the lowest seat number)."""
+    if not bids:
+        raise ValueError("no bids: the bank cannot be awarded (N.J.A.C. 19:47-4.5(b))")
+    return min(bids, key=lambda seat: (-bids[seat], seat))
+
+
+def banker_wager_problem(previous: Cents | None, bid: Cents | None, wager: Cents) -> str | None:
+    """N.J.A.C. 19:47-4.6(b): the first wager is at least the winning bid; each later wager is
+    at least the previous and at most twice it. Returns what is wrong, or ``None``."""
+    if previous is None:
+        if bid is not None and wager < bid:
+            return f"first Banker wager {wager}c is below the winning bid {bid}c"
+        return None
+    if wager < previous:
+        return f"Banker wager {wager}c is below the previous wager {previous}c"
+    if wager > 2 * previous:
+        return f"Banker wager {wager}c exceeds twice the previous wager {previous}c"
+    return None
+
+
+class BancoKind(enum.Enum):
+    SUIVI = "BANCO_SUIVI"  # 4.7(b)
+    SEUL = "BANCO_SEUL"  # 4.7(c)
+    PARTIAL = "PARTIAL"  # 4.7(d)
+
+
+@dataclass(frozen=True, slots=True)
+class BancoOffer:
+    seat: int
+    kind: BancoKind
+    amount_cents: Cents
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    accepted: tuple[BancoOffer, ...]
+    uncovered_cents: Cents
+    """What the Banker withdraws, 4.7(e)."""
+    dominant_seat: int | None
+    """Who controls the Player's Hand, 4.8(c)."""
+
+
+def cover_bank(
+    banker_seat: int,
+    banker_wager: Cents,
+    offers: Sequence[BancoOffer],
+    suivi_seat: int | None,
+) -> Coverage:
+    """Which wagers against the Banker stand, N.J.A.C. 19:47-4.7(a)-(e) and 4.8(c).
+
+    ``suivi_seat`` is the participant who equaled and lost the Banker's previous wager (stand
+    offs do not count), the only one entitled to banco suivi. Banco suivi takes the whole bank;
+    else banco seul, nearest the Banker counterclockwise; else partial wagers counterclockwise
+    from the Banker's right until the bank is covered. Nothing ever exceeds the bank.
+    """
+    for offer in offers:
+        if offer.kind is BancoKind.SUIVI and offer.seat == suivi_seat:
+            return Coverage((BancoOffer(offer.seat, offer.kind, banker_wager),), 0, offer.seat)
+    seul = [o for o in offers if o.kind is BancoKind.SEUL]
+    if seul:
+        order = counterclockwise_from(banker_seat, (o.seat for o in seul))
+        chosen = next(o for o in seul if o.seat == order[0])
+        return Coverage((BancoOffer(chosen.seat, chosen.kind, banker_wager),), 0, chosen.seat)
+    by_seat = {o.seat: o for o in offers if o.kind is BancoKind.PARTIAL}
+    remaining = banker_wager
+    accepted: list[BancoOffer] = []
+    for seat in counterclockwise_from(banker_seat, by_seat):
+        if remaining == 0:
+            break
+        take = min(by_seat[seat].amount_cents, remaining)
+        accepted.append(BancoOffer(seat, BancoKind.PARTIAL, take))
+        remaining -= take
+    dominant = None
+    if accepted:
+        highest = max(o.amount_cents for o in accepted)
+        dominant = next(o.seat for o in accepted if o.amount_cents == highest)
+    return Coverage(tuple(accepted), remaining, dominant)

@@ -1,0 +1,92 @@
+"""Shoe procedure: decks, cut, cutting card, burn and the last hand.
+
+N.J.A.C. 19:47-3.1(a), 3.5(d)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(d)-(e); 7.1(a), 7.1(d), 7.5(e)-(f).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.rules.cards import Rank, burn_value
+from pipeline.rules.config import (
+    MINIMUM_DECKS,
+    MINIMUM_DECKS_TWO_BATCH,
+    ShuffleMethod,
+    TableRules,
+)
+
+CARDS_PER_DECK = 52
+MINIMUM_CUT = 10  # 3.5(d): at least 10 cards in from either end
+MINIMUM_CUT_CARD_FROM_BACK = 14  # 3.5(e): second cutting card at least 14 from the back
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeProblem:
+    rule_code: str
+    message: str
+
+
+def burned_cards(first_card: Rank) -> int:
+    """Cards burned at the start of a shoe: the first card plus its burn count, where face
+    cards and tens count ten and aces one, N.J.A.C. 19:47-3.5(e) (4.4(e), 7.5(f))."""
+    return 1 + burn_value(first_card)
+
+
+def shoe_problems(
+    rules: TableRules, decks: int, cards_in_shoe: int, cut_position: int, cut_card_from_back: int
+) -> list[ShoeProblem]:
+    """Everything wrong with a shoe as started, all at once.
+
+    ``cut_position`` is where the cutting card went, counted from the front of the stack;
+    ``cut_card_from_back`` is the second cutting card's distance from the back.
+    """
+    found: list[ShoeProblem] = []
+    two_batch = rules.shuffle_method is ShuffleMethod.AUTOMATED_BATCH
+    minimum = MINIMUM_DECKS_TWO_BATCH if two_batch else MINIMUM_DECKS
+    if decks < minimum:
+        code = "MB-7.1d-TWO-BATCH" if two_batch else "PB-3.1a-DECKS"
+        found.append(ShoeProblem(code, f"{decks} decks; at least {minimum} are required"))
+    if decks != rules.decks:
+        found.append(
+            ShoeProblem(
+                "PB-3.1a-DECKS",
+                f"{decks} decks but the table's rules {rules.rules_id!r} use {rules.decks}",
+            )
+        )
+    # With two batches (7.1(d)2) the shoe in play holds one batch: half the decks.
+    expected_cards = (decks // 2 if two_batch else decks) * CARDS_PER_DECK
+    if cards_in_shoe != expected_cards:
+        found.append(
+            ShoeProblem(
+                "PB-3.1a-DECKS",
+                f"{cards_in_shoe} cards in the shoe; {decks} decks "
+                f"{'split in two batches ' if two_batch else ''}hold {expected_cards}",
+            )
+        )
+    if not MINIMUM_CUT <= cut_position <= cards_in_shoe - MINIMUM_CUT:
+        found.append(
+            ShoeProblem(
+                "PB-3.5d-CUT",
+                f"cut at card {cut_position} of {cards_in_shoe}; the cutting card "
+                f"goes at least {MINIMUM_CUT} cards in from either end",
+            )
+        )
+    if cut_card_from_back < MINIMUM_CUT_CARD_FROM_BACK:
+        found.append(
+            ShoeProblem(
+                "PB-3.5e-CUT-CARD-14",
+                f"second cutting card {cut_card_from_back} cards from the "
+                f"back; it must be at least {MINIMUM_CUT_CARD_FROM_BACK}",
+            )
+        )
+    return found
+
+
+def may_deal_another_round(rounds_completed_since_cut_card: int | None) -> bool:
+    """N.J.A.C. 19:47-3.8(e): when the cutting card appears the hand is completed, "last hand"
+    is announced, and after one more hand no more cards are dealt until the reshuffle.
+
+    ``None`` means the cutting card has not appeared. The round in which it appeared counts as
+    completed round 0 once it ends; so one more round may start (the "last hand"), then none.
+    """
+    return rounds_completed_since_cut_card is None or rounds_completed_since_cut_card < 1
