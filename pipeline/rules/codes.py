@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from pipeline.rules.games import Game
+
 
 class RuleCode(NamedTuple):
     code: str
@@ -22,352 +24,244 @@ class RuleCode(NamedTuple):
         return f"N.J.A.C. 19:47-{self.section}"
 
 
+# fmt: off
 _TABLE: tuple[tuple[str, str, str], ...] = (
-    # --- Punto Banco, subchapter 3 -----------------------------------------------------------
-    ("PB-3.1a-DECKS", "3.1(a)", "At least six decks and two cutting cards."),
-    ("PB-3.1b-VALUE", "3.1(b)", "2-9 count face value, ten-value cards zero, an ace one."),
-    ("PB-3.1c-POINT-COUNT", "3.1(c)", "A hand's point count is its total's right digit, 0-9."),
-    (
-        "PB-3.2a1-BANKER",
-        "3.2(a)1",
-        "A Banker wager wins on a higher Banker count, loses on a lower one, and is void on a tie.",
-    ),
-    ("PB-3.3a-PLAYER", "3.2(a)2, 3.3(a)", "A Player wager is void on a tie and wins 1 to 1."),
-    (
-        "PB-3.3b-TIE",
-        "3.2(a)3, 3.3(b)",
-        "A tie bet wins on equal counts at odds of at least 8 to 1.",
-    ),
-    (
-        "PB-3.3f-TOTAL-CARDS",
-        "3.2(a)4, 3.3(f)",
-        "Total-card wagers on 4, 5 or 6 cards pay 3 to 2, 2 to 1 and 2 to 1.",
-    ),
-    (
-        "PB-3.3g-BONUS",
-        "3.2(a)5, 3.3(g)",
-        "The optional bonus wager pays a natural winner 1 to 1 "
-        "and a non-natural win by 4-9 points by the chosen paytable; a natural tie is void.",
-    ),
-    ("PB-3.2b-WAGER-OFFERED", "3.2(b)", "No wager other than those the table offers."),
-    (
-        "PB-3.2d-NO-MORE-BETS",
-        "3.2(d)",
-        'No wager is made, increased or withdrawn after "No More Bets".',
-    ),
-    (
-        "PB-3.3c-VIG",
-        "3.3(c)",
-        "A winning Banker wager pays vigorish of 4 or 5 percent of the amount won.",
-    ),
-    (
-        "PB-3.3c1-VIG-ROUNDING",
-        "3.3(c)1",
-        "Rounded vigorish is 25c (5 %) or 20c (4 %) or the next highest multiple.",
-    ),
-    (
-        "PB-3.3c2-VIG-DEFERRED",
-        "3.3(c)2",
-        "Deferred vigorish is marked by a marker button with "
-        "the amount and stays until collected or documented.",
-    ),
-    (
-        "PB-3.3c3-COMP-FORM",
-        "3.3(c)3i",
-        "Uncollected vigorish is documented on a Complimentary "
-        "Vigorish Form with amount, gaming date, pit, table, patron and signatures of dealer, pit "
-        "boss and pit clerk, and the patron's signature or why it is missing.",
-    ),
-    (
-        "PB-3.3c3ii-FORM-SEQUENCE",
-        "3.3(c)3ii",
-        "Every Form series received is accounted for and used in sequential order.",
-    ),
-    (
-        "PB-3.3c3iv-FORM-MATCH",
-        "3.3(c)3iii-iv",
-        "The original in the drop box matches the duplicate forwarded to accounting.",
-    ),
-    (
-        "PB-3.3c3vi-FORM-VOID",
-        "3.3(c)3vi",
-        "Void Forms are marked VOID and signed by the pit boss and pit clerk.",
-    ),
-    (
-        "PB-3.3c3vii-COMPLIMENTARY",
-        "3.3(c)3, (c)3vii",
-        "Documented uncollected vigorish is recorded as a complimentary in table game win.",
-    ),
-    (
-        "PB-3.3c4-DEFERRED-DEADLINE",
-        "3.3(c)2, (c)4",
-        "Deferred vigorish is collected or "
-        "documented when the shoe is completed or the patron leaves, whichever is first.",
-    ),
-    (
-        "PB-3.3d-VIG-ONE-RATE",
-        "3.3(d)",
-        "One vigorish percentage applies to all players at a table.",
-    ),
-    ("PB-3.3e-ONE-OPTION", "3.3(e)", "At most one of the no-vigorish options (e)1 and (e)2."),
-    ("PB-3.3e1-BANKER-SIX", "3.3(e)1", "No vigorish; a winning Banker 6 pays 1 to 2."),
-    (
-        "PB-3.3e2-TOTAL-CARD-COVER",
-        "3.3(e)2",
-        "No vigorish when the seat's total-card wagers are at least its Banker wager.",
-    ),
-    (
-        "PB-3.3h-DRAGON-PUSH",
-        "3.2(a)6i, 3.3(h)",
-        "No vigorish; a winning three-card Banker 7 is a push.",
-    ),
-    ("PB-3.3i-DRAGON-7", "3.2(a)6ii, 3.3(i)", "The dragon 7 wager pays at least 40 to 1."),
-    (
-        "PB-3.2a6iii-DRAGON-EXCLUSIVE",
-        "3.2(a)6iii",
-        "No dragon 7 wager together with total-card or bonus wagers.",
-    ),
-    ("PB-3.5b-SHUFFLE-PIT", "3.5(b)", "One shuffling option for all tables in a pit."),
-    ("PB-3.5d-CUT", "3.5(d)", "The cutting card goes at least 10 cards from either end."),
-    (
-        "PB-3.5e-CUT-CARD-14",
-        "3.5(e)",
-        "The second cutting card is at least 14 cards from the back.",
-    ),
-    (
-        "PB-3.5e-BURN",
-        "3.5(e)",
-        "The first card and as many more as its burn count (tens and "
-        "faces ten, ace one) are burned.",
-    ),
-    (
-        "PB-3.6b-CURATOR",
-        "3.6(b), 3.11(b)",
-        "The shoe is offered from seat 1 and passed counterclockwise.",
-    ),
-    (
-        "PB-3.7c-DEAL-ORDER",
-        "3.7(c)",
-        "Cards 1 and 3 go to the Player's Hand, 2 and 4 to the Banker's.",
-    ),
-    (
-        "PB-3.8c-THIRD-ORDER",
-        "3.8(c)",
-        "A third card goes first to the Player's Hand, then the Banker's.",
-    ),
-    ("PB-3.8d-ONE-MORE", "3.8(d)", "No more than one additional card per hand."),
-    (
-        "PB-3.8e-LAST-HAND",
-        "3.8(e)",
-        "When the cutting card appears the hand is completed, "
-        '"last hand" is announced, and one more hand is played.',
-    ),
-    ("PB-3.9a-NATURAL", "3.9(a)", "A two-card 8 or 9 in either hand ends the deal."),
-    ("PB-3.9b-TABLE1", "3.9(b)", "Table 1: the Player's Hand draws on 0-5 and stays on 6-9."),
-    (
-        "PB-3.9c-TABLE2",
-        "3.9(c)-(g)",
-        "Table 2: the Banker's Hand draws or stays by its count and "
-        "the value of the Player's third card.",
-    ),
-    (
-        "PB-3.10a-ANNOUNCE",
-        "3.10(a)",
-        "The announced counts, winner and total cards match the cards.",
-    ),
-    (
-        "PB-3.10b-SETTLEMENT",
-        "3.10(b)",
-        "Losing wagers are collected first; winners are paid "
-        "and vigorish marked or collected by the pit's procedure (b)1-4.",
-    ),
-    (
-        "PB-3.10b5-NO-VIG-MARKED",
-        "3.10(b)5",
-        "In a no-vigorish variation no vigorish is collected or marked.",
-    ),
-    (
-        "PB-3.10c1-PIT-PROCEDURE",
-        "3.10(c)1",
-        "One settlement procedure for all Punto Banco tables in a pit.",
-    ),
-    (
-        "PB-3.11a1-CURATOR-PASS",
-        "3.11(a)1",
-        "The curator passes the shoe when the Banker's Hand loses.",
-    ),
-    (
-        "PB-3.12a-UNAUTHORIZED-THIRD",
-        "3.12(a)",
-        "An unauthorized Player third card becomes the "
-        "Banker's third card if the Banker must draw, else the next hand's first card.",
-    ),
-    (
-        "PB-3.12b-DRAWN-IN-ERROR",
-        "3.12(b)",
-        "An undisclosed card drawn in error is the next hand's first card.",
-    ),
-    (
-        "PB-3.12c-DISCLOSED",
-        "3.12(c)",
-        "A disclosed card dealt in error is handled by the "
-        "pre-selected procedure (c)1, (c)2 or (c)3.",
-    ),
-    (
-        "PB-3.12d-FACE-UP",
-        "3.12(d)",
-        "A card face up in the shoe is discarded with as many more cards as its value.",
-    ),
-    ("PB-3.12e-INSUFFICIENT", "3.12(e)", "A round the shoe cannot complete is void."),
-    # --- Chemin de Fer, subchapter 4 ---------------------------------------------------------
-    ("CF-4.1a-DECKS", "4.1(a)", "At least six decks and two cutting cards."),
-    (
-        "CF-4.4e-BURN",
-        "4.4(d)-(e)",
-        "Cut at least 10 from either end, second cutting card at "
-        "least 14 from the back, burn the first card and its count.",
-    ),
-    (
-        "CF-4.5b-BANKER-BID",
-        "4.5(b)",
-        "The highest bid becomes Banker; equal bids go to the "
-        "closest to the dealer counterclockwise.",
-    ),
-    (
-        "CF-4.6b-BANKER-LIMITS",
-        "4.6(b)",
-        "The Banker's first wager is at least the bid; later "
-        "wagers are at least the previous and at most twice it.",
-    ),
-    (
-        "CF-4.7a-AGGREGATE",
-        "4.7(a)",
-        "Wagers against the Banker never exceed, alone or together, the Banker's wager.",
-    ),
-    (
-        "CF-4.7b-SUIVI",
-        "4.7(b)-(d)",
-        "Banco suivi before banco seul before partial wagers counterclockwise.",
-    ),
-    ("CF-4.7e-UNCOVERED", "4.7(e)", "The Banker withdraws the part of the wager nobody covered."),
-    (
-        "CF-4.7g-PLAYER",
-        "4.7(g), 4.10(b)",
-        "Wagers against the Banker win 1 to 1 and are void on a tie.",
-    ),
-    (
-        "CF-4.8c-DOMINANT",
-        "4.8(c)",
-        "The banco suivi or seul wagerer, else the highest wagerer, controls the Player's Hand.",
-    ),
-    (
-        "CF-4.8d-DEAL-ORDER",
-        "4.8(d)",
-        "Cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's.",
-    ),
-    (
-        "CF-4.9a-PLAYER",
-        "4.9(a)",
-        "The Dominant Player draws on 0-4, chooses on 5, stays on 6-7; 8-9 is a natural.",
-    ),
-    (
-        "CF-4.9c-TABLE3",
-        "4.9(c)-(g)",
-        'Table 3: the Banker draws, stays or chooses ("Op.") '
-        "by its count and the value of the Player's third card.",
-    ),
-    (
-        "CF-4.10c-VIG",
-        "4.10(c)",
-        "Vigorish of 4 or 5 percent of the Banker's winnings, "
-        "optionally rounded to 25c/20c, collected immediately.",
-    ),
-    (
-        "CF-4.11a1-BANK-PASS",
-        "4.11(a)1, (b)",
-        "The Banker passes the shoe when the Banker's Hand "
-        "loses, to the right and counterclockwise.",
-    ),
-    (
-        "CF-4.11c-VOLUNTARY-PASS",
-        "4.11(c)",
-        "A voluntarily passed bank goes to the first taker "
-        "who matches up to twice the last wager, else the highest bidder.",
-    ),
-    (
-        "CF-4.12b-BANKER-EXTRA",
-        "4.12(b)",
-        "A Banker who took more than two cards in the initial deal counts zero.",
-    ),
-    (
-        "CF-4.12c-PLAYER-EXTRA",
-        "4.12(c)",
-        "Three cards to the Dominant Player: the highest count of two or three cards.",
-    ),
-    (
-        "CF-4.12d-BANKER-TWO",
-        "4.12(d)",
-        "A Banker taking two cards instead of one counts the lowest of two of them.",
-    ),
-    (
-        "CF-4.12e-CARD-AFTER-STAY",
-        "4.12(e)-(f)",
-        'A card dealt after "Stay" becomes the '
-        "Banker's if the Banker must (or, under (e), may) draw.",
-    ),
-    (
-        "CF-4.12h-DISCLOSED",
-        "4.12(h)",
-        "A disclosed card dealt in error is handled by the "
-        "pre-selected procedure (h)1, (h)2 or (h)3.",
-    ),
-    (
-        "CF-4.12j-FACE-UP",
-        "4.12(j)",
-        "A card face up in the shoe is discarded with as many more as its value.",
-    ),
-    ("CF-4.12k-INSUFFICIENT", "4.12(k)", "A hand the shoe cannot complete is void."),
-    # --- Minibaccarat, subchapter 7 ----------------------------------------------------------
-    ("MB-7.1a-DECKS", "7.1(a)", "At least six decks and two cutting cards."),
-    (
-        "MB-7.1d-TWO-BATCH",
-        "7.1(d)",
-        "With an automated shuffler: at least 12 decks in two "
-        "equal batches of different backs, alternated shoe by shoe.",
-    ),
-    ("MB-7.3c-VIG", "7.3(c)", "A winning Banker wager pays 4 or 5 percent vigorish."),
-    (
-        "MB-7.3c1-VIG-ROUNDING",
-        "7.3(c)1",
-        "Rounded vigorish is 5c or the next highest multiple of 5c.",
-    ),
-    (
-        "MB-7.3d-TIE-VIG",
-        "7.2(a)1iii, 7.3(d)",
-        "Optionally 25 percent of each Banker wager on a "
-        "tie, instead of the (c) vigorish, collected before the next round's first card.",
-    ),
-    ("MB-7.3f-NO-VIG", "7.3(f)", "No-vigorish options as in 3.3(e)."),
-    (
-        "MB-7.5f-BURN",
-        "7.5(e)-(f)",
-        "Cut at least 10 from either end, second cutting card at "
-        "least 14 from the back, burn the first card and its count.",
-    ),
-    (
-        "MB-7.11-IRREGULARITIES",
-        "7.11",
-        "Irregularities as in 3.12, with the Minibaccarat disclosed-card choice.",
-    ),
-    (
-        "NJ-DATA-GAP",
-        "3.7-3.10",
-        "A device sequence gap: the affected round cannot be "
-        "reconstructed and is marked incomplete, never guessed.",
-    ),
+    # --- Punto Banco, subchapter 3
+    ("PB-3.1a-DECKS", "3.1(a)",
+     "At least six decks and two cutting cards."),
+    ("PB-3.1b-VALUE", "3.1(b)",
+     "2-9 count face value, ten-value cards zero, an ace one."),
+    ("PB-3.1c-POINT-COUNT", "3.1(c)",
+     "A hand's point count is its total's right digit, 0-9."),
+    ("PB-3.2a1-BANKER", "3.2(a)1",
+     "A Banker wager wins on a higher Banker count, loses on a lower one, and is void on a "
+     "tie."),
+    ("PB-3.3a-PLAYER", "3.2(a)2, 3.3(a)",
+     "A Player wager is void on a tie and wins 1 to 1."),
+    ("PB-3.3b-TIE", "3.2(a)3, 3.3(b)",
+     "A tie bet wins on equal counts at odds of at least 8 to 1."),
+    ("PB-3.3f-TOTAL-CARDS", "3.2(a)4, 3.3(f)",
+     "Total-card wagers on 4, 5 or 6 cards pay 3 to 2, 2 to 1 and 2 to 1."),
+    ("PB-3.3g-BONUS", "3.2(a)5, 3.3(g)",
+     "The optional bonus wager pays a natural winner 1 to 1 and a non-natural win by 4-9 "
+     "points by the chosen paytable; a natural tie is void."),
+    ("PB-3.2b-WAGER-OFFERED", "3.2(b)",
+     "No wager other than those the table offers."),
+    ("PB-3.2d-NO-MORE-BETS", "3.2(d)",
+     "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    ("PB-3.3c-VIG", "3.3(c)",
+     "A winning Banker wager pays vigorish of 4 or 5 percent of the amount won."),
+    ("PB-3.3c1-VIG-ROUNDING", "3.3(c)1",
+     "Rounded vigorish is 25c (5 %) or 20c (4 %) or the next highest multiple."),
+    ("PB-3.3c2-VIG-DEFERRED", "3.3(c)2",
+     "Deferred vigorish is marked by a marker button with the amount and stays until "
+     "collected or documented."),
+    ("PB-3.3c3-COMP-FORM", "3.3(c)3i",
+     "Uncollected vigorish is documented on a Complimentary Vigorish Form with amount, "
+     "gaming date, pit, table, patron and signatures of dealer, pit boss and pit clerk, and "
+     "the patron's signature or why it is missing."),
+    ("PB-3.3c3ii-FORM-SEQUENCE", "3.3(c)3ii",
+     "Every Form series received is accounted for and used in sequential order."),
+    ("PB-3.3c3iv-FORM-MATCH", "3.3(c)3iii-iv",
+     "The original in the drop box matches the duplicate forwarded to accounting."),
+    ("PB-3.3c3vi-FORM-VOID", "3.3(c)3vi",
+     "Void Forms are marked VOID and signed by the pit boss and pit clerk."),
+    ("PB-3.3c3vii-COMPLIMENTARY", "3.3(c)3, (c)3vii",
+     "Documented uncollected vigorish is recorded as a complimentary in table game win."),
+    ("PB-3.3c4-DEFERRED-DEADLINE", "3.3(c)2, (c)4",
+     "Deferred vigorish is collected or documented when the shoe is completed or the patron "
+     "leaves, whichever is first."),
+    ("PB-3.3d-VIG-ONE-RATE", "3.3(d)",
+     "One vigorish percentage applies to all players at a table."),
+    ("PB-3.3e-ONE-OPTION", "3.3(e)",
+     "At most one of the no-vigorish options (e)1 and (e)2."),
+    ("PB-3.3e1-BANKER-SIX", "3.3(e)1",
+     "No vigorish; a winning Banker 6 pays 1 to 2."),
+    ("PB-3.3e2-TOTAL-CARD-COVER", "3.3(e)2",
+     "No vigorish when the seat's total-card wagers are at least its Banker wager."),
+    ("PB-3.3h-DRAGON-PUSH", "3.2(a)6i, 3.3(h)",
+     "No vigorish; a winning three-card Banker 7 is a push."),
+    ("PB-3.3i-DRAGON-7", "3.2(a)6ii, 3.3(i)",
+     "The dragon 7 wager pays at least 40 to 1."),
+    ("PB-3.2a6iii-DRAGON-EXCLUSIVE", "3.2(a)6iii",
+     "No dragon 7 wager together with total-card or bonus wagers."),
+    ("PB-3.5b-SHUFFLE-PIT", "3.5(b)",
+     "One shuffling option for all tables in a pit."),
+    ("PB-3.5d-CUT", "3.5(d)",
+     "The cutting card goes at least 10 cards from either end."),
+    ("PB-3.5e-CUT-CARD-14", "3.5(e)",
+     "The second cutting card is at least 14 cards from the back."),
+    ("PB-3.5e-BURN", "3.5(e)",
+     "The first card and as many more as its burn count (tens and faces ten, ace one) are "
+     "burned."),
+    ("PB-3.6b-CURATOR", "3.6(b), 3.11(b)",
+     "The shoe is offered from seat 1 and passed counterclockwise."),
+    ("PB-3.7c-DEAL-ORDER", "3.7(c)",
+     "Cards 1 and 3 go to the Player's Hand, 2 and 4 to the Banker's."),
+    ("PB-3.8c-THIRD-ORDER", "3.8(c)",
+     "A third card goes first to the Player's Hand, then the Banker's."),
+    ("PB-3.8d-ONE-MORE", "3.8(d)",
+     "No more than one additional card per hand."),
+    ("PB-3.8e-LAST-HAND", "3.8(e)",
+     "When the cutting card appears the hand is completed, \"last hand\" is announced, and one "
+     "more hand is played."),
+    ("PB-3.9a-NATURAL", "3.9(a)",
+     "A two-card 8 or 9 in either hand ends the deal."),
+    ("PB-3.9b-TABLE1", "3.9(b)",
+     "Table 1: the Player's Hand draws on 0-5 and stays on 6-9."),
+    ("PB-3.9c-TABLE2", "3.9(c)-(g)",
+     "Table 2: the Banker's Hand draws or stays by its count and the value of the Player's "
+     "third card."),
+    ("PB-3.10a-ANNOUNCE", "3.10(a)",
+     "The announced counts, winner and total cards match the cards."),
+    ("PB-3.10b-SETTLEMENT", "3.10(b)",
+     "Losing wagers are collected first; winners are paid and vigorish marked or collected "
+     "by the pit's procedure (b)1-4."),
+    ("PB-3.10b5-NO-VIG-MARKED", "3.10(b)5",
+     "In a no-vigorish variation no vigorish is collected or marked."),
+    ("PB-3.10c1-PIT-PROCEDURE", "3.10(c)1",
+     "One settlement procedure for all Punto Banco tables in a pit."),
+    ("PB-3.11a1-CURATOR-PASS", "3.11(a)1",
+     "The curator passes the shoe when the Banker's Hand loses."),
+    ("PB-3.12a-UNAUTHORIZED-THIRD", "3.12(a)",
+     "An unauthorized Player third card becomes the Banker's third card if the Banker must "
+     "draw, else the next hand's first card."),
+    ("PB-3.12b-DRAWN-IN-ERROR", "3.12(b)",
+     "An undisclosed card drawn in error is the next hand's first card."),
+    ("PB-3.12c-DISCLOSED", "3.12(c)",
+     "A disclosed card dealt in error is handled by the pre-selected procedure (c)1, (c)2 or "
+     "(c)3."),
+    ("PB-3.12d-FACE-UP", "3.12(d)",
+     "A card face up in the shoe is discarded with as many more cards as its value."),
+    ("PB-3.12e-INSUFFICIENT", "3.12(e)",
+     "A round the shoe cannot complete is void."),
+    # --- Chemin de Fer, subchapter 4
+    ("CF-4.1a-DECKS", "4.1(a)",
+     "At least six decks and two cutting cards."),
+    ("CF-4.4e-BURN", "4.4(d)-(e)",
+     "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
+     "the first card and its count."),
+    ("CF-4.5b-BANKER-BID", "4.5(b)",
+     "The highest bid becomes Banker; equal bids go to the closest to the dealer "
+     "counterclockwise."),
+    ("CF-4.6b-BANKER-LIMITS", "4.6(b)",
+     "The Banker's first wager is at least the bid; later wagers are at least the previous "
+     "and at most twice it."),
+    ("CF-4.7a-AGGREGATE", "4.7(a)",
+     "Wagers against the Banker never exceed, alone or together, the Banker's wager."),
+    ("CF-4.7b-SUIVI", "4.7(b)-(d)",
+     "Banco suivi before banco seul before partial wagers counterclockwise."),
+    ("CF-4.7e-UNCOVERED", "4.7(e)",
+     "The Banker withdraws the part of the wager nobody covered."),
+    ("CF-4.7g-PLAYER", "4.7(g), 4.10(b)",
+     "Wagers against the Banker win 1 to 1 and are void on a tie."),
+    ("CF-4.8c-DOMINANT", "4.8(c)",
+     "The banco suivi or seul wagerer, else the highest wagerer, controls the Player's Hand."),
+    ("CF-4.8d-DEAL-ORDER", "4.8(d)",
+     "Cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's."),
+    ("CF-4.9a-PLAYER", "4.9(a)",
+     "The Dominant Player draws on 0-4, chooses on 5, stays on 6-7; 8-9 is a natural."),
+    ("CF-4.9c-TABLE3", "4.9(c)-(g)",
+     "Table 3: the Banker draws, stays or chooses (\"Op.\") by its count and the value of the "
+     "Player's third card."),
+    ("CF-4.10c-VIG", "4.10(c)",
+     "Vigorish of 4 or 5 percent of the Banker's winnings, optionally rounded to 25c/20c, "
+     "collected immediately."),
+    ("CF-4.11a1-BANK-PASS", "4.11(a)1, (b)",
+     "The Banker passes the shoe when the Banker's Hand loses, to the right and "
+     "counterclockwise."),
+    ("CF-4.11c-VOLUNTARY-PASS", "4.11(c)",
+     "A voluntarily passed bank goes to the first taker who matches up to twice the last "
+     "wager, else the highest bidder."),
+    ("CF-4.12b-BANKER-EXTRA", "4.12(b)",
+     "A Banker who took more than two cards in the initial deal counts zero."),
+    ("CF-4.12c-PLAYER-EXTRA", "4.12(c)",
+     "Three cards to the Dominant Player: the highest count of two or three cards."),
+    ("CF-4.12d-BANKER-TWO", "4.12(d)",
+     "A Banker taking two cards instead of one counts the lowest of two of them."),
+    ("CF-4.12e-CARD-AFTER-STAY", "4.12(e)-(f)",
+     "A card dealt after \"Stay\" becomes the Banker's if the Banker must (or, under (e), may) "
+     "draw."),
+    ("CF-4.12h-DISCLOSED", "4.12(h)",
+     "A disclosed card dealt in error is handled by the pre-selected procedure (h)1, (h)2 or "
+     "(h)3."),
+    ("CF-4.12j-FACE-UP", "4.12(j)",
+     "A card face up in the shoe is discarded with as many more as its value."),
+    ("CF-4.12k-INSUFFICIENT", "4.12(k)",
+     "A hand the shoe cannot complete is void."),
+    ("CF-4.7e-NO-MORE-BETS", "4.7(e)",
+     "No wager is made, increased or withdrawn after \"No More Bets\", except the Banker's "
+     "uncovered part."),
+    # --- Minibaccarat, subchapter 7
+    ("MB-7.1a-DECKS", "7.1(a)",
+     "At least six decks and two cutting cards."),
+    ("MB-7.1d-TWO-BATCH", "7.1(d)",
+     "With an automated shuffler: at least 12 decks in two equal batches of different backs, "
+     "alternated shoe by shoe."),
+    ("MB-7.3c-VIG", "7.3(c)",
+     "A winning Banker wager pays 4 or 5 percent vigorish."),
+    ("MB-7.3c1-VIG-ROUNDING", "7.3(c)1",
+     "Rounded vigorish is 5c or the next highest multiple of 5c."),
+    ("MB-7.3d-TIE-VIG", "7.2(a)1iii, 7.3(d)",
+     "Optionally 25 percent of each Banker wager on a tie, instead of the (c) vigorish, "
+     "collected before the next round's first card."),
+    ("MB-7.3f-NO-VIG", "7.3(f)",
+     "No-vigorish options as in 3.3(e)."),
+    ("MB-7.5f-BURN", "7.5(e)-(f)",
+     "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
+     "the first card and its count."),
+    ("MB-7.11-IRREGULARITIES", "7.11",
+     "Irregularities as in 3.12, with the Minibaccarat disclosed-card choice."),
+    ("MB-7.2d-NO-MORE-BETS", "7.2(d)",
+     "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    # --- Data integrity: what the devices delivered, not what the dealer did
+    ("NJ-DATA-GAP", "3.7-3.10",
+     "A device sequence gap: the affected round cannot be reconstructed and is marked "
+     "incomplete, never guessed."),
+    ("NJ-DATA-DUPLICATE", "3.7-3.10",
+     "An event delivered twice is applied once."),
+    ("NJ-DATA-REORDERED", "3.7-3.10",
+     "Events delivered out of order are re-sequenced by the device's sequence number."),
+    ("NJ-DATA-CLOCK-SKEW", "3.7-3.10",
+     "A device clock ran backwards; times from that device are suspect."),
+    ("NJ-DATA-CONTRACT", "3.7-3.10",
+     "An event that breaks the event contract (undecodable, unknown schema, or out of place) "
+     "is kept as a dead letter."),
 )
 
+_BY_GAME: Mapping[str, tuple[str, str, str]] = {
+    # subject:            (Punto Banco, Chemin de Fer, Minibaccarat)
+    "decks":              ("PB-3.1a-DECKS", "CF-4.1a-DECKS", "MB-7.1a-DECKS"),
+    "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "cut_card_14":        ("PB-3.5e-CUT-CARD-14", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "burn":               ("PB-3.5e-BURN", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),
+    "deal_order":         ("PB-3.7c-DEAL-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.7c-DEAL-ORDER"),
+    "natural":            ("PB-3.9a-NATURAL", "CF-4.9a-PLAYER", "PB-3.9a-NATURAL"),
+    "player_draw":        ("PB-3.9b-TABLE1", "CF-4.9a-PLAYER", "PB-3.9b-TABLE1"),
+    "banker_draw":        ("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.9c-TABLE2"),
+    "vig":                ("PB-3.3c-VIG", "CF-4.10c-VIG", "MB-7.3c-VIG"),
+    "vig_rounding":       ("PB-3.3c1-VIG-ROUNDING", "CF-4.10c-VIG", "MB-7.3c1-VIG-ROUNDING"),
+    "deferred_deadline":  ("PB-3.3c4-DEFERRED-DEADLINE", "CF-4.10c-VIG",
+                           "PB-3.3c4-DEFERRED-DEADLINE"),
+    "disclosed":          ("PB-3.12c-DISCLOSED", "CF-4.12h-DISCLOSED", "MB-7.11-IRREGULARITIES"),
+    "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11-IRREGULARITIES"),
+    "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
+                           "PB-3.12e-INSUFFICIENT"),
+    "last_hand":          ("PB-3.8e-LAST-HAND", "PB-3.8e-LAST-HAND", "PB-3.8e-LAST-HAND"),
+    "announce":           ("PB-3.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),
+}
+# fmt: on
+"""Subjects every game regulates, each in its own section. Minibaccarat cites the Punto Banco
+code where the given text of subchapter 7 has no section of its own for it."""
+
 RULE_CODES: Mapping[str, RuleCode] = {code: RuleCode(code, sec, text) for code, sec, text in _TABLE}
+
+
+def code_for(game: Game, subject: str) -> str:
+    """The rule code for ``subject`` (e.g. ``"burn"``) in ``game``."""
+    pb, cf, mb = _BY_GAME[subject]
+    return {Game.PUNTO_BANCO: pb, Game.CHEMIN_DE_FER: cf, Game.MINIBACCARAT: mb}[game]
 
 
 def rule(code: str) -> RuleCode:
