@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.rules.cards import Rank, burn_value
+from pipeline.rules.codes import code_for
 from pipeline.rules.config import (
     MINIMUM_DECKS,
     MINIMUM_DECKS_TWO_BATCH,
@@ -41,15 +42,16 @@ def shoe_problems(
     ``cut_card_from_back`` is the second cutting card's distance from the back.
     """
     found: list[ShoeProblem] = []
+    game = rules.game
     two_batch = rules.shuffle_method is ShuffleMethod.AUTOMATED_BATCH
     minimum = MINIMUM_DECKS_TWO_BATCH if two_batch else MINIMUM_DECKS
     if decks < minimum:
-        code = "MB-7.1d-TWO-BATCH" if two_batch else "PB-3.1a-DECKS"
+        code = "MB-7.1d-TWO-BATCH" if two_batch else code_for(game, "decks")
         found.append(ShoeProblem(code, f"{decks} decks; at least {minimum} are required"))
     if decks != rules.decks:
         found.append(
             ShoeProblem(
-                "PB-3.1a-DECKS",
+                code_for(game, "decks"),
                 f"{decks} decks but the table's rules {rules.rules_id!r} use {rules.decks}",
             )
         )
@@ -58,7 +60,7 @@ def shoe_problems(
     if cards_in_shoe != expected_cards:
         found.append(
             ShoeProblem(
-                "PB-3.1a-DECKS",
+                code_for(game, "decks"),
                 f"{cards_in_shoe} cards in the shoe; {decks} decks "
                 f"{'split in two batches ' if two_batch else ''}hold {expected_cards}",
             )
@@ -66,7 +68,7 @@ def shoe_problems(
     if not MINIMUM_CUT <= cut_position <= cards_in_shoe - MINIMUM_CUT:
         found.append(
             ShoeProblem(
-                "PB-3.5d-CUT",
+                code_for(game, "cut"),
                 f"cut at card {cut_position} of {cards_in_shoe}; the cutting card "
                 f"goes at least {MINIMUM_CUT} cards in from either end",
             )
@@ -74,7 +76,7 @@ def shoe_problems(
     if cut_card_from_back < MINIMUM_CUT_CARD_FROM_BACK:
         found.append(
             ShoeProblem(
-                "PB-3.5e-CUT-CARD-14",
+                code_for(game, "cut_card_14"),
                 f"second cutting card {cut_card_from_back} cards from the "
                 f"back; it must be at least {MINIMUM_CUT_CARD_FROM_BACK}",
             )

@@ -1,0 +1,83 @@
+"""Exceptions found by the replay: one immutable record per difference, with its evidence.
+
+("Finding" in code, because Python already owns the word "exception"; reports and the ledger
+call them exceptions.) Every finding carries a rule code from :mod:`pipeline.rules.codes`, so
+its section, statement and severity come from one table, and a one-sentence explanation a
+surveillance analyst can act on.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass
+
+from pipeline.rules.codes import rule
+
+
+class Severity(enum.IntEnum):
+    """How urgently a finding needs a person. Money and dealing come first."""
+
+    INFO = 0  # the data was repaired (duplicate dropped, order restored)
+    LOW = 1
+    MEDIUM = 2  # procedure: shoe, cut, burn, irregularity handling
+    HIGH = 3  # the game itself: draws, announcements, late wagers, data gaps
+    CRITICAL = 4  # money: payouts, vigorish, deferred vigorish, forms
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    severity: Severity
+    table_id: str
+    message: str
+    shoe_id: str | None = None
+    round_id: str | None = None
+    seat: int | None = None
+    patron_id: str | None = None
+    serial: int | None = None
+    expected_cents: int | None = None
+    actual_cents: int | None = None
+    event_ids: tuple[str, ...] = ()
+
+    @property
+    def section(self) -> str:
+        return rule(self.code).citation
+
+    @property
+    def finding_id(self) -> str:
+        """Stable across re-runs of the same input: the ledger's idempotence key."""
+        key = "|".join(
+            str(part)
+            for part in (
+                self.code,
+                self.table_id,
+                self.shoe_id,
+                self.round_id,
+                self.seat,
+                self.serial,
+                ",".join(sorted(self.event_ids)),
+                self.message,
+            )
+        )
+        return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+    def render(self) -> str:
+        """The one formatter for CLI, report and dashboard lines."""
+        where = " ".join(
+            f"{label} {value}"
+            for label, value in (
+                ("table", self.table_id),
+                ("round", self.round_id),
+                ("seat", self.seat),
+                ("form", self.serial),
+            )
+            if value is not None
+        )
+        return f"[{self.severity.name}] {self.code} {where}: {self.message}"
+
+
+def money(cents: int) -> str:
+    """Cents as dollars for messages: ``1234`` -> ``$12.34``, ``-50`` -> ``-$0.50``."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"

@@ -1,0 +1,294 @@
+"""Complimentary Vigorish Form control, N.J.A.C. 19:47-3.3(c)3 (and 7.3(c)3).
+
+- (c)3ii: every series received is accounted for and used in sequential order: gaps,
+  duplicates and forms used out of sequence are findings.
+- (c)3i: each Form records the amount, gaming date, pit, table location, patron, and the
+  signatures of dealer, pit boss and pit clerk, plus the patron's signature or why it is
+  missing.
+- (c)3vi: void Forms are marked VOID and signed by the pit boss and pit clerk.
+- (c)3iii-iv: at the end of the gaming day each original from the drop box is matched with the
+  duplicate the pit clerk forwarded to accounting.
+- (c)3vii: documented vigorish is a complimentary in the table game win calculation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+
+from pipeline.events.model import TableEvent
+from pipeline.replay.findings import Finding, Severity, money
+from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
+
+REQUIRED_SIGNATURES = ("dealer_signature", "pit_boss_signature", "pit_clerk_signature")
+REQUIRED_FIELDS = ("amount_cents", "gaming_date", "pit", "table_location", "patron_name")
+
+
+@dataclass
+class FormControl:
+    table_id: str
+    findings: list[Finding]
+    location: str | None = None
+    gaming_date: date | None = None
+    series_list: list[TableEvent] = field(default_factory=list)
+    used: dict[int, list[FormRow]] = field(default_factory=dict)
+    highest_used: int | None = None
+    originals: list[TableEvent] = field(default_factory=list)
+    duplicates: list[TableEvent] = field(default_factory=list)
+    matched_ids: set[str] = field(default_factory=set)
+
+    def _find(
+        self,
+        code: str,
+        message: str,
+        serial: int,
+        event_ids: tuple[str, ...],
+        expected: int | None = None,
+        actual: int | None = None,
+    ) -> None:
+        self.findings.append(
+            Finding(
+                code,
+                Severity.CRITICAL,
+                self.table_id,
+                message,
+                serial=serial,
+                expected_cents=expected,
+                actual_cents=actual,
+                event_ids=event_ids,
+            )
+        )
+
+    def series(self, e: TableEvent) -> None:
+        self.series_list.append(e)
+
+    def _in_series(self, serial: int) -> bool:
+        return any(
+            int(s.get("first_serial")) <= serial <= int(s.get("last_serial"))
+            for s in self.series_list
+        )
+
+    def _use(self, serial: int, row: FormRow, e: TableEvent) -> None:
+        """(c)3ii: sequential use of a received series."""
+        if not self._in_series(serial):
+            self._find(
+                "PB-3.3c3ii-FORM-SEQUENCE",
+                f"Form {serial} is not in any series received at this table; every "
+                "series must be accounted for (N.J.A.C. 19:47-3.3(c)3ii).",
+                serial,
+                (e.event_id,),
+            )
+        elif serial in self.used:
+            first = self.used[serial][0]
+            self._find(
+                "PB-3.3c3ii-FORM-SEQUENCE",
+                f"Form {serial} was used twice (first as {first.status.lower()} by event "
+                f"{first.event_id}); serials are used once, in order "
+                "(N.J.A.C. 19:47-3.3(c)3ii).",
+                serial,
+                (first.event_id, e.event_id),
+            )
+        elif self.highest_used is not None and serial < self.highest_used:
+            self._find(
+                "PB-3.3c3ii-FORM-SEQUENCE",
+                f"Form {serial} was used after Form {self.highest_used}; each series is "
+                "used in sequential order (N.J.A.C. 19:47-3.3(c)3ii).",
+                serial,
+                (e.event_id,),
+            )
+        self.used.setdefault(serial, []).append(row)
+        self.highest_used = max(serial, self.highest_used or serial)
+
+    def issued(self, e: TableEvent) -> int:
+        serial = int(e.get("serial"))
+        row = FormRow(
+            self.table_id,
+            serial,
+            "ISSUED",
+            int(e.get("amount_cents")),
+            e.get("patron_name"),
+            e.get("patron_id"),
+            e.get("gaming_date"),
+            e.get("pit"),
+            e.get("table_location"),
+            e.get("dealer_signature"),
+            e.get("pit_boss_signature"),
+            e.get("pit_clerk_signature"),
+            e.get("patron_signature"),
+            e.get("signature_missing_reason"),
+            None,
+            e.event_id,
+        )
+        self._use(serial, row, e)
+        missing = [
+            f.replace("_", " ") for f in (*REQUIRED_FIELDS, *REQUIRED_SIGNATURES) if not e.get(f)
+        ]
+        if not e.get("patron_signature") and not e.get("signature_missing_reason"):
+            missing.append("patron signature or the reason it could not be obtained")
+        if missing:
+            self._find(
+                "PB-3.3c3-COMP-FORM",
+                f"Form {serial} lacks the {', '.join(missing)} (N.J.A.C. 19:47-3.3(c)3i).",
+                serial,
+                (e.event_id,),
+            )
+        return row.amount_cents
+
+    def voided(self, e: TableEvent) -> None:
+        serial = int(e.get("serial"))
+        row = FormRow(
+            self.table_id,
+            serial,
+            "VOIDED",
+            0,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            e.get("pit_boss_signature"),
+            e.get("pit_clerk_signature"),
+            None,
+            None,
+            bool(e.get("marked_void")),
+            e.event_id,
+        )
+        self._use(serial, row, e)
+        flaws = []
+        if not e.get("marked_void"):
+            flaws.append("is not marked VOID")
+        for field_name, who in (
+            ("pit_boss_signature", "pit boss"),
+            ("pit_clerk_signature", "pit clerk"),
+        ):
+            if not e.get(field_name):
+                flaws.append(f"lacks the {who}'s signature")
+        if flaws:
+            self._find(
+                "PB-3.3c3vi-FORM-VOID",
+                f"Void Form {serial} {' and '.join(flaws)} (N.J.A.C. 19:47-3.3(c)3vi).",
+                serial,
+                (e.event_id,),
+            )
+
+    def original(self, e: TableEvent) -> None:
+        self.originals.append(e)
+
+    def duplicate(self, e: TableEvent) -> None:
+        self.duplicates.append(e)
+
+    def close_day(self) -> None:
+        """End of the gaming day: gaps in the used series; originals against duplicates."""
+        if self.highest_used is not None:
+            for s in self.series_list:
+                first, last = int(s.get("first_serial")), int(s.get("last_serial"))
+                for serial in range(first, min(last, self.highest_used) + 1):
+                    if serial not in self.used:
+                        self._find(
+                            "PB-3.3c3ii-FORM-SEQUENCE",
+                            f"Form {serial} of series {first}-{last} is missing: neither "
+                            "used nor voided, though later forms were used "
+                            "(N.J.A.C. 19:47-3.3(c)3ii).",
+                            serial,
+                            (s.event_id,),
+                        )
+        self._match()
+
+    @staticmethod
+    def _key(e: TableEvent) -> tuple[int, int, object, object, object, bool]:
+        return (
+            int(e.get("serial")),
+            int(e.get("amount_cents")),
+            e.get("patron_name"),
+            e.get("table_location"),
+            e.get("gaming_date"),
+            bool(e.get("marked_void")),
+        )
+
+    def _match(self) -> None:
+        """(c)3iv: each original from the drop box against its duplicate from the pit clerk."""
+        originals = Counter(map(self._key, self.originals))
+        duplicates = Counter(map(self._key, self.duplicates))
+        unmatched = (originals - duplicates) + (duplicates - originals)
+        for events, others in ((self.originals, duplicates), (self.duplicates, originals)):
+            for e in events:
+                if others[self._key(e)] > 0:
+                    self.matched_ids.add(e.event_id)
+        for serial in sorted({key[0] for key in unmatched}):
+            orig = [e for e in self.originals if int(e.get("serial")) == serial]
+            dup = [e for e in self.duplicates if int(e.get("serial")) == serial]
+            o_amount = sum(int(e.get("amount_cents")) for e in orig)
+            d_amount = sum(int(e.get("amount_cents")) for e in dup)
+            self._find(
+                "PB-3.3c3iv-FORM-MATCH",
+                f"Form {serial}: the drop-box original ({len(orig)} counted, "
+                f"{money(o_amount)}) does not match the duplicate at accounting "
+                f"({len(dup)} received, {money(d_amount)}) in serial, amount, patron, "
+                "table or gaming date (N.J.A.C. 19:47-3.3(c)3iv).",
+                serial,
+                tuple(e.event_id for e in (*orig, *dup)),
+                expected=o_amount,
+                actual=d_amount,
+            )
+        for serial, rows in self.used.items():
+            if any(r.status == "ISSUED" for r in rows) and not any(
+                int(e.get("serial")) == serial for e in (*self.originals, *self.duplicates)
+            ):
+                self._find(
+                    "PB-3.3c3iv-FORM-MATCH",
+                    f"Form {serial} was issued but neither its original nor its duplicate "
+                    "reached accounting (N.J.A.C. 19:47-3.3(c)3iii-iv).",
+                    serial,
+                    tuple(r.event_id for r in rows),
+                )
+
+    def comp_cents(self) -> int:
+        """(c)3vii: vigorish documented on Forms, a complimentary to the patron."""
+        return sum(
+            r.amount_cents for rows in self.used.values() for r in rows if r.status == "ISSUED"
+        )
+
+    def rows(self) -> list[FormRow]:
+        return [r for serial in sorted(self.used) for r in self.used[serial]]
+
+    def event_rows(self) -> list[FormEventRow]:
+        out = []
+        for kind, events in (
+            ("ORIGINAL_COUNTED", self.originals),
+            ("DUPLICATE_RECEIVED", self.duplicates),
+        ):
+            for e in events:
+                out.append(
+                    FormEventRow(
+                        self.table_id,
+                        int(e.get("serial")),
+                        kind,
+                        int(e.get("amount_cents")),
+                        e.get("patron_name"),
+                        e.get("table_location"),
+                        e.get("gaming_date"),
+                        bool(e.get("marked_void")),
+                        e.event_id in self.matched_ids,
+                        e.event_id,
+                    )
+                )
+        return out
+
+    def series_rows(self) -> list[FormSeriesRow]:
+        out = []
+        for s in self.series_list:
+            first, last = int(s.get("first_serial")), int(s.get("last_serial"))
+            rows = [r for serial, rs in self.used.items() if first <= serial <= last for r in rs]
+            out.append(
+                FormSeriesRow(
+                    self.table_id,
+                    first,
+                    last,
+                    sum(r.status == "ISSUED" for r in rows),
+                    sum(r.status == "VOIDED" for r in rows),
+                    s.event_id,
+                )
+            )
+        return out

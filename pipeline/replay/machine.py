@@ -1,0 +1,1207 @@
+"""The replay: one state machine per table, recomputing every round from the cards.
+
+The recorded is never overwritten by the recomputed: both are kept side by side in the rows
+this module produces, and every difference becomes a :class:`Finding` with the rule code, the
+amounts in cents and the event ids that prove it.
+
+Checks, in the order a round happens:
+
+1. shoe start: decks, card count, cut, second cutting card, burn (3.1(a), 3.5(d)-(e));
+2. wagers: offered (3.2(b)), not after "No More Bets" (3.2(d));
+3. the deal: card order (3.7(c)), naturals (3.9(a)), Table 1 (3.9(b)), Table 2 (3.9(c)) or
+   Table 3 with its options recorded (4.9);
+4. the announcement (3.10(a));
+5. settlements: every wager's result and payout (3.3), vigorish (3.3(c), 4.10(c), 7.3);
+   the pit's settlement order (3.10(b));
+6. deferred vigorish until collected or documented before the reshuffle or when the patron
+   leaves (3.3(c)2, (c)4); Minibaccarat's tie vigorish collected at once (7.3(d));
+7. the cutting card and "last hand" (3.8(e)); irregularities (3.12);
+8. Chemin de Fer: bank by bid (4.5(b)), banker limits (4.6(b)), banco priority and cover
+   (4.7), bank passing on a loss (4.11(a)1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from pipeline.events.model import TableEvent
+from pipeline.replay.findings import Finding, Severity, money
+from pipeline.replay.forms import FormControl
+from pipeline.replay.rows import (
+    CardRow,
+    ReplayResult,
+    RoundRow,
+    SettlementRow,
+    TableDaySummary,
+    VigRow,
+    WagerRow,
+)
+from pipeline.replay.sequencer import sequence
+from pipeline.rules.cards import Card, Rank, Suit, hand_points
+from pipeline.rules.codes import code_for, rule
+from pipeline.rules.config import TableRules
+from pipeline.rules.draw import Draw, banker_rule, player_rule
+from pipeline.rules.games import Game
+from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
+from pipeline.rules.outcome import RoundOutcome, outcome_of
+from pipeline.rules.roles import (
+    BancoKind,
+    BancoOffer,
+    banker_by_bid,
+    banker_wager_problem,
+    cover_bank,
+    curator_must_pass,
+)
+from pipeline.rules.settlement import Settlement, Wager, offered_wagers, settle_seat
+from pipeline.rules.shoe import burned_cards, shoe_problems
+from pipeline.rules.vigorish import vigorish_on_win
+
+HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
+
+
+class UnknownRulesError(LookupError):
+    """A table opened under a rules id the catalog does not hold."""
+
+
+@dataclass
+class DealtCard:
+    card: Card
+    hand: str
+    position: int
+    event_id: str
+
+
+@dataclass
+class RoundState:
+    round_id: str
+    shoe_id: str
+    round_number: int
+    simulated: bool
+    started_event: str
+    started_at: int
+    betting_closed: str | None = None
+    wagers: dict[tuple[int, Wager], int] = field(default_factory=dict)
+    wager_events: dict[tuple[int, Wager], list[str]] = field(default_factory=dict)
+    patrons: dict[int, str | None] = field(default_factory=dict)
+    late: list[TableEvent] = field(default_factory=list)
+    cards: list[DealtCard] = field(default_factory=list)
+    announced: TableEvent | None = None
+    settled: list[TableEvent] = field(default_factory=list)
+    vig: list[TableEvent] = field(default_factory=list)
+    options: list[TableEvent] = field(default_factory=list)
+    voided: TableEvent | None = None
+    cut_card: TableEvent | None = None
+    bank: list[TableEvent] = field(default_factory=list)
+
+
+@dataclass
+class ShoeState:
+    shoe_id: str
+    started: TableEvent
+    cards_in_shoe: int
+    burn_cards: list[DealtCard] = field(default_factory=list)
+    burn_checked: bool = False
+    cut_card_round: str | None = None
+    rounds_after_cut: int = 0
+    last_position: int = -1
+
+
+@dataclass
+class Irregularity:
+    event: TableEvent
+    expected_extra: int | None
+    discards: list[DealtCard] = field(default_factory=list)
+
+
+@dataclass
+class SeatBalance:
+    patron_id: str | None
+    cents: int = 0
+    event_ids: list[str] = field(default_factory=list)
+
+
+class TableReplay:
+    def __init__(self, table_id: str, catalog: Mapping[str, TableRules]) -> None:
+        self.table_id = table_id
+        self.catalog = catalog
+        self.rules: TableRules | None = None
+        self.result = ReplayResult(table_id)
+        self.findings = self.result.findings
+        self.shoe: ShoeState | None = None
+        self.round: RoundState | None = None
+        self.incomplete: set[str] = set()
+        self.deferred: dict[int, SeatBalance] = {}
+        self.seated: dict[int, str | None] = {}
+        self.irregularity: Irregularity | None = None
+        self.forms = FormControl(table_id, self.findings)
+        self.summary = TableDaySummary(table_id)
+        # Chemin de Fer bank state
+        self.bids: dict[int, int] = {}
+        self.banker_seat: int | None = None
+        self.banker_last: int | None = None
+        self.bid_amount: int | None = None
+        self.passed_from_loss = False
+        self.pass_due: tuple[int, str] | None = None
+        self.suivi_seat: int | None = None
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def game(self) -> Game:
+        return self.require_rules().game
+
+    def require_rules(self) -> TableRules:
+        if self.rules is None:
+            raise UnknownRulesError(
+                f"table {self.table_id}: events arrived before TableOpened; the table's rules "
+                "are unknown. Deliver the TableOpened event first."
+            )
+        return self.rules
+
+    def find(
+        self,
+        subject_or_code: str,
+        severity: Severity,
+        message: str,
+        *,
+        event_ids: tuple[str, ...] = (),
+        seat: int | None = None,
+        expected: int | None = None,
+        actual: int | None = None,
+        round_id: str | None = None,
+        serial: int | None = None,
+    ) -> None:
+        code = subject_or_code if "-" in subject_or_code else code_for(self.game, subject_or_code)
+        rnd = self.round
+        self.findings.append(
+            Finding(
+                code,
+                severity,
+                self.table_id,
+                message,
+                shoe_id=self.shoe.shoe_id if self.shoe else None,
+                round_id=round_id or (rnd.round_id if rnd else None),
+                seat=seat,
+                patron_id=self._patron(seat),
+                serial=serial,
+                expected_cents=expected,
+                actual_cents=actual,
+                event_ids=event_ids,
+            )
+        )
+
+    def _patron(self, seat: int | None) -> str | None:
+        if seat is None:
+            return None
+        if self.round and seat in self.round.patrons:
+            return self.round.patrons[seat]
+        return self.seated.get(seat)
+
+    # ------------------------------------------------------------------ driver
+    def replay(self, arrived: list[TableEvent]) -> ReplayResult:
+        seq = sequence(arrived)
+        self.findings.extend(seq.findings)
+        self.incomplete = seq.incomplete_rounds
+        self.summary.duplicates = seq.duplicates
+        for event in seq.events:
+            handler = getattr(self, f"on_{event.payload_type}", None)
+            self.result.event_count += 1
+            if handler is None:
+                continue
+            handler(event)
+        self._close_round()
+        self._close_irregularity(None)
+        self.forms.close_day()
+        self.result.forms = self.forms.rows()
+        self.result.form_events = self.forms.event_rows()
+        self.result.form_series = self.forms.series_rows()
+        self.summary.comp_vig_cents = self.forms.comp_cents()
+        self.summary.findings = len(self.findings)
+        self.result.summary = self.summary
+        return self.result
+
+    # ------------------------------------------------------------------ table
+    def on_TableOpened(self, e: TableEvent) -> None:
+        rules_id = str(e.get("rules_id"))
+        if rules_id not in self.catalog:
+            raise UnknownRulesError(
+                f"table {self.table_id} opened under rules {rules_id!r} (event {e.event_id}), "
+                f"which the rule catalog does not hold; known: {sorted(self.catalog)}. Add the "
+                "filed configuration to the catalog and replay again."
+            )
+        self.rules = self.catalog[rules_id]
+        if self.rules.game.value != e.get("game"):
+            raise UnknownRulesError(
+                f"table {self.table_id}: TableOpened says game {e.get('game')} but rules "
+                f"{rules_id!r} are for {self.rules.game.value} (event {e.event_id})"
+            )
+        self.summary.rules_id = rules_id
+        self.summary.game = self.rules.game.value
+        self.summary.pit = str(e.get("pit"))
+        self.summary.location = str(e.get("location"))
+        self.summary.gaming_date = e.get("gaming_date")
+        self.summary.dealer_id = e.get("dealer_id")
+        self.forms.location = self.summary.location
+        self.forms.gaming_date = self.summary.gaming_date
+
+    def on_TableClosed(self, e: TableEvent) -> None:
+        self._close_round()
+        for seat in sorted(self.deferred):
+            self._deadline(seat, "the table closed", e)
+
+    def on_PatronSeated(self, e: TableEvent) -> None:
+        self.seated[int(e.get("seat"))] = e.get("patron_id")
+
+    def on_PatronLeft(self, e: TableEvent) -> None:
+        seat = int(e.get("seat"))
+        self._close_round()
+        self._deadline(seat, "the patron left", e)
+        self.seated.pop(seat, None)
+
+    # ------------------------------------------------------------------ shoe
+    def on_ShoeStarted(self, e: TableEvent) -> None:
+        self._close_round()
+        rules = self.require_rules()
+        self.shoe = ShoeState(str(e.get("shoe_id")), e, int(e.get("cards_in_shoe")))
+        self.summary.shoes += 1
+        for problem in shoe_problems(
+            rules,
+            int(e.get("decks")),
+            int(e.get("cards_in_shoe")),
+            int(e.get("cut_position")),
+            int(e.get("cut_card_from_back")),
+        ):
+            self.find(
+                problem.rule_code,
+                Severity.MEDIUM,
+                f"Shoe {self.shoe.shoe_id}: {problem.message}.",
+                event_ids=(e.event_id,),
+            )
+
+    def on_ShoeEnded(self, e: TableEvent) -> None:
+        self._close_round()
+        self._close_irregularity(None)
+        for seat in sorted(self.deferred):
+            self._deadline(seat, "the shoe was completed", e)
+        self.shoe = None
+
+    def on_CutCardReached(self, e: TableEvent) -> None:
+        if self.shoe:
+            self.shoe.cut_card_round = e.round_id
+        if self.round:
+            self.round.cut_card = e
+
+    def on_LastHandAnnounced(self, e: TableEvent) -> None:
+        if self.shoe and self.shoe.cut_card_round != e.round_id:
+            self.find(
+                "last_hand",
+                Severity.MEDIUM,
+                f'"Last hand" was announced after round {e.round_id} but the cutting '
+                f"card appeared in {self.shoe.cut_card_round or 'no round'} "
+                "(N.J.A.C. 19:47-3.8(e)).",
+                event_ids=(e.event_id,),
+            )
+
+    def on_CardDealt(self, e: TableEvent) -> None:
+        card = Card(Rank[str(e.get("rank"))], Suit[str(e.get("suit"))])
+        dealt = DealtCard(card, str(e.get("hand")), int(e.get("position")), e.event_id)
+        if self.shoe is not None:
+            self.shoe.last_position = max(self.shoe.last_position, dealt.position)
+        if dealt.hand == "BURN":
+            if self.shoe is not None:
+                self.shoe.burn_cards.append(dealt)
+            return
+        self._check_burn()
+        if dealt.hand == "DISCARD":
+            if self.irregularity is not None:
+                self.irregularity.discards.append(dealt)
+            return
+        if self.round is not None:
+            if self.irregularity is not None and not self.round.simulated:
+                self._close_irregularity(None)
+            self.round.cards.append(dealt)
+
+    def _check_burn(self) -> None:
+        """3.5(e): the first card and as many more as its burn count go to the discards."""
+        shoe = self.shoe
+        if shoe is None or shoe.burn_checked:
+            return
+        shoe.burn_checked = True
+        if not shoe.burn_cards:
+            self.find(
+                "burn",
+                Severity.MEDIUM,
+                f"Shoe {shoe.shoe_id}: no card was burned before play (N.J.A.C. 19:47-3.5(e)).",
+                event_ids=(shoe.started.event_id,),
+            )
+            return
+        first = shoe.burn_cards[0].card
+        expected = burned_cards(first.rank)
+        actual = len(shoe.burn_cards)
+        if actual != expected:
+            self.find(
+                "burn",
+                Severity.MEDIUM,
+                f"Shoe {shoe.shoe_id}: the first card was {first}, so {expected} cards "
+                f"are burned (it and {expected - 1} more, tens and faces count ten, "
+                f"N.J.A.C. 19:47-3.5(e)); {actual} were burned.",
+                event_ids=tuple(c.event_id for c in shoe.burn_cards),
+            )
+
+    # ------------------------------------------------------------------ irregularities
+    def on_IrregularityReported(self, e: TableEvent) -> None:
+        self._close_round()
+        self._close_irregularity(None)
+        rules = self.require_rules()
+        kind = str(e.get("kind"))
+        rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
+        if rank is None:
+            return
+        if kind == "CARD_FACE_UP_IN_SHOE":
+            expected: int | None = face_up_in_shoe_discards(rank)
+        elif kind == "CARD_DISCLOSED_IN_ERROR":
+            expected = disclosed_card_discards(rules, rank)
+            reported = e.get("procedure")
+            if reported is not None and reported != rules.disclosed_card_procedure.name:
+                self.find(
+                    "disclosed",
+                    Severity.MEDIUM,
+                    f"The dealer followed {reported} but the casino pre-selected "
+                    f"{rules.disclosed_card_procedure.name} for a disclosed card.",
+                    event_ids=(e.event_id,),
+                )
+        else:
+            return
+        self.irregularity = Irregularity(e, expected)
+
+    def _close_irregularity(self, simulated_round: RoundState | None) -> None:
+        """3.12(c)-(d): count what went to the discard rack after the irregular card."""
+        irr = self.irregularity
+        if irr is None:
+            return
+        self.irregularity = None
+        kind = str(irr.event.get("kind"))
+        subject = "face_up" if kind == "CARD_FACE_UP_IN_SHOE" else "disclosed"
+        ids = (irr.event.event_id, *tuple(c.event_id for c in irr.discards))
+        if irr.expected_extra is None:  # (c)3: a simulated round must follow
+            if simulated_round is None:
+                self.find(
+                    subject,
+                    Severity.MEDIUM,
+                    "The pre-selected procedure is a simulated round with the disclosed "
+                    "card (N.J.A.C. 19:47-3.12(c)3); none was dealt.",
+                    event_ids=ids,
+                )
+            return
+        actual = len(irr.discards) - 1  # the irregular card itself is discarded too
+        if actual != irr.expected_extra:
+            rank = irr.event.get("card_rank")
+            self.find(
+                subject,
+                Severity.MEDIUM,
+                f"A {kind.replace('_', ' ').lower()} ({rank}) requires it and "
+                f"{irr.expected_extra} more cards in the discard rack; {actual} more "
+                "were discarded.",
+                event_ids=ids,
+            )
+
+    # ------------------------------------------------------------------ rounds
+    def on_RoundStarted(self, e: TableEvent) -> None:
+        self._close_round()
+        self._check_burn()
+        simulated = bool(e.get("simulated"))
+        if simulated:
+            irr = self.irregularity
+            self.irregularity = None
+            if irr is not None and irr.expected_extra is not None:
+                self.irregularity = irr
+                self._close_irregularity(None)
+        else:
+            self._close_irregularity(None)
+        if self.shoe is not None and self.shoe.cut_card_round and not simulated:
+            self.shoe.rounds_after_cut += 1
+            if self.shoe.rounds_after_cut > 1:
+                self.find(
+                    "last_hand",
+                    Severity.MEDIUM,
+                    f'Round {e.round_id} was dealt after the "last hand" that followed '
+                    f"the cutting card in {self.shoe.cut_card_round} (N.J.A.C. "
+                    "19:47-3.8(e)).",
+                    event_ids=(e.event_id,),
+                    round_id=e.round_id,
+                )
+        self.round = RoundState(
+            str(e.round_id),
+            str(e.get("shoe_id")),
+            int(e.get("round_number")),
+            simulated,
+            e.event_id,
+            e.occurred_at,
+        )
+
+    def on_BettingClosed(self, e: TableEvent) -> None:
+        if self.round is not None:
+            self.round.betting_closed = e.event_id
+
+    def on_WagerPlaced(self, e: TableEvent) -> None:
+        rnd = self.round
+        if rnd is None or rnd.round_id != e.round_id:
+            return
+        seat = int(e.get("seat"))
+        wager = Wager[str(e.get("wager"))]
+        key = (seat, wager)
+        rnd.wagers[key] = rnd.wagers.get(key, 0) + int(e.get("amount_cents"))
+        rnd.wager_events.setdefault(key, []).append(e.event_id)
+        rnd.patrons[seat] = e.get("patron_id")
+        if rnd.betting_closed is not None:
+            rnd.late.append(e)
+
+    def on_WagerWithdrawn(self, e: TableEvent) -> None:
+        rnd = self.round
+        if rnd is None or rnd.round_id != e.round_id:
+            return
+        key = (int(e.get("seat")), Wager[str(e.get("wager"))])
+        rnd.wagers[key] = rnd.wagers.get(key, 0) - int(e.get("amount_cents"))
+        if rnd.betting_closed is not None:
+            rnd.late.append(e)
+
+    def on_ResultAnnounced(self, e: TableEvent) -> None:
+        if self.round is not None:
+            self.round.announced = e
+
+    def on_HandOption(self, e: TableEvent) -> None:
+        if self.round is not None:
+            self.round.options.append(e)
+
+    def on_WagerSettled(self, e: TableEvent) -> None:
+        if self.round is not None and self.round.round_id == e.round_id:
+            self.round.settled.append(e)
+
+    def on_VigCollected(self, e: TableEvent) -> None:
+        self._vig(e, "COLLECTED")
+
+    def on_VigDeferred(self, e: TableEvent) -> None:
+        self._vig(e, "DEFERRED")
+        seat = int(e.get("seat"))
+        balance = self.deferred.setdefault(seat, SeatBalance(e.get("patron_id")))
+        balance.cents += int(e.get("amount_cents"))
+        balance.event_ids.append(e.event_id)
+        self._vig_row(e, "DEFERRED", balance.cents)
+
+    def _vig(self, e: TableEvent, kind: str) -> None:
+        if self.round is not None and self.round.round_id == e.round_id:
+            self.round.vig.append(e)
+        if kind == "COLLECTED":
+            self.summary.vig_collected_cents += int(e.get("amount_cents"))
+            self._vig_row(e, kind, self.deferred.get(int(e.get("seat")), SeatBalance(None)).cents)
+
+    def _vig_row(self, e: TableEvent, kind: str, balance: int) -> None:
+        self.result.vig_ledger.append(
+            VigRow(
+                self.table_id,
+                self.shoe.shoe_id if self.shoe else None,
+                e.round_id,
+                int(e.get("seat")),
+                e.get("patron_id"),
+                kind,
+                int(e.get("amount_cents")),
+                balance,
+                e.event_id,
+                e.occurred_at,
+            )
+        )
+
+    def on_DeferredVigCollected(self, e: TableEvent) -> None:
+        seat = int(e.get("seat"))
+        amount = int(e.get("amount_cents"))
+        balance = self.deferred.get(seat)
+        owed = balance.cents if balance else 0
+        if amount > owed:
+            self.find(
+                "deferred_deadline",
+                Severity.CRITICAL,
+                f"Seat {seat} paid {money(amount)} of deferred vigorish but only "
+                f"{money(owed)} was marked.",
+                seat=seat,
+                expected=owed,
+                actual=amount,
+                event_ids=(e.event_id,),
+            )
+        if balance:
+            balance.cents = max(0, owed - amount)
+        self.summary.vig_collected_cents += amount
+        self._vig_row(e, "DEFERRED_COLLECTED", balance.cents if balance else 0)
+
+    def on_RoundVoided(self, e: TableEvent) -> None:
+        if self.round is not None:
+            self.round.voided = e
+
+    # ------------------------------------------------------------------ forms
+    def on_FormSeriesReceived(self, e: TableEvent) -> None:
+        self.forms.series(e)
+
+    def on_CompVigFormIssued(self, e: TableEvent) -> None:
+        seat = e.get("seat")
+        documented = self.forms.issued(e)
+        if seat is not None and int(seat) in self.deferred:
+            balance = self.deferred[int(seat)]
+            if documented != balance.cents:
+                self.find(
+                    "PB-3.3c3-COMP-FORM",
+                    Severity.CRITICAL,
+                    f"Form {e.get('serial')} documents {money(documented)} for seat "
+                    f"{seat} but {money(balance.cents)} of vigorish was deferred there.",
+                    seat=int(seat),
+                    expected=balance.cents,
+                    actual=documented,
+                    serial=int(e.get("serial")),
+                    event_ids=(e.event_id,),
+                )
+            balance.cents = max(0, balance.cents - documented)
+            self._vig_row(
+                replace(e, fields={**e.fields, "amount_cents": documented}),
+                "DOCUMENTED",
+                balance.cents,
+            )
+
+    def on_CompVigFormVoided(self, e: TableEvent) -> None:
+        self.forms.voided(e)
+
+    def on_FormOriginalCounted(self, e: TableEvent) -> None:
+        self.forms.original(e)
+
+    def on_FormDuplicateReceived(self, e: TableEvent) -> None:
+        self.forms.duplicate(e)
+
+    # ------------------------------------------------------------------ deferred deadlines
+    def _deadline(self, seat: int, why: str, e: TableEvent) -> None:
+        """3.3(c)2 and (c)4: deferred vigorish is collected or documented when the shoe is
+        completed or the patron leaves, whichever is first."""
+        balance = self.deferred.get(seat)
+        if balance is None or balance.cents == 0:
+            return
+        self.find(
+            "deferred_deadline",
+            Severity.CRITICAL,
+            f"Seat {seat} still owed {money(balance.cents)} of deferred vigorish when "
+            f"{why}; it must be collected or documented on a Complimentary Vigorish Form "
+            "first (N.J.A.C. 19:47-3.3(c)4). Treat it as uncollected without a form.",
+            seat=seat,
+            expected=balance.cents,
+            actual=0,
+            event_ids=(*balance.event_ids, e.event_id),
+            round_id=None,
+        )
+        self.summary.vig_uncollected_cents += balance.cents
+        self._vig_row(
+            replace(
+                e,
+                fields={
+                    "seat": seat,
+                    "patron_id": balance.patron_id,
+                    "amount_cents": balance.cents,
+                    "round_id": None,
+                },
+            ),
+            "WRITTEN_OFF",
+            0,
+        )
+        balance.cents = 0
+        balance.event_ids.clear()
+
+    # ------------------------------------------------------------------ Chemin de Fer bank
+    def on_BankBid(self, e: TableEvent) -> None:
+        self.bids[int(e.get("seat"))] = int(e.get("amount_cents"))
+
+    def on_BankerWager(self, e: TableEvent) -> None:
+        """4.5(b) the highest bid takes the bank; 4.6(b) the Banker's wager limits."""
+        seat, amount = int(e.get("seat")), int(e.get("amount_cents"))
+        if self.round is not None:
+            self.round.bank.append(e)
+        if self.bids:
+            winner = banker_by_bid(self.bids)
+            if seat != winner:
+                self.find(
+                    "CF-4.5b-BANKER-BID",
+                    Severity.HIGH,
+                    f"Seat {seat} took the bank, but seat {winner} bid the most "
+                    f"({money(self.bids[winner])}).",
+                    seat=seat,
+                    event_ids=(e.event_id,),
+                )
+            self.bid_amount = self.bids.get(seat)
+            self.bids = {}
+            self.banker_last = None
+        elif self.banker_seat is not None and seat != self.banker_seat:
+            self.banker_last = None
+            self.bid_amount = None
+        problem = banker_wager_problem(self.banker_last, self.bid_amount, amount)
+        if problem:
+            self.find(
+                "CF-4.6b-BANKER-LIMITS",
+                Severity.HIGH,
+                f"{problem} (seat {seat}).",
+                seat=seat,
+                expected=self.banker_last or self.bid_amount,
+                actual=amount,
+                event_ids=(e.event_id,),
+            )
+        self.banker_seat, self.banker_last, self.bid_amount = seat, amount, None
+
+    def on_PlayerBancoWager(self, e: TableEvent) -> None:
+        if self.round is not None:
+            self.round.bank.append(e)
+
+    def on_BankPassed(self, e: TableEvent) -> None:
+        self._close_round()
+        if self.pass_due is not None and int(e.get("seat")) == self.pass_due[0]:
+            self.pass_due = None
+        to_seat = e.get("to_seat")
+        self.banker_seat = int(to_seat) if to_seat is not None else None
+        self.suivi_seat = None
+
+    # ------------------------------------------------------------------ round evaluation
+    def _close_round(self) -> None:
+        rnd, self.round = self.round, None
+        if rnd is None:
+            return
+        self.round = rnd  # so findings name it
+        try:
+            self._evaluate(rnd)
+        finally:
+            self.round = None
+
+    def _evaluate(self, rnd: RoundState) -> None:
+        rules = self.require_rules()
+        if self.pass_due is not None:
+            seat, lost_round = self.pass_due
+            self.pass_due = None
+            self.find(
+                "CF-4.11a1-BANK-PASS",
+                Severity.HIGH,
+                f"The Banker at seat {seat} lost round {lost_round} but kept the bank "
+                "(N.J.A.C. 19:47-4.11(a)1).",
+                seat=seat,
+                round_id=lost_round,
+            )
+        player = tuple(c.card for c in rnd.cards if c.hand == "PLAYER")
+        banker = tuple(c.card for c in rnd.cards if c.hand == "BANKER")
+        incomplete = rnd.round_id in self.incomplete
+        status = "INCOMPLETE" if incomplete else "COMPLETE"
+        outcome: RoundOutcome | None = None
+        if rnd.voided is not None:
+            status = "VOID"
+            self._check_void(rnd)
+        elif not incomplete and 2 <= len(player) <= 3 and 2 <= len(banker) <= 3:
+            outcome = outcome_of(player, banker)
+        elif not incomplete and not rnd.simulated:
+            status = "INCOMPLETE"
+            self.find(
+                "deal_order",
+                Severity.HIGH,
+                f"Round {rnd.round_id} has {len(player)} Player and {len(banker)} Banker "
+                "cards; each hand has two cards and at most one more (N.J.A.C. "
+                "19:47-3.7(c), 3.8(d)).",
+                event_ids=tuple(c.event_id for c in rnd.cards),
+            )
+        if rnd.simulated:
+            self._close_irregularity(rnd)
+        row = RoundRow(
+            self.table_id,
+            rnd.shoe_id,
+            rnd.round_id,
+            rnd.round_number,
+            rnd.simulated,
+            status,
+            " ".join(map(str, player)),
+            " ".join(map(str, banker)),
+            rnd.started_at,
+            rnd.started_event,
+        )
+        self.result.rounds.append(row)
+        self.result.cards.extend(
+            CardRow(
+                self.table_id,
+                rnd.shoe_id,
+                rnd.round_id,
+                c.position,
+                c.card.rank.name,
+                c.card.suit.name,
+                c.hand,
+                c.event_id,
+            )
+            for c in rnd.cards
+        )
+        if incomplete:
+            self._record_wagers(rnd, late_ids=set())
+            return
+        if outcome is None:
+            return
+        row.player_points, row.banker_points = outcome.player_points, outcome.banker_points
+        row.winner, row.total_cards = outcome.winner.value, outcome.total_cards
+        row.natural = outcome.player_natural or outcome.banker_natural
+        row.dragon_7 = outcome.dragon_7
+        self._check_deal(rnd)
+        row.options_taken = ",".join(
+            f"{o.get('hand')}:{'DRAW' if o.get('drew') else 'STAY'}" for o in rnd.options
+        )
+        if rnd.simulated:
+            return
+        self.summary.rounds += 1
+        late = self._check_late(rnd)
+        self._record_wagers(rnd, late)
+        self._check_announcement(rnd, outcome, row)
+        self._check_settlements(rules, rnd, outcome)
+        if rules.game is Game.CHEMIN_DE_FER:
+            self._check_bank(rnd, outcome)
+
+    def _check_void(self, rnd: RoundState) -> None:
+        """3.12(e): a round is void only if the shoe cannot complete it."""
+        if self.shoe is None or rnd.voided is None:
+            return
+        left = self.shoe.cards_in_shoe - (self.shoe.last_position + 1)
+        if left >= 6:
+            self.find(
+                "insufficient",
+                Severity.HIGH,
+                f"Round {rnd.round_id} was voided for insufficient cards with {left} "
+                "cards left in the shoe; six always complete a round "
+                "(N.J.A.C. 19:47-3.12(e)).",
+                event_ids=(rnd.voided.event_id,),
+            )
+
+    def _check_deal(self, rnd: RoundState) -> None:
+        """3.7(c) the order of the first four cards; 3.8(c) third cards; 3.9 Tables 1-3."""
+        order = [c.hand for c in rnd.cards]
+        expected_start = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
+        ids = tuple(c.event_id for c in rnd.cards)
+        if order[:4] != expected_start or sorted(order[4:], reverse=True) != order[4:]:
+            self.find(
+                "deal_order",
+                Severity.HIGH,
+                f"Cards went to {'-'.join(h[0] for h in order)}; the first and third go "
+                "to the Player's Hand, the second and fourth to the Banker's, then the "
+                "Player's third card before the Banker's (N.J.A.C. 19:47-3.7(c), "
+                "3.8(c)).",
+                event_ids=ids,
+            )
+            return
+        game = self.game
+        player = [c for c in rnd.cards if c.hand == "PLAYER"]
+        banker = [c for c in rnd.cards if c.hand == "BANKER"]
+        p2 = hand_points(c.card for c in player[:2])
+        b2 = hand_points(c.card for c in banker[:2])
+        player_drew = len(player) == 3
+        banker_drew = len(banker) == 3
+        p_rule = player_rule(game, p2, b2)
+        if not p_rule.permits(player_drew):
+            natural = p2 >= 8 or b2 >= 8
+            subject = "natural" if natural else "player_draw"
+            reason = (
+                f"with a natural ({'Player' if p2 >= 8 else 'Banker'} "
+                f"{p2 if p2 >= 8 else b2}) no more cards are dealt"
+                if natural
+                else f"the Player's Hand with {p2} must {'draw' if p_rule is Draw.DRAW else 'stay'}"
+            )
+            self.find(
+                subject,
+                Severity.HIGH,
+                f"{reason[0].upper()}{reason[1:]}: {self._cite(subject)}; the Player's "
+                f"Hand {'drew' if player_drew else 'stayed'}.",
+                event_ids=ids,
+            )
+            return
+        third = player[2].card.value if player_drew else None
+        b_rule = banker_rule(game, p2, b2, third)
+        if not b_rule.permits(banker_drew):
+            if p2 >= 8 or b2 >= 8:
+                subject = "natural"
+                text = (
+                    f"With a natural no more cards are dealt: {self._cite(subject)}; the "
+                    "Banker's Hand drew."
+                )
+            else:
+                subject = "banker_draw"
+                against = (
+                    f"when the Player's third card is {third}"
+                    if third is not None
+                    else "when the Player's Hand stays"
+                )
+                must = "draw" if b_rule is Draw.DRAW else "stay"
+                did = "drew" if banker_drew else "stood"
+                text = (
+                    f"Banker with {b2} must {must} {against}: {self._cite(subject)}; the "
+                    f"dealer {'let the Banker draw' if banker_drew else did}."
+                )
+            self.find(subject, Severity.HIGH, text, event_ids=ids)
+
+    def _cite(self, subject: str) -> str:
+        code = code_for(self.game, subject)
+        table = {
+            "banker_draw": " Table 3" if self.game is Game.CHEMIN_DE_FER else " Table 2",
+            "player_draw": " Table 1" if self.game is not Game.CHEMIN_DE_FER else "",
+        }
+        return f"{rule(code).citation}{table.get(subject, '')}"
+
+    def _check_late(self, rnd: RoundState) -> set[str]:
+        """3.2(d), 4.7(e), 7.2(d): nothing is wagered after "No More Bets"."""
+        late_ids = set()
+        for e in rnd.late:
+            seat = int(e.get("seat"))
+            late_ids.add(e.event_id)
+            self.find(
+                "no_more_bets",
+                Severity.HIGH,
+                f"Seat {seat} {e.payload_type.replace('Wager', 'wager ').lower()} "
+                f'{money(int(e.get("amount_cents")))} on {e.get("wager")} after "No More '
+                f'Bets" ({self._cite("no_more_bets")}).',
+                seat=seat,
+                actual=int(e.get("amount_cents")),
+                event_ids=tuple(x for x in (rnd.betting_closed, e.event_id) if x),
+            )
+        return late_ids
+
+    def _record_wagers(self, rnd: RoundState, late_ids: set[str]) -> None:
+        for (seat, wager), amount in sorted(
+            rnd.wagers.items(), key=lambda kv: (kv[0][0], kv[0][1].value)
+        ):
+            ids = tuple(rnd.wager_events.get((seat, wager), ()))
+            self.result.wagers.append(
+                WagerRow(
+                    self.table_id,
+                    rnd.round_id,
+                    seat,
+                    rnd.patrons.get(seat),
+                    wager.value,
+                    amount,
+                    any(i in late_ids for i in ids),
+                    ids,
+                )
+            )
+            self.summary.handle_cents += amount
+
+    def _check_announcement(self, rnd: RoundState, outcome: RoundOutcome, row: RoundRow) -> None:
+        """3.10(a): the announced counts, winner and total cards match the cards."""
+        a = rnd.announced
+        if a is None:
+            self.find(
+                "announce",
+                Severity.HIGH,
+                f"No result was announced for round {rnd.round_id} (N.J.A.C. 19:47-3.10(a)).",
+                event_ids=(rnd.started_event,),
+            )
+            return
+        row.announced = (
+            f"{a.get('player_points')}-{a.get('banker_points')} "
+            f"{a.get('winner')} {a.get('total_cards')} cards"
+        )
+        wrong = []
+        for name, recorded, actual in (
+            ("Player count", a.get("player_points"), outcome.player_points),
+            ("Banker count", a.get("banker_points"), outcome.banker_points),
+            ("winner", a.get("winner"), outcome.winner.value),
+            ("total cards", a.get("total_cards"), outcome.total_cards),
+        ):
+            if recorded != actual:
+                wrong.append(f"{name} {recorded} (cards show {actual})")
+        if wrong:
+            self.find(
+                "announce",
+                Severity.HIGH,
+                f"The dealer announced {'; '.join(wrong)} (N.J.A.C. 19:47-3.10(a)).",
+                event_ids=(a.event_id, *(c.event_id for c in rnd.cards)),
+            )
+
+    def _check_settlements(self, rules: TableRules, rnd: RoundState, outcome: RoundOutcome) -> None:
+        offered = offered_wagers(rules)
+        by_seat: dict[int, dict[Wager, int]] = {}
+        for (seat, wager), amount in rnd.wagers.items():
+            if amount <= 0:
+                continue
+            if wager not in offered:
+                self.find(
+                    "PB-3.2b-WAGER-OFFERED",
+                    Severity.HIGH,
+                    f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
+                    f"{rules.rules_id!r} do not offer (N.J.A.C. 19:47-3.2(b)).",
+                    seat=seat,
+                    actual=amount,
+                    event_ids=tuple(rnd.wager_events[(seat, wager)]),
+                )
+                continue
+            by_seat.setdefault(seat, {})[wager] = amount
+        recorded = {(int(e.get("seat")), Wager[str(e.get("wager"))]): e for e in rnd.settled}
+        vig_recorded: dict[int, list[TableEvent]] = {}
+        for e in rnd.vig:
+            vig_recorded.setdefault(int(e.get("seat")), []).append(e)
+        expected_all: list[tuple[int, Settlement]] = []
+        for seat, stakes in sorted(by_seat.items()):
+            settlements = settle_seat(rules, outcome, stakes)
+            for s in settlements:
+                expected_all.append((seat, s))
+                self._compare_settlement(rnd, seat, s, recorded.pop((seat, s.wager), None))
+            self._compare_vig(rules, rnd, seat, settlements, stakes, vig_recorded.pop(seat, []))
+        for (seat, wager), e in recorded.items():
+            self.find(
+                "PB-3.10b-SETTLEMENT",
+                Severity.CRITICAL,
+                f"Seat {seat} was settled {e.get('outcome')} on {wager.value} paying "
+                f"{money(int(e.get('paid_cents')))} without a wager on record.",
+                seat=seat,
+                expected=0,
+                actual=int(e.get("paid_cents")),
+                event_ids=(e.event_id,),
+            )
+        for seat, events in vig_recorded.items():
+            amount = sum(int(e.get("amount_cents")) for e in events)
+            self.find(
+                "vig",
+                Severity.CRITICAL,
+                f"Seat {seat} was charged {money(amount)} of vigorish with no winning "
+                "Banker wager to charge it on.",
+                seat=seat,
+                expected=0,
+                actual=amount,
+                event_ids=tuple(e.event_id for e in events),
+            )
+        self._check_order(rules, rnd)
+
+    def _compare_settlement(
+        self, rnd: RoundState, seat: int, s: Settlement, e: TableEvent | None
+    ) -> None:
+        recorded_result = str(e.get("outcome")) if e else None
+        recorded_paid = int(e.get("paid_cents")) if e else None
+        self.result.settlements.append(
+            SettlementRow(
+                self.table_id,
+                rnd.round_id,
+                seat,
+                rnd.patrons.get(seat),
+                s.wager.value,
+                s.stake_cents,
+                s.result.value,
+                s.paid_cents,
+                s.vig_cents,
+                recorded_result,
+                recorded_paid,
+                s.rule_code,
+                (e.event_id,) if e else (),
+            )
+        )
+        self.summary.add_settlement(s)
+        ids = tuple(rnd.wager_events.get((seat, s.wager), ()))
+        if e is None:
+            self.find(
+                s.rule_code,
+                Severity.CRITICAL,
+                f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} was never "
+                f"settled; it should {s.result.value.lower()}"
+                f"{' ' + money(s.paid_cents) if s.paid_cents else ''}.",
+                seat=seat,
+                expected=s.paid_cents,
+                actual=None,
+                event_ids=ids,
+            )
+            return
+        if recorded_result != s.result.value or recorded_paid != s.paid_cents:
+            assert recorded_paid is not None
+            diff = recorded_paid - s.paid_cents
+            how = (
+                f"overpaid by {money(diff)}"
+                if diff > 0
+                else f"underpaid by {money(-diff)}"
+                if diff < 0
+                else "settled wrongly"
+            )
+            self.find(
+                s.rule_code,
+                Severity.CRITICAL,
+                f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} should "
+                f"{s.result.value.lower()} and be paid {money(s.paid_cents)} "
+                f"({self._why(s)}); it was recorded {recorded_result} paying "
+                f"{money(recorded_paid)}: {how}.",
+                seat=seat,
+                expected=s.paid_cents,
+                actual=recorded_paid,
+                event_ids=(*ids, e.event_id),
+            )
+
+    def _why(self, s: Settlement) -> str:
+        return rule(s.rule_code).citation
+
+    def _compare_vig(
+        self,
+        rules: TableRules,
+        rnd: RoundState,
+        seat: int,
+        settlements: tuple[Settlement, ...],
+        stakes: Mapping[Wager, int],
+        recorded: list[TableEvent],
+    ) -> None:
+        due = sum(s.vig_cents for s in settlements)
+        charged = sum(int(e.get("amount_cents")) for e in recorded)
+        ids = tuple(e.event_id for e in recorded)
+        tie_vig = any(s.rule_code == "MB-7.3d-TIE-VIG" and s.vig_cents for s in settlements)
+        if tie_vig and any(e.payload_type == "VigDeferred" for e in recorded):
+            self.find(
+                "MB-7.3d-TIE-VIG",
+                Severity.CRITICAL,
+                f"Seat {seat}'s 25 percent tie vigorish was deferred; it is collected "
+                "before the next round's first card (N.J.A.C. 19:47-7.3(d)).",
+                seat=seat,
+                expected=due,
+                actual=0,
+                event_ids=ids,
+            )
+        if due == charged:
+            return
+        stake = stakes.get(Wager.BANKER, 0)
+        subject = "vig"
+        if not tie_vig and rules.charges_banker_vig:
+            other = replace(rules, vig_rounding=not rules.vig_rounding)
+            if charged and charged == vigorish_on_win(other, stake):
+                subject = "vig_rounding"
+        code = "MB-7.3d-TIE-VIG" if tie_vig else code_for(self.game, subject)
+        basis = self._vig_basis(rules, stake, due, tie_vig)
+        what = "collected or marked" if charged else "neither collected nor marked"
+        short = due - charged
+        self.find(
+            code,
+            Severity.CRITICAL,
+            f"Vigorish {'short' if short > 0 else 'over'} by {money(abs(short))} on seat "
+            f"{seat}: expected {basis}, {what} {money(charged)}.",
+            seat=seat,
+            expected=due,
+            actual=charged,
+            event_ids=tuple(rnd.wager_events.get((seat, Wager.BANKER), ())) + ids,
+        )
+
+    def _vig_basis(self, rules: TableRules, stake: int, due: int, tie_vig: bool) -> str:
+        if tie_vig:
+            return (
+                f"{money(due)} (25 % of the {money(stake)} Banker wager on a tie, "
+                f"{rule('MB-7.3d-TIE-VIG').citation})"
+            )
+        rounding = f" rounded up to {rules.vig_increment_cents}c" if rules.vig_rounding else ""
+        cite = rule(code_for(self.game, "vig_rounding" if rules.vig_rounding else "vig"))
+        return f"{money(due)} ({rules.vig_percent} % of {money(stake)}{rounding}, {cite.citation})"
+
+    def _check_order(self, rules: TableRules, rnd: RoundState) -> None:
+        """3.10(b): losing wagers first; then the pit's procedure (b)1-4."""
+        if rules.game is Game.CHEMIN_DE_FER:
+            return
+        steps: list[tuple[str, int, str]] = []
+        vig_ids = {e.event_id for e in rnd.vig}
+        merged = sorted([*rnd.settled, *rnd.vig], key=lambda e: (e.device_id, e.seq))
+        for e in merged:
+            if e.event_id in vig_ids:
+                steps.append(("VIG", int(e.get("seat")), e.event_id))
+            elif e.get("outcome") == "LOSE":
+                steps.append(("LOSE", int(e.get("seat")), e.event_id))
+            elif e.get("outcome") == "WIN":
+                steps.append(("PAY", int(e.get("seat")), e.event_id))
+        problem = settlement_order_problem(rules.settlement_procedure.value, steps)
+        if problem:
+            self.find(
+                "PB-3.10b-SETTLEMENT",
+                Severity.MEDIUM,
+                f"{problem} (procedure (b){rules.settlement_procedure.value} of "
+                "N.J.A.C. 19:47-3.10(b) applies in this pit).",
+                event_ids=tuple(s[2] for s in steps),
+            )
+
+    def _check_bank(self, rnd: RoundState, outcome: RoundOutcome) -> None:
+        """4.7(a)-(e): banco priority and cover; 4.11(a)1: the bank passes on a loss."""
+        offers = [e for e in rnd.bank if e.payload_type == "PlayerBancoWager"]
+        banker_wager = next((e for e in rnd.bank if e.payload_type == "BankerWager"), None)
+        if banker_wager is None:
+            return
+        bank = int(banker_wager.get("amount_cents"))
+        seat = int(banker_wager.get("seat"))
+        kinds = {k.value: k for k in BancoKind}
+        accepted = [
+            BancoOffer(int(e.get("seat")), kinds[str(e.get("action"))], int(e.get("amount_cents")))
+            for e in offers
+            if e.get("action") in kinds
+        ]
+        covered = sum(o.amount_cents for o in accepted)
+        ids = tuple(e.event_id for e in (banker_wager, *offers))
+        if covered > bank:
+            self.find(
+                "CF-4.7a-AGGREGATE",
+                Severity.HIGH,
+                f"Wagers against the Banker total {money(covered)}, more than the bank "
+                f"of {money(bank)}.",
+                expected=bank,
+                actual=covered,
+                event_ids=ids,
+            )
+        expected = cover_bank(seat, bank, accepted, self.suivi_seat)
+        if sorted(expected.accepted, key=lambda o: o.seat) != sorted(
+            accepted, key=lambda o: o.seat
+        ):
+            self.find(
+                "CF-4.7b-SUIVI",
+                Severity.HIGH,
+                "The wagers against the Banker do not follow banco suivi, then banco "
+                "seul nearest counterclockwise, then partial wagers counterclockwise.",
+                event_ids=ids,
+            )
+        full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
+        if outcome.winner.value == "BANKER" and full:
+            self.suivi_seat = full[0].seat
+        elif outcome.winner.value != "TIE":
+            self.suivi_seat = None
+        if curator_must_pass(outcome):
+            self.pass_due = (seat, rnd.round_id)
+
+
+def settlement_order_problem(procedure: int, steps: list[tuple[str, int, str]]) -> str | None:
+    """What is out of order in a round's settlement steps, or ``None``.
+
+    ``steps`` are ("LOSE" | "PAY" | "VIG", seat, event id) in the order the pit recorded them.
+    """
+    kinds = [k for k, _, _ in steps]
+    if "LOSE" in kinds and any(
+        k != "LOSE" for k in kinds[: max(i for i, k in enumerate(kinds) if k == "LOSE")]
+    ):
+        return "A losing wager was collected after winners were paid or vigorish taken"
+    rest = [(k, seat) for k, seat, _ in steps if k != "LOSE"]
+    seats_desc = [seat for _, seat in rest]
+    if procedure in (1, 2):
+        first, second = ("PAY", "VIG") if procedure == 1 else ("VIG", "PAY")
+        block = [k for k, _ in rest]
+        if (
+            first in block
+            and second in block
+            and (
+                max(i for i, k in enumerate(block) if k == first)
+                > min(i for i, k in enumerate(block) if k == second)
+            )
+        ):
+            return f"Every {first.lower()} step comes before any {second.lower()} step"
+        for kind in (first, second):
+            seats = [seat for k, seat in rest if k == kind]
+            if seats != sorted(seats, reverse=True):
+                return "Seats are settled from the highest numbered position down"
+        return None
+    if seats_desc != sorted(seats_desc, reverse=True):
+        return "Seats are settled one by one from the highest numbered position down"
+    first = "PAY" if procedure == 3 else "VIG"
+    by_seat: dict[int, list[str]] = {}
+    for k, seat in rest:
+        by_seat.setdefault(seat, []).append(k)
+    for seat, ks in by_seat.items():
+        if len(ks) > 1 and ks[0] != first and first in ks:
+            return f"Seat {seat}: {first.lower()} comes first at each position"
+    return None
+
+
+def replay_table(
+    table_id: str, events: list[TableEvent], catalog: Mapping[str, TableRules]
+) -> ReplayResult:
+    """Replay one table's events (in arrival order) under the catalog's rules."""
+    return TableReplay(table_id, catalog).replay(events)
+
+
+__all__ = ["TableReplay", "UnknownRulesError", "replay_table", "settlement_order_problem"]

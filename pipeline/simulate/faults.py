@@ -1,0 +1,117 @@
+"""Fault injection for the emulator, with a ground-truth manifest kept outside the stream.
+
+Each kind is switchable with its own rate. Dealer and procedure faults are decided while the
+table plays; device faults (duplicates, reordering, drops, clock skew) are applied to the
+finished event stream, as a faulty network or device would. Every injected fault is written
+to ``faults.jsonl`` with the rule code the replay must report, so end-to-end tests can check
+that every fault is found and nothing else is.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+class FaultKind(enum.Enum):
+    PAYOUT = "payout"  # 1: payout over or under
+    VIGORISH = "vigorish"  # 2: missed, wrong percentage or wrong rounding
+    THIRD_CARD = "third_card"  # 3: wrong third-card draw by either hand
+    LATE_WAGER = "late_wager"  # 4: wager placed or changed after "No More Bets"
+    DEFERRED_VIG = "deferred_vig"  # 5: deferred vigorish not collected or documented in time
+    FORMS = "forms"  # 6: Complimentary Vigorish Form problems
+    ANNOUNCEMENT = "announcement"  # 7: announced result disagrees with the cards
+    SHOE = "shoe"  # 8: card count, burn count, cutting card too close to the end
+    IRREGULARITY = "irregularity"  # 9: irregularity handled against the pre-selected procedure
+    DEVICE = "device"  # 10: duplicates, out-of-order delivery, dropped events, clock skew
+
+
+DEFAULT_RATES: Mapping[FaultKind, float] = {
+    FaultKind.PAYOUT: 0.004,
+    FaultKind.VIGORISH: 0.01,
+    FaultKind.THIRD_CARD: 0.002,
+    FaultKind.LATE_WAGER: 0.003,
+    FaultKind.DEFERRED_VIG: 0.05,
+    FaultKind.FORMS: 0.08,
+    FaultKind.ANNOUNCEMENT: 0.002,
+    FaultKind.SHOE: 0.05,
+    FaultKind.IRREGULARITY: 0.3,
+    FaultKind.DEVICE: 0.0005,
+}
+"""Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
+kind's opportunity arises. High enough that a few hours of a few tables show every kind."""
+
+
+def parse_faults(spec: str) -> dict[FaultKind, float]:
+    """``none``, ``all``, or ``KIND[=RATE][,KIND[=RATE]...]`` such as ``payout,forms=0.5``."""
+    spec = spec.strip().lower()
+    if spec in ("", "none"):
+        return {}
+    if spec == "all":
+        return dict(DEFAULT_RATES)
+    chosen: dict[FaultKind, float] = {}
+    for item in spec.split(","):
+        name, _, rate = item.partition("=")
+        try:
+            kind = FaultKind(name.strip())
+        except ValueError:
+            known = ", ".join(k.value for k in FaultKind)
+            raise ValueError(f"unknown fault kind {name!r}; choose none, all or {known}") from None
+        value = float(rate) if rate else DEFAULT_RATES[kind]
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"fault rate for {kind.value} must be within 0..1, got {value}")
+        chosen[kind] = value
+    return chosen
+
+
+@dataclass(frozen=True)
+class InjectedFault:
+    """One line of the ground-truth manifest."""
+
+    kind: str
+    detail: str
+    rule_code: str
+    table_id: str
+    round_id: str | None = None
+    seat: int | None = None
+    serial: int | None = None
+    event_ids: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+class FaultPlan:
+    """Decides, deterministically from the seed, where faults go, and remembers them."""
+
+    def __init__(self, rates: Mapping[FaultKind, float], rng: random.Random) -> None:
+        self.rates = dict(rates)
+        self.rng = rng
+        self.injected: list[InjectedFault] = []
+
+    def roll(self, kind: FaultKind) -> bool:
+        rate = self.rates.get(kind, 0.0)
+        return rate > 0.0 and self.rng.random() < rate
+
+    def record(self, fault: InjectedFault) -> None:
+        self.injected.append(fault)
+
+
+def write_manifest(path: Path, faults: Iterable[InjectedFault]) -> int:
+    lines = [f.to_json() for f in faults]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return len(lines)
+
+
+def read_manifest(path: Path) -> list[InjectedFault]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            data = json.loads(line)
+            data["event_ids"] = tuple(data["event_ids"])
+            out.append(InjectedFault(**data))
+    return out

@@ -1,0 +1,232 @@
+"""Emulate a casino floor for a gaming day (or any span) and write the events.
+
+Deterministic by seed: every table draws from its own RNG seeded by ``(seed, table_id)``, so
+the output of one table does not depend on how many others run or in which process.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from pipeline.config.catalog import load_catalog
+from pipeline.events.model import TableEvent
+from pipeline.rules.config import TableAssignment, TableRules, floor_problems
+from pipeline.simulate.faults import (
+    FaultKind,
+    FaultPlan,
+    InjectedFault,
+    write_manifest,
+)
+from pipeline.simulate.table import TableEmulator
+
+FLOOR_PATTERN: tuple[tuple[str, str], ...] = (
+    ("pb-5-classic", "BACCARAT-1"),
+    ("mb-5-rounded", "MINI-1"),
+    ("pb-4-banker6", "BACCARAT-1"),
+    ("cf-5", "CHEMMY-1"),
+    ("pb-dragon", "BACCARAT-1"),
+    ("mb-tie-quarter", "MINI-2"),
+)
+"""How emulated tables take rules and pits, repeating: pits share a shuffling option (3.5(b))
+and a settlement procedure (3.10(c)1)."""
+
+DEVICE_FAULT_TYPES = frozenset({"CardDealt", "WagerSettled", "ResultAnnounced", "WagerPlaced"})
+"""Events a dropped-delivery fault may remove: inside a round, so the gap is attributable."""
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    table_id: str
+    pit: str
+    location: str
+    rules: TableRules
+    index: int
+
+
+@dataclass
+class SimulationResult:
+    events_by_table: dict[str, list[TableEvent]] = field(default_factory=dict)
+    faults: list[InjectedFault] = field(default_factory=list)
+    plans: list[TablePlan] = field(default_factory=list)
+
+    @property
+    def event_count(self) -> int:
+        return sum(len(e) for e in self.events_by_table.values())
+
+
+def plan_floor(tables: int, catalog: Mapping[str, TableRules] | None = None) -> list[TablePlan]:
+    catalog = catalog or load_catalog()
+    plans = []
+    for i in range(tables):
+        rules_id, pit = FLOOR_PATTERN[i % len(FLOOR_PATTERN)]
+        plans.append(TablePlan(f"T{i + 1:02d}", pit, f"BAC-{i + 1:02d}", catalog[rules_id], i))
+    problems = floor_problems(TableAssignment(p.table_id, p.pit, p.rules) for p in plans)
+    if problems:
+        raise ValueError("floor layout breaks N.J.A.C. 19:47: " + "; ".join(map(str, problems)))
+    return plans
+
+
+def gaming_day_start(gaming_date: date, rules: TableRules) -> datetime:
+    return datetime.combine(gaming_date, rules.gaming_day_starts, tzinfo=UTC)
+
+
+def simulate_table(
+    plan: TablePlan, gaming_date: date, hours: float, seed: int, rates: Mapping[FaultKind, float]
+) -> tuple[list[TableEvent], list[InjectedFault]]:
+    rng = random.Random(f"{seed}:{plan.table_id}:{gaming_date.isoformat()}")
+    faults = FaultPlan(rates, random.Random(f"faults:{seed}:{plan.table_id}"))
+    start = gaming_day_start(gaming_date, plan.rules)
+    opens = start + timedelta(seconds=rng.uniform(0, 600))
+    closes = start + timedelta(hours=hours) - timedelta(minutes=15)
+    serial_base = (gaming_date.toordinal() % 1000) * 100_000 + plan.index * 1000 + 1
+    emulator = TableEmulator(
+        table_id=plan.table_id,
+        pit=plan.pit,
+        location=plan.location,
+        rules=plan.rules,
+        gaming_date=gaming_date,
+        opens_at_micros=_micros(opens),
+        closes_at_micros=_micros(closes),
+        rng=rng,
+        faults=faults,
+        form_series=(serial_base, serial_base + 499),
+        patron_numbers=_count_from(plan.index * 100_000 + 1),
+    )
+    events = emulator.run().events
+    events = _device_faults(events, faults, plan.table_id)
+    return events, faults.injected
+
+
+def simulate(
+    tables: int,
+    hours: float,
+    seed: int,
+    rates: Mapping[FaultKind, float],
+    gaming_date: date,
+    catalog: Mapping[str, TableRules] | None = None,
+) -> SimulationResult:
+    result = SimulationResult(plans=plan_floor(tables, catalog))
+    for plan in result.plans:
+        events, faults = simulate_table(plan, gaming_date, hours, seed, rates)
+        result.events_by_table[plan.table_id] = events
+        result.faults.extend(faults)
+    return result
+
+
+def write_fault_manifest(out_dir: Path, result: SimulationResult) -> int:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return write_manifest(out_dir / "faults.jsonl", result.faults)
+
+
+def _micros(moment: datetime) -> int:
+    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
+
+
+def _count_from(start: int) -> Iterator[int]:
+    n = start
+    while True:
+        yield n
+        n += 1
+
+
+def _device_faults(events: list[TableEvent], plan: FaultPlan, table_id: str) -> list[TableEvent]:
+    """10: what unreliable devices and networks do to a correct stream.
+
+    Drops are only taken inside rounds that carry no other injected fault, so the replay can
+    attribute the gap to one round and every other fault stays observable.
+    """
+    if not plan.rates.get(FaultKind.DEVICE):
+        return events
+    faulted_rounds = {f.round_id for f in plan.injected if f.round_id}
+    out = list(events)
+    by_device: dict[str, list[int]] = {}
+    for i, e in enumerate(out):
+        by_device.setdefault(e.device_id, []).append(i)
+    neighbours: dict[int, tuple[int | None, int | None]] = {}
+    for positions in by_device.values():
+        for k, i in enumerate(positions):
+            prev = positions[k - 1] if k else None
+            nxt = positions[k + 1] if k + 1 < len(positions) else None
+            neighbours[i] = (prev, nxt)
+
+    dropped: set[int] = set()
+    duplicates: list[tuple[int, TableEvent]] = []
+    touched: set[int] = set()
+    for i, event in enumerate(out):
+        if i < 5 or i in touched or not plan.roll(FaultKind.DEVICE):
+            continue
+        kind = plan.rng.choice(("duplicate", "reorder", "drop", "skew"))
+        prev, nxt = neighbours[i]
+        round_id = event.fields.get("round_id")
+        if kind == "drop":
+            same_round = (
+                event.payload_type in DEVICE_FAULT_TYPES
+                and round_id
+                and round_id not in faulted_rounds
+                and prev is not None
+                and nxt is not None
+                and out[prev].fields.get("round_id") == round_id
+                and out[nxt].fields.get("round_id") == round_id
+                and not touched & {prev, nxt}
+            )
+            if not same_round:
+                continue
+            dropped.add(i)
+            touched.update((i, prev, nxt))  # type: ignore[arg-type]
+            faulted_rounds.add(str(round_id))
+            code, detail = "NJ-DATA-GAP", f"{event.payload_type} seq {event.seq} never delivered"
+        elif kind == "reorder":
+            if nxt is None or nxt in touched or nxt != i + 1:
+                continue
+            out[i], out[nxt] = out[nxt], out[i]
+            touched.update((i, nxt))
+            code, detail = (
+                "NJ-DATA-REORDERED",
+                f"seq {event.seq} delivered after seq {event.seq + 1}",
+            )
+        elif kind == "duplicate":
+            duplicates.append((min(i + 3, len(out) - 1), event))
+            touched.add(i)
+            code, detail = (
+                "NJ-DATA-DUPLICATE",
+                f"{event.payload_type} seq {event.seq} delivered twice",
+            )
+        else:
+            if prev is None:
+                continue
+            event.occurred_at = out[prev].occurred_at - 90_000_000
+            touched.add(i)
+            code, detail = "NJ-DATA-CLOCK-SKEW", f"device clock 90 s behind at seq {event.seq}"
+        plan.record(
+            InjectedFault(
+                FaultKind.DEVICE.value,
+                detail,
+                code,
+                table_id,
+                round_id=str(round_id) if round_id else None,
+                event_ids=(event.event_id,),
+            )
+        )
+    result: list[TableEvent] = []
+    pending = sorted(duplicates, key=lambda d: d[0])
+    for i, event in enumerate(out):
+        if i not in dropped:
+            result.append(event)
+        while pending and pending[0][0] == i:
+            result.append(pending.pop(0)[1])
+    result.extend(d[1] for d in pending)
+    return result
+
+
+__all__: Sequence[str] = (
+    "SimulationResult",
+    "TablePlan",
+    "plan_floor",
+    "simulate",
+    "simulate_table",
+    "write_fault_manifest",
+)

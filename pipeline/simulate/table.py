@@ -1,0 +1,939 @@
+"""One emulated table for one gaming day: the dealer follows the procedures, the devices emit.
+
+The honest dealer deals through the rules core (:func:`pipeline.rules.deal.deal_round`) and
+settles through it (:func:`pipeline.rules.settlement.settle_seat`), so a clean day is legal by
+construction; the tests still recompute every round to prove it. Where a fault is switched on,
+the dealer errs at that point and the fault goes to the ground-truth manifest with the rule
+code the replay must report.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from pipeline.rules.cards import RANKS, SUITS, Card, hand_points
+from pipeline.rules.codes import code_for
+from pipeline.rules.config import Cents, DisclosedCardProcedure, ShuffleMethod, TableRules
+from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_round
+from pipeline.rules.draw import Draw, banker_rule, player_rule
+from pipeline.rules.games import Game
+from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
+from pipeline.rules.outcome import RoundOutcome, Winner
+from pipeline.rules.roles import (
+    BancoKind,
+    BancoOffer,
+    banker_by_bid,
+    counterclockwise_from,
+    cover_bank,
+    curator_must_pass,
+)
+from pipeline.rules.settlement import Result, Settlement, Wager, settle_seat
+from pipeline.rules.shoe import burned_cards
+from pipeline.rules.vigorish import vigorish_on_win
+from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
+from pipeline.simulate.patrons import Patron, choose_wagers, new_patron
+from pipeline.simulate.stream import Devices, TableStream
+
+SEATS: dict[Game, tuple[int, ...]] = {
+    Game.PUNTO_BANCO: tuple(range(1, 13)),
+    Game.MINIBACCARAT: tuple(range(1, 8)),
+    Game.CHEMIN_DE_FER: tuple(range(1, 10)),
+}
+SECONDS_PER_ROUND = (38.0, 62.0)  # about 60-80 rounds an hour
+SHUFFLE_SECONDS = (240.0, 420.0)
+
+
+@dataclass
+class FormBook:
+    """A series of prenumbered Complimentary Vigorish Forms held by the table's pit clerk."""
+
+    first: int
+    last: int
+    next_serial: int
+    held_back: int | None = None  # a serial skipped to be used out of order
+    issued: list[dict[str, object]] = field(default_factory=list)
+
+    def take(self) -> int:
+        if self.held_back is not None:
+            serial, self.held_back = self.held_back, None
+            return serial
+        serial = self.next_serial
+        self.next_serial += 1
+        return serial
+
+
+@dataclass
+class Shoe:
+    shoe_id: str
+    cards: list[Card]
+    position: int
+    cut_card_at: int
+    cut_card_seen: bool = False
+    rounds_after_cut_card: int | None = None
+
+    @property
+    def remaining(self) -> list[Card]:
+        return self.cards[self.position :]
+
+
+class TableEmulator:
+    """Plays one table from opening to closing and returns its events."""
+
+    def __init__(
+        self,
+        *,
+        table_id: str,
+        pit: str,
+        location: str,
+        rules: TableRules,
+        gaming_date: date,
+        opens_at_micros: int,
+        closes_at_micros: int,
+        rng: random.Random,
+        faults: FaultPlan,
+        form_series: tuple[int, int],
+        patron_numbers: Iterator[int],
+    ) -> None:
+        self.table_id = table_id
+        self.pit = pit
+        self.location = location
+        self.rules = rules
+        self.game = rules.game
+        self.gaming_date = gaming_date
+        self.closes_at = closes_at_micros
+        self.rng = rng
+        self.faults = faults
+        self.dev = Devices.at(table_id)
+        self.out = TableStream(table_id, rng, opens_at_micros)
+        self.book = FormBook(form_series[0], form_series[1], form_series[0])
+        self.patron_numbers = patron_numbers
+        self.seated: dict[int, Patron] = {}
+        self.dealer = f"DLR-{rng.randint(100, 999)}"
+        self.pit_boss = f"PB-{rng.randint(10, 99)}"
+        self.pit_clerk = f"PC-{rng.randint(10, 99)}"
+        self.shoe_number = 0
+        self.batch = "A"
+        # Chemin de Fer bank state (4.5-4.7, 4.11)
+        self.banker_seat: int | None = None
+        self.banker_last_wager: Cents | None = None
+        self.suivi_seat: int | None = None
+        self.passed_bank_wager: Cents | None = None
+        self._covering = cover_bank(0, 0, (), None)
+
+    # ------------------------------------------------------------------ helpers
+    def _fault(self, kind: FaultKind, detail: str, rule_code: str, **where: object) -> None:
+        self.faults.record(InjectedFault(kind.value, detail, rule_code, self.table_id, **where))  # type: ignore[arg-type]
+
+    def _card_fields(self, card: Card) -> dict[str, str]:
+        return {"rank": card.rank.name, "suit": card.suit.name}
+
+    # ------------------------------------------------------------------ the day
+    def run(self) -> TableStream:
+        out = self.out
+        out.emit(
+            self.dev.pit,
+            "TableOpened",
+            game=self.game.value,
+            rules_id=self.rules.rules_id,
+            pit=self.pit,
+            location=self.location,
+            dealer_id=self.dealer,
+            gaming_date=self.gaming_date,
+        )
+        out.emit(
+            self.dev.pit,
+            "FormSeriesReceived",
+            first_serial=self.book.first,
+            last_serial=self.book.last,
+            received_by=self.pit_clerk,
+        )
+        for seat in self.rng.sample(SEATS[self.game], k=min(4, len(SEATS[self.game]))):
+            self._seat_patron(seat)
+        while out.clock_micros < self.closes_at:
+            self._play_shoe()
+        for seat in sorted(self.seated):
+            self._patron_leaves(seat)
+        out.emit(self.dev.pit, "TableClosed", reason="end of gaming day")
+        self._accounting()
+        return out
+
+    # ------------------------------------------------------------------ patrons
+    def _seat_patron(self, seat: int) -> None:
+        patron = new_patron(self.rng, next(self.patron_numbers), seat, self.rules)
+        self.seated[seat] = patron
+        self.out.emit(
+            self.dev.pit,
+            "PatronSeated",
+            seat=seat,
+            patron_id=patron.patron_id,
+            patron_name=patron.name,
+        )
+
+    def _patron_leaves(self, seat: int) -> None:
+        self._resolve_deferred(seat, deadline="patron leaves")
+        patron = self.seated.pop(seat)
+        self.out.emit(self.dev.pit, "PatronLeft", seat=seat, patron_id=patron.patron_id)
+        if self.banker_seat == seat:
+            self.banker_seat = None
+            self.banker_last_wager = None
+        if self.suivi_seat == seat:
+            self.suivi_seat = None
+
+    def _between_rounds(self) -> None:
+        for seat in list(self.seated):
+            patron = self.seated[seat]
+            patron.rounds_left -= 1
+            if patron.rounds_left <= 0:
+                self._patron_leaves(seat)
+        for seat in SEATS[self.game]:
+            if seat not in self.seated and self.rng.random() < 0.03:
+                self._seat_patron(seat)
+        if not self.seated:
+            self._seat_patron(self.rng.choice(SEATS[self.game]))
+
+    # ------------------------------------------------------------------ deferred vigorish
+    def _resolve_deferred(self, seat: int, deadline: str) -> None:
+        """3.3(c)2, (c)4: collect or document deferred vigorish at the deadline."""
+        patron = self.seated[seat]
+        owed = patron.deferred_vig_cents
+        if owed == 0:
+            return
+        if self.faults.roll(FaultKind.DEFERRED_VIG):
+            self._fault(
+                FaultKind.DEFERRED_VIG,
+                f"marker of {owed}c left unresolved when the {deadline}",
+                code_for(self.game, "deferred_deadline"),
+                seat=seat,
+            )
+            patron.deferred_vig_cents = 0
+            return
+        if patron.pays_deferred_vig:
+            self.out.emit(
+                self.dev.pit,
+                "DeferredVigCollected",
+                seat=seat,
+                patron_id=patron.patron_id,
+                amount_cents=owed,
+                round_id=None,
+            )
+        else:
+            self._issue_form(patron, owed)
+        patron.deferred_vig_cents = 0
+
+    # ------------------------------------------------------------------ forms
+    def _issue_form(self, patron: Patron, amount: Cents) -> None:
+        """3.3(c)3i: the pit clerk prepares a serially prenumbered Form."""
+        if self.rng.random() < 0.1:
+            self._void_form()
+        detail = None
+        if self.faults.roll(FaultKind.FORMS):
+            detail = self.rng.choice(
+                ("gap", "out_of_order", "duplicate", "mismatch", "missing_signature")
+            )
+        serial = self.book.take()
+        if detail == "gap":
+            skipped, serial = serial, self.book.take()
+            self._fault(
+                FaultKind.FORMS, "serial skipped", "PB-3.3c3ii-FORM-SEQUENCE", serial=skipped
+            )
+        elif detail == "out_of_order" and self.book.held_back is None:
+            held = serial
+            serial = self.book.take()
+            self.book.held_back = held
+            self._fault(
+                FaultKind.FORMS,
+                f"serial {held} used after {serial}",
+                "PB-3.3c3ii-FORM-SEQUENCE",
+                serial=held,
+            )
+        elif detail == "duplicate" and self.book.issued:
+            self.book.next_serial -= 1  # the serial we took goes back in the book
+            serial = int(str(self.book.issued[-1]["serial"]))
+            self._fault(
+                FaultKind.FORMS, "serial used twice", "PB-3.3c3ii-FORM-SEQUENCE", serial=serial
+            )
+        signatures = {
+            "dealer_signature": self.dealer,
+            "pit_boss_signature": self.pit_boss,
+            "pit_clerk_signature": self.pit_clerk,
+        }
+        has_patron_signature = self.rng.random() < 0.6
+        reason = None if has_patron_signature else "patron left the table before signing"
+        if detail == "missing_signature":
+            signatures[self.rng.choice(tuple(signatures))] = None  # type: ignore[assignment]
+            self._fault(FaultKind.FORMS, "signature missing", "PB-3.3c3-COMP-FORM", serial=serial)
+        form = dict(
+            serial=serial,
+            amount_cents=amount,
+            patron_name=patron.name,
+            patron_id=patron.patron_id,
+            gaming_date=self.gaming_date,
+            pit=self.pit,
+            table_location=self.location,
+            round_id=None,
+            seat=patron.seat,
+            patron_signature=patron.name if has_patron_signature else None,
+            signature_missing_reason=reason,
+            **signatures,
+        )
+        event_id = self.out.emit(self.dev.pit, "CompVigFormIssued", **form)
+        self.book.issued.append(
+            {
+                "serial": serial,
+                "amount_cents": amount,
+                "patron_name": patron.name,
+                "void": False,
+                "mismatch": detail == "mismatch",
+                "event_id": event_id,
+            }
+        )
+        if detail == "mismatch":
+            self._fault(
+                FaultKind.FORMS,
+                "duplicate disagrees with the original",
+                "PB-3.3c3iv-FORM-MATCH",
+                serial=serial,
+                event_ids=(event_id,),
+            )
+
+    def _void_form(self) -> None:
+        """3.3(c)3vi: a spoiled Form is marked VOID and signed by the pit boss and pit clerk."""
+        serial = self.book.take()
+        marked, boss, clerk = True, self.pit_boss, self.pit_clerk
+        if self.faults.roll(FaultKind.FORMS):
+            flaw = self.rng.choice(("unmarked", "boss", "clerk"))
+            marked = flaw != "unmarked"
+            boss = None if flaw == "boss" else boss  # type: ignore[assignment]
+            clerk = None if flaw == "clerk" else clerk  # type: ignore[assignment]
+            self._fault(
+                FaultKind.FORMS, f"void form flaw: {flaw}", "PB-3.3c3vi-FORM-VOID", serial=serial
+            )
+        event_id = self.out.emit(
+            self.dev.pit,
+            "CompVigFormVoided",
+            serial=serial,
+            marked_void=marked,
+            pit_boss_signature=boss,
+            pit_clerk_signature=clerk,
+            reason="spoiled while writing",
+        )
+        self.book.issued.append(
+            {
+                "serial": serial,
+                "amount_cents": 0,
+                "patron_name": None,
+                "void": True,
+                "mismatch": False,
+                "event_id": event_id,
+            }
+        )
+
+    def _accounting(self) -> None:
+        """3.3(c)3iii-iv: originals counted from the drop box, duplicates at accounting."""
+        if self.book.held_back is not None:
+            # The held-back serial was never used: the manifest already names it.
+            self.book.held_back = None
+        for form in self.book.issued:
+            common = dict(
+                serial=form["serial"],
+                patron_name=form["patron_name"],
+                table_location=self.location,
+                gaming_date=self.gaming_date,
+                marked_void=form["void"],
+            )
+            amount = int(str(form["amount_cents"]))
+            self.out.emit(self.dev.accounting, "FormOriginalCounted", amount_cents=amount, **common)
+            duplicate_amount = amount + 500 if form["mismatch"] else amount
+            self.out.emit(
+                self.dev.accounting,
+                "FormDuplicateReceived",
+                amount_cents=duplicate_amount,
+                **common,
+            )
+
+    # ------------------------------------------------------------------ shoe
+    def _new_shoe(self) -> Shoe:
+        self.shoe_number += 1
+        shoe_id = f"{self.table_id}-{self.gaming_date:%Y%m%d}-S{self.shoe_number:02d}"
+        two_batch = self.rules.shuffle_method is ShuffleMethod.AUTOMATED_BATCH
+        decks_in_play = self.rules.decks // 2 if two_batch else self.rules.decks
+        cards = [Card(r, s) for _ in range(decks_in_play) for r in RANKS for s in SUITS]
+        self.rng.shuffle(cards)
+        declared_cards = len(cards)
+        cut_from_back = self.rng.randint(60, 84)
+        detail = (
+            self.rng.choice(("card_count", "burn", "cut_card"))
+            if self.faults.roll(FaultKind.SHOE)
+            else None
+        )
+        if detail == "card_count":
+            cards.pop()
+            declared_cards = len(cards)
+            self._fault(
+                FaultKind.SHOE,
+                "a card is missing from the shoe",
+                code_for(self.game, "decks"),
+                round_id=None,
+            )
+        elif detail == "cut_card":
+            cut_from_back = self.rng.randint(6, 13)
+            self._fault(
+                FaultKind.SHOE,
+                f"second cutting card {cut_from_back} from the back",
+                code_for(self.game, "cut_card_14"),
+            )
+        cut_position = self.rng.randint(20, len(cards) - 20)
+        cards = cards[cut_position:] + cards[:cut_position]
+        self.out.advance(self.rng.uniform(*SHUFFLE_SECONDS))
+        batch = None
+        if two_batch:
+            batch, self.batch = self.batch, "B" if self.batch == "A" else "A"
+        self.out.emit(
+            self.dev.shoe,
+            "ShoeStarted",
+            shoe_id=shoe_id,
+            decks=self.rules.decks,
+            shuffle_method=self.rules.shuffle_method.value,
+            cut_position=cut_position,
+            cut_card_from_back=cut_from_back,
+            batch=batch,
+            cards_in_shoe=declared_cards,
+        )
+        shoe = Shoe(shoe_id, cards, 0, len(cards) - cut_from_back)
+        burn = burned_cards(cards[0].rank)
+        if detail == "burn":
+            burn += self.rng.choice((-1, 1)) if burn > 1 else 1
+            self._fault(FaultKind.SHOE, "wrong number of cards burned", code_for(self.game, "burn"))
+        for _ in range(burn):
+            self._deal_card(shoe, None, "BURN")
+        return shoe
+
+    def _deal_card(self, shoe: Shoe, round_id: str | None, hand: str, face_up: bool = True) -> str:
+        if not shoe.cut_card_seen and shoe.position >= shoe.cut_card_at and round_id:
+            shoe.cut_card_seen = True
+            self.out.emit(
+                self.dev.shoe,
+                "CutCardReached",
+                shoe_id=shoe.shoe_id,
+                round_id=round_id,
+                position=shoe.position,
+            )
+        card = shoe.cards[shoe.position]
+        event_id = self.out.emit(
+            self.dev.shoe,
+            "CardDealt",
+            shoe_id=shoe.shoe_id,
+            round_id=round_id,
+            position=shoe.position,
+            hand=hand,
+            face_up=face_up,
+            **self._card_fields(card),
+        )
+        shoe.position += 1
+        return event_id
+
+    def _play_shoe(self) -> None:
+        shoe = self._new_shoe()
+        round_number = 0
+        while self.out.clock_micros < self.closes_at:
+            round_number += 1
+            round_id = f"{shoe.shoe_id}-R{round_number:03d}"
+            try:
+                self._play_round(shoe, round_id, round_number)
+            except InsufficientCardsError:
+                break
+            if shoe.cut_card_seen:
+                if shoe.rounds_after_cut_card is None:
+                    shoe.rounds_after_cut_card = 0
+                    self.out.emit(
+                        self.dev.pit, "LastHandAnnounced", shoe_id=shoe.shoe_id, round_id=round_id
+                    )
+                else:
+                    break
+            self._between_rounds()
+            self._maybe_irregularity(shoe)
+        for seat in sorted(self.seated, reverse=True):
+            self._resolve_deferred(seat, deadline="shoe ended")
+        self.out.emit(
+            self.dev.shoe,
+            "ShoeEnded",
+            shoe_id=shoe.shoe_id,
+            cards_dealt=shoe.position,
+            reason="cutting card" if shoe.cut_card_seen else "end of gaming day",
+        )
+
+    # ------------------------------------------------------------------ irregularities
+    def _maybe_irregularity(self, shoe: Shoe) -> None:
+        """3.12(b)-(d): a card drawn in error and disclosed, or found face up in the shoe."""
+        if self.rng.random() >= 0.01 or len(shoe.remaining) < 30:
+            return
+        card = shoe.cards[shoe.position]
+        face_up = self.rng.random() < 0.3
+        kind = "CARD_FACE_UP_IN_SHOE" if face_up else "CARD_DISCLOSED_IN_ERROR"
+        procedure = self.rules.disclosed_card_procedure
+        irregularity_id = self.out.emit(
+            self.dev.pit,
+            "IrregularityReported",
+            round_id=None,
+            kind=kind,
+            procedure=None if face_up else procedure.name,
+            card_rank=card.rank.name,
+            card_suit=card.suit.name,
+            note=None,
+        )
+        extra = (
+            face_up_in_shoe_discards(card.rank)
+            if face_up
+            else disclosed_card_discards(self.rules, card.rank)
+        )
+        if extra is None:  # (c)3: the card opens a simulated round with no wagers
+            self._simulated_round(shoe)
+            return
+        if self.faults.roll(FaultKind.IRREGULARITY):
+            wrong = extra + 1 if extra == 0 or self.rng.random() < 0.5 else extra - 1
+            self._fault(
+                FaultKind.IRREGULARITY,
+                f"{wrong} cards discarded after the {kind} card instead of {extra}",
+                code_for(self.game, "face_up" if face_up else "disclosed"),
+                event_ids=(irregularity_id,),
+            )
+            extra = wrong
+        self._deal_card(shoe, None, "DISCARD")
+        for _ in range(extra):
+            # (c)2 discards its one extra card face down; (c)1 and (d) face up.
+            face_down = not face_up and procedure is DisclosedCardProcedure.DISCARD_ONE_FACE_DOWN
+            self._deal_card(shoe, None, "DISCARD", face_up=not face_down)
+
+    def _simulated_round(self, shoe: Shoe) -> None:
+        """3.12(c)3: dealt by the rules, no wagers, then discarded."""
+        round_id = f"{shoe.shoe_id}-SIM{shoe.position:03d}"
+        self.out.emit(
+            self.dev.pit,
+            "RoundStarted",
+            round_id=round_id,
+            shoe_id=shoe.shoe_id,
+            round_number=0,
+            simulated=True,
+        )
+        deal = deal_round(self.game, shoe.remaining, self._options())
+        self._emit_deal(shoe, round_id, deal)
+
+    # ------------------------------------------------------------------ rounds
+    def _options(self) -> Options:
+        return Options(
+            player_draws_on_5=self.rng.random() < 0.5,
+            banker_draws_on_option=self.rng.random() < 0.5,
+        )
+
+    def _emit_deal(self, shoe: Shoe, round_id: str, deal: Deal) -> list[str]:
+        """3.7(c): cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's; then the
+        Player's third card and the Banker's third card (3.8(c))."""
+        order = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
+        order += ["PLAYER"] * (len(deal.player) - 2) + ["BANKER"] * (len(deal.banker) - 2)
+        return [self._deal_card(shoe, round_id, hand) for hand in order]
+
+    def _faulty_deal(self, shoe: Shoe) -> tuple[Deal, str, str] | None:
+        """A deal where one hand draws or stays against Table 1/2/3; ``None`` if the cards
+        leave no room for a draw error (a natural)."""
+        cards = shoe.remaining
+        if len(cards) < 6:
+            return None
+        player, banker = [cards[0], cards[2]], [cards[1], cards[3]]
+        p, b = hand_points(player), hand_points(banker)
+        p_rule = player_rule(self.game, p, b)
+        if p_rule is Draw.STAY and (p >= 8 or b >= 8):
+            return None
+        wrong_hand = self.rng.choice(("PLAYER", "BANKER"))
+        next_card = 4
+        player_draws = p_rule is Draw.DRAW or (p_rule is Draw.OPTION and self.rng.random() < 0.5)
+        if wrong_hand == "PLAYER":
+            if p_rule is Draw.OPTION:
+                wrong_hand = "BANKER"  # the Chemin de Fer 5 is a free choice, not an error
+            else:
+                player_draws = not player_draws
+        third = None
+        if player_draws:
+            third = cards[next_card]
+            player.append(third)
+            next_card += 1
+        b_rule = banker_rule(self.game, p, b, third.value if third else None)
+        if wrong_hand == "BANKER" and b_rule is Draw.OPTION:
+            return None
+        banker_draws = b_rule is Draw.DRAW
+        if wrong_hand == "BANKER":
+            banker_draws = not banker_draws
+        if banker_draws:
+            banker.append(cards[next_card])
+        subject = "player_draw" if wrong_hand == "PLAYER" else "banker_draw"
+        return Deal(tuple(player), tuple(banker), ()), wrong_hand, code_for(self.game, subject)
+
+    def _play_round(self, shoe: Shoe, round_id: str, round_number: int) -> None:
+        out, pit = self.out, self.dev.pit
+        out.advance(self.rng.uniform(*SECONDS_PER_ROUND) - 24.0)
+        if len(shoe.remaining) < 6:
+            # 3.12(e): not enough cards to be sure of completing the round: void it.
+            out.emit(
+                pit,
+                "RoundStarted",
+                round_id=round_id,
+                shoe_id=shoe.shoe_id,
+                round_number=round_number,
+                simulated=False,
+            )
+            out.emit(
+                pit,
+                "RoundVoided",
+                round_id=round_id,
+                reason="insufficient cards",
+                rule_code=code_for(self.game, "insufficient"),
+            )
+            raise InsufficientCardsError(round_id)
+        out.emit(
+            pit,
+            "RoundStarted",
+            round_id=round_id,
+            shoe_id=shoe.shoe_id,
+            round_number=round_number,
+            simulated=False,
+        )
+        if self.game is Game.CHEMIN_DE_FER:
+            stakes = self._chemin_de_fer_wagers(round_id)
+        else:
+            stakes = self._place_wagers(round_id)
+        out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
+        if self.game is not Game.CHEMIN_DE_FER and self.faults.roll(FaultKind.LATE_WAGER):
+            seat = self.rng.choice(sorted(stakes))
+            wager = next(iter(stakes[seat]))
+            extra = self.rules.min_wager_cents
+            stakes[seat][wager] += extra
+            patron = self.seated[seat]
+            event_id = out.emit(
+                self.dev.bets,
+                "WagerPlaced",
+                round_id=round_id,
+                seat=seat,
+                patron_id=patron.patron_id,
+                wager=wager.value,
+                amount_cents=extra,
+            )
+            self._fault(
+                FaultKind.LATE_WAGER,
+                f"{wager.value} increased by {extra}c after No More Bets",
+                code_for(self.game, "no_more_bets"),
+                round_id=round_id,
+                seat=seat,
+                event_ids=(event_id,),
+            )
+
+        options = self._options()
+        deal = deal_round(self.game, shoe.remaining, options)
+        if self.faults.roll(FaultKind.THIRD_CARD):
+            faulty = self._faulty_deal(shoe)
+            if faulty is not None:
+                deal, hand, code = faulty
+                self._fault(
+                    FaultKind.THIRD_CARD,
+                    f"the {hand} hand drew or stayed against the draw table",
+                    code,
+                    round_id=round_id,
+                )
+        self._emit_deal(shoe, round_id, deal)
+        for taken in deal.options_taken:
+            hand, _, choice = taken.partition(":")
+            out.emit(pit, "HandOption", round_id=round_id, hand=hand, drew=choice == "DRAW")
+        outcome = deal.outcome
+        self._announce(round_id, outcome)
+        self._settle(round_id, outcome, stakes)
+        if self.game is Game.CHEMIN_DE_FER:
+            self._pass_bank(outcome)
+
+    def _announce(self, round_id: str, outcome: RoundOutcome) -> None:
+        """3.10(a): the dealer announces each hand's count, the winner and total cards."""
+        player, banker, winner = outcome.player_points, outcome.banker_points, outcome.winner
+        total = outcome.total_cards
+        if self.faults.roll(FaultKind.ANNOUNCEMENT):
+            wrong = self.rng.choice(("winner", "banker_points", "total_cards"))
+            if wrong == "winner":
+                winner = Winner.PLAYER if winner is Winner.BANKER else Winner.BANKER
+            elif wrong == "banker_points":
+                banker = (banker + self.rng.randint(1, 9)) % 10  # type: ignore[assignment]
+            else:
+                total = 10 - total  # 4 <-> 6, 5 -> 5 is avoided below
+                if total == outcome.total_cards:
+                    total = 6 if total == 5 else 5
+            self._fault(
+                FaultKind.ANNOUNCEMENT,
+                f"announced {wrong} wrong",
+                code_for(self.game, "announce"),
+                round_id=round_id,
+            )
+        self.out.emit(
+            self.dev.pit,
+            "ResultAnnounced",
+            round_id=round_id,
+            player_points=player,
+            banker_points=banker,
+            winner=winner.value,
+            total_cards=total,
+            dragon_7=self.rules.dragon_7 and outcome.dragon_7,
+        )
+
+    def _place_wagers(self, round_id: str) -> dict[int, dict[Wager, Cents]]:
+        stakes: dict[int, dict[Wager, Cents]] = {}
+        for seat in sorted(self.seated):
+            patron = self.seated[seat]
+            wagers = choose_wagers(self.rng, patron, self.rules)
+            stakes[seat] = wagers
+            for wager, amount in wagers.items():
+                self.out.emit(
+                    self.dev.bets,
+                    "WagerPlaced",
+                    round_id=round_id,
+                    seat=seat,
+                    patron_id=patron.patron_id,
+                    wager=wager.value,
+                    amount_cents=amount,
+                )
+        return stakes
+
+    # ------------------------------------------------------------------ settlement
+    def _settle(
+        self, round_id: str, outcome: RoundOutcome, stakes: dict[int, dict[Wager, Cents]]
+    ) -> None:
+        """3.10(b): losing wagers first, then the pit's procedure (b)1-4 for paying winners
+        and marking or collecting vigorish, seats in descending order."""
+        by_seat = {seat: settle_seat(self.rules, outcome, s) for seat, s in stakes.items()}
+        seats = sorted(by_seat, reverse=True)
+        for seat in seats:
+            for s in by_seat[seat]:
+                if s.result is Result.LOSE:
+                    self._emit_settlement(round_id, seat, s)
+        for seat in seats:
+            for s in by_seat[seat]:
+                if s.result in (Result.VOID, Result.PUSH):
+                    self._emit_settlement(round_id, seat, s)
+
+        def pay(seat: int) -> None:
+            for s in by_seat[seat]:
+                if s.result is Result.WIN:
+                    self._emit_settlement(round_id, seat, s)
+
+        def vig(seat: int) -> None:
+            self._vigorish(round_id, seat, by_seat[seat], stakes[seat])
+
+        procedure = self.rules.settlement_procedure.value
+        if procedure in (1, 2):
+            first, second = (pay, vig) if procedure == 1 else (vig, pay)
+            for seat in seats:
+                first(seat)
+            for seat in seats:
+                second(seat)
+        else:
+            for seat in seats:
+                if procedure == 3:
+                    pay(seat)
+                    vig(seat)
+                else:
+                    vig(seat)
+                    pay(seat)
+
+    def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> None:
+        paid = s.paid_cents
+        fault = s.result is Result.WIN and paid > 0 and self.faults.roll(FaultKind.PAYOUT)
+        if fault:
+            paid += self.rng.choice((-1, 1)) * max(100, paid // 10)
+        event_id = self.out.emit(
+            self.dev.pit,
+            "WagerSettled",
+            round_id=round_id,
+            seat=seat,
+            patron_id=self._patron_id(seat),
+            wager=s.wager.value,
+            outcome=s.result.value,
+            paid_cents=paid,
+        )
+        if fault:
+            self._fault(
+                FaultKind.PAYOUT,
+                f"{s.wager.value} paid {paid}c instead of {s.paid_cents}c",
+                s.rule_code,
+                round_id=round_id,
+                seat=seat,
+                event_ids=(event_id,),
+            )
+
+    def _patron_id(self, seat: int) -> str | None:
+        patron = self.seated.get(seat)
+        return patron.patron_id if patron else None
+
+    def _vigorish(
+        self,
+        round_id: str,
+        seat: int,
+        settlements: tuple[Settlement, ...],
+        stakes: dict[Wager, Cents],
+    ) -> None:
+        """3.3(c)2: collect now or defer with a marker button; 4.10(c) Chemin de Fer and
+        7.3(d) tie vigorish are always collected at once."""
+        due = sum(s.vig_cents for s in settlements)
+        if due == 0:
+            return
+        owed = due
+        if self.faults.roll(FaultKind.VIGORISH):
+            banker_stake = stakes.get(Wager.BANKER, 0)
+            other_pct = replace(self.rules, vig_percent=9 - self.rules.vig_percent)
+            other_rounding = replace(self.rules, vig_rounding=not self.rules.vig_rounding)
+            candidates = [
+                ("missed", 0, "vig"),
+                ("wrong percentage", vigorish_on_win(other_pct, banker_stake), "vig"),
+            ]
+            if self.game is not Game.CHEMIN_DE_FER:
+                candidates.append(
+                    (
+                        "wrong rounding",
+                        vigorish_on_win(other_rounding, banker_stake),
+                        "vig_rounding",
+                    )
+                )
+            detail, owed, subject = self.rng.choice(candidates)
+            tie_vig = any(s.result is Result.VOID and s.vig_cents for s in settlements)
+            if owed == due or (tie_vig and detail != "missed"):
+                owed = due
+            else:
+                self._fault(
+                    FaultKind.VIGORISH,
+                    f"vigorish {detail}: {owed}c instead of {due}c",
+                    "MB-7.3d-TIE-VIG" if tie_vig else code_for(self.game, subject),
+                    round_id=round_id,
+                    seat=seat,
+                )
+        if owed == 0:
+            return
+        patron = self.seated[seat]
+        tie_vig = any(s.result is Result.VOID and s.vig_cents for s in settlements)
+        if self.rules.vig_deferral and not tie_vig and self.rng.random() < 0.4:
+            patron.deferred_vig_cents += owed
+            self.out.emit(
+                self.dev.pit,
+                "VigDeferred",
+                round_id=round_id,
+                seat=seat,
+                patron_id=patron.patron_id,
+                amount_cents=owed,
+            )
+        else:
+            self.out.emit(
+                self.dev.pit,
+                "VigCollected",
+                round_id=round_id,
+                seat=seat,
+                patron_id=patron.patron_id,
+                amount_cents=owed,
+            )
+
+    # ------------------------------------------------------------------ Chemin de Fer
+    def _chemin_de_fer_wagers(self, round_id: str) -> dict[int, dict[Wager, Cents]]:
+        """4.5-4.7: the bank by bid, the Banker's wager within limits, banco priority."""
+        out, pit = self.out, self.dev.pit
+        if len(self.seated) < 2:
+            for seat in SEATS[self.game]:
+                if seat not in self.seated:
+                    self._seat_patron(seat)
+                    break
+        if self.banker_seat is not None and self.banker_last_wager is None:
+            # A bank passed on (4.11(b)-(c)): the new Banker wagers at least the previous
+            # Banker's last wager and at most twice it.
+            floor = self.passed_bank_wager or self.seated[self.banker_seat].unit_cents
+            wager = floor * self.rng.choice((2, 3, 4)) // 2
+            self.suivi_seat = None
+        elif self.banker_seat is None or self.banker_seat not in self.seated:
+            bidders = self.rng.sample(sorted(self.seated), k=min(3, len(self.seated) - 1))
+            bids = {s: self.seated[s].unit_cents * self.rng.choice((2, 4, 6)) for s in bidders}
+            for seat in sorted(bids):
+                out.emit(pit, "BankBid", seat=seat, amount_cents=bids[seat])
+            self.banker_seat = banker_by_bid(bids)
+            wager = bids[self.banker_seat]
+            self.suivi_seat = None
+        else:
+            assert self.banker_last_wager is not None
+            wager = self.banker_last_wager * self.rng.choice((2, 2, 3, 4)) // 2
+        wager = min(wager, self.rules.max_wager_cents * 2)
+        if self.banker_last_wager is not None and wager < self.banker_last_wager:
+            wager = self.banker_last_wager
+        banker = self.banker_seat
+        out.emit(pit, "BankerWager", round_id=round_id, seat=banker, amount_cents=wager)
+        others = [s for s in sorted(self.seated) if s != banker]
+        offers: list[BancoOffer] = []
+        if self.suivi_seat in others and self.rng.random() < 0.5:
+            offers.append(BancoOffer(self.suivi_seat, BancoKind.SUIVI, wager))
+        elif self.rng.random() < 0.25:
+            offers.append(BancoOffer(self.rng.choice(others), BancoKind.SEUL, wager))
+        else:
+            for seat in others:
+                amount = min(self.seated[seat].unit_cents * self.rng.choice((1, 2, 3)), wager)
+                offers.append(BancoOffer(seat, BancoKind.PARTIAL, amount))
+        coverage = cover_bank(banker, wager, offers, self.suivi_seat)
+        for offer in coverage.accepted:
+            out.emit(
+                pit,
+                "PlayerBancoWager",
+                round_id=round_id,
+                seat=offer.seat,
+                action=offer.kind.value,
+                amount_cents=offer.amount_cents,
+            )
+        if coverage.uncovered_cents:
+            out.emit(
+                pit,
+                "PlayerBancoWager",
+                round_id=round_id,
+                seat=banker,
+                action="BANK_UNCOVERED_WITHDRAWN",
+                amount_cents=coverage.uncovered_cents,
+            )
+        covered = wager - coverage.uncovered_cents
+        self.banker_last_wager = wager
+        self._covering = coverage
+        stakes: dict[int, dict[Wager, Cents]] = {banker: {Wager.BANKER: covered}}
+        for offer in coverage.accepted:
+            stakes[offer.seat] = {Wager.PLAYER: offer.amount_cents}
+        for seat, wagers in sorted(stakes.items()):
+            for w, amount in wagers.items():
+                out.emit(
+                    self.dev.bets,
+                    "WagerPlaced",
+                    round_id=round_id,
+                    seat=seat,
+                    patron_id=self.seated[seat].patron_id,
+                    wager=w.value,
+                    amount_cents=amount,
+                )
+        return stakes
+
+    def _pass_bank(self, outcome: RoundOutcome) -> None:
+        """4.11(a)1, (b): the bank passes when the Banker's Hand loses; 4.7(b) banco suivi
+        belongs to whoever equaled the bank and lost."""
+        assert self.banker_seat is not None
+        accepted = self._covering.accepted
+        full = [o for o in accepted if o.kind in (BancoKind.SUIVI, BancoKind.SEUL)]
+        if outcome.winner is Winner.BANKER and full:
+            self.suivi_seat = full[0].seat
+        elif outcome.winner is not Winner.TIE:
+            self.suivi_seat = None
+        if curator_must_pass(outcome) or self.rng.random() < 0.05:
+            previous = self.banker_seat
+            order = counterclockwise_from(previous, (s for s in self.seated if s != previous))
+            to_seat = order[0] if order else None
+            self.out.emit(
+                self.dev.pit,
+                "BankPassed",
+                seat=previous,
+                to_seat=to_seat,
+                voluntary=not curator_must_pass(outcome),
+            )
+            self.passed_bank_wager = self.banker_last_wager
+            self.banker_seat = to_seat
+            self.banker_last_wager = None
