@@ -199,6 +199,22 @@ class TableReplay:
 
     # ------------------------------------------------------------------ driver
     def replay(self, arrived: list[TableEvent]) -> ReplayResult:
+        if not any(e.payload_type == "TableOpened" for e in arrived):
+            # Half a day (or a day whose opening was lost): nothing can be checked without the
+            # table's rules. Say so once; the day is re-derived when the opening arrives.
+            self.findings.append(
+                Finding(
+                    "NJ-DATA-GAP",
+                    Severity.HIGH,
+                    self.table_id,
+                    f"{len(arrived)} events arrived for table {self.table_id} but not its "
+                    "TableOpened event, which names the game and rules; the table-day is withheld "
+                    "until it arrives. Deliver the pit terminal's opening event.",
+                    event_ids=tuple(e.event_id for e in arrived[:3]),
+                )
+            )
+            self.result.event_count = len(arrived)
+            return self.result
         seq = sequence(arrived)
         self.findings.extend(seq.findings)
         self.incomplete = seq.incomplete_rounds

@@ -7,13 +7,16 @@
   never guessed at.
 - A device clock running backwards is reported (NJ-DATA-CLOCK-SKEW).
 
-Re-sequencing keeps the interleaving of devices: each device's events are sorted by ``seq``
-and put back into the arrival slots that device occupied, so a swap inside one device never
-moves another device's events.
+The order the replay sees does not depend on the order events were delivered or loaded:
+each device's events are ordered by ``seq``, and devices are merged by ``occurred_at`` (then
+device id), taking each device's next event in turn. A device whose clock jumps backwards
+therefore cannot move an event ahead of its own predecessor. Loading a day in pieces, in any
+order, replays exactly like loading it whole.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -52,13 +55,12 @@ def sequence(arrived: Iterable[TableEvent]) -> Sequenced:
         seen.add(event.event_id)
         unique.append(event)
 
-    slots: dict[str, list[int]] = {}
-    for position, event in enumerate(unique):
-        slots.setdefault(event.device_id, []).append(position)
-    ordered: list[TableEvent | None] = [None] * len(unique)
+    by_device: dict[str, list[TableEvent]] = {}
+    for event in unique:
+        by_device.setdefault(event.device_id, []).append(event)
     incomplete: set[str] = set()
-    for device, positions in slots.items():
-        arrivals = [unique[p] for p in positions]
+    streams: list[list[TableEvent]] = []
+    for device, arrivals in sorted(by_device.items()):
         highest = 0
         for event in arrivals:
             if event.seq < highest:
@@ -75,6 +77,7 @@ def sequence(arrived: Iterable[TableEvent]) -> Sequenced:
                 )
             highest = max(highest, event.seq)
         in_order = sorted(arrivals, key=lambda e: e.seq)
+        streams.append(in_order)
         previous: TableEvent | None = None
         expected = 1
         for event in in_order:
@@ -113,6 +116,19 @@ def sequence(arrived: Iterable[TableEvent]) -> Sequenced:
                 )
             expected = max(expected, event.seq + 1)
             previous = event
-        for position, event in zip(positions, in_order, strict=True):
-            ordered[position] = event
-    return Sequenced([e for e in ordered if e is not None], findings, incomplete, duplicates)
+    return Sequenced(_merge(streams), findings, incomplete, duplicates)
+
+
+def _merge(streams: list[list[TableEvent]]) -> list[TableEvent]:
+    """Merge per-device streams (each in ``seq`` order) by the time of each one's next event."""
+    heap = [(s[0].occurred_at, s[0].device_id, i, 0) for i, s in enumerate(streams) if s]
+    heapq.heapify(heap)
+    merged: list[TableEvent] = []
+    while heap:
+        _, device, i, k = heapq.heappop(heap)
+        stream = streams[i]
+        merged.append(stream[k])
+        if k + 1 < len(stream):
+            nxt = stream[k + 1]
+            heapq.heappush(heap, (nxt.occurred_at, device, i, k + 1))
+    return merged

@@ -196,7 +196,14 @@ def _device_faults(events: list[TableEvent], plan: FaultPlan, table_id: str) -> 
                 f"{event.payload_type} seq {event.seq} delivered twice",
             )
         else:
-            if prev is None:
+            # A clock jump on the card reader within a round: the card keeps its place after
+            # its own predecessor, which is all the replay's ordering relies on.
+            if (
+                prev is None
+                or event.payload_type != "CardDealt"
+                or not round_id
+                or out[prev].fields.get("round_id") != round_id
+            ):
                 continue
             event.occurred_at = out[prev].occurred_at - 90_000_000
             touched.add(i)

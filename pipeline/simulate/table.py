@@ -859,8 +859,8 @@ class TableEmulator:
             self.suivi_seat = None
         else:
             assert self.banker_last_wager is not None
-            wager = self.banker_last_wager * self.rng.choice((2, 2, 3, 4)) // 2
-        wager = min(wager, self.rules.max_wager_cents * 2)
+            wager = self.banker_last_wager * self.rng.choice((2, 2, 2, 2, 3, 4)) // 2
+        wager = min(wager, self.rules.max_wager_cents)
         if self.banker_last_wager is not None and wager < self.banker_last_wager:
             wager = self.banker_last_wager
         banker = self.banker_seat

@@ -1,0 +1,264 @@
+"""``baccarat-audit``: the command line.
+
+Every command prints what it did in numbers and exits non-zero when something needs a person:
+1 for findings that block, 2 for bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
+from pathlib import Path
+
+from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.events import default_codec
+from pipeline.events.convert import to_record
+from pipeline.ingest.sources import DeadLetter, event_files, read_file
+from pipeline.ingest.stage import load_batch
+from pipeline.ledger.store import Delivery, Ledger
+from pipeline.oracle.cli import add_odds_parser
+from pipeline.rules.codes import RULE_CODES
+from pipeline.rules.config import TableRules
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import SimulationResult, simulate, write_fault_manifest
+
+DEFAULT_OUT = Path("out")
+
+
+def _yesterday() -> date:
+    return date.today() - timedelta(days=1)
+
+
+# ---------------------------------------------------------------------- simulate
+def write_simulation(result: SimulationResult, out_dir: Path, gaming_date: date) -> list[Path]:
+    """One Avro container file per table per gaming day, plus the fault manifest."""
+    codec = default_codec()
+    day_dir = out_dir / "events" / gaming_date.isoformat()
+    day_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for table_id, events in result.events_by_table.items():
+        path = day_dir / f"{table_id}.avro"
+        codec.write_events(path, (to_record(codec, e) for e in events))
+        paths.append(path)
+    write_fault_manifest(out_dir, result)
+    return paths
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    rates = parse_faults(args.faults)
+    started = time.perf_counter()
+    result = simulate(args.tables, args.hours, args.seed, rates, args.date, _catalog(args))
+    if args.kafka:
+        from pipeline.stream.producer import publish
+
+        sent = publish(result, args.kafka, topic=args.topic)
+        print(f"published {sent} events to {args.topic} at {args.kafka}")
+        write_fault_manifest(args.out, result)
+    else:
+        paths = write_simulation(result, args.out, args.date)
+        size = sum(p.stat().st_size for p in paths)
+        print(
+            f"wrote {len(paths)} table files ({size / 1e6:.1f} MB) under "
+            f"{args.out / 'events' / args.date.isoformat()}"
+        )
+    elapsed = time.perf_counter() - started
+    print(
+        f"{result.event_count} events from {args.tables} tables over {args.hours} h in "
+        f"{elapsed:.1f} s ({result.event_count / elapsed:,.0f} events/s); "
+        f"{len(result.faults)} faults injected -> {args.out / 'faults.jsonl'}"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- ingest
+def ingest_paths(ledger: Ledger, paths: Sequence[Path], catalog_path: Path) -> tuple[int, int, int]:
+    catalog = load_catalog(catalog_path)
+    codec = default_codec()
+    deliveries = dead = exceptions = 0
+    for path in paths:
+        batch: list[Delivery] = []
+        letters: list[DeadLetter] = []
+        for item in read_file(path, codec):
+            (batch if isinstance(item, Delivery) else letters).append(item)  # type: ignore[arg-type]
+        report = load_batch(ledger, batch, letters, catalog)
+        deliveries += report.deliveries
+        dead += report.dead_letters
+        exceptions += report.exceptions
+    return deliveries, dead, exceptions
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    paths = [p for given in args.paths for p in event_files(given)]
+    with Ledger(args.db) as ledger:
+        started = time.perf_counter()
+        deliveries, dead, _ = ingest_paths(ledger, paths, args.rules)
+        elapsed = time.perf_counter() - started
+        total = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
+    print(
+        f"loaded {deliveries} events from {len(paths)} files in {elapsed:.1f} s; "
+        f"{dead} dead letters; {total[0] if total else 0} exceptions in {args.db}"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- exceptions
+def cmd_exceptions(args: argparse.Namespace) -> int:
+    where, params = ["severity_rank >= ?"], [args.min_rank]
+    for column, value in (("table_id", args.table), ("code", args.code)):
+        if value:
+            where.append(f"{column} = ?")
+            params.append(value)
+    with Ledger(args.db, read_only=True) as ledger:
+        rows = ledger.con.execute(
+            f"SELECT severity, code, table_id, round_id, seat, serial, message FROM exceptions "
+            f"WHERE {' AND '.join(where)} ORDER BY severity_rank DESC, table_id, round_id "
+            f"LIMIT ?",
+            [*params, args.limit],
+        ).fetchall()
+    for severity, code, table, rnd, seat, serial, message in rows:
+        where_text = " ".join(
+            f"{k} {v}"
+            for k, v in (("table", table), ("round", rnd), ("seat", seat), ("form", serial))
+            if v
+        )
+        print(f"[{severity}] {code} {where_text}: {message}")
+    return 0
+
+
+# ---------------------------------------------------------------------- rules
+def cmd_rules(args: argparse.Namespace) -> int:
+    tests_dir = Path(args.tests)
+    sources = (
+        {p: p.read_text(encoding="utf-8") for p in tests_dir.rglob("test_*.py")}
+        if tests_dir.exists()
+        else {}
+    )
+    print("| code | section | statement | tests |")
+    print("| --- | --- | --- | --- |")
+    for code, r in RULE_CODES.items():
+        covering = sorted(p.stem for p, text in sources.items() if code in text)
+        print(f"| `{code}` | {r.citation} | {r.statement} | {', '.join(covering) or '-'} |")
+    return 0
+
+
+def cmd_validate_rules(args: argparse.Namespace) -> int:
+    try:
+        catalog = load_catalog(args.file)
+    except CatalogError as err:
+        print(err, file=sys.stderr)
+        return 2
+    print(f"{args.file}: {len(catalog)} rule configurations, all allowed by N.J.A.C. 19:47")
+    return 0
+
+
+# ---------------------------------------------------------------------- demo
+def cmd_demo(args: argparse.Namespace) -> int:
+    from pipeline.demo import run_demo
+
+    return run_demo(args)
+
+
+def _catalog(args: argparse.Namespace) -> Mapping[str, TableRules]:
+    try:
+        return load_catalog(args.rules)
+    except CatalogError as err:
+        print(err, file=sys.stderr)
+        raise SystemExit(2) from err
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="baccarat-audit",
+        description="Surveillance and audit pipeline for New Jersey baccarat (N.J.A.C. 19:47).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--rules",
+            type=Path,
+            default=DEFAULT_CATALOG,
+            help="rule catalog (TOML) of the casino's filed configurations",
+        )
+
+    p = sub.add_parser("demo", help="emulate a gaming day, audit it, and show the results")
+    common(p)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--tables", type=int, default=6)
+    p.add_argument("--hours", type=float, default=24.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--faults", default="all")
+    p.add_argument("--date", type=date.fromisoformat, default=date(2026, 11, 24))
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("simulate", help="emulate tables and write their events")
+    common(p)
+    p.add_argument("--tables", type=int, default=6)
+    p.add_argument("--hours", type=float, default=24.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--faults",
+        default="none",
+        help="none, all, or KIND[=RATE],... (payout, vigorish, third_card, "
+        "late_wager, deferred_vig, forms, announcement, shoe, irregularity, "
+        "device)",
+    )
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument(
+        "--date", type=date.fromisoformat, default=_yesterday(), help="gaming date (YYYY-MM-DD)"
+    )
+    p.add_argument("--kafka", metavar="BOOTSTRAP", help="publish to Kafka instead of files")
+    p.add_argument("--topic", default="table-events")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("ingest", help="load Avro event files into the ledger and replay them")
+    common(p)
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("paths", type=Path, nargs="+")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("exceptions", help="list exceptions from the ledger")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--table")
+    p.add_argument("--code")
+    p.add_argument("--min-rank", type=int, default=1, help="0 info .. 4 critical")
+    p.add_argument("--limit", type=int, default=50)
+    p.set_defaults(func=cmd_exceptions)
+
+    p = sub.add_parser("rules", help="print the rule-code table (Markdown)")
+    p.add_argument("--tests", default="tests")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("validate-rules", help="validate a rule catalog file")
+    p.add_argument("file", type=Path)
+    p.set_defaults(func=cmd_validate_rules)
+
+    add_odds_parser(sub)
+    _add_optional_commands(sub)
+    return parser
+
+
+def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands whose modules import heavier dependencies, loaded only when used."""
+    p = sub.add_parser("broker", help="run the bundled Kafka-protocol broker (tansu)")
+    p.add_argument("--port", type=int, default=9092)
+    p.set_defaults(func=cmd_broker)
+
+
+def cmd_broker(args: argparse.Namespace) -> int:
+    from pipeline.stream.broker import run_broker
+
+    run_broker(args.port)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Versioned ledger migrations. Applied in order, each in its own transaction, recorded in
+``schema_migrations``; a database newer than this code is refused rather than guessed at.
+
+Design notes for what comes next:
+- ``deliveries`` keeps every delivery of every event, keyed by where it came from (a file and
+  position, or a Kafka topic-partition and offset), so re-loading the same input is a no-op
+  while a device's duplicate delivery is still visible to the replay.
+- Derived rows are replaced per (table_id, gaming_date) in one transaction, so several
+  workers can own different tables and a late event re-derives only its table-day.
+- ``consumer_offsets`` is written in the same transaction as the rows a Kafka batch produced.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "raw deliveries and derived table-day rows",
+        """
+CREATE TABLE deliveries (
+    source        VARCHAR NOT NULL,   -- file path or kafka:<topic>:<partition>
+    position      BIGINT  NOT NULL,   -- index in the file, or Kafka offset
+    event_id      VARCHAR NOT NULL,
+    table_id      VARCHAR NOT NULL,
+    device_id     VARCHAR NOT NULL,
+    seq           BIGINT  NOT NULL,
+    occurred_at   BIGINT  NOT NULL,   -- microseconds since the Unix epoch, device clock
+    gaming_date   DATE    NOT NULL,
+    payload_type  VARCHAR NOT NULL,
+    fields_json   VARCHAR NOT NULL,
+    PRIMARY KEY (source, position)
+);
+CREATE INDEX deliveries_table_day ON deliveries (table_id, gaming_date);
+
+CREATE TABLE dead_letters (
+    source        VARCHAR NOT NULL,
+    position      BIGINT  NOT NULL,
+    reason        VARCHAR NOT NULL,
+    detail        VARCHAR NOT NULL,
+    device_id     VARCHAR,
+    raw_bytes     BLOB,
+    received_on   DATE,
+    PRIMARY KEY (source, position)
+);
+
+CREATE TABLE rounds (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, shoe_id VARCHAR NOT NULL,
+    round_id VARCHAR NOT NULL, round_number INTEGER, simulated BOOLEAN, status VARCHAR,
+    player_cards VARCHAR, banker_cards VARCHAR, player_points INTEGER, banker_points INTEGER,
+    winner VARCHAR, total_cards INTEGER, is_natural BOOLEAN, dragon_7 BOOLEAN,
+    announced VARCHAR, options_taken VARCHAR, started_at BIGINT, source_event_id VARCHAR,
+    PRIMARY KEY (table_id, round_id)
+);
+CREATE TABLE cards (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, shoe_id VARCHAR, round_id VARCHAR,
+    position INTEGER, rank VARCHAR, suit VARCHAR, hand VARCHAR, source_event_id VARCHAR
+);
+CREATE TABLE wagers (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, round_id VARCHAR, seat INTEGER,
+    patron_id VARCHAR, wager VARCHAR, amount_cents BIGINT, late BOOLEAN,
+    source_event_ids VARCHAR[]
+);
+CREATE TABLE settlements (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, round_id VARCHAR, seat INTEGER,
+    patron_id VARCHAR, wager VARCHAR, stake_cents BIGINT, expected_result VARCHAR,
+    expected_paid_cents BIGINT, expected_vig_cents BIGINT, recorded_result VARCHAR,
+    recorded_paid_cents BIGINT, rule_code VARCHAR, source_event_ids VARCHAR[]
+);
+CREATE TABLE vig_ledger (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, shoe_id VARCHAR, round_id VARCHAR,
+    seat INTEGER, patron_id VARCHAR, kind VARCHAR, amount_cents BIGINT,
+    balance_after_cents BIGINT, occurred_at BIGINT, source_event_id VARCHAR
+);
+CREATE TABLE comp_vig_forms (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, serial BIGINT, status VARCHAR,
+    amount_cents BIGINT, patron_name VARCHAR, patron_id VARCHAR, form_gaming_date DATE,
+    pit VARCHAR, table_location VARCHAR, dealer_signature VARCHAR, pit_boss_signature VARCHAR,
+    pit_clerk_signature VARCHAR, patron_signature VARCHAR, signature_missing_reason VARCHAR,
+    marked_void BOOLEAN, source_event_id VARCHAR
+);
+CREATE TABLE form_series (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, first_serial BIGINT,
+    last_serial BIGINT, used INTEGER, voided INTEGER, source_event_id VARCHAR
+);
+CREATE TABLE form_events (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, serial BIGINT, kind VARCHAR,
+    amount_cents BIGINT, patron_name VARCHAR, table_location VARCHAR, form_gaming_date DATE,
+    marked_void BOOLEAN, matched BOOLEAN, source_event_id VARCHAR
+);
+CREATE TABLE exceptions (
+    exception_id VARCHAR NOT NULL, table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL,
+    code VARCHAR NOT NULL, section VARCHAR NOT NULL, severity VARCHAR NOT NULL,
+    severity_rank INTEGER NOT NULL, shoe_id VARCHAR, round_id VARCHAR, seat INTEGER,
+    patron_id VARCHAR, serial BIGINT, expected_cents BIGINT, actual_cents BIGINT,
+    message VARCHAR NOT NULL, source_event_ids VARCHAR[],
+    PRIMARY KEY (table_id, gaming_date, exception_id)
+);
+CREATE TABLE table_day_summary (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, rules_id VARCHAR, game VARCHAR,
+    pit VARCHAR, location VARCHAR, dealer_id VARCHAR, shoes INTEGER, rounds INTEGER,
+    events BIGINT, duplicates INTEGER, handle_cents BIGINT, vig_expected_cents BIGINT,
+    vig_collected_cents BIGINT, vig_uncollected_cents BIGINT, comp_vig_cents BIGINT,
+    exceptions INTEGER, replayed_at TIMESTAMP,
+    PRIMARY KEY (table_id, gaming_date)
+);
+CREATE TABLE table_day_win (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, wager VARCHAR NOT NULL,
+    expected_win_cents BIGINT, recorded_win_cents BIGINT,
+    PRIMARY KEY (table_id, gaming_date, wager)
+);
+CREATE TABLE gaming_days (
+    gaming_date DATE PRIMARY KEY, status VARCHAR NOT NULL, closed_at TIMESTAMP,
+    report_sha256 VARCHAR, previous_chain_sha256 VARCHAR, chain_sha256 VARCHAR,
+    blocking_exceptions INTEGER
+);
+CREATE TABLE acknowledgements (
+    exception_id VARCHAR NOT NULL, action VARCHAR NOT NULL, note VARCHAR, actor VARCHAR NOT NULL,
+    acted_at TIMESTAMP NOT NULL
+);
+CREATE TABLE consumer_offsets (
+    consumer_group VARCHAR NOT NULL, topic VARCHAR NOT NULL, partition INTEGER NOT NULL,
+    next_offset BIGINT NOT NULL, PRIMARY KEY (consumer_group, topic, partition)
+);
+""",
+    ),
+)
+
+DERIVED_TABLES: tuple[str, ...] = (
+    "rounds",
+    "cards",
+    "wagers",
+    "settlements",
+    "vig_ledger",
+    "comp_vig_forms",
+    "form_series",
+    "form_events",
+    "exceptions",
+    "table_day_summary",
+    "table_day_win",
+)
+"""Tables replaced as a whole for a (table_id, gaming_date) when that table-day is replayed."""

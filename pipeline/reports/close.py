@@ -1,0 +1,268 @@
+"""The gaming-day close: the accountant's figures per pit and table, the Form register, the
+exceptions that block the close, and a hash chain across closed days.
+
+Figures (integer cents):
+- handle: every stake wagered;
+- win by wager type, as recorded (what the dealers actually paid and collected) and as
+  recomputed from the cards; their difference is money an exception explains;
+- vigorish collected, left uncollected without a Form, and documented on Forms, the last
+  being a complimentary in table game win (N.J.A.C. 19:47-3.3(c)3, (c)3vii);
+- win percentage of handle.
+
+The report's SHA-256 is chained to the previous closed day's, so a changed figure in any
+closed day breaks every later link (``verify_chain``).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from pipeline.ledger.store import Ledger
+from pipeline.replay.findings import money
+
+BLOCKING_RANK = 4  # CRITICAL exceptions without an acknowledgement block the close
+
+
+@dataclass
+class CloseResult:
+    gaming_date: date
+    report: dict[str, Any]
+    report_sha256: str
+    chain_sha256: str
+    previous_chain_sha256: str | None
+    blocking: int
+    files: list[Path]
+
+    @property
+    def status(self) -> str:
+        return "CLOSED" if self.blocking == 0 else "CLOSED_WITH_BLOCKING_EXCEPTIONS"
+
+
+def _rows(ledger: Ledger, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cursor = ledger.con.execute(sql, params)
+    names = [d[0] for d in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def day_report(ledger: Ledger, gaming_date: date) -> dict[str, Any]:
+    """Everything the close states, as plain data (the hashed content)."""
+    day = [gaming_date]
+    tables = _rows(
+        ledger,
+        """
+        SELECT s.table_id, s.pit, s.location, s.game, s.rules_id, s.rounds, s.shoes,
+               s.handle_cents, s.vig_collected_cents, s.vig_uncollected_cents,
+               s.comp_vig_cents, s.exceptions,
+               coalesce(w.recorded, 0) AS recorded_win_cents,
+               coalesce(w.expected, 0) AS expected_win_cents
+        FROM table_day_summary s
+        LEFT JOIN (SELECT table_id, gaming_date, sum(recorded_win_cents) AS recorded,
+                          sum(expected_win_cents) AS expected
+                   FROM table_day_win GROUP BY ALL) w USING (table_id, gaming_date)
+        WHERE s.gaming_date = ? ORDER BY s.pit, s.table_id""",
+        day,
+    )
+    for t in tables:
+        t["win_cents"] = t["recorded_win_cents"] + t["vig_collected_cents"]
+        t["hold_pct"] = (
+            round(100 * t["win_cents"] / t["handle_cents"], 3) if t["handle_cents"] else None
+        )
+    by_wager = _rows(
+        ledger,
+        """
+        SELECT wager, sum(recorded_win_cents) AS recorded_win_cents,
+               sum(expected_win_cents) AS expected_win_cents
+        FROM table_day_win WHERE gaming_date = ? GROUP BY wager ORDER BY wager""",
+        day,
+    )
+    forms = _rows(
+        ledger,
+        """
+        SELECT table_id, status, count(*) AS forms, sum(amount_cents) AS amount_cents
+        FROM comp_vig_forms WHERE gaming_date = ? GROUP BY ALL ORDER BY ALL""",
+        day,
+    )
+    unmatched = _rows(
+        ledger,
+        """
+        SELECT table_id, serial, kind, amount_cents FROM form_events
+        WHERE gaming_date = ? AND NOT matched ORDER BY ALL""",
+        day,
+    )
+    exceptions = _rows(
+        ledger,
+        """
+        SELECT severity, code, count(*) AS count FROM exceptions WHERE gaming_date = ?
+        GROUP BY ALL ORDER BY min(severity_rank) DESC, code""",
+        day,
+    )
+    blocking = _rows(
+        ledger,
+        """
+        SELECT e.exception_id, e.table_id, e.code, e.round_id, e.seat, e.serial, e.message
+        FROM exceptions e
+        WHERE e.gaming_date = ? AND e.severity_rank >= ? AND NOT EXISTS (
+            SELECT 1 FROM acknowledgements a WHERE a.exception_id = e.exception_id)
+        ORDER BY e.table_id, e.round_id, e.code""",
+        [gaming_date, BLOCKING_RANK],
+    )
+    dead = _rows(
+        ledger, "SELECT reason, count(*) AS count FROM dead_letters GROUP BY 1 ORDER BY 1", []
+    )
+    totals = {
+        key: sum(t[key] for t in tables)
+        for key in (
+            "rounds",
+            "handle_cents",
+            "recorded_win_cents",
+            "expected_win_cents",
+            "vig_collected_cents",
+            "vig_uncollected_cents",
+            "comp_vig_cents",
+            "win_cents",
+        )
+    }
+    totals["hold_pct"] = (
+        round(100 * totals["win_cents"] / totals["handle_cents"], 3)
+        if totals["handle_cents"]
+        else None
+    )
+    return {
+        "gaming_date": gaming_date.isoformat(),
+        "totals": totals,
+        "tables": tables,
+        "win_by_wager": by_wager,
+        "forms": forms,
+        "unmatched_form_copies": unmatched,
+        "exceptions_by_code": exceptions,
+        "blocking_exceptions": blocking,
+        "dead_letters": dead,
+    }
+
+
+def canonical(report: dict[str, Any]) -> bytes:
+    return json.dumps(report, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def close_gaming_day(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseResult:
+    """Close (or re-close, after late data) one gaming day and write its reports."""
+    report = day_report(ledger, gaming_date)
+    report_sha = hashlib.sha256(canonical(report)).hexdigest()
+    previous = ledger.con.execute(
+        "SELECT chain_sha256 FROM gaming_days WHERE gaming_date < ? AND chain_sha256 IS NOT "
+        "NULL ORDER BY gaming_date DESC LIMIT 1",
+        [gaming_date],
+    ).fetchone()
+    previous_chain = previous[0] if previous else None
+    chain = hashlib.sha256(f"{previous_chain or ''}{report_sha}".encode()).hexdigest()
+    blocking = len(report["blocking_exceptions"])
+    result = CloseResult(gaming_date, report, report_sha, chain, previous_chain, blocking, [])
+    with ledger.transaction():
+        ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
+        ledger.con.execute(
+            "INSERT INTO gaming_days VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                gaming_date,
+                result.status,
+                datetime.now(UTC),
+                report_sha,
+                previous_chain,
+                chain,
+                blocking,
+            ],
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"close-{gaming_date.isoformat()}"
+    json_path = stem.with_suffix(".json")
+    json_path.write_text(
+        json.dumps(
+            {
+                **report,
+                "report_sha256": report_sha,
+                "previous_chain_sha256": previous_chain,
+                "chain_sha256": chain,
+            },
+            indent=2,
+            default=str,
+        )
+    )
+    csv_path = stem.with_suffix(".csv")
+    with csv_path.open("w", newline="") as fo:
+        writer = csv.DictWriter(
+            fo, fieldnames=list(report["tables"][0]) if report["tables"] else ["table_id"]
+        )
+        writer.writeheader()
+        writer.writerows(report["tables"])
+    html_path = stem.with_suffix(".html")
+    html_path.write_text(render_html(report, result))
+    result.files = [json_path, csv_path, html_path]
+    return result
+
+
+def verify_chain(ledger: Ledger) -> list[str]:
+    """Recompute every closed day's report and chain; list each day that no longer matches."""
+    problems = []
+    previous: str | None = None
+    for day, report_sha, chain in ledger.con.execute(
+        "SELECT gaming_date, report_sha256, chain_sha256 FROM gaming_days ORDER BY gaming_date"
+    ).fetchall():
+        recomputed = hashlib.sha256(canonical(day_report(ledger, day))).hexdigest()
+        if recomputed != report_sha:
+            problems.append(
+                f"{day}: the figures changed since the close (report hash "
+                f"{report_sha[:12]} now {recomputed[:12]}); re-close the day"
+            )
+        expected_chain = hashlib.sha256(f"{previous or ''}{report_sha}".encode()).hexdigest()
+        if expected_chain != chain:
+            problems.append(f"{day}: the hash chain is broken at this day")
+        previous = chain
+    return problems
+
+
+def render_html(report: dict[str, Any], result: CloseResult) -> str:
+    def table(rows: list[dict[str, Any]], money_cols: set[str]) -> str:
+        if not rows:
+            return "<p>None.</p>"
+        head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(money(v) if k in money_cols and v is not None else str(v))}</td>"
+                for k, v in r.items()
+            )
+            + "</tr>"
+            for r in rows
+        )
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    cents = {k for k in (report["tables"][0] if report["tables"] else {}) if k.endswith("_cents")}
+    cents |= {"recorded_win_cents", "expected_win_cents", "amount_cents"}
+    totals = report["totals"]
+    return f"""<!doctype html><html><head><meta charset="utf-8">
+<title>Gaming day close {report["gaming_date"]}</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #999;padding:3px 8px;text-align:right}}th{{background:#eee}}</style>
+</head><body>
+<h1>Gaming day close {report["gaming_date"]}: {result.status}</h1>
+<p>Handle {money(totals["handle_cents"])}; win {money(totals["win_cents"])} (hold
+{totals["hold_pct"]} % of handle); vigorish collected {money(totals["vig_collected_cents"])},
+uncollected without a Form {money(totals["vig_uncollected_cents"])}, documented on Forms as
+complimentaries {money(totals["comp_vig_cents"])} (N.J.A.C. 19:47-3.3(c)3vii).</p>
+<p>Report SHA-256 <code>{result.report_sha256}</code>, chain <code>{result.chain_sha256}</code>
+(previous <code>{result.previous_chain_sha256 or "none"}</code>).</p>
+<h2>Tables</h2>{table(report["tables"], cents)}
+<h2>Win by wager type</h2>{table(report["win_by_wager"], cents)}
+<h2>Complimentary Vigorish Forms</h2>{table(report["forms"], cents)}
+<h2>Unmatched originals and duplicates</h2>{table(report["unmatched_form_copies"], cents)}
+<h2>Exceptions by code</h2>{table(report["exceptions_by_code"], set())}
+<h2>Blocking exceptions (critical, not acknowledged)</h2>
+{table(report["blocking_exceptions"][:200], set())}
+<h2>Dead letters</h2>{table(report["dead_letters"], set())}
+</body></html>"""

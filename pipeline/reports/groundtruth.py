@@ -1,0 +1,76 @@
+"""Compare the emulator's ground-truth fault manifest with the exceptions in the ledger.
+
+A fault is found when an exception carries its rule code at its table, and at its round,
+seat and form serial where the fault names one (device faults also by event id, except gaps,
+whose missing event the replay cannot name). Every other exception is unexpected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.ledger.store import Ledger
+from pipeline.simulate.faults import InjectedFault, read_manifest
+
+
+@dataclass(frozen=True)
+class ExceptionKey:
+    exception_id: str
+    code: str
+    table_id: str
+    round_id: str | None
+    seat: int | None
+    serial: int | None
+    event_ids: tuple[str, ...]
+
+
+@dataclass
+class Comparison:
+    injected: int
+    exceptions: int
+    missed: list[InjectedFault] = field(default_factory=list)
+    unexpected: list[ExceptionKey] = field(default_factory=list)
+
+    @property
+    def exact(self) -> bool:
+        return not self.missed and not self.unexpected
+
+    def summary(self) -> str:
+        return (
+            f"{self.injected - len(self.missed)}/{self.injected} injected faults found; "
+            f"{len(self.unexpected)} exceptions not explained by an injected fault"
+        )
+
+
+def matches(fault: InjectedFault, x: ExceptionKey) -> bool:
+    if fault.rule_code != x.code or fault.table_id != x.table_id:
+        return False
+    for wanted, got in (
+        (fault.round_id, x.round_id),
+        (fault.seat, x.seat),
+        (fault.serial, x.serial),
+    ):
+        if wanted is not None and wanted != got:
+            return False
+    if fault.kind == "device" and fault.rule_code != "NJ-DATA-GAP":
+        return bool(set(fault.event_ids) & set(x.event_ids))
+    return True
+
+
+def compare(ledger: Ledger, manifest: Path) -> Comparison:
+    faults = read_manifest(manifest)
+    rows = ledger.con.execute(
+        "SELECT exception_id, code, table_id, round_id, seat, serial, source_event_ids "
+        "FROM exceptions"
+    ).fetchall()
+    found = [ExceptionKey(r[0], r[1], r[2], r[3], r[4], r[5], tuple(r[6] or ())) for r in rows]
+    explained: set[str] = set()
+    result = Comparison(len(faults), len(found))
+    for fault in faults:
+        hits = [x for x in found if matches(fault, x)]
+        if not hits:
+            result.missed.append(fault)
+        explained.update(x.exception_id for x in hits)
+    result.unexpected = [x for x in found if x.exception_id not in explained]
+    return result
