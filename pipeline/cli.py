@@ -251,8 +251,7 @@ def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentPars
 def cmd_broker(args: argparse.Namespace) -> int:
     from pipeline.stream.broker import run_broker
 
-    run_broker(args.port)
-    return 0
+    return run_broker(args.port)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,1 @@
+"""Kafka-protocol streaming helpers: the bundled local broker, producers and consumers."""
