@@ -11,11 +11,22 @@ from pipeline.rules.config import InvalidRulesError, TableRules, rules_from_mapp
 DEFAULT_CATALOG = Path(__file__).with_name("rules_catalog.toml")
 
 
-CHOICES_TO_STATE: frozenset[str] = frozenset({
-    "game", "decks", "shuffle_method", "vig_percent", "vig_rounding", "vig_deferral",
-    "disclosed_card_procedure", "disclosed_ten_value_discards", "settlement_procedure",
-    "min_wager_cents", "max_wager_cents", "gaming_day_starts",
-})
+CHOICES_TO_STATE: frozenset[str] = frozenset(
+    {
+        "game",
+        "decks",
+        "shuffle_method",
+        "vig_percent",
+        "vig_rounding",
+        "vig_deferral",
+        "disclosed_card_procedure",
+        "disclosed_ten_value_discards",
+        "settlement_procedure",
+        "min_wager_cents",
+        "max_wager_cents",
+        "gaming_day_starts",
+    }
+)
 """Choices a filed rule configuration must state explicitly; the regulations leave them to the
 casino (3.3(c), 3.3(c)1-2, 3.5(a), 3.10(b), 3.12(c)), so none is defaulted."""
 
