@@ -36,6 +36,10 @@ class Odds(NamedTuple):
         return stake_cents * self.to_win // self.stake
 
     def at_least(self, minimum: Odds) -> bool:
+        """Whether these odds pay at least ``minimum``; odds with a zero side pay nothing
+        sensible and never qualify."""
+        if self.to_win <= 0 or self.stake <= 0:
+            return False
         return self.to_win * minimum.stake >= minimum.to_win * self.stake
 
     def __str__(self) -> str:
@@ -153,10 +157,31 @@ class InvalidRulesError(ValueError):
 def _game_sections(game: Game) -> Mapping[str, str]:
     """Where each choice is regulated, per game."""
     if game is Game.CHEMIN_DE_FER:
-        return {"decks": "4.1(a)", "vig": "4.10(c)", "disclosed": "4.12(h)1"}
+        return {
+            "decks": "4.1(a)",
+            "vig": "4.10(c)",
+            "disclosed": "4.12(h)1",
+            "tie": "4.7(g)",
+            "no_vig": "4.10(c)",
+            "no_vig_2": "4.10(c)",
+        }
     if game is Game.MINIBACCARAT:
-        return {"decks": "7.1(a)", "vig": "7.3(c)", "disclosed": "7.11(c)1"}
-    return {"decks": "3.1(a)", "vig": "3.3(c)", "disclosed": "3.12(c)1"}
+        return {
+            "decks": "7.1(a)",
+            "vig": "7.3(c)",
+            "disclosed": "7.11(c)1",
+            "tie": "7.3(b)",
+            "no_vig": "7.3(f)",
+            "no_vig_2": "7.3(f)2",
+        }
+    return {
+        "decks": "3.1(a)",
+        "vig": "3.3(c)",
+        "disclosed": "3.12(c)1",
+        "tie": "3.3(b)",
+        "no_vig": "3.3(e)",
+        "no_vig_2": "3.3(e)2",
+    }
 
 
 def problems(rules: TableRules) -> list[ConfigProblem]:
@@ -197,18 +222,18 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
         )
 
     if game is not chemmy and not rules.tie_odds.at_least(TIE_MINIMUM):
-        bad("tie_odds", "3.3(b)", f"a tie pays at least {TIE_MINIMUM}, got {rules.tie_odds}")
+        bad("tie_odds", sec["tie"], f"a tie pays at least {TIE_MINIMUM}, got {rules.tie_odds}")
 
     if rules.no_vig_banker_six and rules.no_vig_total_card_cover:
         bad(
             "no_vig_banker_six",
-            "3.3(e)",
+            sec["no_vig"],
             "offer one, but not both, of the no-vigorish options (e)1 and (e)2",
         )
     if rules.no_vig_total_card_cover and not rules.total_card_wagers:
         bad(
             "no_vig_total_card_cover",
-            "3.3(e)2",
+            sec["no_vig_2"],
             "the (e)2 option needs the total-card wagers of 3.2(a)4 to be offered",
         )
 
@@ -301,10 +326,16 @@ def _parse_odds(name: str, value: Any) -> Odds:
     if isinstance(value, str):
         left, sep, right = value.partition(" to ")
         if sep and left.strip().isdigit() and right.strip().isdigit():
-            return Odds(int(left), int(right))
+            odds = Odds(int(left), int(right))
+            if odds.to_win > 0 and odds.stake > 0:
+                return odds
     elif isinstance(value, list | tuple) and len(value) == 2:
-        return Odds(int(value[0]), int(value[1]))
-    raise ValueError(f'{name}: odds are written like "8 to 1", got {value!r}')
+        odds = Odds(int(value[0]), int(value[1]))
+        if odds.to_win > 0 and odds.stake > 0:
+            return odds
+    raise ValueError(
+        f'{name}: odds are written like "8 to 1" with both sides positive, got {value!r}'
+    )
 
 
 def rules_from_mapping(data: Mapping[str, Any]) -> TableRules:

@@ -46,6 +46,10 @@ class Deal:
         return outcome_of(self.player, self.banker)
 
 
+def _void_section(game: Game) -> str:
+    return "N.J.A.C. 19:47-4.12(k)" if game is Game.CHEMIN_DE_FER else "N.J.A.C. 19:47-3.12(e)"
+
+
 def deal_round(game: Game, shoe: Sequence[Card], options: Options = Options()) -> Deal:
     """Deal one round from the front of ``shoe``.
 
@@ -55,7 +59,7 @@ def deal_round(game: Game, shoe: Sequence[Card], options: Options = Options()) -
     """
     if len(shoe) < 4:
         raise InsufficientCardsError(
-            f"{len(shoe)} cards left, 4 needed to deal a round (N.J.A.C. 19:47-3.12(e))"
+            f"{len(shoe)} cards left, 4 needed to deal a round ({_void_section(game)})"
         )
     player = [shoe[0], shoe[2]]
     banker = [shoe[1], shoe[3]]
@@ -67,7 +71,7 @@ def deal_round(game: Game, shoe: Sequence[Card], options: Options = Options()) -
         nonlocal next_card
         if next_card >= len(shoe):
             raise InsufficientCardsError(
-                f"the shoe ran out after {next_card} cards of the round (N.J.A.C. 19:47-3.12(e))"
+                f"the shoe ran out after {next_card} cards of the round ({_void_section(game)})"
             )
         card = shoe[next_card]
         next_card += 1

@@ -36,7 +36,7 @@ def next_holder(previous: int, accepting: Iterable[int]) -> int | None:
     """The new curator or Banker after a mandatory pass: the first participant to the right of
     the previous holder, then counterclockwise, who accepts (3.11(b), 4.11(b)). ``None``: the
     dealer acts as curator (3.6(d)2)."""
-    order = counterclockwise_from(previous, accepting)
+    order = [seat for seat in counterclockwise_from(previous, accepting) if seat != previous]
     return order[0] if order else None
 
 
@@ -97,6 +97,7 @@ def cover_bank(
     else banco seul, nearest the Banker counterclockwise; else partial wagers counterclockwise
     from the Banker's right until the bank is covered. Nothing ever exceeds the bank.
     """
+    offers = [o for o in offers if o.seat != banker_seat]  # 4.7(a): "the remaining participants"
     for offer in offers:
         if offer.kind is BancoKind.SUIVI and offer.seat == suivi_seat:
             return Coverage((BancoOffer(offer.seat, offer.kind, banker_wager),), 0, offer.seat)

@@ -1,0 +1,182 @@
+"""Curator and Banker: N.J.A.C. 19:47-3.6(b), 3.11; 4.5(b), 4.6(b), 4.7, 4.8(c), 4.11."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.rules.cards import Point
+from pipeline.rules.outcome import RoundOutcome
+from pipeline.rules.roles import (
+    BancoKind,
+    BancoOffer,
+    banker_by_bid,
+    banker_wager_problem,
+    counterclockwise_from,
+    cover_bank,
+    curator_must_pass,
+    next_holder,
+)
+
+SUIVI, SEUL, PARTIAL = BancoKind.SUIVI, BancoKind.SEUL, BancoKind.PARTIAL
+
+
+def oc(p: int, b: int) -> RoundOutcome:
+    return RoundOutcome(Point(p), Point(b), 2, 2)
+
+
+@pytest.mark.rule("PB-3.11a1-CURATOR-PASS", "CF-4.11a1-BANK-PASS")
+def test_shoe_passes_only_when_the_banker_hand_loses() -> None:
+    """N.J.A.C. 19:47-3.11(a)1, 4.11(a)1: "The curator shall pass the shoe whenever the
+    banker's hand loses" - not when it wins, and a tie is not a loss (PB-3.11a1-CURATOR-PASS)."""
+    assert curator_must_pass(oc(7, 2))
+    assert not curator_must_pass(oc(2, 7))
+    for n in range(10):
+        assert not curator_must_pass(oc(n, n))
+
+
+@pytest.mark.rule("PB-3.6b-CURATOR", "CF-4.11a1-BANK-PASS")
+def test_next_holder_is_to_the_right_then_counterclockwise() -> None:
+    """N.J.A.C. 19:47-3.11(b), 4.11(b): the shoe is offered "to the participant immediately to
+    the right of the previous curator" and then counterclockwise (ascending seats, wrapping)
+    to the first who accepts; nobody: the dealer is curator (3.6(d)2) (PB-3.6b-CURATOR)."""
+    assert next_holder(3, [1, 4, 6]) == 4
+    assert next_holder(3, [1, 2]) == 1  # wraps past the highest seat
+    assert next_holder(7, [2, 5]) == 2
+    assert next_holder(3, []) is None
+    assert counterclockwise_from(3, [6, 1, 4, 3]) == [4, 6, 1, 3]
+    assert counterclockwise_from(0, [3, 1, 2]) == [1, 2, 3]  # 3.6(b): start at seat 1
+
+
+@pytest.mark.rule("PB-3.6b-CURATOR", "PB-3.11a1-CURATOR-PASS", "CF-4.11a1-BANK-PASS")
+def test_passed_shoe_does_not_return_to_the_previous_holder() -> None:
+    """N.J.A.C. 19:47-3.11(b), 4.11(b): a relinquished shoe is offered to the participant to
+    the right and then to "each of the other participants" - after a mandatory pass the
+    previous curator/Banker is not offered it back; with nobody else accepting, the dealer
+    acts as curator (3.6(d)2) (PB-3.11a1-CURATOR-PASS)."""
+    assert next_holder(3, [3, 5]) == 5
+    assert next_holder(3, [3]) is None
+
+
+@pytest.mark.rule("CF-4.5b-BANKER-BID")
+def test_banker_by_bid() -> None:
+    """N.J.A.C. 19:47-4.5(b): the highest offer becomes Banker; of equal offers, the one
+    "closest to the dealer moving counterclockwise" (the lowest seat) (CF-4.5b-BANKER-BID)."""
+    assert banker_by_bid({1: 50_000, 4: 100_000, 6: 75_000}) == 4
+    assert banker_by_bid({6: 100_000, 2: 100_000, 4: 100_000}) == 2
+    assert banker_by_bid({5: 1}) == 5
+    with pytest.raises(ValueError, match=r"19:47-4\.5\(b\)"):
+        banker_by_bid({})
+
+
+@pytest.mark.rule("CF-4.6b-BANKER-LIMITS")
+def test_banker_wager_limits_example_of_4_6_b() -> None:
+    """N.J.A.C. 19:47-4.6(b) example: a $1,000 bid -> first wager at least $1,000; the second
+    from $1,000 to $2,000; after $2,000 the third from $2,000 to $4,000 (CF-4.6b-BANKER-LIMITS)."""
+    bid = 100_000
+    assert banker_wager_problem(None, bid, 100_000) is None
+    assert banker_wager_problem(None, bid, 150_000) is None
+    assert "below the winning bid" in str(banker_wager_problem(None, bid, 99_999))
+    for second in (100_000, 150_000, 200_000):
+        assert banker_wager_problem(100_000, None, second) is None
+    assert "below the previous" in str(banker_wager_problem(100_000, None, 99_999))
+    assert "exceeds twice" in str(banker_wager_problem(100_000, None, 200_001))
+    for third in (200_000, 300_000, 400_000):
+        assert banker_wager_problem(200_000, None, third) is None
+    assert banker_wager_problem(200_000, None, 199_999) is not None
+    assert banker_wager_problem(200_000, None, 400_001) is not None
+    assert banker_wager_problem(None, None, 1) is None  # no bid recorded: nothing to compare
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI", "CF-4.8c-DOMINANT")
+def test_banco_suivi_comes_first() -> None:
+    """N.J.A.C. 19:47-4.7(b), 4.8(c): the participant who equaled and lost the Banker's
+    previous wager has the first option, for the whole bank, and controls the Player's Hand
+    (CF-4.7b-SUIVI, CF-4.8c-DOMINANT)."""
+    offers = [
+        BancoOffer(2, SEUL, 10_000),
+        BancoOffer(7, SUIVI, 10_000),
+        BancoOffer(3, PARTIAL, 500),
+    ]
+    got = cover_bank(1, 10_000, offers, suivi_seat=7)
+    assert got.accepted == (BancoOffer(7, SUIVI, 10_000),)
+    assert (got.uncovered_cents, got.dominant_seat) == (0, 7)
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI", "CF-4.8c-DOMINANT")
+def test_unqualified_suivi_falls_back_to_seul_nearest_counterclockwise() -> None:
+    """N.J.A.C. 19:47-4.7(b)-(c): a "suivi" from someone who did not lose the previous coup
+    has no priority; of several "Banco Seul", the one nearest the Banker counterclockwise
+    wins (CF-4.7b-SUIVI)."""
+    offers = [
+        BancoOffer(7, SUIVI, 10_000),
+        BancoOffer(2, SEUL, 10_000),
+        BancoOffer(6, SEUL, 10_000),
+    ]
+    got = cover_bank(5, 10_000, offers, suivi_seat=3)
+    assert got.accepted == (BancoOffer(6, SEUL, 10_000),)
+    assert got.dominant_seat == 6
+    wrap = cover_bank(8, 10_000, [BancoOffer(6, SEUL, 10_000), BancoOffer(2, SEUL, 10_000)], None)
+    assert wrap.accepted == (BancoOffer(2, SEUL, 10_000),)
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI", "CF-4.7a-AGGREGATE", "CF-4.7e-UNCOVERED", "CF-4.8c-DOMINANT")
+def test_partial_wagers_counterclockwise_until_covered() -> None:
+    """N.J.A.C. 19:47-4.7(a), (d), (e), 4.8(c): partial wagers are taken from the Banker's
+    right counterclockwise until the bank is covered, never beyond it; the Banker withdraws
+    the uncovered part; the highest wager (ties: nearest counterclockwise) is Dominant
+    (CF-4.7a-AGGREGATE, CF-4.7e-UNCOVERED)."""
+    offers = [BancoOffer(s, PARTIAL, a) for s, a in ((2, 4000), (5, 3000), (7, 5000), (1, 9000))]
+    got = cover_bank(4, 10_000, offers, None)
+    assert got.accepted == (
+        BancoOffer(5, PARTIAL, 3000),
+        BancoOffer(7, PARTIAL, 5000),
+        BancoOffer(1, PARTIAL, 2000),  # capped at what remains of the bank
+    )
+    assert got.uncovered_cents == 0
+    assert got.dominant_seat == 7
+    short = cover_bank(
+        4, 10_000, [BancoOffer(2, PARTIAL, 3000), BancoOffer(6, PARTIAL, 3000)], None
+    )
+    assert sum(o.amount_cents for o in short.accepted) == 6000
+    assert short.uncovered_cents == 4000
+    assert short.dominant_seat == 6  # equal wagers: seat 6 is nearer the Banker (seat 4)
+    nobody = cover_bank(4, 10_000, [], None)
+    assert (nobody.accepted, nobody.uncovered_cents, nobody.dominant_seat) == ((), 10_000, None)
+
+
+@pytest.mark.rule("CF-4.7a-AGGREGATE")
+def test_the_banker_never_covers_himself() -> None:
+    """N.J.A.C. 19:47-4.7(a): "the remaining participants" wager against the Banker - an offer
+    from the Banker's own seat is never accepted (CF-4.7a-AGGREGATE)."""
+    got = cover_bank(4, 10_000, [BancoOffer(4, PARTIAL, 5000), BancoOffer(5, PARTIAL, 1000)], None)
+    assert all(o.seat != 4 for o in got.accepted)
+    alone = cover_bank(4, 10_000, [BancoOffer(4, SEUL, 10_000)], None)
+    assert all(o.seat != 4 for o in alone.accepted)
+
+
+@pytest.mark.rule("CF-4.7a-AGGREGATE", "CF-4.7e-UNCOVERED")
+@settings(max_examples=300, deadline=None)
+@given(
+    bank=st.integers(1, 10_000_000),
+    banker=st.integers(1, 9),
+    offers=st.dictionaries(st.integers(1, 9), st.integers(1, 10_000_000), max_size=8),
+)
+def test_partial_coverage_never_exceeds_the_bank(
+    bank: int, banker: int, offers: dict[int, int]
+) -> None:
+    """N.J.A.C. 19:47-4.7(a), (e): for any partial offers, accepted wagers - each within its
+    offer - never exceed the Banker's wager, and covered + withdrawn = the Banker's wager
+    (CF-4.7a-AGGREGATE, CF-4.7e-UNCOVERED)."""
+    offers.pop(banker, None)
+    got = cover_bank(banker, bank, [BancoOffer(s, PARTIAL, a) for s, a in offers.items()], None)
+    covered = sum(o.amount_cents for o in got.accepted)
+    assert covered <= bank
+    assert covered + got.uncovered_cents == bank
+    for o in got.accepted:
+        assert 0 < o.amount_cents <= offers[o.seat]
+    if sum(offers.values()) >= bank:
+        assert got.uncovered_cents == 0
+    else:
+        assert covered == sum(offers.values())
