@@ -946,6 +946,8 @@ class TableReplay:
                 )
                 continue
             by_seat.setdefault(seat, {})[wager] = amount
+        if rules.bonus_requires_base_wager:
+            self._check_bonus_base(rnd, by_seat)
         recorded = {(int(e.get("seat")), Wager[str(e.get("wager"))]): e for e in rnd.settled}
         vig_recorded: dict[int, list[TableEvent]] = {}
         for e in rnd.vig:
@@ -981,6 +983,24 @@ class TableReplay:
                 event_ids=tuple(e.event_id for e in events),
             )
         self._check_order(rules, rnd)
+
+    def _check_bonus_base(
+        self,
+        rnd: RoundState,
+        by_seat: Mapping[int, Mapping[Wager, int]],
+    ) -> None:
+        """3.2(b): where the casino requires it, a bonus wager needs a Banker or Player wager."""
+        for seat, stakes in sorted(by_seat.items()):
+            bonus = [w for w in (Wager.BANKER_BONUS, Wager.PLAYER_BONUS) if w in stakes]
+            if bonus and Wager.BANKER not in stakes and Wager.PLAYER not in stakes:
+                self.find(
+                    "PB-3.2b-WAGER-OFFERED",
+                    Severity.HIGH,
+                    f"Seat {seat} made a {bonus[0].value} wager without a Banker or Player "
+                    "wager, which this table requires (N.J.A.C. 19:47-3.2(b)).",
+                    seat=seat,
+                    event_ids=tuple(rnd.wager_events[(seat, bonus[0])]),
+                )
 
     def _compare_settlement(
         self, rnd: RoundState, seat: int, s: Settlement, e: TableEvent | None

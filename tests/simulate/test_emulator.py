@@ -1,0 +1,184 @@
+"""The emulator: deterministic by seed, legal when clean, and every fault kind on record.
+
+Clean rounds are recomputed here with the rules core directly (not through the replay), so
+the emulator and the replay cannot share a mistake unnoticed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+
+import pytest
+
+from pipeline.config.catalog import load_catalog
+from pipeline.events.model import TableEvent
+from pipeline.rules.cards import Card, Rank, Suit
+from pipeline.rules.deal import Options, deal_round
+from pipeline.rules.games import Game
+from pipeline.rules.settlement import Wager, settle_seat
+from pipeline.simulate.faults import DEFAULT_RATES, FaultKind, parse_faults
+from pipeline.simulate.run import plan_floor, simulate
+
+DAY = date(2026, 11, 24)
+
+
+@pytest.fixture(scope="module")
+def clean_day() -> dict[str, list[TableEvent]]:
+    return simulate(6, 6, seed=5, rates={}, gaming_date=DAY).events_by_table
+
+
+def test_same_seed_same_events() -> None:
+    """Deterministic by --seed: two runs give identical events, ids included."""
+    first = simulate(2, 1, seed=9, rates=parse_faults("all"), gaming_date=DAY)
+    second = simulate(2, 1, seed=9, rates=parse_faults("all"), gaming_date=DAY)
+    assert first.events_by_table == second.events_by_table
+    assert first.faults == second.faults
+    other = simulate(2, 1, seed=10, rates=parse_faults("all"), gaming_date=DAY)
+    assert other.events_by_table != first.events_by_table
+
+
+def test_a_table_does_not_depend_on_how_many_others_run() -> None:
+    """Each table has its own RNG, so table T01 is the same in a 1- or 3-table floor."""
+    alone = simulate(1, 1, seed=3, rates={}, gaming_date=DAY).events_by_table["T01"]
+    among = simulate(3, 1, seed=3, rates={}, gaming_date=DAY).events_by_table["T01"]
+    assert alone == among
+
+
+def test_floor_mixes_games_and_obeys_pit_rules() -> None:
+    """Mixed games and rule sets; pits share a shuffle option and settlement procedure
+    (PB-3.5b-SHUFFLE-PIT, PB-3.10c1-PIT-PROCEDURE; plan_floor validates both)."""
+    plans = plan_floor(12)
+    assert {p.rules.game for p in plans} == set(Game)
+    assert len({p.rules.rules_id for p in plans}) == 6
+
+
+def test_seq_strictly_increasing_per_device_from_one(
+    clean_day: dict[str, list[TableEvent]],
+) -> None:
+    for events in clean_day.values():
+        last: dict[str, int] = {}
+        for e in events:
+            assert e.seq == last.get(e.device_id, 0) + 1
+            last[e.device_id] = e.seq
+
+
+def test_pace_is_realistic(clean_day: dict[str, list[TableEvent]]) -> None:
+    """About 60-80 rounds an hour per table (issue 3)."""
+    for events in clean_day.values():
+        rounds = sum(
+            1 for e in events if e.payload_type == "RoundStarted" and not e.fields["simulated"]
+        )
+        assert 50 <= rounds / 6 <= 85
+
+
+def _card(e: TableEvent) -> Card:
+    return Card(Rank[e.fields["rank"]], Suit[e.fields["suit"]])
+
+
+def test_clean_days_are_legal(clean_day: dict[str, list[TableEvent]]) -> None:
+    """With faults off every round is legal: recomputed with the rules core, the deal follows
+    Tables 1-3 (PB-3.9b-TABLE1, PB-3.9c-TABLE2, CF-4.9c-TABLE3), the announcement matches
+    (PB-3.10a-ANNOUNCE) and every settlement and vigorish amount is exact (PB-3.3c-VIG)."""
+    catalog = load_catalog()
+    rounds_checked = 0
+    for events in clean_day.values():
+        rules = catalog[
+            next(e for e in events if e.payload_type == "TableOpened").fields["rules_id"]
+        ]
+        by_round: dict[str, list[TableEvent]] = defaultdict(list)
+        for e in events:
+            if e.round_id:
+                by_round[e.round_id].append(e)
+        for round_id, evs in by_round.items():
+            if any(e.payload_type == "RoundVoided" for e in evs):
+                continue
+            cards = [
+                e
+                for e in evs
+                if e.payload_type == "CardDealt" and e.fields["hand"] in ("PLAYER", "BANKER")
+            ]
+            if not cards:
+                continue
+            options = {
+                e.fields["hand"]: e.fields["drew"] for e in evs if e.payload_type == "HandOption"
+            }
+            deal = deal_round(
+                rules.game,
+                [_card(e) for e in cards],
+                Options(options.get("PLAYER", True), options.get("BANKER", True)),
+            )
+            assert deal.cards_used == len(cards), round_id
+            assert [c for c in deal.player] == [
+                _card(e) for e in cards if e.fields["hand"] == "PLAYER"
+            ], round_id
+            outcome = deal.outcome
+            started = next(e for e in evs if e.payload_type == "RoundStarted")
+            if started.fields["simulated"]:
+                continue
+            announced = next(e for e in evs if e.payload_type == "ResultAnnounced").fields
+            assert (
+                announced["player_points"],
+                announced["banker_points"],
+                announced["winner"],
+                announced["total_cards"],
+            ) == (
+                outcome.player_points,
+                outcome.banker_points,
+                outcome.winner.value,
+                outcome.total_cards,
+            ), round_id
+            stakes: dict[int, dict[Wager, int]] = defaultdict(dict)
+            for e in evs:
+                if e.payload_type == "WagerPlaced":
+                    w = Wager[e.fields["wager"]]
+                    stakes[e.fields["seat"]][w] = (
+                        stakes[e.fields["seat"]].get(w, 0) + e.fields["amount_cents"]
+                    )
+            recorded = {
+                (e.fields["seat"], e.fields["wager"]): e.fields
+                for e in evs
+                if e.payload_type == "WagerSettled"
+            }
+            vig = defaultdict(int)
+            for e in evs:
+                if e.payload_type in ("VigCollected", "VigDeferred"):
+                    vig[e.fields["seat"]] += e.fields["amount_cents"]
+            for seat, seat_stakes in stakes.items():
+                expected = settle_seat(rules, outcome, seat_stakes)
+                for s in expected:
+                    got = recorded[(seat, s.wager.value)]
+                    assert (got["outcome"], got["paid_cents"]) == (s.result.value, s.paid_cents)
+                assert vig[seat] == sum(s.vig_cents for s in expected), round_id
+            rounds_checked += 1
+    assert rounds_checked > 2000
+
+
+def test_every_fault_kind_is_injected_and_on_record() -> None:
+    """--faults all injects each kind; the manifest names the rule code the replay must
+    report and where."""
+    result = simulate(6, 12, seed=2, rates=parse_faults("all"), gaming_date=DAY)
+    kinds = {f.kind for f in result.faults}
+    assert kinds == {k.value for k in FaultKind}
+    for fault in result.faults:
+        assert fault.rule_code and fault.table_id
+    details = {f.detail.split(":")[0] for f in result.faults if f.kind == "forms"}
+    assert details  # gap, out-of-order, duplicate, void, mismatch or signature problems
+
+
+@pytest.mark.parametrize("spec", ["none", "all", "payout", "forms=0.5,device=0.001"])
+def test_parse_faults(spec: str) -> None:
+    rates = parse_faults(spec)
+    if spec == "all":
+        assert rates == dict(DEFAULT_RATES)
+    elif spec == "none":
+        assert rates == {}
+    else:
+        assert set(rates) <= set(FaultKind)
+
+
+def test_parse_faults_rejects_unknown_kind() -> None:
+    with pytest.raises(ValueError, match="unknown fault kind 'nonsense'"):
+        parse_faults("nonsense")
+    with pytest.raises(ValueError, match="within 0..1"):
+        parse_faults("payout=3")
