@@ -44,7 +44,7 @@ def load(ledger: Ledger, batches: list[list[Delivery]]) -> None:
 def deliveries(
     day: dict[str, list[TableEvent]], part: slice | None = None, name: str = "whole"
 ) -> list[Delivery]:
-    out = []
+    out: list[Delivery] = []
     for table_id, events in day.items():
         chosen = events if part is None else events[part]
         out.extend(Delivery(f"{table_id}-{name}", i, e) for i, e in enumerate(chosen))
@@ -129,9 +129,8 @@ def test_every_derived_row_keeps_its_source_events(
 def test_readers_open_read_only_while_a_writer_holds_the_file(tmp_path: Path) -> None:
     path = tmp_path / "l.duckdb"
     Ledger(path).close()
-    with Ledger(path, read_only=True) as reader:
-        with pytest.raises(duckdb.Error):
-            reader.con.execute("CREATE TABLE x (a INTEGER)")
+    with Ledger(path, read_only=True) as reader, pytest.raises(duckdb.Error):
+        reader.con.execute("CREATE TABLE x (a INTEGER)")
     with pytest.raises(LedgerError, match="no ledger here yet"):
         Ledger(tmp_path / "missing.duckdb", read_only=True)
 

@@ -140,7 +140,7 @@ def test_clean_days_are_legal(clean_day: dict[str, list[TableEvent]]) -> None:
                 for e in evs
                 if e.payload_type == "WagerSettled"
             }
-            vig = defaultdict(int)
+            vig: dict[int, int] = defaultdict(int)
             for e in evs:
                 if e.payload_type in ("VigCollected", "VigDeferred"):
                     vig[e.fields["seat"]] += e.fields["amount_cents"]
@@ -180,5 +180,5 @@ def test_parse_faults(spec: str) -> None:
 def test_parse_faults_rejects_unknown_kind() -> None:
     with pytest.raises(ValueError, match="unknown fault kind 'nonsense'"):
         parse_faults("nonsense")
-    with pytest.raises(ValueError, match="within 0..1"):
+    with pytest.raises(ValueError, match=r"within 0\.\.1"):
         parse_faults("payout=3")
