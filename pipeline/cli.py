@@ -16,9 +16,9 @@ from pathlib import Path
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
-from pipeline.ingest.sources import DeadLetter, event_files, read_file
-from pipeline.ingest.stage import load_batch
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ingest.files import ingest_files
+from pipeline.ingest.sources import event_files
+from pipeline.ledger.store import Ledger
 from pipeline.oracle.cli import add_odds_parser
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
@@ -74,20 +74,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- ingest
-def ingest_paths(ledger: Ledger, paths: Sequence[Path], catalog_path: Path) -> tuple[int, int, int]:
-    catalog = load_catalog(catalog_path)
-    codec = default_codec()
-    deliveries = dead = exceptions = 0
-    for path in paths:
-        batch: list[Delivery] = []
-        letters: list[DeadLetter] = []
-        for item in read_file(path, codec):
-            (batch if isinstance(item, Delivery) else letters).append(item)  # type: ignore[arg-type]
-        report = load_batch(ledger, batch, letters, catalog)
-        deliveries += report.deliveries
-        dead += report.dead_letters
-        exceptions += report.exceptions
-    return deliveries, dead, exceptions
+def ingest_paths(
+    ledger: Ledger,
+    paths: Sequence[Path],
+    catalog_path: Path,
+) -> tuple[int, int, int]:
+    """Load files into the ledger; (events, dead letters, exceptions written)."""
+    report = ingest_files(ledger, paths, catalog_path)
+    return report.deliveries, report.dead_letters, report.exceptions
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

@@ -1,14 +1,26 @@
 """The load stage: a batch of deliveries in, every table-day it touched replayed, in one
-transaction, so the ledger never holds events without the rows derived from them."""
+transaction, so the ledger never holds events without the rows derived from them.
+
+Two steps, so the expensive one can run in other processes:
+
+- :func:`prepare` is pure: it groups a batch by table-day and replays each group. For a
+  table-day the ledger has not seen before, that replay is final.
+- :func:`load_batch` stores the batch and, in the same transaction, writes the derived rows of
+  every table-day it touched: the prepared result where the day is new, otherwise a fresh
+  replay of everything the ledger now holds for that day (late data re-derives only the
+  table-days it touches).
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
 
+from pipeline.events.model import TableEvent
 from pipeline.ingest.sources import DeadLetter
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
 from pipeline.replay.findings import Finding, Severity
 from pipeline.replay.machine import UnknownRulesError, replay_table
 from pipeline.replay.rows import ReplayResult
@@ -16,14 +28,61 @@ from pipeline.rules.config import TableRules
 
 DEFAULT_DAY_STARTS = time(6, 0)
 
+TableDay = tuple[str, date]
+
 
 @dataclass
 class LoadReport:
     deliveries: int = 0
     dead_letters: int = 0
-    table_days: list[tuple[str, date]] = field(default_factory=list)
+    table_days: list[TableDay] = field(default_factory=list)
     exceptions: int = 0
     rounds: int = 0
+
+
+def replay_or_explain(
+    table_id: str, events: list[TableEvent], catalog: Mapping[str, TableRules]
+) -> ReplayResult:
+    """Replay a table-day; a table opened under rules the catalog lacks becomes one
+    NJ-DATA-CONTRACT exception instead of stopping the pipeline."""
+    try:
+        return replay_table(table_id, events, catalog)
+    except UnknownRulesError as err:
+        result = ReplayResult(table_id, event_count=len(events))
+        result.findings.append(
+            Finding(
+                "NJ-DATA-CONTRACT",
+                Severity.HIGH,
+                table_id,
+                str(err),
+                event_ids=tuple(e.event_id for e in events[:1]),
+            )
+        )
+        return result
+
+
+def group_by_table_day(
+    deliveries: Sequence[Delivery],
+    day_starts: time,
+) -> dict[TableDay, list[Delivery]]:
+    groups: dict[TableDay, list[Delivery]] = defaultdict(list)
+    for d in deliveries:
+        groups[(d.event.table_id, gaming_date_of(d.event.occurred_at, day_starts))].append(d)
+    return groups
+
+
+def prepare(
+    deliveries: Sequence[Delivery],
+    catalog: Mapping[str, TableRules],
+    day_starts: time = DEFAULT_DAY_STARTS,
+) -> dict[TableDay, ReplayResult]:
+    """Replay each table-day of a batch on its own (pure; safe to run in a worker process)."""
+    return {
+        key: replay_or_explain(
+            key[0], [d.event for d in sorted(group, key=lambda d: (d.source, d.position))], catalog
+        )
+        for key, group in group_by_table_day(deliveries, day_starts).items()
+    }
 
 
 def load_batch(
@@ -33,36 +92,30 @@ def load_batch(
     catalog: Mapping[str, TableRules],
     *,
     day_starts: time = DEFAULT_DAY_STARTS,
+    prepared: Mapping[TableDay, ReplayResult] | None = None,
     in_same_transaction: Callable[[Ledger], None] | None = None,
 ) -> LoadReport:
     """Store a batch and re-derive the table-days it touched, atomically.
 
-    ``in_same_transaction`` runs inside the same transaction (the Kafka consumer stores its
-    offsets there), so a crash anywhere leaves either everything or nothing.
+    ``prepared`` holds :func:`prepare`'s results for this batch, used where the ledger had no
+    earlier delivery for the table-day. ``in_same_transaction`` runs inside the same
+    transaction (the Kafka consumer stores its offsets there), so a crash anywhere leaves
+    either everything or nothing.
     """
     report = LoadReport()
     dead = list(dead_letters)
+    keys = set(group_by_table_day(deliveries, day_starts))
     with ledger.transaction():
+        seen_before = ledger.table_days_present(keys)
         touched = ledger.add_deliveries(deliveries, day_starts)
         report.dead_letters = ledger.add_dead_letters(
             (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
         )
         report.deliveries = len(deliveries)
         for table_id, day in sorted(touched, key=lambda td: (td[1], td[0])):
-            events = ledger.events_for(table_id, day)
-            try:
-                result = replay_table(table_id, events, catalog)
-            except UnknownRulesError as err:
-                result = ReplayResult(table_id, event_count=len(events))
-                result.findings.append(
-                    Finding(
-                        "NJ-DATA-CONTRACT",
-                        Severity.HIGH,
-                        table_id,
-                        str(err),
-                        event_ids=tuple(e.event_id for e in events[:1]),
-                    )
-                )
+            result = (prepared or {}).get((table_id, day))
+            if result is None or (table_id, day) in seen_before:
+                result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
             ledger.replace_table_day(table_id, day, result)
             report.table_days.append((table_id, day))
             report.exceptions += len(result.findings)
