@@ -7,6 +7,8 @@ Every command prints what it did in numbers and exits non-zero when something ne
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -20,6 +22,14 @@ from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
 from pipeline.ledger.store import Ledger
 from pipeline.oracle.cli import add_odds_parser
+from pipeline.replay.findings import money
+from pipeline.reports.close import (
+    DayClosedError,
+    close_gaming_day,
+    reopen_gaming_day,
+    verify,
+)
+from pipeline.reports.groundtruth import compare
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
@@ -101,25 +111,98 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- exceptions
 def cmd_exceptions(args: argparse.Namespace) -> int:
     where, params = ["severity_rank >= ?"], [args.min_rank]
-    for column, value in (("table_id", args.table), ("code", args.code)):
+    for column, value in (
+        ("table_id", args.table),
+        ("code", args.code),
+        ("gaming_date", args.gaming_day),
+    ):
         if value:
             where.append(f"{column} = ?")
             params.append(value)
     with Ledger(args.db, read_only=True) as ledger:
-        rows = ledger.con.execute(
-            f"SELECT severity, code, table_id, round_id, seat, serial, message FROM exceptions "
-            f"WHERE {' AND '.join(where)} ORDER BY severity_rank DESC, table_id, round_id "
-            f"LIMIT ?",
+        cursor = ledger.con.execute(
+            "SELECT code, section, severity, table_id, shoe_id, round_id, seat, patron_id, "
+            "serial, expected_cents, actual_cents, source_event_ids AS event_ids, message, "
+            f"exception_id, gaming_date FROM exceptions WHERE {' AND '.join(where)} "
+            "ORDER BY severity_rank DESC, table_id, round_id, code LIMIT ?",
             [*params, args.limit],
-        ).fetchall()
-    for severity, code, table, rnd, seat, serial, message in rows:
-        where_text = " ".join(
-            f"{k} {v}"
-            for k, v in (("table", table), ("round", rnd), ("seat", seat), ("form", serial))
-            if v
         )
-        print(f"[{severity}] {code} {where_text}: {message}")
+        names = [d[0] for d in cursor.description or ()]
+        rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    if args.json:
+        print(json.dumps(rows, indent=2, default=str))
+        return 0
+    for r in rows:
+        where_text = " ".join(
+            f"{k} {r[c]}"
+            for k, c in (
+                ("table", "table_id"),
+                ("round", "round_id"),
+                ("seat", "seat"),
+                ("form", "serial"),
+            )
+            if r[c] is not None
+        )
+        print(f"[{r['severity']}] {r['code']} {where_text}: {r['message']}")
     return 0
+
+
+def cmd_close(args: argparse.Namespace) -> int:
+    with Ledger(args.db) as ledger:
+        try:
+            closed = close_gaming_day(ledger, args.gaming_day, args.out, actor=args.actor)
+        except DayClosedError as err:
+            print(err, file=sys.stderr)
+            return 2
+    totals = closed.report["totals"]
+    print(
+        f"gaming day {args.gaming_day}: {closed.status}; handle "
+        f"{money(totals['handle_cents'])}, win {money(totals['win_cents'])}, vigorish "
+        f"collected {money(totals['vig_collected_cents'])}, complimentary "
+        f"{money(totals['comp_vig_cents'])}; {closed.blocking} blocking exceptions"
+    )
+    print(f"chain {closed.chain_sha256}; reports: {', '.join(map(str, closed.files))}")
+    return 1 if closed.blocking else 0
+
+
+def cmd_reopen(args: argparse.Namespace) -> int:
+    with Ledger(args.db) as ledger:
+        try:
+            reopen_gaming_day(ledger, args.gaming_day, args.reason, args.actor)
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            return 2
+    print(f"gaming day {args.gaming_day} reopened by {args.actor}: {args.reason}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with Ledger(args.db, read_only=True) as ledger:
+        problems = verify(ledger)
+        days = ledger.con.execute("SELECT count(*) FROM gaming_days").fetchone()
+    for problem in problems:
+        print(problem)
+    print(
+        f"{days[0] if days else 0} closed gaming days checked; "
+        f"{'intact' if not problems else f'{len(problems)} problems'}"
+    )
+    return 1 if problems else 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    with Ledger(args.db, read_only=True) as ledger:
+        comparison = compare(ledger, args.manifest)
+    if args.json:
+        print(json.dumps(comparison.to_json(), indent=2, sort_keys=True))
+    else:
+        print(comparison.summary())
+        for kind, stats in sorted(comparison.by_kind.items()):
+            print(
+                f"  {kind:<14} injected {stats['injected']:>5.0f} found "
+                f"{stats['found']:>5.0f} recall {stats['recall']:.3f}"
+            )
+        print(f"  precision {comparison.precision:.3f}")
+    return 0 if comparison.exact else 1
 
 
 # ---------------------------------------------------------------------- rules
@@ -214,8 +297,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", type=Path, nargs="+")
     p.set_defaults(func=cmd_ingest)
 
+    p = sub.add_parser("replay", help="load a directory of Avro event files and replay it")
+    common(p)
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("paths", type=Path, nargs="+")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("close", help="close a gaming day: reports, row seals, hash chain")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
+    p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    p.set_defaults(func=cmd_close)
+
+    p = sub.add_parser("reopen", help="reopen a closed gaming day (audited)")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
+    p.add_argument("--reason", required=True)
+    p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    p.set_defaults(func=cmd_reopen)
+
+    p = sub.add_parser("verify", help="check closed days' row seals and the hash chain")
+    p.add_argument("--db", type=Path, required=True)
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("evaluate", help="compare exceptions with an emulator fault manifest")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--manifest", type=Path, required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
     p = sub.add_parser("exceptions", help="list exceptions from the ledger")
     p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--gaming-day", type=date.fromisoformat)
     p.add_argument("--table")
     p.add_argument("--code")
     p.add_argument("--min-rank", type=int, default=1, help="0 info .. 4 critical")

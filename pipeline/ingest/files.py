@@ -3,6 +3,7 @@ while one process owns the DuckDB writer."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -19,6 +20,8 @@ from pipeline.replay.rows import ReplayResult
 @dataclass
 class PreparedFile:
     path: Path
+    sha256: str = ""
+    size: int = 0
     deliveries: list[Delivery] = field(default_factory=list)
     dead_letters: list[DeadLetter] = field(default_factory=list)
     prepared: dict[TableDay, ReplayResult] = field(default_factory=dict)
@@ -26,7 +29,8 @@ class PreparedFile:
 
 def prepare_file(path: Path, catalog_path: Path) -> PreparedFile:
     """Decode one file and replay its table-days: pure, so it runs in a worker process."""
-    out = PreparedFile(path)
+    data = path.read_bytes()
+    out = PreparedFile(path, hashlib.sha256(data).hexdigest(), len(data))
     for item in read_file(path):
         if isinstance(item, DeadLetter):
             out.dead_letters.append(item)
@@ -57,8 +61,17 @@ def ingest_files(
     total = LoadReport()
     workers = workers if workers is not None else min(len(paths), os.cpu_count() or 1)
     for prepared in _prepared(paths, catalog_path, workers):
+
+        def remember_file(ledger: Ledger, p: PreparedFile = prepared) -> None:
+            ledger.record_input_file(p.path.name, p.sha256, p.size, len(p.deliveries))
+
         report = load_batch(
-            ledger, prepared.deliveries, prepared.dead_letters, catalog, prepared=prepared.prepared
+            ledger,
+            prepared.deliveries,
+            prepared.dead_letters,
+            catalog,
+            prepared=prepared.prepared,
+            in_same_transaction=remember_file,
         )
         total.deliveries += report.deliveries
         total.dead_letters += report.dead_letters

@@ -123,7 +123,44 @@ CREATE TABLE consumer_offsets (
 );
 """,
     ),
+    (
+        2,
+        "tamper evidence: input files, row digests of closed days, close audit",
+        """
+CREATE TABLE input_files (
+    source VARCHAR PRIMARY KEY, sha256 VARCHAR NOT NULL, bytes BIGINT NOT NULL,
+    events BIGINT NOT NULL, loaded_at TIMESTAMP NOT NULL
+);
+CREATE TABLE close_digests (
+    gaming_date DATE NOT NULL, table_name VARCHAR NOT NULL, row_sha256 VARCHAR NOT NULL
+);
+CREATE INDEX close_digests_day ON close_digests (gaming_date, table_name);
+CREATE TABLE gaming_day_audit (
+    gaming_date DATE NOT NULL, action VARCHAR NOT NULL, actor VARCHAR NOT NULL,
+    reason VARCHAR, acted_at TIMESTAMP NOT NULL
+);
+ALTER TABLE gaming_days ADD COLUMN rows_sha256 VARCHAR;
+ALTER TABLE gaming_days ADD COLUMN inputs_sha256 VARCHAR;
+""",
+    ),
 )
+
+SEALED_TABLES: tuple[str, ...] = (
+    "deliveries",
+    "rounds",
+    "cards",
+    "wagers",
+    "settlements",
+    "vig_ledger",
+    "comp_vig_forms",
+    "form_series",
+    "form_events",
+    "exceptions",
+    "table_day_win",
+)
+"""Tables whose rows of a gaming day are digested at the close; any later edit, insertion or
+deletion is named by ``verify``. (``table_day_summary`` carries a replay timestamp, and its
+figures are all derived from these.)"""
 
 DERIVED_TABLES: tuple[str, ...] = (
     "rounds",

@@ -10,7 +10,7 @@ Invariants (each checked by tests):
 
 from __future__ import annotations
 
-import json
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import orjson
 import pandas as pd
 
 from pipeline.events.model import TableEvent
@@ -43,20 +44,22 @@ class Delivery:
 
 
 def gaming_date_of(occurred_at_micros: int, day_starts: time) -> date:
-    """The gaming day an instant belongs to: days run from ``day_starts`` to the next."""
-    moment = datetime.fromtimestamp(occurred_at_micros / 1_000_000, tz=UTC)
-    shifted = moment - timedelta(hours=day_starts.hour, minutes=day_starts.minute)
-    return shifted.date()
+    """The gaming day an instant (UTC microseconds) belongs to: days run from ``day_starts``
+    to the next ``day_starts``."""
+    offset = (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
+    return _day((occurred_at_micros - offset) // 86_400_000_000)
 
 
-def _json_default(value: object) -> str:
-    if isinstance(value, date):
-        return value.isoformat()
-    raise TypeError(f"cannot store {type(value).__name__} in an event payload")
+@functools.lru_cache(maxsize=4096)
+def _day(days_since_epoch: int) -> date:
+    return _EPOCH_DATE + timedelta(days=days_since_epoch)
+
+
+_EPOCH_DATE = date(1970, 1, 1)
 
 
 def _fields_from_json(text: str) -> dict[str, Any]:
-    fields: dict[str, Any] = json.loads(text)
+    fields: dict[str, Any] = orjson.loads(text)
     for name in DATE_FIELDS & fields.keys():
         if fields[name] is not None:
             fields[name] = date.fromisoformat(fields[name])
@@ -146,34 +149,20 @@ class Ledger:
         """
         if not deliveries:
             return set()
-        frame = pd.DataFrame.from_records(
-            [
-                (
-                    d.source,
-                    d.position,
-                    d.event.event_id,
-                    d.event.table_id,
-                    d.event.device_id,
-                    d.event.seq,
-                    d.event.occurred_at,
-                    gaming_date_of(d.event.occurred_at, day_starts),
-                    d.event.payload_type,
-                    json.dumps(d.event.fields, default=_json_default, separators=(",", ":")),
-                )
-                for d in deliveries
-            ],
-            columns=[
-                "source",
-                "position",
-                "event_id",
-                "table_id",
-                "device_id",
-                "seq",
-                "occurred_at",
-                "gaming_date",
-                "payload_type",
-                "fields_json",
-            ],
+        events = [d.event for d in deliveries]
+        frame = pd.DataFrame(
+            {
+                "source": [d.source for d in deliveries],
+                "position": [d.position for d in deliveries],
+                "event_id": [e.event_id for e in events],
+                "table_id": [e.table_id for e in events],
+                "device_id": [e.device_id for e in events],
+                "seq": [e.seq for e in events],
+                "occurred_at": [e.occurred_at for e in events],
+                "gaming_date": [gaming_date_of(e.occurred_at, day_starts) for e in events],
+                "payload_type": [e.payload_type for e in events],
+                "fields_json": [orjson.dumps(e.fields).decode() for e in events],
+            }
         )
         self.con.register("incoming", frame)
         try:
@@ -189,6 +178,14 @@ class Ledger:
         finally:
             self.con.unregister("incoming")
         return {(str(t), d) for t, d in touched}
+
+    def record_input_file(self, source: str, sha256: str, size: int, events: int) -> None:
+        """Remember an input file's digest; the day close chains it (tamper evidence)."""
+        self.con.execute(
+            "INSERT INTO input_files VALUES (?, ?, ?, ?, now()) ON CONFLICT DO UPDATE SET "
+            "sha256 = excluded.sha256, bytes = excluded.bytes, events = excluded.events",
+            [source, sha256, size, events],
+        )
 
     def add_dead_letters(
         self, rows: Iterable[tuple[str, int, str, str, str | None, bytes | None, date | None]]

@@ -19,11 +19,15 @@ import csv
 import hashlib
 import html
 import json
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 
@@ -151,23 +155,76 @@ def canonical(report: dict[str, Any]) -> bytes:
     return json.dumps(report, sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
-def close_gaming_day(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseResult:
-    """Close (or re-close, after late data) one gaming day and write its reports."""
+class DayClosedError(RuntimeError):
+    """The day is closed; closing it again needs an explicit, audited reopen."""
+
+
+def _row_digests(ledger: Ledger, gaming_date: date) -> dict[str, list[str]]:
+    return {
+        table: sorted(
+            r[0]
+            for r in ledger.con.execute(
+                f"SELECT sha256(t::VARCHAR) FROM {table} t WHERE gaming_date = ?", [gaming_date]
+            ).fetchall()
+        )
+        for table in SEALED_TABLES
+    }
+
+
+def _digest(parts: list[str]) -> str:
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _inputs(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
+    return _rows(
+        ledger,
+        """
+        SELECT f.source, f.sha256, f.bytes, f.events FROM input_files f
+        WHERE f.source IN (SELECT DISTINCT source FROM deliveries WHERE gaming_date = ?)
+        ORDER BY f.source""",
+        [gaming_date],
+    )
+
+
+def close_gaming_day(
+    ledger: Ledger, gaming_date: date, out_dir: Path, actor: str = "baccarat-audit"
+) -> CloseResult:
+    """Close one gaming day: seal its rows, chain its digest, and write its reports.
+
+    Refused for a day already closed unless it was reopened (:func:`reopen_gaming_day`).
+    """
+    status = ledger.con.execute(
+        "SELECT status, closed_at FROM gaming_days WHERE gaming_date = ?", [gaming_date]
+    ).fetchone()
+    if status is not None and status[0] != "REOPENED":
+        raise DayClosedError(
+            f"gaming day {gaming_date} was closed at {status[1]} ({status[0]}); to close it "
+            f"again, reopen it with a reason: baccarat-audit reopen --gaming-day {gaming_date} "
+            "--reason '...'"
+        )
     report = day_report(ledger, gaming_date)
+    inputs = _inputs(ledger, gaming_date)
+    report["inputs"] = inputs
     report_sha = hashlib.sha256(canonical(report)).hexdigest()
+    digests = _row_digests(ledger, gaming_date)
+    rows_sha = _digest([f"{t}:{_digest(h)}" for t, h in sorted(digests.items())])
+    inputs_sha = _digest([f"{i['source']}:{i['sha256']}" for i in inputs])
     previous = ledger.con.execute(
         "SELECT chain_sha256 FROM gaming_days WHERE gaming_date < ? AND chain_sha256 IS NOT "
         "NULL ORDER BY gaming_date DESC LIMIT 1",
         [gaming_date],
     ).fetchone()
     previous_chain = previous[0] if previous else None
-    chain = hashlib.sha256(f"{previous_chain or ''}{report_sha}".encode()).hexdigest()
+    chain = chain_link(previous_chain, report_sha, rows_sha, inputs_sha)
     blocking = len(report["blocking_exceptions"])
     result = CloseResult(gaming_date, report, report_sha, chain, previous_chain, blocking, [])
     with ledger.transaction():
         ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
+        ledger.con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
         ledger.con.execute(
-            "INSERT INTO gaming_days VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO gaming_days (gaming_date, status, closed_at, report_sha256, "
+            "previous_chain_sha256, chain_sha256, blocking_exceptions, rows_sha256, "
+            "inputs_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 gaming_date,
                 result.status,
@@ -176,7 +233,20 @@ def close_gaming_day(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseR
                 previous_chain,
                 chain,
                 blocking,
+                rows_sha,
+                inputs_sha,
             ],
+        )
+        frame = pd.DataFrame(
+            [(gaming_date, table, h) for table, hashes in digests.items() for h in hashes],
+            columns=["gaming_date", "table_name", "row_sha256"],
+        )
+        ledger.con.register("sealed", frame)
+        ledger.con.execute("INSERT INTO close_digests SELECT * FROM sealed")
+        ledger.con.unregister("sealed")
+        ledger.con.execute(
+            "INSERT INTO gaming_day_audit VALUES (?, 'CLOSE', ?, ?, ?)",
+            [gaming_date, actor, result.status, datetime.now(UTC)],
         )
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"close-{gaming_date.isoformat()}"
@@ -186,6 +256,8 @@ def close_gaming_day(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseR
             {
                 **report,
                 "report_sha256": report_sha,
+                "rows_sha256": rows_sha,
+                "inputs_sha256": inputs_sha,
                 "previous_chain_sha256": previous_chain,
                 "chain_sha256": chain,
             },
@@ -206,23 +278,76 @@ def close_gaming_day(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseR
     return result
 
 
-def verify_chain(ledger: Ledger) -> list[str]:
-    """Recompute every closed day's report and chain; list each day that no longer matches."""
-    problems = []
+def chain_link(previous: str | None, report_sha: str, rows_sha: str, inputs_sha: str) -> str:
+    return hashlib.sha256(
+        f"{previous or ''}|{report_sha}|{rows_sha}|{inputs_sha}".encode()
+    ).hexdigest()
+
+
+def reopen_gaming_day(ledger: Ledger, gaming_date: date, reason: str, actor: str) -> None:
+    """Reopen a closed day for late data or corrections; the reopen is audited."""
+    if not reason.strip():
+        raise ValueError("a reopen needs a reason; it is kept in the audit trail")
+    status = ledger.con.execute(
+        "SELECT status FROM gaming_days WHERE gaming_date = ?", [gaming_date]
+    ).fetchone()
+    if status is None or status[0] == "REOPENED":
+        raise ValueError(f"gaming day {gaming_date} is not closed; nothing to reopen")
+    with ledger.transaction():
+        ledger.con.execute(
+            "UPDATE gaming_days SET status = 'REOPENED' WHERE gaming_date = ?", [gaming_date]
+        )
+        ledger.con.execute(
+            "INSERT INTO gaming_day_audit VALUES (?, 'REOPEN', ?, ?, ?)",
+            [gaming_date, actor, reason, datetime.now(UTC)],
+        )
+
+
+def verify(ledger: Ledger) -> list[str]:
+    """Every way the closed days no longer match what was sealed, naming table and row."""
+    problems: list[str] = []
     previous: str | None = None
-    for day, report_sha, chain in ledger.con.execute(
-        "SELECT gaming_date, report_sha256, chain_sha256 FROM gaming_days ORDER BY gaming_date"
+    for day, status, report_sha, rows_sha, inputs_sha, chain in ledger.con.execute(
+        "SELECT gaming_date, status, report_sha256, rows_sha256, inputs_sha256, "
+        "chain_sha256 FROM gaming_days ORDER BY gaming_date"
     ).fetchall():
-        recomputed = hashlib.sha256(canonical(day_report(ledger, day))).hexdigest()
-        if recomputed != report_sha:
+        if chain_link(previous, report_sha, rows_sha, inputs_sha) != chain:
             problems.append(
-                f"{day}: the figures changed since the close (report hash "
-                f"{report_sha[:12]} now {recomputed[:12]}); re-close the day"
+                f"{day}: the hash chain is broken at this day (its digests or the "
+                "previous day's were altered)"
             )
-        expected_chain = hashlib.sha256(f"{previous or ''}{report_sha}".encode()).hexdigest()
-        if expected_chain != chain:
-            problems.append(f"{day}: the hash chain is broken at this day")
         previous = chain
+        if status == "REOPENED":
+            continue
+        sealed: dict[str, list[str]] = {}
+        for table, h in ledger.con.execute(
+            "SELECT table_name, row_sha256 FROM close_digests WHERE gaming_date = ?", [day]
+        ).fetchall():
+            sealed.setdefault(table, []).append(h)
+        for table in SEALED_TABLES:
+            now = Counter(
+                r[0]
+                for r in ledger.con.execute(
+                    f"SELECT sha256(t::VARCHAR) FROM {table} t WHERE gaming_date = ?", [day]
+                ).fetchall()
+            )
+            then = Counter(sealed.get(table, []))
+            for h in now - then:
+                row = ledger.con.execute(
+                    f"SELECT t::VARCHAR FROM {table} t WHERE gaming_date = ? AND "
+                    "sha256(t::VARCHAR) = ?",
+                    [day, h],
+                ).fetchone()
+                problems.append(
+                    f"{day}: {table}: row changed or added after the close: "
+                    f"{(row[0] if row else '?')[:300]}"
+                )
+            missing = sum((then - now).values())
+            if missing:
+                problems.append(
+                    f"{day}: {table}: {missing} row(s) sealed at the close are gone "
+                    "(edited or deleted)"
+                )
     return problems
 
 

@@ -31,6 +31,22 @@ class Comparison:
     exceptions: int
     missed: list[InjectedFault] = field(default_factory=list)
     unexpected: list[ExceptionKey] = field(default_factory=list)
+    by_kind: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def precision(self) -> float:
+        if not self.exceptions:
+            return 1.0
+        return (self.exceptions - len(self.unexpected)) / self.exceptions
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "by_kind": self.by_kind,
+            "false_positives": len(self.unexpected),
+            "precision": self.precision,
+            "injected": self.injected,
+            "exceptions": self.exceptions,
+        }
 
     @property
     def exact(self) -> bool:
@@ -69,8 +85,13 @@ def compare(ledger: Ledger, manifest: Path) -> Comparison:
     result = Comparison(len(faults), len(found))
     for fault in faults:
         hits = [x for x in found if matches(fault, x)]
-        if not hits:
+        stats = result.by_kind.setdefault(fault.kind, {"injected": 0, "found": 0, "recall": 1.0})
+        stats["injected"] += 1
+        if hits:
+            stats["found"] += 1
+        else:
             result.missed.append(fault)
+        stats["recall"] = stats["found"] / stats["injected"]
         explained.update(x.exception_id for x in hits)
     result.unexpected = [x for x in found if x.exception_id not in explained]
     return result
