@@ -1,0 +1,949 @@
+"""Encode and decode table events: Confluent-framed messages and Avro container files.
+
+The event shape
+---------------
+An event is a plain ``dict`` (typed as :class:`TableEvent`) in fastavro's representation of
+the ``nj.baccarat.v1.TableEvent`` record::
+
+    {
+        "event_id": UUID("5f0c..."),                      # uuid.UUID
+        "table_id": "PB-07",
+        "device_id": "shoe-07",
+        "seq": 42,                                        # int, >= 1
+        "occurred_at": datetime(..., tzinfo=UTC),         # aware datetime, microseconds
+        "payload": ("nj.baccarat.v1.CardDealt", {         # (full record name, fields)
+            "shoe_id": "S-0001", "round_id": "R-0001-003", "position": 17,
+            "rank": "NINE", "suit": "HEARTS", "hand": "PLAYER", "face_up": True,
+        }),
+    }
+
+- ``payload`` is fastavro's tuple notation for a union of records: the record's full name
+  and a dict with *every* field of that record in schema order (optional fields present,
+  ``None`` when absent). :func:`payload_type` gives the short name (``"CardDealt"``).
+- Enums are their symbol names as ``str`` (``"NINE"``; the symbols are the member names of
+  ``pipeline.rules`` enums such as ``Rank`` and ``Suit``). :func:`make_event` also accepts
+  the Python enum members.
+- ``timestamp-micros`` fields are timezone-aware ``datetime`` in UTC, ``date`` fields are
+  ``datetime.date``, the ``uuid`` field is ``uuid.UUID``. Amounts are ``int`` cents.
+
+:func:`decode_event` returns exactly this shape and :func:`encode_event` accepts it, so
+``decode_event(encode_event(e)) == e`` for any event built by :func:`make_event`, and
+``encode_event(decode_event(b)) == b`` for any valid message ``b``.
+
+Wire formats
+------------
+- A message (Kafka value): magic byte ``0``, the 4-byte big-endian schema id, then the Avro
+  binary encoding of the event (Confluent wire format).
+- A container file: an Avro Object Container File (one per table per gaming day is the
+  embedded devices' transport) whose header carries the writer schema and, in metadata
+  ``nj.baccarat.schema_id``, its registry id.
+
+Errors: bad bytes raise :class:`~pipeline.events.errors.EventDecodeError` with a
+:class:`~pipeline.events.errors.DecodeReason`, never a raw fastavro/struct error; events that
+do not fit the schema raise :class:`~pipeline.events.errors.EventEncodeError`.
+
+Performance: schemas are parsed once per :class:`EventCodec`; decoding a message whose
+schema id is the reader's own skips schema resolution.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import enum
+import io
+import json
+import os
+import tempfile
+import uuid
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, TypedDict, cast
+
+import fastavro
+from fastavro import schemaless_reader, schemaless_writer
+from fastavro.validation import validate
+
+from pipeline.events._binary import BadBytes, Walker, collect_names, diagnose, read_long
+from pipeline.events.errors import DecodeError, DecodeReason, EventDecodeError, EventEncodeError
+from pipeline.events.registry import (
+    ParsedSchema,
+    SchemaRegistry,
+    UnknownSchemaIdError,
+    canonical_sha256,
+    default_registry,
+)
+
+NAMESPACE = "nj.baccarat.v1"
+MAGIC_BYTE = 0
+HEADER_SIZE = 5
+"""Magic byte plus the 4-byte schema id."""
+CONTAINER_CODECS = ("null", "deflate")
+DEFAULT_CONTAINER_CODEC = "null"
+"""Measured on this pipeline's events (see schemas/README.md): deflate makes files about a
+fifth of the size but costs more time to write and read than it saves; compress at rest."""
+META_SCHEMA_ID = "nj.baccarat.schema_id"
+META_SUBJECT = "nj.baccarat.subject"
+_OCF_MAGIC = b"Obj\x01"
+_READ_OPTIONS: dict[str, Any] = {"return_record_name": True, "return_record_name_override": True}
+"""The payload union comes back as a (name, fields) tuple; an optional enum as its symbol.
+Positional in the schemaless_reader calls: (fo, writer, reader, True, True)."""
+_SYNC_SIZE = 16
+
+
+class TableEvent(TypedDict):
+    """One decoded event; see the module docstring for the shape of ``payload``."""
+
+    event_id: uuid.UUID
+    table_id: str
+    device_id: str
+    seq: int
+    occurred_at: dt.datetime
+    payload: tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class _PayloadSpec:
+    """What make_event needs to know about one payload record, computed once."""
+
+    fullname: str
+    fields: tuple[str, ...]
+    required: frozenset[str]
+    defaults: Mapping[str, Any]
+    enums: Mapping[str, frozenset[str]]
+    dates: frozenset[str]
+
+
+def _payload_specs(schema: ParsedSchema) -> dict[str, _PayloadSpec]:
+    names = collect_names(schema)
+    payload_field = next(f for f in schema["fields"] if f["name"] == "payload")
+    specs: dict[str, _PayloadSpec] = {}
+    for branch in payload_field["type"]:
+        record = names[branch] if isinstance(branch, str) else branch
+        enums: dict[str, frozenset[str]] = {}
+        dates: set[str] = set()
+        for fld in record["fields"]:
+            for option in fld["type"] if isinstance(fld["type"], list) else [fld["type"]]:
+                resolved = names.get(option, option) if isinstance(option, str) else option
+                if isinstance(resolved, dict) and resolved.get("type") == "enum":
+                    enums[fld["name"]] = frozenset(resolved["symbols"])
+                if isinstance(resolved, dict) and resolved.get("logicalType") == "date":
+                    dates.add(fld["name"])
+        specs[record["name"]] = _PayloadSpec(
+            fullname=record["name"],
+            fields=tuple(f["name"] for f in record["fields"]),
+            required=frozenset(f["name"] for f in record["fields"] if "default" not in f),
+            defaults={f["name"]: f["default"] for f in record["fields"] if "default" in f},
+            enums=enums,
+            dates=frozenset(dates),
+        )
+    return specs
+
+
+def payload_type(event: Mapping[str, Any]) -> str:
+    """The short name of the event's payload record, e.g. ``"CardDealt"``."""
+    name: str = event["payload"][0]
+    return name.rpartition(".")[2]
+
+
+def _check_envelope(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What fastavro would accept silently but write wrongly (cheap, runs on every encode).
+
+    Returns the event to write: a string ``event_id`` is replaced by its ``uuid.UUID`` so the
+    canonical lower-case form goes on the wire, the only form decoders accept.
+    """
+    event_id = event.get("event_id")
+    if not isinstance(event_id, uuid.UUID):
+        try:
+            event = {**event, "event_id": uuid.UUID(event_id)}
+        except (TypeError, ValueError, AttributeError):
+            raise EventEncodeError(
+                f"event_id {event_id!r} is not a UUID (use uuid.UUID or its string form)"
+            ) from None
+    occurred_at = event.get("occurred_at")
+    if isinstance(occurred_at, dt.datetime):
+        if occurred_at.utcoffset() is None:
+            raise EventEncodeError(
+                f"occurred_at {occurred_at!r} has no timezone; fastavro would read it as local "
+                "time. Use an aware datetime (e.g. datetime.now(UTC))."
+            )
+    elif not isinstance(occurred_at, int) or isinstance(occurred_at, bool):
+        raise EventEncodeError(
+            f"occurred_at {occurred_at!r} must be an aware datetime (or microseconds since "
+            "the epoch)"
+        )
+    payload = event.get("payload")
+    if not (isinstance(payload, tuple) and len(payload) == 2 and isinstance(payload[1], dict)):
+        raise EventEncodeError(
+            "payload must be a (record name, fields dict) tuple, e.g. "
+            f"('{NAMESPACE}.CardDealt', {{...}}); got {type(payload).__name__}"
+        )
+    return event
+
+
+class EventCodec:
+    """Encoder and decoder bound to a schema registry and one reader/writer schema.
+
+    ``reader_schema_id`` (default: the registry's latest) is the schema events are written
+    with and decoded into; messages written with another registered id are resolved into it.
+
+    ``verify`` (default on) re-encodes every decoded event and compares it with the bytes it
+    came from. fastavro reads a negative enum or union index as Python does a negative list
+    index — ``-1`` silently becomes the last symbol — so without this check a producer bug
+    could turn into a wrong card or wager. It roughly doubles the cost of decoding; turn it
+    off only for data this pipeline wrote and verified itself.
+    """
+
+    def __init__(
+        self,
+        registry: SchemaRegistry | None = None,
+        *,
+        reader_schema_id: int | None = None,
+        verify: bool = True,
+    ) -> None:
+        self.registry: SchemaRegistry = registry if registry is not None else default_registry()
+        self.verify = verify
+        self.schema_id = (
+            reader_schema_id if reader_schema_id is not None else self.registry.id_for_latest()
+        )
+        self.schema = self.registry.schema_for_id(self.schema_id)
+        self._frame = bytes([MAGIC_BYTE]) + self.schema_id.to_bytes(4, "big")
+        self._writers: dict[int, ParsedSchema] = {self.schema_id: self.schema}
+        self._by_fingerprint: dict[str, ParsedSchema] = {canonical_sha256(self.schema): self.schema}
+        self._stripped = _strip(self.schema)
+        self._specs = _payload_specs(self.schema)
+        self._short = {name.rpartition(".")[2]: name for name in self._specs}
+
+    # -- building events ------------------------------------------------------------------
+    @property
+    def payload_types(self) -> tuple[str, ...]:
+        """Short names of the payload records, in union order."""
+        return tuple(self._short)
+
+    def payload_fields(self, payload_type: str) -> tuple[str, ...]:
+        """The fields of a payload record, in schema order."""
+        return self._spec(payload_type).fields
+
+    def _spec(self, payload_type: str) -> _PayloadSpec:
+        spec = self._specs.get(self._short.get(payload_type, payload_type))
+        if spec is None:
+            raise EventEncodeError(
+                f"unknown payload type {payload_type!r}; known: {', '.join(self._short)}"
+            )
+        return spec
+
+    def make_event(
+        self,
+        table_id: str,
+        device_id: str,
+        seq: int,
+        occurred_at: dt.datetime,
+        payload_type: str,
+        /,
+        *,
+        event_id: uuid.UUID | str | None = None,
+        **fields: Any,
+    ) -> TableEvent:
+        """A complete event: payload fields checked by name, defaults filled, enum members
+        converted to symbols, a fresh ``uuid4`` event id unless one is given."""
+        spec = self._spec(payload_type)
+        if not isinstance(occurred_at, dt.datetime) or occurred_at.utcoffset() is None:
+            raise EventEncodeError(
+                f"occurred_at must be a timezone-aware datetime, got {occurred_at!r}"
+            )
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+            raise EventEncodeError(f"seq must be an int >= 1, got {seq!r}")
+        short = spec.fullname.rpartition(".")[2]
+        unknown = fields.keys() - set(spec.fields)
+        if unknown:
+            raise EventEncodeError(
+                f"{short} has no field(s) {sorted(unknown)}; its fields are {list(spec.fields)}"
+            )
+        missing = spec.required - fields.keys()
+        if missing:
+            raise EventEncodeError(f"{short} requires field(s) {sorted(missing)}")
+        payload: dict[str, Any] = {}
+        for name in spec.fields:
+            if name not in fields:
+                payload[name] = spec.defaults[name]
+                continue
+            value = fields[name]
+            symbols = spec.enums.get(name)
+            if symbols is not None and value is not None:
+                value = self._symbol(short, name, value, symbols)
+            elif name in spec.dates and isinstance(value, dt.datetime):
+                raise EventEncodeError(
+                    f"{short}.{name} is a date: pass datetime.date, not a datetime ({value!r})"
+                )
+            payload[name] = value
+        if event_id is None:
+            eid = uuid.uuid4()
+        elif isinstance(event_id, uuid.UUID):
+            eid = event_id
+        else:
+            try:
+                eid = uuid.UUID(event_id)
+            except (TypeError, ValueError, AttributeError):
+                raise EventEncodeError(f"event_id {event_id!r} is not a UUID") from None
+        return {
+            "event_id": eid,
+            "table_id": table_id,
+            "device_id": device_id,
+            "seq": seq,
+            "occurred_at": occurred_at.astimezone(dt.UTC),
+            "payload": (spec.fullname, payload),
+        }
+
+    @staticmethod
+    def _symbol(record: str, name: str, value: Any, symbols: frozenset[str]) -> str:
+        if isinstance(value, enum.Enum):
+            if value.name in symbols:
+                return value.name
+            if isinstance(value.value, str) and value.value in symbols:
+                return value.value
+        elif isinstance(value, str) and value in symbols:
+            return value
+        raise EventEncodeError(f"{record}.{name}: {value!r} is not one of {sorted(symbols)}")
+
+    # -- messages -------------------------------------------------------------------------
+    def encode(self, event: Mapping[str, Any]) -> bytes:
+        """The Confluent-framed message for ``event`` (written with this codec's schema)."""
+        event = _check_envelope(event)
+        out = io.BytesIO()
+        out.write(self._frame)
+        try:
+            schemaless_writer(out, self.schema, event, strict_allow_default=True)
+        except Exception as exc:  # fastavro raises ValueError, TypeError, KeyError...
+            raise self._encode_error(event, exc) from exc
+        return out.getvalue()
+
+    def _encode_error(self, event: Mapping[str, Any], exc: Exception) -> EventEncodeError:
+        detail = f"{type(exc).__name__}: {exc}"
+        try:
+            validate(dict(event), self.schema, raise_errors=True)
+        except Exception as invalid:  # ValidationError lists every failing field
+            detail = str(invalid)
+        kind = "?"
+        with contextlib.suppress(KeyError, IndexError, TypeError, AttributeError):
+            kind = payload_type(event)
+        return EventEncodeError(
+            f"cannot encode {kind} event seq {event.get('seq')!r} from device "
+            f"{event.get('device_id')!r}: {detail}"
+        )
+
+    def decode(
+        self, data: bytes | bytearray | memoryview, *, source: str = "", offset: int | None = None
+    ) -> TableEvent:
+        """The event in a Confluent-framed message. ``source`` and ``offset`` (e.g. topic
+        partition and Kafka offset) only label errors."""
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        if len(data) < HEADER_SIZE or data[0] != MAGIC_BYTE:
+            raise self._frame_error(data, source, offset)
+        schema_id = int.from_bytes(data[1:HEADER_SIZE], "big")
+        writer = self._writers.get(schema_id)
+        if writer is None:
+            writer = self._writer_for(schema_id, source, offset)
+        stream = io.BytesIO(data)
+        stream.seek(HEADER_SIZE)
+        return self._read_datum(data, stream, writer, schema_id, source, offset, to_end=True)
+
+    def _read_datum(
+        self,
+        data: bytes,
+        stream: io.BytesIO,
+        writer: ParsedSchema,
+        schema_id: int | None,
+        source: str,
+        offset: int | None,
+        *,
+        to_end: bool,
+        record_index: int | None = None,
+    ) -> TableEvent:
+        """One event from ``stream`` (positioned in ``data``): read with the writer schema,
+        verified, then resolved into the reader schema if that differs."""
+        start = stream.tell()
+        where: dict[str, Any] = {
+            "source": source,
+            "offset": offset,
+            "start": start,
+            "to_end": to_end,
+            "record_index": record_index,
+        }
+        try:
+            event = schemaless_reader(stream, writer, None, True, True)
+        except Exception as exc:  # any fastavro failure is explained by the walker
+            raise self._decode_error(data, writer, schema_id, exc, **where) from exc
+        end = stream.tell()
+        if to_end and end != len(data):
+            raise self._decode_error(data, writer, schema_id, None, **where)
+        if self.verify:
+            out = io.BytesIO()
+            try:
+                schemaless_writer(out, writer, event)
+                canonical = out.getvalue() == data[start:end]
+            except Exception:  # cannot happen for a datum fastavro just read; be safe
+                canonical = False
+            if not canonical:
+                problem, _end, envelope = diagnose(data, start, writer, to_end=to_end)
+                if problem is None:  # not expected: the walker rejects every non-canonical form
+                    problem = BadBytes(
+                        DecodeReason.INVALID_VALUE,
+                        start,
+                        "",
+                        "the bytes are not the canonical encoding of the event they decode to",
+                    )
+                raise self._error(problem, envelope, schema_id, **where)
+        if writer is not self.schema:
+            stream.seek(start)
+            try:
+                event = schemaless_reader(stream, writer, self.schema, True, True)
+            except Exception as exc:  # the bytes are sound: the schemas do not resolve
+                problem = BadBytes(
+                    DecodeReason.SCHEMA_MISMATCH,
+                    start,
+                    "",
+                    f"the writer schema (id {schema_id}) cannot be resolved against the reader "
+                    f"schema (id {self.schema_id}): {type(exc).__name__}: {exc}",
+                )
+                _p, _e, envelope = diagnose(data, start, writer, to_end=to_end)
+                raise self._error(problem, envelope, schema_id, **where) from exc
+        return cast(TableEvent, event)
+
+    def _writer_for(self, schema_id: int, source: str, offset: int | None) -> ParsedSchema:
+        try:
+            writer = self.registry.schema_for_id(schema_id)
+        except UnknownSchemaIdError as exc:
+            raise EventDecodeError(
+                DecodeReason.UNKNOWN_SCHEMA_ID,
+                f"schema id {schema_id} is not in the registry (known: "
+                f"{', '.join(map(str, exc.known)) or 'none'})",
+                source=source,
+                offset=offset,
+                byte_offset=1,
+                schema_id=schema_id,
+            ) from None
+        self._writers[schema_id] = writer
+        return writer
+
+    @staticmethod
+    def _frame_error(
+        data: bytes | bytearray | memoryview, source: str, offset: int | None
+    ) -> EventDecodeError:
+        if len(data) == 0:
+            return EventDecodeError(
+                DecodeReason.TRUNCATED,
+                "the message is empty",
+                source=source,
+                offset=offset,
+                byte_offset=0,
+            )
+        if data[0] != MAGIC_BYTE:
+            head = bytes(data[:4])
+            hint = ""
+            if head == _OCF_MAGIC:
+                hint = "; it looks like an Avro container file, read it with read_events"
+            elif head[:1] in (b"{", b"["):
+                hint = "; it looks like JSON"
+            return EventDecodeError(
+                DecodeReason.BAD_MAGIC,
+                f"the first byte is 0x{data[0]:02x}, expected the magic byte 0x00{hint}",
+                source=source,
+                offset=offset,
+                byte_offset=0,
+            )
+        return EventDecodeError(
+            DecodeReason.TRUNCATED,
+            f"the message has {len(data)} bytes, fewer than the {HEADER_SIZE}-byte header "
+            "(magic byte and schema id)",
+            source=source,
+            offset=offset,
+            byte_offset=len(data),
+        )
+
+    def _decode_error(
+        self,
+        data: bytes,
+        writer: ParsedSchema,
+        schema_id: int | None,
+        exc: Exception | None,
+        *,
+        source: str,
+        offset: int | None,
+        start: int,
+        to_end: bool,
+        record_index: int | None,
+    ) -> EventDecodeError:
+        """Explain why fastavro failed (or left bytes over) by walking the bytes."""
+        problem, _end, envelope = diagnose(data, start, writer, to_end=to_end)
+        if problem is None:  # the walker accepts what fastavro rejected: report fastavro's word
+            problem = BadBytes(
+                DecodeReason.INVALID_VALUE, start, "", f"{type(exc).__name__}: {exc}"
+            )
+        return self._error(
+            problem,
+            envelope,
+            schema_id,
+            source=source,
+            offset=offset,
+            start=start,
+            to_end=to_end,
+            record_index=record_index,
+        )
+
+    @staticmethod
+    def _error(
+        problem: BadBytes,
+        envelope: Mapping[str, Any],
+        schema_id: int | None,
+        *,
+        source: str,
+        offset: int | None,
+        start: int,
+        to_end: bool,
+        record_index: int | None,
+    ) -> EventDecodeError:
+        device_id = envelope.get("device_id")
+        table_id = envelope.get("table_id")
+        seq = envelope.get("seq")
+        return EventDecodeError(
+            problem.reason,
+            problem.detail,
+            source=source,
+            offset=offset,
+            byte_offset=problem.position,
+            field=problem.path or None,
+            schema_id=schema_id,
+            device_id=device_id if isinstance(device_id, str) else None,
+            table_id=table_id if isinstance(table_id, str) else None,
+            seq=seq if isinstance(seq, int) else None,
+            record_index=record_index,
+        )
+
+    # -- container files ------------------------------------------------------------------
+    def write_events(
+        self,
+        path: str | os.PathLike[str],
+        events: Iterable[Mapping[str, Any]],
+        *,
+        codec: str = DEFAULT_CONTAINER_CODEC,
+        append: bool = False,
+        sync_interval: int = 16000,
+    ) -> int:
+        """Write ``events`` to an Avro container file; returns how many were written.
+
+        A new file is written to a temporary name and renamed into place, so readers never
+        see half a file and a failure leaves any previous file untouched. With ``append``, an
+        existing file written with the same schema is extended in place (its codec is kept);
+        on failure, blocks completed before the bad event remain.
+        """
+        if codec not in CONTAINER_CODECS:
+            raise ValueError(f"codec {codec!r}: use one of {CONTAINER_CODECS}")
+        target = Path(path)
+        count = 0
+
+        def checked() -> Iterator[Mapping[str, Any]]:
+            nonlocal count
+            for event in events:
+                count += 1
+                yield _check_envelope(event)
+
+        metadata = {META_SCHEMA_ID: str(self.schema_id), META_SUBJECT: "table-events-value"}
+        if append and target.exists() and target.stat().st_size > 0:
+            self._check_appendable(target)
+            with target.open("a+b") as fo:
+                self._write_container(fo, checked(), codec, sync_interval, metadata)
+            return count
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                self._write_container(out, checked(), codec, sync_interval, metadata)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp_name, target)
+        except BaseException:
+            Path(tmp_name).unlink(missing_ok=True)
+            raise
+        return count
+
+    def _write_container(
+        self,
+        fo: IO[bytes],
+        events: Iterator[Mapping[str, Any]],
+        codec: str,
+        sync_interval: int,
+        metadata: dict[str, str],
+    ) -> None:
+        current: list[Mapping[str, Any]] = []
+
+        def remember() -> Iterator[Mapping[str, Any]]:
+            for event in events:
+                current[:] = [event]
+                yield event
+
+        try:
+            fastavro.writer(
+                fo,
+                self.schema,
+                remember(),
+                codec=codec,
+                sync_interval=sync_interval,
+                metadata=metadata,
+                strict_allow_default=True,
+            )
+        except EventEncodeError:
+            raise
+        except Exception as exc:  # fastavro's error for the event being written
+            if current:
+                raise self._encode_error(current[0], exc) from exc
+            raise EventEncodeError(f"cannot write the container file: {exc}") from exc
+
+    def _check_appendable(self, path: Path) -> None:
+        try:
+            with path.open("rb") as fo:
+                header_schema = fastavro.reader(fo).writer_schema
+        except Exception as exc:
+            raise EventEncodeError(
+                f"cannot append to {path}: it is not a readable Avro container file ({exc})"
+            ) from exc
+        if canonical_sha256(header_schema) != canonical_sha256(self.schema):
+            raise EventEncodeError(
+                f"cannot append to {path}: it was written with a different schema than schema "
+                f"id {self.schema_id}; start a new file"
+            )
+
+    def read_events(self, path: str | os.PathLike[str]) -> Iterator[TableEvent]:
+        """The events of a container file; raises :class:`EventDecodeError` at the first
+        damaged part (after yielding every event before it)."""
+        for item in self._read_container(path, tolerant=False):
+            if isinstance(item, DecodeError):  # pragma: no cover - strict mode raises
+                raise AssertionError(item)
+            yield item
+
+    def read_events_tolerant(
+        self, path: str | os.PathLike[str]
+    ) -> Iterator[TableEvent | DecodeError]:
+        """The events of a container file, with a :class:`DecodeError` in place of each
+        damaged block (or the rest of a block from a bad record on), then carrying on with the
+        next intact block. A damaged header ends the file with one DecodeError."""
+        return self._read_container(path, tolerant=True)
+
+    def _read_container(
+        self, path: str | os.PathLike[str], *, tolerant: bool
+    ) -> Iterator[TableEvent | DecodeError]:
+        """fastavro's block reader while the file is sound and written with this codec's
+        schema, each block verified before its events are yielded; from the first block that
+        fails (or for any other writer schema), the careful reader."""
+        resume_at: int | None = None  # where the careful reader takes over
+        try:
+            with open(path, "rb") as fo:
+                blocks = fastavro.block_reader(fo, **_READ_OPTIONS)
+                if _strip(blocks.writer_schema) == self._stripped:
+                    resume_at = fo.tell()
+                    for block in blocks:
+                        resume_at = block.offset
+                        events = list(block)
+                        raw: io.BytesIO = block.bytes_  # type: ignore[attr-defined]
+                        if self.verify and not self._reencodes_to(events, raw):
+                            break
+                        for event in events:
+                            yield cast(TableEvent, event)
+                        resume_at = block.offset + block.size
+                    else:
+                        if resume_at == os.fstat(fo.fileno()).st_size:
+                            return
+                        # fastavro stops silently at a block header cut short
+        except OSError:
+            raise
+        except Exception:  # damaged or unreadable: explained by the careful reader
+            pass
+        yield from self._read_container_carefully(path, tolerant=tolerant, resume_at=resume_at)
+
+    def _reencodes_to(self, events: list[Any], block: io.BytesIO) -> bool:
+        out = io.BytesIO()
+        try:
+            for event in events:
+                schemaless_writer(out, self.schema, event)
+        except Exception:  # treat as a mismatch; the careful reader explains it
+            return False
+        return out.getvalue() == block.getvalue()
+
+    def _read_container_carefully(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        tolerant: bool,
+        resume_at: int | None = None,
+    ) -> Iterator[TableEvent | DecodeError]:
+        """Block by block from ``resume_at`` (default: after the header), each event read,
+        verified and resolved on its own."""
+        source = os.fspath(path)
+        data = Path(path).read_bytes()
+
+        def failure(error: EventDecodeError, lost: int | None) -> DecodeError:
+            if not tolerant:
+                raise error
+            return DecodeError.from_exception(error, lost)
+
+        try:
+            pos, meta, sync = _read_header(data)
+            codec = meta.get("avro.codec", b"null").decode("utf-8", "replace")
+            if codec not in CONTAINER_CODECS:
+                raise EventDecodeError(
+                    DecodeReason.UNSUPPORTED_CODEC,
+                    f"the file uses codec {codec!r}",
+                    source=source,
+                    offset=0,
+                )
+            writer, schema_id = self._container_writer(meta, source)
+        except BadBytes as problem:
+            yield failure(
+                EventDecodeError(
+                    problem.reason,
+                    f"bad container header: {problem.detail}",
+                    source=source,
+                    offset=0,
+                    byte_offset=problem.position,
+                ),
+                None,
+            )
+            return
+        except EventDecodeError as error:
+            yield failure(error, None)
+            return
+        if resume_at is not None:
+            pos = resume_at
+        end_of_file = len(data)
+        while pos < end_of_file:
+            block_start = pos
+            count: int | None = None
+            try:
+                count, body = read_long(data, pos, "block count")
+                size, body = read_long(data, body, "block size")
+                if count < 0 or size < 0:
+                    raise BadBytes(
+                        DecodeReason.CORRUPT_BLOCK,
+                        block_start,
+                        "",
+                        f"block header says {count} events in {size} bytes",
+                    )
+                block_end = body + size
+                if block_end + _SYNC_SIZE > end_of_file:
+                    later_sync = data.find(sync, block_start)
+                    raise BadBytes(
+                        DecodeReason.CORRUPT_BLOCK if later_sync >= 0 else DecodeReason.TRUNCATED,
+                        block_start,
+                        "",
+                        f"the block of {size} bytes at byte {block_start} runs past the end of "
+                        f"the file ({end_of_file} bytes)"
+                        + (": its size is corrupt" if later_sync >= 0 else ": the file was cut"),
+                    )
+                if data[block_end : block_end + _SYNC_SIZE] != sync:
+                    raise BadBytes(
+                        DecodeReason.CORRUPT_BLOCK,
+                        block_end,
+                        "",
+                        "the sync marker after the block does not match the file's",
+                    )
+                raw = data[body:block_end]
+                if codec == "deflate":
+                    try:
+                        raw = zlib.decompress(raw, -15)
+                    except zlib.error as exc:
+                        raise BadBytes(
+                            DecodeReason.CORRUPT_BLOCK, body, "", f"deflate data is corrupt: {exc}"
+                        ) from None
+            except BadBytes as problem:
+                yield failure(
+                    EventDecodeError(
+                        problem.reason,
+                        problem.detail,
+                        source=source,
+                        offset=block_start,
+                        byte_offset=problem.position,
+                        schema_id=schema_id,
+                    ),
+                    count if count is not None and count >= 0 else None,
+                )
+                resync = data.find(sync, block_start)
+                if resync < 0:
+                    return
+                pos = resync + _SYNC_SIZE
+                continue
+            pos = block_end + _SYNC_SIZE
+            stream = io.BytesIO(raw)
+            for index in range(count):
+                try:
+                    event = self._read_datum(
+                        raw,
+                        stream,
+                        writer,
+                        schema_id,
+                        source,
+                        block_start,
+                        to_end=False,
+                        record_index=index,
+                    )
+                except EventDecodeError as error:
+                    yield failure(error, count - index)
+                    break
+                yield event
+            else:
+                if stream.tell() != len(raw):
+                    yield failure(
+                        EventDecodeError(
+                            DecodeReason.TRAILING_BYTES,
+                            f"{len(raw) - stream.tell()} bytes remain after the block's "
+                            f"{count} events",
+                            source=source,
+                            offset=block_start,
+                            byte_offset=stream.tell(),
+                            schema_id=schema_id,
+                        ),
+                        0,
+                    )
+
+    def _container_writer(
+        self, meta: Mapping[str, bytes], source: str
+    ) -> tuple[ParsedSchema, int | None]:
+        """The writer schema of a container file, preferring the registered copy."""
+        try:
+            document = json.loads(meta["avro.schema"])
+            fingerprint = canonical_sha256(document)
+        except Exception as exc:  # missing key, bad JSON, or not a schema
+            raise EventDecodeError(
+                DecodeReason.SCHEMA_MISMATCH,
+                f"the header has no readable writer schema: {exc}",
+                source=source,
+                offset=0,
+            ) from None
+        schema_id: int | None = None
+        declared = meta.get(META_SCHEMA_ID)
+        if declared is not None:
+            try:
+                declared_id = int(declared)
+                registered = self._writers.get(declared_id) or self.registry.schema_for_id(
+                    declared_id
+                )
+            except (ValueError, UnknownSchemaIdError):
+                registered = None
+            else:
+                schema_id = declared_id
+            if registered is not None and canonical_sha256(registered) == fingerprint:
+                self._writers[declared_id] = registered
+                return registered, declared_id
+        known = self._by_fingerprint.get(fingerprint)
+        if known is None:
+            known = cast(ParsedSchema, fastavro.parse_schema(document))
+            self._by_fingerprint[fingerprint] = known
+        return known, schema_id
+
+
+def _strip(schema: Any) -> Any:
+    """A parsed schema without fastavro's private keys, for comparing two schemas."""
+    if isinstance(schema, dict):
+        return {k: _strip(v) for k, v in schema.items() if not k.startswith("__")}
+    if isinstance(schema, list):
+        return [_strip(v) for v in schema]
+    return schema
+
+
+def _read_header(data: bytes) -> tuple[int, dict[str, bytes], bytes]:
+    """Position after the header, its metadata and its sync marker."""
+    if data[: len(_OCF_MAGIC)] != _OCF_MAGIC:
+        if _OCF_MAGIC.startswith(data):
+            raise BadBytes(DecodeReason.TRUNCATED, len(data), "", "the file ends in its header")
+        raise BadBytes(
+            DecodeReason.BAD_MAGIC,
+            0,
+            "",
+            f"the file starts with {data[:4]!r}, not the Avro container magic b'Obj\\x01'",
+        )
+    walker = Walker(data, len(_OCF_MAGIC))
+    meta: dict[str, bytes] = {}
+    while True:
+        count = walker.long("header.meta")
+        if count == 0:
+            break
+        if count < 0:
+            count = -count
+            walker.long("header.meta")
+        for _ in range(count):
+            key_size = walker.long("header.meta")
+            key = walker.need(max(key_size, 0), "header.meta", "a metadata key")
+            value_size = walker.long("header.meta")
+            meta[key.decode("utf-8", "replace")] = walker.need(
+                max(value_size, 0), "header.meta", "a metadata value"
+            )
+    sync = walker.need(_SYNC_SIZE, "header.sync", "the sync marker")
+    return walker.pos, meta, sync
+
+
+_default_codec: EventCodec | None = None
+
+
+def default_codec() -> EventCodec:
+    """The codec for the repository's registry and latest schema, built once per process."""
+    global _default_codec
+    if _default_codec is None:
+        _default_codec = EventCodec()
+    return _default_codec
+
+
+def make_event(
+    table_id: str,
+    device_id: str,
+    seq: int,
+    occurred_at: dt.datetime,
+    payload_type: str,
+    /,
+    *,
+    event_id: uuid.UUID | str | None = None,
+    **fields: Any,
+) -> TableEvent:
+    """Build an event (see :meth:`EventCodec.make_event`), e.g.
+    ``make_event("PB-07", "shoe-07", 42, now, "CardDealt", shoe_id="S1", round_id="R1",
+    position=17, rank=Rank.NINE, suit=Suit.HEARTS, hand="PLAYER")``."""
+    return default_codec().make_event(
+        table_id, device_id, seq, occurred_at, payload_type, event_id=event_id, **fields
+    )
+
+
+def encode_event(event: Mapping[str, Any]) -> bytes:
+    """The Confluent-framed message for ``event`` (latest schema)."""
+    return default_codec().encode(event)
+
+
+def decode_event(
+    data: bytes | bytearray | memoryview, *, source: str = "", offset: int | None = None
+) -> TableEvent:
+    """The event in a Confluent-framed message; raises :class:`EventDecodeError`."""
+    return default_codec().decode(data, source=source, offset=offset)
+
+
+def write_events(
+    path: str | os.PathLike[str],
+    events: Iterable[Mapping[str, Any]],
+    *,
+    codec: str = DEFAULT_CONTAINER_CODEC,
+    append: bool = False,
+) -> int:
+    """Write events to an Avro container file (see :meth:`EventCodec.write_events`)."""
+    return default_codec().write_events(path, events, codec=codec, append=append)
+
+
+def read_events(path: str | os.PathLike[str]) -> Iterator[TableEvent]:
+    """The events of a container file; raises :class:`EventDecodeError` on damage."""
+    return default_codec().read_events(path)
+
+
+def read_events_tolerant(path: str | os.PathLike[str]) -> Iterator[TableEvent | DecodeError]:
+    """Events and :class:`DecodeError` records; one bad block does not stop the file."""
+    return default_codec().read_events_tolerant(path)
+
+
+def payload_types() -> tuple[str, ...]:
+    """Short names of every payload record of the latest schema, in union order."""
+    return default_codec().payload_types
