@@ -121,6 +121,7 @@ class TableEmulator:
         self.banker_last_wager: Cents | None = None
         self.suivi_seat: int | None = None
         self.passed_bank_wager: Cents | None = None
+        self.shoe_id: str | None = None
         self._covering = cover_bank(0, 0, (), None)
 
     # ------------------------------------------------------------------ helpers
@@ -142,6 +143,8 @@ class TableEmulator:
             location=self.location,
             dealer_id=self.dealer,
             gaming_date=self.gaming_date,
+            min_wager_cents=self.rules.min_wager_cents,
+            max_wager_cents=self.rules.max_wager_cents,
         )
         out.emit(
             self.dev.pit,
@@ -218,6 +221,7 @@ class TableEmulator:
                 patron_id=patron.patron_id,
                 amount_cents=owed,
                 round_id=None,
+                shoe_id=self.shoe_id,
             )
         else:
             self._issue_form(patron, owed)
@@ -401,6 +405,8 @@ class TableEmulator:
             cut_card_from_back=cut_from_back,
             batch=batch,
             cards_in_shoe=declared_cards,
+            shuffled_by=self.dealer,
+            cut_by_seat=self.rng.choice(sorted(self.seated)) if self.seated else None,
         )
         shoe = Shoe(shoe_id, cards, 0, len(cards) - cut_from_back)
         burn = burned_cards(cards[0].rank)
@@ -437,6 +443,7 @@ class TableEmulator:
 
     def _play_shoe(self) -> None:
         shoe = self._new_shoe()
+        self.shoe_id = shoe.shoe_id
         round_number = 0
         while self.out.clock_micros < self.closes_at:
             round_number += 1
@@ -463,6 +470,7 @@ class TableEmulator:
             shoe_id=shoe.shoe_id,
             cards_dealt=shoe.position,
             reason="cutting card" if shoe.cut_card_seen else "end of gaming day",
+            rounds_dealt=round_number,
         )
 
     # ------------------------------------------------------------------ irregularities
@@ -483,6 +491,9 @@ class TableEmulator:
             card_rank=card.rank.name,
             card_suit=card.suit.name,
             note=None,
+            shoe_id=shoe.shoe_id,
+            position=shoe.position,
+            reported_by=self.dealer,
         )
         extra = (
             face_up_in_shoe_discards(card.rank)
@@ -643,12 +654,22 @@ class TableEmulator:
         self._emit_deal(shoe, round_id, deal)
         for taken in deal.options_taken:
             hand, _, choice = taken.partition(":")
-            out.emit(pit, "HandOption", round_id=round_id, hand=hand, drew=choice == "DRAW")
+            two_cards = deal.player[:2] if hand == "PLAYER" else deal.banker[:2]
+            chooser = self._covering.dominant_seat if hand == "PLAYER" else self.banker_seat
+            out.emit(
+                pit,
+                "HandOption",
+                round_id=round_id,
+                hand=hand,
+                drew=choice == "DRAW",
+                points=hand_points(two_cards),
+                seat=chooser,
+            )
         outcome = deal.outcome
         self._announce(round_id, outcome)
         self._settle(round_id, outcome, stakes)
         if self.game is Game.CHEMIN_DE_FER:
-            self._pass_bank(outcome)
+            self._pass_bank(outcome, round_id)
 
     def _announce(self, round_id: str, outcome: RoundOutcome) -> None:
         """3.10(a): the dealer announces each hand's count, the winner and total cards."""
@@ -754,6 +775,7 @@ class TableEmulator:
             wager=s.wager.value,
             outcome=s.result.value,
             paid_cents=paid,
+            amount_cents=s.stake_cents,
         )
         if fault:
             self._fault(
@@ -853,7 +875,7 @@ class TableEmulator:
             bidders = self.rng.sample(sorted(self.seated), k=min(3, len(self.seated) - 1))
             bids = {s: self.seated[s].unit_cents * self.rng.choice((2, 4, 6)) for s in bidders}
             for seat in sorted(bids):
-                out.emit(pit, "BankBid", seat=seat, amount_cents=bids[seat])
+                out.emit(pit, "BankBid", seat=seat, amount_cents=bids[seat], shoe_id=self.shoe_id)
             self.banker_seat = banker_by_bid(bids)
             wager = bids[self.banker_seat]
             self.suivi_seat = None
@@ -913,7 +935,7 @@ class TableEmulator:
                 )
         return stakes
 
-    def _pass_bank(self, outcome: RoundOutcome) -> None:
+    def _pass_bank(self, outcome: RoundOutcome, round_id: str) -> None:
         """4.11(a)1, (b): the bank passes when the Banker's Hand loses; 4.7(b) banco suivi
         belongs to whoever equaled the bank and lost."""
         assert self.banker_seat is not None
@@ -933,6 +955,7 @@ class TableEmulator:
                 seat=previous,
                 to_seat=to_seat,
                 voluntary=not curator_must_pass(outcome),
+                round_id=round_id,
             )
             self.passed_bank_wager = self.banker_last_wager
             self.banker_seat = to_seat

@@ -1,0 +1,478 @@
+"""Vigorish (3.3(c), (c)1, (e), (h); 4.10(c); 7.3(c), (d), (f)) and deferred vigorish until it
+is collected or documented (3.3(c)2, (c)3, (c)4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pipeline.replay.findings import Severity
+from tests.replay.builder import only, table
+
+BANKER_7_6: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S"}
+TIE_7: dict[str, Any] = {"player": "4H 3C", "banker": "2D 5S"}
+CF_BANK: dict[str, Any] = {
+    "seat": 1,
+    "amount": 100_000,
+    "bids": {1: 100_000},
+    "banco": [(5, "BANCO_SEUL", None)],
+}
+
+
+@pytest.mark.parametrize(
+    ("rules_id", "stake", "charged", "due", "code", "basis"),
+    [
+        # missed altogether: 3.3(c)
+        (
+            "pb-5-classic",
+            10_100,
+            0,
+            525,
+            "PB-3.3c-VIG",
+            "$5.25 (5 % of $101.00 rounded up to 25c, N.J.A.C. 19:47-3.3(c)1), neither collected "
+            "nor marked $0.00",
+        ),
+        # wrong percentage: 4 % where the table charges 5 %
+        (
+            "pb-5-classic",
+            10_000,
+            400,
+            500,
+            "PB-3.3c-VIG",
+            "$5.00 (5 % of $100.00 rounded up to 25c, N.J.A.C. 19:47-3.3(c)1), collected or "
+            "marked $4.00",
+        ),
+        (
+            "pb-5-classic",
+            10_000,
+            600,
+            500,
+            "PB-3.3c-VIG",
+            "$5.00 (5 % of $100.00 rounded up to 25c, N.J.A.C. 19:47-3.3(c)1), collected or "
+            "marked $6.00",
+        ),
+        # wrong rounding: the exact 5 % ($5.05) where the table rounds up to 25c ($5.25)
+        (
+            "pb-5-classic",
+            10_100,
+            505,
+            525,
+            "PB-3.3c1-VIG-ROUNDING",
+            "$5.25 (5 % of $101.00 rounded up to 25c, N.J.A.C. 19:47-3.3(c)1), collected or "
+            "marked $5.05",
+        ),
+        # Minibaccarat rounds to 5c (7.3(c)1): $5.005 is $5.05, not $5.00
+        (
+            "mb-5-rounded",
+            10_010,
+            500,
+            505,
+            "MB-7.3c1-VIG-ROUNDING",
+            "$5.05 (5 % of $100.10 rounded up to 5c, N.J.A.C. 19:47-7.3(c)1), collected or marked "
+            "$5.00",
+        ),
+        (
+            "mb-5-rounded",
+            10_000,
+            400,
+            500,
+            "MB-7.3c-VIG",
+            "$5.00 (5 % of $100.00 rounded up to 5c, N.J.A.C. 19:47-7.3(c)1), collected or marked "
+            "$4.00",
+        ),
+    ],
+)
+@pytest.mark.rule("PB-3.3c-VIG", "PB-3.3c1-VIG-ROUNDING", "MB-7.3c-VIG", "MB-7.3c1-VIG-ROUNDING")
+def test_vigorish_missed_wrong_percentage_or_wrong_rounding(
+    rules_id: str, stake: int, charged: int, due: int, code: str, basis: str
+) -> None:
+    """N.J.A.C. 19:47-3.3(c) (and 7.3(c)): a winning Banker wager pays 4 or 5 percent; a miss
+    or a wrong percentage is PB-3.3c-VIG; the right percentage without the table's rounding up
+    to 25c (3.3(c)1; 5c in Minibaccarat, 7.3(c)1) is PB-3.3c1-VIG-ROUNDING."""
+    b = table(rules_id, "T03")
+    r = b.round(**BANKER_7_6, wagers={3: {"BANKER": stake}}, vig={3: charged})
+    result = b.replay()
+    f = only(result)
+    assert (f.code, f.severity, f.table_id, f.round_id, f.seat, f.patron_id) == (
+        code,
+        Severity.CRITICAL,
+        "T03",
+        r.round_id,
+        3,
+        "PAT-03",
+    )
+    assert (f.expected_cents, f.actual_cents) == (due, charged)
+    vig_ids = (r.vig[3],) if charged else ()
+    assert f.event_ids == (r.wagers[(3, "BANKER")], *vig_ids)
+    short = due - charged
+    direction = "short" if short > 0 else "over"
+    amount = f"${abs(short) // 100}.{abs(short) % 100:02d}"
+    assert f.message == f"Vigorish {direction} by {amount} on seat 3: expected {basis}."
+    assert result.settlements[0].expected_vig_cents == due
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (classification): machine.TableReplay._compare_vig only calls a difference "
+    "'wrong rounding' when the charge equals the vigorish with rounding toggled; $5.00 on a "
+    "$101.00 Banker win (5 % is $5.05) is the right percentage rounded DOWN to a 25c multiple, "
+    "a 3.3(c)1 error, but is reported as PB-3.3c-VIG.",
+)
+@pytest.mark.rule("PB-3.3c1-VIG-ROUNDING")
+def test_vigorish_rounded_down_is_a_rounding_error() -> None:
+    """PB-3.3c1-VIG-ROUNDING, N.J.A.C. 19:47-3.3(c)1: round off to 25 cents 'or the next
+    highest multiple of 25 cents'; rounding $5.05 down to $5.00 is a rounding error."""
+    b = table()
+    b.round(**BANKER_7_6, wagers={3: {"BANKER": 10_100}}, vig={3: 500})
+    f = only(b.replay())
+    assert (f.code, f.expected_cents, f.actual_cents) == ("PB-3.3c1-VIG-ROUNDING", 525, 500)
+
+
+@pytest.mark.rule("PB-3.3c-VIG")
+def test_vigorish_from_a_seat_without_a_banker_wager() -> None:
+    """PB-3.3c-VIG, N.J.A.C. 19:47-3.3(c): vigorish is extracted only from a winning Banker
+    wager; a seat with no wager this round was charged."""
+    b = table()
+    r = b.round(**BANKER_7_6, wagers={3: {"BANKER": 10_000}}, vig={6: 500})
+    f = only(b.replay())
+    assert (f.code, f.seat, f.expected_cents, f.actual_cents, f.event_ids) == (
+        "PB-3.3c-VIG",
+        6,
+        0,
+        500,
+        (r.vig[6],),
+    )
+    assert f.message == (
+        "Seat 6 was charged $5.00 of vigorish with no winning Banker wager to charge it on."
+    )
+
+
+@pytest.mark.rule("CF-4.10c-VIG")
+def test_chemin_de_fer_vigorish() -> None:
+    """CF-4.10c-VIG, N.J.A.C. 19:47-4.10(c): 5 % of the Banker's winnings, rounded to 25c."""
+    b = table("cf-5", "T04")
+    r = b.round(**BANKER_7_6, bank=CF_BANK, vig={1: 4_000})
+    f = only(b.replay())
+    assert (f.code, f.seat, f.expected_cents, f.actual_cents) == ("CF-4.10c-VIG", 1, 5_000, 4_000)
+    assert f.event_ids == (r.wagers[(1, "BANKER")], r.vig[1])
+    assert "N.J.A.C. 19:47-4.10(c)" in f.message
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (missing check): machine.TableReplay._compare_vig counts a VigDeferred as "
+    "charged at any table; cf-5 has vig_deferral = false because 4.10(c) says Chemin de Fer "
+    "vigorish 'shall be collected immediately after each round won by the Banker', so a "
+    "deferral there is silently accepted.",
+)
+@pytest.mark.rule("CF-4.10c-VIG")
+def test_chemin_de_fer_vigorish_deferred() -> None:
+    """CF-4.10c-VIG, N.J.A.C. 19:47-4.10(c): collected immediately, never deferred."""
+    b = table("cf-5", "T04")
+    r = b.round(**BANKER_7_6, bank=CF_BANK, defer_vig={1})
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.seat, f.round_id) == ("CF-4.10c-VIG", 1, r.round_id)
+    assert r.vig[1] in f.event_ids
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (classification): machine.TableReplay._compare_vig reports vigorish charged at "
+    "a no-vigorish table under the (c) codes with a self-contradicting basis ('expected $0.00 "
+    "(4 % of $100.00 ...)'); with the 7.3(f)2 total-card cover it even reports "
+    "MB-7.3c1-VIG-ROUNDING. 3.10(b)5 (PB-3.10b5-NO-VIG-MARKED), 7.3(f) (MB-7.3f-NO-VIG) and "
+    "7.3(d) (MB-7.3d-TIE-VIG) are the rules broken.",
+)
+@pytest.mark.parametrize(
+    ("rules_id", "wagers", "code"),
+    [
+        ("pb-4-banker6", {"BANKER": 10_000}, "PB-3.10b5-NO-VIG-MARKED"),
+        ("pb-dragon", {"BANKER": 10_000}, "PB-3.10b5-NO-VIG-MARKED"),
+        ("mb-5-rounded", {"BANKER": 10_000, "CARDS_4": 10_000}, "MB-7.3f-NO-VIG"),
+        ("mb-tie-quarter", {"BANKER": 10_000}, "MB-7.3d-TIE-VIG"),
+    ],
+)
+@pytest.mark.rule("PB-3.10b5-NO-VIG-MARKED", "MB-7.3f-NO-VIG", "MB-7.3d-TIE-VIG")
+def test_vigorish_charged_in_a_no_vigorish_variation(
+    rules_id: str, wagers: dict[str, int], code: str
+) -> None:
+    """PB-3.10b5-NO-VIG-MARKED, N.J.A.C. 19:47-3.10(b)5: in the 3.3(e) and (h) variations the
+    dealer 'shall not collect or mark any vigorish'; MB-7.3f-NO-VIG, 7.3(f)2: none when the
+    total-card wagers cover the Banker wager; MB-7.3d-TIE-VIG, 7.3(d): with the tie vigorish
+    'the vigorish otherwise required by (c) above shall not be collected'."""
+    b = table(rules_id)
+    b.round(**BANKER_7_6, wagers={3: wagers}, vig={3: 500})
+    f = only(b.replay())
+    assert (f.code, f.seat, f.expected_cents, f.actual_cents) == (code, 3, 0, 500)
+
+
+@pytest.mark.rule("PB-3.3e1-BANKER-SIX", "PB-3.3c-VIG")
+def test_vigorish_charged_in_a_no_vigorish_variation_is_found() -> None:
+    """PB-3.3e1-BANKER-SIX: N.J.A.C. 19:47-3.3(e)1 and 3.10(b)5: whatever its code, a charge at a
+    no-vigorish table is one CRITICAL finding for the amount charged against nothing due."""
+    b = table("pb-4-banker6")
+    r = b.round(**BANKER_7_6, wagers={3: {"BANKER": 10_000}}, vig={3: 400})
+    f = only(b.replay())
+    assert (f.severity, f.seat, f.expected_cents, f.actual_cents, f.round_id) == (
+        Severity.CRITICAL,
+        3,
+        0,
+        400,
+        r.round_id,
+    )
+    assert f.message.startswith("Vigorish over by $4.00 on seat 3: expected $0.00")
+
+
+# ---------------------------------------------------------------------- Minibaccarat 7.3(d)
+@pytest.mark.rule("MB-7.3d-TIE-VIG")
+def test_tie_vigorish_collected() -> None:
+    """MB-7.3d-TIE-VIG, N.J.A.C. 19:47-7.2(a)1iii and 7.3(d): on a tie each Banker wager pays 25
+    percent, collected at the end of the round; a winning Banker wager pays none."""
+    b = table("mb-tie-quarter", "T06")
+    r = b.round(**TIE_7, wagers={3: {"BANKER": 10_000}, 4: {"PLAYER": 10_000}})
+    b.round(**BANKER_7_6, wagers={3: {"BANKER": 10_000}})
+    result = b.replay()
+    assert result.findings == []
+    assert [(v.kind, v.amount_cents, v.event_id) for v in result.vig_ledger] == [
+        ("COLLECTED", 2_500, r.vig[3])
+    ]
+    banker = result.settlements[0]
+    assert (banker.expected_result, banker.expected_vig_cents, banker.rule_code) == (
+        "VOID",
+        2_500,
+        "MB-7.3d-TIE-VIG",
+    )
+
+
+@pytest.mark.parametrize(
+    ("charged", "message"),
+    [
+        (
+            0,
+            "Vigorish short by $25.00 on seat 3: expected $25.00 (25 % of the $100.00 Banker wager "
+            "on a tie, N.J.A.C. 19:47-7.2(a)1iii, 7.3(d)), neither collected nor marked $0.00.",
+        ),
+        (
+            500,
+            "Vigorish short by $20.00 on seat 3: expected $25.00 (25 % of the $100.00 Banker wager "
+            "on a tie, N.J.A.C. 19:47-7.2(a)1iii, 7.3(d)), collected or marked $5.00.",
+        ),
+    ],
+)
+@pytest.mark.rule("MB-7.3d-TIE-VIG")
+def test_tie_vigorish_missed_or_wrong(charged: int, message: str) -> None:
+    """MB-7.3d-TIE-VIG, N.J.A.C. 19:47-7.3(d): 25 percent of the Banker wager on a tie."""
+    b = table("mb-tie-quarter", "T06")
+    r = b.round(**TIE_7, wagers={3: {"BANKER": 10_000}}, vig={3: charged})
+    f = only(b.replay())
+    assert (f.code, f.severity, f.round_id, f.seat, f.expected_cents, f.actual_cents) == (
+        "MB-7.3d-TIE-VIG",
+        Severity.CRITICAL,
+        r.round_id,
+        3,
+        2_500,
+        charged,
+    )
+    assert f.message == message
+
+
+@pytest.mark.rule("MB-7.3d-TIE-VIG")
+def test_tie_vigorish_deferred() -> None:
+    """MB-7.3d-TIE-VIG, N.J.A.C. 19:47-7.3(d): the tie vigorish 'shall be collected at the end of
+    the round of play and prior to any cards being dealt for the next round'; a marker button
+    instead is one finding, even though it is paid before the shoe ends."""
+    b = table("mb-tie-quarter", "T06")
+    r = b.round(**TIE_7, wagers={3: {"BANKER": 10_000}}, defer_vig={3})
+    b.round(**BANKER_7_6, wagers={3: {"BANKER": 10_000}})
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.round_id, f.seat, f.expected_cents, f.actual_cents, f.event_ids) == (
+        "MB-7.3d-TIE-VIG",
+        r.round_id,
+        3,
+        2_500,
+        0,
+        (r.vig[3],),
+    )
+    assert f.message == (
+        "Seat 3's 25 percent tie vigorish was deferred; it is collected before the next "
+        "round's first card (N.J.A.C. 19:47-7.3(d))."
+    )
+
+
+# ---------------------------------------------------------------------- deferred, 3.3(c)2-4
+DEFERRED: dict[str, Any] = {**BANKER_7_6, "wagers": {3: {"BANKER": 10_100}}, "defer_vig": {3}}
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_deferred_vigorish_outstanding_when_the_shoe_ends() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2 and (c)4: deferred vigorish is
+    collected or documented when the shoe is completed; the marker is written off."""
+    b = table()
+    r = b.round(**DEFERRED)
+    ended = b.end_shoe(settle_deferred=False)
+    b.close()
+    result = b.replay()
+    f = only(result)
+    assert (f.code, f.severity, f.shoe_id, f.round_id, f.seat, f.patron_id) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        Severity.CRITICAL,
+        "T01-S01",
+        None,
+        3,
+        "PAT-03",
+    )
+    assert (f.expected_cents, f.actual_cents, f.event_ids) == (525, 0, (r.vig[3], ended))
+    assert f.message == (
+        "Seat 3 still owed $5.25 of deferred vigorish when the shoe was completed; it must be "
+        "collected or documented on a Complimentary Vigorish Form first (N.J.A.C. 19:47-3.3(c)4). "
+        "Treat it as uncollected without a form."
+    )
+    assert [v.kind for v in result.vig_ledger] == ["DEFERRED", "WRITTEN_OFF"]
+    assert result.summary is not None and result.summary.vig_uncollected_cents == 525
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_deferred_vigorish_outstanding_when_the_patron_leaves() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)4: '... or when the patron leaves the
+    gaming table, whichever occurs first'."""
+    b = table()
+    r = b.round(**DEFERRED)
+    left = b.patron_leaves(3, settle_deferred=False)
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.seat, f.expected_cents, f.actual_cents, f.event_ids) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        3,
+        525,
+        0,
+        (r.vig[3], left),
+    )
+    assert "when the patron left;" in f.message
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_deferred_vigorish_outstanding_when_the_table_closes() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)4, met at the latest at the close."""
+    b = table()
+    r = b.round(**DEFERRED)
+    closed = b.emit("pit", "TableClosed", reason="end of gaming day")  # patron still seated
+    f = only(b.replay())
+    assert (f.code, f.seat, f.expected_cents, f.event_ids) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        3,
+        525,
+        (r.vig[3], closed),
+    )
+    assert "when the table closed;" in f.message
+
+
+@pytest.mark.rule("PB-3.3c2-VIG-DEFERRED", "PB-3.3c4-DEFERRED-DEADLINE")
+def test_deferred_vigorish_collected_in_time() -> None:
+    """PB-3.3c2-VIG-DEFERRED: N.J.A.C. 19:47-3.3(c)2 and (c)4: deferred vigorish collected before
+    the shoe ends (two markers at one seat add up) finds nothing and counts as collected."""
+    b = table()
+    r1 = b.round(**DEFERRED)
+    r2 = b.round(**DEFERRED)
+    paid = b.collect_deferred(3)
+    b.end_shoe()
+    result = b.replay()
+    assert result.findings == []
+    assert [
+        (v.kind, v.amount_cents, v.balance_after_cents, v.event_id) for v in result.vig_ledger
+    ] == [
+        ("DEFERRED", 525, 525, r1.vig[3]),
+        ("DEFERRED", 525, 1_050, r2.vig[3]),
+        ("DEFERRED_COLLECTED", 1_050, 0, paid),
+    ]
+    assert result.summary is not None and result.summary.vig_collected_cents == 1_050
+
+
+@pytest.mark.rule("PB-3.3c3-COMP-FORM", "PB-3.3c3vii-COMPLIMENTARY")
+def test_deferred_vigorish_documented_on_a_form() -> None:
+    """PB-3.3c3-COMP-FORM: N.J.A.C. 19:47-3.3(c)3 and (c)4: vigorish not collected is documented on
+    a Form before the patron leaves; it is a complimentary (3.3(c)3vii), not a finding."""
+    b = table()
+    b.round(**DEFERRED)
+    form = b.form_issued(seat=3)
+    b.patron_leaves(3)
+    b.end_shoe()
+    b.close()
+    b.accounting()
+    result = b.replay()
+    assert result.findings == []
+    assert [(v.kind, v.amount_cents, v.event_id) for v in result.vig_ledger][-1] == (
+        "DOCUMENTED",
+        525,
+        form,
+    )
+    assert result.summary is not None
+    assert (result.summary.comp_vig_cents, result.summary.vig_uncollected_cents) == (525, 0)
+
+
+@pytest.mark.rule("PB-3.3c3-COMP-FORM")
+def test_form_documents_a_different_amount_than_deferred() -> None:
+    """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i: the Form records 'the amount of the vigorish
+    that was not collected'."""
+    b = table()
+    b.round(**DEFERRED)
+    form = b.form_issued(seat=3, amount_cents=500)
+    b.patron_leaves(3)
+    b.end_shoe()
+    b.close()
+    b.accounting()
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, f.serial, f.expected_cents, f.actual_cents) == (
+        "PB-3.3c3-COMP-FORM",
+        Severity.CRITICAL,
+        3,
+        1001,
+        525,
+        500,
+    )
+    assert f.event_ids == (form,)
+    assert (
+        f.message
+        == "Form 1001 documents $5.00 for seat 3 but $5.25 of vigorish was deferred there."
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (attribution): rounds close lazily, so machine.TableReplay.find stamps findings "
+    "about between-round events (CompVigFormIssued, DeferredVigCollected) with the previous "
+    "round's id; the same Form error gets round_id None or a round depending on whether a "
+    "ShoeEnded/PatronLeft came first.",
+)
+@pytest.mark.rule("PB-3.3c3-COMP-FORM")
+def test_form_finding_is_not_attributed_to_the_previous_round() -> None:
+    """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i: a Form is issued between rounds (its own
+    round_id is None), so its finding names no round."""
+    b = table()
+    b.round(**DEFERRED)
+    b.form_issued(seat=3, amount_cents=500)
+    b.accounting()
+    f = only(b.replay())
+    assert (f.code, f.serial) == ("PB-3.3c3-COMP-FORM", 1001)
+    assert f.round_id is None
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_more_deferred_vigorish_paid_than_marked() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2: the marker button shows the amount
+    owed; collecting more than marked is one finding."""
+    b = table()
+    b.round(**DEFERRED)
+    paid = b.collect_deferred(3, 1_000)
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.seat, f.expected_cents, f.actual_cents, f.event_ids) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        3,
+        525,
+        1_000,
+        (paid,),
+    )
+    assert f.message == "Seat 3 paid $10.00 of deferred vigorish but only $5.25 was marked."
