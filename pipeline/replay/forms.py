@@ -20,15 +20,23 @@ from datetime import date
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
+from pipeline.rules.games import Game
 
 REQUIRED_SIGNATURES = ("dealer_signature", "pit_boss_signature", "pit_clerk_signature")
-REQUIRED_FIELDS = ("amount_cents", "gaming_date", "pit", "table_location", "patron_name")
+REQUIRED_FIELDS: dict[Game, tuple[str, ...]] = {
+    # 3.3(c)3i (current text) names the gaming date, pit and table location ...
+    Game.PUNTO_BANCO: ("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
+    Game.CHEMIN_DE_FER: ("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
+    # ... 7.3(c)3i (the text that governs Minibaccarat) names only the amount and the patron.
+    Game.MINIBACCARAT: ("amount_cents", "patron_name"),
+}
 
 
 @dataclass
 class FormControl:
     table_id: str
     findings: list[Finding]
+    game: Game = Game.PUNTO_BANCO
     location: str | None = None
     gaming_date: date | None = None
     series_list: list[TableEvent] = field(default_factory=list)
@@ -122,7 +130,9 @@ class FormControl:
         )
         self._use(serial, row, e)
         missing = [
-            f.replace("_", " ") for f in (*REQUIRED_FIELDS, *REQUIRED_SIGNATURES) if not e.get(f)
+            f.replace("_", " ")
+            for f in (*REQUIRED_FIELDS[self.game], *REQUIRED_SIGNATURES)
+            if not e.get(f)
         ]
         if not e.get("patron_signature") and not e.get("signature_missing_reason"):
             missing.append("patron signature or the reason it could not be obtained")
@@ -181,10 +191,11 @@ class FormControl:
 
     def close_day(self) -> None:
         """End of the gaming day: gaps in the used series; originals against duplicates."""
-        if self.highest_used is not None:
-            for s in self.series_list:
-                first, last = int(s.get("first_serial")), int(s.get("last_serial"))
-                for serial in range(first, min(last, self.highest_used) + 1):
+        for s in self.series_list:
+            first, last = int(s.get("first_serial")), int(s.get("last_serial"))
+            used_here = [serial for serial in self.used if first <= serial <= last]
+            if used_here:
+                for serial in range(first, max(used_here) + 1):
                     if serial not in self.used:
                         self._find(
                             "PB-3.3c3ii-FORM-SEQUENCE",
@@ -233,13 +244,12 @@ class FormControl:
                 actual=d_amount,
             )
         for serial, rows in self.used.items():
-            if any(r.status == "ISSUED" for r in rows) and not any(
-                int(e.get("serial")) == serial for e in (*self.originals, *self.duplicates)
-            ):
+            if not any(int(e.get("serial")) == serial for e in (*self.originals, *self.duplicates)):
+                what = "issued" if any(r.status == "ISSUED" for r in rows) else "voided"
                 self._find(
                     "PB-3.3c3iv-FORM-MATCH",
-                    f"Form {serial} was issued but neither its original nor its duplicate "
-                    "reached accounting (N.J.A.C. 19:47-3.3(c)3iii-iv).",
+                    f"Form {serial} was {what} but neither its original nor its duplicate "
+                    "reached accounting (N.J.A.C. 19:47-3.3(c)3iii-iv, (c)3vi).",
                     serial,
                     tuple(r.event_id for r in rows),
                 )

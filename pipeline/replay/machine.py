@@ -53,9 +53,8 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
 )
-from pipeline.rules.settlement import Settlement, Wager, offered_wagers, settle_seat
+from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.shoe import burned_cards, shoe_problems
-from pipeline.rules.vigorish import vigorish_on_win
 
 HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
 
@@ -103,6 +102,7 @@ class ShoeState:
     burn_cards: list[DealtCard] = field(default_factory=list)
     burn_checked: bool = False
     cut_card_round: str | None = None
+    last_hand_announced: bool = False
     rounds_after_cut: int = 0
     last_position: int = -1
 
@@ -142,7 +142,7 @@ class TableReplay:
         self.banker_last: int | None = None
         self.bid_amount: int | None = None
         self.passed_from_loss = False
-        self.pass_due: tuple[int, str] | None = None
+        self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
         self.suivi_seat: int | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -257,6 +257,7 @@ class TableReplay:
         self.summary.location = str(e.get("location"))
         self.summary.gaming_date = e.get("gaming_date")
         self.summary.dealer_id = e.get("dealer_id")
+        self.forms.game = self.rules.game
         self.forms.location = self.summary.location
         self.forms.gaming_date = self.summary.gaming_date
 
@@ -266,6 +267,7 @@ class TableReplay:
             self._deadline(seat, "the table closed", e)
 
     def on_PatronSeated(self, e: TableEvent) -> None:
+        self._close_round()
         self.seated[int(e.get("seat"))] = e.get("patron_id")
 
     def on_PatronLeft(self, e: TableEvent) -> None:
@@ -308,6 +310,8 @@ class TableReplay:
             self.round.cut_card = e
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
+        if self.shoe:
+            self.shoe.last_hand_announced = True
         if self.shoe and self.shoe.cut_card_round != e.round_id:
             self.find(
                 "last_hand",
@@ -332,10 +336,33 @@ class TableReplay:
             if self.irregularity is not None:
                 self.irregularity.discards.append(dealt)
             return
-        if self.round is not None:
-            if self.irregularity is not None and not self.round.simulated:
-                self._close_irregularity(None)
-            self.round.cards.append(dealt)
+        if self.round is None or self.round.round_id != e.round_id:
+            self._unattributable(e)
+            return
+        if self.irregularity is not None and not self.round.simulated:
+            self._close_irregularity(None)
+        self.round.cards.append(dealt)
+
+    def _unattributable(self, e: TableEvent) -> None:
+        """An event of a round that is not the one in play (its RoundStarted was lost or came
+        out of place): never guessed into another round; that round is incomplete."""
+        round_id = e.round_id
+        if round_id is None or round_id in self.incomplete:
+            return
+        self.incomplete.add(round_id)
+        self.findings.append(
+            Finding(
+                "NJ-DATA-GAP",
+                Severity.HIGH,
+                self.table_id,
+                f"{e.payload_type} for round {round_id} arrived while "
+                f"{self.round.round_id if self.round else 'no round'} was in play; round "
+                f"{round_id} is marked incomplete and its checks are withheld.",
+                shoe_id=self.shoe.shoe_id if self.shoe else None,
+                round_id=round_id,
+                event_ids=(e.event_id,),
+            )
+        )
 
     def _check_burn(self) -> None:
         """3.5(e): the first card and as many more as its burn count go to the discards."""
@@ -435,6 +462,15 @@ class TableReplay:
         else:
             self._close_irregularity(None)
         if self.shoe is not None and self.shoe.cut_card_round and not simulated:
+            if self.shoe.rounds_after_cut == 0 and not self.shoe.last_hand_announced:
+                self.find(
+                    "last_hand",
+                    Severity.MEDIUM,
+                    f'The cutting card appeared in {self.shoe.cut_card_round} but "last hand" '
+                    "was not announced before the next round (N.J.A.C. 19:47-3.8(e)).",
+                    event_ids=(e.event_id,),
+                    round_id=self.shoe.cut_card_round,
+                )
             self.shoe.rounds_after_cut += 1
             if self.shoe.rounds_after_cut > 1:
                 self.find(
@@ -528,6 +564,7 @@ class TableReplay:
         )
 
     def on_DeferredVigCollected(self, e: TableEvent) -> None:
+        self._close_round()
         seat = int(e.get("seat"))
         amount = int(e.get("amount_cents"))
         balance = self.deferred.get(seat)
@@ -557,6 +594,7 @@ class TableReplay:
         self.forms.series(e)
 
     def on_CompVigFormIssued(self, e: TableEvent) -> None:
+        self._close_round()
         seat = e.get("seat")
         documented = self.forms.issued(e)
         if seat is not None and int(seat) in self.deferred:
@@ -581,6 +619,7 @@ class TableReplay:
             )
 
     def on_CompVigFormVoided(self, e: TableEvent) -> None:
+        self._close_round()
         self.forms.voided(e)
 
     def on_FormOriginalCounted(self, e: TableEvent) -> None:
@@ -651,6 +690,7 @@ class TableReplay:
         elif self.banker_seat is not None and seat != self.banker_seat:
             self.banker_last = None
             self.bid_amount = None
+
         problem = banker_wager_problem(self.banker_last, self.bid_amount, amount)
         if problem:
             self.find(
@@ -675,6 +715,11 @@ class TableReplay:
         to_seat = e.get("to_seat")
         self.banker_seat = int(to_seat) if to_seat is not None else None
         self.suivi_seat = None
+        if not e.get("voluntary"):
+            # 4.11(b): a mandatory pass sets no wager floor; 4.11(c) (voluntary) keeps the
+            # previous Banker's last wager as the new Banker's floor.
+            self.banker_last = None
+            self.bid_amount = None
 
     # ------------------------------------------------------------------ round evaluation
     def _close_round(self) -> None:
@@ -690,8 +735,9 @@ class TableReplay:
     def _evaluate(self, rnd: RoundState) -> None:
         rules = self.require_rules()
         if self.pass_due is not None:
-            seat, lost_round = self.pass_due
+            seat, lost_round, lost_evidence = self.pass_due
             self.pass_due = None
+            kept = tuple(b.event_id for b in rnd.bank if b.payload_type == "BankerWager")
             self.find(
                 "CF-4.11a1-BANK-PASS",
                 Severity.HIGH,
@@ -699,6 +745,7 @@ class TableReplay:
                 "(N.J.A.C. 19:47-4.11(a)1).",
                 seat=seat,
                 round_id=lost_round,
+                event_ids=(*lost_evidence, *kept),
             )
         player = tuple(c.card for c in rnd.cards if c.hand == "PLAYER")
         banker = tuple(c.card for c in rnd.cards if c.hand == "BANKER")
@@ -713,7 +760,7 @@ class TableReplay:
         elif not incomplete and not rnd.simulated:
             status = "INCOMPLETE"
             self.find(
-                "deal_order",
+                "one_more" if len(player) > 3 or len(banker) > 3 else "deal_order",
                 Severity.HIGH,
                 f"Round {rnd.round_id} has {len(player)} Player and {len(banker)} Banker "
                 "cards; each hand has two cards and at most one more (N.J.A.C. "
@@ -722,6 +769,14 @@ class TableReplay:
             )
         if rnd.simulated:
             self._close_irregularity(rnd)
+            if rnd.wagers:
+                self.find(
+                    "disclosed",
+                    Severity.HIGH,
+                    f"Wagers were accepted on simulated round {rnd.round_id}; no wagers are "
+                    "accepted in the simulated round of N.J.A.C. 19:47-3.12(c)3.",
+                    event_ids=tuple(i for ids in rnd.wager_events.values() for i in ids),
+                )
         row = RoundRow(
             self.table_id,
             rnd.shoe_id,
@@ -791,14 +846,22 @@ class TableReplay:
         order = [c.hand for c in rnd.cards]
         expected_start = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
         ids = tuple(c.event_id for c in rnd.cards)
-        if order[:4] != expected_start or sorted(order[4:], reverse=True) != order[4:]:
+        dealt = "-".join(h[0] for h in order)
+        if order[:4] != expected_start:
             self.find(
                 "deal_order",
                 Severity.HIGH,
-                f"Cards went to {'-'.join(h[0] for h in order)}; the first and third go "
-                "to the Player's Hand, the second and fourth to the Banker's, then the "
-                "Player's third card before the Banker's (N.J.A.C. 19:47-3.7(c), "
-                "3.8(c)).",
+                f"Cards went to {dealt}; the first and third go to the Player's Hand, the "
+                f"second and fourth to the Banker's ({self._cite('deal_order')}).",
+                event_ids=ids,
+            )
+            return
+        if sorted(order[4:], reverse=True) != order[4:]:
+            self.find(
+                "third_order",
+                Severity.HIGH,
+                f"Cards went to {dealt}; a third card goes first to the Player's Hand, then "
+                f"to the Banker's ({self._cite('third_order')}).",
                 event_ids=ids,
             )
             return
@@ -857,7 +920,8 @@ class TableReplay:
             "banker_draw": " Table 3" if self.game is Game.CHEMIN_DE_FER else " Table 2",
             "player_draw": " Table 1" if self.game is not Game.CHEMIN_DE_FER else "",
         }
-        return f"{rule(code).citation}{table.get(subject, '')}"
+        first_subsection = rule(code).section.split("-")[0].split(",")[0]
+        return f"N.J.A.C. 19:47-{first_subsection}{table.get(subject, '')}"
 
     def _check_late(self, rnd: RoundState) -> set[str]:
         """3.2(d), 4.7(e), 7.2(d): nothing is wagered after "No More Bets"."""
@@ -912,12 +976,16 @@ class TableReplay:
             f"{a.get('winner')} {a.get('total_cards')} cards"
         )
         wrong = []
-        for name, recorded, actual in (
+        checks: list[tuple[str, object, object]] = [
             ("Player count", a.get("player_points"), outcome.player_points),
             ("Banker count", a.get("banker_points"), outcome.banker_points),
             ("winner", a.get("winner"), outcome.winner.value),
             ("total cards", a.get("total_cards"), outcome.total_cards),
-        ):
+        ]
+        if self.require_rules().dragon_7:
+            # 3.10(a): in the 3.3(h) variation the dealer announces "dragon 7".
+            checks.append(("dragon 7", bool(a.get("dragon_7")), outcome.dragon_7))
+        for name, recorded, actual in checks:
             if recorded != actual:
                 wrong.append(f"{name} {recorded} (cards show {actual})")
         if wrong:
@@ -948,7 +1016,9 @@ class TableReplay:
             by_seat.setdefault(seat, {})[wager] = amount
         if rules.bonus_requires_base_wager:
             self._check_bonus_base(rnd, by_seat)
-        recorded = {(int(e.get("seat")), Wager[str(e.get("wager"))]): e for e in rnd.settled}
+        recorded: dict[tuple[int, Wager], list[TableEvent]] = {}
+        for e in rnd.settled:
+            recorded.setdefault((int(e.get("seat")), Wager[str(e.get("wager"))]), []).append(e)
         vig_recorded: dict[int, list[TableEvent]] = {}
         for e in rnd.vig:
             vig_recorded.setdefault(int(e.get("seat")), []).append(e)
@@ -957,9 +1027,10 @@ class TableReplay:
             settlements = settle_seat(rules, outcome, stakes)
             for s in settlements:
                 expected_all.append((seat, s))
-                self._compare_settlement(rnd, seat, s, recorded.pop((seat, s.wager), None))
+                self._compare_settlement(rnd, seat, s, recorded.pop((seat, s.wager), []))
             self._compare_vig(rules, rnd, seat, settlements, stakes, vig_recorded.pop(seat, []))
-        for (seat, wager), e in recorded.items():
+        for (seat, wager), events in recorded.items():
+            e = events[-1]
             self.find(
                 "PB-3.10b-SETTLEMENT",
                 Severity.CRITICAL,
@@ -1003,10 +1074,11 @@ class TableReplay:
                 )
 
     def _compare_settlement(
-        self, rnd: RoundState, seat: int, s: Settlement, e: TableEvent | None
+        self, rnd: RoundState, seat: int, s: Settlement, events: list[TableEvent]
     ) -> None:
+        e = events[-1] if events else None
         recorded_result = str(e.get("outcome")) if e else None
-        recorded_paid = int(e.get("paid_cents")) if e else None
+        recorded_paid = sum(int(x.get("paid_cents")) for x in events) if e else None
         self.result.settlements.append(
             SettlementRow(
                 self.table_id,
@@ -1021,11 +1093,24 @@ class TableReplay:
                 recorded_result,
                 recorded_paid,
                 s.rule_code,
-                (e.event_id,) if e else (),
+                tuple(x.event_id for x in events),
             )
         )
         self.summary.add_settlement(s)
         ids = tuple(rnd.wager_events.get((seat, s.wager), ()))
+        if len(events) > 1:
+            self.find(
+                s.rule_code,
+                Severity.CRITICAL,
+                f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} was settled "
+                f"{len(events)} times, paying {money(recorded_paid or 0)} in all; it is "
+                f"settled once and pays {money(s.paid_cents)} ({self._why(s)}).",
+                seat=seat,
+                expected=s.paid_cents,
+                actual=recorded_paid,
+                event_ids=(*ids, *(x.event_id for x in events)),
+            )
+            return
         if e is None:
             self.find(
                 s.rule_code,
@@ -1089,13 +1174,48 @@ class TableReplay:
                 actual=0,
                 event_ids=ids,
             )
+        deferred = [e for e in recorded if e.payload_type == "VigDeferred"]
+        if deferred and not rules.vig_deferral and not tie_vig:
+            self.find(
+                "vig",
+                Severity.CRITICAL,
+                f"Seat {seat}'s vigorish of {money(charged)} was deferred, but at this table "
+                f"it is collected immediately ({self._cite('vig')}).",
+                seat=seat,
+                expected=due,
+                actual=0,
+                event_ids=tuple(e.event_id for e in deferred),
+            )
         if due == charged:
+            return
+        evidence = tuple(rnd.wager_events.get((seat, Wager.BANKER), ())) + ids
+        if due == 0:
+            banker_won = any(
+                s.wager is Wager.BANKER and s.result is Result.WIN for s in settlements
+            )
+            if banker_won:  # a winning Banker wager owes nothing only under a variation
+                code, why = self._no_vig_rule(rules)
+            else:
+                code, why = code_for(self.game, "vig"), "no Banker wager won this round"
+            self.find(
+                code,
+                Severity.CRITICAL,
+                f"Seat {seat} was charged {money(charged)} of vigorish, but {why} "
+                f"({rule(code).citation}).",
+                seat=seat,
+                expected=0,
+                actual=charged,
+                event_ids=evidence,
+            )
             return
         stake = stakes.get(Wager.BANKER, 0)
         subject = "vig"
-        if not tie_vig and rules.charges_banker_vig:
-            other = replace(rules, vig_rounding=not rules.vig_rounding)
-            if charged and charged == vigorish_on_win(other, stake):
+        if not tie_vig and charged:
+            # Within one rounding increment of the exact percentage: the percentage was right
+            # and the rounding wrong (3.3(c)1, 7.3(c)1).
+            increment = replace(rules, vig_rounding=True).vig_increment_cents
+            exact = stake * rules.vig_percent  # hundredths of a cent
+            if abs(charged * 100 - exact) < increment * 100:
                 subject = "vig_rounding"
         code = "MB-7.3d-TIE-VIG" if tie_vig else code_for(self.game, subject)
         basis = self._vig_basis(rules, stake, due, tie_vig)
@@ -1109,8 +1229,16 @@ class TableReplay:
             seat=seat,
             expected=due,
             actual=charged,
-            event_ids=tuple(rnd.wager_events.get((seat, Wager.BANKER), ())) + ids,
+            event_ids=evidence,
         )
+
+    def _no_vig_rule(self, rules: TableRules) -> tuple[str, str]:
+        """Which variation waives the Banker's vigorish at this table, and why."""
+        if rules.tie_vig_quarter:
+            return "MB-7.3d-TIE-VIG", "the 25 percent tie vigorish replaces it at this table"
+        if self.game is Game.MINIBACCARAT:
+            return "MB-7.3f-NO-VIG", "this table's no-vigorish option waives it"
+        return "PB-3.10b5-NO-VIG-MARKED", "this table's no-vigorish variation waives it"
 
     def _vig_basis(self, rules: TableRules, stake: int, due: int, tie_vig: bool) -> str:
         if tie_vig:
@@ -1189,7 +1317,11 @@ class TableReplay:
         elif outcome.winner.value != "TIE":
             self.suivi_seat = None
         if curator_must_pass(outcome):
-            self.pass_due = (seat, rnd.round_id)
+            self.pass_due = (
+                seat,
+                rnd.round_id,
+                tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
+            )
 
 
 def settlement_order_problem(procedure: int, steps: list[tuple[str, int, str]]) -> str | None:

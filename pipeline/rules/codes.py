@@ -237,6 +237,8 @@ _BY_GAME: Mapping[str, tuple[str, str, str]] = {
     "burn":               ("PB-3.5e-BURN", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),
     "deal_order":         ("PB-3.7c-DEAL-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.7c-DEAL-ORDER"),
+    "third_order":        ("PB-3.8c-THIRD-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.8c-THIRD-ORDER"),
+    "one_more":           ("PB-3.8d-ONE-MORE", "CF-4.8d-DEAL-ORDER", "PB-3.8d-ONE-MORE"),
     "natural":            ("PB-3.9a-NATURAL", "CF-4.9a-PLAYER", "PB-3.9a-NATURAL"),
     "player_draw":        ("PB-3.9b-TABLE1", "CF-4.9a-PLAYER", "PB-3.9b-TABLE1"),
     "banker_draw":        ("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.9c-TABLE2"),

@@ -60,12 +60,6 @@ def test_no_announcement() -> None:
     assert f.message == f"No result was announced for round {r.round_id} (N.J.A.C. 19:47-3.10(a))."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (missing check): machine.TableReplay._check_announcement compares counts, winner "
-    "and total cards but never ResultAnnounced.dragon_7; 3.10(a) requires 'dragon 7' to be "
-    "announced when a dragon 7 hand is dealt in the 3.3(h) variation.",
-)
 @pytest.mark.rule("PB-3.10a-ANNOUNCE", "PB-3.3h-DRAGON-PUSH")
 def test_dragon_7_not_announced() -> None:
     """PB-3.10a-ANNOUNCE, N.J.A.C. 19:47-3.10(a) (last sentence) with 3.3(h): in the no-vigorish

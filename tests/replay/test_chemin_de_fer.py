@@ -115,14 +115,6 @@ def test_banker_doubling_is_within_limits() -> None:
     assert b.replay().findings == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (false positive): machine.TableReplay.on_BankPassed keeps banker_last, so after a "
-    "mandatory pass (4.11(a)1, (b)) the new Banker's first wager is held to at least the "
-    "previous Banker's last wager; 4.6(b) measures a Banker only against his own bid or his own "
-    "preceding wager (only the voluntary pass of 4.11(c) ties the amount to the previous "
-    "Banker's).",
-)
 @pytest.mark.rule("CF-4.6b-BANKER-LIMITS", "CF-4.11a1-BANK-PASS")
 def test_new_banker_after_a_mandatory_pass_is_not_bound_by_the_old_bank() -> None:
     """CF-4.6b-BANKER-LIMITS, N.J.A.C. 19:47-4.6(b) with 4.11(b): the bank passes when the
@@ -217,12 +209,6 @@ def test_banker_kept_the_bank_after_losing() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (no evidence): machine.TableReplay._evaluate raises CF-4.11a1-BANK-PASS with no "
-    "event_ids; the finding should carry the lost round's result and the next BankerWager by "
-    "the same seat that prove the bank was kept.",
-)
 @pytest.mark.rule("CF-4.11a1-BANK-PASS")
 def test_bank_kept_finding_carries_its_evidence() -> None:
     """CF-4.11a1-BANK-PASS, N.J.A.C. 19:47-4.11(a)1: every finding names the events that prove

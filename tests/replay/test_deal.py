@@ -45,12 +45,6 @@ def test_banker_five_stood_against_a_four() -> None:
     assert f.section == "N.J.A.C. 19:47-3.9(c)-(g)"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (message): machine._cite cites the rule code's whole span '3.9(c)-(g)' before "
-    "'Table 2'; Table 2 is in 3.9(c), so the analyst sentence should read "
-    "'N.J.A.C. 19:47-3.9(c) Table 2'.",
-)
 @pytest.mark.rule("PB-3.9c-TABLE2")
 def test_banker_draw_message_is_the_exact_analyst_sentence() -> None:
     """PB-3.9c-TABLE2, N.J.A.C. 19:47-3.9(c): the analyst reads the exact sentence."""
@@ -237,17 +231,10 @@ def test_banker_third_card_before_players_is_found() -> None:
     f = only(b.replay())
     assert (f.severity, f.round_id, f.event_ids) == (Severity.HIGH, r.round_id, tuple(r.cards))
     assert "Cards went to P-B-P-B-B-P" in f.message
-    assert "then the Player's third card before the Banker's" in f.message
+    assert "a third card goes first to the Player's Hand, then to the Banker's" in f.message
     assert "3.8(c)" in f.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (classification): machine.TableReplay._check_deal and _evaluate report a third "
-    "card dealt out of order (3.8(c)) and a fourth card to one hand (3.8(d)) under subject "
-    "'deal_order' = PB-3.7c-DEAL-ORDER, although the code table has PB-3.8c-THIRD-ORDER and "
-    "PB-3.8d-ONE-MORE for exactly these.",
-)
 @pytest.mark.parametrize(
     ("player", "banker", "order", "code"),
     [
@@ -319,14 +306,14 @@ def test_chemin_de_fer_options_are_accepted_either_way_and_recorded(
             "TH 2C 5D",
             "3D 2S",
             "CF-4.9c-TABLE3",
-            "Banker with 5 must draw when the Player's third card is 5: N.J.A.C. 19:47-4.9(c)-(g) "
+            "Banker with 5 must draw when the Player's third card is 5: N.J.A.C. 19:47-4.9(c) "
             "Table 3; the dealer stood.",
         ),
         (
             "TH 2C 8D",
             "AH 2S 4C",
             "CF-4.9c-TABLE3",
-            "Banker with 3 must stay when the Player's third card is 8: N.J.A.C. 19:47-4.9(c)-(g) "
+            "Banker with 3 must stay when the Player's third card is 8: N.J.A.C. 19:47-4.9(c) "
             "Table 3; the dealer let the Banker draw.",
         ),
         (

@@ -120,14 +120,6 @@ def test_serial_outside_every_series_received_is_found() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (false positives): forms.FormControl.close_day checks each series for gaps up to "
-    "the highest serial used at the table, not the highest used in that series; one stray "
-    "Form 2001 makes all 50 unused Forms 1001-1050 'missing ... though later forms were used' "
-    "(50 CRITICAL findings). Two series in use at once (1001.. and 2001..) have the same "
-    "problem.",
-)
 @pytest.mark.rule("PB-3.3c3ii-FORM-SEQUENCE")
 def test_serial_outside_every_series_is_one_finding() -> None:
     """PB-3.3c3ii-FORM-SEQUENCE, N.J.A.C. 19:47-3.3(c)3ii: one stray Form is one finding; the
@@ -179,13 +171,6 @@ def test_form_lacks_patron_signature_and_reason() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (false positive): forms.REQUIRED_FIELDS applies the Punto Banco field list of "
-    "3.3(c)3i to every game; the Minibaccarat text that governs (7.3(c)3i in 001_..., per the "
-    "regulations README) asks only for the amount, the patron's name and the signatures, not "
-    "the gaming date, pit or table location.",
-)
 @pytest.mark.rule("PB-3.3c3-COMP-FORM")
 def test_minibaccarat_form_needs_no_pit_or_table_location() -> None:
     """N.J.A.C. 19:47-3.3(c)3i: PB-3.3c3-COMP-FORM as 7.3(c)3i of N.J.A.C. 19:47 reads it for
@@ -267,7 +252,7 @@ def test_issued_form_never_reached_accounting() -> None:
     assert (f.code, f.serial, f.event_ids) == ("PB-3.3c3iv-FORM-MATCH", 1001, (form,))
     assert f.message == (
         "Form 1001 was issued but neither its original nor its duplicate reached accounting "
-        "(N.J.A.C. 19:47-3.3(c)3iii-iv)."
+        "(N.J.A.C. 19:47-3.3(c)3iii-iv, (c)3vi)."
     )
 
 
@@ -288,12 +273,6 @@ def test_original_missing_from_the_drop_box() -> None:
     assert "(0 counted, $0.00)" in f.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (missing check): forms.FormControl._match only looks for ISSUED Forms that never "
-    "reached accounting; a void Form whose original and duplicate were never forwarded "
-    "(3.3(c)3vi) leaves its serial unaccounted for (3.3(c)3ii) without a finding.",
-)
 @pytest.mark.rule("PB-3.3c3vi-FORM-VOID", "PB-3.3c3iv-FORM-MATCH", "PB-3.3c3ii-FORM-SEQUENCE")
 def test_void_form_never_reached_accounting() -> None:
     """PB-3.3c3vi-FORM-VOID: N.J.A.C. 19:47-3.3(c)3vi: void Forms are 'retained by the pit clerk

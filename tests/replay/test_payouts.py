@@ -318,12 +318,6 @@ def test_settlement_without_a_wager() -> None:
     assert f.message == "Seat 1 was settled WIN on PLAYER paying $100.00 without a wager on record."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (money): machine.TableReplay._check_settlements indexes recorded settlements as "
-    "{(seat, wager): event}, so a second WagerSettled for the same wager silently replaces the "
-    "first; a winning wager paid twice (double the 1 to 1 of 3.3(a)) gives no finding.",
-)
 @pytest.mark.rule("PB-3.3a-PLAYER")
 def test_winning_wager_paid_twice() -> None:
     """PB-3.3a-PLAYER, N.J.A.C. 19:47-3.3(a): a winning Player wager is paid 1 to 1 once; paid

@@ -134,13 +134,6 @@ def test_several_events_dropped_are_one_gap() -> None:
     assert f.message.startswith(f"T01-pit never delivered seq {seqs[0]}-{seqs[1]} (before ")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (rows guessed): machine.TableReplay.on_CardDealt appends every card to the open "
-    "round without comparing the card's round_id; when a RoundStarted is lost, the next round's "
-    "cards are merged into the previous round's row and CardRows (R001 shows 'TH 6C 2H 3C 4D'), "
-    "and the round whose start was lost has no row at all.",
-)
 @pytest.mark.rule("NJ-DATA-GAP")
 def test_dropped_round_start_does_not_merge_rounds() -> None:
     """N.J.A.C. 19:47-3.7-3.10: NJ-DATA-GAP: incomplete rounds 'are never guessed at'

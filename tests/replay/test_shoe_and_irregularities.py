@@ -197,12 +197,6 @@ def test_last_hand_announced_without_the_cutting_card() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (missing check): machine.TableReplay only checks a LastHandAnnounced that "
-    "arrives and the number of rounds after the cutting card; the cutting card appearing with "
-    "no 'last hand' announced at all gives no finding.",
-)
 @pytest.mark.rule("PB-3.8e-LAST-HAND")
 def test_last_hand_never_announced() -> None:
     """PB-3.8e-LAST-HAND, N.J.A.C. 19:47-3.8(e): 'Upon completion of that hand, the dealer
@@ -378,12 +372,6 @@ def test_dealer_followed_another_procedure() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (missing check): machine.TableReplay._evaluate returns before recording or "
-    "checking the wagers of a simulated round, so wagers accepted on a 3.12(c)3 simulated "
-    "round ('no wagers shall be accepted') give no finding.",
-)
 @pytest.mark.rule("PB-3.12c-DISCLOSED")
 def test_wager_on_a_simulated_round() -> None:
     """PB-3.12c-DISCLOSED, N.J.A.C. 19:47-3.12(c)3: a simulated round 'in which no wagers shall

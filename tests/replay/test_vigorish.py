@@ -112,13 +112,6 @@ def test_vigorish_missed_wrong_percentage_or_wrong_rounding(
     assert result.settlements[0].expected_vig_cents == due
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (classification): machine.TableReplay._compare_vig only calls a difference "
-    "'wrong rounding' when the charge equals the vigorish with rounding toggled; $5.00 on a "
-    "$101.00 Banker win (5 % is $5.05) is the right percentage rounded DOWN to a 25c multiple, "
-    "a 3.3(c)1 error, but is reported as PB-3.3c-VIG.",
-)
 @pytest.mark.rule("PB-3.3c1-VIG-ROUNDING")
 def test_vigorish_rounded_down_is_a_rounding_error() -> None:
     """PB-3.3c1-VIG-ROUNDING, N.J.A.C. 19:47-3.3(c)1: round off to 25 cents 'or the next
@@ -159,13 +152,6 @@ def test_chemin_de_fer_vigorish() -> None:
     assert "N.J.A.C. 19:47-4.10(c)" in f.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (missing check): machine.TableReplay._compare_vig counts a VigDeferred as "
-    "charged at any table; cf-5 has vig_deferral = false because 4.10(c) says Chemin de Fer "
-    "vigorish 'shall be collected immediately after each round won by the Banker', so a "
-    "deferral there is silently accepted.",
-)
 @pytest.mark.rule("CF-4.10c-VIG")
 def test_chemin_de_fer_vigorish_deferred() -> None:
     """CF-4.10c-VIG, N.J.A.C. 19:47-4.10(c): collected immediately, never deferred."""
@@ -177,14 +163,6 @@ def test_chemin_de_fer_vigorish_deferred() -> None:
     assert r.vig[1] in f.event_ids
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (classification): machine.TableReplay._compare_vig reports vigorish charged at "
-    "a no-vigorish table under the (c) codes with a self-contradicting basis ('expected $0.00 "
-    "(4 % of $100.00 ...)'); with the 7.3(f)2 total-card cover it even reports "
-    "MB-7.3c1-VIG-ROUNDING. 3.10(b)5 (PB-3.10b5-NO-VIG-MARKED), 7.3(f) (MB-7.3f-NO-VIG) and "
-    "7.3(d) (MB-7.3d-TIE-VIG) are the rules broken.",
-)
 @pytest.mark.parametrize(
     ("rules_id", "wagers", "code"),
     [
@@ -222,7 +200,10 @@ def test_vigorish_charged_in_a_no_vigorish_variation_is_found() -> None:
         400,
         r.round_id,
     )
-    assert f.message.startswith("Vigorish over by $4.00 on seat 3: expected $0.00")
+    assert f.message == (
+        "Seat 3 was charged $4.00 of vigorish, but this table's no-vigorish "
+        "variation waives it (N.J.A.C. 19:47-3.10(b)5)."
+    )
 
 
 # ---------------------------------------------------------------------- Minibaccarat 7.3(d)
@@ -439,13 +420,6 @@ def test_form_documents_a_different_amount_than_deferred() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (attribution): rounds close lazily, so machine.TableReplay.find stamps findings "
-    "about between-round events (CompVigFormIssued, DeferredVigCollected) with the previous "
-    "round's id; the same Form error gets round_id None or a round depending on whether a "
-    "ShoeEnded/PatronLeft came first.",
-)
 @pytest.mark.rule("PB-3.3c3-COMP-FORM")
 def test_form_finding_is_not_attributed_to_the_previous_round() -> None:
     """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i: a Form is issued between rounds (its own
