@@ -2,7 +2,7 @@
 
 The event shape
 ---------------
-An event is a plain ``dict`` (typed as :class:`TableEvent`) in fastavro's representation of
+An event is a plain ``dict`` (typed as :class:`EventRecord`) in fastavro's representation of
 the ``nj.baccarat.v1.TableEvent`` record::
 
     {
@@ -28,7 +28,9 @@ the ``nj.baccarat.v1.TableEvent`` record::
 
 :func:`decode_event` returns exactly this shape and :func:`encode_event` accepts it, so
 ``decode_event(encode_event(e)) == e`` for any event built by :func:`make_event`, and
-``encode_event(decode_event(b)) == b`` for any valid message ``b``.
+``encode_event(decode_event(b)) == b`` for every message ``b`` the decoder accepts: it accepts
+only the canonical encoding (minimal varints, lower-case UUID text, booleans 0/1, indexes in
+range), so an event has exactly one byte form.
 
 Wire formats
 ------------
@@ -42,8 +44,12 @@ Errors: bad bytes raise :class:`~pipeline.events.errors.EventDecodeError` with a
 :class:`~pipeline.events.errors.DecodeReason`, never a raw fastavro/struct error; events that
 do not fit the schema raise :class:`~pipeline.events.errors.EventEncodeError`.
 
-Performance: schemas are parsed once per :class:`EventCodec`; decoding a message whose
-schema id is the reader's own skips schema resolution.
+Performance: schemas are parsed once per :class:`EventCodec`; a message whose schema id is
+the reader's own is not resolved; sound container files are read block by block by fastavro.
+Every decoded event is verified by re-encoding it (see :class:`EventCodec` ``verify``), which
+roughly doubles decoding time. Measured (fastavro 1.13, one core, mixed events): make_event
+≈7 µs, encode ≈12 µs, decode ≈26 µs (≈14 µs with ``verify=False``), container write ≈10 µs
+and read ≈22 µs (≈10 µs unverified) per event.
 """
 
 from __future__ import annotations
@@ -82,8 +88,9 @@ HEADER_SIZE = 5
 """Magic byte plus the 4-byte schema id."""
 CONTAINER_CODECS = ("null", "deflate")
 DEFAULT_CONTAINER_CODEC = "null"
-"""Measured on this pipeline's events (see schemas/README.md): deflate makes files about a
-fifth of the size but costs more time to write and read than it saves; compress at rest."""
+"""Measured on this pipeline's events (see schemas/README.md): deflate makes files about 40 %
+of the size but writes about 20 % slower and reads no faster, so files are written
+uncompressed (compress at rest); both codecs are read."""
 META_SCHEMA_ID = "nj.baccarat.schema_id"
 META_SUBJECT = "nj.baccarat.subject"
 _OCF_MAGIC = b"Obj\x01"
@@ -93,7 +100,7 @@ Positional in the schemaless_reader calls: (fo, writer, reader, True, True)."""
 _SYNC_SIZE = 16
 
 
-class TableEvent(TypedDict):
+class EventRecord(TypedDict):
     """One decoded event; see the module docstring for the shape of ``payload``."""
 
     event_id: uuid.UUID
@@ -110,6 +117,7 @@ class _PayloadSpec:
 
     fullname: str
     fields: tuple[str, ...]
+    field_set: frozenset[str]
     required: frozenset[str]
     defaults: Mapping[str, Any]
     enums: Mapping[str, frozenset[str]]
@@ -134,6 +142,7 @@ def _payload_specs(schema: ParsedSchema) -> dict[str, _PayloadSpec]:
         specs[record["name"]] = _PayloadSpec(
             fullname=record["name"],
             fields=tuple(f["name"] for f in record["fields"]),
+            field_set=frozenset(f["name"] for f in record["fields"]),
             required=frozenset(f["name"] for f in record["fields"] if "default" not in f),
             defaults={f["name"]: f["default"] for f in record["fields"] if "default" in f},
             enums=enums,
@@ -245,7 +254,7 @@ class EventCodec:
         *,
         event_id: uuid.UUID | str | None = None,
         **fields: Any,
-    ) -> TableEvent:
+    ) -> EventRecord:
         """A complete event: payload fields checked by name, defaults filled, enum members
         converted to symbols, a fresh ``uuid4`` event id unless one is given."""
         spec = self._spec(payload_type)
@@ -256,7 +265,7 @@ class EventCodec:
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
             raise EventEncodeError(f"seq must be an int >= 1, got {seq!r}")
         short = spec.fullname.rpartition(".")[2]
-        unknown = fields.keys() - set(spec.fields)
+        unknown = fields.keys() - spec.field_set
         if unknown:
             raise EventEncodeError(
                 f"{short} has no field(s) {sorted(unknown)}; its fields are {list(spec.fields)}"
@@ -335,7 +344,7 @@ class EventCodec:
 
     def decode(
         self, data: bytes | bytearray | memoryview, *, source: str = "", offset: int | None = None
-    ) -> TableEvent:
+    ) -> EventRecord:
         """The event in a Confluent-framed message. ``source`` and ``offset`` (e.g. topic
         partition and Kafka offset) only label errors."""
         if not isinstance(data, bytes):
@@ -361,7 +370,7 @@ class EventCodec:
         *,
         to_end: bool,
         record_index: int | None = None,
-    ) -> TableEvent:
+    ) -> EventRecord:
         """One event from ``stream`` (positioned in ``data``): read with the writer schema,
         verified, then resolved into the reader schema if that differs."""
         start = stream.tell()
@@ -410,7 +419,7 @@ class EventCodec:
                 )
                 _p, _e, envelope = diagnose(data, start, writer, to_end=to_end)
                 raise self._error(problem, envelope, schema_id, **where) from exc
-        return cast(TableEvent, event)
+        return cast(EventRecord, event)
 
     def _writer_for(self, schema_id: int, source: str, offset: int | None) -> ParsedSchema:
         try:
@@ -614,7 +623,7 @@ class EventCodec:
                 f"id {self.schema_id}; start a new file"
             )
 
-    def read_events(self, path: str | os.PathLike[str]) -> Iterator[TableEvent]:
+    def read_events(self, path: str | os.PathLike[str]) -> Iterator[EventRecord]:
         """The events of a container file; raises :class:`EventDecodeError` at the first
         damaged part (after yielding every event before it)."""
         for item in self._read_container(path, tolerant=False):
@@ -624,7 +633,7 @@ class EventCodec:
 
     def read_events_tolerant(
         self, path: str | os.PathLike[str]
-    ) -> Iterator[TableEvent | DecodeError]:
+    ) -> Iterator[EventRecord | DecodeError]:
         """The events of a container file, with a :class:`DecodeError` in place of each
         damaged block (or the rest of a block from a bad record on), then carrying on with the
         next intact block. A damaged header ends the file with one DecodeError."""
@@ -632,7 +641,7 @@ class EventCodec:
 
     def _read_container(
         self, path: str | os.PathLike[str], *, tolerant: bool
-    ) -> Iterator[TableEvent | DecodeError]:
+    ) -> Iterator[EventRecord | DecodeError]:
         """fastavro's block reader while the file is sound and written with this codec's
         schema, each block verified before its events are yielded; from the first block that
         fails (or for any other writer schema), the careful reader."""
@@ -649,7 +658,7 @@ class EventCodec:
                         if self.verify and not self._reencodes_to(events, raw):
                             break
                         for event in events:
-                            yield cast(TableEvent, event)
+                            yield cast(EventRecord, event)
                         resume_at = block.offset + block.size
                     else:
                         if resume_at == os.fstat(fo.fileno()).st_size:
@@ -676,7 +685,7 @@ class EventCodec:
         *,
         tolerant: bool,
         resume_at: int | None = None,
-    ) -> Iterator[TableEvent | DecodeError]:
+    ) -> Iterator[EventRecord | DecodeError]:
         """Block by block from ``resume_at`` (default: after the header), each event read,
         verified and resolved on its own."""
         source = os.fspath(path)
@@ -719,6 +728,7 @@ class EventCodec:
         while pos < end_of_file:
             block_start = pos
             count: int | None = None
+            block_end = 0
             try:
                 count, body = read_long(data, pos, "block count")
                 size, body = read_long(data, body, "block size")
@@ -767,10 +777,10 @@ class EventCodec:
                     ),
                     count if count is not None and count >= 0 else None,
                 )
-                resync = data.find(sync, block_start)
-                if resync < 0:
+                guess = block_end + _SYNC_SIZE if block_end > block_start else None
+                pos = _resync(data, sync, block_start, guess)
+                if pos < 0:
                     return
-                pos = resync + _SYNC_SIZE
                 continue
             pos = block_end + _SYNC_SIZE
             stream = io.BytesIO(raw)
@@ -850,6 +860,27 @@ def _strip(schema: Any) -> Any:
     return schema
 
 
+def _resync(data: bytes, sync: bytes, damaged: int, guess: int | None) -> int:
+    """Where the next intact block starts after a damaged one at ``damaged`` (-1: none).
+
+    ``guess`` is where the damaged block's header says the next one starts; it is taken if a
+    complete block with a good sync marker starts there (the damage was only in the marker).
+    Otherwise the next block starts right after the next sync marker in the file.
+    """
+    if guess is not None and damaged < guess < len(data):
+        try:
+            _count, body = read_long(data, guess)
+            size, body = read_long(data, body)
+        except BadBytes:
+            pass
+        else:
+            end = body + size
+            if size >= 0 and data[end : end + _SYNC_SIZE] == sync:
+                return guess
+    found = data.find(sync, damaged)
+    return -1 if found < 0 else found + _SYNC_SIZE
+
+
 def _read_header(data: bytes) -> tuple[int, dict[str, bytes], bytes]:
     """Position after the header, its metadata and its sync marker."""
     if data[: len(_OCF_MAGIC)] != _OCF_MAGIC:
@@ -902,7 +933,7 @@ def make_event(
     *,
     event_id: uuid.UUID | str | None = None,
     **fields: Any,
-) -> TableEvent:
+) -> EventRecord:
     """Build an event (see :meth:`EventCodec.make_event`), e.g.
     ``make_event("PB-07", "shoe-07", 42, now, "CardDealt", shoe_id="S1", round_id="R1",
     position=17, rank=Rank.NINE, suit=Suit.HEARTS, hand="PLAYER")``."""
@@ -918,7 +949,7 @@ def encode_event(event: Mapping[str, Any]) -> bytes:
 
 def decode_event(
     data: bytes | bytearray | memoryview, *, source: str = "", offset: int | None = None
-) -> TableEvent:
+) -> EventRecord:
     """The event in a Confluent-framed message; raises :class:`EventDecodeError`."""
     return default_codec().decode(data, source=source, offset=offset)
 
@@ -934,12 +965,12 @@ def write_events(
     return default_codec().write_events(path, events, codec=codec, append=append)
 
 
-def read_events(path: str | os.PathLike[str]) -> Iterator[TableEvent]:
+def read_events(path: str | os.PathLike[str]) -> Iterator[EventRecord]:
     """The events of a container file; raises :class:`EventDecodeError` on damage."""
     return default_codec().read_events(path)
 
 
-def read_events_tolerant(path: str | os.PathLike[str]) -> Iterator[TableEvent | DecodeError]:
+def read_events_tolerant(path: str | os.PathLike[str]) -> Iterator[EventRecord | DecodeError]:
     """Events and :class:`DecodeError` records; one bad block does not stop the file."""
     return default_codec().read_events_tolerant(path)
 

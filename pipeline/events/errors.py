@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 
 class DecodeReason(enum.StrEnum):
@@ -114,6 +115,23 @@ class EventDecodeError(Exception):
     def message(self) -> str:
         return str(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Picklable (it crosses process boundaries in worker pools) despite keyword fields."""
+        return (_rebuild, (self.reason, self.detail, self._fields()))
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "offset": self.offset,
+            "byte_offset": self.byte_offset,
+            "field": self.field,
+            "schema_id": self.schema_id,
+            "device_id": self.device_id,
+            "table_id": self.table_id,
+            "seq": self.seq,
+            "record_index": self.record_index,
+        }
+
     def _compose(self) -> str:
         where: list[str] = []
         if self.source:
@@ -143,6 +161,10 @@ class EventDecodeError(Exception):
         if who:
             text += f" [event from {', '.join(who)}]"
         return f"{text}. {ADVICE[self.reason]}"
+
+
+def _rebuild(reason: DecodeReason, detail: str, fields: dict[str, Any]) -> EventDecodeError:
+    return EventDecodeError(reason, detail, **fields)
 
 
 class EventEncodeError(ValueError):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ SCHEMA_DIR_ENV = "BACCARAT_SCHEMA_DIR"
 _PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 _NAMED = frozenset({"record", "error", "enum", "fixed"})
 _NO_DEFAULT = object()
+_PAYLOAD_BRANCH = re.compile(r"payload(<\w+>)?")
 
 
 class RegistryError(Exception):
@@ -393,7 +395,7 @@ def policy_violations(old: ParsedSchema, new: ParsedSchema) -> list[str]:
     forward = [
         p
         for p in compatibility_problems(reader=old, writer=new)
-        if not (p.kind == Problem.UNION_BRANCH_MISSING and p.path == "payload")
+        if not (p.kind == Problem.UNION_BRANCH_MISSING and _PAYLOAD_BRANCH.fullmatch(p.path))
     ]
     return (
         [f"new schema cannot read old data: {p}" for p in backward]

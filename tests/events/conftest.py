@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +14,7 @@ from hypothesis import strategies as st
 from pipeline.events import EventCodec, FileSchemaRegistry, default_codec, default_registry
 from pipeline.events._binary import collect_names
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 UTC = dt.UTC
-NOW = dt.datetime(2025, 3, 1, 21, 30, 15, 123456, tzinfo=UTC)
 
 
 def strategy_for(schema: Any, names: dict[str, Any]) -> st.SearchStrategy[Any]:
@@ -51,7 +48,9 @@ def strategy_for(schema: Any, names: dict[str, Any]) -> st.SearchStrategy[Any]:
         return st.uuids()
     if logical == "timestamp-micros":
         return st.datetimes(
-            min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30), timezones=st.just(UTC)
+            min_value=dt.datetime(1, 1, 2),
+            max_value=dt.datetime(9999, 12, 30),
+            timezones=st.just(UTC),
         )
     if logical == "date":
         return st.dates()
@@ -76,8 +75,7 @@ def registry() -> FileSchemaRegistry:
 
 @pytest.fixture(scope="session")
 def v1_document(registry: FileSchemaRegistry) -> dict[str, Any]:
-    """The registered v1 envelope as JSON (docs included), a fresh copy per use is made by
-    tests that modify it."""
+    """The registered v1 envelope as JSON (docs included). Tests that change it deep-copy it."""
     return json.loads(json.dumps(registry.document(1)))
 
 

@@ -16,8 +16,8 @@ from pipeline.events import (
     EventCodec,
     EventDecodeError,
     EventEncodeError,
+    EventRecord,
     InMemorySchemaRegistry,
-    TableEvent,
     decode_event,
     encode_event,
     make_event,
@@ -31,7 +31,7 @@ NOW = dt.datetime(2025, 3, 1, 21, 30, 15, 123456, tzinfo=UTC)
 EVENT_ID = uuid.UUID("5f0c8a52-2f8e-4c2a-9b7e-0d3c1e2a4b6f")
 
 
-def card(rank: Rank = Rank.NINE, suit: Suit = Suit.HEARTS, **overrides: Any) -> TableEvent:
+def card(rank: Rank = Rank.NINE, suit: Suit = Suit.HEARTS, **overrides: Any) -> EventRecord:
     fields: dict[str, Any] = {
         "shoe_id": "S-0001",
         "round_id": "R-0001-003",
@@ -84,7 +84,9 @@ def test_make_event_builds_the_documented_shape() -> None:
 
 def test_make_event_fills_defaults_and_generates_ids() -> None:
     first = make_event("PB-07", "ctl-1", 1, NOW, "IrregularityReported", kind="OTHER")
-    second = make_event("PB-07", "ctl-1", 2, NOW, "nj.baccarat.v1.IrregularityReported", kind="OTHER")
+    second = make_event(
+        "PB-07", "ctl-1", 2, NOW, "nj.baccarat.v1.IrregularityReported", kind="OTHER"
+    )
     assert isinstance(first["event_id"], uuid.UUID) and first["event_id"].version == 4
     assert first["event_id"] != second["event_id"]
     assert first["payload"][1] == {
@@ -112,7 +114,9 @@ def test_make_event_converts_python_enums_and_times() -> None:
     eastern = dt.timezone(dt.timedelta(hours=-5))
     event = make_event("PB-07", "ctl", 3, NOW.astimezone(eastern), "TableClosed")
     assert event["occurred_at"] == NOW and event["occurred_at"].tzinfo is UTC
-    assert make_event("T", "D", 1, NOW, "TableClosed", event_id=str(EVENT_ID))["event_id"] == EVENT_ID
+    assert (
+        make_event("T", "D", 1, NOW, "TableClosed", event_id=str(EVENT_ID))["event_id"] == EVENT_ID
+    )
 
 
 @pytest.mark.parametrize(
@@ -334,7 +338,9 @@ def test_writer_schema_the_reader_cannot_resolve(v1_document: dict[str, Any]) ->
     import copy
 
     joker = copy.deepcopy(v1_document)
-    shoe = next(b for b in joker["fields"][5]["type"] if isinstance(b, dict) and b["name"] == "CardDealt")
+    shoe = next(
+        b for b in joker["fields"][5]["type"] if isinstance(b, dict) and b["name"] == "CardDealt"
+    )
     rank = next(f for f in shoe["fields"] if f["name"] == "rank")["type"]
     rank["symbols"].append("JOKER")
     registry = InMemorySchemaRegistry({1: v1_document, 7: joker}, latest=1)
@@ -411,3 +417,15 @@ def test_overlong_varint_is_invalid() -> None:
         DecodeReason.INVALID_VALUE, "seq", seq_at
     )  # fmt: skip
     assert "minimally encoded" in str(error)
+
+
+def test_decode_errors_survive_pickling() -> None:
+    """Worker processes send errors back to the parent."""
+    import pickle
+
+    error = decode_error(b"\x05rest", source="topic/1", offset=12)
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is EventDecodeError
+    assert (copy.reason, copy.offset, copy.source, str(copy)) == (
+        error.reason, 12, "topic/1", str(error)
+    )  # fmt: skip

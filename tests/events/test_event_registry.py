@@ -70,7 +70,7 @@ def test_changed_source_without_new_id_is_an_error(schema_copy: Path) -> None:
             {"name": "reader_id", "type": ["null", "string"], "default": None, "doc": "x" * 12}
         ),
     )
-    with pytest.raises(RegistryError, match="differ from schema id 1.*register"):
+    with pytest.raises(RegistryError, match=r"differ from schema id 1.*register"):
         FileSchemaRegistry(schema_copy)
 
 
@@ -136,7 +136,7 @@ def test_register_refuses_a_breaking_change(schema_copy: Path) -> None:
             {"name": "reader_id", "type": "string", "doc": "Required, so breaking."}
         ),
     )
-    with pytest.raises(RegistryError, match="reader_id.*FIELD_WITHOUT_DEFAULT"):
+    with pytest.raises(RegistryError, match=r"reader_id.*FIELD_WITHOUT_DEFAULT"):
         FileSchemaRegistry(schema_copy, verify_sources=False).register()
     manifest = json.loads((schema_copy / "registry.json").read_text())
     assert [e["id"] for e in manifest["schemas"]] == [1]

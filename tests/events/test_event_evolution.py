@@ -1,0 +1,228 @@
+"""The evolution policy of schemas/README.md, demonstrated on a v2 built here."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastavro import parse_schema, schemaless_reader, schemaless_writer
+
+from pipeline.events import (
+    DecodeReason,
+    EventCodec,
+    EventDecodeError,
+    InMemorySchemaRegistry,
+    make_event,
+)
+from pipeline.events.compat import Problem, compatibility_problems
+from pipeline.events.registry import policy_violations
+
+NOW = dt.datetime(2025, 3, 1, 22, 0, tzinfo=dt.UTC)
+NEW_FIELD = {
+    "name": "read_confidence",
+    "type": ["null", "int"],
+    "default": None,
+    "doc": "Reader's confidence in the card's identification, 0-100; null if not measured.",
+}
+
+
+def record(document: dict[str, Any], name: str) -> dict[str, Any]:
+    """A named type of the inlined envelope document (defined at its first use)."""
+    found: list[dict[str, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            if node.get("name") == name and node.get("type") in ("record", "enum"):
+                found.append(node)
+            for field in node.get("fields", ()):
+                walk(field["type"])
+
+    walk(document)
+    assert len(found) == 1, name
+    return found[0]
+
+
+def evolve(v1: dict[str, Any], *changes: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    document = copy.deepcopy(v1)
+    for change in changes:
+        change(document)
+    return document
+
+
+def add_field(document: dict[str, Any]) -> None:
+    record(document, "CardDealt")["fields"].append(NEW_FIELD)
+
+
+def add_irregularity_kind(document: dict[str, Any]) -> None:
+    record(document, "IrregularityKind")["symbols"].append("CARD_MISREAD")
+
+
+@pytest.fixture(scope="module")
+def v2(v1_document: dict[str, Any]) -> dict[str, Any]:
+    return evolve(v1_document, add_field, add_irregularity_kind)
+
+
+def write(schema: Any, datum: dict[str, Any]) -> bytes:
+    out = io.BytesIO()
+    schemaless_writer(out, parse_schema(schema), datum)
+    return out.getvalue()
+
+
+def read(data: bytes, writer: Any, reader: Any) -> Any:
+    return schemaless_reader(
+        io.BytesIO(data),
+        parse_schema(writer),
+        parse_schema(reader),
+        return_record_name=True,
+        return_record_name_override=True,
+    )
+
+
+def card_event(**extra: Any) -> dict[str, Any]:
+    event = dict(
+        make_event(
+            "PB-07", "shoe-07", 7, NOW, "CardDealt", shoe_id="S-1", round_id="R-1",
+            position=9, rank="QUEEN", suit="SPADES", hand="BANKER",
+        )
+    )  # fmt: skip
+    name, fields = event["payload"]
+    event["payload"] = (name, {**fields, **extra})
+    return event
+
+
+def irregularity(kind: str) -> dict[str, Any]:
+    event = dict(make_event("PB-07", "ctl", 8, NOW, "IrregularityReported", kind="OTHER"))
+    name, fields = event["payload"]
+    event["payload"] = (name, {**fields, "kind": kind})
+    return event
+
+
+def test_v1_reader_reads_v2_data(v1_document: dict[str, Any], v2: dict[str, Any]) -> None:
+    event = card_event(read_confidence=97)
+    decoded = read(write(v2, event), writer=v2, reader=v1_document)
+    assert decoded["payload"][1] == {
+        k: v for k, v in event["payload"][1].items() if k != "read_confidence"
+    }
+    # a symbol unknown to v1 falls back to IrregularityKind's default, OTHER
+    misread = read(write(v2, irregularity("CARD_MISREAD")), writer=v2, reader=v1_document)
+    assert misread["payload"][1]["kind"] == "OTHER"
+
+
+def test_v2_reader_reads_v1_data(v1_document: dict[str, Any], v2: dict[str, Any]) -> None:
+    event = card_event()
+    decoded = read(write(v1_document, event), writer=v1_document, reader=v2)
+    assert decoded["payload"][1] == {**event["payload"][1], "read_confidence": None}
+    assert decoded["event_id"] == event["event_id"]
+
+
+def test_through_the_codec_and_registry(v1_document: dict[str, Any], v2: dict[str, Any]) -> None:
+    registry = InMemorySchemaRegistry({1: v1_document, 2: v2})
+    old_device = EventCodec(registry, reader_schema_id=1)
+    new_device = EventCodec(registry)
+    old_pipeline = EventCodec(registry, reader_schema_id=1)
+    new_pipeline = EventCodec(registry)
+    assert new_pipeline.schema_id == 2
+
+    from_old = old_device.encode(card_event())
+    assert from_old[1:5] == (1).to_bytes(4, "big")
+    assert new_pipeline.decode(from_old)["payload"][1]["read_confidence"] is None
+
+    from_new = new_device.encode(card_event(read_confidence=55))
+    assert from_new[1:5] == (2).to_bytes(4, "big")
+    assert "read_confidence" not in old_pipeline.decode(from_new)["payload"][1]
+    assert new_pipeline.decode(from_new)["payload"][1]["read_confidence"] == 55
+
+
+def test_the_compatible_v2_passes_the_policy(
+    v1_document: dict[str, Any], v2: dict[str, Any]
+) -> None:
+    assert compatibility_problems(reader=v1_document, writer=v2) == []
+    assert compatibility_problems(reader=v2, writer=v1_document) == []
+    assert policy_violations(v1_document, v2) == []
+
+
+def test_a_new_event_type_is_backward_only(v1_document: dict[str, Any]) -> None:
+    def add_type(document: dict[str, Any]) -> None:
+        document["fields"][5]["type"].append(
+            {
+                "type": "record",
+                "name": "DealerChanged",
+                "namespace": "nj.baccarat.v1",
+                "doc": "The dealer changed.",
+                "fields": [{"name": "dealer_id", "type": "string", "doc": "The new dealer."}],
+            }
+        )
+
+    v2 = evolve(v1_document, add_type)
+    assert policy_violations(v1_document, v2) == []  # allowed, appended at the end
+    forward = compatibility_problems(reader=v1_document, writer=v2)
+    assert [(p.kind, p.path) for p in forward] == [
+        (Problem.UNION_BRANCH_MISSING, "payload<DealerChanged>")
+    ]
+
+    registry = InMemorySchemaRegistry({1: v1_document, 2: v2}, latest=1)
+    new_device = EventCodec(registry, reader_schema_id=2)
+    event = new_device.make_event("PB-07", "ctl", 3, NOW, "DealerChanged", dealer_id="D-9")
+    with pytest.raises(EventDecodeError) as caught:
+        EventCodec(registry).decode(new_device.encode(event))
+    assert caught.value.reason is DecodeReason.SCHEMA_MISMATCH
+    assert caught.value.device_id == "ctl" and caught.value.schema_id == 2
+
+
+def _insert_first(document: dict[str, Any]) -> None:
+    record(document, "Suit")["symbols"].insert(0, "STARS")
+
+
+def _required_field(document: dict[str, Any]) -> None:
+    record(document, "CardDealt")["fields"].append(
+        {"name": "reader_id", "type": "string", "doc": "Required, so v1 data cannot fill it."}
+    )
+
+
+def _promote(document: dict[str, Any]) -> None:
+    field = next(f for f in record(document, "CardDealt")["fields"] if f["name"] == "position")
+    field["type"] = "long"
+
+
+def _millis(document: dict[str, Any]) -> None:
+    document["fields"][4]["type"]["logicalType"] = "timestamp-millis"
+
+
+def _rename(document: dict[str, Any]) -> None:
+    record(document, "CardDealt")["fields"][2]["name"] = "shoe_position"
+
+
+def _default(document: dict[str, Any]) -> None:
+    record(document, "CardDealt")["fields"][-1]["default"] = False
+
+
+def _reorder_union(document: dict[str, Any]) -> None:
+    union = document["fields"][5]["type"]
+    union[0], union[1] = union[1], union[0]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda d: record(d, "Rank")["symbols"].append("JOKER"), "ENUM_SYMBOL_MISSING"),
+        (_insert_first, "symbols may only be appended"),
+        (_required_field, "FIELD_WITHOUT_DEFAULT"),
+        (_promote, "TYPE_MISMATCH"),
+        (_millis, "LOGICAL_TYPE_CHANGED"),
+        (_rename, "FIELD_WITHOUT_DEFAULT"),
+        (_default, "a default may not change"),
+        (_reorder_union, "only be appended to the union"),
+    ],
+)
+def test_breaking_changes_are_refused(
+    v1_document: dict[str, Any], change: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    violations = policy_violations(v1_document, evolve(v1_document, change))
+    assert any(expected in v for v in violations), violations
