@@ -1,0 +1,44 @@
+"""Shared helpers for the standalone benchmark scripts (no pytest-benchmark needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[list[float], Any]:
+    """Wall times of ``repeat`` runs of ``fn`` and the last run's result."""
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - started)
+    return times, result
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    return {"min_s": min(times), "median_s": statistics.median(times), "max_s": max(times)}
+
+
+def save(name: str, data: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    data = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **data,
+    }
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return path
