@@ -62,3 +62,30 @@ bench: $(VENV)/.installed
 
 broker: $(VENV)/.installed
 	$(BIN)/baccarat-audit broker --port $(BROKER_PORT)
+
+# Live streaming demo: the bundled broker on $(DEMO_STREAM_PORT), the emulator publishing a
+# 4-table, 2-hour day with every fault kind, the exactly-once consumer loading it into
+# $(DEMO_STREAM_OUT)/ledger.duckdb, then the top exceptions. The broker is stopped on exit.
+DEMO_STREAM_PORT ?= 19092
+DEMO_STREAM_OUT  ?= out/stream
+STREAM_CMD       ?= $(BIN)/baccarat-audit stream
+
+.PHONY: demo-stream
+demo-stream: $(VENV)/.installed
+	@set -euo pipefail; \
+	mkdir -p $(DEMO_STREAM_OUT); \
+	rm -f $(DEMO_STREAM_OUT)/ledger.duckdb $(DEMO_STREAM_OUT)/ledger.duckdb.wal; \
+	$(BIN)/baccarat-audit broker --port $(DEMO_STREAM_PORT) & broker=$$!; \
+	trap 'kill $$broker 2>/dev/null; wait $$broker 2>/dev/null || true' EXIT; \
+	for _ in $$(seq 1 100); do \
+		(exec 3<>/dev/tcp/127.0.0.1/$(DEMO_STREAM_PORT)) 2>/dev/null && break; sleep 0.1; \
+	done; \
+	kill -0 $$broker 2>/dev/null || { echo "the broker did not start" >&2; exit 1; }; \
+	echo "== simulate -> Kafka"; \
+	$(BIN)/baccarat-audit simulate --tables 4 --hours 2 --faults all --seed 7 \
+		--kafka 127.0.0.1:$(DEMO_STREAM_PORT) --out $(DEMO_STREAM_OUT); \
+	echo "== stream -> $(DEMO_STREAM_OUT)/ledger.duckdb"; \
+	$(STREAM_CMD) --bootstrap 127.0.0.1:$(DEMO_STREAM_PORT) \
+		--db $(DEMO_STREAM_OUT)/ledger.duckdb --until-idle 10; \
+	echo "== exceptions"; \
+	$(BIN)/baccarat-audit exceptions --db $(DEMO_STREAM_OUT)/ledger.duckdb --limit 10

@@ -34,6 +34,7 @@ from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate, write_fault_manifest
+from pipeline.stream.cli import add_stream_parser
 
 DEFAULT_OUT = Path("out")
 
@@ -346,6 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate_rules)
 
     add_odds_parser(sub)
+    add_stream_parser(sub)
     _add_optional_commands(sub)
     return parser
 

@@ -133,6 +133,7 @@ class ConsumerReport:
     """Findings of the last replay of each touched table-day."""
     retries: int = 0
     rebalances: int = 0
+    """Assignments after the first (another worker joined or left, or partitions moved)."""
     join_seconds: float | None = None
     """From subscribing to the first partition assignment."""
     partitions: list[int] = field(default_factory=list)
@@ -188,14 +189,14 @@ def decode_records(records: Sequence[Any], codec: EventCodec) -> _Decoded:
             out.next_offsets.get(rec.partition, 0), rec.offset + 1
         )
         source = f"kafka:{rec.topic}:{rec.partition}"
-        letter = _dead_letter(rec, source, codec, out)
+        letter = _classify(rec, source, codec, out)
         if letter is not None:
             out.dead_letters.append(letter)
             out.dead_records.append(rec)
     return out
 
 
-def _dead_letter(rec: Any, source: str, codec: EventCodec, out: _Decoded) -> DeadLetter | None:
+def _classify(rec: Any, source: str, codec: EventCodec, out: _Decoded) -> DeadLetter | None:
     """Append the record's delivery to ``out``, or return its dead letter."""
     value = rec.value
     if value is None:
@@ -358,18 +359,17 @@ def run_consumer(
     listener: LedgerSeekListener | None = None
     dlq = _DeadLetterSender(settings, retrying)
     try:
+        tuning: dict[str, Any] = {
+            "enable_auto_commit": False,
+            "auto_offset_reset": "earliest",
+            "session_timeout_ms": SESSION_TIMEOUT_MS,
+            "heartbeat_interval_ms": HEARTBEAT_INTERVAL_MS,
+            "max_poll_interval_ms": MAX_POLL_INTERVAL_MS,
+            "max_poll_records": max_batch,
+            **(consumer_config or {}),
+        }
         consumer = retrying(
-            lambda: KafkaConsumer(
-                **settings.consumer_kwargs(
-                    enable_auto_commit=False,
-                    auto_offset_reset="earliest",
-                    session_timeout_ms=SESSION_TIMEOUT_MS,
-                    heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
-                    max_poll_interval_ms=MAX_POLL_INTERVAL_MS,
-                    max_poll_records=max_batch,
-                    **(consumer_config or {}),
-                )
-            ),
+            lambda: KafkaConsumer(**settings.consumer_kwargs(**tuning)),
             f"connecting to {settings.bootstrap_servers}",
         )
         listener = LedgerSeekListener(consumer, ledger, group, topic)
@@ -382,8 +382,8 @@ def run_consumer(
             records = _poll_batch(consumer, max_batch, batch_wait, retrying, listener)
             now = time.monotonic()
             if listener.generation != generation:
+                report.rebalances += 1 if generation else 0
                 generation = listener.generation
-                report.rebalances += 1
                 report.partitions = [tp.partition for tp in listener.assigned]
                 last_activity = now
                 if report.join_seconds is None and listener.first_assigned_at is not None:
@@ -413,14 +413,14 @@ def run_consumer(
                     break
         else:
             report.stopped = "stop requested"
+        if commit_to_kafka and report.next_offsets:
+            _commit_to_kafka(consumer, topic, report.next_offsets, sync=True)
     except KeyboardInterrupt:
         report.stopped = "interrupted"
     finally:
         report.elapsed = time.monotonic() - started
         try:
             if consumer is not None:
-                if commit_to_kafka and report.next_offsets:
-                    _commit_to_kafka(consumer, topic, report.next_offsets, sync=True)
                 consumer.close(autocommit=False)
         finally:
             dlq.close()

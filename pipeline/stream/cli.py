@@ -1,0 +1,154 @@
+"""``baccarat-audit stream``: consume table events from Kafka into the ledger.
+
+Wire into the main parser with :func:`add_stream_parser`; also runnable on its own as
+``python -m pipeline.stream.cli stream --bootstrap HOST:PORT --db FILE ...``.
+
+Connection settings come from ``BACCARAT_KAFKA_*`` variables
+(:mod:`pipeline.stream.settings`); the options given here win over them.
+Exit status: 0 done, 2 bad input or configuration, 75 the broker or the ledger stayed
+unavailable after retries (try again later).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.ingest.errors import TransientError
+from pipeline.ledger.store import LedgerError
+from pipeline.stream.settings import KafkaSettings, KafkaSettingsError, env_var
+
+EX_TEMPFAIL = 75
+
+
+def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
+    """Register the ``stream`` command on the CLI's subparsers; returns its parser."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "stream",
+        help="consume table events from Kafka into the ledger (exactly-once)",
+        description=(
+            "Consume the events topic in a consumer group, load and replay each batch into "
+            "the ledger with its offsets in the same transaction, and send undecodable "
+            "messages to the dead-letter topic. Settings not given as options come from "
+            "BACCARAT_KAFKA_* environment variables."
+        ),
+    )
+    p.add_argument(
+        "--bootstrap",
+        metavar="HOST:PORT[,...]",
+        help=f"Kafka bootstrap servers (default: ${env_var('bootstrap_servers')})",
+    )
+    p.add_argument("--db", type=Path, required=True, help="ledger file (DuckDB)")
+    p.add_argument(
+        "--group", help=f"consumer group (default: ${env_var('group_id')} or baccarat-audit)"
+    )
+    p.add_argument("--topic", help=f"events topic (default: ${env_var('topic')} or table-events)")
+    p.add_argument(
+        "--dlq-topic", help=f"dead-letter topic (default: ${env_var('dlq_topic')} or TOPIC.dlq)"
+    )
+    p.add_argument(
+        "--until-idle",
+        type=float,
+        metavar="SECONDS",
+        help="stop after this many seconds without new messages (default: run until Ctrl-C)",
+    )
+    p.add_argument(
+        "--max-batch",
+        type=int,
+        default=5000,
+        help="most messages per ledger transaction (larger catches up faster: every batch "
+        "replays the table-days it touches)",
+    )
+    p.add_argument(
+        "--rules",
+        type=Path,
+        default=DEFAULT_CATALOG,
+        help="rule catalog (TOML) of the casino's filed configurations",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="log each batch")
+    p.set_defaults(func=cmd_stream)
+    return p
+
+
+def cmd_stream(args: argparse.Namespace) -> int:
+    from pipeline.stream.consumer import BatchReport, run_consumer
+
+    try:
+        settings = KafkaSettings.from_env(
+            bootstrap_servers=args.bootstrap,
+            group_id=args.group,
+            topic=args.topic,
+            dlq_topic=args.dlq_topic,
+        )
+        catalog = load_catalog(args.rules)
+    except (KafkaSettingsError, CatalogError) as err:
+        print(err, file=sys.stderr)
+        return 2
+    if args.max_batch < 1:
+        print("--max-batch must be at least 1", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("kafka").setLevel(logging.WARNING if args.verbose else logging.ERROR)
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, on_signal)
+
+    def on_batch(batch: BatchReport) -> None:
+        if args.verbose:
+            print(
+                f"batch {batch.number}: {batch.messages} messages, {batch.events} events, "
+                f"{batch.dead_letters} dead letters, {len(batch.table_days)} table-days "
+                f"replayed, offsets {batch.next_offsets} ({batch.seconds:.2f} s)",
+                flush=True,
+            )
+
+    print(f"streaming {settings.describe()} into {args.db}", flush=True)
+    try:
+        report = run_consumer(
+            settings,
+            args.db,
+            catalog,
+            until_idle=args.until_idle,
+            max_batch=args.max_batch,
+            on_batch=on_batch,
+            stop=stop,
+        )
+    except (TransientError, LedgerError) as err:
+        print(f"gave up: {err}", file=sys.stderr)
+        return EX_TEMPFAIL
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print(report.summary())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A parser with only the ``stream`` command (for ``python -m pipeline.stream.cli``)."""
+    parser = argparse.ArgumentParser(prog="baccarat-audit")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_stream_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
