@@ -170,7 +170,10 @@ class TableReplay:
         actual: int | None = None,
         round_id: str | None = None,
         serial: int | None = None,
+        between_rounds: bool = False,
     ) -> None:
+        """Record a finding; it names the round in play unless ``round_id`` is given or the
+        event that caused it happens ``between_rounds`` (forms, deferred vigorish, leaving)."""
         code = subject_or_code if "-" in subject_or_code else code_for(self.game, subject_or_code)
         rnd = self.round
         self.findings.append(
@@ -180,7 +183,7 @@ class TableReplay:
                 self.table_id,
                 message,
                 shoe_id=self.shoe.shoe_id if self.shoe else None,
-                round_id=round_id or (rnd.round_id if rnd else None),
+                round_id=round_id or (rnd.round_id if rnd and not between_rounds else None),
                 seat=seat,
                 patron_id=self._patron(seat),
                 serial=serial,
@@ -267,12 +270,10 @@ class TableReplay:
             self._deadline(seat, "the table closed", e)
 
     def on_PatronSeated(self, e: TableEvent) -> None:
-        self._close_round()
         self.seated[int(e.get("seat"))] = e.get("patron_id")
 
     def on_PatronLeft(self, e: TableEvent) -> None:
         seat = int(e.get("seat"))
-        self._close_round()
         self._deadline(seat, "the patron left", e)
         self.seated.pop(seat, None)
 
@@ -564,7 +565,6 @@ class TableReplay:
         )
 
     def on_DeferredVigCollected(self, e: TableEvent) -> None:
-        self._close_round()
         seat = int(e.get("seat"))
         amount = int(e.get("amount_cents"))
         balance = self.deferred.get(seat)
@@ -579,6 +579,7 @@ class TableReplay:
                 expected=owed,
                 actual=amount,
                 event_ids=(e.event_id,),
+                between_rounds=True,
             )
         if balance:
             balance.cents = max(0, owed - amount)
@@ -594,7 +595,6 @@ class TableReplay:
         self.forms.series(e)
 
     def on_CompVigFormIssued(self, e: TableEvent) -> None:
-        self._close_round()
         seat = e.get("seat")
         documented = self.forms.issued(e)
         if seat is not None and int(seat) in self.deferred:
@@ -610,6 +610,7 @@ class TableReplay:
                     actual=documented,
                     serial=int(e.get("serial")),
                     event_ids=(e.event_id,),
+                    between_rounds=True,
                 )
             balance.cents = max(0, balance.cents - documented)
             self._vig_row(
@@ -619,7 +620,6 @@ class TableReplay:
             )
 
     def on_CompVigFormVoided(self, e: TableEvent) -> None:
-        self._close_round()
         self.forms.voided(e)
 
     def on_FormOriginalCounted(self, e: TableEvent) -> None:
@@ -645,7 +645,7 @@ class TableReplay:
             expected=balance.cents,
             actual=0,
             event_ids=(*balance.event_ids, e.event_id),
-            round_id=None,
+            between_rounds=True,
         )
         self.summary.vig_uncollected_cents += balance.cents
         self._vig_row(

@@ -194,8 +194,12 @@ class TableEmulator:
         for seat in SEATS[self.game]:
             if seat not in self.seated and self.rng.random() < 0.03:
                 self._seat_patron(seat)
-        if not self.seated:
-            self._seat_patron(self.rng.choice(SEATS[self.game]))
+        # Chemin de Fer needs a Banker and someone to wager against the bank (4.7).
+        needed = 2 if self.game is Game.CHEMIN_DE_FER else 1
+        while len(self.seated) < needed:
+            self._seat_patron(
+                self.rng.choice([s for s in SEATS[self.game] if s not in self.seated])
+            )
 
     # ------------------------------------------------------------------ deferred vigorish
     def _resolve_deferred(self, seat: int, deadline: str) -> None:
@@ -531,6 +535,13 @@ class TableEmulator:
         )
         deal = deal_round(self.game, shoe.remaining, self._options())
         self._emit_deal(shoe, round_id, deal)
+        if shoe.cut_card_seen and shoe.rounds_after_cut_card is None:
+            # 3.8(e): the hand in which the cutting card appeared is completed, then "last
+            # hand" is announced, simulated or not.
+            shoe.rounds_after_cut_card = 0
+            self.out.emit(
+                self.dev.pit, "LastHandAnnounced", shoe_id=shoe.shoe_id, round_id=round_id
+            )
 
     # ------------------------------------------------------------------ rounds
     def _options(self) -> Options:
@@ -860,11 +871,6 @@ class TableEmulator:
     def _chemin_de_fer_wagers(self, round_id: str) -> dict[int, dict[Wager, Cents]]:
         """4.5-4.7: the bank by bid, the Banker's wager within limits, banco priority."""
         out, pit = self.out, self.dev.pit
-        if len(self.seated) < 2:
-            for seat in SEATS[self.game]:
-                if seat not in self.seated:
-                    self._seat_patron(seat)
-                    break
         if self.banker_seat is not None and self.banker_last_wager is None:
             # A bank passed on (4.11(b)-(c)): the new Banker wagers at least the previous
             # Banker's last wager and at most twice it.

@@ -1,0 +1,563 @@
+"""Evidence bundles: one round, one Complimentary Vigorish Form, or one table, as a zip that a
+compliance investigator can hand on and anyone can check.
+
+Contents of ``evidence-*.zip``:
+
+- ``events.avro``: every stored delivery in scope, re-encoded from the ledger through the
+  event codec (:func:`pipeline.events.convert.to_record`) into an Avro container file with the
+  registry's schema, in (source, position) order; duplicate deliveries stay duplicates;
+- ``deliveries.csv``: the same deliveries as the ledger holds them (where each came from);
+- ``rows/<table>.csv``: the derived ledger rows in scope (rounds, cards, wagers, settlements,
+  vigorish, Forms, exceptions, the table-day summary) and ``rows/acknowledgements.csv`` (the
+  ledger's table and the acknowledgement journal);
+- ``citations.json`` and ``citations.md``: every rule code the rows cite, with its N.J.A.C.
+  section and statement;
+- ``manifest.json``: what was selected, from which ledger, when, row counts, and the SHA-256
+  and size of every other file.
+
+:func:`verify_bundle` recomputes every hash, refuses files the manifest does not list, decodes
+the Avro file and checks it event by event against ``deliveries.csv``, checks row counts and
+that every cited code is explained. A forger who rewrites a file *and* the manifest is caught
+by comparing the zip's SHA-256 with the one printed (and logged) at export.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pipeline.bundle.acks import AckJournal
+from pipeline.events import EventDecodeError, default_codec
+from pipeline.events.convert import from_record, to_record
+from pipeline.events.model import TableEvent
+from pipeline.ledger.store import DATE_FIELDS, Ledger
+from pipeline.rules.codes import RULE_CODES
+
+BUNDLE_FORMAT = "baccarat-evidence-bundle/1"
+MANIFEST = "manifest.json"
+EVENTS = "events.avro"
+DELIVERIES = "deliveries.csv"
+
+DERIVED_FILES: tuple[str, ...] = (
+    "rounds",
+    "cards",
+    "wagers",
+    "settlements",
+    "vig_ledger",
+    "comp_vig_forms",
+    "form_series",
+    "form_events",
+    "exceptions",
+    "table_day_summary",
+)
+_DELIVERY_COLUMNS = (
+    "source",
+    "position",
+    "event_id",
+    "table_id",
+    "device_id",
+    "seq",
+    "occurred_at",
+    "gaming_date",
+    "payload_type",
+    "fields_json",
+)
+_ACK_COLUMNS = (
+    "recorded_in",
+    "exception_id",
+    "action",
+    "note",
+    "actor",
+    "actor_source",
+    "acted_at",
+    "ack_id",
+    "prev_sha256",
+    "sha256",
+)
+_ROUND_TABLES = frozenset({"rounds", "cards", "wagers", "settlements", "vig_ledger"})
+_FORM_TABLES = frozenset({"comp_vig_forms", "form_events"})
+
+
+class BundleError(ValueError):
+    """The selection is empty or ambiguous; the message says what was looked for."""
+
+
+@dataclass
+class _Scope:
+    """SQL predicates (OR-ed clauses) per derived table and for the deliveries."""
+
+    label: str
+    clauses: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict)
+    events: list[tuple[str, list[Any]]] = field(default_factory=list)
+
+    def add(self, table: str, sql: str, params: list[Any]) -> None:
+        self.clauses.setdefault(table, []).append((sql, params))
+
+    def where(self, table: str) -> tuple[str, list[Any]]:
+        parts = self.clauses.get(table, [])
+        if not parts:
+            return "FALSE", []
+        return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+
+
+# ---------------------------------------------------------------------- selection
+def _table_days(ledger: Ledger, sql: str, params: list[Any]) -> list[tuple[str, date]]:
+    return [(str(t), d) for t, d in ledger.con.execute(sql, params).fetchall()]
+
+
+def _scope(
+    ledger: Ledger,
+    round_id: str | None,
+    serial: int | None,
+    table_id: str | None,
+    gaming_date: date | None,
+) -> _Scope:
+    table_filter = " AND table_id = ?" if table_id else ""
+    table_param = [table_id] if table_id else []
+    day_filter = " AND gaming_date = ?" if gaming_date else ""
+    day_param: list[Any] = [gaming_date] if gaming_date else []
+    context = "table_id = ? AND gaming_date = ? AND payload_type = 'TableOpened'"
+    if round_id is not None:
+        found = _table_days(
+            ledger,
+            "SELECT DISTINCT table_id, gaming_date FROM rounds WHERE round_id = ?"
+            + table_filter
+            + day_filter,
+            [round_id, *table_param, *day_param],
+        )
+        if not found:
+            raise BundleError(f"no round {round_id!r} in {ledger.path}")
+        scope = _Scope(f"round-{round_id}")
+        for t, d in found:
+            for table in _ROUND_TABLES | {"exceptions"}:
+                scope.add(
+                    table, "table_id = ? AND gaming_date = ? AND round_id = ?", [t, d, round_id]
+                )
+            scope.add("table_day_summary", "table_id = ? AND gaming_date = ?", [t, d])
+            scope.events.append(
+                (
+                    "table_id = ? AND gaming_date = ? AND "
+                    "json_extract_string(fields_json, '$.round_id') = ?",
+                    [t, d, round_id],
+                )
+            )
+            scope.events.append((context, [t, d]))
+            scope.events.append(
+                (
+                    "table_id = ? AND gaming_date = ? AND payload_type = 'ShoeStarted' AND "
+                    "json_extract_string(fields_json, '$.shoe_id') IN (SELECT shoe_id FROM "
+                    "rounds WHERE table_id = ? AND gaming_date = ? AND round_id = ?)",
+                    [t, d, t, d, round_id],
+                )
+            )
+        return scope
+    if serial is not None:
+        found = _table_days(
+            ledger,
+            "SELECT table_id, gaming_date FROM ("
+            "SELECT table_id, gaming_date, serial FROM comp_vig_forms UNION ALL "
+            "SELECT table_id, gaming_date, serial FROM form_events UNION ALL "
+            "SELECT table_id, gaming_date, serial FROM exceptions) "
+            "WHERE serial = ?" + table_filter + day_filter + " GROUP BY ALL ORDER BY ALL",
+            [serial, *table_param, *day_param],
+        )
+        if not found:
+            raise BundleError(f"no Complimentary Vigorish Form {serial} in {ledger.path}")
+        scope = _Scope(f"form-{serial}")
+        for t, d in found:
+            for table in _FORM_TABLES | {"exceptions"}:
+                scope.add(table, "table_id = ? AND gaming_date = ? AND serial = ?", [t, d, serial])
+            scope.add(
+                "form_series",
+                "table_id = ? AND gaming_date = ? AND ? BETWEEN first_serial AND last_serial",
+                [t, d, serial],
+            )
+            scope.add("table_day_summary", "table_id = ? AND gaming_date = ?", [t, d])
+            scope.events.append(
+                (
+                    "table_id = ? AND gaming_date = ? AND "
+                    "TRY_CAST(json_extract(fields_json, '$.serial') AS BIGINT) = ?",
+                    [t, d, serial],
+                )
+            )
+            scope.events.append((context, [t, d]))
+            scope.events.append(
+                (
+                    "table_id = ? AND gaming_date = ? AND payload_type = 'FormSeriesReceived' "
+                    "AND ? BETWEEN TRY_CAST(json_extract(fields_json, '$.first_serial') AS "
+                    "BIGINT) AND TRY_CAST(json_extract(fields_json, '$.last_serial') AS BIGINT)",
+                    [t, d, serial],
+                )
+            )
+        return scope
+    if table_id is not None:
+        found = _table_days(
+            ledger,
+            "SELECT DISTINCT table_id, gaming_date FROM deliveries WHERE table_id = ?" + day_filter,
+            [table_id, *day_param],
+        )
+        if not found:
+            raise BundleError(f"no events of table {table_id!r} in {ledger.path}")
+        label = f"table-{table_id}" + (f"-{gaming_date.isoformat()}" if gaming_date else "")
+        scope = _Scope(label)
+        for table in DERIVED_FILES:
+            scope.add(table, "table_id = ?" + day_filter, [table_id, *day_param])
+        scope.events.append(("table_id = ?" + day_filter, [table_id, *day_param]))
+        return scope
+    raise BundleError("say what to export: a round id, a Form serial or a table id")
+
+
+# ---------------------------------------------------------------------- files
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return json.dumps([_cell(v) for v in value])
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return str(value)
+
+
+def _csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(v) for v in row])
+    return buffer.getvalue().encode()
+
+
+def _query(ledger: Ledger, sql: str, params: list[Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    cursor = ledger.con.execute(sql, params)
+    columns = [d[0] for d in cursor.description or ()]
+    return columns, cursor.fetchall()
+
+
+def _event(row: Sequence[Any]) -> TableEvent:
+    fields: dict[str, Any] = json.loads(row[9])
+    for name in DATE_FIELDS & fields.keys():
+        if fields[name] is not None:
+            fields[name] = date.fromisoformat(fields[name])
+    return TableEvent(
+        str(row[2]), str(row[3]), str(row[4]), int(row[5]), int(row[6]), row[8], fields
+    )
+
+
+def _citations(codes: Iterable[str]) -> tuple[bytes, bytes]:
+    known = {c: RULE_CODES[c] for c in sorted(set(codes)) if c in RULE_CODES}
+    doc = {
+        code: {"citation": r.citation, "section": r.section, "statement": r.statement}
+        for code, r in known.items()
+    }
+    lines = ["# Rule citations", "", "| code | citation | statement |", "| --- | --- | --- |"]
+    lines += [f"| `{c}` | {r.citation} | {r.statement} |" for c, r in known.items()]
+    return (json.dumps(doc, indent=2) + "\n").encode(), ("\n".join(lines) + "\n").encode()
+
+
+def _readme(label: str) -> bytes:
+    return (
+        f"Evidence bundle {label}\n\n"
+        "events.avro      the raw events, re-encoded from the ledger (Avro container file)\n"
+        "deliveries.csv   the same deliveries as stored, with where each came from\n"
+        "rows/*.csv       the derived ledger rows and the acknowledgements\n"
+        "citations.*      the rule codes cited, with their N.J.A.C. sections\n"
+        "manifest.json    the SHA-256 of every file above\n\n"
+        "Check it: baccarat-audit verify-bundle THIS.zip [--sha256 ZIP_SHA256]\n"
+        "or by hand: unzip, then `sha256sum FILE` against manifest.json.\n"
+    ).encode()
+
+
+def export_bundle(
+    ledger: Ledger,
+    *,
+    round_id: str | None = None,
+    serial: int | None = None,
+    table_id: str | None = None,
+    gaming_date: date | None = None,
+    out: Path,
+    journal: AckJournal | None = None,
+    source: str | None = None,
+) -> Path:
+    """Write the evidence bundle of one round (``round_id``), one Form (``serial``) or one
+    table (``table_id``, optionally one ``gaming_date``) and return the zip's path.
+
+    ``table_id`` together with ``round_id`` or ``serial`` narrows those to one table.
+    ``out`` is the zip file to write, or an existing directory to write it into. The
+    acknowledgements come from the ledger's table and from ``journal`` (default: the journal
+    next to the ledger). ``source`` is the ledger named in the manifest (default its path;
+    the dashboards, which read a snapshot, name the live ledger).
+    """
+    scope = _scope(ledger, round_id, serial, table_id, gaming_date)
+    journal = journal if journal is not None else AckJournal.for_ledger(ledger.path)
+    target = Path(out)
+    if target.is_dir():
+        target = target / f"evidence-{scope.label}.zip"
+    files: dict[str, bytes] = {}
+    counts: dict[str, int] = {}
+    referenced: set[str] = set()
+    codes: set[str] = set()
+    exception_ids: list[str] = []
+
+    for table in DERIVED_FILES:
+        where, params = scope.where(table)
+        columns, rows = _query(ledger, f"SELECT * FROM {table} WHERE {where} ORDER BY ALL", params)
+        name = f"rows/{table}.csv"
+        files[name] = _csv_bytes(columns, rows)
+        counts[name] = len(rows)
+        for row in rows:
+            record = dict(zip(columns, row, strict=True))
+            for key in ("source_event_id", "source_event_ids"):
+                value = record.get(key)
+                if isinstance(value, str):
+                    referenced.add(value)
+                elif isinstance(value, list):
+                    referenced.update(str(v) for v in value)
+            for key in ("code", "rule_code"):
+                if record.get(key):
+                    codes.add(str(record[key]))
+            if table == "exceptions":
+                exception_ids.append(str(record["exception_id"]))
+
+    clauses = list(scope.events)
+    whole_table = round_id is None and serial is None  # every delivery already in scope
+    if referenced and not whole_table:
+        clauses.append(("list_contains(?::VARCHAR[], event_id)", [sorted(referenced)]))
+    event_where = " OR ".join(f"({sql})" for sql, _ in clauses) or "FALSE"
+    _, deliveries = _query(
+        ledger,
+        f"SELECT {', '.join(_DELIVERY_COLUMNS)} FROM deliveries WHERE {event_where} "
+        "ORDER BY source, position",
+        [p for _, ps in clauses for p in ps],
+    )
+    files[DELIVERIES] = _csv_bytes(_DELIVERY_COLUMNS, deliveries)
+    counts[DELIVERIES] = len(deliveries)
+    codec = default_codec()
+    with tempfile.TemporaryDirectory() as tmp:
+        avro_path = Path(tmp) / EVENTS
+        written = codec.write_events(avro_path, (to_record(codec, _event(r)) for r in deliveries))
+        files[EVENTS] = avro_path.read_bytes()
+    counts[EVENTS] = written
+
+    ack_rows: list[tuple[Any, ...]] = []
+    if exception_ids:
+        _, ledger_acks = _query(
+            ledger,
+            "SELECT exception_id, action, note, actor, acted_at FROM acknowledgements "
+            "WHERE list_contains(?::VARCHAR[], exception_id) ORDER BY acted_at, exception_id",
+            [exception_ids],
+        )
+        ack_rows += [
+            ("ledger", e, a, n, who, "", at, "", "", "") for e, a, n, who, at in ledger_acks
+        ]
+        wanted = set(exception_ids)
+        ack_rows += [
+            (
+                "journal",
+                r.exception_id,
+                r.action,
+                r.note,
+                r.actor,
+                r.actor_source,
+                r.acted_at,
+                r.ack_id,
+                r.prev_sha256,
+                r.sha256,
+            )
+            for r in journal.records()
+            if r.exception_id in wanted
+        ]
+    files["rows/acknowledgements.csv"] = _csv_bytes(_ACK_COLUMNS, ack_rows)
+    counts["rows/acknowledgements.csv"] = len(ack_rows)
+
+    files["citations.json"], files["citations.md"] = _citations(codes)
+    files["README.txt"] = _readme(scope.label)
+
+    created = datetime.now(UTC)
+    manifest = {
+        "format": BUNDLE_FORMAT,
+        "created_at": created.isoformat(timespec="seconds"),
+        "selector": {
+            "round_id": round_id,
+            "serial": serial,
+            "table_id": table_id,
+            "gaming_date": gaming_date.isoformat() if gaming_date else None,
+        },
+        "ledger": source or str(ledger.path),
+        "event_schema_id": codec.schema_id,
+        "counts": counts,
+        "files": {
+            name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+            for name, data in sorted(files.items())
+        },
+    }
+    files[MANIFEST] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.partial")
+    stamp = created.timetuple()[:6]
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in [MANIFEST, *sorted(n for n in files if n != MANIFEST)]:
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, files[name])
+    partial.replace(target)
+    return target
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fo:
+        for chunk in iter(lambda: fo.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------- verification
+def verify_bundle(path: Path | str, *, expected_sha256: str | None = None) -> list[str]:
+    """Problems found in the bundle at ``path``; an empty list means it is intact.
+
+    ``expected_sha256`` is the zip's SHA-256 as printed at export: give it to also detect a
+    bundle whose files *and* manifest were rewritten consistently.
+    """
+    path = Path(path)
+    problems: list[str] = []
+    if not path.is_file():
+        return [f"{path}: no such file"]
+    if expected_sha256 is not None:
+        actual = file_sha256(path)
+        if actual != expected_sha256.strip().lower():
+            problems.append(
+                f"the zip's SHA-256 is {actual}, not {expected_sha256} as recorded at export"
+            )
+    try:
+        with zipfile.ZipFile(path) as zf:
+            contents = {}
+            for info in zf.infolist():
+                name = info.filename
+                pure = PurePosixPath(name)
+                if pure.is_absolute() or ".." in pure.parts or "\\" in name:
+                    problems.append(f"{name}: unsafe path inside the bundle")
+                    continue
+                if name in contents:
+                    problems.append(f"{name}: appears twice in the zip")
+                contents[name] = zf.read(info)
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        return [*problems, f"{path}: not a readable zip ({err})"]
+    except Exception as err:  # corrupt deflate streams, CRC errors
+        return [*problems, f"{path}: a file in the zip cannot be read ({err})"]
+
+    raw_manifest = contents.pop(MANIFEST, None)
+    if raw_manifest is None:
+        return [*problems, f"{MANIFEST} is missing"]
+    try:
+        manifest = json.loads(raw_manifest)
+        listed: dict[str, Any] = manifest["files"]
+        counts: dict[str, int] = manifest.get("counts", {})
+    except (ValueError, KeyError, TypeError) as err:
+        return [*problems, f"{MANIFEST} is not a bundle manifest ({err})"]
+    if manifest.get("format") != BUNDLE_FORMAT:
+        problems.append(f"{MANIFEST}: format {manifest.get('format')!r}, expected {BUNDLE_FORMAT}")
+
+    for name, entry in sorted(listed.items()):
+        data = contents.get(name)
+        if data is None:
+            problems.append(f"{name}: listed in the manifest but missing")
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != entry.get("sha256"):
+            problems.append(f"{name}: SHA-256 {digest[:16]}… does not match the manifest (altered)")
+        if len(data) != entry.get("bytes"):
+            problems.append(f"{name}: {len(data)} bytes, the manifest says {entry.get('bytes')}")
+    for name in sorted(contents.keys() - listed.keys()):
+        problems.append(f"{name}: in the zip but not in the manifest (added)")
+
+    problems += _check_events(contents, counts)
+    problems += _check_rows(contents, counts)
+    return problems
+
+
+def _csv_rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
+def _check_events(contents: dict[str, bytes], counts: dict[str, int]) -> list[str]:
+    avro, deliveries = contents.get(EVENTS), contents.get(DELIVERIES)
+    if avro is None or deliveries is None:
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        avro_path = Path(tmp) / EVENTS
+        avro_path.write_bytes(avro)
+        try:
+            events = [from_record(e) for e in default_codec().read_events(avro_path)]
+        except EventDecodeError as err:
+            return [f"{EVENTS}: cannot be decoded ({err})"]
+        except Exception as err:
+            return [f"{EVENTS}: not an Avro container file of table events ({err})"]
+    rows = _csv_rows(deliveries)
+    problems = []
+    if counts.get(EVENTS, len(events)) != len(events):
+        problems.append(f"{EVENTS}: {len(events)} events, the manifest says {counts[EVENTS]}")
+    if len(rows) != len(events):
+        problems.append(f"{EVENTS} has {len(events)} events but {DELIVERIES} {len(rows)} rows")
+    for index, (event, row) in enumerate(zip(events, rows, strict=False)):
+        stored = {
+            "event_id": row["event_id"],
+            "table_id": row["table_id"],
+            "device_id": row["device_id"],
+            "seq": int(row["seq"]),
+            "occurred_at": int(row["occurred_at"]),
+            "payload_type": row["payload_type"],
+            "fields": json.loads(row["fields_json"]),
+        }
+        decoded = {
+            "event_id": event.event_id,
+            "table_id": event.table_id,
+            "device_id": event.device_id,
+            "seq": event.seq,
+            "occurred_at": event.occurred_at,
+            "payload_type": event.payload_type,
+            "fields": json.loads(json.dumps(event.fields, default=_cell)),
+        }
+        if stored != decoded:
+            differing = sorted(k for k in stored if stored[k] != decoded[k])
+            problems.append(
+                f"{EVENTS} event {index} ({event.event_id}) differs from {DELIVERIES} in "
+                f"{', '.join(differing)}"
+            )
+            if len(problems) > 20:
+                problems.append("… further event differences not listed")
+                break
+    return problems
+
+
+def _check_rows(contents: dict[str, bytes], counts: dict[str, int]) -> list[str]:
+    problems = []
+    for name, expected in sorted(counts.items()):
+        if name == EVENTS or name not in contents:
+            continue
+        found = len(_csv_rows(contents[name]))
+        if found != expected:
+            problems.append(f"{name}: {found} rows, the manifest says {expected}")
+    cited: set[str] = set()
+    for name, column in (("rows/exceptions.csv", "code"), ("rows/settlements.csv", "rule_code")):
+        if name in contents:
+            cited |= {r[column] for r in _csv_rows(contents[name]) if r.get(column)}
+    try:
+        explained = set(json.loads(contents.get("citations.json", b"{}")))
+    except ValueError:
+        return [*problems, "citations.json is not JSON"]
+    missing = sorted(c for c in cited - explained if c in RULE_CODES)
+    if missing:
+        problems.append(f"citations.json does not explain {', '.join(missing)}")
+    return problems

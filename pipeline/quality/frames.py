@@ -1,0 +1,387 @@
+"""The frames the quality suites validate: pandas DataFrames read from the DuckDB ledger for one
+gaming date, with the few derived columns an expectation needs (a join, a window, a flattened
+JSON field) computed by DuckDB, so the expectations themselves stay declarative.
+
+Raw-event frames are read from ``deliveries`` (what the devices sent, before any replay);
+ledger frames from the derived tables (what the replay made of it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from pipeline.events import EventCodec
+from pipeline.rules.config import TableRules
+
+STAKE_PAYLOADS: tuple[str, ...] = ("WagerPlaced", "BankerWager", "PlayerBancoWager", "BankBid")
+"""Payloads whose ``amount_cents`` is a stake put on the layout: the table's posted minimum and
+maximum apply to each of them. Withdrawals, payouts and vigorish are only non-negative."""
+
+FORM_SERIAL_PAYLOADS: tuple[str, ...] = (
+    "CompVigFormIssued",
+    "CompVigFormVoided",
+    "FormOriginalCounted",
+    "FormDuplicateReceived",
+)
+"""Payloads that name a prenumbered Complimentary Vigorish Form by its ``serial``."""
+
+
+@dataclass(frozen=True)
+class EventContract:
+    """What the Avro contract allows, read from the codec's schema: payload types, enum
+    symbols per enum type, and which payload fields are enums or amounts in cents."""
+
+    payload_types: tuple[str, ...]
+    enums: Mapping[str, frozenset[str]]
+    enum_fields: Mapping[str, Mapping[str, tuple[str, ...]]]
+    """field name -> enum type name -> payload types carrying that field with that enum."""
+    cents_fields: Mapping[str, tuple[str, ...]]
+    """field name (``*_cents``) -> payload types carrying it."""
+
+
+def event_contract(codec: EventCodec) -> EventContract:
+    named: dict[str, Any] = {}
+    enum_fields: dict[str, dict[str, list[str]]] = {}
+    cents_fields: dict[str, list[str]] = {}
+
+    def short(name: str) -> str:
+        return name.rpartition(".")[2]
+
+    def walk(schema: Any) -> Iterator[str]:
+        """Enum type names reachable from ``schema`` (a field type), registering named types."""
+        if isinstance(schema, list):
+            for member in schema:
+                yield from walk(member)
+        elif isinstance(schema, dict):
+            if "name" in schema:
+                named[short(str(schema["name"]))] = schema
+            if schema.get("type") == "enum":
+                yield short(str(schema["name"]))
+        elif isinstance(schema, str) and short(schema) in named:
+            target = named[short(schema)]
+            if target.get("type") == "enum":
+                yield short(schema)
+
+    payload = next(f for f in codec.schema["fields"] if f["name"] == "payload")
+    for record in payload["type"]:
+        name = short(str(record["name"]))
+        named[name] = record
+        for fld in record["fields"]:
+            for enum_name in walk(fld["type"]):
+                enum_fields.setdefault(fld["name"], {}).setdefault(enum_name, []).append(name)
+            if str(fld["name"]).endswith("_cents"):
+                cents_fields.setdefault(fld["name"], []).append(name)
+    enums = {
+        n: frozenset(str(s) for s in t["symbols"])
+        for n, t in named.items()
+        if isinstance(t, dict) and t.get("type") == "enum"
+    }
+    return EventContract(
+        payload_types=codec.payload_types,
+        enums=enums,
+        enum_fields={f: {e: tuple(p) for e, p in by.items()} for f, by in enum_fields.items()},
+        cents_fields={f: tuple(p) for f, p in cents_fields.items()},
+    )
+
+
+@dataclass(frozen=True)
+class TableDay:
+    """A table's session on the gaming date as its TableOpened declared it."""
+
+    table_id: str
+    rules_id: str | None
+    declared_gaming_date: date
+    day_starts: time
+    rules: TableRules | None
+
+    @property
+    def day_start_micros(self) -> int:
+        start = datetime.combine(self.declared_gaming_date, self.day_starts, tzinfo=UTC)
+        return int((start - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(microseconds=1))
+
+
+@dataclass
+class Frames:
+    """Named frames for one suite, with the columns that identify a failing row."""
+
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    index_columns: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, name: str, frame: pd.DataFrame, index_columns: list[str]) -> None:
+        self.frames[name] = frame
+        self.index_columns[name] = [c for c in index_columns if c in frame.columns]
+
+
+def table_days(
+    con: duckdb.DuckDBPyConnection,
+    gaming_date: date,
+    catalog: Mapping[str, TableRules],
+    default_day_starts: time = time(6, 0),
+) -> list[TableDay]:
+    """Every table with deliveries on the date, and the rules its TableOpened named."""
+    rows = con.execute(
+        """
+        SELECT d.table_id,
+               any_value(o.fields_json->>'$.rules_id') AS rules_id,
+               any_value(o.fields_json->>'$.gaming_date') AS declared
+        FROM (SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ?) d
+        LEFT JOIN deliveries o
+          ON o.table_id = d.table_id AND o.gaming_date = ? AND o.payload_type = 'TableOpened'
+        GROUP BY d.table_id ORDER BY d.table_id""",
+        [gaming_date, gaming_date],
+    ).fetchall()
+    out = []
+    for table_id, rules_id, declared in rows:
+        rules = catalog.get(rules_id) if rules_id else None
+        out.append(
+            TableDay(
+                str(table_id),
+                str(rules_id) if rules_id is not None else None,
+                date.fromisoformat(declared) if declared else gaming_date,
+                rules.gaming_day_starts if rules else default_day_starts,
+                rules,
+            )
+        )
+    return out
+
+
+def raw_event_frames(
+    con: duckdb.DuckDBPyConnection,
+    gaming_date: date,
+    contract: EventContract,
+    tables: list[TableDay],
+) -> Frames:
+    """Frames of the raw events of one gaming date.
+
+    - ``deliveries``: every delivery, with ``offset_s`` (seconds from the start of the gaming
+      day the table's TableOpened declared) and ``copy_number`` (1 for the first delivery of an
+      event_id, 2.. for a device's duplicate deliveries);
+    - ``events``: first deliveries only, with ``seq_step`` (seq minus the seq delivered
+      before it by the same device, in delivery order: strictly increasing means >= 1);
+    - ``symbols``: every enum-typed payload field, one row per value;
+    - ``amounts``: every ``*_cents`` payload field, one row per value, with ``limit_scope``
+      (the table id for stakes, to which the table limits apply);
+    - ``form_serials``: every Form serial, with ``in_received_series``;
+    - ``table_days``: one row per table with the rules_id its TableOpened named.
+    """
+    info = pd.DataFrame.from_records(
+        [(t.table_id, t.rules_id, t.day_start_micros) for t in tables],
+        columns=["table_id", "rules_id", "day_start_micros"],
+    )
+    con.register("quality_tables", info)
+    try:
+        con.execute(
+            """
+            CREATE OR REPLACE TEMP TABLE quality_deliveries AS
+            SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
+                   d.occurred_at, d.payload_type, d.fields_json,
+                   (d.occurred_at - coalesce(t.day_start_micros, epoch_us(?::TIMESTAMP)))
+                       / 1e6 AS offset_s,
+                   row_number() OVER (PARTITION BY d.event_id ORDER BY d.source, d.position)
+                       AS copy_number
+            FROM deliveries d LEFT JOIN quality_tables t USING (table_id)
+            WHERE d.gaming_date = ?""",
+            [datetime.combine(gaming_date, time(6, 0)), gaming_date],
+        )
+    finally:
+        con.unregister("quality_tables")
+    frames = Frames()
+    frames.add(
+        "deliveries",
+        con.execute(
+            "SELECT source, position, event_id, table_id, device_id, seq, occurred_at, "
+            "payload_type, fields_json, offset_s, copy_number FROM quality_deliveries "
+            "ORDER BY source, position"
+        ).df(),
+        ["table_id", "source", "position", "seq"],
+    )
+    frames.add(
+        "events",
+        con.execute(
+            """
+            SELECT table_id, device_id, seq, event_id, payload_type, source, position,
+                   seq - lag(seq) OVER (PARTITION BY device_id ORDER BY source, position)
+                       AS seq_step
+            FROM quality_deliveries WHERE copy_number = 1 ORDER BY source, position"""
+        ).df(),
+        ["table_id", "device_id", "seq", "payload_type"],
+    )
+    frames.add(
+        "symbols",
+        _long_fields(
+            con,
+            [
+                (name, enum_name, payloads)
+                for name, by_enum in sorted(contract.enum_fields.items())
+                for enum_name, payloads in sorted(by_enum.items())
+            ],
+            value_column="value",
+            cast="VARCHAR",
+        ),
+        ["table_id", "seq", "payload_type", "field"],
+    )
+    amounts = _long_fields(
+        con,
+        [(name, "cents", payloads) for name, payloads in sorted(contract.cents_fields.items())],
+        value_column="amount_cents",
+        cast="BIGINT",
+    )
+    stake = amounts["payload_type"].isin(STAKE_PAYLOADS) & (amounts["field"] == "amount_cents")
+    amounts["limit_scope"] = amounts["table_id"].where(stake, None)
+    frames.add("amounts", amounts, ["table_id", "seq", "payload_type", "field"])
+    frames.add(
+        "form_serials",
+        con.execute(
+            f"""
+            WITH series AS (
+                SELECT table_id, (fields_json->>'$.first_serial')::BIGINT AS first_serial,
+                       (fields_json->>'$.last_serial')::BIGINT AS last_serial
+                FROM quality_deliveries
+                WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
+            serials AS (
+                SELECT table_id, seq, payload_type,
+                       (fields_json->>'$.serial')::BIGINT AS serial
+                FROM quality_deliveries
+                WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
+            SELECT s.table_id, s.seq, s.payload_type, s.serial,
+                   EXISTS (SELECT 1 FROM series r WHERE r.table_id = s.table_id
+                           AND s.serial BETWEEN r.first_serial AND r.last_serial)
+                       AS in_received_series
+            FROM serials s ORDER BY s.table_id, s.seq"""
+        ).df(),
+        ["table_id", "serial", "payload_type", "seq"],
+    )
+    frames.add("table_days", info[["table_id", "rules_id"]].copy(), ["table_id"])
+    con.execute("DROP TABLE IF EXISTS quality_deliveries")
+    return frames
+
+
+def _long_fields(
+    con: duckdb.DuckDBPyConnection,
+    specs: list[tuple[str, str, tuple[str, ...]]],
+    *,
+    value_column: str,
+    cast: str,
+) -> pd.DataFrame:
+    """One row per (event, field) for the named payload fields that are present."""
+    if not specs:
+        return pd.DataFrame(
+            columns=["table_id", "seq", "payload_type", "field", "kind", value_column]
+        )
+    parts = [
+        f"SELECT table_id, seq, payload_type, '{name}' AS field, '{kind}' AS kind, "
+        f"(fields_json->>'$.{name}')::{cast} AS {value_column} FROM quality_deliveries "
+        f"WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}"
+        for name, kind, payloads in specs
+    ]
+    sql = " UNION ALL ".join(parts)
+    return con.execute(
+        f"SELECT * FROM ({sql}) WHERE {value_column} IS NOT NULL ORDER BY table_id, seq, field"
+    ).df()
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+
+
+def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
+    """Frames of the derived ledger rows of one gaming date, with ``round_known`` (the row's
+    round exists in ``rounds`` for the same table-day; null when the row has no round) and
+    ``has_summary`` (the exception's table-day has a ``table_day_summary`` row)."""
+    day = [gaming_date]
+
+    def q(sql: str) -> pd.DataFrame:
+        return con.execute(sql, day).df()
+
+    def known(alias: str) -> str:
+        return (
+            f"CASE WHEN {alias}.round_id IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM rounds r "
+            f"WHERE r.table_id = {alias}.table_id AND r.gaming_date = {alias}.gaming_date "
+            f"AND r.round_id = {alias}.round_id) END AS round_known"
+        )
+
+    frames = Frames()
+    frames.add(
+        "rounds",
+        q(
+            "SELECT table_id, round_id, status, winner, player_points, banker_points, "
+            "total_cards FROM rounds WHERE gaming_date = ? ORDER BY table_id, round_id"
+        ),
+        ["table_id", "round_id"],
+    )
+    frames.add(
+        "cards",
+        q(
+            f"SELECT c.table_id, c.round_id, c.position, c.rank, c.suit, c.hand, {known('c')} "
+            "FROM cards c WHERE c.gaming_date = ? ORDER BY c.table_id, c.shoe_id, c.position"
+        ),
+        ["table_id", "round_id", "position"],
+    )
+    frames.add(
+        "wagers",
+        q(
+            f"SELECT w.table_id, w.round_id, w.seat, w.wager, w.amount_cents, {known('w')} "
+            "FROM wagers w WHERE w.gaming_date = ? ORDER BY w.table_id, w.round_id, w.seat"
+        ),
+        ["table_id", "round_id", "seat", "wager"],
+    )
+    frames.add(
+        "settlements",
+        q(
+            f"SELECT s.table_id, s.round_id, s.seat, s.wager, s.stake_cents, "
+            f"s.expected_result, s.expected_paid_cents, s.expected_vig_cents, "
+            f"s.recorded_result, s.recorded_paid_cents, {known('s')} "
+            "FROM settlements s WHERE s.gaming_date = ? ORDER BY s.table_id, s.round_id, s.seat"
+        ),
+        ["table_id", "round_id", "seat", "wager"],
+    )
+    frames.add(
+        "vig_ledger",
+        q(
+            "SELECT table_id, round_id, seat, kind, amount_cents, balance_after_cents "
+            "FROM vig_ledger WHERE gaming_date = ? ORDER BY table_id, occurred_at"
+        ),
+        ["table_id", "round_id", "seat", "kind"],
+    )
+    frames.add(
+        "comp_vig_forms",
+        q(
+            "SELECT table_id, serial, status, amount_cents FROM comp_vig_forms "
+            "WHERE gaming_date = ? ORDER BY table_id, serial"
+        ),
+        ["table_id", "serial", "status"],
+    )
+    frames.add(
+        "form_events",
+        q(
+            "SELECT table_id, serial, kind, amount_cents, matched FROM form_events "
+            "WHERE gaming_date = ? ORDER BY table_id, serial, kind"
+        ),
+        ["table_id", "serial", "kind"],
+    )
+    frames.add(
+        "exceptions",
+        q(
+            "SELECT e.table_id, e.code, e.severity, e.severity_rank, e.round_id, "
+            "EXISTS (SELECT 1 FROM table_day_summary s WHERE s.table_id = e.table_id "
+            "AND s.gaming_date = e.gaming_date) AS has_summary "
+            "FROM exceptions e WHERE e.gaming_date = ? ORDER BY e.table_id, e.code"
+        ),
+        ["table_id", "code", "round_id"],
+    )
+    frames.add(
+        "table_day_summary",
+        q(
+            "SELECT table_id, rules_id, rounds, handle_cents, vig_expected_cents, "
+            "vig_collected_cents, vig_uncollected_cents, comp_vig_cents "
+            "FROM table_day_summary WHERE gaming_date = ? ORDER BY table_id"
+        ),
+        ["table_id"],
+    )
+    return frames
