@@ -8,8 +8,8 @@ from collections import Counter
 from datetime import date
 
 from pipeline.config.catalog import load_catalog
-from pipeline.reports.groundtruth import ExceptionKey, matches
 from pipeline.replay.machine import replay_table
+from pipeline.reports.groundtruth import ExceptionKey, matches
 from pipeline.simulate.faults import DEFAULT_RATES, FaultKind
 from pipeline.simulate.run import simulate
 
