@@ -86,12 +86,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- ingest
 def ingest_paths(
-    ledger: Ledger,
-    paths: Sequence[Path],
-    catalog_path: Path,
+    ledger: Ledger, paths: Sequence[Path], catalog_path: Path, *, strict: bool = False
 ) -> tuple[int, int, int]:
     """Load files into the ledger; (events, dead letters, exceptions written)."""
-    report = ingest_files(ledger, paths, catalog_path)
+    report = ingest_files(ledger, paths, catalog_path, strict=strict)
     return report.deliveries, report.dead_letters, report.exceptions
 
 
@@ -99,7 +97,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths = [p for given in args.paths for p in event_files(given)]
     with Ledger(args.db) as ledger:
         started = time.perf_counter()
-        deliveries, dead, _ = ingest_paths(ledger, paths, args.rules)
+        deliveries, dead, _ = ingest_paths(ledger, paths, args.rules, strict=args.strict_decoding)
         elapsed = time.perf_counter() - started
         total = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
     print(
@@ -292,17 +290,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topic", default="table-events")
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("ingest", help="load Avro event files into the ledger and replay them")
-    common(p)
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("paths", type=Path, nargs="+")
-    p.set_defaults(func=cmd_ingest)
-
-    p = sub.add_parser("replay", help="load a directory of Avro event files and replay it")
-    common(p)
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("paths", type=Path, nargs="+")
-    p.set_defaults(func=cmd_ingest)
+    for name in ("replay", "ingest"):
+        p = sub.add_parser(
+            name,
+            help="load Avro event files (or directories of them) into the "
+            "ledger and replay every table-day they touch",
+        )
+        common(p)
+        p.add_argument("--db", type=Path, required=True)
+        p.add_argument(
+            "--strict-decoding",
+            action="store_true",
+            help="re-verify that every event's bytes are canonical Avro (slower)",
+        )
+        p.add_argument("paths", type=Path, nargs="+")
+        p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("close", help="close a gaming day: reports, row seals, hash chain")
     p.add_argument("--db", type=Path, required=True)

@@ -187,6 +187,12 @@ class Ledger:
             [source, sha256, size, events],
         )
 
+    def holds_input_file(self, source: str, sha256: str) -> bool:
+        row = self.con.execute(
+            "SELECT count(*) FROM input_files WHERE source = ? AND sha256 = ?", [source, sha256]
+        ).fetchone()
+        return bool(row and row[0])
+
     def add_dead_letters(
         self, rows: Iterable[tuple[str, int, str, str, str | None, bytes | None, date | None]]
     ) -> int:
@@ -443,6 +449,59 @@ class Ledger:
             self.con.execute(f"INSERT INTO {table} SELECT * FROM batch")
         finally:
             self.con.unregister("batch")
+
+    # ------------------------------------------------------------------ shards
+    def merge_shard(self, shard: Path) -> tuple[set[tuple[str, date]], set[tuple[str, date]]]:
+        """Merge a shard ledger written by a worker (same schema, its own deliveries and the
+        rows it derived from them). Call inside :meth:`transaction`.
+
+        Returns (touched, stale): the table-days that received new deliveries, and those of
+        them the ledger already held deliveries for before this shard, whose rows the
+        shard cannot know and the caller must re-derive from all deliveries. For the others
+        the shard's derived rows are final and copied in with set-based SQL.
+        """
+        self.con.execute(f"ATTACH '{shard}' AS shard (READ_ONLY)")
+        try:
+            keys = {
+                (str(t), d)
+                for t, d in self.con.execute(
+                    "SELECT DISTINCT table_id, gaming_date FROM shard.deliveries"
+                ).fetchall()
+            }
+            before = self.table_days_present(keys)
+            touched = {
+                (str(t), d)
+                for t, d in self.con.execute(
+                    "SELECT DISTINCT s.table_id, s.gaming_date FROM shard.deliveries s "
+                    "ANTI JOIN deliveries d USING (source, position)"
+                ).fetchall()
+            }
+            self.con.execute(
+                "INSERT INTO deliveries SELECT s.* FROM shard.deliveries s "
+                "ANTI JOIN deliveries d USING (source, position)"
+            )
+            self.con.execute(
+                "INSERT INTO dead_letters SELECT * FROM shard.dead_letters ON CONFLICT DO NOTHING"
+            )
+            self.con.execute(
+                "INSERT INTO input_files SELECT * FROM shard.input_files "
+                "ON CONFLICT DO UPDATE SET sha256 = excluded.sha256, "
+                "bytes = excluded.bytes, events = excluded.events"
+            )
+            for table_id, day in sorted(touched - before):
+                for table in DERIVED_TABLES:
+                    params = [table_id, day]
+                    self.con.execute(
+                        f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?", params
+                    )
+                    self.con.execute(
+                        f"INSERT INTO {table} SELECT * FROM shard.{table} "
+                        "WHERE table_id = ? AND gaming_date = ?",
+                        params,
+                    )
+        finally:
+            self.con.execute("DETACH shard")
+        return touched, touched & before
 
     # ------------------------------------------------------------------ Kafka offsets
     def stored_offsets(self, group: str, topic: str) -> dict[int, int]:

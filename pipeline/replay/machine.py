@@ -222,12 +222,12 @@ class TableReplay:
         self.findings.extend(seq.findings)
         self.incomplete = seq.incomplete_rounds
         self.summary.duplicates = seq.duplicates
+        handlers = {name[3:]: getattr(self, name) for name in dir(self) if name.startswith("on_")}
+        self.result.event_count += len(seq.events)
         for event in seq.events:
-            handler = getattr(self, f"on_{event.payload_type}", None)
-            self.result.event_count += 1
-            if handler is None:
-                continue
-            handler(event)
+            handler = handlers.get(event.payload_type)
+            if handler is not None:
+                handler(event)
         self._close_round()
         self._close_irregularity(None)
         self.forms.close_day()

@@ -7,6 +7,7 @@ settlement can explain itself next to what the dealer paid.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -109,6 +110,7 @@ class WagerNotOfferedError(ValueError):
     """A wager the table's rule configuration does not offer."""
 
 
+@functools.cache
 def offered_wagers(rules: TableRules) -> frozenset[Wager]:
     """The wagers a table may accept, N.J.A.C. 19:47-3.2(a)-(b), 4.6-4.7, 7.2(a)-(b)."""
     if rules.game is Game.CHEMIN_DE_FER:

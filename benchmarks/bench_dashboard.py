@@ -1,0 +1,311 @@
+"""Dashboard page load times on a 24-table gaming day, against the raw DuckDB queries for the
+same data measured in the same run (issue "dashboards and reports": under 2 s per page).
+
+    python benchmarks/bench_dashboard.py [--tables 24] [--hours 24] [--db LEDGER]
+                                         [--repeat 5] [--no-browser]
+
+For each page:
+
+- ``baseline``: the page's own read queries (``dashboards.queries`` and the statistics'
+  model), run directly on a read-only DuckDB connection to the same snapshot, no Streamlit;
+- ``apptest``: the whole page through ``streamlit.testing`` AppTest (script run, every query,
+  every element built): the first run of the page (``cold``) and the median of ``--repeat``
+  reruns (``warm``);
+- ``browser`` (when /usr/bin/chromium exists): ``streamlit run`` serving the app and headless
+  Chromium opening the page URL until Streamlit reports the run finished and the page text
+  stopped changing, median of ``--repeat`` loads (this includes a 0.3 s stability poll).
+
+Without ``--db`` the gaming day is emulated first (all fault kinds), replayed into a fresh
+ledger and closed, as ``baccarat-audit demo --tables 24 --hours 24`` does; that setup time is
+reported separately. Writes ``benchmarks/results/dashboard.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT, ROOT / "benchmarks", ROOT / "tests" / "dashboards"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from _common import save, summary, timed  # noqa: E402
+
+from dashboards import alarms  # noqa: E402
+from dashboards import queries as q  # noqa: E402
+from dashboards.source import reader, snapshot  # noqa: E402
+from pipeline.bundle.acks import AckJournal  # noqa: E402
+from pipeline.ledger.store import Ledger  # noqa: E402
+from pipeline.reports.close import day_report  # noqa: E402
+
+APP = ROOT / "dashboards" / "app.py"
+DAY = date(2026, 11, 24)
+TARGET_SECONDS = 2.0
+PAGES = (
+    ("exception_queue", ""),
+    ("table_board", "tables"),
+    ("round_reconstruction", "round"),
+    ("roads", "roads"),
+    ("statistics", "statistics"),
+    ("close", "close"),
+    ("forms", "forms"),
+    ("search", "search"),
+    ("trail", "trail"),
+)
+
+
+def build(tables: int, hours: float, out: Path) -> tuple[Path, float]:
+    from pipeline.cli import ingest_paths, write_simulation
+    from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
+    from pipeline.reports.close import close_gaming_day
+    from pipeline.simulate.faults import parse_faults
+    from pipeline.simulate.run import simulate
+
+    started = time.perf_counter()
+    result = simulate(tables, hours, 1, parse_faults("all"), DAY, load_catalog())
+    paths = write_simulation(result, out, DAY)
+    db = out / "ledger.duckdb"
+    with Ledger(db) as ledger:
+        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        close_gaming_day(ledger, DAY, out / "reports")
+    return db, time.perf_counter() - started
+
+
+def baselines(db: Path, journal: AckJournal, round_id: str) -> dict[str, Callable[[], Any]]:
+    """Per page, the raw reads it makes, on one read-only connection to the snapshot."""
+    snap = snapshot(db)
+    catalog = alarms.rules_catalog()
+
+    def run(fn: Callable[[Ledger], Any]) -> Callable[[], Any]:
+        def go() -> Any:
+            with reader(snap) as ledger:
+                q.gaming_dates(ledger)
+                return fn(ledger)
+
+        return go
+
+    first_table = "T01"
+    return {
+        "exception_queue": run(
+            lambda lg: (
+                q.exceptions(lg, DAY, journal),
+                q.evidence(lg, first_table, []),
+                q.ack_history(lg, journal, []),
+            )
+        ),
+        "table_board": run(lambda lg: q.table_board(lg, DAY, journal)),
+        "round_reconstruction": run(
+            lambda lg: (
+                q.table_days(lg, DAY),
+                q.round_row(lg, round_id),
+                q.round_cards(lg, first_table, round_id),
+                q.round_settlements(lg, first_table, round_id),
+                q.round_exceptions(lg, first_table, round_id),
+                q.round_events(lg, first_table, round_id),
+            )
+        ),
+        "roads": run(
+            lambda lg: (
+                q.table_days(lg, DAY),
+                q.rounds(lg, DAY, first_table, q.shoes(lg, DAY, first_table)[0]),
+            )
+        ),
+        "statistics": run(
+            lambda lg: (
+                alarms.outcome_alarms(q.outcome_counts(lg, DAY), catalog, "shoe"),
+                alarms.hold_alarms(alarms.round_moments(q.round_results(lg, DAY), catalog)),
+            )
+        ),
+        "close": run(
+            lambda lg: (
+                day_report(lg, DAY),
+                q.gaming_day_status(lg, DAY),
+                q.win_by_wager(lg, DAY),
+                q.close_problems(lg, DAY),
+            )
+        ),
+        "forms": run(lambda lg: (q.table_days(lg, DAY), q.form_register(lg, DAY))),
+        "search": run(lambda lg: q.table_days(lg, DAY)),
+        "trail": run(lambda lg: None),
+    }
+
+
+def apptest(repeat: int) -> dict[str, dict[str, Any]]:
+    from streamlit.testing.v1 import AppTest
+
+    out: dict[str, dict[str, Any]] = {}
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    for page, _ in PAGES:
+        if page != "exception_queue":
+            at.switch_page(f"pages/{page}.py")
+        started = time.perf_counter()
+        at.run()
+        cold = time.perf_counter() - started
+        if at.exception:
+            raise RuntimeError(f"{page}: {[e.value for e in at.exception]}")
+        warm, _ = timed(at.run, repeat)
+        out[page] = {"cold_s": cold, **{f"warm_{k}": v for k, v in summary(warm).items()}}
+    return out
+
+
+def browser(db: Path, repeat: int, round_id: str) -> dict[str, dict[str, Any]] | str:
+    try:
+        from _chromium import CHROMIUM, chromium, free_port
+    except ImportError as err:  # websockets missing
+        return f"skipped: {err}"
+    if not CHROMIUM.exists():
+        return f"skipped: {CHROMIUM} not found (apt-get install -y chromium)"
+    port = free_port()
+    env = {**os.environ, "BACCARAT_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(APP),
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.3)
+        with chromium() as b:
+            for page, url in PAGES:
+                suffix = f"?round={round_id}" if page in ("round_reconstruction", "trail") else ""
+                samples = []
+                for _ in range(repeat + 1):  # the first load warms the server's snapshot
+                    b.navigate("about:blank")
+                    started = time.perf_counter()
+                    b.navigate(f"{base}/{url}{suffix}")
+                    b.wait_for("Gaming day", timeout=120)
+                    samples.append(time.perf_counter() - started)
+                out[page] = {"first_s": samples[0], **summary(samples[1:])}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=24)
+    parser.add_argument("--hours", type=float, default=24.0)
+    parser.add_argument("--db", type=Path, help="use this ledger instead of emulating one")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-browser", action="store_true")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
+    setup_s = None
+    if args.db:
+        db = args.db
+    else:
+        print(f"emulating {args.tables} tables x {args.hours:g} h into {work} ...", flush=True)
+        db, setup_s = build(args.tables, args.hours, work)
+        print(f"  built and closed in {setup_s:.1f} s", flush=True)
+    os.environ["BACCARAT_DB"] = str(db)
+    os.environ["BACCARAT_ACKS"] = str(work / "acks.jsonl")
+    journal = AckJournal(work / "acks.jsonl")
+
+    with Ledger(db, read_only=True) as ledger:
+        size = {
+            name: (ledger.con.execute(f"SELECT count(*) FROM {name}").fetchone() or (0,))[0]
+            for name in ("deliveries", "rounds", "cards", "settlements", "exceptions")
+        }
+        size["tables"] = (
+            ledger.con.execute(
+                "SELECT count(*) FROM table_day_summary WHERE gaming_date = ?", [DAY]
+            ).fetchone()
+            or (0,)
+        )[0]
+        row = ledger.con.execute(
+            "SELECT round_id FROM exceptions WHERE table_id = 'T01' AND round_id IS NOT NULL "
+            "ORDER BY round_id LIMIT 1"
+        ).fetchone()
+    round_id = str(row[0]) if row else ""
+    size["ledger_bytes"] = db.stat().st_size
+
+    started = time.perf_counter()
+    snapshot(db)
+    snapshot_s = time.perf_counter() - started
+    print(f"snapshot copy of {size['ledger_bytes'] / 1e6:.0f} MB: {snapshot_s:.2f} s", flush=True)
+
+    base = {}
+    for page, fn in baselines(db, journal, round_id).items():
+        fn()  # warm the odds models and DuckDB's caches like the pages' first runs do
+        times, _ = timed(fn, args.repeat)
+        base[page] = summary(times)
+    pages = apptest(args.repeat)
+    web = "skipped: --no-browser" if args.no_browser else browser(db, args.repeat, round_id)
+
+    results: dict[str, Any] = {}
+    print(f"\n{'page':<22}{'baseline':>10}{'cold':>9}{'warm':>9}{'browser':>9}{'ratio':>8}")
+    for page, _ in PAGES:
+        warm = pages[page]["warm_median_s"]
+        web_s = web[page]["median_s"] if isinstance(web, dict) else None
+        slowest = max(pages[page]["cold_s"], warm, web_s or 0.0)
+        results[page] = {
+            "baseline_queries": base[page],
+            "apptest": pages[page],
+            "browser": web[page] if isinstance(web, dict) else web,
+            "warm_over_baseline": warm / base[page]["median_s"] if base[page]["median_s"] else None,
+            "under_target": slowest < TARGET_SECONDS,
+        }
+        print(
+            f"{page:<22}{base[page]['median_s']:>9.3f}s{pages[page]['cold_s']:>8.3f}s"
+            f"{warm:>8.3f}s{(f'{web_s:.3f}s' if web_s is not None else '-'):>9}"
+            f"{results[page]['warm_over_baseline'] or 0:>7.1f}x"
+        )
+    ok = all(r["under_target"] for r in results.values())
+    path = save(
+        "dashboard",
+        {
+            "target_seconds_per_page": TARGET_SECONDS,
+            "all_pages_under_target": ok,
+            "dataset": {"tables_requested": args.tables, "hours": args.hours, **size},
+            "setup_seconds": setup_s,
+            "snapshot_copy_seconds": snapshot_s,
+            "repeat": args.repeat,
+            "median_of_warm": statistics.median(
+                p["apptest"]["warm_median_s"] for p in results.values()
+            ),
+            "pages": results,
+        },
+    )
+    print(f"\n{'every page under' if ok else 'NOT every page under'} {TARGET_SECONDS} s; {path}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
