@@ -76,7 +76,8 @@ def registry() -> FileSchemaRegistry:
 @pytest.fixture(scope="session")
 def v1_document(registry: FileSchemaRegistry) -> dict[str, Any]:
     """The registered v1 envelope as JSON (docs included). Tests that change it deep-copy it."""
-    return json.loads(json.dumps(registry.document(1)))
+    document: dict[str, Any] = json.loads(json.dumps(registry.document(1)))
+    return document
 
 
 @pytest.fixture(scope="session")

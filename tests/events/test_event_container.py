@@ -85,7 +85,7 @@ def test_failed_write_leaves_the_previous_file(tmp_path: Path, codec: EventCodec
     before = path.read_bytes()
     bad = shoe_events(10)
     name, fields = bad[5]["payload"]
-    bad[5] = {**bad[5], "payload": (name, {**fields, "rank": "JOKER"})}  # type: ignore[typeddict-item]
+    bad[5] = {**bad[5], "payload": (name, {**fields, "rank": "JOKER"})}
     with pytest.raises(EventEncodeError, match="JOKER"):
         codec.write_events(path, bad)
     assert path.read_bytes() == before

@@ -86,7 +86,7 @@ def read(data: bytes, writer: Any, reader: Any) -> Any:
 
 
 def card_event(**extra: Any) -> dict[str, Any]:
-    event = dict(
+    event: dict[str, Any] = dict(
         make_event(
             "PB-07", "shoe-07", 7, NOW, "CardDealt", shoe_id="S-1", round_id="R-1",
             position=9, rank="QUEEN", suit="SPADES", hand="BANKER",
@@ -98,7 +98,9 @@ def card_event(**extra: Any) -> dict[str, Any]:
 
 
 def irregularity(kind: str) -> dict[str, Any]:
-    event = dict(make_event("PB-07", "ctl", 8, NOW, "IrregularityReported", kind="OTHER"))
+    event: dict[str, Any] = dict(
+        make_event("PB-07", "ctl", 8, NOW, "IrregularityReported", kind="OTHER")
+    )
     name, fields = event["payload"]
     event["payload"] = (name, {**fields, "kind": kind})
     return event

@@ -183,6 +183,7 @@ def test_every_source_file_parses_in_loading_order() -> None:
 def test_every_registered_file_parses_on_its_own(registry: FileSchemaRegistry) -> None:
     for entry in registry.entries:
         parsed = parse_schema(json.loads((SCHEMA_DIR / entry.file).read_text()))
+        assert isinstance(parsed, dict)
         assert parsed["name"] == f"{NS}.TableEvent"
 
 
