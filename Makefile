@@ -7,18 +7,21 @@ SHELL := /bin/bash
 VENV        ?= .venv
 PYTHON      ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 BROKER_PORT ?= 9092
+DASHBOARD_PORT ?= 8501
+DASHBOARD_DB   ?= out/ledger.duckdb
 PIP_FLAGS   ?= --quiet --disable-pip-version-check
 
 VPY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: help run test lint bench broker
+.PHONY: help run test lint bench broker dashboard
 
 help:
 	@echo "make run     set up .venv and run the demo job (baccarat-audit demo)"
 	@echo "make test    ruff, mypy and pytest (parallel, pytest-xdist)"
 	@echo "make bench   run every benchmarks/bench_*.py"
 	@echo "make broker  local in-memory Kafka-protocol broker on port $(BROKER_PORT)"
+	@echo "make dashboard  Streamlit dashboards on http://127.0.0.1:$(DASHBOARD_PORT) over $(DASHBOARD_DB)"
 
 $(VPY):
 	@test -n "$(PYTHON)" || { echo "python3.11 not found on PATH" >&2; exit 1; }
@@ -89,3 +92,12 @@ demo-stream: $(VENV)/.installed
 		--db $(DEMO_STREAM_OUT)/ledger.duckdb --until-idle 10; \
 	echo "== exceptions"; \
 	$(BIN)/baccarat-audit exceptions --db $(DEMO_STREAM_OUT)/ledger.duckdb --limit 10
+
+# The dashboards read the ledger through read-only snapshots; a 6-hour demo day is made first
+# when there is no ledger yet. Acknowledgements go to the journal next to the ledger.
+dashboard: $(VENV)/.installed
+	@test -f "$(DASHBOARD_DB)" || { $(BIN)/baccarat-audit demo --out "$(dir $(DASHBOARD_DB))" \
+		--hours 6 || true; test -f "$(DASHBOARD_DB)"; }
+	BACCARAT_DB="$(DASHBOARD_DB)" $(BIN)/streamlit run dashboards/app.py \
+		--server.address 127.0.0.1 --server.port $(DASHBOARD_PORT) --server.headless true \
+		--browser.gatherUsageStats false --client.toolbarMode viewer

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 
+from pipeline.bundle.cli import add_bundle_parser
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
@@ -350,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_odds_parser(sub)
     add_stream_parser(sub)
+    add_bundle_parser(sub)
     _add_optional_commands(sub)
     return parser
 

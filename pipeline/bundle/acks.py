@@ -205,24 +205,41 @@ class AckJournal:
     # ------------------------------------------------------------------ into the ledger
     def import_into(self, con: duckdb.DuckDBPyConnection) -> int:
         """Copy records not yet there into the ledger's ``acknowledgements`` table; returns
-        how many. Idempotent: a record already present (same exception, action, note, actor
-        and time) is not inserted again. Call from the process that holds the ledger for
-        writing (e.g. just before ``close_gaming_day``)."""
+        how many. Idempotent: a record already present (same ``ack_id`` where the table has
+        that column, else same exception, action, note, actor and time) is not inserted
+        again. Call from the process that holds the ledger for writing (e.g. just before
+        ``close_gaming_day``). The optional columns ``ack_id``, ``actor_source`` and
+        ``record_sha256`` are filled when a migration has added them."""
+        columns = {
+            str(c)
+            for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_name = 'acknowledgements'"
+            ).fetchall()
+        }
+        extra = [c for c in ("ack_id", "actor_source", "record_sha256") if c in columns]
         added = 0
         for r in self.records():
             acted = r.acted_at_utc.astimezone(UTC).replace(tzinfo=None)
             params: list[Any] = [r.exception_id, r.action, r.note, r.actor, acted]
-            exists = con.execute(
-                "SELECT count(*) FROM acknowledgements WHERE exception_id = ? AND action = ? "
-                "AND note IS NOT DISTINCT FROM ? AND actor = ? AND acted_at = ?",
-                params,
-            ).fetchone()
+            if "ack_id" in columns:
+                exists = con.execute(
+                    "SELECT count(*) FROM acknowledgements WHERE ack_id = ?", [r.ack_id]
+                ).fetchone()
+            else:
+                exists = con.execute(
+                    "SELECT count(*) FROM acknowledgements WHERE exception_id = ? AND "
+                    "action = ? AND note IS NOT DISTINCT FROM ? AND actor = ? AND acted_at = ?",
+                    params,
+                ).fetchone()
             if exists and exists[0]:
                 continue
+            values = {"ack_id": r.ack_id, "actor_source": r.actor_source, "record_sha256": r.sha256}
+            names = ["exception_id", "action", "note", "actor", "acted_at", *extra]
             con.execute(
-                "INSERT INTO acknowledgements (exception_id, action, note, actor, acted_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                params,
+                f"INSERT INTO acknowledgements ({', '.join(names)}) "
+                f"VALUES ({', '.join('?' * len(names))})",
+                [*params, *(values[c] for c in extra)],
             )
             added += 1
         return added

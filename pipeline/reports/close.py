@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
@@ -113,7 +114,8 @@ def day_report(ledger: Ledger, gaming_date: date) -> dict[str, Any]:
         SELECT e.exception_id, e.table_id, e.code, e.round_id, e.seat, e.serial, e.message
         FROM exceptions e
         WHERE e.gaming_date = ? AND e.severity_rank >= ? AND NOT EXISTS (
-            SELECT 1 FROM acknowledgements a WHERE a.exception_id = e.exception_id)
+            SELECT 1 FROM acknowledgements a WHERE a.exception_id = e.exception_id
+            AND a.action = 'ACKNOWLEDGE')
         ORDER BY e.table_id, e.round_id, e.code""",
         [gaming_date, BLOCKING_RANK],
     )
@@ -202,6 +204,8 @@ def close_gaming_day(
             f"again, reopen it with a reason: baccarat-audit reopen --gaming-day {gaming_date} "
             "--reason '...'"
         )
+    # acknowledgements recorded in the dashboards' journal count at the close
+    AckJournal.for_ledger(ledger.path).import_into(ledger.con)
     report = day_report(ledger, gaming_date)
     inputs = _inputs(ledger, gaming_date)
     report["inputs"] = inputs

@@ -1,0 +1,192 @@
+"""Where the dashboards read from, without ever standing in the writer's way.
+
+DuckDB lets one process write a database file only while no other process has it open, even
+read-only. A dashboard that kept the ledger open would stall ingestion; one that opened it
+for every page would still hold it for the page's queries. So the dashboards read a
+*snapshot*: when the ledger file changed (size or modification time of the file or its WAL),
+they open it read-only just long enough to copy it (the shared lock makes the copy consistent:
+no writer can be in the middle of a checkpoint), close it, and run every query on the copy.
+
+- The writer waits at most for one file copy, and only after it changed the file.
+- If the writer holds the file, the dashboards keep serving the last snapshot and say how old
+  it is; only a dashboard that never got one reports the ledger as busy.
+- Acknowledgements are not written to the ledger at all (see :mod:`pipeline.bundle.acks`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.ledger.store import Ledger, LedgerError
+
+DEFAULT_DB = Path("out/ledger.duckdb")
+LOCK_RETRIES = 5
+LOCK_RETRY_SECONDS = 0.1
+
+
+def ledger_path() -> Path:
+    """The ledger the dashboards show: ``$BACCARAT_DB``, default ``out/ledger.duckdb``."""
+    return Path(os.environ.get("BACCARAT_DB") or DEFAULT_DB)
+
+
+def journal() -> AckJournal:
+    """The acknowledgement journal of the ledger shown (``$BACCARAT_ACKS`` overrides)."""
+    return AckJournal(journal_path_for(ledger_path()))
+
+
+class LedgerUnavailable(RuntimeError):
+    """No snapshot could be taken and none was taken before; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    live: Path
+    path: Path
+    taken_at: datetime
+    signature: tuple[int, ...]
+    busy: str | None = None  # why a newer snapshot could not be taken, if it could not
+
+    @property
+    def key(self) -> str:
+        """Changes whenever the data may have: use it in cache keys."""
+        return f"{self.path}:{self.signature}"
+
+
+_lock = threading.Lock()
+_snapshots: dict[Path, Snapshot] = {}
+_retired: list[tuple[Path, float]] = []
+RETIRED_SECONDS = 120.0
+_dir: Path | None = None
+
+
+def _snapshot_dir() -> Path:
+    global _dir
+    if _dir is None:
+        _dir = Path(tempfile.mkdtemp(prefix="baccarat-dashboard-"))
+        atexit.register(shutil.rmtree, _dir, True)
+    return _dir
+
+
+def _signature(live: Path) -> tuple[int, ...]:
+    parts: list[int] = []
+    for p in (live, live.with_name(live.name + ".wal")):
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            parts += [0, 0]
+        else:
+            parts += [st.st_mtime_ns, st.st_size]
+    return tuple(parts)
+
+
+def _take(live: Path) -> Snapshot:
+    last: Exception | None = None
+    for attempt in range(LOCK_RETRIES):
+        try:
+            con = duckdb.connect(str(live), read_only=True)
+        except duckdb.Error as err:  # the writer holds the file (or it is not a ledger)
+            last = err
+            time.sleep(LOCK_RETRY_SECONDS * (attempt + 1))
+            continue
+        try:
+            signature = _signature(live)
+            digest = hashlib.sha256(f"{live.resolve()}{signature}".encode()).hexdigest()[:16]
+            copy = _snapshot_dir() / f"{digest}.duckdb"
+            if not copy.exists():
+                partial = copy.with_suffix(".partial")
+                shutil.copyfile(live, partial)
+                wal = live.with_name(live.name + ".wal")
+                if wal.exists():
+                    shutil.copyfile(wal, partial.with_name(partial.name + ".wal"))
+                    partial.with_name(partial.name + ".wal").replace(
+                        copy.with_name(copy.name + ".wal")
+                    )
+                partial.replace(copy)
+        finally:
+            con.close()
+        return Snapshot(live, copy, datetime.now(UTC), signature)
+    raise LedgerUnavailable(
+        f"{live}: cannot be read right now ({last}); a writer may hold it. The dashboards "
+        "retry on the next refresh."
+    )
+
+
+def snapshot(live: Path | None = None) -> Snapshot:
+    """The current snapshot of the ledger, refreshed when the file changed."""
+    live = (live or ledger_path()).absolute()
+    if not live.exists():
+        raise LedgerUnavailable(
+            f"{live}: no ledger here yet. Run `baccarat-audit demo --out {live.parent}` "
+            "or point BACCARAT_DB at one."
+        )
+    with _lock:
+        current = _snapshots.get(live)
+        if current is not None and current.signature == _signature(live):
+            return replace(current, busy=None)
+        try:
+            fresh = _take(live)
+        except LedgerUnavailable as err:
+            if current is None:
+                raise
+            return replace(current, busy=str(err))
+        _snapshots[live] = fresh
+        if current is not None and current.path != fresh.path:
+            _retired.append((current.path, time.monotonic()))
+        _remove_retired()
+        return fresh
+
+
+def _remove_retired() -> None:
+    """Delete superseded copies once no page run can still be about to open them (a run
+    takes its snapshot in the sidebar and opens it moments later)."""
+    keep: list[tuple[Path, float]] = []
+    for path, since in _retired:
+        if time.monotonic() - since < RETIRED_SECONDS:
+            keep.append((path, since))
+            continue
+        for old in (path, path.with_name(path.name + ".wal")):
+            old.unlink(missing_ok=True)  # readers still holding it keep their handle (POSIX)
+    _retired[:] = keep
+
+
+def reader(snap: Snapshot) -> AbstractContextManager[Ledger]:
+    """A read-only :class:`Ledger` on the snapshot, closed afterwards."""
+    return read_copy(snap.path)
+
+
+@contextmanager
+def read_copy(path: Path) -> Iterator[Ledger]:
+    """A read-only :class:`Ledger` on a snapshot copy given by its path (cache-friendly)."""
+    try:
+        ledger = Ledger(path, read_only=True)
+    except LedgerError as err:
+        raise LedgerUnavailable(str(err)) from err
+    try:
+        yield ledger
+    finally:
+        ledger.close()
+
+
+def frame(ledger: Ledger, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
+    """A query's result as a DataFrame (a cursor per call: safe across Streamlit threads)."""
+    cursor = ledger.con.cursor()
+    try:
+        return cursor.execute(sql, params or []).df()
+    finally:
+        cursor.close()

@@ -1,0 +1,169 @@
+"""Accounting: the gaming-day close per pit and table, what blocks it, and its downloads."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+from pipeline.reports.close import CloseResult, day_report, render_html
+
+ctx = ui.current()
+day = ui.require_day(ctx)
+st.title("Gaming-day close")
+
+with ctx.ledger() as ledger:
+    report = day_report(ledger, day)
+    status = q.gaming_day_status(ledger, day)
+    previous = q.previous_chain(ledger, day)
+    by_wager = q.win_by_wager(ledger, day)
+    history = q.ack_history(
+        ledger, ctx.journal, [str(b["exception_id"]) for b in report["blocking_exceptions"]]
+    )
+
+acknowledged = set(q.ack_status(history).items())
+still_blocking = [
+    b
+    for b in report["blocking_exceptions"]
+    if (str(b["exception_id"]), "ACKNOWLEDGED") not in acknowledged
+]
+closed = status is not None and status["status"] != "REOPENED"
+problems = ui.verified_close(ctx, day) if closed and st.session_state.get("verify_seal") else []
+if status is None:
+    st.info(
+        f"Gaming day {day.isoformat()} is not closed yet: these figures are a draft "
+        "(the close seals its rows and chains its report)."
+    )
+elif not closed:
+    st.warning(f"Gaming day {day.isoformat()} was reopened: these figures are a draft again.")
+elif not st.session_state.get("verify_seal"):
+    st.info(
+        f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC as {status['status']} (report "
+        f"{str(status['report_sha256'])[:16]}…, chain {str(status['chain_sha256'])[:16]}…). "
+        "Verifying that every sealed row is unchanged re-hashes the whole day (seconds on a "
+        "full day): use the checkbox below."
+    )
+elif not problems:
+    st.success(
+        f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC as {status['status']}; the sealed "
+        f"rows and the hash chain verify unchanged since (report "
+        f"{str(status['report_sha256'])[:16]}…, chain {str(status['chain_sha256'])[:16]}…)."
+    )
+else:
+    st.error(
+        f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC, but {len(problems)} thing(s) no "
+        "longer match what the close sealed: " + "; ".join(problems[:5])
+    )
+
+if closed:
+    st.checkbox("Verify the sealed rows and the hash chain", key="verify_seal")
+
+totals = report["totals"]
+m = st.columns(3) + st.columns(3)
+m[0].metric("Handle", ui.fmt_money(totals["handle_cents"]))
+m[1].metric("Win", ui.fmt_money(totals["win_cents"]))
+m[2].metric("Hold", f"{totals['hold_pct']} %" if totals["hold_pct"] is not None else "-")
+m[3].metric("Vigorish collected", ui.fmt_money(totals["vig_collected_cents"]))
+m[4].metric("Uncollected (no Form)", ui.fmt_money(totals["vig_uncollected_cents"]))
+m[5].metric("Complimentary (Forms)", ui.fmt_money(totals["comp_vig_cents"]))
+
+tables = pd.DataFrame(report["tables"])
+pits = sorted(str(p) for p in tables["pit"].dropna().unique()) if not tables.empty else []
+chosen = st.multiselect("Pit", pits, key="close_pit")
+if chosen:
+    tables = tables[tables["pit"].isin(chosen)]
+    by_wager = by_wager[by_wager["pit"].isin(chosen)]
+
+st.subheader("Per pit")
+if not tables.empty:
+    money_cols = [
+        "handle_cents",
+        "recorded_win_cents",
+        "expected_win_cents",
+        "vig_collected_cents",
+        "vig_uncollected_cents",
+        "comp_vig_cents",
+        "win_cents",
+    ]
+    pit = tables.groupby("pit", as_index=False)[["rounds", *money_cols]].sum()
+    pit["hold_pct"] = (100 * pit["win_cents"] / pit["handle_cents"]).round(3)
+    pit_view = ui.dollars(pit)
+    st.dataframe(pit_view, hide_index=True, key="pits", column_config=ui.money_config(pit_view))
+
+st.subheader("Per table")
+table_view = ui.dollars(tables)
+st.dataframe(
+    table_view,
+    hide_index=True,
+    width="stretch",
+    key="tables",
+    column_config=ui.money_config(table_view),
+)
+
+st.subheader("Win by wager type: recorded against expected from the cards")
+wager_view = ui.dollars(by_wager)
+st.dataframe(
+    wager_view,
+    hide_index=True,
+    width="stretch",
+    key="by_wager",
+    column_config=ui.money_config(wager_view),
+)
+st.caption(
+    "Expected is what the rules pay on the dealt cards; a difference is money an exception "
+    "explains (see the exception queue)."
+)
+
+st.subheader("Exceptions that block the close")
+st.caption(
+    "Critical exceptions without an acknowledgement. The close counts acknowledgements in "
+    f"the ledger ({len(report['blocking_exceptions'])} block there); acknowledgements "
+    f"recorded in the journal since leave {len(still_blocking)} blocking once imported."
+)
+if still_blocking:
+    st.dataframe(pd.DataFrame(still_blocking), hide_index=True, width="stretch", key="blocking")
+else:
+    st.success("Nothing blocks the close.")
+
+st.subheader("Downloads")
+result = CloseResult(
+    gaming_date=day,
+    report=report,
+    report_sha256=str(status["report_sha256"]) if closed and status else "(not closed)",
+    chain_sha256=str(status["chain_sha256"]) if closed and status else "(not closed)",
+    previous_chain_sha256=previous,
+    blocking=len(report["blocking_exceptions"]),
+    files=[],
+)
+page = render_html(report, result)
+if not closed or problems:
+    why = "is not closed" if not closed else "no longer matches its close"
+    page = page.replace(
+        "<body>",
+        f'<body><p style="color:#b00;font-weight:bold">DRAFT: this gaming day {why}; the '
+        "figures are the ledger's as of this download, not a sealed close.</p>",
+        1,
+    )
+d1, d2, d3 = st.columns(3)
+d1.download_button(
+    "Tables (CSV)",
+    pd.DataFrame(report["tables"]).to_csv(index=False),
+    file_name=f"close-{day.isoformat()}-tables.csv",
+    mime="text/csv",
+    key="dl_tables",
+)
+d2.download_button(
+    "Win by wager (CSV)",
+    by_wager.to_csv(index=False),
+    file_name=f"close-{day.isoformat()}-win-by-wager.csv",
+    mime="text/csv",
+    key="dl_wagers",
+)
+d3.download_button(
+    "Day report (HTML)",
+    page,
+    file_name=f"close-{day.isoformat()}.html",
+    mime="text/html",
+    key="dl_html",
+)

@@ -1,0 +1,179 @@
+"""Surveillance: the exception queue, each exception with its rule and its evidence."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+
+ctx = ui.current()
+day = ui.require_day(ctx)
+st.title("Exception queue")
+ui.flash()
+st.caption(
+    f"Gaming day {day.isoformat()}. Each exception is one difference between what the cards "
+    "and the rules require and what the devices recorded; acknowledge it once explained, "
+    "escalate it to hand it on."
+)
+
+with ctx.ledger() as ledger:
+    all_rows = q.exceptions(ledger, day, ctx.journal)
+
+if all_rows.empty:
+    st.success("No exceptions on this gaming day.")
+    st.stop()
+
+
+def options(column: str) -> list[str]:
+    return sorted(str(v) for v in all_rows[column].dropna().unique())
+
+
+with st.expander("Filters", expanded=True):
+    c1, c2, c3 = st.columns(3)
+    f = q.ExceptionFilter(
+        tables=c1.multiselect("Table", options("table_id"), key="f_table"),
+        pits=c2.multiselect("Pit", options("pit"), key="f_pit"),
+        severities=c3.multiselect(
+            "Severity",
+            [s for s in q.SEVERITIES if s in set(all_rows["severity"])],
+            key="f_severity",
+        ),
+    )
+    c4, c5, c6 = st.columns(3)
+    f.codes = c4.multiselect("Rule code", options("code"), key="f_code")
+    f.dealers = c5.multiselect("Dealer", options("dealer_id"), key="f_dealer")
+    f.statuses = c6.multiselect(
+        "Status", list(q.STATUSES), default=["OPEN", "ESCALATED"], key="f_status"
+    )
+    times = all_rows["occurred"].dropna()
+    if len(times) and times.min() < times.max():
+        low = times.min().tz_convert(None).to_pydatetime().replace(second=0, microsecond=0)
+        high = times.max().tz_convert(None).to_pydatetime() + timedelta(minutes=1)
+        high = high.replace(second=0, microsecond=0)
+        start, end = st.slider(
+            "Time of the first evidence (UTC)",
+            min_value=low,
+            max_value=high,
+            value=(low, high),
+            step=timedelta(minutes=5),
+            format="HH:mm",
+            key="f_time",
+        )
+        if (start, end) != (low, high):
+            f.start = pd.Timestamp(start, tz="UTC").to_pydatetime()
+            f.end = pd.Timestamp(end, tz="UTC").to_pydatetime()
+
+rows = f.apply(all_rows)
+blocking = int(all_rows["blocking"].sum())
+m1, m2, m3 = st.columns(3)
+m1.metric("Shown", f"{len(rows)} of {len(all_rows)}")
+m2.metric("Open critical (block the close)", blocking)
+m3.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
+
+table = rows[
+    [
+        "severity",
+        "code",
+        "table_id",
+        "pit",
+        "dealer_id",
+        "round_id",
+        "seat",
+        "serial",
+        "occurred",
+        "status",
+        "message",
+        "exception_id",
+    ]
+]
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    key="queue",
+    column_config={
+        "occurred": st.column_config.DatetimeColumn("first evidence (UTC)", format="HH:mm:ss"),
+        "message": st.column_config.TextColumn("message", width="large"),
+    },
+)
+
+if rows.empty:
+    st.info("No exception matches these filters.")
+    st.stop()
+
+ids = list(rows["exception_id"])
+wanted = st.query_params.get("exception")
+index = ids.index(wanted) if wanted in ids else 0
+
+
+def where(r: pd.Series) -> str:
+    for column in ("round_id", "serial", "shoe_id"):
+        value = r[column]
+        if value is not None and not pd.isna(value):
+            return str(value)
+    return ""
+
+
+labels = {
+    str(r["exception_id"]): f"[{r['severity']}] {r['code']} · {r['table_id']} {where(r)} · "
+    f"{str(r['message'])[:70]}"
+    for _, r in rows.iterrows()
+}
+chosen = st.selectbox(
+    "Inspect exception", ids, index=index, format_func=labels.__getitem__, key="inspect"
+)
+row = rows[rows["exception_id"] == chosen].iloc[0]
+
+st.subheader(f"{row['severity']} · {row['code']} · {row['status']}")
+st.markdown(f"**What happened.** {row['message']}")
+st.info(f"**{row['section']}** (rule `{row['code']}`): {row['statement']}")
+facts = {
+    "Table": row["table_id"],
+    "Pit": row["pit"],
+    "Dealer": row["dealer_id"],
+    "Shoe": row["shoe_id"],
+    "Round": row["round_id"],
+    "Seat": row["seat"],
+    "Patron": row["patron_id"],
+    "Form serial": row["serial"],
+    "Expected": ui.fmt_money(row["expected_cents"]),
+    "Recorded": ui.fmt_money(row["actual_cents"]),
+}
+st.markdown(
+    " · ".join(
+        f"**{k}** {v}"
+        for k, v in facts.items()
+        if v is not None and not (isinstance(v, float) and pd.isna(v)) and v is not pd.NA
+    )
+)
+if isinstance(row["round_id"], str) and st.button("Reconstruct this round", key="to_round"):
+    st.session_state["selected_round"] = row["round_id"]
+    st.switch_page("views/round_reconstruction.py")
+
+st.markdown("**Evidence: the events this exception rests on**")
+with ctx.ledger() as ledger:
+    event_ids = row["source_event_ids"]
+    events = q.evidence(ledger, str(row["table_id"]), [] if event_ids is None else list(event_ids))
+    history = q.ack_history(ledger, ctx.journal, [str(chosen)])
+events = events.assign(fields=[q.fields_text(v) for v in events["fields"]])
+st.dataframe(
+    events,
+    hide_index=True,
+    width="stretch",
+    key="evidence",
+    column_config={
+        "occurred": st.column_config.DatetimeColumn("occurred (UTC)", format="HH:mm:ss.SSS"),
+        "fields": st.column_config.TextColumn("fields", width="large"),
+    },
+)
+
+st.markdown("**Acknowledgements** (append-only; the latest action sets the status)")
+if history.empty:
+    st.caption("None yet.")
+else:
+    st.dataframe(history, hide_index=True, width="stretch", key="history")
+ui.ack_form(ctx, str(chosen), str(row["table_id"]))

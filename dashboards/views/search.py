@@ -1,0 +1,91 @@
+"""Compliance: find rounds, Forms and exceptions by patron, table, dealer, serial or time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+
+DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
+ctx = ui.current()
+day = ui.require_day(ctx)
+st.title("Search")
+st.caption("Every criterion given must match. Patron and dealer match parts of ids or names.")
+
+with ctx.ledger() as ledger:
+    tables = list(q.table_days(ledger, day)["table_id"])
+
+for key, param in (("s_patron", "patron"), ("s_dealer", "dealer"), ("s_serial", "serial")):
+    if key not in st.session_state and st.query_params.get(param):
+        st.session_state[key] = st.query_params.get(param)  # a link can carry a search
+c1, c2, c3, c4 = st.columns(4)
+patron = c1.text_input("Patron (id or name)", key="s_patron")
+table_id = c2.selectbox("Table", ["", *tables], key="s_table", format_func=lambda t: t or "any")
+dealer = c3.text_input("Dealer", key="s_dealer")
+serial_text = c4.text_input("Form serial", key="s_serial")
+query = q.SearchQuery(patron=patron, table_id=table_id, dealer=dealer)
+if serial_text.strip():
+    if serial_text.strip().isdigit():
+        query.serial = int(serial_text.strip())
+    else:
+        st.error("A Form serial is a number.")
+if st.checkbox("Only within a time range (UTC)", key="s_use_time"):
+    t1, t2, t3, t4 = st.columns(4)
+    start_day = t1.date_input("From", day, key="s_from_day")
+    start_time = t2.time_input("at", time(6, 0), key="s_from_time", step=timedelta(minutes=15))
+    end_day = t3.date_input("To", day + timedelta(days=1), key="s_to_day")
+    end_time = t4.time_input("at ", time(6, 0), key="s_to_time", step=timedelta(minutes=15))
+    query.start = datetime.combine(start_day, start_time, tzinfo=UTC)
+    query.end = datetime.combine(end_day, end_time, tzinfo=UTC)
+
+if query.empty():
+    st.info("Give at least one criterion.")
+    st.stop()
+
+with ctx.ledger() as ledger:
+    found = q.search(ledger, query)
+
+st.subheader(f"Rounds ({len(found.rounds)}{'+' if len(found.rounds) == 500 else ''})")
+rounds_view = ui.dollars(found.rounds.drop(columns=["started_at"]))
+st.dataframe(
+    rounds_view,
+    hide_index=True,
+    width="stretch",
+    key="s_rounds",
+    column_config={
+        **ui.money_config(rounds_view),
+        "started": st.column_config.DatetimeColumn("started (UTC)", format="YYYY-MM-DD HH:mm"),
+        "gaming_date": DAY_COLUMN,
+    },
+)
+st.subheader(f"Complimentary Vigorish Forms ({len(found.forms)})")
+forms_view = ui.dollars(found.forms)
+st.dataframe(
+    forms_view,
+    hide_index=True,
+    width="stretch",
+    key="s_forms",
+    column_config={**ui.money_config(forms_view), "gaming_date": DAY_COLUMN},
+)
+st.subheader(f"Exceptions ({len(found.exceptions)})")
+st.dataframe(
+    found.exceptions.drop(columns=["started_at"]),
+    hide_index=True,
+    width="stretch",
+    key="s_exceptions",
+    column_config={"gaming_date": DAY_COLUMN},
+)
+
+targets = [f"round {r}" for r in found.rounds["round_id"]]
+targets += [f"form {s}" for s in found.forms["serial"]]
+if targets:
+    c1, c2 = st.columns([3, 1])
+    target = c1.selectbox("Follow the trail of", targets, key="s_target")
+    if c2.button("Open trail", key="s_open"):
+        kind, _, value = target.partition(" ")
+        st.session_state["trail_kind"] = "Round" if kind == "round" else "Form serial"
+        st.session_state["trail_value"] = value
+        st.switch_page("views/trail.py")

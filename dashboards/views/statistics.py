@@ -1,0 +1,71 @@
+"""Surveillance: outcome frequencies and hold against the exact odds. Where to look harder."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import ui
+
+ctx = ui.current()
+day = ui.require_day(ctx)
+st.title("Statistical alarms")
+st.warning(ui.STATISTICS_DISCLAIMER)
+st.caption(
+    "Expected frequencies are exact probabilities of one round from a full shoe of the "
+    "shoe's deck count under the table's filed rules (odds oracle, every deal enumerated). "
+    "Outcome test: Pearson chi-square, Banker/Player/Tie 2 degrees of freedom, naturals 1; "
+    "p-values from a chi-square survival function implemented in dashboards/stats.py (no "
+    "SciPy). Hold: recorded win (settlements plus vigorish collected or marked in the round) "
+    "over handle, against the exact expected hold of the stakes actually placed and its 95 % "
+    "interval (normal approximation). Simulated and incomplete rounds are left out."
+)
+
+c1, c2, c3 = st.columns(3)
+per = c1.radio("Per", ["shoe", "table"], horizontal=True, key="stats_per")
+alpha = c2.select_slider("Alarm level (p below)", [0.001, 0.005, 0.01, 0.05], 0.01, key="alpha")
+only = c3.checkbox("Only rows that alarm", key="stats_only")
+
+outcomes, hold = ui.statistics(ctx, day, per)
+if not outcomes.empty and "p_bpt" in outcomes:
+    outcomes["alarm"] = (outcomes["p_bpt"] < alpha) | (outcomes["p_naturals"] < alpha)
+else:
+    outcomes["alarm"] = False
+hold["alarm"] = hold["outside_95"].fillna(False).astype(bool) if "outside_95" in hold else False
+
+tests = 2 * len(outcomes)
+st.subheader("Banker / Player / Tie and naturals")
+st.caption(
+    f"{tests} tests at p < {alpha}: about {tests * alpha:.1f} alarms are expected by chance "
+    f"alone; {int(outcomes['alarm'].sum())} raised."
+)
+shown = outcomes[outcomes["alarm"]] if only else outcomes
+st.dataframe(
+    shown,
+    hide_index=True,
+    width="stretch",
+    key="outcomes",
+    column_config={
+        "p_bpt": st.column_config.NumberColumn("p (B/P/T)", format="%.4f"),
+        "p_naturals": st.column_config.NumberColumn("p (naturals)", format="%.4f"),
+    },
+)
+
+st.subheader("Win over handle")
+st.caption(
+    f"{len(hold)} holds; about {0.05 * len(hold):.1f} fall outside their 95 % interval by "
+    f"chance alone; {int(hold['alarm'].sum())} do."
+)
+shown_hold = ui.dollars(hold[hold["alarm"]] if only else hold)
+st.dataframe(
+    shown_hold,
+    hide_index=True,
+    width="stretch",
+    key="hold",
+    column_config={
+        **ui.money_config(shown_hold),
+        **{
+            c: st.column_config.NumberColumn(c, format="%.2f")
+            for c in ("hold_pct", "expected_hold_pct", "low_pct", "high_pct", "z")
+        },
+    },
+)

@@ -1,0 +1,77 @@
+"""Surveillance: every table at a glance: game, shoe progress, rounds, open exceptions, hold."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import queries as q
+from dashboards import ui
+
+ctx = ui.current()
+day = ui.require_day(ctx)
+st.title("Table board")
+st.caption(
+    f"Gaming day {day.isoformat()}. Shoe progress is the last shoe's cards dealt (burns "
+    "included) over the cards in it; hold is win (recorded settlements plus vigorish "
+    "collected) over handle; open exceptions are those not acknowledged."
+)
+
+with ctx.ledger() as ledger:
+    board = q.table_board(ledger, day, ctx.journal)
+
+pits = sorted(str(p) for p in board["pit"].dropna().unique())
+chosen = st.multiselect("Pit", pits, key="board_pit")
+games = sorted(str(g) for g in board["game"].dropna().unique())
+chosen_games = st.multiselect("Game", games, key="board_game")
+if chosen:
+    board = board[board["pit"].isin(chosen)]
+if chosen_games:
+    board = board[board["game"].isin(chosen_games)]
+
+m = st.columns(4)
+m[0].metric("Tables", len(board))
+m[1].metric("Rounds", int(board["rounds"].sum()))
+m[2].metric("Open exceptions", int(board["open_exceptions"].sum()))
+m[3].metric("Open critical", int(board["open_critical"].sum()))
+
+view = board.assign(
+    shoe=[
+        f"{s} ({'ended' if ended else 'in play'}, {r} rounds)" if isinstance(s, str) else "-"
+        for s, ended, r in zip(
+            board["current_shoe"], board["shoe_ended"], board["shoe_rounds"], strict=True
+        )
+    ]
+)
+view = ui.dollars(
+    view[
+        [
+            "table_id",
+            "pit",
+            "game",
+            "rules_id",
+            "dealer_id",
+            "shoes",
+            "rounds",
+            "shoe",
+            "shoe_progress",
+            "open_exceptions",
+            "open_critical",
+            "handle_cents",
+            "win_cents",
+            "hold_pct",
+        ]
+    ]
+)
+st.dataframe(
+    view,
+    hide_index=True,
+    width="stretch",
+    key="board",
+    column_config={
+        **ui.money_config(view),
+        "shoe_progress": st.column_config.ProgressColumn(
+            "shoe progress", min_value=0.0, max_value=1.0, format="percent"
+        ),
+        "hold_pct": st.column_config.NumberColumn("hold %", format="%.2f"),
+    },
+)

@@ -1,0 +1,1 @@
+"""Evidence bundles and the acknowledgement journal (pipeline.bundle)."""

@@ -1,0 +1,48 @@
+"""Emulated ledgers for the dashboard tests, built once per process and copied per test.
+
+Not a conftest: ``tests/dashboards`` is no package (a package named ``dashboards`` under
+``tests/`` would shadow the real one), so test modules import what they need from here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import shutil
+import sys
+import tempfile
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `dashboards` is not an installed package
+    sys.path.insert(0, str(ROOT))
+
+from pipeline.cli import main  # noqa: E402
+
+APP = ROOT / "dashboards" / "app.py"
+DAY = date(2026, 11, 24)
+
+
+@functools.cache
+def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1) -> Path:
+    """A closed gaming day with every kind of fault injected; do not modify it: copy it."""
+    out = Path(tempfile.mkdtemp(prefix=f"dash-ledger-{tables}x{hours:g}-"))
+    argv = ["demo", "--out", str(out), "--tables", str(tables), "--hours", str(hours)]
+    argv += ["--seed", str(seed), "--faults", "all", "--date", DAY.isoformat()]
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(argv)  # the documented way to get a replayed, closed day; 1 only if the
+        # ground-truth comparison is inexact, which is not what these tests are about
+    db = out / "ledger.duckdb"
+    if not db.exists():
+        raise RuntimeError(f"baccarat-audit {' '.join(argv)} wrote no ledger")
+    return db
+
+
+def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
+    """A private copy of the emulated ledger in ``directory`` (its journal goes beside it)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / "ledger.duckdb"
+    shutil.copyfile(built_ledger(tables, hours), target)
+    return target

@@ -1,0 +1,217 @@
+"""End to end in a real browser: ``streamlit run dashboards/app.py`` against an emulated
+ledger (3 tables, 2 hours), driven by headless Chromium over the DevTools protocol.
+
+Checks that the exception queue shows the chosen exception's message, regulation section and
+rule statement, and that a round reconstruction shows the card-by-card deal, the Table 1/2
+decisions recomputed from the ledger's cards and the recorded settlement that differs from the
+expected one. Screenshots of every view are saved to a temporary directory (printed), and also
+to ``$DASHBOARD_SCREENSHOTS`` when set (the README's come from there: docs/screenshots).
+
+Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _chromium import CHROMIUM, Browser, chromium, free_port
+from dashboard_data import APP, DAY, ROOT, ledger_copy
+
+from dashboards import queries as q
+from dashboards.reconstruct import reconstruct
+from pipeline.bundle.acks import AckJournal
+from pipeline.ledger.store import Ledger
+from pipeline.replay.findings import money
+from pipeline.rules.codes import RULE_CODES
+from pipeline.rules.games import Game
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
+    ),
+]
+
+VIEWS = (
+    ("exceptions", "Exception queue"),
+    ("tables", "Table board"),
+    ("round", "Round reconstruction"),
+    ("roads", "Roads"),
+    ("statistics", "Statistical alarms"),
+    ("close", "Gaming-day close"),
+    ("forms", "Form register"),
+    ("search", "Search"),
+    ("trail", "Trail and evidence bundle"),
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    db = ledger_copy(tmp_path_factory.mktemp("browser-ledger"), tables=3, hours=2.0)
+    port = free_port()
+    env = {
+        **os.environ,
+        "BACCARAT_DB": str(db),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        "STREAMLIT_SERVER_HEADLESS": "true",
+    }
+    env.pop("BACCARAT_ACKS", None)
+    log = db.parent / "streamlit.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(APP),
+                "--server.address",
+                "127.0.0.1",
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+                "--server.fileWatcherType",
+                "none",
+                "--browser.gatherUsageStats",
+                "false",
+                "--client.toolbarMode",
+                "viewer",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield base, db
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("screenshots")
+    yield directory
+    print(f"\nscreenshots: {directory}")
+    copy_to = os.environ.get("DASHBOARD_SCREENSHOTS")
+    if copy_to:
+        target = Path(copy_to)
+        target.mkdir(parents=True, exist_ok=True)
+        for png in directory.glob("*.png"):
+            shutil.copy2(png, target / png.name)
+        print(f"copied to {target}")
+
+
+def _open(browser: Browser, url: str, *needles: str) -> str:
+    browser.navigate(url)
+    text: str = browser.wait_for(*needles, timeout=90)
+    time.sleep(1.0)  # let the last elements paint before a screenshot
+    return text
+
+
+def test_exception_queue_in_chromium(
+    server: tuple[str, Path], browser: Browser, shots: Path
+) -> None:
+    base, db = server
+    with Ledger(db, read_only=True) as ledger:
+        rows = q.exceptions(ledger, DAY, AckJournal(db.with_suffix(".none.jsonl")))
+    chosen = rows[rows["round_id"].notna()].iloc[0]
+    statement = RULE_CODES[str(chosen["code"])].statement
+    text = _open(
+        browser,
+        f"{base}/?exception={chosen['exception_id']}",
+        "Exception queue",
+        str(chosen["message"]),
+        str(chosen["section"]),
+        statement,
+    )
+    assert f"{len(rows)} of {len(rows)}" in text.replace("\n", " ")
+    assert f"Table {chosen['table_id']}" in text.replace("\n", " ")
+    assert "Evidence: the events this exception rests on" in text
+    browser.screenshot(shots / "exception-queue.png")
+
+
+def test_round_reconstruction_in_chromium(
+    server: tuple[str, Path], browser: Browser, shots: Path
+) -> None:
+    base, db = server
+    with Ledger(db, read_only=True) as ledger:
+        (round_id, table_id, game) = ledger.con.execute(
+            "SELECT e.round_id, e.table_id, s.game FROM exceptions e JOIN table_day_summary s "
+            "USING (table_id, gaming_date) WHERE e.code LIKE '%-VIG' OR e.code LIKE '%PLAYER' "
+            "ORDER BY e.severity_rank DESC, e.round_id LIMIT 1"
+        ).fetchone() or (None, None, None)
+        assert round_id is not None
+        cards = q.round_cards(ledger, str(table_id), str(round_id))
+        settlements = q.round_settlements(ledger, str(table_id), str(round_id))
+    rebuilt = reconstruct(
+        Game(str(game)),
+        [(int(c.position), str(c.rank), str(c.suit), str(c.hand)) for c in cards.itertuples()],
+    )
+    wrong = settlements[~settlements["matches"]].iloc[0]
+    expected_texts = [d.text for d in rebuilt.decisions]
+    text = _open(
+        browser,
+        f"{base}/round?round={round_id}",
+        "Draw rules, recomputed",
+        *expected_texts,
+        money(int(wrong["recorded_paid_cents"])),
+    )
+    assert str(round_id) in text
+    assert all(c.label in text for c in rebuilt.cards)  # every card, with its suit
+    assert "NO" in text.split()  # the settlement that disagrees is marked
+    assert expected_texts[0].startswith(("Table 1:", "Natural:", "4.9(a):"))
+    browser.screenshot(shots / "round-reconstruction.png")
+
+
+def test_every_view_renders_in_chromium(
+    server: tuple[str, Path], browser: Browser, shots: Path
+) -> None:
+    base, db = server
+    with Ledger(db, read_only=True) as ledger:
+        (round_id, patron) = ledger.con.execute(
+            "SELECT round_id, patron_id FROM exceptions WHERE round_id IS NOT NULL AND "
+            "patron_id IS NOT NULL ORDER BY severity_rank DESC, round_id LIMIT 1"
+        ).fetchone() or ("", "")
+    links = {"search": f"search?patron={patron}", "trail": f"trail?round={round_id}"}
+    for url, title in VIEWS:
+        if url in ("exceptions", "round"):
+            continue  # shot above with a chosen exception and round
+        text = _open(browser, f"{base}/{links.get(url, url)}", title, "Gaming day")
+        assert "Traceback" not in text and "Error" not in text.split("\n")[0]
+        browser.screenshot(shots / f"{url}.png")
+    assert len(list(shots.glob("*.png"))) >= len(VIEWS)

@@ -1,0 +1,291 @@
+"""The dashboards' plain functions: chi-square, the hold model, roads, round reconstruction,
+queries and the read-only snapshot."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from dashboard_data import DAY, ledger_copy
+
+from dashboards import alarms
+from dashboards import queries as q
+from dashboards.reconstruct import reconstruct
+from dashboards.roads import bead_plate, big_road
+from dashboards.source import reader, snapshot
+from dashboards.stats import chi2_sf, goodness_of_fit, hold_check, round_model
+from pipeline.bundle.acks import AckJournal
+from pipeline.config.catalog import load_catalog
+from pipeline.ledger.store import Ledger
+from pipeline.oracle import odds
+from pipeline.rules.draw import Draw
+from pipeline.rules.games import Game
+
+# ---------------------------------------------------------------------- chi-square
+
+
+@pytest.mark.parametrize("x", [0.001, 0.1, 0.5, 1.0, 2.0, 3.84, 5.0, 10.0, 25.0, 60.0])
+def test_chi2_sf_matches_closed_forms(x: float) -> None:
+    assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-10, abs=1e-300)
+    assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-10, abs=1e-300)
+    assert chi2_sf(x, 4) == pytest.approx((1 + x / 2) * math.exp(-x / 2), rel=1e-10)
+
+
+def test_chi2_sf_matches_scipy() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    for df in (1, 2, 3, 5, 8, 13, 30):
+        for x in (0.01, 0.3, 1, 2.5, df, df + 3, 2 * df + 10, 80):
+            assert chi2_sf(x, df) == pytest.approx(float(stats.chi2.sf(x, df)), rel=1e-9)
+
+
+def test_chi2_sf_edges() -> None:
+    assert chi2_sf(0, 3) == 1.0
+    assert chi2_sf(-1, 3) == 1.0
+    assert 0 < chi2_sf(500, 2) < 1e-100
+    with pytest.raises(ValueError):
+        chi2_sf(1.0, 0)
+
+
+def test_goodness_of_fit_by_hand() -> None:
+    fit = goodness_of_fit([10, 20, 30], [1 / 3, 1 / 3, 1 / 3])
+    assert fit.statistic == pytest.approx(10.0)
+    assert fit.df == 2
+    assert fit.p_value == pytest.approx(math.exp(-5))
+    assert goodness_of_fit([0, 0], [0.5, 0.5]).p_value == 1.0
+
+
+# ---------------------------------------------------------------------- the hold model
+
+
+def test_round_model_means_are_the_oracle_house_edges() -> None:
+    catalog = load_catalog()
+    for rules in catalog.values():
+        model = round_model(rules)
+        report = odds(rules.decks, rules)
+        for wager, edge in report.house_edge.items():
+            if wager in model.mean:
+                assert model.mean[wager] == pytest.approx(float(edge), rel=1e-9), wager
+        assert model.p_banker + model.p_player + model.p_tie == pytest.approx(1.0)
+        for (w, v), c in model.cov.items():
+            assert c == pytest.approx(model.cov[(v, w)])
+            if w == v:
+                assert c > 0
+
+
+def test_round_moments_of_opposite_even_bets_cancel_most_variance() -> None:
+    model = round_model(load_catalog()["pb-5-classic"])
+    _, banker_only = model.round_moments({"BANKER": 100.0})
+    _, both = model.round_moments({"BANKER": 100.0, "PLAYER": 100.0})
+    assert both < banker_only / 10
+
+
+def test_vectorised_hold_agrees_with_the_reference_loop(tmp_path: Path) -> None:
+    db = ledger_copy(tmp_path)
+    catalog = load_catalog()
+    with Ledger(db, read_only=True) as ledger:
+        results = q.round_results(ledger, DAY)
+    moments = alarms.round_moments(results, catalog)
+    fast = alarms.hold_alarms(moments, "table").set_index("table_id")
+    for table_id, group in results.groupby("table_id"):
+        model = round_model(catalog[str(group["rules_id"].iloc[0])])
+        per_round = []
+        for _, r in group.groupby("round_id"):
+            stakes = {str(w): float(a) for w, a in zip(r["wager"], r["stake_cents"], strict=True)}
+            per_round.append(
+                (stakes, int(r["game_win_cents"].sum()) + int(r["round_vig_cents"].iloc[0]))
+            )
+        check = hold_check(per_round, model)
+        row = fast.loc[table_id]
+        assert row["rounds"] == check.rounds
+        assert row["win_cents"] == check.win_cents
+        assert row["expected_hold_pct"] == pytest.approx(check.expected_hold_pct)
+        assert row["low_pct"] == pytest.approx(check.interval_pct[0])  # type: ignore[index]
+
+
+def test_outcome_alarms_per_table_add_up_the_shoes(tmp_path: Path) -> None:
+    db = ledger_copy(tmp_path)
+    with Ledger(db, read_only=True) as ledger:
+        counts = q.outcome_counts(ledger, DAY)
+    catalog = load_catalog()
+    shoes = alarms.outcome_alarms(counts, catalog, "shoe")
+    tables = alarms.outcome_alarms(counts, catalog, "table")
+    assert len(shoes) > len(tables) == counts["table_id"].nunique()
+    assert tables["rounds"].sum() == shoes["rounds"].sum() == counts["rounds"].sum()
+    assert ((tables["p_bpt"] > 0) & (tables["p_bpt"] <= 1)).all()
+    assert alarms.outcome_alarms(counts, {}, "table")["note"].str.contains("no exact").all()
+
+
+# ---------------------------------------------------------------------- roads
+
+
+def test_bead_plate_fills_columns_of_six() -> None:
+    cells = bead_plate(["B", "P", "T", "B", "B", "P", "P", "TIE"])
+    assert [(c.row, c.col, c.winner) for c in cells][5:] == [(5, 0, "P"), (0, 1, "P"), (1, 1, "T")]
+
+
+def test_big_road_streaks_ties_and_dragon_tail() -> None:
+    road = big_road(["T", "B", "B", "T", "T", "P", "B", *["P"] * 8, "B"])
+    cells = [(c.row, c.col, c.winner, c.ties) for c in road]
+    assert cells[:4] == [(0, 0, "B", 1), (1, 0, "B", 2), (0, 1, "P", 0), (0, 2, "B", 0)]
+    player_run = cells[4:12]
+    assert [(r, c) for r, c, _, _ in player_run] == [
+        (0, 3),
+        (1, 3),
+        (2, 3),
+        (3, 3),
+        (4, 3),
+        (5, 3),
+        (5, 4),  # the dragon tail turns right along the bottom row
+        (5, 5),
+    ]
+    assert cells[12][:3] == (0, 4, "B")
+
+
+def test_big_road_turns_early_when_the_cell_below_is_taken() -> None:
+    road = big_road([*["B"] * 7, "P", *["P"] * 6])
+    player = [(c.row, c.col) for c in road if c.winner == "P"]
+    # column 1 meets the banker tail at row 5, so it turns right at row 4
+    assert player == [(0, 1), (1, 1), (2, 1), (3, 1), (4, 1), (4, 2), (4, 3)]
+
+
+def test_roads_refuse_unknown_winners() -> None:
+    with pytest.raises(ValueError):
+        bead_plate(["X"])
+
+
+# ---------------------------------------------------------------------- reconstruction
+
+
+def _deal(*cards: tuple[str, str, str]) -> list[tuple[int, str, str, str]]:
+    return [(i + 1, rank, suit, hand) for i, (rank, suit, hand) in enumerate(cards)]
+
+
+def test_reconstruct_shows_which_table_decided_each_draw() -> None:
+    rebuilt = reconstruct(
+        Game.PUNTO_BANCO,
+        _deal(
+            ("TWO", "CLUBS", "PLAYER"),
+            ("TEN", "HEARTS", "BANKER"),
+            ("THREE", "SPADES", "PLAYER"),
+            ("FIVE", "DIAMONDS", "BANKER"),
+            ("FOUR", "CLUBS", "PLAYER"),
+            ("ACE", "HEARTS", "BANKER"),
+        ),
+    )
+    texts = [d.text for d in rebuilt.decisions]
+    assert texts == ["Table 1: Player 5 → D", "Table 2: Banker 5 vs player third card 4 → D"]
+    assert all(d.agrees for d in rebuilt.decisions)
+    assert (rebuilt.player_points, rebuilt.banker_points, rebuilt.winner) == (9, 6, "PLAYER")
+    assert [c.short for c in rebuilt.cards] == ["2C", "TH", "3S", "5D", "4C", "AH"]
+    assert rebuilt.decisions[1].citation == "N.J.A.C. 19:47-3.9(c)-(g)"
+
+
+def test_reconstruct_flags_a_draw_against_table_2() -> None:
+    rebuilt = reconstruct(
+        Game.MINIBACCARAT,
+        _deal(
+            ("TWO", "CLUBS", "PLAYER"),
+            ("SIX", "HEARTS", "BANKER"),
+            ("THREE", "SPADES", "PLAYER"),
+            ("KING", "DIAMONDS", "BANKER"),
+            ("FIVE", "CLUBS", "PLAYER"),
+            ("ACE", "HEARTS", "BANKER"),
+        ),
+    )
+    banker = rebuilt.decisions[1]
+    assert banker.text == "Table 2: Banker 6 vs player third card 5 → S"
+    assert banker.drew and not banker.agrees
+    assert "AGAINST" in banker.verdict
+
+
+def test_reconstruct_naturals_and_chemin_de_fer_options() -> None:
+    natural = reconstruct(
+        Game.PUNTO_BANCO,
+        _deal(
+            ("FOUR", "CLUBS", "PLAYER"),
+            ("TWO", "HEARTS", "BANKER"),
+            ("FOUR", "SPADES", "PLAYER"),
+            ("KING", "DIAMONDS", "BANKER"),
+        ),
+    )
+    assert natural.decisions[0].text.startswith("Natural: Player 8 vs Banker 2")
+    assert all(d.agrees and d.cell is Draw.STAY for d in natural.decisions)
+    chemmy = reconstruct(
+        Game.CHEMIN_DE_FER,
+        _deal(
+            ("TWO", "CLUBS", "PLAYER"),
+            ("TEN", "HEARTS", "BANKER"),
+            ("THREE", "SPADES", "PLAYER"),
+            ("FIVE", "DIAMONDS", "BANKER"),
+            ("FOUR", "CLUBS", "PLAYER"),
+        ),
+    )
+    assert chemmy.decisions[0].text == "4.9(a): Player 5 → Op."
+    assert chemmy.decisions[1].text == "Table 3: Banker 5 vs player third card 4 → Op."
+    assert all(d.agrees for d in chemmy.decisions)
+
+
+def test_reconstruct_incomplete_round() -> None:
+    rebuilt = reconstruct(Game.PUNTO_BANCO, _deal(("TWO", "CLUBS", "PLAYER")))
+    assert rebuilt.decisions == ()
+    assert "incomplete" in rebuilt.notes[0]
+
+
+def test_every_ledger_round_reconstructs_to_its_recorded_winner(tmp_path: Path) -> None:
+    db = ledger_copy(tmp_path)
+    with Ledger(db, read_only=True) as ledger:
+        rounds = ledger.con.execute(
+            "SELECT r.table_id, r.round_id, r.winner, s.game FROM rounds r JOIN "
+            "table_day_summary s USING (table_id, gaming_date) WHERE r.status = 'COMPLETE'"
+        ).fetchall()
+        cards = ledger.con.execute(
+            "SELECT table_id, round_id, position, rank, suit, hand FROM cards"
+        ).fetchall()
+    by_round: dict[tuple[str, str], list[tuple[int, str, str, str]]] = {}
+    for t, r, pos, rank, suit, hand in cards:
+        by_round.setdefault((t, r), []).append((pos, rank, suit, hand))
+    assert rounds
+    for table_id, round_id, winner, game in rounds:
+        rebuilt = reconstruct(Game(game), by_round[(table_id, round_id)])
+        assert rebuilt.winner == winner, round_id
+
+
+# ---------------------------------------------------------------------- queries and snapshot
+
+
+def test_exception_filter_narrows_rows(tmp_path: Path) -> None:
+    db = ledger_copy(tmp_path)
+    journal = AckJournal(tmp_path / "acks.jsonl")
+    with Ledger(db, read_only=True) as ledger:
+        rows = q.exceptions(ledger, DAY, journal)
+    assert len(rows) > 3 and rows["table_id"].nunique() > 1
+    assert rows["section"].str.startswith("N.J.A.C. 19:47-").all()
+    assert (rows["statement"] != "").all()
+    assert rows["occurred"].notna().all()
+    one = rows["table_id"].iloc[0]
+    only = q.ExceptionFilter(tables=[one]).apply(rows)
+    assert 0 < len(only) < len(rows) and set(only["table_id"]) == {one}
+    critical = q.ExceptionFilter(severities=["CRITICAL"]).apply(rows)
+    assert set(critical["severity"]) == {"CRITICAL"}
+    assert critical["blocking"].all()
+    mid = rows["occurred"].sort_values().iloc[len(rows) // 2]
+    later = q.ExceptionFilter(start=mid.to_pydatetime()).apply(rows)
+    assert 0 < len(later) < len(rows) and (later["occurred"] >= mid).all()
+
+
+def test_snapshot_never_holds_the_ledger(tmp_path: Path) -> None:
+    db = ledger_copy(tmp_path)
+    snap = snapshot(db)
+    assert snap.path != db.absolute() and snap.busy is None
+    with Ledger(db) as writer:  # a writer opens at once: the dashboards hold nothing
+        writer.con.execute("DELETE FROM exceptions WHERE severity = 'INFO'")
+        busy = snapshot(db)  # the writer holds the file: the last snapshot is served
+        assert busy.path == snap.path and busy.busy is not None
+    fresh = snapshot(db)
+    assert fresh.busy is None and fresh.path != snap.path
+    assert snap.path.exists()  # a page run that took the old snapshot can still open it
+    with reader(fresh) as ledger:
+        assert ledger.con.execute(
+            "SELECT count(*) FROM exceptions WHERE severity = 'INFO'"
+        ).fetchone() == (0,)
