@@ -1,0 +1,270 @@
+"""Prefect 3 flows of the nightly audit: ingest, replay_gaming_day, close_gaming_day, quality,
+and ``nightly_audit`` running them in that order.
+
+Tasks are thin wrappers over :mod:`flows.steps` and take batches: a file, a table-day, or a
+Kafka consumer run (transactional batches until the topic is idle). Retries follow the
+pipeline's error taxonomy: a task that raises :class:`~pipeline.ingest.errors.TransientError`
+is retried, any other failure is final (:func:`retry_transient` is every task's
+``retry_condition_fn``). Tasks that open the ledger for writing carry the tag
+:data:`WRITER_TAG`, guarded by a tag concurrency limit of 1 (:func:`ensure_writer_limit`, or
+``prefect concurrency-limit create duckdb-writer 1``), so concurrent flow runs queue for the
+single DuckDB writer instead of failing on its file lock.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import State, TaskRun
+
+from flows import steps
+from flows.steps import (
+    DEFAULT_GROUP,
+    DEFAULT_TOPIC,
+    AuditResult,
+    CloseSummary,
+    IngestResult,
+    KafkaIngestResult,
+    QualitySummary,
+    ReplayCounts,
+)
+from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.ingest.errors import TransientError
+
+WRITER_TAG = "duckdb-writer"
+"""Tag of every task that writes the ledger; its concurrency limit must be 1."""
+
+RETRIES = 3
+RETRY_DELAYS_S = [2, 10, 30]
+
+
+def retry_transient(task: Any, task_run: TaskRun, state: State[Any]) -> bool:
+    """``retry_condition_fn``: retry a failed task run only when it raised a TransientError."""
+    try:
+        outcome = state.result(raise_on_failure=False)
+    except Exception:  # the failure cannot be read back: do not guess
+        return False
+    return isinstance(outcome, TransientError)
+
+
+def ensure_writer_limit(limit: int = 1, tag: str = WRITER_TAG) -> None:
+    """Create (or correct) the tag concurrency limit that guards the single DuckDB writer, on
+    the API the current settings point at. Idempotent; same as
+    ``prefect concurrency-limit create duckdb-writer 1``."""
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+
+    with get_client(sync_client=True) as client:
+        try:
+            if client.read_concurrency_limit_by_tag(tag).concurrency_limit == limit:
+                return
+            client.delete_concurrency_limit_by_tag(tag)
+        except ObjectNotFound:
+            pass
+        client.create_concurrency_limit(tag=tag, concurrency_limit=limit)
+
+
+_retrying: dict[str, Any] = {
+    "retries": RETRIES,
+    "retry_delay_seconds": RETRY_DELAYS_S,
+    "retry_condition_fn": retry_transient,
+    "cache_policy": NO_CACHE,
+}
+
+
+# ---------------------------------------------------------------------- tasks
+@task(name="ingest-file", task_run_name="ingest {path.name}", tags=[WRITER_TAG], **_retrying)
+def ingest_file_task(db: Path, path: Path, catalog_path: Path) -> IngestResult:
+    return steps.ingest_file(db, path, catalog_path)
+
+
+@task(name="ingest-kafka", task_run_name="consume {topic}", tags=[WRITER_TAG], **_retrying)
+def ingest_kafka_task(
+    db: Path,
+    bootstrap: str,
+    topic: str,
+    group: str,
+    catalog_path: Path,
+    until_idle: float,
+    max_batch: int,
+) -> KafkaIngestResult:
+    return steps.ingest_kafka(
+        db, bootstrap, topic, group, catalog_path, until_idle=until_idle, max_batch=max_batch
+    )
+
+
+@task(name="list-tables", **_retrying)
+def list_tables_task(db: Path, gaming_date: date) -> list[str]:
+    return steps.gaming_day_tables(db, gaming_date)
+
+
+@task(
+    name="replay-table-day",
+    task_run_name="replay {table_id} {gaming_date}",
+    tags=[WRITER_TAG],
+    **_retrying,
+)
+def replay_table_day_task(
+    db: Path, table_id: str, gaming_date: date, catalog_path: Path
+) -> ReplayCounts:
+    return steps.replay_table_day(db, table_id, gaming_date, catalog_path)
+
+
+@task(name="close-day", tags=[WRITER_TAG], **_retrying)
+def close_day_task(
+    db: Path, gaming_date: date, reports_dir: Path, reopen_reason: str | None
+) -> CloseSummary:
+    return steps.close_day(db, gaming_date, reports_dir, reopen_reason=reopen_reason)
+
+
+@task(name="quality-suites", **_retrying)
+def quality_task(
+    db: Path, gaming_date: date, reports_dir: Path, catalog_path: Path
+) -> QualitySummary:
+    return steps.quality_check(db, gaming_date, reports_dir, catalog_path)
+
+
+# ---------------------------------------------------------------------- flows
+@flow(name="ingest")
+def ingest(
+    db: Path,
+    sources: list[Path] | None = None,
+    gaming_date: date | None = None,
+    catalog_path: Path = DEFAULT_CATALOG,
+    kafka: str | None = None,
+    topic: str = DEFAULT_TOPIC,
+    group: str = DEFAULT_GROUP,
+    until_idle: float = 5.0,
+    max_batch: int = 5_000,
+) -> list[IngestResult]:
+    """Load event files (one task per file; a directory means its ``<gaming_date>``
+    subdirectory when there is one, else every file under it) and/or consume a Kafka topic
+    until idle (one task; batches of up to ``max_batch`` records, each its own ledger
+    transaction) into the ledger. Every batch replays the table-days it touched."""
+    logger = get_run_logger()
+    results: list[IngestResult] = []
+    paths = [p for s in sources or [] for p in steps.event_paths(s, gaming_date)]
+    for path in paths:
+        r = ingest_file_task(db, path, catalog_path)
+        logger.info(
+            "%s: %d events, %d dead letters, %d table-days replayed (%.1f s)",
+            r.source,
+            r.deliveries,
+            r.dead_letters,
+            len(r.table_days),
+            r.seconds,
+        )
+        results.append(r)
+    if kafka:
+        k = ingest_kafka_task(db, kafka, topic, group, catalog_path, until_idle, max_batch)
+        logger.info(
+            "%s: %d messages in %d batches, %d events, %d dead letters, offsets %s (%s)",
+            k.source,
+            k.messages,
+            k.batches,
+            k.deliveries,
+            k.dead_letters,
+            k.next_offsets,
+            k.stopped,
+        )
+        results.append(k)
+    return results
+
+
+@flow(name="replay-gaming-day")
+def replay_gaming_day(
+    db: Path,
+    gaming_date: date,
+    catalog_path: Path = DEFAULT_CATALOG,
+    skip: list[str] | None = None,
+) -> list[ReplayCounts]:
+    """Re-derive every table-day of ``gaming_date`` from its stored deliveries (one task per
+    table-day), except the tables in ``skip`` (already replayed by this run's ingest)."""
+    skipped = set(skip or ())
+    tables = [t for t in list_tables_task(db, gaming_date) if t not in skipped]
+    return [replay_table_day_task(db, t, gaming_date, catalog_path) for t in tables]
+
+
+@flow(name="close-gaming-day")
+def close_gaming_day(
+    db: Path, gaming_date: date, reports_dir: Path, reopen_reason: str | None = None
+) -> CloseSummary:
+    """Close the gaming day (pipeline.reports.close): reports, row seals and the hash chain.
+    A closed day is closed again only with a ``reopen_reason`` (kept in the audit trail)."""
+    closed = close_day_task(db, gaming_date, reports_dir, reopen_reason)
+    get_run_logger().info(
+        "closed %s: %s, %d blocking exceptions, chain %s",
+        gaming_date,
+        closed.status,
+        closed.blocking,
+        closed.chain_sha256[:16],
+    )
+    return closed
+
+
+@flow(name="quality")
+def quality(
+    db: Path, gaming_date: date, reports_dir: Path, catalog_path: Path = DEFAULT_CATALOG
+) -> QualitySummary:
+    """Run the Great Expectations suites. Failing expectations are data findings: they are
+    logged and written to ``quality-<date>.json``, and the flow run still completes."""
+    checked = quality_task(db, gaming_date, reports_dir, catalog_path)
+    logger = get_run_logger()
+    logger.info(
+        "quality %s: %d of %d expectations failed (%.1f s) -> %s",
+        gaming_date,
+        checked.failed,
+        checked.evaluated,
+        checked.seconds,
+        checked.result_file,
+    )
+    for line in checked.failing:
+        logger.warning(line)
+    return checked
+
+
+@flow(name="nightly-audit")
+def nightly_audit(
+    events_dir: Path,
+    db: Path,
+    gaming_date: date | None = None,
+    reports_dir: Path | None = None,
+    catalog_path: Path = DEFAULT_CATALOG,
+    force_replay: bool = False,
+    reopen_reason: str | None = None,
+    kafka: str | None = None,
+    topic: str = DEFAULT_TOPIC,
+    group: str = DEFAULT_GROUP,
+) -> AuditResult:
+    """Ingest the gaming day's events, replay every table-day ingest did not just replay (all
+    of them with ``force_replay``), close the day, and run the quality suites.
+
+    ``gaming_date`` defaults to the gaming day that ended at the last 06:00 UTC boundary;
+    ``reports_dir`` to ``reports`` next to the ledger. A day already closed fails the close
+    (terminal, not retried) unless ``reopen_reason`` says why it is closed again.
+    """
+    day = gaming_date or steps.last_closed_gaming_date()
+    reports = reports_dir if reports_dir is not None else db.parent / "reports"
+    seconds: dict[str, float] = {}
+    mark = time.perf_counter()
+    ingested = ingest(db, [events_dir], day, catalog_path, kafka, topic, group)
+    seconds["ingest"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    done = (
+        [] if force_replay else sorted({t for i in ingested for t, d in i.table_days if d == day})
+    )
+    replayed = replay_gaming_day(db, day, catalog_path, done)
+    seconds["replay"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    closed = close_gaming_day(db, day, reports, reopen_reason)
+    seconds["close"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    checked = quality(db, day, reports, catalog_path)
+    seconds["quality"] = time.perf_counter() - mark
+    files = sum(1 for i in ingested if not isinstance(i, KafkaIngestResult))
+    return AuditResult(day, files, ingested, replayed, closed, checked, seconds)

@@ -1,0 +1,399 @@
+"""The nightly audit's steps as plain functions over paths: what each Prefect task runs.
+
+Every step opens the ledger itself and closes it before returning, so steps can run in any
+process and the single DuckDB writer is held only while a step writes. Steps take batches (a
+file, a Kafka poll, a table-day), never single events. Errors leave a step as
+:class:`~pipeline.ingest.errors.TransientError` (worth retrying: a locked ledger, a broker
+timeout) or :class:`~pipeline.ingest.errors.TerminalError` (retrying cannot help); see
+:func:`classify`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as clock
+from pathlib import Path
+from typing import Any, TypeVar
+
+import duckdb
+
+from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.events import default_codec
+from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
+from pipeline.ingest.sources import DeadLetter, event_files, read_file
+from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch, replay_or_explain
+from pipeline.ledger.store import Delivery, Ledger, LedgerError
+
+T = TypeVar("T")
+
+DEFAULT_TOPIC = "table-events"
+DEFAULT_GROUP = "baccarat-audit"
+"""The defaults of :mod:`pipeline.stream.settings`."""
+
+
+# ---------------------------------------------------------------------- error taxonomy
+def classify(exc: BaseException) -> PipelineError:
+    """The pipeline error an exception stands for: transient when the same call may succeed
+    later (the ledger file is locked by another writer, the broker is unreachable or slow),
+    terminal otherwise (bad configuration, a missing file, a ledger newer than this code)."""
+    if isinstance(exc, PipelineError):
+        return exc
+    if isinstance(exc, duckdb.IOException) or (
+        isinstance(exc, LedgerError) and isinstance(exc.__cause__, duckdb.IOException)
+    ):
+        return TransientError(f"the ledger is busy: {exc}")
+    if _is_kafka_transient(exc):
+        return TransientError(f"the broker did not answer in time: {exc}")
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return TransientError(str(exc))
+    if isinstance(exc, CatalogError | FileNotFoundError | LedgerError | ValueError):
+        return TerminalError(str(exc))
+    return TerminalError(f"{type(exc).__name__}: {exc}")
+
+
+def _is_kafka_transient(exc: BaseException) -> bool:
+    """kafka-python marks the errors worth retrying ``retriable``: timeouts (an unreachable
+    bootstrap server is a KafkaTimeoutError), lost connections, leader elections."""
+    try:
+        from kafka.errors import KafkaError
+    except ImportError:  # pragma: no cover - kafka-python is a dependency
+        return False
+    return isinstance(exc, KafkaError) and bool(getattr(exc, "retriable", False))
+
+
+@contextmanager
+def classified() -> Iterator[None]:
+    """Re-raise any exception as its :func:`classify` pipeline error (chained)."""
+    try:
+        yield
+    except PipelineError:
+        raise
+    except Exception as exc:
+        raise classify(exc) from exc
+
+
+def with_ledger(db: Path, work: Callable[[Ledger], T]) -> T:
+    with classified(), Ledger(db) as ledger:
+        return work(ledger)
+
+
+# ---------------------------------------------------------------------- ingest
+@dataclass
+class IngestResult:
+    """What loading one batch did; ``table_days`` were replayed in the same transaction."""
+
+    source: str
+    deliveries: int = 0
+    dead_letters: int = 0
+    exceptions: int = 0
+    rounds: int = 0
+    table_days: list[tuple[str, date]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def event_paths(events_dir: Path, gaming_date: date | None = None) -> list[Path]:
+    """The event files of a gaming date: ``events_dir/<date>/*.avro`` when that directory
+    exists (the layout ``baccarat-audit simulate`` writes), else every file under
+    ``events_dir``."""
+    if gaming_date is not None and (events_dir / gaming_date.isoformat()).is_dir():
+        return event_files(events_dir / gaming_date.isoformat())
+    with classified():
+        return event_files(events_dir)
+
+
+def ingest_file(
+    db: Path,
+    path: Path,
+    catalog_path: Path = DEFAULT_CATALOG,
+    day_starts: clock = DEFAULT_DAY_STARTS,
+) -> IngestResult:
+    """Load one Avro container file (one batch) and replay every table-day it touched; the
+    file's digest is recorded in the same transaction (the day close chains it)."""
+    started = time.perf_counter()
+    with classified():
+        catalog = load_catalog(catalog_path)
+        data = path.read_bytes()
+        batch: list[Delivery] = []
+        letters: list[DeadLetter] = []
+        for item in read_file(path, default_codec()):
+            if isinstance(item, Delivery):
+                batch.append(item)
+            else:
+                letters.append(item)
+    digest = hashlib.sha256(data).hexdigest()
+    report = with_ledger(
+        db,
+        lambda ledger: load_batch(
+            ledger,
+            batch,
+            letters,
+            catalog,
+            day_starts=day_starts,
+            in_same_transaction=lambda tx: tx.record_input_file(
+                path.name, digest, len(data), len(batch)
+            ),
+        ),
+    )
+    return IngestResult(
+        path.name,
+        report.deliveries,
+        report.dead_letters,
+        report.exceptions,
+        report.rounds,
+        list(report.table_days),
+        time.perf_counter() - started,
+    )
+
+
+@dataclass
+class KafkaIngestResult(IngestResult):
+    messages: int = 0
+    batches: int = 0
+    next_offsets: dict[int, int] = field(default_factory=dict)
+    stopped: str = ""
+
+
+def ingest_kafka(
+    db: Path,
+    bootstrap: str,
+    topic: str = DEFAULT_TOPIC,
+    group: str = DEFAULT_GROUP,
+    catalog_path: Path = DEFAULT_CATALOG,
+    *,
+    until_idle: float = 5.0,
+    max_batch: int = 5_000,
+    max_batches: int | None = None,
+) -> KafkaIngestResult:
+    """Consume ``topic`` into the ledger with :func:`pipeline.stream.consumer.run_consumer`
+    until no message arrives for ``until_idle`` seconds: batches of up to ``max_batch``
+    records, each stored with its replayed table-days and its offsets in one transaction.
+    Other connection settings (TLS, SASL) come from ``BACCARAT_KAFKA_*``."""
+    from pipeline.stream.consumer import run_consumer
+    from pipeline.stream.settings import KafkaSettings
+
+    with classified():
+        settings = KafkaSettings.from_env(bootstrap_servers=bootstrap, topic=topic, group_id=group)
+        report = run_consumer(
+            settings,
+            db,
+            load_catalog(catalog_path),
+            until_idle=until_idle,
+            max_batch=max_batch,
+            max_batches=max_batches,
+        )
+    return KafkaIngestResult(
+        source=f"kafka:{topic}",
+        deliveries=report.events,
+        dead_letters=report.dead_letters,
+        exceptions=report.exceptions,
+        table_days=sorted(report.table_days),
+        seconds=report.elapsed,
+        messages=report.messages,
+        batches=report.batches,
+        next_offsets=dict(report.next_offsets),
+        stopped=report.stopped,
+    )
+
+
+# ---------------------------------------------------------------------- replay
+@dataclass
+class ReplayCounts:
+    table_id: str
+    gaming_date: date
+    events: int
+    rounds: int
+    exceptions: int
+
+
+def gaming_day_tables(db: Path, gaming_date: date) -> list[str]:
+    """The tables with stored deliveries on ``gaming_date``."""
+
+    def read(ledger: Ledger) -> list[str]:
+        rows = ledger.con.execute(
+            "SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ? ORDER BY 1",
+            [gaming_date],
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    with classified(), Ledger(db, read_only=True) as ledger:
+        return read(ledger)
+
+
+def replay_table_day(
+    db: Path, table_id: str, gaming_date: date, catalog_path: Path = DEFAULT_CATALOG
+) -> ReplayCounts:
+    """Re-derive one table-day from its stored deliveries, in one transaction (what
+    :func:`pipeline.ingest.stage.load_batch` does for the table-days a batch touched)."""
+    with classified():
+        catalog = load_catalog(catalog_path)
+
+    def replay(ledger: Ledger) -> ReplayCounts:
+        with ledger.transaction():
+            events = ledger.events_for(table_id, gaming_date)
+            result = replay_or_explain(table_id, events, catalog)
+            ledger.replace_table_day(table_id, gaming_date, result)
+        return ReplayCounts(
+            table_id, gaming_date, len(events), len(result.rounds), len(result.findings)
+        )
+
+    return with_ledger(db, replay)
+
+
+# ---------------------------------------------------------------------- close
+@dataclass
+class CloseSummary:
+    gaming_date: date
+    status: str
+    blocking: int
+    report_sha256: str
+    chain_sha256: str
+    totals: dict[str, Any]
+    files: list[Path]
+    report: dict[str, Any] = field(default_factory=dict)
+    """Everything the close states (pipeline.reports.close.day_report): tables, win by
+    wager, Forms, exceptions by code, blocking exceptions, dead letters."""
+
+
+def close_day(
+    db: Path,
+    gaming_date: date,
+    reports_dir: Path,
+    *,
+    reopen_reason: str | None = None,
+    actor: str = "nightly-audit",
+) -> CloseSummary:
+    """Close the gaming day: figures, Form register, blocking exceptions, row seals and the
+    hash chain. A day already closed is refused (a terminal error) unless ``reopen_reason``
+    is given: then it is reopened first, and the reopen is kept in the audit trail."""
+    from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+
+    def close(ledger: Ledger) -> CloseSummary:
+        row = ledger.con.execute(
+            "SELECT status FROM gaming_days WHERE gaming_date = ?", [gaming_date]
+        ).fetchone()
+        if reopen_reason and row is not None and row[0] != "REOPENED":
+            reopen_gaming_day(ledger, gaming_date, reopen_reason, actor)
+        closed = close_gaming_day(ledger, gaming_date, reports_dir, actor)
+        return CloseSummary(
+            gaming_date,
+            closed.status,
+            closed.blocking,
+            closed.report_sha256,
+            closed.chain_sha256,
+            dict(closed.report["totals"]),
+            list(closed.files),
+            closed.report,
+        )
+
+    return with_ledger(db, close)
+
+
+# ---------------------------------------------------------------------- quality
+@dataclass
+class QualitySummary:
+    gaming_date: date
+    success: bool
+    evaluated: int
+    failed: int
+    suites: dict[str, dict[str, Any]]
+    failing: list[str]
+    result_file: Path | None
+    seconds: float
+
+
+def quality_check(
+    db: Path, gaming_date: date, reports_dir: Path, catalog_path: Path = DEFAULT_CATALOG
+) -> QualitySummary:
+    """Run the Great Expectations suites; failing expectations are reported, not raised."""
+    from pipeline.quality import run_quality
+
+    with classified():
+        report = run_quality(db, gaming_date, reports_dir, catalog_path=catalog_path)
+    return QualitySummary(
+        gaming_date,
+        report.success,
+        report.evaluated,
+        report.failed,
+        {
+            s.name: {"success": s.success, "evaluated": s.evaluated, "failed": s.failed}
+            for s in report.suites
+        },
+        [f.headline() for f in report.failing()],
+        report.result_file,
+        report.seconds,
+    )
+
+
+# ---------------------------------------------------------------------- the whole job
+@dataclass
+class AuditResult:
+    """What a nightly audit did, step by step, with wall times in seconds."""
+
+    gaming_date: date
+    files: int
+    ingested: list[IngestResult]
+    replayed: list[ReplayCounts]
+    close: CloseSummary
+    quality: QualitySummary
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def deliveries(self) -> int:
+        return sum(i.deliveries for i in self.ingested)
+
+    @property
+    def dead_letters(self) -> int:
+        return sum(i.dead_letters for i in self.ingested)
+
+
+def last_closed_gaming_date(
+    now: datetime | None = None, day_starts: clock = DEFAULT_DAY_STARTS
+) -> date:
+    """The gaming date that ended at the most recent boundary before ``now`` (UTC)."""
+    now = now or datetime.now(UTC)
+    shifted = now - timedelta(hours=day_starts.hour, minutes=day_starts.minute)
+    return shifted.date() - timedelta(days=1)
+
+
+def to_replay(
+    tables: Sequence[str], gaming_date: date, ingested: Sequence[IngestResult], force: bool
+) -> list[str]:
+    """The tables of the date that ingest did not just replay (all of them with ``force``)."""
+    done = {t for i in ingested for t, d in i.table_days if d == gaming_date}
+    return [t for t in tables if force or t not in done]
+
+
+def run_audit_plain(
+    events_dir: Path,
+    db: Path,
+    gaming_date: date,
+    reports_dir: Path | None = None,
+    catalog_path: Path = DEFAULT_CATALOG,
+    *,
+    force_replay: bool = False,
+    reopen_reason: str | None = None,
+) -> AuditResult:
+    """The nightly audit without an orchestrator, step for step what ``nightly_audit`` runs
+    (the reference for measuring the orchestration overhead)."""
+    reports_dir = reports_dir if reports_dir is not None else db.parent / "reports"
+    seconds: dict[str, float] = {}
+    mark = time.perf_counter()
+    paths = event_paths(events_dir, gaming_date)
+    ingested = [ingest_file(db, p, catalog_path) for p in paths]
+    seconds["ingest"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    tables = to_replay(gaming_day_tables(db, gaming_date), gaming_date, ingested, force_replay)
+    replayed = [replay_table_day(db, t, gaming_date, catalog_path) for t in tables]
+    seconds["replay"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    closed = close_day(db, gaming_date, reports_dir, reopen_reason=reopen_reason)
+    seconds["close"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    checked = quality_check(db, gaming_date, reports_dir, catalog_path)
+    seconds["quality"] = time.perf_counter() - mark
+    return AuditResult(gaming_date, len(paths), ingested, replayed, closed, checked, seconds)

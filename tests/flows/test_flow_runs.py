@@ -1,0 +1,153 @@
+"""Real flow runs against the session's Prefect test server: the nightly audit of a small
+emulated day, the transient/terminal retry split, quality findings that do not fail a run,
+and a forced replay of a gaming day."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prefect import flow
+
+from flows import audit, steps
+from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.ingest.errors import TerminalError, TransientError
+from pipeline.ledger.store import Ledger
+from pipeline.reports.groundtruth import compare
+
+pytestmark = [pytest.mark.xdist_group("prefect"), pytest.mark.slow]
+
+GAMING_DATE = date(2026, 11, 24)
+SUBFLOWS = {"ingest", "replay-gaming-day", "close-gaming-day", "quality"}
+
+
+def _completed_flow_names() -> list[str]:
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        names = {f.id: f.name for f in client.read_flows()}
+        return [
+            names[r.flow_id]
+            for r in client.read_flow_runs()
+            if r.state is not None and r.state.is_completed()
+        ]
+
+
+def test_nightly_audit_of_a_small_emulated_day(
+    prefect_api: str, small_day: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "ledger.duckdb"
+    reports = tmp_path / "reports"
+
+    result = audit.nightly_audit(small_day, db, GAMING_DATE, reports)
+
+    # the ledger
+    with Ledger(db, read_only=True) as ledger:
+        (rounds,) = ledger.con.execute("SELECT count(*) FROM rounds").fetchone() or (0,)
+        (status,) = ledger.con.execute(
+            "SELECT status FROM gaming_days WHERE gaming_date = ?", [GAMING_DATE]
+        ).fetchone() or (None,)
+        truth = compare(ledger, small_day.parent / "faults.jsonl")
+    assert rounds > 100
+    assert truth.exact, truth.summary()
+    assert result.deliveries > 5000 and result.files == 2
+    # the close report and its hash chain
+    assert status == result.close.status
+    close_json = json.loads((reports / "close-2026-11-24.json").read_text())
+    assert close_json["chain_sha256"] == result.close.chain_sha256
+    assert [t["table_id"] for t in result.close.report["tables"]] == ["T01", "T02"]
+    assert (reports / "close-2026-11-24.html").exists()
+    # the quality results
+    quality = json.loads((reports / "quality-2026-11-24.json").read_text())
+    assert quality["evaluated"] == result.quality.evaluated > 60
+    assert [s["name"] for s in quality["suites"]] == ["raw_events", "ledger"]
+    # the same work as plain functions gives the same close
+    plain = steps.run_audit_plain(small_day, tmp_path / "plain.duckdb", GAMING_DATE, tmp_path)
+    assert plain.close.report_sha256 == result.close.report_sha256
+    assert plain.quality.failed == result.quality.failed
+    # the runs the server recorded
+    assert {"nightly-audit", *SUBFLOWS} <= set(_completed_flow_names())
+
+
+def test_the_writer_tag_has_a_concurrency_limit_of_one(prefect_api: str) -> None:
+    from prefect.client.orchestration import get_client
+
+    audit.ensure_writer_limit()  # idempotent
+    with get_client(sync_client=True) as client:
+        limit = client.read_concurrency_limit_by_tag(audit.WRITER_TAG)
+    assert limit.concurrency_limit == 1
+
+
+def test_transient_failure_is_retried_terminal_is_not(
+    prefect_api: str, small_day: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = steps.ingest_file
+    calls: list[str] = []
+    raised: dict[str, Exception] = {}
+
+    def flaky(db: Path, path: Path, catalog_path: Path = DEFAULT_CATALOG) -> Any:
+        calls.append(path.name)
+        if len(calls) == 1 and "first" in raised:
+            raise raised.pop("first")
+        if "always" in raised:
+            raise raised["always"]
+        return real(db, path, catalog_path)
+
+    monkeypatch.setattr(steps, "ingest_file", flaky)
+    task = audit.ingest_file_task.with_options(retry_delay_seconds=0)
+    path = steps.event_paths(small_day, GAMING_DATE)[0]
+
+    @flow
+    def load_one(db: Path) -> steps.IngestResult:
+        return task(db, path, DEFAULT_CATALOG)
+
+    raised["first"] = TransientError("the ledger is busy")
+    state = load_one(tmp_path / "a.duckdb", return_state=True)
+    assert state.is_completed()
+    assert calls == [path.name, path.name]  # failed once, retried once
+    assert state.result().deliveries > 0
+
+    calls.clear()
+    raised["always"] = TerminalError("bad bytes")
+    state = load_one(tmp_path / "b.duckdb", return_state=True)
+    assert state.is_failed()
+    assert calls == [path.name]  # never retried
+    with pytest.raises(TerminalError, match="bad bytes"):
+        state.result()
+
+
+def test_quality_findings_do_not_fail_the_flow(
+    prefect_api: str, faulty_day: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "ledger.duckdb"
+    for path in steps.event_paths(faulty_day, GAMING_DATE):
+        steps.ingest_file(db, path)
+
+    state = audit.quality(db, GAMING_DATE, tmp_path, return_state=True)
+
+    assert state.is_completed()
+    checked = state.result()
+    assert checked.failed >= 1 and not checked.success
+    assert any("once per status" in line for line in checked.failing)
+
+
+def test_replay_gaming_day_rederives_every_table_day(
+    prefect_api: str, small_day: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "ledger.duckdb"
+    for path in steps.event_paths(small_day, GAMING_DATE):
+        steps.ingest_file(db, path)
+    query = "SELECT * EXCLUDE (replayed_at) FROM table_day_summary ORDER BY ALL"
+    with Ledger(db, read_only=True) as ledger:
+        before = ledger.con.execute(query).fetchall()
+
+    replayed = audit.replay_gaming_day(db, GAMING_DATE)
+    skipped = audit.replay_gaming_day(db, GAMING_DATE, skip=["T01"])
+
+    assert [r.table_id for r in replayed] == ["T01", "T02"]
+    assert [r.table_id for r in skipped] == ["T02"]
+    with Ledger(db, read_only=True) as ledger:
+        assert ledger.con.execute(query).fetchall() == before

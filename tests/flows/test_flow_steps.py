@@ -1,0 +1,249 @@
+"""The nightly audit's steps as plain functions (no Prefect server): the error taxonomy that
+drives retries, the steps themselves on a small emulated day, and the retry condition."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from flows import steps
+from pipeline.config.catalog import CatalogError, load_catalog
+from pipeline.ingest.errors import TerminalError, TransientError
+from pipeline.ingest.sources import read_file
+from pipeline.ledger.store import Delivery, Ledger, LedgerError
+from pipeline.reports.groundtruth import compare
+
+GAMING_DATE = date(2026, 11, 24)
+
+
+def _ledger_error_from_lock() -> LedgerError:
+    try:
+        try:
+            raise duckdb.IOException('Could not set lock on file "x.duckdb"')
+        except duckdb.IOException as err:
+            raise LedgerError("cannot open the ledger") from err
+    except LedgerError as wrapped:
+        return wrapped
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (duckdb.IOException("Could not set lock on file"), TransientError),
+        (_ledger_error_from_lock(), TransientError),
+        (TimeoutError("slow"), TransientError),
+        (LedgerError("schema version 9 is newer than this program"), TerminalError),
+        (CatalogError("[x] must state ['decks']"), TerminalError),
+        (FileNotFoundError("no such file"), TerminalError),
+        (ValueError("bad rate"), TerminalError),
+        (RuntimeError("anything else"), TerminalError),
+    ],
+)
+def test_errors_are_classified_transient_or_terminal(exc: Exception, kind: type) -> None:
+    classified = steps.classify(exc)
+    assert type(classified) is kind
+    assert str(exc) in str(classified)
+
+
+def test_kafka_errors_follow_kafka_pythons_retriable_flag() -> None:
+    from kafka.errors import KafkaConfigurationError, KafkaTimeoutError
+
+    assert isinstance(steps.classify(KafkaTimeoutError("Unable to bootstrap")), TransientError)
+    assert isinstance(steps.classify(KafkaConfigurationError("bad config")), TerminalError)
+
+
+def test_pipeline_errors_keep_their_class() -> None:
+    transient, terminal = TransientError("locked"), TerminalError("bad bytes")
+    assert steps.classify(transient) is transient
+    assert steps.classify(terminal) is terminal
+    with pytest.raises(TransientError) as raised, steps.classified():
+        raise duckdb.IOException("Could not set lock on file")
+    assert isinstance(raised.value.__cause__, duckdb.IOException)
+
+
+def test_retry_condition_retries_transient_errors_only() -> None:
+    from prefect.states import Completed, Failed
+
+    from flows.audit import retry_transient
+
+    def retried(state: Any) -> bool:
+        return retry_transient(None, None, state)  # type: ignore[arg-type]
+
+    assert retried(Failed(data=TransientError("the ledger is busy")))
+    assert not retried(Failed(data=TerminalError("bad bytes")))
+    assert not retried(Failed(data=ValueError("unclassified")))
+    assert not retried(Completed(data=1))
+
+
+def test_writer_tasks_are_guarded_and_retry_transient_errors() -> None:
+    from prefect import Task
+
+    from flows import audit
+
+    writers: list[Task[Any, Any]] = [
+        audit.ingest_file_task,
+        audit.ingest_kafka_task,
+        audit.replay_table_day_task,
+        audit.close_day_task,
+    ]
+    readers: list[Task[Any, Any]] = [audit.list_tables_task, audit.quality_task]
+    for t in writers + readers:
+        assert t.retry_condition_fn is audit.retry_transient, t.name
+        assert t.retries == audit.RETRIES, t.name
+    assert all(audit.WRITER_TAG in t.tags for t in writers)
+    assert not any(audit.WRITER_TAG in t.tags for t in readers)
+
+
+def test_last_closed_gaming_date_turns_at_the_boundary() -> None:
+    assert steps.last_closed_gaming_date(datetime(2026, 11, 25, 6, 0, 1, tzinfo=UTC)) == date(
+        2026, 11, 24
+    )
+    assert steps.last_closed_gaming_date(datetime(2026, 11, 25, 5, 59, tzinfo=UTC)) == date(
+        2026, 11, 23
+    )
+
+
+def test_event_paths_prefer_the_gaming_date_directory(small_day: Path) -> None:
+    dated = steps.event_paths(small_day, GAMING_DATE)
+    assert [p.name for p in dated] == ["T01.avro", "T02.avro"]
+    assert steps.event_paths(small_day, date(2000, 1, 1)) == dated  # falls back to all files
+    with pytest.raises(TerminalError):
+        steps.event_paths(small_day / "missing", GAMING_DATE)
+
+
+def test_to_replay_skips_what_ingest_replayed() -> None:
+    ingested = [steps.IngestResult("T01.avro", table_days=[("T01", GAMING_DATE)])]
+    assert steps.to_replay(["T01", "T02"], GAMING_DATE, ingested, False) == ["T02"]
+    assert steps.to_replay(["T01", "T02"], GAMING_DATE, ingested, True) == ["T01", "T02"]
+
+
+def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    with Ledger(db, read_only=True) as ledger:
+        return ledger.con.execute(sql).fetchall()
+
+
+def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ledger.duckdb"
+    reports = tmp_path / "reports"
+    events = sum(
+        isinstance(i, Delivery) for p in steps.event_paths(small_day) for i in read_file(p)
+    )
+
+    first = steps.run_audit_plain(small_day, db, GAMING_DATE, reports)
+
+    assert first.files == 2
+    assert first.deliveries == events
+    assert first.replayed == []  # ingest replayed both table-days already
+    assert {p.name for p in first.close.files} == {
+        "close-2026-11-24.json",
+        "close-2026-11-24.csv",
+        "close-2026-11-24.html",
+    }
+    assert all(p.exists() for p in first.close.files)
+    assert first.quality.result_file == reports / "quality-2026-11-24.json"
+    assert first.quality.evaluated > 60
+    assert set(first.seconds) == {"ingest", "replay", "close", "quality"}
+    with Ledger(db, read_only=True) as ledger:
+        truth = compare(ledger, small_day.parent / "faults.jsonl")
+    assert truth.exact, truth.summary()
+
+    with pytest.raises(TerminalError, match="reopen it with a reason"):
+        steps.run_audit_plain(small_day, db, GAMING_DATE, reports)
+    again = steps.run_audit_plain(
+        small_day, db, GAMING_DATE, reports, reopen_reason="test: close again"
+    )
+
+    assert all(i.table_days == [] for i in again.ingested)  # nothing new was loaded
+    assert sorted(r.table_id for r in again.replayed) == ["T01", "T02"]
+    assert again.close.report_sha256 == first.close.report_sha256
+    assert again.close.chain_sha256 == first.close.chain_sha256
+    assert _rows(db, "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at") == [
+        ("CLOSE", "nightly-audit", first.close.status),
+        ("REOPEN", "nightly-audit", "test: close again"),
+        ("CLOSE", "nightly-audit", again.close.status),
+    ]
+
+
+def test_replaying_a_table_day_reproduces_its_rows(small_day: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ledger.duckdb"
+    for path in steps.event_paths(small_day, GAMING_DATE):
+        steps.ingest_file(db, path)
+    queries = [
+        "SELECT * FROM rounds ORDER BY ALL",
+        "SELECT * FROM settlements ORDER BY ALL",
+        "SELECT * EXCLUDE (replayed_at) FROM table_day_summary ORDER BY ALL",
+        "SELECT * FROM exceptions ORDER BY ALL",
+    ]
+    before = [_rows(db, q) for q in queries]
+
+    counts = steps.replay_table_day(db, "T01", GAMING_DATE)
+
+    assert counts.rounds > 0 and counts.events > counts.rounds
+    assert [_rows(db, q) for q in queries] == before
+    assert steps.gaming_day_tables(db, GAMING_DATE) == ["T01", "T02"]
+
+
+def test_a_ledger_locked_by_another_process_is_transient(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.duckdb"
+    with Ledger(db):
+        pass
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time\n"
+            f"con = duckdb.connect({str(db)!r})\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(TransientError, match="busy"):
+            steps.replay_table_day(db, "T01", GAMING_DATE)
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    steps.replay_table_day(db, "T01", GAMING_DATE)  # the lock is gone: the same call works
+
+
+def test_a_bad_catalog_is_terminal(small_day: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "catalog.toml"
+    bad.write_text("[broken]\ngame = 'PUNTO_BANCO'\n")
+    with pytest.raises(CatalogError):
+        load_catalog(bad)
+    with pytest.raises(TerminalError, match="must state"):
+        steps.ingest_file(tmp_path / "l.duckdb", steps.event_paths(small_day)[0], bad)
+
+
+@pytest.mark.broker
+def test_kafka_ingest_consumes_a_topic_until_idle(kafka_broker: str, tmp_path: Path) -> None:
+    from pipeline.simulate.faults import parse_faults
+    from pipeline.simulate.run import simulate
+    from pipeline.stream.producer import publish
+
+    topic = f"table-events-{uuid.uuid4().hex[:8]}"
+    day = simulate(2, 0.5, 4, parse_faults("none"), GAMING_DATE, load_catalog())
+    sent = publish(day, kafka_broker, topic=topic)
+    db = tmp_path / "ledger.duckdb"
+
+    first = steps.ingest_kafka(db, kafka_broker, topic, "flows-test", until_idle=1.0, max_batch=100)
+    again = steps.ingest_kafka(db, kafka_broker, topic, "flows-test", until_idle=1.0)
+
+    assert first.deliveries == first.messages == sent
+    assert first.batches >= 2
+    assert sorted(first.table_days) == [("T01", GAMING_DATE), ("T02", GAMING_DATE)]
+    assert sum(first.next_offsets.values()) == sent
+    assert again.messages == 0  # resumed at the offsets stored in the ledger
+    assert _rows(db, "SELECT count(*) FROM deliveries") == [(sent,)]
