@@ -10,7 +10,6 @@ timeout) or :class:`~pipeline.ingest.errors.TerminalError` (retrying cannot help
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,11 +22,11 @@ from typing import Any, TypeVar
 import duckdb
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
-from pipeline.events import default_codec
 from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
-from pipeline.ingest.sources import DeadLetter, event_files, read_file
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch, replay_or_explain
-from pipeline.ledger.store import Delivery, Ledger, LedgerError
+from pipeline.ingest.files import ingest_files
+from pipeline.ingest.sources import event_files
+from pipeline.ingest.stage import DEFAULT_DAY_STARTS, replay_or_explain
+from pipeline.ledger.store import Ledger, LedgerError
 
 T = TypeVar("T")
 
@@ -112,33 +111,15 @@ def ingest_file(
     catalog_path: Path = DEFAULT_CATALOG,
     day_starts: clock = DEFAULT_DAY_STARTS,
 ) -> IngestResult:
-    """Load one Avro container file (one batch) and replay every table-day it touched; the
-    file's digest is recorded in the same transaction (the day close chains it)."""
+    """Load one Avro container file (one batch) and replay every table-day it touched, through
+    :func:`pipeline.ingest.files.ingest_files` (its digest recorded in the same transaction,
+    a file already loaded skipped). ``day_starts`` must be the ledger's boundary."""
+    if day_starts != DEFAULT_DAY_STARTS:
+        raise TerminalError(
+            f"the file path assigns gaming days at {DEFAULT_DAY_STARTS}; got {day_starts}"
+        )
     started = time.perf_counter()
-    with classified():
-        catalog = load_catalog(catalog_path)
-        data = path.read_bytes()
-        batch: list[Delivery] = []
-        letters: list[DeadLetter] = []
-        for item in read_file(path, default_codec()):
-            if isinstance(item, Delivery):
-                batch.append(item)
-            else:
-                letters.append(item)
-    digest = hashlib.sha256(data).hexdigest()
-    report = with_ledger(
-        db,
-        lambda ledger: load_batch(
-            ledger,
-            batch,
-            letters,
-            catalog,
-            day_starts=day_starts,
-            in_same_transaction=lambda tx: tx.record_input_file(
-                path.name, digest, len(data), len(batch)
-            ),
-        ),
-    )
+    report = with_ledger(db, lambda ledger: ingest_files(ledger, [path], catalog_path, 1))
     return IngestResult(
         path.name,
         report.deliveries,
