@@ -269,8 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--faults", default="all")
     p.add_argument("--date", type=date.fromisoformat, default=date(2026, 11, 24))
-    p.add_argument("--plain", action="store_true",
-                   help="run the audit steps as plain functions, without Prefect")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="run the audit steps as plain functions, without Prefect",
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("simulate", help="emulate tables and write their events")

@@ -27,12 +27,21 @@ def run_demo(args: argparse.Namespace) -> int:
     out: Path = args.out
     db = out / "ledger.duckdb"
     started = time.perf_counter()
-    written = simulate_to_files(args.tables, args.hours, args.seed, parse_faults(args.faults),
-                                args.date, out, load_catalog(args.rules))
+    written = simulate_to_files(
+        args.tables,
+        args.hours,
+        args.seed,
+        parse_faults(args.faults),
+        args.date,
+        out,
+        load_catalog(args.rules),
+    )
     t_sim = time.perf_counter()
-    print(f"1. emulated {args.tables} tables for {args.hours:g} h of gaming day {args.date}: "
-          f"{written.events:,} events, {len(written.faults)} injected faults "
-          f"({t_sim - started:.1f} s) -> {written.paths[0].parent}")
+    print(
+        f"1. emulated {args.tables} tables for {args.hours:g} h of gaming day {args.date}: "
+        f"{written.events:,} events, {len(written.faults)} injected faults "
+        f"({t_sim - started:.1f} s) -> {written.paths[0].parent}"
+    )
 
     db.unlink(missing_ok=True)
     for stale in (out / "reports").glob(f"*{args.date.isoformat()}*"):
@@ -43,42 +52,53 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.plain:
         audit = run_audit_plain(events_dir, db, args.date, out / "reports", args.rules)
     else:
-        audit = run_nightly_audit_via_server(events_dir, db, args.date, out / "reports",
-                                             args.rules)
+        audit = run_nightly_audit_via_server(events_dir, db, args.date, out / "reports", args.rules)
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in audit.seconds.items())
-    print(f"   replayed {audit.deliveries:,} events into {db}; {audit.dead_letters} dead "
-          f"letters ({steps})")
+    print(
+        f"   replayed {audit.deliveries:,} events into {db}; {audit.dead_letters} dead "
+        f"letters ({steps})"
+    )
     totals = audit.close.totals
-    print(f"3. closed gaming day {args.date}: handle {money(totals['handle_cents'])}, win "
-          f"{money(totals['win_cents'])} ({totals['hold_pct']} % of handle), vigorish "
-          f"collected {money(totals['vig_collected_cents'])}, complimentary (Forms) "
-          f"{money(totals['comp_vig_cents'])}; {audit.close.blocking} blocking exceptions")
+    print(
+        f"3. closed gaming day {args.date}: handle {money(totals['handle_cents'])}, win "
+        f"{money(totals['win_cents'])} ({totals['hold_pct']} % of handle), vigorish "
+        f"collected {money(totals['vig_collected_cents'])}, complimentary (Forms) "
+        f"{money(totals['comp_vig_cents'])}; {audit.close.blocking} blocking exceptions"
+    )
     print(f"   report {audit.close.files[-1]} (chain {audit.close.chain_sha256[:16]})")
-    print(f"   data quality: {'passed' if audit.quality.success else 'FAILED'} "
-          f"({audit.quality.evaluated - audit.quality.failed}/{audit.quality.evaluated} "
-          f"expectations met) -> {audit.quality.result_file}")
+    print(
+        f"   data quality: {'passed' if audit.quality.success else 'FAILED'} "
+        f"({audit.quality.evaluated - audit.quality.failed}/{audit.quality.evaluated} "
+        f"expectations met) -> {audit.quality.result_file}"
+    )
     for line in audit.quality.failing[:5]:
         print(f"     {line}")
     print("\n   table  game           rounds        handle          win   exceptions")
     for t in audit.close.report["tables"]:
-        print(f"   {t['table_id']:<6} {t['game']:<14} {t['rounds']:>6} "
-              f"{money(t['handle_cents']):>13} {money(t['win_cents']):>12} "
-              f"{t['exceptions']:>10}")
+        print(
+            f"   {t['table_id']:<6} {t['game']:<14} {t['rounds']:>6} "
+            f"{money(t['handle_cents']):>13} {money(t['win_cents']):>12} "
+            f"{t['exceptions']:>10}"
+        )
     with Ledger(db, read_only=True) as ledger:
         print("\n   exceptions by code:")
         for code, severity, count in ledger.con.execute(
-                "SELECT code, severity, count(*) FROM exceptions GROUP BY ALL "
-                "ORDER BY 3 DESC, 1 LIMIT 8").fetchall():
+            "SELECT code, severity, count(*) FROM exceptions GROUP BY ALL "
+            "ORDER BY 3 DESC, 1 LIMIT 8"
+        ).fetchall():
             print(f"   {count:>5}  {severity:<8} {code}")
         sample = ledger.con.execute(
             "SELECT severity, code, table_id, round_id, message FROM exceptions "
             "WHERE severity_rank >= 3 AND round_id IS NOT NULL "
-            "ORDER BY severity_rank DESC, code, table_id, round_id LIMIT 3").fetchall()
+            "ORDER BY severity_rank DESC, code, table_id, round_id LIMIT 3"
+        ).fetchall()
         print("\n   for example:")
         for severity, code, table, rnd, message in sample:
             print(f"   [{severity}] {code} table {table} round {rnd}:\n      {message}")
         truth = compare(ledger, out / "faults.jsonl")
     print(f"\n4. ground truth: {truth.summary()}")
-    print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `baccarat-audit exceptions "
-          f"--db {db}`, `make dashboard`.")
+    print(
+        f"\nDone in {time.perf_counter() - started:.1f} s. Next: `baccarat-audit exceptions "
+        f"--db {db}`, `make dashboard`."
+    )
     return 0 if truth.exact else 1

@@ -19,4 +19,3 @@ def kafka_broker() -> Iterator[str]:
     """
     with local_broker() as bootstrap:
         yield bootstrap
-
