@@ -144,6 +144,7 @@ class TableReplay:
         self.passed_from_loss = False
         self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
         self.suivi_seat: int | None = None
+        self.after_voluntary_pass = False
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -694,7 +695,9 @@ class TableReplay:
         problem = banker_wager_problem(self.banker_last, self.bid_amount, amount)
         if problem:
             self.find(
-                "CF-4.6b-BANKER-LIMITS",
+                # 4.11(c): after a voluntary pass the new Banker wagers from the previous
+                # Banker's last wager up to twice it.
+                "CF-4.11c-VOLUNTARY-PASS" if self.after_voluntary_pass else "CF-4.6b-BANKER-LIMITS",
                 Severity.HIGH,
                 f"{problem} (seat {seat}).",
                 seat=seat,
@@ -702,6 +705,7 @@ class TableReplay:
                 actual=amount,
                 event_ids=(e.event_id,),
             )
+        self.after_voluntary_pass = False
         self.banker_seat, self.banker_last, self.bid_amount = seat, amount, None
 
     def on_PlayerBancoWager(self, e: TableEvent) -> None:
@@ -715,7 +719,8 @@ class TableReplay:
         to_seat = e.get("to_seat")
         self.banker_seat = int(to_seat) if to_seat is not None else None
         self.suivi_seat = None
-        if not e.get("voluntary"):
+        self.after_voluntary_pass = bool(e.get("voluntary"))
+        if not self.after_voluntary_pass:
             # 4.11(b): a mandatory pass sets no wager floor; 4.11(c) (voluntary) keeps the
             # previous Banker's last wager as the new Banker's floor.
             self.banker_last = None

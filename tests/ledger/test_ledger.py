@@ -140,3 +140,33 @@ def test_gaming_date_boundary() -> None:
     midnight_utc = 1_795_478_400_000_000  # 2026-11-24T00:00:00Z
     assert gaming_date_of(midnight_utc, time(6, 0)) == date(2026, 11, 23)
     assert gaming_date_of(midnight_utc + 6 * 3600 * 1_000_000, time(6, 0)) == date(2026, 11, 24)
+
+
+def test_unknown_rules_become_a_contract_exception_not_a_crash(
+    tmp_path: Path, day: dict[str, list[TableEvent]]
+) -> None:
+    """NJ-DATA-CONTRACT: a table opened under rules the catalog lacks is one exception naming
+    the rules id; the other tables load normally and the pipeline keeps running."""
+    events = {t: list(e) for t, e in day.items()}
+    first = events["T01"][0]
+    assert first.payload_type == "TableOpened"
+    events["T01"][0] = TableEvent(
+        first.event_id,
+        first.table_id,
+        first.device_id,
+        first.seq,
+        first.occurred_at,
+        first.payload_type,
+        {**first.fields, "rules_id": "not-filed"},
+    )
+    with Ledger(tmp_path / "l.duckdb") as ledger:
+        load(ledger, [deliveries(events)])
+        rows = ledger.con.execute(
+            "SELECT table_id, code, message FROM exceptions WHERE code = 'NJ-DATA-CONTRACT'"
+        ).fetchall()
+        others = ledger.con.execute(
+            "SELECT count(*) FROM rounds WHERE table_id <> 'T01'"
+        ).fetchone()
+    assert len(rows) == 1 and rows[0][0] == "T01"
+    assert "'not-filed'" in rows[0][2] and "catalog" in rows[0][2]
+    assert others is not None and others[0] > 100

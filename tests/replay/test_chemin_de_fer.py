@@ -232,3 +232,24 @@ def test_bank_passed_after_a_loss_but_not_after_a_stand_off() -> None:
     b.end_shoe()
     assert tie.bank_passed is None and loss.bank_passed is not None
     assert b.replay().findings == []
+
+
+@pytest.mark.rule("CF-4.11c-VOLUNTARY-PASS")
+@pytest.mark.parametrize(
+    ("wager", "expected"), [(150_000, []), (300_000, ["CF-4.11c-VOLUNTARY-PASS"])]
+)
+def test_voluntary_pass_binds_the_next_banker(wager: int, expected: list[str]) -> None:
+    """CF-4.11c-VOLUNTARY-PASS, N.J.A.C. 19:47-4.11(c): after a voluntary relinquishment the
+    next Banker wagers "equal to, but not more than twice, the amount of the previous
+    Banker's last wager"."""
+    b = cf()
+    b.round(**BANKER_WINS, bank=bank(1, 100_000, SEUL5, bids={1: 100_000}))
+    passed = b.emit("pit", "BankPassed", seat=1, to_seat=5, voluntary=True, round_id=None)
+    b.round(**BANKER_WINS, bank=bank(5, wager, (1, "BANCO_SEUL", None)))
+    result = b.replay()
+    assert codes(result) == expected
+    if expected:
+        f = only(result, "CF-4.11c-VOLUNTARY-PASS")
+        assert (f.seat, f.expected_cents, f.actual_cents) == (5, 100_000, 300_000)
+        assert "exceeds twice the previous wager" in f.message
+        assert passed not in f.event_ids  # the evidence is the new Banker's wager
