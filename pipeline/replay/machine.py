@@ -145,6 +145,7 @@ class TableReplay:
         self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
         self.suivi_seat: int | None = None
         self.after_voluntary_pass = False
+        self.drawn_in_error: TableEvent | None = None
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -343,7 +344,23 @@ class TableReplay:
             return
         if self.irregularity is not None and not self.round.simulated:
             self._close_irregularity(None)
+        if self.drawn_in_error is not None and not self.round.simulated:
+            self._check_drawn_in_error(dealt)
         self.round.cards.append(dealt)
+
+    def _check_drawn_in_error(self, first: DealtCard) -> None:
+        """3.12(b): the card drawn in error (undisclosed) opens the next hand of play."""
+        report, self.drawn_in_error = self.drawn_in_error, None
+        assert report is not None
+        if first.position != int(report.get("position")):
+            self.find(
+                "PB-3.12b-DRAWN-IN-ERROR",
+                Severity.MEDIUM,
+                f"The card drawn in error at shoe position {report.get('position')} was not "
+                f"the first card of the next hand (it began at position {first.position}); "
+                "N.J.A.C. 19:47-3.12(b).",
+                event_ids=(report.event_id, first.event_id),
+            )
 
     def _unattributable(self, e: TableEvent) -> None:
         """An event of a round that is not the one in play (its RoundStarted was lost or came
@@ -399,6 +416,10 @@ class TableReplay:
         self._close_irregularity(None)
         rules = self.require_rules()
         kind = str(e.get("kind"))
+        if kind == "CARD_DRAWN_IN_ERROR" and e.get("position") is not None:
+            # 3.12(b): an undisclosed card drawn in error is the next hand's first card.
+            self.drawn_in_error = e
+            return
         rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
         if rank is None:
             return

@@ -439,3 +439,49 @@ def test_card_face_up_in_the_shoe_handled_correctly() -> None:
     around(b)
     b.end_shoe()
     assert b.replay().findings == []
+
+
+@pytest.mark.parametrize("discarded", [False, True])
+@pytest.mark.rule("PB-3.12b-DRAWN-IN-ERROR")
+def test_undisclosed_card_drawn_in_error_opens_the_next_hand(discarded: bool) -> None:
+    """PB-3.12b-DRAWN-IN-ERROR, N.J.A.C. 19:47-3.12(b): 'A card drawn in error from the shoe
+    shall be used as the first card of the next hand of play'; discarding it instead is
+    found."""
+    b = table("pb-5-classic")
+    around(b)
+    position = b.position
+    report = b.emit(
+        "pit",
+        "IrregularityReported",
+        round_id=None,
+        kind="CARD_DRAWN_IN_ERROR",
+        procedure=None,
+        card_rank=None,
+        card_suit=None,
+        note=None,
+        shoe_id=b.shoe_id,
+        position=position,
+        reported_by="DLR-1",
+    )
+    if discarded:
+        b.emit(
+            "shoe",
+            "CardDealt",
+            shoe_id=b.shoe_id,
+            round_id=None,
+            position=position,
+            rank="NINE",
+            suit="CLUBS",
+            hand="DISCARD",
+            face_up=False,
+        )
+        b.position += 1
+    nxt = b.round(**ROUND)
+    result = b.replay()
+    if not discarded:
+        assert codes(result) == []
+        return
+    f = only(result, "PB-3.12b-DRAWN-IN-ERROR")
+    assert (f.severity, f.round_id) == (Severity.MEDIUM, nxt.round_id)
+    assert f.event_ids[0] == report
+    assert f"position {position} was not the first card of the next hand" in f.message
