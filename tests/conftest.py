@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from pipeline.rules.codes import RULE_CODES
 from pipeline.stream.broker import local_broker
 
 
@@ -19,3 +20,13 @@ def kafka_broker() -> Iterator[str]:
     """
     with local_broker() as bootstrap:
         yield bootstrap
+
+
+@pytest.fixture(autouse=True)
+def _rule_codes_exist(request: pytest.FixtureRequest) -> None:
+    """A ``rule`` marker (the rule codes a test checks, from the N.J.A.C. 19:47 rule-code
+    table :data:`pipeline.rules.codes.RULE_CODES`) must name codes that exist."""
+    for marker in request.node.iter_markers("rule"):
+        assert marker.args, f"{request.node.nodeid}: @pytest.mark.rule needs at least one code"
+        unknown = [code for code in marker.args if code not in RULE_CODES]
+        assert not unknown, f"{request.node.nodeid}: unknown rule code(s) {unknown}"

@@ -39,6 +39,7 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.events import EventDecodeError, default_codec
 from pipeline.events.convert import from_record, to_record
 from pipeline.events.model import TableEvent
+from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import DATE_FIELDS, Ledger
 from pipeline.rules.codes import RULE_CODES
 
@@ -47,18 +48,8 @@ MANIFEST = "manifest.json"
 EVENTS = "events.avro"
 DELIVERIES = "deliveries.csv"
 
-DERIVED_FILES: tuple[str, ...] = (
-    "rounds",
-    "cards",
-    "wagers",
-    "settlements",
-    "vig_ledger",
-    "comp_vig_forms",
-    "form_series",
-    "form_events",
-    "exceptions",
-    "table_day_summary",
-)
+DERIVED_FILES: tuple[str, ...] = tuple(t for t in DERIVED_TABLES if t != "table_day_win")
+"""The derived tables a bundle carries (table_day_win is a per-day aggregate of settlements)."""
 _DELIVERY_COLUMNS = (
     "source",
     "position",
