@@ -1,0 +1,504 @@
+"""Kafka path (issue 5): throughput of the streaming consumer against raw kafka-python
+consumption of the same topic (target >= 80 %), and end-to-end latency at a steady rate.
+
+    python benchmarks/bench_kafka.py [--tables 6] [--hours 6] [--batches 5000,50000]
+        [--rate 5000] [--latency-max-batch 5000,50000] [--latency-tables 6]
+        [--latency-hours 6] [--skip-latency]
+
+Everything runs against the bundled in-memory tansu broker
+(:func:`pipeline.stream.broker.local_broker`), started once for the whole run.
+
+Throughput: an emulated day is published to a fresh topic, then, once per ``max_batch``
+value, (a) a group-less KafkaConsumer assigned every partition reads the whole topic
+(values untouched) until the known message count is reached (best of three), and (b)
+``run_consumer`` loads the same topic into a fresh DuckDB ledger with a fresh group. The
+pipeline's time runs from the first batch's poll to the last batch's ledger commit
+(``on_batch`` reports, ``BatchReport.seconds`` giving the first batch's start), so the
+group join and the final idle wait are excluded; ``ConsumerReport.busy_seconds`` is
+reported too.
+
+Latency: a producer in a separate process sends pre-encoded events of an emulated day
+(tables interleaved, each in its own order) at a steady rate while ``run_consumer`` runs,
+once per latency ``max_batch``; when a rate is not sustained (see :func:`sustained`) it
+is halved and the run repeated. Per event: latency = (moment the ledger transaction
+holding its offset committed, taken in ``on_batch``) - (moment the producer called
+``send()`` for it), both CLOCK_MONOTONIC. For exceptions: the latency of the latest-sent
+of their ``source_event_ids``, i.e. from the send of the event that completed the
+evidence to the commit that made the row visible in DuckDB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import multiprocessing as mp
+import pickle
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import save
+
+from pipeline.config.catalog import load_catalog
+from pipeline.events import default_codec
+from pipeline.events.convert import to_record
+from pipeline.ledger.store import Ledger
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import SimulationResult, simulate
+from pipeline.stream.broker import local_broker
+from pipeline.stream.consumer import BatchReport, ConsumerReport, run_consumer
+from pipeline.stream.producer import DEFAULT_BATCH_SIZE, DEFAULT_LINGER_MS, publish
+from pipeline.stream.settings import KafkaSettings
+from pipeline.stream.topics import ensure_topics, partitions_for
+
+DAY = date(2026, 11, 24)
+SEED = 3
+IDLE = 3.0
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), nearest rank."""
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def dist(values: list[float]) -> dict[str, float | int]:
+    if not values:
+        return {"count": 0}
+    return {
+        "count": len(values),
+        "p50_ms": pct(values, 50) * 1000,
+        "p90_ms": pct(values, 90) * 1000,
+        "p99_ms": pct(values, 99) * 1000,
+        "max_ms": max(values) * 1000,
+        "mean_ms": statistics.fmean(values) * 1000,
+    }
+
+
+@dataclass
+class Commits:
+    """Commit moments of the consumer's batches, per partition, from ``on_batch``."""
+
+    first_start: float | None = None
+    last_commit: float = 0.0
+    messages: int = 0
+    batch_sizes: list[int] = field(default_factory=list)
+    batch_seconds: list[float] = field(default_factory=list)
+    by_partition: dict[int, tuple[list[int], list[float]]] = field(default_factory=dict)
+    done: threading.Event = field(default_factory=threading.Event)
+    expected: int = 0
+
+    def on_batch(self, batch: BatchReport) -> None:
+        now = time.monotonic()
+        if self.first_start is None:
+            self.first_start = now - batch.seconds
+        self.last_commit = now
+        self.messages += batch.messages
+        self.batch_sizes.append(batch.messages)
+        self.batch_seconds.append(batch.seconds)
+        for partition, next_offset in batch.next_offsets.items():
+            ends, moments = self.by_partition.setdefault(partition, ([], []))
+            ends.append(next_offset)
+            moments.append(now)
+        if self.expected and self.messages >= self.expected:
+            self.done.set()
+
+    def committed_at(self, partition: int, offset: int) -> float | None:
+        """When the batch holding ``offset`` committed (next offsets only move forward)."""
+        ends, moments = self.by_partition.get(partition, ([], []))
+        i = bisect.bisect_right(ends, offset)
+        return moments[i] if i < len(moments) else None
+
+
+def settings_for(bootstrap: str, topic: str, group: str) -> KafkaSettings:
+    return KafkaSettings(bootstrap_servers=bootstrap, topic=topic, group_id=group)
+
+
+# ---------------------------------------------------------------------------- throughput
+def raw_consume(bootstrap: str, topic: str, expected: int, max_records: int) -> float:
+    """Seconds for a group-less KafkaConsumer to read ``expected`` messages of ``topic``."""
+    started = time.monotonic()
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        max_poll_records=max_records,
+        client_id="bench-raw",
+    )
+    try:
+        parts = consumer.partitions_for_topic(topic) or set()
+        consumer.assign([TopicPartition(topic, p) for p in sorted(parts)])
+        consumer.seek_to_beginning()
+        seen = 0
+        while seen < expected:
+            for records in consumer.poll(timeout_ms=500, max_records=max_records).values():
+                seen += len(records)
+            if time.monotonic() - started > 600:
+                raise RuntimeError(f"raw consumer stuck at {seen}/{expected} messages")
+        return time.monotonic() - started
+    finally:
+        consumer.close(autocommit=False)
+
+
+def pipeline_consume(
+    settings: KafkaSettings, db: Path, catalog: Any, max_batch: int, expected: int
+) -> tuple[ConsumerReport, Commits]:
+    commits = Commits(expected=expected)
+    report = run_consumer(
+        settings,
+        db,
+        catalog,
+        until_idle=IDLE,
+        max_batch=max_batch,
+        on_batch=commits.on_batch,
+        create_topics=False,
+    )
+    if report.events + report.dead_letters != expected:
+        raise RuntimeError(f"pipeline consumed {report.messages} of {expected} messages")
+    return report, commits
+
+
+def throughput(
+    bootstrap: str, day: SimulationResult, batches: list[int], catalog: Any, work: Path
+) -> dict[str, Any]:
+    topic = "bench-throughput"
+    settings = settings_for(bootstrap, topic, "bench-unused")
+    ensure_topics(settings)
+    started = time.monotonic()
+    sent = publish(day, bootstrap, topic, settings)
+    publish_s = time.monotonic() - started
+    out: dict[str, Any] = {
+        "topic_partitions": partitions_for(settings),
+        "messages": sent,
+        "publish_s": publish_s,
+        "publish_events_per_s": sent / publish_s,
+        "runs": [],
+    }
+    for max_batch in batches:
+        raw_s = min(raw_consume(bootstrap, topic, sent, max_batch) for _ in range(3))
+        group = f"bench-tp-{max_batch}-{time.monotonic_ns()}"
+        report, commits = pipeline_consume(
+            settings_for(bootstrap, topic, group),
+            work / f"throughput-{max_batch}.duckdb",
+            catalog,
+            max_batch,
+            sent,
+        )
+        assert commits.first_start is not None
+        span = commits.last_commit - commits.first_start
+        raw_rate = sent / raw_s
+        pipe_rate = report.events / span
+        run = {
+            "max_batch": max_batch,
+            "raw_kafka_python_s": raw_s,
+            "raw_events_per_s": raw_rate,
+            "pipeline_first_poll_to_last_commit_s": span,
+            "pipeline_events_per_s": pipe_rate,
+            "pipeline_busy_s": report.busy_seconds,
+            "pipeline_busy_events_per_s": report.events_per_second,
+            "pipeline_elapsed_s": report.elapsed,
+            "group_join_s": report.join_seconds,
+            "batches": report.batches,
+            "median_batch_messages": statistics.median(commits.batch_sizes),
+            "table_day_replays": report.table_days_replayed,
+            "exceptions": report.exceptions,
+            "ratio_pipeline_to_raw": pipe_rate / raw_rate,
+        }
+        out["runs"].append(run)
+        print(
+            f"  max_batch {max_batch}: raw {raw_rate:,.0f} events/s, pipeline "
+            f"{pipe_rate:,.0f} events/s ({report.batches} batches), ratio "
+            f"{pipe_rate / raw_rate:.1%}",
+            flush=True,
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------- latency
+def paced_producer(
+    bootstrap: str,
+    topic: str,
+    messages_file: str,
+    rate: float,
+    go: Any,
+    out_file: str,
+) -> None:
+    """Child process: send pre-encoded (key, value) pairs at ``rate`` per second; write
+    [(send_monotonic, partition, offset)] per message index to ``out_file``."""
+    messages: list[tuple[bytes, bytes]] = pickle.loads(Path(messages_file).read_bytes())
+    producer = KafkaProducer(
+        **KafkaSettings(bootstrap_servers=bootstrap, topic=topic).producer_kwargs(
+            acks="all",
+            enable_idempotence=True,
+            linger_ms=DEFAULT_LINGER_MS,
+            batch_size=DEFAULT_BATCH_SIZE,
+        )
+    )
+    producer.partitions_for(topic)  # metadata fetched before the clock starts
+    sent_at = [0.0] * len(messages)
+    placed: list[tuple[int, int]] = [(-1, -1)] * len(messages)
+
+    def acked(index: int) -> Any:
+        def callback(meta: Any) -> None:
+            placed[index] = (meta.partition, meta.offset)
+
+        return callback
+
+    go.wait()
+    start = time.monotonic()
+    for i, (key, value) in enumerate(messages):
+        due = start + i / rate
+        delay = due - time.monotonic()
+        if delay > 0.0005:
+            time.sleep(delay)
+        sent_at[i] = time.monotonic()
+        producer.send(topic, key=key, value=value).add_callback(acked(i))
+    producer.flush()
+    producer.close()
+    produced = {
+        "sent": [(sent_at[i], *placed[i]) for i in range(len(messages))],
+        "send_span_s": sent_at[-1] - sent_at[0],
+    }
+    Path(out_file).write_bytes(pickle.dumps(produced))
+
+
+def interleave(day: SimulationResult) -> list[Any]:
+    """All events, tables interleaved evenly, each table in its own (delivery) order."""
+    keyed: list[tuple[float, str, Any]] = []
+    for table_id, events in day.events_by_table.items():
+        n = len(events)
+        keyed.extend(((i + 0.5) / n, table_id, e) for i, e in enumerate(events))
+    keyed.sort(key=lambda k: (k[0], k[1]))
+    return [e for _, _, e in keyed]
+
+
+def latency_run(
+    bootstrap: str,
+    day: SimulationResult,
+    rate: float,
+    max_batch: int,
+    catalog: Any,
+    work: Path,
+    tag: str,
+) -> dict[str, Any]:
+    codec = default_codec()
+    events = interleave(day)
+    messages = [(e.table_id.encode("utf-8"), codec.encode(to_record(codec, e))) for e in events]
+    messages_file = work / f"messages-{tag}.pickle"
+    out_file = work / f"sent-{tag}.pickle"
+    messages_file.write_bytes(pickle.dumps(messages))
+    topic = f"bench-latency-{tag}"
+    settings = settings_for(bootstrap, topic, f"bench-lat-{tag}")
+    ensure_topics(settings)
+    db = work / f"latency-{tag}.duckdb"
+    commits = Commits(expected=len(messages))
+    stop = threading.Event()
+    reports: list[ConsumerReport] = []
+
+    def consume() -> None:
+        reports.append(
+            run_consumer(
+                settings,
+                db,
+                catalog,
+                until_idle=None,
+                stop=stop,
+                max_batch=max_batch,
+                on_batch=commits.on_batch,
+                create_topics=False,
+            )
+        )
+
+    ctx = mp.get_context("spawn")
+    go = ctx.Event()
+    producer = ctx.Process(
+        target=paced_producer,
+        args=(bootstrap, topic, str(messages_file), rate, go, str(out_file)),
+    )
+    producer.start()
+    consumer = threading.Thread(target=consume, name="bench-consumer")
+    consumer.start()
+    time.sleep(6.0)  # tansu holds a group's first join ~3 s; let it settle before sending
+    go.set()
+    producer.join()
+    if producer.exitcode != 0:
+        stop.set()
+        consumer.join()
+        raise RuntimeError(f"producer process failed with exit code {producer.exitcode}")
+    caught_up = commits.done.wait(timeout=300)
+    stop.set()
+    consumer.join()
+    if not caught_up:
+        raise RuntimeError(f"consumer committed {commits.messages} of {len(messages)} messages")
+    report = reports[0]
+    produced = pickle.loads(out_file.read_bytes())
+    sent: list[tuple[float, int, int]] = produced["sent"]
+    latency: list[float] = []
+    by_event: dict[str, float] = {}
+    order: dict[str, int] = {}
+    for index, (event, (sent_at, partition, offset)) in enumerate(zip(events, sent, strict=True)):
+        committed = commits.committed_at(partition, offset)
+        if committed is None:
+            raise RuntimeError(f"no commit found for partition {partition} offset {offset}")
+        latency.append(committed - sent_at)
+        by_event[event.event_id] = committed - sent_at  # a duplicate keeps its later copy
+        order[event.event_id] = index
+    with Ledger(db, read_only=True) as ledger:
+        rows = ledger.con.execute("SELECT source_event_ids FROM exceptions").fetchall()
+    exception_latency = []
+    for (ids,) in rows:
+        known = [i for i in ids or [] if i in order]
+        if known:
+            exception_latency.append(by_event[max(known, key=order.__getitem__)])
+    send_span = produced["send_span_s"]
+    tail = commits.last_commit - max(s for s, _, _ in sent)
+    return {
+        "target_rate_events_per_s": rate,
+        "achieved_send_rate_events_per_s": (len(sent) - 1) / send_span,
+        "events": len(sent),
+        "max_batch": max_batch,
+        "batches": report.batches,
+        "median_batch_messages": statistics.median(commits.batch_sizes),
+        "median_batch_s": statistics.median(commits.batch_seconds),
+        "max_batch_s": max(commits.batch_seconds),
+        "batch_trace": [
+            {"messages": m, "seconds": round(t, 3)}
+            for m, t in zip(commits.batch_sizes, commits.batch_seconds, strict=True)
+        ],
+        "last_send_to_last_commit_s": tail,
+        "exceptions_in_ledger": len(rows),
+        "exceptions_with_known_source_events": len(exception_latency),
+        "latency_all_events": dist(latency),
+        "latency_exceptions": dist(exception_latency),
+        "latency_first_half_p99_ms": pct(latency[: len(latency) // 2], 99) * 1000,
+        "latency_second_half_p99_ms": pct(latency[len(latency) // 2 :], 99) * 1000,
+    }
+
+
+def sustained(run: dict[str, Any]) -> bool:
+    """The pipeline kept up: the send rate held, batches were not pinned at ``max_batch``
+    (a consumer that is behind always fills them), and the backlog left when the producer
+    stopped drained within about two batch times. Batch times themselves grow during the
+    run, since every batch re-derives its whole table-days."""
+    return bool(
+        run["achieved_send_rate_events_per_s"] >= 0.95 * run["target_rate_events_per_s"]
+        and run["median_batch_messages"] < 0.9 * run["max_batch"]
+        and run["last_send_to_last_commit_s"] < 2 * run["max_batch_s"] + 1.0
+    )
+
+
+# ---------------------------------------------------------------------------- main
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=6)
+    parser.add_argument("--hours", type=float, default=6.0)
+    parser.add_argument("--faults", default="all")
+    parser.add_argument("--batches", default="5000,50000", help="max_batch values, comma-separated")
+    parser.add_argument("--rate", type=float, default=5000.0, help="target events/s (latency)")
+    parser.add_argument("--latency-tables", type=int, default=6)
+    parser.add_argument("--latency-hours", type=float, default=6.0)
+    parser.add_argument(
+        "--latency-max-batch", default="5000,50000", help="max_batch values, comma-separated"
+    )
+    parser.add_argument(
+        "--latency-attempts", type=int, default=3, help="halve the rate until sustained"
+    )
+    parser.add_argument("--skip-latency", action="store_true")
+    args = parser.parse_args()
+    batches = [int(b) for b in args.batches.split(",") if b.strip()]
+    began = time.monotonic()
+    catalog = load_catalog()
+    day = simulate(args.tables, args.hours, SEED, parse_faults(args.faults), DAY, catalog)
+    work = Path(tempfile.mkdtemp(prefix="bench-kafka-"))
+    result: dict[str, Any] = {
+        "tables": args.tables,
+        "hours": args.hours,
+        "faults": args.faults,
+        "broker": "tansu (bundled, in-memory), same host",
+    }
+    try:
+        with local_broker() as bootstrap:
+            print(f"broker {bootstrap}; throughput on {day.event_count:,} events", flush=True)
+            result["throughput"] = throughput(bootstrap, day, batches, catalog, work)
+            if not args.skip_latency:
+                live = day
+                if (args.latency_tables, args.latency_hours) != (args.tables, args.hours):
+                    live = simulate(
+                        args.latency_tables,
+                        args.latency_hours,
+                        SEED,
+                        parse_faults(args.faults),
+                        DAY,
+                        catalog,
+                    )
+                attempts = []
+                chosen: list[dict[str, Any]] = []
+                for max_batch in [int(b) for b in args.latency_max_batch.split(",") if b]:
+                    rate = args.rate
+                    for attempt in range(args.latency_attempts):
+                        tag = f"{max_batch}-{attempt}"
+                        run = latency_run(bootstrap, live, rate, max_batch, catalog, work, tag)
+                        run["sustained"] = sustained(run)
+                        attempts.append(run)
+                        lat = run["latency_all_events"]
+                        print(
+                            f"  latency at {rate:,.0f} events/s, max_batch {max_batch}: p50 "
+                            f"{lat['p50_ms']:.0f} ms, p99 {lat['p99_ms']:.0f} ms, median batch "
+                            f"{run['median_batch_messages']:.0f} messages in "
+                            f"{run['median_batch_s']:.2f} s, backlog drain "
+                            f"{run['last_send_to_last_commit_s']:.1f} s, sustained "
+                            f"{run['sustained']}",
+                            flush=True,
+                        )
+                        if run["sustained"]:
+                            break
+                        rate /= 2
+                    chosen.append(attempts[-1])
+                result["latency_attempts"] = attempts
+                result["latency"] = chosen
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result["script_runtime_s"] = time.monotonic() - began
+    result["note"] = (
+        "raw = group-less kafka-python KafkaConsumer over all partitions, values untouched, "
+        "until the message count is reached (metadata fetch included); pipeline = "
+        "run_consumer into a fresh DuckDB ledger (decode, ledger load, replay of every "
+        "touched table-day, offsets in the same transaction), timed from the first batch's "
+        "poll to the last batch's commit (group join and idle wait excluded). latency = "
+        "on_batch time after the ledger commit of the batch holding the event's offset "
+        "minus the producer's send() time (separate process, CLOCK_MONOTONIC); for "
+        "exceptions, of the latest-sent of their source events."
+    )
+    path = save("kafka", result)
+    runs = result["throughput"]["runs"]
+    ratios = ", ".join(
+        f"max_batch {r['max_batch']}: raw {r['raw_events_per_s']:,.0f} vs pipeline "
+        f"{r['pipeline_events_per_s']:,.0f} events/s ({r['ratio_pipeline_to_raw']:.0%})"
+        for r in runs
+    )
+    line = f"{result['throughput']['messages']:,} events: {ratios} (target >= 80%)"
+    for lat in result.get("latency", []):
+        line += (
+            f"; latency at {lat['target_rate_events_per_s']:,.0f} events/s (max_batch "
+            f"{lat['max_batch']}{'' if lat['sustained'] else ', NOT sustained'}): p50 "
+            f"{lat['latency_all_events']['p50_ms']:.0f} ms, p99 "
+            f"{lat['latency_all_events']['p99_ms']:.0f} ms"
+        )
+    print(f"{line}; {result['script_runtime_s']:.0f} s -> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
