@@ -196,11 +196,30 @@ class Ledger:
     def add_dead_letters(
         self, rows: Iterable[tuple[str, int, str, str, str | None, bytes | None, date | None]]
     ) -> int:
+        """Store dead letters in bulk; one already stored (same source and position) is kept."""
         rows = list(rows)
-        if rows:
-            self.con.executemany(
-                "INSERT INTO dead_letters VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows
+        if not rows:
+            return 0
+        frame = pd.DataFrame.from_records(
+            rows,
+            columns=[
+                "source",
+                "position",
+                "reason",
+                "detail",
+                "device_id",
+                "raw_bytes",
+                "received_on",
+            ],
+        ).drop_duplicates(["source", "position"])
+        self.con.register("letters", frame)
+        try:
+            self.con.execute(
+                "INSERT INTO dead_letters SELECT source, position, reason, detail, device_id, "
+                "raw_bytes::BLOB, received_on::DATE FROM letters ON CONFLICT DO NOTHING"
             )
+        finally:
+            self.con.unregister("letters")
         return len(rows)
 
     def events_for(self, table_id: str, gaming_date: date) -> list[TableEvent]:
