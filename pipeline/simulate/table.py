@@ -595,24 +595,6 @@ class TableEmulator:
     def _play_round(self, shoe: Shoe, round_id: str, round_number: int) -> None:
         out, pit = self.out, self.dev.pit
         out.advance(self.rng.uniform(*SECONDS_PER_ROUND) - 24.0)
-        if len(shoe.remaining) < 6:
-            # 3.12(e): not enough cards to be sure of completing the round: void it.
-            out.emit(
-                pit,
-                "RoundStarted",
-                round_id=round_id,
-                shoe_id=shoe.shoe_id,
-                round_number=round_number,
-                simulated=False,
-            )
-            out.emit(
-                pit,
-                "RoundVoided",
-                round_id=round_id,
-                reason="insufficient cards",
-                rule_code=code_for(self.game, "insufficient"),
-            )
-            raise InsufficientCardsError(round_id)
         out.emit(
             pit,
             "RoundStarted",
@@ -621,6 +603,16 @@ class TableEmulator:
             round_number=round_number,
             simulated=False,
         )
+        if len(shoe.remaining) < 6:
+            # 3.12(e): not enough cards to be sure of completing the round: void it.
+            out.emit(
+                pit,
+                "RoundVoided",
+                round_id=round_id,
+                reason="insufficient cards",
+                rule_code=code_for(self.game, "insufficient"),
+            )
+            raise InsufficientCardsError(round_id)
         if self.game is Game.CHEMIN_DE_FER:
             stakes = self._chemin_de_fer_wagers(round_id)
         else:
