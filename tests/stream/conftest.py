@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, TopicPartition
+from kafka_checks import unique_settings
 
 from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
@@ -57,13 +57,8 @@ def file_ledger(tmp_path_factory: pytest.TempPathFactory, small_day: SimulationR
 @pytest.fixture
 def stream_settings(kafka_broker: str) -> KafkaSettings:
     """Settings for a topic and group no other test uses."""
-    suffix = uuid.uuid4().hex[:8]
-    return KafkaSettings(
-        bootstrap_servers=kafka_broker,
-        topic=f"table-events-{suffix}",
-        group_id=f"auditors-{suffix}",
-        client_id=f"test-{suffix}",
-    )
+    settings: KafkaSettings = unique_settings(kafka_broker)
+    return settings
 
 
 ReadTopic = Callable[[KafkaSettings, str, int], list[Any]]

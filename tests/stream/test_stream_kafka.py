@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from kafka import KafkaProducer
+from kafka_checks import assert_exactly_once, assert_same_ledger
 
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
@@ -28,7 +29,6 @@ from pipeline.stream.consumer import ConsumerReport, FaultPoint, run_consumer
 from pipeline.stream.producer import EventPublisher, publish
 from pipeline.stream.settings import KafkaSettings
 from pipeline.stream.topics import ensure_topics, partitions_for
-from pipeline.stream.verify import diff_ledgers, ledger_snapshot
 
 ReadTopic = Callable[[KafkaSettings, str, int], list[Any]]
 """The ``read_topic`` fixture (tests/stream/conftest.py)."""
@@ -48,37 +48,6 @@ def crash_at(point: str, batch: int) -> Any:
             raise SimulatedCrash(f"{where} of batch {number}")
 
     return hook
-
-
-def assert_same_ledger(streamed: Path, reference: Path) -> None:
-    problems = diff_ledgers(ledger_snapshot(reference), ledger_snapshot(streamed))
-    assert not problems, "\n".join(problems)
-
-
-def assert_exactly_once(db: Path, settings: KafkaSettings, expected_events: int) -> None:
-    """Every message loaded once, none skipped, the stored offsets just past the last one,
-    and each table's events on one partition.
-
-    (Checked against the ledger's own positions rather than the broker's end offsets:
-    tansu 0.6 answers ListOffsets(latest) with the last *batch's* base offset + 1.)
-    """
-    with Ledger(db, read_only=True) as ledger:
-        rows = ledger.con.execute(
-            "SELECT count(*), count(DISTINCT (source, position)) FROM deliveries"
-        ).fetchone()
-        stored = ledger.stored_offsets(settings.group_id, settings.topic)
-        partitions = ledger.con.execute(
-            "SELECT split_part(source, ':', 3)::INTEGER, count(*), min(position), "
-            "max(position) + 1 FROM deliveries GROUP BY 1"
-        ).fetchall()
-        per_table = ledger.con.execute(
-            "SELECT table_id, count(DISTINCT source) FROM deliveries GROUP BY 1"
-        ).fetchall()
-    assert rows is not None and rows[0] == rows[1] == expected_events
-    for partition, count, first, end in partitions:
-        assert (first, end) == (0, count), f"partition {partition}: a gap or a duplicate"
-        assert stored[partition] == end
-    assert all(sources == 1 for _, sources in per_table), per_table
 
 
 def test_cli_streams_a_day_into_the_same_ledger_as_files(

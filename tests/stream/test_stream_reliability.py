@@ -21,7 +21,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from datetime import date
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka_checks import assert_exactly_once, assert_same_ledger, unique_settings
 
 from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
@@ -59,29 +59,6 @@ HEARTBEAT_INTERVAL_MS = 500
 GAMING_DATE = date(2026, 11, 24)  # as in tests/stream/conftest.py
 
 
-def assert_same_ledger(streamed: Path, reference: Path) -> None:
-    problems = diff_ledgers(ledger_snapshot(reference), ledger_snapshot(streamed))
-    assert not problems, "\n".join(problems)
-
-
-def assert_exactly_once(db: Path, settings: KafkaSettings, expected_events: int) -> None:
-    """Every message loaded once, none skipped, the stored offsets just past the last one
-    (as in tests/stream/test_stream_kafka.py)."""
-    with Ledger(db, read_only=True) as ledger:
-        rows = ledger.con.execute(
-            "SELECT count(*), count(DISTINCT (source, position)) FROM deliveries"
-        ).fetchone()
-        stored = ledger.stored_offsets(settings.group_id, settings.topic)
-        partitions = ledger.con.execute(
-            "SELECT split_part(source, ':', 3)::INTEGER, count(*), min(position), "
-            "max(position) + 1 FROM deliveries GROUP BY 1"
-        ).fetchall()
-    assert rows is not None and rows[0] == rows[1] == expected_events
-    for partition, count, first, end in partitions:
-        assert (first, end) == (0, count), f"partition {partition}: a gap or a duplicate"
-        assert stored[partition] == end
-
-
 # --------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
 def two_hour_day(catalog: Mapping[str, TableRules]) -> SimulationResult:
@@ -100,16 +77,6 @@ def two_hour_reference(
     with Ledger(db) as ledger:
         ingest_paths(ledger, paths, DEFAULT_CATALOG)
     return db
-
-
-def _settings(bootstrap: str) -> KafkaSettings:
-    suffix = uuid.uuid4().hex[:8]
-    return KafkaSettings(
-        bootstrap_servers=bootstrap,
-        topic=f"table-events-{suffix}",
-        group_id=f"auditors-{suffix}",
-        client_id=f"test-{suffix}",
-    )
 
 
 @pytest.fixture
@@ -201,7 +168,7 @@ def test_consumer_killed_at_random_moments_resumes_exactly_once(
     transaction, between the ledger commit and the Kafka commit) and every run makes
     progress.
     """
-    settings = _settings(kafka_broker)
+    settings = unique_settings(kafka_broker)
     sent = _publish(two_hour_day, settings)
     db = tmp_path / "killed.duckdb"
     rng = random.Random(20261124)
@@ -262,7 +229,7 @@ def test_broker_frozen_longer_than_timeouts_loses_nothing(
     consumer's request timeouts while both are working, then resumed: both retry with
     backoff, and nothing is lost or duplicated."""
     bootstrap, broker = own_broker
-    settings = _settings(bootstrap)
+    settings = unique_settings(bootstrap)
     ensure_topics(settings)
     db = tmp_path / "frozen.duckdb"
     producer_timeout_ms, consumer_timeout_ms, frozen_seconds = 3000, 4000, 8.0
