@@ -1,11 +1,13 @@
-"""Prefect 3 flows of the nightly audit: ingest, replay_gaming_day, close_gaming_day, quality,
-and ``nightly_audit`` running them in that order.
+"""Prefect 3 flows of the nightly audit: ingest, replay_gaming_day, quality, close_gaming_day
+(which runs quality as its first step: the day's data passes the quality gate before it is
+sealed), and ``nightly_audit`` running them in that order.
 
 Tasks are thin wrappers over :mod:`flows.steps` and take batches: a file, a table-day, or a
 Kafka consumer run (transactional batches until the topic is idle). Retries follow the
 pipeline's error taxonomy: a task that raises :class:`~pipeline.ingest.errors.TransientError`
 is retried, any other failure is final (:func:`retry_transient` is every task's
-``retry_condition_fn``). Tasks that open the ledger for writing carry the tag
+``retry_condition_fn``): a close refused by the quality gate fails at once, since the same
+data fails the same expectations again. Tasks that open the ledger for writing carry the tag
 :data:`WRITER_TAG`, guarded by a tag concurrency limit of 1 (:func:`ensure_writer_limit`, or
 ``prefect concurrency-limit create duckdb-writer 1``), so concurrent flow runs queue for the
 single DuckDB writer instead of failing on its file lock.
@@ -35,6 +37,7 @@ from flows.steps import (
 )
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ingest.errors import TransientError
+from pipeline.quality.run import QualityReport
 
 WRITER_TAG = "duckdb-writer"
 """Tag of every task that writes the ledger; its concurrency limit must be 1."""
@@ -117,9 +120,23 @@ def replay_table_day_task(
 
 @task(name="close-day", tags=[WRITER_TAG], **_retrying)
 def close_day_task(
-    db: Path, gaming_date: date, reports_dir: Path, reopen_reason: str | None
+    db: Path,
+    gaming_date: date,
+    reports_dir: Path,
+    reopen_reason: str | None,
+    quality: QualityReport,
+    accept_quality_failures: str | None,
+    catalog_path: Path,
 ) -> CloseSummary:
-    return steps.close_day(db, gaming_date, reports_dir, reopen_reason=reopen_reason)
+    return steps.close_day(
+        db,
+        gaming_date,
+        reports_dir,
+        reopen_reason=reopen_reason,
+        quality=quality,
+        accept_quality_failures=accept_quality_failures,
+        catalog_path=catalog_path,
+    )
 
 
 @task(name="quality-suites", **_retrying)
@@ -192,11 +209,31 @@ def replay_gaming_day(
 
 @flow(name="close-gaming-day")
 def close_gaming_day(
-    db: Path, gaming_date: date, reports_dir: Path, reopen_reason: str | None = None
+    db: Path,
+    gaming_date: date,
+    reports_dir: Path,
+    reopen_reason: str | None = None,
+    catalog_path: Path = DEFAULT_CATALOG,
+    accept_quality_failures: str | None = None,
 ) -> CloseSummary:
-    """Close the gaming day (pipeline.reports.close): reports, row seals and the hash chain.
-    A closed day is closed again only with a ``reopen_reason`` (kept in the audit trail)."""
-    closed = close_day_task(db, gaming_date, reports_dir, reopen_reason)
+    """Validate the day (the ``quality`` flow), then close it (pipeline.reports.close):
+    quality gate, reports, row seals and the hash chain; the summary carries the validation.
+
+    A failed BLOCK expectation fails the close task at once (a terminal error naming the
+    failing expectations, frames and rows; not retried) unless ``accept_quality_failures``
+    gives the reason to close anyway (kept in the audit trail). A closed day is closed again
+    only with a ``reopen_reason`` (kept in the audit trail too)."""
+    checked = quality(db, gaming_date, reports_dir, catalog_path)
+    closed = close_day_task(
+        db,
+        gaming_date,
+        reports_dir,
+        reopen_reason,
+        checked.report,
+        accept_quality_failures,
+        catalog_path,
+    )
+    closed.quality = checked
     get_run_logger().info(
         "closed %s: %s, %d blocking exceptions, chain %s",
         gaming_date,
@@ -212,16 +249,18 @@ def quality(
     db: Path, gaming_date: date, reports_dir: Path, catalog_path: Path = DEFAULT_CATALOG
 ) -> QualitySummary:
     """Run the Great Expectations suites. Failing expectations are data findings: they are
-    logged and written to ``quality-<date>.json``, and the flow run still completes."""
+    logged and written to ``quality-<date>.json`` and the Data Docs ``quality-<date>.html``,
+    and the flow run still completes; the close decides what a BLOCK failure means."""
     checked = quality_task(db, gaming_date, reports_dir, catalog_path)
     logger = get_run_logger()
     logger.info(
-        "quality %s: %d of %d expectations failed (%.1f s) -> %s",
+        "quality %s: %s, %d of %d expectations failed (%.1f s) -> %s",
         gaming_date,
+        checked.verdict,
         checked.failed,
         checked.evaluated,
         checked.seconds,
-        checked.result_file,
+        checked.docs_file,
     )
     for line in checked.failing:
         logger.warning(line)
@@ -240,13 +279,15 @@ def nightly_audit(
     kafka: str | None = None,
     topic: str = DEFAULT_TOPIC,
     group: str = DEFAULT_GROUP,
+    accept_quality_failures: str | None = None,
 ) -> AuditResult:
     """Ingest the gaming day's events, replay every table-day ingest did not just replay (all
-    of them with ``force_replay``), close the day, and run the quality suites.
+    of them with ``force_replay``), run the quality suites and close the day.
 
     ``gaming_date`` defaults to the gaming day that ended at the last 06:00 UTC boundary;
     ``reports_dir`` to ``reports`` next to the ledger. A day already closed fails the close
-    (terminal, not retried) unless ``reopen_reason`` says why it is closed again.
+    (terminal, not retried) unless ``reopen_reason`` says why it is closed again; so does a
+    failed BLOCK expectation unless ``accept_quality_failures`` says why to close anyway.
     """
     day = gaming_date or steps.last_closed_gaming_date()
     reports = reports_dir if reports_dir is not None else db.parent / "reports"
@@ -261,10 +302,12 @@ def nightly_audit(
     replayed = replay_gaming_day(db, day, catalog_path, done)
     seconds["replay"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    closed = close_gaming_day(db, day, reports, reopen_reason)
-    seconds["close"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    checked = quality(db, day, reports, catalog_path)
-    seconds["quality"] = time.perf_counter() - mark
+    closed = close_gaming_day(
+        db, day, reports, reopen_reason, catalog_path, accept_quality_failures
+    )
+    checked = closed.quality
+    assert checked is not None, "close_gaming_day returns the validation it relied on"
+    seconds["quality"] = checked.seconds
+    seconds["close"] = time.perf_counter() - mark - checked.seconds
     files = sum(1 for i in ingested if not isinstance(i, KafkaIngestResult))
     return AuditResult(day, files, ingested, replayed, closed, checked, seconds)

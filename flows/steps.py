@@ -4,8 +4,8 @@ Every step opens the ledger itself and closes it before returning, so steps can 
 process and the single DuckDB writer is held only while a step writes. Steps take batches (a
 file, a Kafka poll, a table-day), never single events. Errors leave a step as
 :class:`~pipeline.ingest.errors.TransientError` (worth retrying: a locked ledger, a broker
-timeout) or :class:`~pipeline.ingest.errors.TerminalError` (retrying cannot help); see
-:func:`classify`.
+timeout) or :class:`~pipeline.ingest.errors.TerminalError` (retrying cannot help, such as a
+close refused by the quality gate); see :func:`classify`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, replay_or_explain
 from pipeline.ledger.store import Ledger, LedgerError
+from pipeline.quality.gate import QualityBlockedError
+from pipeline.quality.run import QualityReport
 
 T = TypeVar("T")
 
@@ -39,7 +41,8 @@ DEFAULT_GROUP = "baccarat-audit"
 def classify(exc: BaseException) -> PipelineError:
     """The pipeline error an exception stands for: transient when the same call may succeed
     later (the ledger file is locked by another writer, the broker is unreachable or slow),
-    terminal otherwise (bad configuration, a missing file, a ledger newer than this code)."""
+    terminal otherwise (bad configuration, a missing file, a ledger newer than this code, a
+    day whose data fails a BLOCK expectation: the same data fails again)."""
     if isinstance(exc, PipelineError):
         return exc
     if isinstance(exc, duckdb.IOException) or (
@@ -50,7 +53,9 @@ def classify(exc: BaseException) -> PipelineError:
         return TransientError(f"the broker did not answer in time: {exc}")
     if isinstance(exc, TimeoutError | ConnectionError):
         return TransientError(str(exc))
-    if isinstance(exc, CatalogError | FileNotFoundError | LedgerError | ValueError):
+    if isinstance(
+        exc, CatalogError | FileNotFoundError | LedgerError | QualityBlockedError | ValueError
+    ):
         return TerminalError(str(exc))
     return TerminalError(f"{type(exc).__name__}: {exc}")
 
@@ -237,7 +242,9 @@ class CloseSummary:
     files: list[Path]
     report: dict[str, Any] = field(default_factory=dict)
     """Everything the close states (pipeline.reports.close.day_report): tables, win by
-    wager, Forms, exceptions by code, blocking exceptions, dead letters."""
+    wager, Forms, exceptions by code, blocking exceptions, dead letters, quality verdict."""
+    quality: QualitySummary | None = None
+    """The validation the close relied on, when the close flow ran it."""
 
 
 def close_day(
@@ -247,11 +254,21 @@ def close_day(
     *,
     reopen_reason: str | None = None,
     actor: str = "nightly-audit",
+    quality: QualityReport | None = None,
+    accept_quality_failures: str | None = None,
+    catalog_path: Path = DEFAULT_CATALOG,
 ) -> CloseSummary:
-    """Close the gaming day: figures, Form register, blocking exceptions, row seals and the
-    hash chain. A day already closed is refused (a terminal error) unless ``reopen_reason``
-    is given: then it is reopened first, and the reopen is kept in the audit trail."""
+    """Close the gaming day: the quality gate, figures, Form register, blocking exceptions,
+    row seals and the hash chain. A day already closed is refused (a terminal error) unless
+    ``reopen_reason`` is given: then it is reopened first, and the reopen is kept in the
+    audit trail. ``quality`` is the validation :func:`quality_check` just ran (validated
+    again if the ledger changed since); a failed BLOCK expectation refuses the close (a
+    terminal error naming the failures) unless ``accept_quality_failures`` says why to close
+    anyway, which is audited."""
     from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+
+    with classified():
+        catalog = load_catalog(catalog_path)
 
     def close(ledger: Ledger) -> CloseSummary:
         row = ledger.con.execute(
@@ -259,7 +276,15 @@ def close_day(
         ).fetchone()
         if reopen_reason and row is not None and row[0] != "REOPENED":
             reopen_gaming_day(ledger, gaming_date, reopen_reason, actor)
-        closed = close_gaming_day(ledger, gaming_date, reports_dir, actor)
+        closed = close_gaming_day(
+            ledger,
+            gaming_date,
+            reports_dir,
+            actor,
+            quality=quality,
+            accept_quality_failures=accept_quality_failures,
+            catalog=catalog,
+        )
         return CloseSummary(
             gaming_date,
             closed.status,
@@ -278,35 +303,47 @@ def close_day(
 @dataclass
 class QualitySummary:
     gaming_date: date
-    success: bool
+    verdict: str
+    """PASSED, WARNINGS (reported, the close goes ahead) or BLOCKED (the close is refused)."""
     evaluated: int
     failed: int
     suites: dict[str, dict[str, Any]]
     failing: list[str]
+    """Headlines of the failed expectations, blocking ones first."""
     result_file: Path | None
+    docs_file: Path | None
     seconds: float
+    report: QualityReport = field(repr=False)
+    """The whole validation, which the close relies on instead of validating again."""
+
+    @property
+    def success(self) -> bool:
+        return self.failed == 0
 
 
 def quality_check(
     db: Path, gaming_date: date, reports_dir: Path, catalog_path: Path = DEFAULT_CATALOG
 ) -> QualitySummary:
-    """Run the Great Expectations suites; failing expectations are reported, not raised."""
+    """Run the Great Expectations suites (read-only) and write their JSON and Data Docs;
+    failing expectations are reported here, and judged by the close's quality gate."""
     from pipeline.quality import run_quality
 
     with classified():
         report = run_quality(db, gaming_date, reports_dir, catalog_path=catalog_path)
     return QualitySummary(
         gaming_date,
-        report.success,
+        report.verdict,
         report.evaluated,
         report.failed,
         {
             s.name: {"success": s.success, "evaluated": s.evaluated, "failed": s.failed}
             for s in report.suites
         },
-        [f.headline() for f in report.failing()],
+        [f.headline() for f in report.blocking() + report.warnings()],
         report.result_file,
+        report.docs_file,
         report.seconds,
+        report,
     )
 
 
@@ -358,6 +395,7 @@ def run_audit_plain(
     *,
     force_replay: bool = False,
     reopen_reason: str | None = None,
+    accept_quality_failures: str | None = None,
 ) -> AuditResult:
     """The nightly audit without an orchestrator, step for step what ``nightly_audit`` runs
     (the reference for measuring the orchestration overhead)."""
@@ -372,9 +410,17 @@ def run_audit_plain(
     replayed = [replay_table_day(db, t, gaming_date, catalog_path) for t in tables]
     seconds["replay"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    closed = close_day(db, gaming_date, reports_dir, reopen_reason=reopen_reason)
-    seconds["close"] = time.perf_counter() - mark
-    mark = time.perf_counter()
     checked = quality_check(db, gaming_date, reports_dir, catalog_path)
     seconds["quality"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    closed = close_day(
+        db,
+        gaming_date,
+        reports_dir,
+        reopen_reason=reopen_reason,
+        quality=checked.report,
+        accept_quality_failures=accept_quality_failures,
+        catalog_path=catalog_path,
+    )
+    seconds["close"] = time.perf_counter() - mark
     return AuditResult(gaming_date, len(paths), ingested, replayed, closed, checked, seconds)

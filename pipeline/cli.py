@@ -23,6 +23,7 @@ from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
 from pipeline.ledger.store import Ledger
 from pipeline.oracle.cli import add_odds_parser
+from pipeline.quality.gate import QualityBlockedError
 from pipeline.replay.findings import money
 from pipeline.reports.close import (
     DayClosedError,
@@ -148,18 +149,36 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
+    catalog = _catalog(args)
     with Ledger(args.db) as ledger:
         try:
-            closed = close_gaming_day(ledger, args.gaming_day, args.out, actor=args.actor)
-        except DayClosedError as err:
+            closed = close_gaming_day(
+                ledger,
+                args.gaming_day,
+                args.out,
+                actor=args.actor,
+                accept_quality_failures=args.accept_quality_failures,
+                catalog=catalog,
+            )
+        except QualityBlockedError as err:
+            print(err, file=sys.stderr)
+            return 1
+        except (DayClosedError, ValueError) as err:
             print(err, file=sys.stderr)
             return 2
     totals = closed.report["totals"]
+    quality = closed.report["quality"]
     print(
         f"gaming day {args.gaming_day}: {closed.status}; handle "
         f"{money(totals['handle_cents'])}, win {money(totals['win_cents'])}, vigorish "
         f"collected {money(totals['vig_collected_cents'])}, complimentary "
         f"{money(totals['comp_vig_cents'])}; {closed.blocking} blocking exceptions"
+    )
+    accepted = f" (accepted: {quality['accepted']})" if quality["accepted"] else ""
+    print(
+        f"data quality {quality['verdict']}: {quality['evaluated'] - quality['failed']} of "
+        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking"
+        f"{accepted}, {len(quality['warnings'])} warnings -> {closed.quality_docs}"
     )
     print(f"chain {closed.chain_sha256}; reports: {', '.join(map(str, closed.files))}")
     return 1 if closed.blocking else 0
@@ -312,11 +331,20 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("paths", type=Path, nargs="+")
         p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("close", help="close a gaming day: reports, row seals, hash chain")
+    p = sub.add_parser(
+        "close", help="close a gaming day: quality gate, reports, row seals, hash chain"
+    )
+    common(p)
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
     p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    p.add_argument(
+        "--accept-quality-failures",
+        metavar="REASON",
+        help="close even though BLOCK data-quality expectations failed; the reason and the "
+        "failures accepted go to the gaming day's audit trail",
+    )
     p.set_defaults(func=cmd_close)
 
     p = sub.add_parser("reopen", help="reopen a closed gaming day (audited)")

@@ -1,5 +1,5 @@
 """The main job on the embedded default: emulate a gaming day into Avro files, run the nightly
-audit flow (ingest and replay into a DuckDB ledger, close the day, Great Expectations), and
+audit flow (ingest and replay into a DuckDB ledger, Great Expectations, close the day), and
 check the findings against the emulator's ground truth.
 
 The flow runs on a local Prefect server that the first run starts and later runs reuse (no
@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from pipeline.config.catalog import load_catalog
+from pipeline.ingest.errors import TerminalError
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 from pipeline.reports.groundtruth import compare
@@ -48,11 +49,17 @@ def run_demo(args: argparse.Namespace) -> int:
         stale.unlink()
     events_dir = out / "events"
     how = "as plain functions" if args.plain else "as a Prefect flow run on the local server"
-    print(f"2. nightly audit {how} (ingest + replay, close, quality) ...", flush=True)
-    if args.plain:
-        audit = run_audit_plain(events_dir, db, args.date, out / "reports", args.rules)
-    else:
-        audit = run_nightly_audit_via_server(events_dir, db, args.date, out / "reports", args.rules)
+    print(f"2. nightly audit {how} (ingest + replay, quality, close) ...", flush=True)
+    try:
+        if args.plain:
+            audit = run_audit_plain(events_dir, db, args.date, out / "reports", args.rules)
+        else:
+            audit = run_nightly_audit_via_server(
+                events_dir, db, args.date, out / "reports", args.rules
+            )
+    except TerminalError as err:  # e.g. the quality gate refused the close: say why, no trace
+        print(f"   the nightly audit stopped: {err}")
+        return 1
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in audit.seconds.items())
     print(
         f"   replayed {audit.deliveries:,} events into {db}; {audit.dead_letters} dead "
@@ -66,10 +73,12 @@ def run_demo(args: argparse.Namespace) -> int:
         f"{money(totals['comp_vig_cents'])}; {audit.close.blocking} blocking exceptions"
     )
     print(f"   report {audit.close.files[-1]} (chain {audit.close.chain_sha256[:16]})")
+    quality = audit.close.report["quality"]
     print(
-        f"   data quality: {'passed' if audit.quality.success else 'FAILED'} "
+        f"   data quality (checked before the close): {quality['verdict']} "
         f"({audit.quality.evaluated - audit.quality.failed}/{audit.quality.evaluated} "
-        f"expectations met) -> {audit.quality.result_file}"
+        f"expectations met; {len(quality['blocking'])} blocking, {len(quality['warnings'])} "
+        f"warnings) -> {audit.quality.docs_file}"
     )
     for line in audit.quality.failing[:5]:
         print(f"     {line}")

@@ -143,6 +143,22 @@ ALTER TABLE gaming_days ADD COLUMN rows_sha256 VARCHAR;
 ALTER TABLE gaming_days ADD COLUMN inputs_sha256 VARCHAR;
 """,
     ),
+    (
+        3,
+        "data-quality validations stored with their gaming day",
+        """
+CREATE TABLE quality_results (
+    gaming_date DATE NOT NULL, validated_at TIMESTAMP NOT NULL,
+    verdict VARCHAR NOT NULL,            -- PASSED, WARNINGS or BLOCKED
+    evaluated INTEGER NOT NULL, failed INTEGER NOT NULL,
+    blocking INTEGER NOT NULL, warnings INTEGER NOT NULL,
+    fingerprint VARCHAR NOT NULL,        -- the ledger state validated
+    summary_json VARCHAR NOT NULL,       -- verdict, counts and rows per suite, files
+    expectations_json VARCHAR NOT NULL,  -- every expectation's level and outcome
+    PRIMARY KEY (gaming_date, validated_at)
+);
+""",
+    ),
 )
 
 SEALED_TABLES: tuple[str, ...] = (

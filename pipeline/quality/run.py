@@ -3,12 +3,15 @@ and report what they found.
 
 An ephemeral (in-memory) GX context is built per run: one pandas data source per suite, one
 DataFrame asset and one GX ExpectationSuite per frame, validated through a
-ValidationDefinition. Failing expectations are data findings: they are counted, described and
-written to a JSON file, and :func:`run_quality` returns normally whatever they say.
+ValidationDefinition. Failing expectations are data findings: they are counted, described,
+classified by their :class:`~pipeline.quality.suites.Level` and written to a JSON file and an
+offline Data Docs page; :func:`run_quality` returns normally whatever they say. Whether they
+block the close is for :mod:`pipeline.quality.gate` to decide.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -20,6 +23,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 
 from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
@@ -32,7 +36,14 @@ from pipeline.quality.frames import (
     raw_event_frames,
     table_days,
 )
-from pipeline.quality.suites import Expectations, RawSuiteParams, ledger_suite, raw_events_suite
+from pipeline.quality.suites import (
+    Expectations,
+    Level,
+    RawSuiteParams,
+    ledger_suite,
+    level_of,
+    raw_events_suite,
+)
 from pipeline.rules.config import TableRules
 
 SAMPLE = 20
@@ -49,6 +60,9 @@ class ExpectationOutcome:
     description: str | None
     kwargs: dict[str, Any]
     success: bool
+    level: Level
+    why: str
+    """What a failure makes untrustworthy (BLOCK) or where the replay reports it (WARN)."""
     element_count: int | None = None
     unexpected_count: int | None = None
     unexpected_percent: float | None = None
@@ -57,16 +71,22 @@ class ExpectationOutcome:
     unexpected_rows: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
 
+    @property
+    def name(self) -> str:
+        """``suite.frame: description``, how reports and the gate name an expectation."""
+        return f"{self.suite}.{self.frame}: {self.description or self.expectation}"
+
     def headline(self) -> str:
-        what = self.description or f"{self.expectation} {self.kwargs}"
+        what = f"[{self.level}] {self.suite}.{self.frame}: "
+        what += self.description or f"{self.expectation} {self.kwargs}"
         if self.error:
-            return f"{self.suite}.{self.frame}: {what}: could not be evaluated ({self.error})"
+            return f"{what}: could not be evaluated ({self.error})"
         if self.unexpected_count is not None:
             return (
-                f"{self.suite}.{self.frame}: {what}: {self.unexpected_count} of "
+                f"{what}: {self.unexpected_count} of "
                 f"{self.element_count} rows fail, e.g. {self.unexpected_sample[:3]}"
             )
-        return f"{self.suite}.{self.frame}: {what}: observed {self.observed_value!r}"
+        return f"{what}: observed {self.observed_value!r}"
 
 
 @dataclass
@@ -89,11 +109,31 @@ class QualityReport:
     ledger: Path
     suites: list[SuiteReport]
     seconds: float
+    fingerprint: str = ""
+    """The ledger state validated (:func:`day_fingerprint`): a close compares it with the
+    ledger's state at closing time, and validates again when the day changed since."""
     result_file: Path | None = None
+    docs_file: Path | None = None
+    gx_results: list[Any] = field(default_factory=list, repr=False, compare=False)
+    """GX's ExpectationSuiteValidationResult per validated frame, for the Data Docs."""
 
     @property
     def success(self) -> bool:
         return all(s.success for s in self.suites)
+
+    @property
+    def verdict(self) -> str:
+        """``PASSED``; ``WARNINGS`` when only WARN expectations failed (the close goes ahead);
+        ``BLOCKED`` when a BLOCK expectation failed (the close is refused)."""
+        if self.blocking():
+            return "BLOCKED"
+        return "WARNINGS" if self.failing() else "PASSED"
+
+    def blocking(self) -> list[ExpectationOutcome]:
+        return [f for f in self.failing() if f.level is Level.BLOCK]
+
+    def warnings(self) -> list[ExpectationOutcome]:
+        return [f for f in self.failing() if f.level is Level.WARN]
 
     @property
     def evaluated(self) -> int:
@@ -113,15 +153,23 @@ class QualityReport:
         parts = [
             f"{s.name} {s.evaluated - s.failed}/{s.evaluated} expectations met" for s in self.suites
         ]
-        return f"quality {self.gaming_date}: {'; '.join(parts)} ({self.seconds:.1f} s)"
+        return (
+            f"quality {self.gaming_date}: {self.verdict}; {'; '.join(parts)}; "
+            f"{len(self.blocking())} blocking, {len(self.warnings())} warnings "
+            f"({self.seconds:.1f} s)"
+        )
 
     def to_json(self, *, with_passing: bool = True) -> dict[str, Any]:
         return {
             "gaming_date": self.gaming_date.isoformat(),
             "ledger": str(self.ledger),
+            "verdict": self.verdict,
             "success": self.success,
             "evaluated": self.evaluated,
             "failed": self.failed,
+            "blocking": len(self.blocking()),
+            "warnings": len(self.warnings()),
+            "fingerprint": self.fingerprint,
             "seconds": round(self.seconds, 3),
             "suites": [
                 {
@@ -148,10 +196,26 @@ def _brief(e: ExpectationOutcome) -> dict[str, Any]:
         "frame": e.frame,
         "expectation": e.expectation,
         "description": e.description,
+        "level": e.level.value,
         "success": e.success,
         "unexpected_count": e.unexpected_count,
         "element_count": e.element_count,
     }
+
+
+def day_fingerprint(con: duckdb.DuckDBPyConnection, gaming_date: date) -> str:
+    """A digest of what the suites read for ``gaming_date``: which deliveries are stored, and
+    when each table-day was last replayed. Any load or replay of the day changes it."""
+    deliveries = con.execute(
+        "SELECT count(*), coalesce(sum(hash(source, position)), 0) FROM deliveries "
+        "WHERE gaming_date = ?",
+        [gaming_date],
+    ).fetchone()
+    replays = con.execute(
+        "SELECT count(*), max(replayed_at) FROM table_day_summary WHERE gaming_date = ?",
+        [gaming_date],
+    ).fetchone()
+    return hashlib.sha256(f"{deliveries}|{replays}".encode()).hexdigest()
 
 
 def run_quality(
@@ -164,35 +228,69 @@ def run_quality(
     tolerance_s: float = 600.0,
 ) -> QualityReport:
     """Validate the raw events and the ledger rows of ``gaming_date`` and write
-    ``quality-<date>.json`` to ``out_dir`` (default: ``reports`` next to the ledger).
+    ``quality-<date>.json`` and the Data Docs page ``quality-<date>.html`` to ``out_dir``
+    (default: ``reports`` next to the ledger).
 
     Opens the ledger read-only. Returns normally whatever the data looks like; only an
     unusable ledger or catalog raises.
     """
-    started = time.perf_counter()
     catalog = catalog if catalog is not None else load_catalog(catalog_path)
-    contract = event_contract(default_codec())
     with Ledger(ledger_path, read_only=True) as ledger:
-        tables = table_days(ledger.con, gaming_date, catalog)
-        raw = raw_event_frames(ledger.con, gaming_date, contract, tables)
-        derived = ledger_frames(ledger.con, gaming_date)
+        report = validate_day(ledger.con, ledger_path, gaming_date, catalog, tolerance_s)
+    write_results(report, out_dir if out_dir is not None else ledger_path.parent / "reports")
+    return report
+
+
+def validate_day(
+    con: duckdb.DuckDBPyConnection,
+    ledger_path: Path,
+    gaming_date: date,
+    catalog: Mapping[str, TableRules],
+    tolerance_s: float = 600.0,
+) -> QualityReport:
+    """Validate ``gaming_date`` over an open ledger connection (the close validates on its
+    own writer connection: DuckDB allows one configuration per file and process)."""
+    started = time.perf_counter()
+    contract = event_contract(default_codec())
+    fingerprint = day_fingerprint(con, gaming_date)
+    tables = table_days(con, gaming_date, catalog)
+    raw = raw_event_frames(con, gaming_date, contract, tables)
+    derived = ledger_frames(con, gaming_date)
     context = _context()
+    gx_results: list[Any] = []
     suites = [
         _validate(
             context,
             "raw_events",
             raw,
             raw_events_suite(RawSuiteParams(contract, tables, catalog, tolerance_s)),
+            gx_results,
         ),
-        _validate(context, "ledger", derived, ledger_suite(contract, catalog)),
+        _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
     ]
-    report = QualityReport(gaming_date, ledger_path, suites, time.perf_counter() - started)
-    out_dir = out_dir if out_dir is not None else ledger_path.parent / "reports"
+    return QualityReport(
+        gaming_date,
+        ledger_path,
+        suites,
+        time.perf_counter() - started,
+        fingerprint,
+        gx_results=gx_results,
+    )
+
+
+def write_results(report: QualityReport, out_dir: Path) -> None:
+    """Write ``quality-<date>.json`` (every outcome) and ``quality-<date>.html`` (GX Data
+    Docs, readable offline) to ``out_dir``, and note both paths in the report."""
+    from pipeline.quality.docs import write_data_docs
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"quality-{gaming_date.isoformat()}.json"
-    path.write_text(json.dumps(report.to_json(), indent=2, default=_json_default) + "\n")
-    report.result_file = path
-    return report
+    stem = out_dir / f"quality-{report.gaming_date.isoformat()}"
+    report.result_file = stem.with_suffix(".json")
+    report.docs_file = stem.with_suffix(".html")
+    report.result_file.write_text(
+        json.dumps(report.to_json(), indent=2, default=json_default) + "\n"
+    )
+    write_data_docs(report, report.docs_file)
 
 
 def _context() -> Any:
@@ -214,7 +312,9 @@ def _context() -> Any:
     return gx.get_context(mode="ephemeral", project_config=config)
 
 
-def _validate(context: Any, suite: str, frames: Frames, expectations: Expectations) -> SuiteReport:
+def _validate(
+    context: Any, suite: str, frames: Frames, expectations: Expectations, gx_results: list[Any]
+) -> SuiteReport:
     import great_expectations as gx
 
     started = time.perf_counter()
@@ -241,6 +341,7 @@ def _validate(context: Any, suite: str, frames: Frames, expectations: Expectatio
                 "unexpected_index_column_names": frames.index_columns[frame_name],
             },
         )
+        gx_results.append(result)
         outcomes.extend(_outcome(suite, frame_name, r) for r in result.results)
     failures = [o for o in outcomes if not o.success]
     return SuiteReport(
@@ -263,6 +364,7 @@ def _outcome(suite: str, frame: str, r: Any) -> ExpectationOutcome:
     result: dict[str, Any] = dict(r.result or {})
     info = r.exception_info or {}
     raised = bool(info.get("raised_exception")) if isinstance(info, dict) else False
+    meta = dict(config.meta or {})
     return ExpectationOutcome(
         suite=suite,
         frame=frame,
@@ -270,6 +372,8 @@ def _outcome(suite: str, frame: str, r: Any) -> ExpectationOutcome:
         description=getattr(config, "description", None),
         kwargs=kwargs,
         success=bool(r.success),
+        level=level_of(meta),
+        why=str(meta.get("why", "")),
         element_count=result.get("element_count"),
         unexpected_count=result.get("unexpected_count"),
         unexpected_percent=_plain(result.get("unexpected_percent")),
@@ -298,7 +402,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _json_default(value: object) -> Any:
+def json_default(value: object) -> Any:
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, Path):

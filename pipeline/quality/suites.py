@@ -1,15 +1,29 @@
 """The two Great Expectations suites, as plain lists of GX expectations per frame.
 
-Each expectation carries a ``description`` that says what a failure means for the audit; the
-runner (:mod:`pipeline.quality.run`) validates them and reports every failure with its counts
-and the identifying columns of the offending rows. A failing expectation is a data finding,
-never an error of the pipeline.
+Each expectation carries a ``description`` that says what a failure means for the audit, and
+in its ``meta`` a :class:`Level` with the reason for it:
+
+- ``BLOCK``: a violated data contract. Rows of the wrong type or outside the Avro contract,
+  negative or out-of-limit cents, broken settlement identities, a Form serial standing for
+  two Forms, derived rows without their round: the day's figures cannot be trusted, so the
+  gaming-day close is refused until the input is fixed and replayed, or someone accepts the
+  failure with a reason that goes to the audit trail.
+- ``WARN``: an imperfection of the device stream that the replay already repairs or withholds
+  and reports as an ``NJ-DATA-*`` exception (duplicates, out-of-order delivery, clocks outside
+  the tolerance). The expectation restates that finding from the raw rows; it is reported with
+  the close and never blocks it, or every day with a flaky sensor would need an override.
+
+The runner (:mod:`pipeline.quality.run`) validates them and reports every failure with its
+counts and the identifying columns of the offending rows; the gate
+(:mod:`pipeline.quality.gate`) decides the close from the levels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 import pandas as pd
 from great_expectations.expectations.core.expect_column_pair_values_a_to_be_greater_than_b import (
@@ -59,6 +73,59 @@ UNPAID_RESULTS = ("LOSE", "VOID", "PUSH")
 UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
 
+class Level(StrEnum):
+    """What a failing expectation does to the gaming-day close."""
+
+    BLOCK = "BLOCK"
+    """The day's figures cannot be trusted: the close is refused."""
+    WARN = "WARN"
+    """A stream imperfection the replay reports as an NJ-DATA-* exception: reported only."""
+
+
+def block(why: str) -> dict[str, Any]:
+    """GX ``meta`` of a blocking expectation; ``why`` says what a failure makes untrustworthy."""
+    return {"level": Level.BLOCK.value, "why": why}
+
+
+def warn(replay_code: str, why: str) -> dict[str, Any]:
+    """GX ``meta`` of a warning expectation; ``replay_code`` is the NJ-DATA-* exception in
+    which the replay already reports the same rows."""
+    return {"level": Level.WARN.value, "replay_code": replay_code, "why": why}
+
+
+def level_of(meta: Mapping[str, Any] | None) -> Level:
+    """The level an expectation's ``meta`` declares; every expectation must declare one."""
+    level = str((meta or {}).get("level"))
+    if level not in Level.__members__:
+        raise ValueError(
+            f"expectation meta {dict(meta or {})!r} declares no level; build its meta with "
+            "pipeline.quality.suites.block(...) or warn(...)"
+        )
+    return Level(level)
+
+
+DECODED = block(
+    "the Avro decoder stores every envelope field with this type and never null; anything "
+    "else reached the ledger around the event contract, and nothing derived from it holds"
+)
+CONTRACT = block(
+    "a value outside the event contract (schemas/, nj.baccarat.v1) is skipped or misread by "
+    "the replay, so the rounds and money it belongs to are silently incomplete"
+)
+MONEY = block(
+    "money is integer cents that are never negative; a negative or out-of-limit amount goes "
+    "straight into handle, win or vigorish"
+)
+DERIVED = block(
+    "the replay never writes such a row; the ledger was edited or the replay is wrong, and "
+    "the close would seal figures computed from it"
+)
+ORPHAN = block(
+    "a derived row whose round is missing is counted in the table's figures but cannot be "
+    "traced to the cards that justify it"
+)
+
+
 @dataclass(frozen=True)
 class RawSuiteParams:
     contract: EventContract
@@ -79,7 +146,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
     deliveries: list[Expectation] = [
         *(
             ExpectColumnValuesToBeOfType(
-                column=c, type_=t, description=f"deliveries.{c} is stored as {t}"
+                column=c, type_=t, description=f"deliveries.{c} is stored as {t}", meta=DECODED
             )
             for c, t in (
                 ("source", text),
@@ -94,19 +161,31 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             )
         ),
         *(
-            ExpectColumnValuesToNotBeNull(column=c, description=f"every delivery has {c}")
+            ExpectColumnValuesToNotBeNull(
+                column=c, description=f"every delivery has {c}", meta=DECODED
+            )
             for c in ("event_id", "table_id", "device_id", "seq", "occurred_at", "payload_type")
         ),
         ExpectColumnValuesToMatchRegex(
-            column="event_id", regex=UUID_PATTERN, description="event_id is a UUID"
+            column="event_id",
+            regex=UUID_PATTERN,
+            description="event_id is a UUID",
+            meta=block(
+                "exceptions and evidence bundles cite events by event_id; an id that is not "
+                "the device's UUID proves nothing"
+            ),
         ),
         ExpectColumnValuesToBeInSet(
             column="payload_type",
             value_set=sorted(p.contract.payload_types),
             description="payload_type is one of the event contract's payload records",
+            meta=CONTRACT,
         ),
         ExpectColumnValuesToBeBetween(
-            column="seq", min_value=0, description="device sequence numbers are non-negative"
+            column="seq",
+            min_value=0,
+            description="device sequence numbers are non-negative",
+            meta=CONTRACT,
         ),
         ExpectColumnValuesToBeBetween(
             column="offset_s",
@@ -116,19 +195,34 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
                 f"device timestamps lie within the gaming day its TableOpened declared "
                 f"(boundary from the table's rules, ± {p.tolerance_s:g} s)"
             ),
+            meta=warn(
+                "NJ-DATA-CLOCK-SKEW",
+                "a device clock that drifted or jumped is reported by the replay (clock "
+                "skew, or the gap its event leaves in the day it should belong to); the "
+                "replay orders a device by seq, never by its clock, so the figures stand",
+            ),
         ),
         ExpectColumnValuesToBeJsonParseable(
-            column="fields_json", description="payload fields are stored as JSON"
+            column="fields_json", description="payload fields are stored as JSON", meta=DECODED
         ),
         ExpectColumnValuesToBeUnique(
             column="event_id",
             description="each event is delivered once (duplicates: NJ-DATA-DUPLICATE)",
+            meta=warn(
+                "NJ-DATA-DUPLICATE",
+                "the replay applies a duplicate delivery once and reports it; the copies are "
+                "kept in deliveries as evidence of what the device sent",
+            ),
         ),
     ]
     events: list[Expectation] = [
         ExpectCompoundColumnsToBeUnique(
             column_list=["device_id", "seq"],
             description="(device_id, seq) is unique once duplicate deliveries are removed",
+            meta=block(
+                "two different events claim the same place in a device's stream; the replay "
+                "cannot tell which one the device sent and has no NJ-DATA code for it"
+            ),
         ),
         ExpectColumnValuesToBeBetween(
             column="seq_step",
@@ -136,6 +230,11 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             description=(
                 "seq strictly increases per device in delivery order "
                 "(out-of-order delivery: NJ-DATA-REORDERED)"
+            ),
+            meta=warn(
+                "NJ-DATA-REORDERED",
+                "the replay puts each device's events back in seq order and reports every "
+                "late arrival, so delivery order does not change a figure",
             ),
         ),
     ]
@@ -145,6 +244,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             value_set=sorted(p.contract.enums[enum_name]),
             row_condition=Column("kind") == enum_name,
             description=f"every {enum_name} field ({', '.join(fields)}) is a declared symbol",
+            meta=CONTRACT,
         )
         for enum_name, fields in _fields_by_enum(p.contract).items()
     ]
@@ -153,6 +253,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             column="amount_cents",
             min_value=0,
             description="every *_cents amount is non-negative",
+            meta=MONEY,
         )
     ]
     for t in p.tables:
@@ -169,6 +270,11 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
                     f"{t.table_id} stakes are within the limits of {t.rules_id} "
                     f"({money(lo)} to {money(hi)})"
                 ),
+                meta=block(
+                    "a stake outside the limits the casino filed for the table is either a "
+                    "misread bet sensor or a wager the table could not accept; it is counted "
+                    "in handle and win all the same"
+                ),
             )
         )
     form_serials: list[Expectation] = [
@@ -176,16 +282,30 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             column="in_received_series",
             value_set=[True],
             description="every Form serial lies in a series the table received (3.3(c)3ii)",
+            meta=block(
+                "Complimentary Vigorish Forms are serially prenumbered and accounted for by "
+                "series (N.J.A.C. 19:47-3.3(c)3ii); a Form outside every series received "
+                "cannot be reconciled in the Form register the close reports"
+            ),
         )
     ]
     table_days: list[Expectation] = [
         ExpectColumnValuesToNotBeNull(
-            column="rules_id", description="every table-day opens with a TableOpened"
+            column="rules_id",
+            description="every table-day opens with a TableOpened",
+            meta=block(
+                "without a TableOpened the table-day has no rules, pit or gaming date; its "
+                "rounds cannot be judged and its figures are missing from the close"
+            ),
         ),
         ExpectColumnValuesToBeInSet(
             column="rules_id",
             value_set=sorted(p.catalog),
             description="every TableOpened names a filed rule configuration",
+            meta=block(
+                "the replay derives nothing for a table opened under rules the catalog lacks "
+                "(NJ-DATA-CONTRACT), so the table is missing from the day's figures"
+            ),
         ),
     ]
     return {
@@ -206,17 +326,26 @@ def _fields_by_enum(contract: EventContract) -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
+FORM_REGISTER = block(
+    "a Form serial standing for two Forms (or two originals) breaks the Form register: the "
+    "complimentary figure and the count-room match (N.J.A.C. 19:47-3.3(c)3ii-iv) cannot "
+    "both be right"
+)
+
+
 def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> Expectations:
+    """Every ledger expectation blocks: the replay derives these rows, so a violation is an
+    edited ledger or a replay defect, never something the devices did."""
     enums = contract.enums
 
     def in_set(column: str, values: Iterable[str], what: str) -> Expectation:
         return ExpectColumnValuesToBeInSet(
-            column=column, value_set=sorted(values), description=what
+            column=column, value_set=sorted(values), description=what, meta=DERIVED
         )
 
     def non_negative(column: str) -> Expectation:
         return ExpectColumnValuesToBeBetween(
-            column=column, min_value=0, description=f"{column} is non-negative"
+            column=column, min_value=0, description=f"{column} is non-negative", meta=MONEY
         )
 
     def no_orphans(what: str) -> Expectation:
@@ -224,6 +353,7 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
             column="round_known",
             value_set=[True],
             description=f"every {what} row's round exists in rounds for the same table-day",
+            meta=ORPHAN,
         )
 
     return {
@@ -231,16 +361,25 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
             in_set("status", ROUND_STATUSES, "round status is COMPLETE, INCOMPLETE or VOID"),
             in_set("winner", enums["Winner"], "winner is a Winner symbol"),
             ExpectColumnValuesToBeBetween(
-                column="player_points", min_value=0, max_value=9, description="points are 0-9"
+                column="player_points",
+                min_value=0,
+                max_value=9,
+                description="points are 0-9",
+                meta=DERIVED,
             ),
             ExpectColumnValuesToBeBetween(
-                column="banker_points", min_value=0, max_value=9, description="points are 0-9"
+                column="banker_points",
+                min_value=0,
+                max_value=9,
+                description="points are 0-9",
+                meta=DERIVED,
             ),
             ExpectColumnValuesToBeBetween(
                 column="total_cards",
                 min_value=4,
                 max_value=6,
                 description="a dealt round uses 4 to 6 cards",
+                meta=DERIVED,
             ),
         ],
         "cards": [
@@ -267,12 +406,20 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
                 max_value=0,
                 row_condition=Column("expected_result").is_in(UNPAID_RESULTS),
                 description="a wager that loses, is void or pushes is paid nothing",
+                meta=block(
+                    "a settlement identity: the recomputed payout the win figures are "
+                    "compared with would be wrong"
+                ),
             ),
             ExpectColumnPairValuesAToBeGreaterThanB(
                 column_A="stake_cents",
                 column_B="expected_vig_cents",
                 or_equal=True,
                 description="vigorish never exceeds the stake",
+                meta=block(
+                    "a settlement identity: vigorish is a percentage of the stake "
+                    "(N.J.A.C. 19:47-3.3(c)), so the recomputed vigorish would be wrong"
+                ),
             ),
             no_orphans("settlement"),
         ],
@@ -285,6 +432,7 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
             ExpectCompoundColumnsToBeUnique(
                 column_list=["serial", "status"],
                 description="a Form serial is used once per status (3.3(c)3ii)",
+                meta=FORM_REGISTER,
             ),
             in_set("status", FORM_STATUSES, "Form status is ISSUED or VOIDED"),
             non_negative("amount_cents"),
@@ -293,6 +441,7 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
             ExpectCompoundColumnsToBeUnique(
                 column_list=["serial", "kind"],
                 description="each Form serial's original and duplicate are received once",
+                meta=FORM_REGISTER,
             ),
             in_set("kind", FORM_EVENT_KINDS, "Form copy kind is known"),
             non_negative("amount_cents"),
@@ -304,11 +453,13 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
                 min_value=min(Severity),
                 max_value=max(Severity),
                 description="severity rank is within the scale",
+                meta=DERIVED,
             ),
             ExpectColumnValuesToBeInSet(
                 column="has_summary",
                 value_set=[True],
                 description="every exception's table-day has a table_day_summary row",
+                meta=ORPHAN,
             ),
         ],
         "table_day_summary": [

@@ -11,6 +11,10 @@ Figures (integer cents):
 
 The report's SHA-256 is chained to the previous closed day's, so a changed figure in any
 closed day breaks every later link (``verify_chain``).
+
+Before anything is sealed, the day's data passes the quality gate (:mod:`pipeline.quality.gate`):
+a failed BLOCK expectation refuses the close unless its failures are accepted with a reason
+(audited); the verdict is part of the report.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import csv
 import hashlib
 import html
 import json
+import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -28,9 +34,13 @@ from typing import Any
 import pandas as pd
 
 from pipeline.bundle.acks import AckJournal
+from pipeline.config.catalog import load_catalog
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
+from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close, close_section
+from pipeline.quality.run import QualityReport
 from pipeline.replay.findings import money
+from pipeline.rules.config import TableRules
 
 BLOCKING_RANK = 4  # CRITICAL exceptions without an acknowledgement block the close
 
@@ -44,6 +54,8 @@ class CloseResult:
     previous_chain_sha256: str | None
     blocking: int
     files: list[Path]
+    quality_docs: Path | None = None
+    """The Data Docs page of the validation the close relied on."""
 
     @property
     def status(self) -> str:
@@ -189,11 +201,25 @@ def _inputs(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
 
 
 def close_gaming_day(
-    ledger: Ledger, gaming_date: date, out_dir: Path, actor: str = "baccarat-audit"
+    ledger: Ledger,
+    gaming_date: date,
+    out_dir: Path,
+    actor: str = "baccarat-audit",
+    *,
+    quality: QualityReport | None = None,
+    accept_quality_failures: str | None = None,
+    catalog: Mapping[str, TableRules] | None = None,
 ) -> CloseResult:
-    """Close one gaming day: seal its rows, chain its digest, and write its reports.
+    """Close one gaming day: pass the quality gate, seal its rows, chain its digest, and
+    write its reports.
 
     Refused for a day already closed unless it was reopened (:func:`reopen_gaming_day`).
+    ``quality`` is a validation of the day already run (the flows run it as its own step);
+    without one, or when the ledger changed since, the day is validated here against
+    ``catalog`` (default: the packaged rule catalog). Either way the result is stored with
+    the day. A failed BLOCK expectation raises
+    :class:`~pipeline.quality.gate.QualityBlockedError` unless ``accept_quality_failures``
+    gives the reason to close anyway, which goes to ``gaming_day_audit``.
     """
     status = ledger.con.execute(
         "SELECT status, closed_at FROM gaming_days WHERE gaming_date = ?", [gaming_date]
@@ -204,9 +230,18 @@ def close_gaming_day(
             f"again, reopen it with a reason: baccarat-audit reopen --gaming-day {gaming_date} "
             "--reason '...'"
         )
+    checked = checked_for_close(
+        ledger,
+        gaming_date,
+        out_dir,
+        catalog if catalog is not None else load_catalog(),
+        quality,
+    )
+    accepted = admit(checked, accept_quality_failures)
     # acknowledgements recorded in the dashboards' journal count at the close
     AckJournal.for_ledger(ledger.path).import_into(ledger.con)
     report = day_report(ledger, gaming_date)
+    report["quality"] = close_section(checked, accepted)
     inputs = _inputs(ledger, gaming_date)
     report["inputs"] = inputs
     report_sha = hashlib.sha256(canonical(report)).hexdigest()
@@ -221,7 +256,9 @@ def close_gaming_day(
     previous_chain = previous[0] if previous else None
     chain = chain_link(previous_chain, report_sha, rows_sha, inputs_sha)
     blocking = len(report["blocking_exceptions"])
-    result = CloseResult(gaming_date, report, report_sha, chain, previous_chain, blocking, [])
+    result = CloseResult(
+        gaming_date, report, report_sha, chain, previous_chain, blocking, [], checked.docs_file
+    )
     with ledger.transaction():
         ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
         ledger.con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
@@ -248,6 +285,11 @@ def close_gaming_day(
         ledger.con.register("sealed", frame)
         ledger.con.execute("INSERT INTO close_digests SELECT * FROM sealed")
         ledger.con.unregister("sealed")
+        if accepted is not None:
+            ledger.con.execute(
+                "INSERT INTO gaming_day_audit VALUES (?, ?, ?, ?, ?)",
+                [gaming_date, ACCEPT_ACTION, actor, accepted, datetime.now(UTC)],
+            )
         ledger.con.execute(
             "INSERT INTO gaming_day_audit VALUES (?, 'CLOSE', ?, ?, ?)",
             [gaming_date, actor, result.status, datetime.now(UTC)],
@@ -271,13 +313,15 @@ def close_gaming_day(
     )
     csv_path = stem.with_suffix(".csv")
     with csv_path.open("w", newline="") as fo:
-        writer = csv.DictWriter(
-            fo, fieldnames=list(report["tables"][0]) if report["tables"] else ["table_id"]
-        )
+        # the day's quality verdict on every row, so a spreadsheet of tables carries it
+        columns = [*(report["tables"][0] if report["tables"] else ["table_id"]), "quality"]
+        writer = csv.DictWriter(fo, fieldnames=columns)
         writer.writeheader()
-        writer.writerows(report["tables"])
+        verdict = report["quality"]["verdict"]
+        writer.writerows({**t, "quality": verdict} for t in report["tables"])
     html_path = stem.with_suffix(".html")
-    html_path.write_text(render_html(report, result))
+    docs = os.path.relpath(checked.docs_file, out_dir) if checked.docs_file else None
+    html_path.write_text(render_html(report, result, docs))
     result.files = [json_path, csv_path, html_path]
     return result
 
@@ -355,7 +399,7 @@ def verify(ledger: Ledger) -> list[str]:
     return problems
 
 
-def render_html(report: dict[str, Any], result: CloseResult) -> str:
+def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str | None) -> str:
     def table(rows: list[dict[str, Any]], money_cols: set[str]) -> str:
         if not rows:
             return "<p>None.</p>"
@@ -386,6 +430,7 @@ uncollected without a Form {money(totals["vig_uncollected_cents"])}, documented 
 complimentaries {money(totals["comp_vig_cents"])} (N.J.A.C. 19:47-3.3(c)3vii).</p>
 <p>Report SHA-256 <code>{result.report_sha256}</code>, chain <code>{result.chain_sha256}</code>
 (previous <code>{result.previous_chain_sha256 or "none"}</code>).</p>
+{quality_html(report["quality"], quality_docs)}
 <h2>Tables</h2>{table(report["tables"], cents)}
 <h2>Win by wager type</h2>{table(report["win_by_wager"], cents)}
 <h2>Complimentary Vigorish Forms</h2>{table(report["forms"], cents)}
@@ -395,3 +440,34 @@ complimentaries {money(totals["comp_vig_cents"])} (N.J.A.C. 19:47-3.3(c)3vii).</
 {table(report["blocking_exceptions"][:200], set())}
 <h2>Dead letters</h2>{table(report["dead_letters"], set())}
 </body></html>"""
+
+
+def quality_html(quality: dict[str, Any], docs: str | None) -> str:
+    """The close report's data-quality paragraph: verdict, failures by level, Data Docs link."""
+    met = quality["evaluated"] - quality["failed"]
+    text = (
+        f"<h2>Data quality: {html.escape(quality['verdict'])}</h2><p>{met} of "
+        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
+        f"{len(quality['warnings'])} warnings (reported by the replay as NJ-DATA-* exceptions)."
+    )
+    if quality["accepted"]:
+        text += f" Blocking failures accepted: {html.escape(quality['accepted'])}."
+    if docs is not None:
+        text += f' Details: <a href="{html.escape(docs)}">{html.escape(docs)}</a>.'
+    text += "</p>"
+    failures = quality["blocking"] + quality["warnings"]
+    if not failures:
+        return text
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{html.escape(str(f[k]))}</td>"
+            for k in ("level", "frame", "expectation", "unexpected_count", "element_count")
+        )
+        + "</tr>"
+        for f in failures
+    )
+    return (
+        f"{text}<table><tr><th>level</th><th>frame</th><th>expectation</th>"
+        f"<th>rows failing</th><th>rows</th></tr>{rows}</table>"
+    )

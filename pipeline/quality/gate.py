@@ -1,0 +1,184 @@
+"""The quality gate of the gaming-day close: a day whose data fails a BLOCK expectation is not
+closed, and every validation is stored in the ledger with its gaming day.
+
+The close (:func:`pipeline.reports.close.close_gaming_day`) calls :func:`checked_for_close`
+first. A failure stops it with :class:`QualityBlockedError`, whose message names each
+failing expectation, its frame and sample rows, and the two ways forward: fix the input and
+replay the day, or close with an explicit, audited acceptance of the failures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline.ledger.store import Ledger
+from pipeline.quality.run import (
+    ExpectationOutcome,
+    QualityReport,
+    day_fingerprint,
+    json_default,
+    validate_day,
+    write_results,
+)
+from pipeline.rules.config import TableRules
+
+ACCEPT_ACTION = "ACCEPT_QUALITY_FAILURES"
+"""``gaming_day_audit.action`` of a close that went ahead despite BLOCK failures."""
+
+SAMPLE_ROWS = 3
+"""How many offending rows the refusal quotes per expectation (the JSON file has more)."""
+
+
+class QualityBlockedError(RuntimeError):
+    """The day's data fails a BLOCK expectation; the close is refused."""
+
+    def __init__(self, report: QualityReport) -> None:
+        self.report = report
+        super().__init__(refusal(report))
+
+
+def refusal(report: QualityReport) -> str:
+    """Why the close is refused and what to do, naming every blocking failure."""
+    day = report.gaming_date.isoformat()
+    blocking = report.blocking()
+    lines = [
+        f"gaming day {day} is not closed: {len(blocking)} blocking data-quality "
+        f"expectation(s) failed ({report.evaluated - report.failed} of {report.evaluated} "
+        "met); the day's figures cannot be trusted as they stand:"
+    ]
+    for outcome in blocking:
+        lines.append(f"  - {_failure(outcome)}")
+        lines.append(f"    why it blocks: {outcome.why}")
+    if report.warnings():
+        lines.append(
+            f"  ({len(report.warnings())} warning(s) also failed; they do not block: "
+            f"{', '.join(w.name for w in report.warnings())})"
+        )
+    files = [str(p) for p in (report.result_file, report.docs_file) if p is not None]
+    if files:
+        lines.append(f"Every result and offending row: {' and '.join(files)}.")
+    lines.append(
+        "Fix the input (the event files, or the ledger rows named above) and replay the day "
+        f"(baccarat-audit replay), then close again; or, if the failure is understood, close "
+        f"with --accept-quality-failures 'REASON' (baccarat-audit close --gaming-day {day}), "
+        "which records the reason in the gaming day's audit trail."
+    )
+    return "\n".join(lines)
+
+
+def _failure(o: ExpectationOutcome) -> str:
+    if o.error:
+        return f"{o.name}: could not be evaluated ({o.error})"
+    if o.unexpected_count is None:
+        return f"{o.name}: observed {o.observed_value!r}"
+    rows = o.unexpected_rows[:SAMPLE_ROWS] or o.unexpected_sample[:SAMPLE_ROWS]
+    return f"{o.name}: {o.unexpected_count} of {o.element_count} rows fail, e.g. {rows}"
+
+
+def checked_for_close(
+    ledger: Ledger,
+    gaming_date: date,
+    out_dir: Path,
+    catalog: Mapping[str, TableRules],
+    given: QualityReport | None = None,
+) -> QualityReport:
+    """The validation the close relies on: ``given`` when it was run on the ledger as it is
+    now (same :func:`~pipeline.quality.run.day_fingerprint`), else a fresh one on the
+    close's own connection, with its files written to ``out_dir``. Either way it is stored
+    with the day (:func:`store_result`) before the close looks at it."""
+    report = given
+    if report is None or report.fingerprint != day_fingerprint(ledger.con, gaming_date):
+        report = validate_day(ledger.con, ledger.path, gaming_date, catalog)
+        write_results(report, out_dir)
+    with ledger.transaction():
+        store_result(ledger.con, report)
+    return report
+
+
+def admit(report: QualityReport, accept_reason: str | None) -> str | None:
+    """Raise :class:`QualityBlockedError` when ``report`` has BLOCK failures and no reason to
+    accept them; return what the audit trail must record when they were accepted."""
+    if accept_reason is not None and not accept_reason.strip():
+        raise ValueError("--accept-quality-failures needs a reason; it is kept in the audit trail")
+    blocking = report.blocking()
+    if not blocking:
+        return None
+    if accept_reason is None:
+        raise QualityBlockedError(report)
+    return f"{accept_reason.strip()} (accepted: {'; '.join(o.name for o in blocking)})"
+
+
+def store_result(con: duckdb.DuckDBPyConnection, report: QualityReport) -> None:
+    """Keep a validation in ``quality_results`` with its gaming day: the verdict and counts,
+    and every expectation's outcome (level, counts, sample rows) as JSON. Every run is kept;
+    the close reports the one it relied on."""
+    summary = {k: v for k, v in report.to_json(with_passing=False).items() if k != "suites"}
+    summary["suites"] = [
+        {k: s[k] for k in ("name", "success", "evaluated", "failed", "rows", "seconds")}
+        for s in report.to_json(with_passing=False)["suites"]
+    ]
+    summary["files"] = [str(p) for p in (report.result_file, report.docs_file) if p]
+    outcomes = [asdict(o) for s in report.suites for o in s.expectations]
+    con.execute(
+        "INSERT INTO quality_results (gaming_date, validated_at, verdict, evaluated, failed, "
+        "blocking, warnings, fingerprint, summary_json, expectations_json) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            report.gaming_date,
+            datetime.now(UTC),
+            report.verdict,
+            report.evaluated,
+            report.failed,
+            len(report.blocking()),
+            len(report.warnings()),
+            report.fingerprint,
+            json.dumps(summary, default=json_default),
+            json.dumps(outcomes, default=json_default),
+        ],
+    )
+
+
+def stored_results(con: duckdb.DuckDBPyConnection, gaming_date: date) -> list[dict[str, Any]]:
+    """The validations stored for ``gaming_date``, oldest first, with their JSON parsed."""
+    cursor = con.execute(
+        "SELECT gaming_date, validated_at, verdict, evaluated, failed, blocking, warnings, "
+        "fingerprint, summary_json, expectations_json FROM quality_results "
+        "WHERE gaming_date = ? ORDER BY validated_at",
+        [gaming_date],
+    )
+    names = [d[0] for d in cursor.description or ()]
+    rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    for row in rows:
+        row["summary"] = json.loads(row.pop("summary_json"))
+        row["expectations"] = json.loads(row.pop("expectations_json"))
+    return rows
+
+
+def close_section(report: QualityReport, accepted: str | None) -> dict[str, Any]:
+    """What the close report states about the data quality (hashed with the close, so only
+    what the data determines: no timings or paths)."""
+
+    def brief(o: ExpectationOutcome) -> dict[str, Any]:
+        return {
+            "level": o.level.value,
+            "frame": f"{o.suite}.{o.frame}",
+            "expectation": o.description or o.expectation,
+            "unexpected_count": o.unexpected_count,
+            "element_count": o.element_count,
+        }
+
+    return {
+        "verdict": report.verdict,
+        "evaluated": report.evaluated,
+        "failed": report.failed,
+        "blocking": [brief(o) for o in report.blocking()],
+        "warnings": [brief(o) for o in report.warnings()],
+        "accepted": accepted,
+    }
