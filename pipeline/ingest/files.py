@@ -1,21 +1,22 @@
 """Load Avro event files into the ledger.
 
-DuckDB has one writer. The expensive work (decoding, replaying, and writing the rows) runs in
-worker processes, each into a **shard**: a small ledger file of its own with the same schema.
-The one writer merges each shard with set-based SQL in one transaction. The same design holds
-when workers run on other machines: they ship shard files to the writer.
+DuckDB has one writer. The expensive work (decoding, replaying, and building the rows) runs
+in worker processes, each making a :class:`~pipeline.ledger.columns.LedgerBatch` of one file:
+its deliveries, dead letters and digest, and the rows derived from each table-day, as Arrow
+tables. The one writer merges each batch with set-based SQL in one transaction. The same
+design holds when workers run on other machines: a batch travels as Arrow IPC or Parquet
+files, one per ledger table.
 
-A shard's derived rows are final when the ledger held no deliveries for that table-day before;
-otherwise the writer re-derives the table-day from every delivery it now holds (late data
-re-derives only the table-days it touches).
+A batch's derived rows are final when the ledger held no deliveries for that table-day
+before; otherwise the writer re-derives the table-day from every delivery it now holds (late
+data re-derives only the table-days it touches).
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -30,26 +31,38 @@ from pipeline.ingest.stage import (
     prepare,
     replay_or_explain,
 )
+from pipeline.ledger.columns import (
+    LedgerBatch,
+    dead_letter_table,
+    delivery_table,
+    derived_batch,
+    input_file_table,
+)
 from pipeline.ledger.store import Delivery, Ledger
+
+WORKER_GC_THRESHOLD = 50_000
+"""A worker holds a whole file's events and replay rows, hundreds of thousands of long-lived
+objects; at Python's default threshold (700) the collector rescans them thousands of times
+for no garbage (measured: about 10 % of a worker's time). None of them form cycles."""
 
 
 @dataclass(frozen=True)
-class Shard:
+class FileBatch:
     """What a worker made of one input file."""
 
     source: Path
-    shard: Path
+    batch: LedgerBatch
     deliveries: int
     dead_letters: int
 
 
-def write_shard(path: Path, catalog_path: Path, shard_path: Path, strict: bool = False) -> Shard:
-    """Decode one file, replay its table-days and write everything to a shard ledger.
+def read_and_replay(path: Path, catalog_path: Path, strict: bool = False) -> FileBatch:
+    """Decode one file and replay its table-days into ledger rows.
 
-    Pure with respect to the main ledger, so it runs in a worker process. ``strict``
-    re-encodes every decoded event to prove its bytes were canonical (see
-    ``schemas/README.md``), at about twice the decoding cost; Kafka messages, which arrive one
-    by one from any producer, are always decoded strictly.
+    Pure with respect to the ledger, so it runs in a worker process. ``strict`` re-encodes
+    every decoded event to prove its bytes were canonical (see ``schemas/README.md``), at
+    about twice the decoding cost; Kafka messages, which arrive one by one from any
+    producer, are always decoded strictly.
     """
     deliveries: list[Delivery] = []
     dead: list[DeadLetter] = []
@@ -59,32 +72,37 @@ def write_shard(path: Path, catalog_path: Path, shard_path: Path, strict: bool =
         else:
             deliveries.append(item)
     prepared = prepare(deliveries, load_catalog(catalog_path), DEFAULT_DAY_STARTS)
-    with Ledger(shard_path) as shard, shard.transaction():
-        shard.add_deliveries(deliveries, DEFAULT_DAY_STARTS)
-        shard.add_dead_letters(
+    batch = LedgerBatch(
+        deliveries=delivery_table(deliveries, DEFAULT_DAY_STARTS),
+        dead_letters=dead_letter_table(
             (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
-        )
-        shard.record_input_file(path.name, _sha256(path), path.stat().st_size, len(deliveries))
-        for (table_id, day), result in prepared.items():
-            shard.replace_table_day(table_id, day, result)
-    return Shard(path, shard_path, len(deliveries), len(dead))
+        ),
+        input_files=input_file_table(
+            path.name, _sha256(path), path.stat().st_size, len(deliveries)
+        ),
+        derived=derived_batch(prepared),
+    )
+    return FileBatch(path, batch, len(deliveries), len(dead))
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _shards(
-    paths: Sequence[Path], catalog_path: Path, workers: int, strict: bool, scratch: Path
-) -> Iterator[Shard]:
-    targets = [scratch / f"shard-{i:05d}.duckdb" for i in range(len(paths))]
+def _start_worker() -> None:
+    gc.set_threshold(WORKER_GC_THRESHOLD)
+
+
+def _batches(
+    paths: Sequence[Path], catalog_path: Path, workers: int, strict: bool
+) -> Iterator[FileBatch]:
     if workers <= 1 or len(paths) <= 1:
-        for path, target in zip(paths, targets, strict=True):
-            yield write_shard(path, catalog_path, target, strict)
+        for path in paths:
+            yield read_and_replay(path, catalog_path, strict)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
         yield from pool.map(
-            write_shard, paths, [catalog_path] * len(paths), targets, [strict] * len(paths)
+            read_and_replay, paths, [catalog_path] * len(paths), [strict] * len(paths)
         )
 
 
@@ -105,24 +123,19 @@ def ingest_files(
     total = LoadReport()
     paths = [p for p in paths if not ledger.holds_input_file(p.name, _sha256(p))]
     workers = workers if workers is not None else min(len(paths), os.cpu_count() or 1)
-    scratch = Path(tempfile.mkdtemp(prefix="shards-", dir=ledger.path.parent))
-    try:
-        for shard in _shards(paths, catalog_path, workers, strict, scratch):
-            with ledger.transaction():
-                touched, stale = ledger.merge_shard(shard.shard)
-                for table_id, day in sorted(stale):
-                    result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
-                    ledger.replace_table_day(table_id, day, result)
-            shard.shard.unlink(missing_ok=True)
-            total.deliveries += shard.deliveries
-            total.dead_letters += shard.dead_letters
-            total.table_days += sorted(touched)
-        for table_id, day in set(total.table_days):
-            row = ledger.con.execute(
-                "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
-                [table_id, day],
-            ).fetchone()
-            total.exceptions += int(row[0]) if row else 0
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    for loaded in _batches(paths, catalog_path, workers, strict):
+        with ledger.transaction():
+            touched, stale = ledger.merge_batch(loaded.batch)
+            for table_id, day in sorted(stale):
+                result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
+                ledger.replace_table_day(table_id, day, result)
+        total.deliveries += loaded.deliveries
+        total.dead_letters += loaded.dead_letters
+        total.table_days += sorted(touched)
+    for table_id, day in set(total.table_days):
+        row = ledger.con.execute(
+            "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
+            [table_id, day],
+        ).fetchone()
+        total.exceptions += int(row[0]) if row else 0
     return total

@@ -10,21 +10,27 @@ Invariants (each checked by tests):
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, time
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import orjson
-import pandas as pd
+import pyarrow as pa
 
 from pipeline.events.model import TableEvent
+from pipeline.ledger.columns import Delivery as Delivery
+from pipeline.ledger.columns import (
+    LedgerBatch,
+    TableDay,
+    dead_letter_table,
+    delivery_table,
+    derived_tables,
+)
+from pipeline.ledger.columns import gaming_date_of as gaming_date_of
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
-from pipeline.replay.findings import Finding
 from pipeline.replay.rows import ReplayResult
 
 DATE_FIELDS = frozenset({"gaming_date"})
@@ -32,30 +38,6 @@ DATE_FIELDS = frozenset({"gaming_date"})
 
 class LedgerError(RuntimeError):
     """The ledger file cannot be used as it is; the message says why and what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    """One event as it arrived: where from (``source``, ``position``) and what."""
-
-    source: str
-    position: int
-    event: TableEvent
-
-
-def gaming_date_of(occurred_at_micros: int, day_starts: time) -> date:
-    """The gaming day an instant (UTC microseconds) belongs to: days run from ``day_starts``
-    to the next ``day_starts``."""
-    offset = (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
-    return _day((occurred_at_micros - offset) // 86_400_000_000)
-
-
-@functools.lru_cache(maxsize=4096)
-def _day(days_since_epoch: int) -> date:
-    return _EPOCH_DATE + timedelta(days=days_since_epoch)
-
-
-_EPOCH_DATE = date(1970, 1, 1)
 
 
 def _fields_from_json(text: str) -> dict[str, Any]:
@@ -142,41 +124,27 @@ class Ledger:
         self,
         deliveries: Sequence[Delivery],
         day_starts: time,
-    ) -> set[tuple[str, date]]:
+    ) -> set[TableDay]:
         """Store new deliveries; return the (table_id, gaming_date) pairs they touched.
 
         Call inside :meth:`transaction` to commit them with the rows they produce.
         """
         if not deliveries:
             return set()
-        events = [d.event for d in deliveries]
-        frame = pd.DataFrame(
-            {
-                "source": [d.source for d in deliveries],
-                "position": [d.position for d in deliveries],
-                "event_id": [e.event_id for e in events],
-                "table_id": [e.table_id for e in events],
-                "device_id": [e.device_id for e in events],
-                "seq": [e.seq for e in events],
-                "occurred_at": [e.occurred_at for e in events],
-                "gaming_date": [gaming_date_of(e.occurred_at, day_starts) for e in events],
-                "payload_type": [e.payload_type for e in events],
-                "fields_json": [orjson.dumps(e.fields).decode() for e in events],
-            }
-        )
-        self.con.register("incoming", frame)
+        self.con.register("incoming_deliveries", delivery_table(deliveries, day_starts))
         try:
-            touched = self.con.execute(
-                "SELECT DISTINCT i.table_id, i.gaming_date::DATE FROM incoming i "
-                "ANTI JOIN deliveries d USING (source, position)"
-            ).fetchall()
-            self.con.execute(
-                "INSERT INTO deliveries SELECT i.source, i.position, i.event_id, i.table_id, "
-                "i.device_id, i.seq, i.occurred_at, i.gaming_date::DATE, i.payload_type, "
-                "i.fields_json FROM incoming i ANTI JOIN deliveries d USING (source, position)"
-            )
+            return self._insert_new_deliveries("incoming_deliveries")
         finally:
-            self.con.unregister("incoming")
+            self.con.unregister("incoming_deliveries")
+
+    def _insert_new_deliveries(self, relation: str) -> set[TableDay]:
+        """Insert the deliveries of ``relation`` not stored yet (keyed by source and
+        position); return the table-days they touched."""
+        new = f"{relation} i ANTI JOIN deliveries d USING (source, position)"
+        touched = self.con.execute(
+            f"SELECT DISTINCT i.table_id, i.gaming_date FROM {new}"
+        ).fetchall()
+        self.con.execute(f"INSERT INTO deliveries SELECT i.* FROM {new}")
         return {(str(t), d) for t, d in touched}
 
     def record_input_file(self, source: str, sha256: str, size: int, events: int) -> None:
@@ -200,26 +168,7 @@ class Ledger:
         rows = list(rows)
         if not rows:
             return 0
-        frame = pd.DataFrame.from_records(
-            rows,
-            columns=[
-                "source",
-                "position",
-                "reason",
-                "detail",
-                "device_id",
-                "raw_bytes",
-                "received_on",
-            ],
-        ).drop_duplicates(["source", "position"])
-        self.con.register("letters", frame)
-        try:
-            self.con.execute(
-                "INSERT INTO dead_letters SELECT source, position, reason, detail, device_id, "
-                "raw_bytes::BLOB, received_on::DATE FROM letters ON CONFLICT DO NOTHING"
-            )
-        finally:
-            self.con.unregister("letters")
+        self._insert_relation("dead_letters", dead_letter_table(rows), "ON CONFLICT DO NOTHING")
         return len(rows)
 
     def events_for(self, table_id: str, gaming_date: date) -> list[TableEvent]:
@@ -258,269 +207,105 @@ class Ledger:
     # ------------------------------------------------------------------ derived rows
     def replace_table_day(self, table_id: str, gaming_date: date, result: ReplayResult) -> None:
         """Replace every derived row of one table-day. Call inside :meth:`transaction`."""
+        self._write_derived(table_id, gaming_date, derived_tables(table_id, gaming_date, result))
+
+    def _write_derived(self, table_id: str, day: date, tables: Mapping[str, pa.Table]) -> None:
         for table in DERIVED_TABLES:
             self.con.execute(
-                f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?",
-                [table_id, gaming_date],
+                f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?", [table_id, day]
             )
-        day = gaming_date
-        self._insert(
-            "rounds",
-            [
-                (
-                    r.table_id,
-                    day,
-                    r.shoe_id,
-                    r.round_id,
-                    r.round_number,
-                    r.simulated,
-                    r.status,
-                    r.player_cards,
-                    r.banker_cards,
-                    r.player_points,
-                    r.banker_points,
-                    r.winner,
-                    r.total_cards,
-                    r.natural,
-                    r.dragon_7,
-                    r.announced,
-                    r.options_taken,
-                    r.started_at,
-                    r.started_event,
-                )
-                for r in result.rounds
-            ],
+        for table, rows in tables.items():
+            self._insert_relation(table, rows)
+        self.con.execute(
+            """
+            INSERT INTO table_day_win
+            SELECT table_id, gaming_date, wager,
+              sum(CASE expected_result WHEN 'LOSE' THEN stake_cents
+                   WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END),
+              sum(CASE recorded_result WHEN 'LOSE' THEN stake_cents
+                   WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END)
+            FROM settlements WHERE table_id = ? AND gaming_date = ?
+            GROUP BY ALL""",
+            [table_id, day],
         )
-        self._insert(
-            "cards",
-            [
-                (
-                    c.table_id,
-                    day,
-                    c.shoe_id,
-                    c.round_id,
-                    c.position,
-                    c.rank,
-                    c.suit,
-                    c.hand,
-                    c.event_id,
-                )
-                for c in result.cards
-            ],
-        )
-        self._insert(
-            "wagers",
-            [
-                (
-                    w.table_id,
-                    day,
-                    w.round_id,
-                    w.seat,
-                    w.patron_id,
-                    w.wager,
-                    w.amount_cents,
-                    w.late,
-                    list(w.event_ids),
-                )
-                for w in result.wagers
-            ],
-        )
-        self._insert(
-            "settlements",
-            [
-                (
-                    s.table_id,
-                    day,
-                    s.round_id,
-                    s.seat,
-                    s.patron_id,
-                    s.wager,
-                    s.stake_cents,
-                    s.expected_result,
-                    s.expected_paid_cents,
-                    s.expected_vig_cents,
-                    s.recorded_result,
-                    s.recorded_paid_cents,
-                    s.rule_code,
-                    list(s.event_ids),
-                )
-                for s in result.settlements
-            ],
-        )
-        self._insert(
-            "vig_ledger",
-            [
-                (
-                    v.table_id,
-                    day,
-                    v.shoe_id,
-                    v.round_id,
-                    v.seat,
-                    v.patron_id,
-                    v.kind,
-                    v.amount_cents,
-                    v.balance_after_cents,
-                    v.occurred_at,
-                    v.event_id,
-                )
-                for v in result.vig_ledger
-            ],
-        )
-        self._insert(
-            "comp_vig_forms",
-            [
-                (
-                    f.table_id,
-                    day,
-                    f.serial,
-                    f.status,
-                    f.amount_cents,
-                    f.patron_name,
-                    f.patron_id,
-                    f.gaming_date,
-                    f.pit,
-                    f.table_location,
-                    f.dealer_signature,
-                    f.pit_boss_signature,
-                    f.pit_clerk_signature,
-                    f.patron_signature,
-                    f.signature_missing_reason,
-                    f.marked_void,
-                    f.event_id,
-                )
-                for f in result.forms
-            ],
-        )
-        self._insert(
-            "form_series",
-            [
-                (s.table_id, day, s.first_serial, s.last_serial, s.used, s.voided, s.event_id)
-                for s in result.form_series
-            ],
-        )
-        self._insert(
-            "form_events",
-            [
-                (
-                    f.table_id,
-                    day,
-                    f.serial,
-                    f.kind,
-                    f.amount_cents,
-                    f.patron_name,
-                    f.table_location,
-                    f.gaming_date,
-                    f.marked_void,
-                    f.matched,
-                    f.event_id,
-                )
-                for f in result.form_events
-            ],
-        )
-        self._insert("exceptions", [_exception_row(f, day) for f in result.findings])
-        summary = result.summary
-        if summary is not None:
-            self._insert(
-                "table_day_summary",
-                [
-                    (
-                        table_id,
-                        day,
-                        summary.rules_id,
-                        summary.game,
-                        summary.pit,
-                        summary.location,
-                        summary.dealer_id,
-                        summary.shoes,
-                        summary.rounds,
-                        result.event_count,
-                        summary.duplicates,
-                        summary.handle_cents,
-                        summary.vig_expected_cents,
-                        summary.vig_collected_cents,
-                        summary.vig_uncollected_cents,
-                        summary.comp_vig_cents,
-                        len(result.findings),
-                        datetime.now(UTC),
-                    )
-                ],
-            )
-            self.con.execute(
-                """
-                INSERT INTO table_day_win
-                SELECT table_id, gaming_date, wager,
-                  sum(CASE expected_result WHEN 'LOSE' THEN stake_cents
-                       WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END),
-                  sum(CASE recorded_result WHEN 'LOSE' THEN stake_cents
-                       WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END)
-                FROM settlements WHERE table_id = ? AND gaming_date = ?
-                GROUP BY ALL""",
-                [table_id, day],
-            )
 
-    def _insert(self, table: str, rows: list[tuple[Any, ...]]) -> None:
-        """Bulk insert through a DataFrame: DuckDB's executemany is row-at-a-time."""
-        if not rows:
-            return
-        frame = pd.DataFrame.from_records(rows)
-        self.con.register("batch", frame)
+    def _insert_relation(self, table: str, rows: pa.Table, tail: str = "") -> None:
+        self.con.register("incoming_rows", rows)
         try:
-            self.con.execute(f"INSERT INTO {table} SELECT * FROM batch")
+            self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows {tail}")
         finally:
-            self.con.unregister("batch")
+            self.con.unregister("incoming_rows")
 
-    # ------------------------------------------------------------------ shards
-    def merge_shard(self, shard: Path) -> tuple[set[tuple[str, date]], set[tuple[str, date]]]:
-        """Merge a shard ledger written by a worker (same schema, its own deliveries and the
-        rows it derived from them). Call inside :meth:`transaction`.
+    # ------------------------------------------------------------------ batches and shards
+    def merge_batch(self, batch: LedgerBatch) -> tuple[set[TableDay], set[TableDay]]:
+        """Merge rows made outside the ledger (by a worker process, or read from a shard
+        file). Call inside :meth:`transaction`.
 
         Returns (touched, stale): the table-days that received new deliveries, and those of
-        them the ledger already held deliveries for before this shard, whose rows the
-        shard cannot know and the caller must re-derive from all deliveries. For the others
-        the shard's derived rows are final and copied in with set-based SQL.
+        them whose derived rows the batch cannot supply: the ledger held deliveries for them
+        before this batch (so the batch saw only part of the day), or the batch carries no
+        rows for them. The caller re-derives the stale ones from all deliveries; the batch's
+        rows for the others are final.
         """
-        self.con.execute(f"ATTACH '{shard}' AS shard (READ_ONLY)")
+        self.con.register("incoming_deliveries", batch.deliveries)
         try:
             keys = {
                 (str(t), d)
                 for t, d in self.con.execute(
-                    "SELECT DISTINCT table_id, gaming_date FROM shard.deliveries"
+                    "SELECT DISTINCT table_id, gaming_date FROM incoming_deliveries"
                 ).fetchall()
             }
             before = self.table_days_present(keys)
-            touched = {
-                (str(t), d)
-                for t, d in self.con.execute(
-                    "SELECT DISTINCT s.table_id, s.gaming_date FROM shard.deliveries s "
-                    "ANTI JOIN deliveries d USING (source, position)"
-                ).fetchall()
-            }
-            self.con.execute(
-                "INSERT INTO deliveries SELECT s.* FROM shard.deliveries s "
-                "ANTI JOIN deliveries d USING (source, position)"
+            touched = self._insert_new_deliveries("incoming_deliveries")
+        finally:
+            self.con.unregister("incoming_deliveries")
+        if batch.dead_letters.num_rows:
+            self._insert_relation("dead_letters", batch.dead_letters, "ON CONFLICT DO NOTHING")
+        if batch.input_files.num_rows:
+            self._insert_relation(
+                "input_files",
+                batch.input_files,
+                "ON CONFLICT DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, "
+                "events = excluded.events",
             )
-            self.con.execute(
-                "INSERT INTO dead_letters SELECT * FROM shard.dead_letters ON CONFLICT DO NOTHING"
-            )
-            self.con.execute(
-                "INSERT INTO input_files SELECT * FROM shard.input_files "
-                "ON CONFLICT DO UPDATE SET sha256 = excluded.sha256, "
-                "bytes = excluded.bytes, events = excluded.events"
-            )
-            for table_id, day in sorted(touched - before):
-                for table in DERIVED_TABLES:
-                    params = [table_id, day]
-                    self.con.execute(
-                        f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?", params
-                    )
-                    self.con.execute(
-                        f"INSERT INTO {table} SELECT * FROM shard.{table} "
-                        "WHERE table_id = ? AND gaming_date = ?",
-                        params,
-                    )
+        final = (touched - before) & batch.derived.keys()
+        for table_id, day in sorted(final):
+            self._write_derived(table_id, day, batch.derived[(table_id, day)])
+        return touched, touched - final
+
+    def merge_shard(self, shard: Path) -> tuple[set[TableDay], set[TableDay]]:
+        """Merge a shard ledger file written by a worker (same schema, its own deliveries
+        and the rows it derived from them), like :meth:`merge_batch`."""
+        self.con.execute(f"ATTACH '{shard}' AS shard (READ_ONLY)")
+        try:
+            batch = self._read_shard()
         finally:
             self.con.execute("DETACH shard")
-        return touched, touched & before
+        return self.merge_batch(batch)
+
+    def _read_shard(self) -> LedgerBatch:
+        def read(sql: str, params: Sequence[Any] = ()) -> pa.Table:
+            return self.con.sql(sql, params=list(params)).to_arrow_table()
+
+        days = self.con.execute(
+            "SELECT DISTINCT table_id, gaming_date FROM shard.deliveries"
+        ).fetchall()
+        rows_of = [t for t in DERIVED_TABLES if t != "table_day_win"]
+        return LedgerBatch(
+            deliveries=read("SELECT * FROM shard.deliveries"),
+            dead_letters=read("SELECT * FROM shard.dead_letters"),
+            input_files=read("SELECT * FROM shard.input_files"),
+            derived={
+                (str(t), d): {
+                    table: read(
+                        f"SELECT * FROM shard.{table} WHERE table_id = ? AND gaming_date = ?",
+                        [t, d],
+                    )
+                    for table in rows_of
+                }
+                for t, d in days
+            },
+        )
 
     # ------------------------------------------------------------------ Kafka offsets
     def stored_offsets(self, group: str, topic: str) -> dict[int, int]:
@@ -541,24 +326,3 @@ class Ledger:
                 "next_offset = excluded.next_offset",
                 [group, topic, partition, next_offset],
             )
-
-
-def _exception_row(f: Finding, day: date) -> tuple[Any, ...]:
-    return (
-        f.finding_id,
-        f.table_id,
-        day,
-        f.code,
-        f.section,
-        f.severity.name,
-        int(f.severity),
-        f.shoe_id,
-        f.round_id,
-        f.seat,
-        f.patron_id,
-        f.serial,
-        f.expected_cents,
-        f.actual_cents,
-        f.message,
-        list(f.event_ids),
-    )

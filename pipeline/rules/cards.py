@@ -6,23 +6,24 @@ same values; 3.5(e), 4.4(e) and 7.5(f) define a different count for the burn.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NewType
+
+from pipeline.rules.symbol import Symbol
 
 Point = NewType("Point", int)
 """A point count, 0 to 9 inclusive (N.J.A.C. 19:47-3.1(c))."""
 
 
-class Suit(enum.Enum):
+class Suit(Symbol):
     CLUBS = "C"
     DIAMONDS = "D"
     HEARTS = "H"
     SPADES = "S"
 
 
-class Rank(enum.Enum):
+class Rank(Symbol):
     """A card's rank. The enum value is the conventional one-character symbol."""
 
     ACE = "A"

@@ -16,6 +16,7 @@ from datetime import time
 from typing import Any, NamedTuple
 
 from pipeline.rules.games import Game
+from pipeline.rules.symbol import Symbol
 
 Cents = int
 """Money is always an integer number of cents."""
@@ -46,7 +47,7 @@ class Odds(NamedTuple):
         return f"{self.to_win} to {self.stake}"
 
 
-class ShuffleMethod(enum.Enum):
+class ShuffleMethod(Symbol):
     MANUAL_LACE = "MANUAL_LACE"  # 3.5(a)1 / 7.5(b)2: shuffle, then lace about one deck
     MANUAL_WASH = "MANUAL_WASH"  # 3.5(a)2: wash and stack, three dealers shuffle
     FEATHERED = "FEATHERED"  # 7.5(b)1: Minibaccarat only
@@ -54,7 +55,7 @@ class ShuffleMethod(enum.Enum):
     CONTINUOUS = "CONTINUOUS"  # 19:47-6.9 continuous shuffling shoe, Commission-approved
 
 
-class DisclosedCardProcedure(enum.Enum):
+class DisclosedCardProcedure(Symbol):
     """The procedure pre-selected for a card dealt in error and disclosed,
     N.J.A.C. 19:47-3.12(c), 4.12(h), 7.11(c)."""
 
@@ -63,7 +64,7 @@ class DisclosedCardProcedure(enum.Enum):
     SIMULATED_ROUND = 3  # (c)3: the card starts a simulated round without wagers
 
 
-class SettlementProcedure(enum.Enum):
+class SettlementProcedure(Symbol):
     """The order in which winning wagers are paid and vigorish marked, 19:47-3.10(b)1-4."""
 
     PAY_ALL_THEN_VIG = 1
@@ -72,7 +73,7 @@ class SettlementProcedure(enum.Enum):
     VIG_THEN_PAY_PER_SEAT = 4
 
 
-class Paytable(enum.Enum):
+class Paytable(Symbol):
     """Optional bonus wager paytables, N.J.A.C. 19:47-3.3(g)."""
 
     A = "A"

@@ -9,14 +9,14 @@ choice (4.9(f)), and gives the Dominant Player a choice on 5 (4.9(a)2).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 
 from pipeline.rules.cards import is_natural
 from pipeline.rules.games import Game
+from pipeline.rules.symbol import Symbol
 
 
-class Draw(enum.Enum):
+class Draw(Symbol):
     """A cell of a draw table: must draw, must stay, or the hand's option (4.9(f))."""
 
     DRAW = "D"

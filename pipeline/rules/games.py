@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
+from pipeline.rules.symbol import Symbol
 
 
-class Game(enum.Enum):
+class Game(Symbol):
     PUNTO_BANCO = "PUNTO_BANCO"  # N.J.A.C. 19:47-3
     CHEMIN_DE_FER = "CHEMIN_DE_FER"  # N.J.A.C. 19:47-4
     MINIBACCARAT = "MINIBACCARAT"  # N.J.A.C. 19:47-7

@@ -7,7 +7,6 @@ disclosed card (3.12(c), 4.12(h), 7.11(c)).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -15,9 +14,10 @@ from pipeline.rules.cards import TEN_VALUE_RANKS, Rank, card_value, point_count
 from pipeline.rules.config import DisclosedCardProcedure, TableRules
 from pipeline.rules.draw import Draw, banker_rule
 from pipeline.rules.games import Game
+from pipeline.rules.symbol import Symbol
 
 
-class ErrorCardFate(enum.Enum):
+class ErrorCardFate(Symbol):
     BANKER_THIRD_CARD = "BANKER_THIRD_CARD"
     NEXT_HAND_FIRST_CARD = "NEXT_HAND_FIRST_CARD"
     DISCLOSED_PROCEDURE = "DISCLOSED_PROCEDURE"

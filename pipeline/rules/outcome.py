@@ -6,14 +6,14 @@ add the number of cards dealt (3.2(a)4), the dragon 7 (3.3(h)) and the bonus mar
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.rules.cards import Card, Point, is_natural, point_count
+from pipeline.rules.symbol import Symbol
 
 
-class Winner(enum.Enum):
+class Winner(Symbol):
     PLAYER = "PLAYER"
     BANKER = "BANKER"
     TIE = "TIE"

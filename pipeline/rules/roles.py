@@ -12,12 +12,12 @@ the bank when the Banker's Hand loses (4.11).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.rules.config import Cents
 from pipeline.rules.outcome import RoundOutcome, Winner
+from pipeline.rules.symbol import Symbol
 
 
 def counterclockwise_from(start: int, seats: Iterable[int]) -> list[int]:
@@ -62,7 +62,7 @@ def banker_wager_problem(previous: Cents | None, bid: Cents | None, wager: Cents
     return None
 
 
-class BancoKind(enum.Enum):
+class BancoKind(Symbol):
     SUIVI = "BANCO_SUIVI"  # 4.7(b)
     SEUL = "BANCO_SEUL"  # 4.7(c)
     PARTIAL = "PARTIAL"  # 4.7(d)

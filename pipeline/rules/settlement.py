@@ -6,7 +6,6 @@ settlement can explain itself next to what the dealer paid.
 
 from __future__ import annotations
 
-import enum
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,10 +13,11 @@ from dataclasses import dataclass
 from pipeline.rules.config import Cents, Odds, Paytable, TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome, Winner
+from pipeline.rules.symbol import Symbol
 from pipeline.rules.vigorish import tie_vigorish, vigorish_on_win
 
 
-class Wager(enum.Enum):
+class Wager(Symbol):
     BANKER = "BANKER"
     PLAYER = "PLAYER"
     TIE = "TIE"
@@ -29,7 +29,7 @@ class Wager(enum.Enum):
     DRAGON_7 = "DRAGON_7"
 
 
-class Result(enum.Enum):
+class Result(Symbol):
     WIN = "WIN"
     LOSE = "LOSE"
     VOID = "VOID"
@@ -104,6 +104,9 @@ class Settlement:
         if self.result is Result.LOSE:
             return -self.stake_cents
         return -self.vig_cents
+
+
+_WAGER_ORDER = tuple(Wager)
 
 
 class WagerNotOfferedError(ValueError):
@@ -232,4 +235,4 @@ def settle_seat(
     rules: TableRules, outcome: RoundOutcome, stakes: Mapping[Wager, Cents]
 ) -> tuple[Settlement, ...]:
     """Every wager of one seat in one round, in :class:`Wager` order."""
-    return tuple(settle(rules, outcome, w, stakes[w], stakes) for w in Wager if w in stakes)
+    return tuple(settle(rules, outcome, w, stakes[w], stakes) for w in _WAGER_ORDER if w in stakes)

@@ -1,0 +1,329 @@
+"""Ledger rows as Arrow tables, built without a connection to the ledger.
+
+Workers build them in their own processes; the single writer only inserts them
+(:meth:`~pipeline.ledger.store.Ledger.merge_batch`). Arrow tables cross a process boundary
+(or travel between machines as Arrow IPC or Parquet files) without a per-row cost, and DuckDB
+scans them without a copy. Columns are in the order of the ledger table they go into
+(``pipeline/ledger/migrations.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+from pipeline.events.model import TableEvent
+from pipeline.replay.findings import Finding
+from pipeline.replay.rows import ReplayResult
+
+TableDay = tuple[str, date]
+Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One event as it arrived: where from (``source``, ``position``) and what."""
+
+    source: str
+    position: int
+    event: TableEvent
+
+
+def gaming_date_of(occurred_at_micros: int, day_starts: time) -> date:
+    """The gaming day an instant (UTC microseconds) belongs to: days run from ``day_starts``
+    to the next ``day_starts``."""
+    offset = (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
+    return _day((occurred_at_micros - offset) // 86_400_000_000)
+
+
+@functools.lru_cache(maxsize=4096)
+def _day(days_since_epoch: int) -> date:
+    return _EPOCH_DATE + timedelta(days=days_since_epoch)
+
+
+_EPOCH_DATE = date(1970, 1, 1)
+
+
+def arrow_rows(rows: Sequence[Row]) -> pa.Table:
+    """Row tuples as an Arrow table with positional column names (types inferred)."""
+    columns = [pa.array(column) for column in zip(*rows, strict=True)]
+    return pa.Table.from_arrays(columns, names=[f"c{i}" for i in range(len(columns))])
+
+
+def delivery_table(deliveries: Sequence[Delivery], day_starts: time) -> pa.Table:
+    """Rows for ``deliveries``: the event's envelope, its gaming date and its fields as JSON."""
+    events = [d.event for d in deliveries]
+    return pa.table(
+        {
+            "source": pa.array([d.source for d in deliveries], pa.string()),
+            "position": pa.array([d.position for d in deliveries], pa.int64()),
+            "event_id": pa.array([e.event_id for e in events], pa.string()),
+            "table_id": pa.array([e.table_id for e in events], pa.string()),
+            "device_id": pa.array([e.device_id for e in events], pa.string()),
+            "seq": pa.array([e.seq for e in events], pa.int64()),
+            "occurred_at": pa.array([e.occurred_at for e in events], pa.int64()),
+            "gaming_date": pa.array(
+                [gaming_date_of(e.occurred_at, day_starts) for e in events], pa.date32()
+            ),
+            "payload_type": pa.array([e.payload_type for e in events], pa.string()),
+            "fields_json": pa.array([orjson.dumps(e.fields).decode() for e in events], pa.string()),
+        }
+    )
+
+
+DeadLetterRow = tuple[str, int, str, str, str | None, bytes | None, date | None]
+
+DEAD_LETTER_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("position", pa.int64()),
+        ("reason", pa.string()),
+        ("detail", pa.string()),
+        ("device_id", pa.string()),
+        ("raw_bytes", pa.binary()),
+        ("received_on", pa.date32()),
+    ]
+)
+
+INPUT_FILE_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("sha256", pa.string()),
+        ("bytes", pa.int64()),
+        ("events", pa.int64()),
+        ("loaded_at", pa.timestamp("us")),
+    ]
+)
+
+
+def dead_letter_table(rows: Iterable[DeadLetterRow]) -> pa.Table:
+    """Dead letters, the first of any with the same (source, position) kept."""
+    unique = {(r[0], r[1]): r for r in reversed(list(rows))}
+    return pa.Table.from_pylist(
+        [dict(zip(DEAD_LETTER_SCHEMA.names, r, strict=True)) for r in reversed(unique.values())],
+        schema=DEAD_LETTER_SCHEMA,
+    )
+
+
+def input_file_table(source: str, sha256: str, size: int, events: int) -> pa.Table:
+    return pa.Table.from_pylist(
+        [
+            {
+                "source": source,
+                "sha256": sha256,
+                "bytes": size,
+                "events": events,
+                "loaded_at": datetime.now(UTC).replace(tzinfo=None),
+            }
+        ],
+        schema=INPUT_FILE_SCHEMA,
+    )
+
+
+@dataclass
+class LedgerBatch:
+    """Ledger rows made outside the ledger: the raw inputs and, for each table-day, the rows
+    derived from them (the ledger computes ``table_day_win`` itself)."""
+
+    deliveries: pa.Table
+    dead_letters: pa.Table = field(default_factory=DEAD_LETTER_SCHEMA.empty_table)
+    input_files: pa.Table = field(default_factory=INPUT_FILE_SCHEMA.empty_table)
+    derived: dict[TableDay, dict[str, pa.Table]] = field(default_factory=dict)
+
+
+def _exception_row(f: Finding, day: date) -> Row:
+    return (
+        f.finding_id,
+        f.table_id,
+        day,
+        f.code,
+        f.section,
+        f.severity.name,
+        int(f.severity),
+        f.shoe_id,
+        f.round_id,
+        f.seat,
+        f.patron_id,
+        f.serial,
+        f.expected_cents,
+        f.actual_cents,
+        f.message,
+        list(f.event_ids),
+    )
+
+
+def _summary_rows(table_id: str, day: date, result: ReplayResult) -> list[Row]:
+    s = result.summary
+    if s is None:
+        return []
+    return [
+        (
+            table_id,
+            day,
+            s.rules_id,
+            s.game,
+            s.pit,
+            s.location,
+            s.dealer_id,
+            s.shoes,
+            s.rounds,
+            result.event_count,
+            s.duplicates,
+            s.handle_cents,
+            s.vig_expected_cents,
+            s.vig_collected_cents,
+            s.vig_uncollected_cents,
+            s.comp_vig_cents,
+            len(result.findings),
+            datetime.now(UTC).replace(tzinfo=None),
+        )
+    ]
+
+
+DERIVED_ROWS: dict[str, Callable[[str, date, ReplayResult], list[Row]]] = {
+    "rounds": lambda t, day, result: [
+        (
+            r.table_id,
+            day,
+            r.shoe_id,
+            r.round_id,
+            r.round_number,
+            r.simulated,
+            r.status,
+            r.player_cards,
+            r.banker_cards,
+            r.player_points,
+            r.banker_points,
+            r.winner,
+            r.total_cards,
+            r.natural,
+            r.dragon_7,
+            r.announced,
+            r.options_taken,
+            r.started_at,
+            r.started_event,
+        )
+        for r in result.rounds
+    ],
+    "cards": lambda t, day, result: [
+        (c.table_id, day, c.shoe_id, c.round_id, c.position, c.rank, c.suit, c.hand, c.event_id)
+        for c in result.cards
+    ],
+    "wagers": lambda t, day, result: [
+        (
+            w.table_id,
+            day,
+            w.round_id,
+            w.seat,
+            w.patron_id,
+            w.wager,
+            w.amount_cents,
+            w.late,
+            list(w.event_ids),
+        )
+        for w in result.wagers
+    ],
+    "settlements": lambda t, day, result: [
+        (
+            s.table_id,
+            day,
+            s.round_id,
+            s.seat,
+            s.patron_id,
+            s.wager,
+            s.stake_cents,
+            s.expected_result,
+            s.expected_paid_cents,
+            s.expected_vig_cents,
+            s.recorded_result,
+            s.recorded_paid_cents,
+            s.rule_code,
+            list(s.event_ids),
+        )
+        for s in result.settlements
+    ],
+    "vig_ledger": lambda t, day, result: [
+        (
+            v.table_id,
+            day,
+            v.shoe_id,
+            v.round_id,
+            v.seat,
+            v.patron_id,
+            v.kind,
+            v.amount_cents,
+            v.balance_after_cents,
+            v.occurred_at,
+            v.event_id,
+        )
+        for v in result.vig_ledger
+    ],
+    "comp_vig_forms": lambda t, day, result: [
+        (
+            f.table_id,
+            day,
+            f.serial,
+            f.status,
+            f.amount_cents,
+            f.patron_name,
+            f.patron_id,
+            f.gaming_date,
+            f.pit,
+            f.table_location,
+            f.dealer_signature,
+            f.pit_boss_signature,
+            f.pit_clerk_signature,
+            f.patron_signature,
+            f.signature_missing_reason,
+            f.marked_void,
+            f.event_id,
+        )
+        for f in result.forms
+    ],
+    "form_series": lambda t, day, result: [
+        (s.table_id, day, s.first_serial, s.last_serial, s.used, s.voided, s.event_id)
+        for s in result.form_series
+    ],
+    "form_events": lambda t, day, result: [
+        (
+            f.table_id,
+            day,
+            f.serial,
+            f.kind,
+            f.amount_cents,
+            f.patron_name,
+            f.table_location,
+            f.gaming_date,
+            f.marked_void,
+            f.matched,
+            f.event_id,
+        )
+        for f in result.form_events
+    ],
+    "exceptions": lambda t, day, result: [_exception_row(f, day) for f in result.findings],
+    "table_day_summary": _summary_rows,
+}
+"""How each derived table's rows come from a table-day's replay, in the table's columns."""
+
+
+def derived_tables(table_id: str, day: date, result: ReplayResult) -> dict[str, pa.Table]:
+    """The derived rows of one table-day, one Arrow table per ledger table that has any."""
+    tables = {}
+    for name, rows_of in DERIVED_ROWS.items():
+        rows = rows_of(table_id, day, result)
+        if rows:
+            tables[name] = arrow_rows(rows)
+    return tables
+
+
+def derived_batch(
+    results: Mapping[TableDay, ReplayResult],
+) -> dict[TableDay, dict[str, pa.Table]]:
+    """:func:`derived_tables` for every table-day of a prepared batch."""
+    return {(t, day): derived_tables(t, day, result) for (t, day), result in results.items()}
