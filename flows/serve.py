@@ -63,7 +63,7 @@ def deployments(
         },
         concurrency_limit=1,
         tags=["baccarat-audit"],
-        description="Ingest, replay, close and quality-check the gaming day that just ended.",
+        description="Ingest, replay, quality-check and close the gaming day that just ended.",
     )
     on_demand = ingest.to_deployment(
         name="ingest",

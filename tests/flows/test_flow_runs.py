@@ -1,6 +1,7 @@
 """Real flow runs against the session's Prefect test server: the nightly audit of a small
-emulated day, the transient/terminal retry split, quality findings that do not fail a run,
-and a forced replay of a gaming day."""
+emulated day, the transient/terminal retry split, quality findings that do not fail the
+quality run but refuse the close (terminal, never retried) until accepted, and a forced
+replay of a gaming day."""
 
 from __future__ import annotations
 
@@ -60,10 +61,12 @@ def test_nightly_audit_of_a_small_emulated_day(
     assert close_json["chain_sha256"] == result.close.chain_sha256
     assert [t["table_id"] for t in result.close.report["tables"]] == ["T01", "T02"]
     assert (reports / "close-2026-11-24.html").exists()
-    # the quality results
+    # the quality results, checked before the close and stated in its report
     quality = json.loads((reports / "quality-2026-11-24.json").read_text())
     assert quality["evaluated"] == result.quality.evaluated > 60
     assert [s["name"] for s in quality["suites"]] == ["raw_events", "ledger"]
+    assert close_json["quality"]["verdict"] == result.quality.verdict != "BLOCKED"
+    assert (reports / "quality-2026-11-24.html").exists()
     # the same work as plain functions gives the same close
     plain = steps.run_audit_plain(small_day, tmp_path / "plain.duckdb", GAMING_DATE, tmp_path)
     assert plain.close.report_sha256 == result.close.report_sha256
@@ -132,6 +135,41 @@ def test_quality_findings_do_not_fail_the_flow(
     checked = state.result()
     assert checked.failed >= 1 and not checked.success
     assert any("once per status" in line for line in checked.failing)
+
+
+def test_a_blocked_close_fails_at_once_and_closes_when_accepted(
+    prefect_api: str, faulty_day: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "ledger.duckdb"
+    for path in steps.event_paths(faulty_day, GAMING_DATE):
+        steps.ingest_file(db, path)
+    real = steps.close_day
+    calls: list[str | None] = []
+
+    def counted(*args: Any, **kwargs: Any) -> steps.CloseSummary:
+        calls.append(kwargs.get("accept_quality_failures"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(steps, "close_day", counted)
+
+    state = audit.close_gaming_day(db, GAMING_DATE, tmp_path, return_state=True)
+
+    assert state.is_failed()
+    assert calls == [None]  # terminal: never retried
+    with pytest.raises(TerminalError, match=r"ledger\.comp_vig_forms: a Form serial is used"):
+        state.result()
+
+    reason = "test: the reused serial was investigated"
+    closed = audit.close_gaming_day(db, GAMING_DATE, tmp_path, accept_quality_failures=reason)
+
+    assert calls == [None, reason]
+    assert closed.quality is not None and closed.quality.verdict == "BLOCKED"
+    assert closed.report["quality"]["accepted"].startswith(reason)
+    with Ledger(db, read_only=True) as ledger:
+        actions = ledger.con.execute(
+            "SELECT action FROM gaming_day_audit ORDER BY acted_at"
+        ).fetchall()
+    assert actions == [("ACCEPT_QUALITY_FAILURES",), ("CLOSE",)]
 
 
 def test_replay_gaming_day_rederives_every_table_day(

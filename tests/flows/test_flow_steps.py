@@ -148,7 +148,11 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
     }
     assert all(p.exists() for p in first.close.files)
     assert first.quality.result_file == reports / "quality-2026-11-24.json"
+    assert first.quality.docs_file == reports / "quality-2026-11-24.html"
     assert first.quality.evaluated > 60
+    # the quality gate ran before the close; stream faults only warn, so the day closed
+    assert first.quality.verdict in {"PASSED", "WARNINGS"}
+    assert first.close.report["quality"]["verdict"] == first.quality.verdict
     assert set(first.seconds) == {"ingest", "replay", "close", "quality"}
     with Ledger(db, read_only=True) as ledger:
         truth = compare(ledger, small_day.parent / "faults.jsonl")
@@ -168,6 +172,43 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
         ("CLOSE", "nightly-audit", first.close.status),
         ("REOPEN", "nightly-audit", "test: close again"),
         ("CLOSE", "nightly-audit", again.close.status),
+    ]
+    # each close stored the validation it relied on with the day
+    assert _rows(db, "SELECT gaming_date, verdict FROM quality_results") == [
+        (GAMING_DATE, first.quality.verdict),
+        (GAMING_DATE, again.quality.verdict),
+    ]
+
+
+def test_plain_audit_refuses_a_day_that_fails_a_block_expectation(
+    faulty_day: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "ledger.duckdb"
+    reports = tmp_path / "reports"
+
+    with pytest.raises(TerminalError) as refused:
+        steps.run_audit_plain(faulty_day, db, GAMING_DATE, reports)
+
+    message = str(refused.value)
+    assert "gaming day 2026-11-24 is not closed" in message
+    assert "ledger.comp_vig_forms: a Form serial is used once per status" in message
+    assert "--accept-quality-failures" in message
+    assert _rows(db, "SELECT count(*) FROM gaming_days") == [(0,)]
+    assert _rows(db, "SELECT verdict FROM quality_results") == [("BLOCKED",)]
+
+    accepted = steps.run_audit_plain(
+        faulty_day,
+        db,
+        GAMING_DATE,
+        reports,
+        accept_quality_failures="test: the reused serial was investigated",
+    )
+
+    assert accepted.quality.verdict == "BLOCKED"
+    assert accepted.close.report["quality"]["accepted"].startswith("test: the reused serial")
+    assert [a for (a,) in _rows(db, "SELECT action FROM gaming_day_audit ORDER BY acted_at")] == [
+        "ACCEPT_QUALITY_FAILURES",
+        "CLOSE",
     ]
 
 
