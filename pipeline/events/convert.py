@@ -8,6 +8,7 @@ string and integer-microsecond forms, which hash, sort and store without time-zo
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -16,7 +17,6 @@ from pipeline.events.codec import NAMESPACE, EventCodec
 from pipeline.events.model import TableEvent
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-ONE_MICROSECOND = dt.timedelta(microseconds=1)
 
 
 def micros_to_datetime(micros: int) -> dt.datetime:
@@ -24,7 +24,8 @@ def micros_to_datetime(micros: int) -> dt.datetime:
 
 
 def datetime_to_micros(moment: dt.datetime) -> int:
-    return (moment - EPOCH) // ONE_MICROSECOND
+    since = moment - EPOCH
+    return (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds
 
 
 def to_record(codec: EventCodec, event: TableEvent) -> dict[str, Any]:
@@ -42,17 +43,23 @@ def to_record(codec: EventCodec, event: TableEvent) -> dict[str, Any]:
 
 
 def from_record(record: Mapping[str, Any]) -> TableEvent:
-    """The model event for a decoded Avro record."""
+    """The model event for a decoded Avro record. The event takes the record's payload
+    fields as they are (decoders return a fresh dict per record)."""
     full_name, fields = record["payload"]
     return TableEvent(
         str(record["event_id"]),
         record["table_id"],
         record["device_id"],
-        int(record["seq"]),
+        record["seq"],
         datetime_to_micros(record["occurred_at"]),
-        full_name.rpartition(".")[2],
-        dict(fields),
+        _short_name(full_name),
+        fields,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _short_name(full_name: str) -> str:
+    return full_name.rpartition(".")[2]
 
 
 class RecordBuilder:
