@@ -174,12 +174,13 @@ def cmd_close(args: argparse.Namespace) -> int:
         f"collected {money(totals['vig_collected_cents'])}, complimentary "
         f"{money(totals['comp_vig_cents'])}; {closed.blocking} blocking exceptions"
     )
-    accepted = f" (accepted: {quality['accepted']})" if quality["accepted"] else ""
     print(
         f"data quality {quality['verdict']}: {quality['evaluated'] - quality['failed']} of "
-        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking"
-        f"{accepted}, {len(quality['warnings'])} warnings -> {closed.quality_docs}"
+        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
+        f"{len(quality['warnings'])} warnings -> {closed.quality_docs}"
     )
+    if quality["accepted"]:
+        print(f"blocking quality failures accepted by {args.actor}: {quality['accepted']}")
     print(f"chain {closed.chain_sha256}; reports: {', '.join(map(str, closed.files))}")
     return 1 if closed.blocking else 0
 

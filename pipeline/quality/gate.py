@@ -66,9 +66,9 @@ def refusal(report: QualityReport) -> str:
         lines.append(f"Every result and offending row: {' and '.join(files)}.")
     lines.append(
         "Fix the input (the event files, or the ledger rows named above) and replay the day "
-        f"(baccarat-audit replay), then close again; or, if the failure is understood, close "
-        f"with --accept-quality-failures 'REASON' (baccarat-audit close --gaming-day {day}), "
-        "which records the reason in the gaming day's audit trail."
+        "(baccarat-audit replay), then close again; or, if the failure is understood, close "
+        f"with a reason (baccarat-audit close --db LEDGER --gaming-day {day} "
+        "--accept-quality-failures 'REASON'), which the gaming day's audit trail keeps."
     )
     return "\n".join(lines)
 

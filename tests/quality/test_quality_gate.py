@@ -134,7 +134,8 @@ def test_a_block_failure_refuses_the_close_until_accepted(
     code = main([*close, "--accept-quality-failures", reason, "--actor", "controller"])
     assert code in (0, 1)  # 1 only for blocking exceptions of the replay, not for quality
     out = capsys.readouterr().out
-    assert "data quality BLOCKED" in out and f"(accepted: {reason}" in out
+    assert "data quality BLOCKED" in out
+    assert f"blocking quality failures accepted by controller: {reason}" in out
     audit = _rows(db, "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at")
     assert [a[:2] for a in audit] == [(ACCEPT_ACTION, "controller"), ("CLOSE", "controller")]
     assert str(audit[0][2]).startswith(reason) and FORM_SERIALS in str(audit[0][2])
