@@ -36,7 +36,7 @@ from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate, write_fault_manifest
-from pipeline.stream.cli import add_stream_parser
+from pipeline.stream.cli import add_merge_shards_parser, add_stream_parser
 
 DEFAULT_OUT = Path("out")
 
@@ -385,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_odds_parser(sub)
     add_stream_parser(sub)
+    add_merge_shards_parser(sub)
     add_bundle_parser(sub)
     _add_optional_commands(sub)
     return parser

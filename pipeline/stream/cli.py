@@ -1,7 +1,9 @@
-"""``baccarat-audit stream``: consume table events from Kafka into the ledger.
+"""``baccarat-audit stream``: consume table events from Kafka into the ledger, or into one
+shard per partition (``--shard-dir``) that ``baccarat-audit merge-shards`` merges.
 
-Wire into the main parser with :func:`add_stream_parser`; also runnable on its own as
-``python -m pipeline.stream.cli stream --bootstrap HOST:PORT --db FILE ...``.
+Wire into the main parser with :func:`add_stream_parser` and :func:`add_merge_shards_parser`;
+also runnable on its own as ``python -m pipeline.stream.cli stream --bootstrap HOST:PORT
+--db FILE ...``.
 
 Connection settings come from ``BACCARAT_KAFKA_*`` variables
 (:mod:`pipeline.stream.settings`); the options given here win over them.
@@ -46,7 +48,16 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         metavar="HOST:PORT[,...]",
         help=f"Kafka bootstrap servers (default: ${env_var('bootstrap_servers')})",
     )
-    p.add_argument("--db", type=Path, required=True, help="ledger file (DuckDB)")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--db", type=Path, help="ledger file (DuckDB); one worker process")
+    target.add_argument(
+        "--shard-dir",
+        type=Path,
+        metavar="DIR",
+        help="write each partition to its own ledger file DIR/<topic>-pNNN.duckdb, so that "
+        "several worker processes (on machines sharing DIR) can share the group; "
+        "`merge-shards DIR --db FILE` merges them into the ledger",
+    )
     p.add_argument(
         "--group", help=f"consumer group (default: ${env_var('group_id')} or baccarat-audit)"
     )
@@ -80,6 +91,7 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
 
 def cmd_stream(args: argparse.Namespace) -> int:
     from pipeline.stream.consumer import BatchReport, run_consumer
+    from pipeline.stream.ledgers import ShardDirectory
 
     try:
         settings = KafkaSettings.from_env(
@@ -117,15 +129,22 @@ def cmd_stream(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    print(f"streaming {settings.describe()} into {args.db}", flush=True)
+    def on_assignment(partitions: list[int]) -> None:
+        if args.verbose:
+            print(f"assigned partitions {partitions}", flush=True)
+
+    target = args.db if args.shard_dir is None else ShardDirectory(args.shard_dir)
+    where = args.db if args.shard_dir is None else f"partition shards in {args.shard_dir}"
+    print(f"streaming {settings.describe()} into {where}", flush=True)
     try:
         report = run_consumer(
             settings,
-            args.db,
+            target,
             catalog,
             until_idle=args.until_idle,
             max_batch=args.max_batch,
             on_batch=on_batch,
+            on_assignment=on_assignment,
             stop=stop,
         )
     except (TransientError, LedgerError) as err:
@@ -137,11 +156,58 @@ def cmd_stream(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_merge_shards_parser(
+    subparsers: argparse._SubParsersAction[Any],
+) -> argparse.ArgumentParser:
+    """Register the ``merge-shards`` command on the CLI's subparsers; returns its parser."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "merge-shards",
+        help="merge the partition shards of `stream --shard-dir` into the ledger",
+        description=(
+            "Merge every partition shard in DIR into the ledger, one transaction each. "
+            "Idempotent: run it as often as you like while the workers stream; each run "
+            "adds what the shards gained since. Workers let go of a shard while it merges."
+        ),
+    )
+    p.add_argument("shard_dir", type=Path, metavar="DIR", help="the workers' --shard-dir")
+    p.add_argument("--db", type=Path, required=True, help="ledger file (DuckDB) to merge into")
+    p.add_argument(
+        "--rules",
+        type=Path,
+        default=DEFAULT_CATALOG,
+        help="rule catalog (TOML), to re-derive table-days that grew since the last merge",
+    )
+    p.set_defaults(func=cmd_merge_shards)
+    return p
+
+
+def cmd_merge_shards(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+    from pipeline.stream.shards import NoShardsError, merge_partition_shards
+
+    if not args.shard_dir.is_dir():
+        print(f"{args.shard_dir}: not a directory; give the workers' --shard-dir", file=sys.stderr)
+        return 2
+    try:
+        catalog = load_catalog(args.rules)
+        with Ledger(args.db) as ledger:
+            report = merge_partition_shards(ledger, args.shard_dir, catalog)
+    except (CatalogError, NoShardsError) as err:
+        print(err, file=sys.stderr)
+        return 2
+    except (TransientError, LedgerError) as err:
+        print(f"gave up: {err}", file=sys.stderr)
+        return EX_TEMPFAIL
+    print(f"{report.summary()} into {args.db}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """A parser with only the ``stream`` command (for ``python -m pipeline.stream.cli``)."""
+    """A parser with only the streaming commands (for ``python -m pipeline.stream.cli``)."""
     parser = argparse.ArgumentParser(prog="baccarat-audit")
     sub = parser.add_subparsers(dest="command", required=True)
     add_stream_parser(sub)
+    add_merge_shards_parser(sub)
     return parser
 
 

@@ -7,20 +7,24 @@ How a batch goes through
    value, or breaks the contract (its key must be its event's ``table_id``, which is what
    keeps a table on one partition and in order) becomes a dead letter: sent to the
    dead-letter topic with its original key and bytes and ``dlq.*`` headers, and waited for.
-3. One :func:`~pipeline.ingest.stage.load_batch` call stores the deliveries (keyed
-   ``kafka:<topic>:<partition>`` and offset), the dead letters, the replayed table-days
-   *and the next offsets of the batch*, in one DuckDB transaction.
+3. For each ledger the batch's partitions go to (one ledger file, or one shard file per
+   partition: :mod:`pipeline.stream.ledgers`), one :func:`~pipeline.ingest.stage.load_batch`
+   call stores the deliveries (keyed ``kafka:<topic>:<partition>`` and offset), the dead
+   letters, the replayed table-days *and the next offsets of those partitions*, in one
+   DuckDB transaction.
 4. The offsets are then also committed to Kafka, best effort, for lag monitoring only.
 
 Why nothing is lost or counted twice
 ------------------------------------
-The ledger, not Kafka, is the source of truth for where to resume: on every assignment the
-rebalance listener seeks each partition to the offset stored in the ledger (or to the
-beginning when the ledger has none). Since the offsets commit with the rows they produced,
-a crash before the commit resumes at the batch's start and the rows were never written; a
-crash after it resumes after the batch. And deliveries are keyed by (source, offset), so
-even a batch processed twice (a partition moving between workers mid-batch) inserts nothing
-the second time. Stored offsets only move forward.
+The ledger, not Kafka, is the source of truth for where to resume. The rebalance listener
+pauses every partition it is given; the consumer's own thread then opens the partition's
+ledger (waiting while another process holds it), seeks to the offset stored there (or to
+the beginning when there is none) and resumes the partition. A rebalance abandons the batch
+being assembled, whose records are read again from those offsets. Since the offsets commit
+with the rows they produced, a crash before the commit resumes at the batch's start and the
+rows were never written; a crash after it resumes after the batch. And deliveries are keyed
+by (source, offset), so even a batch processed twice (a partition moving between workers
+mid-batch) inserts nothing the second time. Stored offsets only move forward.
 
 The dead-letter *topic* is at-least-once: a crash between sending a dead letter and the
 ledger commit sends it again on restart; consumers of the DLQ can de-duplicate on the
@@ -56,11 +60,13 @@ from kafka import (
 
 from pipeline.events import EventCodec, EventDecodeError, default_codec
 from pipeline.events.convert import from_record
+from pipeline.ingest.errors import TransientError
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, LoadReport, load_batch
 from pipeline.ledger.store import Delivery, Ledger
 from pipeline.rules.config import TableRules
-from pipeline.stream.retry import Backoff, retry_transient
+from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
+from pipeline.stream.retry import Backoff, is_transient, retry_transient
 from pipeline.stream.settings import KafkaSettings
 from pipeline.stream.topics import ensure_topics
 
@@ -73,6 +79,9 @@ IO thread, so a long batch does not cost the group membership."""
 MAX_POLL_INTERVAL_MS = 300_000
 POLL_TIMEOUT_MS = 500
 DETAIL_HEADER_LIMIT = 2000
+MERGE_WAIT_WARNING_SECONDS = 30.0
+"""How often a partition paused for a merge says so in the log (a merge request left by a
+killed merge keeps it paused until someone removes the request file)."""
 
 # Dead-letter reasons besides the codec's DecodeReason values.
 REASON_NO_VALUE = "NO_VALUE"
@@ -88,9 +97,10 @@ class FaultPoint:
     DEAD_LETTERS_SENT = "dead_letters_sent"
     """The batch's dead letters are acknowledged by the DLQ topic; the ledger is untouched."""
     BEFORE_COMMIT = "before_commit"
-    """Inside the ledger transaction: rows and offsets written, not committed."""
+    """Inside a ledger transaction (one per partition shard): rows and offsets written, not
+    committed."""
     COMMITTED = "committed"
-    """The ledger transaction is committed; Kafka has not been told."""
+    """Every ledger transaction of the batch is committed; Kafka has not been told."""
     KAFKA_COMMITTED = "kafka_committed"
     """The offsets were also sent to Kafka (best effort); the batch is done."""
 
@@ -252,68 +262,170 @@ def dlq_headers(rec: Any, letter: DeadLetter, group: str) -> list[tuple[str, byt
     return headers + [(f"dlq.original.{k}", v) for k, v in (rec.headers or [])]
 
 
-class LedgerSeekListener(ConsumerRebalanceListener):  # type: ignore[misc]
-    """On every assignment, seek each partition to the offset stored in the ledger.
+class AssignmentListener(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Notes assignment changes for the consumer loop and pauses every partition it is
+    given, until the loop has sought it to the offset stored in its ledger.
 
-    Reads through its own DuckDB cursor: the listener runs on kafka-python's IO thread.
-    Partitions the ledger has no offset for start at the beginning of the log, whatever
-    the group's Kafka-side committed offset says (the ledger may be new).
+    Runs on kafka-python's IO thread while the loop waits in ``poll``. Opening a ledger may
+    wait for another process to let go of it, so that happens on the loop's own thread and
+    heartbeats go on meanwhile.
     """
 
-    def __init__(self, consumer: KafkaConsumer, ledger: Ledger, group: str, topic: str) -> None:
+    def __init__(self, consumer: KafkaConsumer) -> None:
         self.consumer = consumer
-        self.group = group
-        self.topic = topic
-        self._cursor = ledger.con.cursor()
-        self.assigned: list[TopicPartition] = []
         self.generation = 0
         self.first_assigned_at: float | None = None
-
-    def stored_offsets(self) -> dict[int, int]:
-        rows = self._cursor.execute(
-            "SELECT partition, next_offset FROM consumer_offsets "
-            "WHERE consumer_group = ? AND topic = ?",
-            [self.group, self.topic],
-        ).fetchall()
-        return {int(p): int(o) for p, o in rows}
+        self._lock = threading.Lock()
+        self._assigned: set[int] = set()
+        self._revoked: set[int] = set()
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        # Nothing to save: every processed batch's offsets are already in the ledger.
-        log.info("partitions revoked: %s", sorted(tp.partition for tp in revoked))
+        partitions = {tp.partition for tp in revoked}
+        with self._lock:
+            self._assigned -= partitions
+            self._revoked |= partitions
+        log.info("partitions revoked: %s", sorted(partitions))
 
     def on_partitions_assigned(self, assigned: Any) -> None:
-        stored = self.stored_offsets()
-        fresh = []
-        for tp in assigned:
-            offset = stored.get(tp.partition)
-            if offset is None:
-                fresh.append(tp)
-            else:
-                self.consumer.seek(tp, offset)
-        if fresh:
-            self.consumer.seek_to_beginning(*fresh)
-        self.assigned = sorted(assigned, key=lambda tp: tp.partition)
-        self.generation += 1
-        if self.first_assigned_at is None:
-            self.first_assigned_at = time.monotonic()
-        log.info(
-            "partitions assigned: %s (resuming at %s from the ledger)",
-            [tp.partition for tp in self.assigned],
-            {tp.partition: stored.get(tp.partition, "beginning") for tp in self.assigned},
-        )
+        self.consumer.pause(*assigned)
+        with self._lock:
+            self._assigned |= {tp.partition for tp in assigned}
+            self.generation += 1
+            if self.first_assigned_at is None:
+                self.first_assigned_at = time.monotonic()
+        log.info("partitions assigned: %s", sorted(tp.partition for tp in assigned))
 
-    def close(self) -> None:
-        self._cursor.close()
+    def take_changes(self) -> tuple[set[int], set[int]]:
+        """(partitions revoked since the last call, partitions assigned now)."""
+        with self._lock:
+            revoked, self._revoked = self._revoked, set()
+            return revoked, set(self._assigned)
+
+
+@dataclass
+class _LedgerWait:
+    """A paused partition waiting for its ledger: for a merge to finish, or for the
+    process holding the file's lock (the partition's previous owner) to let go."""
+
+    since: float
+    attempts: int = 0
+    next_try: float = 0.0
+    warned: float = 0.0
+
+
+class _Partitions:
+    """The consumer loop's view of its partitions: open ones are fetched and written,
+    waiting ones stay paused until their ledger is open and they are sought."""
+
+    def __init__(
+        self,
+        consumer: KafkaConsumer,
+        ledgers: PartitionLedgers,
+        settings: KafkaSettings,
+        backoff: Backoff,
+        report: ConsumerReport,
+    ) -> None:
+        self.consumer = consumer
+        self.ledgers = ledgers
+        self.group, self.topic = settings.group_id, settings.topic
+        self.backoff = backoff
+        self.report = report
+        self.open: set[int] = set()
+        self.waiting: dict[int, _LedgerWait] = {}
+
+    def _tp(self, partition: int) -> TopicPartition:
+        return TopicPartition(self.topic, partition)
+
+    def reassign(self, revoked: set[int], assigned: set[int]) -> None:
+        """After a rebalance: let go of partitions this worker lost; seek every assigned
+        one again from its ledger, since the batch in flight is abandoned."""
+        for partition in revoked - assigned:
+            self.ledgers.release(partition)
+            self.open.discard(partition)
+            self.waiting.pop(partition, None)
+        if assigned:
+            self.consumer.pause(*[self._tp(p) for p in sorted(assigned)])
+        now = time.monotonic()
+        for partition in assigned:
+            self.open.discard(partition)
+            self.waiting.setdefault(partition, _LedgerWait(since=now))
+
+    def settle(self) -> None:
+        """Hand partitions asked for by a merge over to it; resume waiting partitions whose
+        ledger can be opened now."""
+        now = time.monotonic()
+        for partition in sorted(self.open):
+            if self.ledgers.merge_requested(partition):
+                self.consumer.pause(self._tp(partition))
+                self.ledgers.release(partition)
+                self.open.discard(partition)
+                self.waiting[partition] = _LedgerWait(since=now)
+                log.info("partition %d paused for a merge", partition)
+        for partition, wait in sorted(self.waiting.items()):
+            if now >= wait.next_try and self._try_open(partition, wait, now):
+                del self.waiting[partition]
+
+    def _try_open(self, partition: int, wait: _LedgerWait, now: float) -> bool:
+        try:
+            ready = self.ledgers.open(partition)
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            self._schedule_retry(partition, wait, now, exc)
+            return False
+        if not ready:
+            if now - wait.warned >= MERGE_WAIT_WARNING_SECONDS:
+                wait.warned = now
+                log.warning(
+                    "partition %d has waited %.0f s for a merge of %s; if no merge is "
+                    "running, remove its .merge-request file",
+                    partition, now - wait.since, self.ledgers.describe(partition),
+                )  # fmt: skip
+            return False
+        stored = self.ledgers.ledger(partition).stored_offsets(self.group, self.topic)
+        tp = self._tp(partition)
+        if partition in stored:
+            self.consumer.seek(tp, stored[partition])
+        else:
+            self.consumer.seek_to_beginning(tp)
+        self.consumer.resume(tp)
+        self.open.add(partition)
+        log.info(
+            "partition %d resumes at %s from %s",
+            partition, stored.get(partition, "the beginning"), self.ledgers.describe(partition),
+        )  # fmt: skip
+        return True
+
+    def _schedule_retry(
+        self, partition: int, wait: _LedgerWait, now: float, exc: BaseException
+    ) -> None:
+        delays = self.backoff.delays()
+        if wait.attempts >= len(delays):
+            raise TransientError(
+                f"{self.ledgers.describe(partition)}: still locked after {wait.attempts + 1} "
+                f"attempts over {now - wait.since:.0f} s ({type(exc).__name__}: {exc}). "
+                f"Another process holds partition {partition}'s ledger: its previous owner "
+                "(it lets go after its current batch) or a merge. If neither is running, "
+                "the file is free and a restart will pick it up."
+            ) from exc
+        wait.next_try = now + delays[wait.attempts]
+        wait.attempts += 1
+        self.report.retries += 1
+        log.info(
+            "partition %d: %s is busy (%s); trying again in %.1f s",
+            partition, self.ledgers.describe(partition), exc, delays[wait.attempts - 1],
+        )  # fmt: skip
 
 
 def run_consumer(
     settings: KafkaSettings,
-    ledger_path: Path | str,
+    ledger: Path | str | ShardDirectory,
     catalog: Mapping[str, TableRules],
     *,
     until_idle: float | None,
     max_batch: int = 5000,
     on_batch: Callable[[BatchReport], None] | None = None,
+    on_assignment: Callable[[list[int]], None] | None = None,
     fault_hook: FaultHook | None = None,
     stop: threading.Event | None = None,
     max_batches: int | None = None,
@@ -326,14 +438,16 @@ def run_consumer(
     backoff: Backoff | None = None,
     consumer_config: Mapping[str, Any] | None = None,
 ) -> ConsumerReport:
-    """Consume ``settings.topic`` in group ``settings.group_id`` into the ledger file.
+    """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
+    file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
+    partition (what lets worker processes, on one machine or several, share a group).
 
     ``until_idle``: return after that many seconds without a new message (counted from the
     first partition assignment, so the group join does not count; ``join_timeout`` bounds
     the wait for it). ``None``: run until ``stop`` is set (or KeyboardInterrupt).
-    ``max_batch``: most records per ledger transaction. ``on_batch`` is called after each
-    committed batch; ``fault_hook`` at each :class:`FaultPoint` (tests). ``max_batches``
-    stops after that many batches.
+    ``max_batch``: most records per batch. ``on_batch`` is called after each committed
+    batch, ``on_assignment`` with the partitions after each (re)assignment; ``fault_hook``
+    at each :class:`FaultPoint` (tests). ``max_batches`` stops after that many batches.
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -354,9 +468,12 @@ def run_consumer(
         retrying(
             lambda: ensure_topics(settings), f"creating topics on {settings.bootstrap_servers}"
         )
-    ledger: Ledger = retrying(lambda: Ledger(ledger_path), f"opening the ledger {ledger_path}")
+    ledgers: PartitionLedgers
+    if isinstance(ledger, ShardDirectory):
+        ledgers = PartitionShards(ledger.path, topic)
+    else:
+        ledgers = OneLedger(retrying(lambda: Ledger(ledger), f"opening the ledger {ledger}"))
     consumer: KafkaConsumer | None = None
-    listener: LedgerSeekListener | None = None
     dlq = _DeadLetterSender(settings, retrying)
     try:
         tuning: dict[str, Any] = {
@@ -372,25 +489,33 @@ def run_consumer(
             lambda: KafkaConsumer(**settings.consumer_kwargs(**tuning)),
             f"connecting to {settings.bootstrap_servers}",
         )
-        listener = LedgerSeekListener(consumer, ledger, group, topic)
+        listener = AssignmentListener(consumer)
+        partitions = _Partitions(consumer, ledgers, settings, retry_policy, report)
         subscribed_at = time.monotonic()
         consumer.subscribe([topic], listener=listener)
         last_activity: float | None = None
         generation = 0
         while not (stop is not None and stop.is_set()):
+            partitions.settle()
             polled_at = time.monotonic()
             records = _poll_batch(consumer, max_batch, batch_wait, retrying, listener)
             now = time.monotonic()
             if listener.generation != generation:
                 report.rebalances += 1 if generation else 0
                 generation = listener.generation
-                report.partitions = [tp.partition for tp in listener.assigned]
+                revoked, assigned = listener.take_changes()
+                partitions.reassign(revoked, assigned)
+                report.partitions = sorted(assigned)
                 last_activity = now
                 if report.join_seconds is None and listener.first_assigned_at is not None:
                     report.join_seconds = listener.first_assigned_at - subscribed_at
+                if on_assignment is not None:
+                    on_assignment(report.partitions)
+                continue  # the batch in flight is abandoned: read again from the ledgers
+            records = [r for r in records if r.partition in partitions.open]
             if records:
                 _process_batch(
-                    records, codec, ledger, catalog, settings, dlq, consumer, report,
+                    records, codec, ledgers, catalog, settings, dlq, consumer, report,
                     polled_at=polled_at,
                     day_starts=day_starts,
                     on_batch=on_batch,
@@ -403,6 +528,8 @@ def run_consumer(
                     report.stopped = "max batches"
                     break
                 continue
+            if partitions.waiting and last_activity is not None:
+                last_activity = now  # paused for a lock or a merge, not idle
             if until_idle is not None:
                 if last_activity is None:
                     if now - subscribed_at > join_timeout + until_idle:
@@ -424,9 +551,7 @@ def run_consumer(
                 consumer.close(autocommit=False)
         finally:
             dlq.close()
-            if listener is not None:
-                listener.close()
-            ledger.close()
+            ledgers.close()
     return report
 
 
@@ -435,7 +560,7 @@ def _poll_batch(
     max_batch: int,
     batch_wait: float,
     retrying: Callable[[Callable[[], Any], str], Any],
-    listener: LedgerSeekListener,
+    listener: AssignmentListener,
 ) -> list[Any]:
     """Up to ``max_batch`` records: one poll, then more for up to ``batch_wait`` seconds
     while records keep coming (a catching-up consumer fills big batches, a live one does
@@ -469,7 +594,7 @@ def _poll_batch(
 def _process_batch(
     records: list[Any],
     codec: EventCodec,
-    ledger: Ledger,
+    ledgers: PartitionLedgers,
     catalog: Mapping[str, TableRules],
     settings: KafkaSettings,
     dlq: _DeadLetterSender,
@@ -483,6 +608,8 @@ def _process_batch(
     commit_to_kafka: bool,
     retrying: Callable[[Callable[[], Any], str], Any],
 ) -> None:
+    """Decode the batch, send its dead letters, then load each ledger's share of it with
+    that share's offsets in one transaction."""
     started = polled_at
     number = report.batches + 1
     group, topic = settings.group_id, settings.topic
@@ -491,11 +618,67 @@ def _process_batch(
         if fault_hook is not None:
             fault_hook(point, number)
 
-    decoded = decode_records(records, codec)
+    shares = [(ledger, decode_records(part, codec)) for ledger, part in ledgers.split(records)]
     fault(FaultPoint.POLLED)
-    if decoded.dead_letters:
-        dlq.send(decoded.dead_records, decoded.dead_letters, group)
+    dead_records = [rec for _, decoded in shares for rec in decoded.dead_records]
+    if dead_records:
+        letters = [letter for _, decoded in shares for letter in decoded.dead_letters]
+        dlq.send(dead_records, letters, group)
     fault(FaultPoint.DEAD_LETTERS_SENT)
+
+    next_offsets: dict[int, int] = {}
+    table_days: list[tuple[str, date]] = []
+    events = dead_letters = exceptions = 0
+    for ledger, decoded in shares:
+        loaded = _load_share(ledger, decoded, catalog, group, topic, day_starts, fault, retrying)
+        next_offsets.update(decoded.next_offsets)
+        table_days += loaded.table_days
+        events += len(decoded.deliveries)
+        dead_letters += len(decoded.dead_letters)
+        exceptions += loaded.exceptions
+        if loaded.table_days:
+            report._exceptions_by_day.update(_exceptions_per_day(ledger, loaded.table_days))
+    fault(FaultPoint.COMMITTED)
+    if commit_to_kafka:
+        _commit_to_kafka(consumer, topic, next_offsets, sync=False)
+    fault(FaultPoint.KAFKA_COMMITTED)
+
+    report.batches = number
+    report.busy_seconds += time.monotonic() - started
+    report.messages += events + dead_letters
+    report.events += events
+    report.dead_letters += dead_letters
+    report.table_days_replayed += len(table_days)
+    report.table_days.update(table_days)
+    for partition, offset in next_offsets.items():
+        report.next_offsets[partition] = max(report.next_offsets.get(partition, 0), offset)
+    report.exceptions = sum(report._exceptions_by_day.values())
+    if on_batch is not None:
+        on_batch(
+            BatchReport(
+                number=number,
+                messages=events + dead_letters,
+                events=events,
+                dead_letters=dead_letters,
+                next_offsets=next_offsets,
+                table_days=table_days,
+                exceptions=exceptions,
+                seconds=time.monotonic() - started,
+            )
+        )
+
+
+def _load_share(
+    ledger: Ledger,
+    decoded: _Decoded,
+    catalog: Mapping[str, TableRules],
+    group: str,
+    topic: str,
+    day_starts: day_time,
+    fault: Callable[[str], None],
+    retrying: Callable[[Callable[[], Any], str], Any],
+) -> LoadReport:
+    """One ledger transaction: deliveries, dead letters, replayed table-days, offsets."""
 
     def store_offsets(tx: Ledger) -> None:
         current = tx.stored_offsets(group, topic)
@@ -512,40 +695,9 @@ def _process_batch(
             day_starts=day_starts,
             in_same_transaction=store_offsets,
         ),
-        "loading a batch into the ledger",
+        f"loading a batch into {ledger.path}",
     )
-    fault(FaultPoint.COMMITTED)
-    if commit_to_kafka:
-        _commit_to_kafka(consumer, topic, decoded.next_offsets, sync=False)
-    fault(FaultPoint.KAFKA_COMMITTED)
-
-    report.batches = number
-    report.busy_seconds += time.monotonic() - started
-    report.messages += len(decoded.deliveries) + len(decoded.dead_letters)
-    report.events += len(decoded.deliveries)
-    report.dead_letters += len(decoded.dead_letters)
-    report.table_days_replayed += len(loaded.table_days)
-    report.table_days.update(loaded.table_days)
-    for partition, offset in decoded.next_offsets.items():
-        report.next_offsets[partition] = max(report.next_offsets.get(partition, 0), offset)
-    exceptions_by_day = report._exceptions_by_day
-    if loaded.table_days:
-        day_counts = _exceptions_per_day(ledger, loaded.table_days)
-        exceptions_by_day.update(day_counts)
-    report.exceptions = sum(exceptions_by_day.values())
-    if on_batch is not None:
-        on_batch(
-            BatchReport(
-                number=number,
-                messages=len(decoded.deliveries) + len(decoded.dead_letters),
-                events=len(decoded.deliveries),
-                dead_letters=len(decoded.dead_letters),
-                next_offsets=dict(decoded.next_offsets),
-                table_days=list(loaded.table_days),
-                exceptions=loaded.exceptions,
-                seconds=time.monotonic() - started,
-            )
-        )
+    return loaded
 
 
 def _exceptions_per_day(

@@ -1,0 +1,180 @@
+"""Where a consumer writes each partition: one ledger file, or one shard file per partition.
+
+DuckDB lets one process write a file. :class:`OneLedger` is the simple case: every partition
+goes into one ledger, so one worker process (or threads of one process) consume the topic.
+:class:`PartitionShards` is the scale-out case: each partition goes into its own ledger
+file, ``DIR/<topic>-p<NNN>.duckdb``, holding that partition's deliveries, the rows derived
+from them and its next offset, all written in one transaction per batch, so a partition's
+exactly-once effect holds exactly as in one ledger. Any number of worker processes, on any
+machines that share ``DIR``, consume one group: a partition's file moves with the partition.
+Kafka keys events by ``table_id``, so the shards are disjoint by table and every table-day's
+rows in a shard are final; :mod:`pipeline.stream.shards` merges them into the accounting
+ledger.
+
+A shard's DuckDB write lock fences its partition: a worker that was expelled from the
+group while it still holds the file keeps the new owner out until it lets go, and the new
+owner then resumes at the offset stored with the last rows written.
+
+A merge asks the owner to let go of a shard with a **merge request** file next to it
+(``<shard>.merge-request``): between batches the owner closes the shard and pauses its
+partition until the request is gone, then reopens it and resumes at its stored offset.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.ledger.store import Ledger
+
+SHARD_SUFFIX = ".duckdb"
+MERGE_REQUEST_SUFFIX = ".merge-request"
+
+
+@dataclass(frozen=True)
+class ShardDirectory:
+    """Write each partition to its own ledger file in ``path`` (created when missing).
+
+    One directory per consumer group: the files hold the group's offsets.
+    """
+
+    path: Path
+
+
+def shard_path(directory: Path, topic: str, partition: int) -> Path:
+    """The ledger file of one partition, e.g. ``DIR/table-events-p003.duckdb``."""
+    return directory / f"{topic}-p{partition:03d}{SHARD_SUFFIX}"
+
+
+def shard_files(directory: Path) -> list[Path]:
+    """Every partition shard in ``directory``, in name order."""
+    return sorted(directory.glob(f"*-p[0-9][0-9][0-9]{SHARD_SUFFIX}"))
+
+
+def merge_request_path(shard: Path) -> Path:
+    return shard.with_name(shard.name + MERGE_REQUEST_SUFFIX)
+
+
+def request_merge(shard: Path) -> None:
+    """Ask the shard's owner to let go of it until :func:`withdraw_merge_request`.
+
+    The request names this host and process, so that one left behind by a killed merge
+    can be told apart and removed by hand.
+    """
+    merge_request_path(shard).write_text(
+        f"merge by {socket.gethostname()} pid {os.getpid()} at {time.time():.0f}\n"
+    )
+
+
+def withdraw_merge_request(shard: Path) -> None:
+    merge_request_path(shard).unlink(missing_ok=True)
+
+
+class PartitionLedgers(ABC):
+    """The ledger each assigned partition is written to, opened and closed as partitions
+    come and go. Used from the consumer's own thread only."""
+
+    @abstractmethod
+    def open(self, partition: int) -> bool:
+        """Make the partition's ledger writable; False while a merge holds it. A ledger
+        locked by another process raises :class:`~pipeline.ledger.store.LedgerError`
+        (transient: retry later)."""
+
+    @abstractmethod
+    def release(self, partition: int) -> None:
+        """Let go of the partition's ledger (revoked, or a merge asked for it)."""
+
+    @abstractmethod
+    def ledger(self, partition: int) -> Ledger:
+        """The open ledger of a partition."""
+
+    @abstractmethod
+    def merge_requested(self, partition: int) -> bool:
+        """Whether a merge is waiting for this partition's ledger."""
+
+    @abstractmethod
+    def describe(self, partition: int) -> str:
+        """The file a partition is written to, for messages."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Let go of every ledger."""
+
+    def split(self, records: Sequence[Any]) -> list[tuple[Ledger, list[Any]]]:
+        """``records`` grouped by the ledger they go to (one transaction each)."""
+        by_partition: dict[int, list[Any]] = defaultdict(list)
+        for record in records:
+            by_partition[record.partition].append(record)
+        by_ledger: dict[int, tuple[Ledger, list[Any]]] = {}
+        for partition, group in sorted(by_partition.items()):
+            ledger = self.ledger(partition)
+            by_ledger.setdefault(id(ledger), (ledger, []))[1].extend(group)
+        return list(by_ledger.values())
+
+
+class OneLedger(PartitionLedgers):
+    """Every partition into one open ledger, closed with the consumer."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def open(self, partition: int) -> bool:
+        return True
+
+    def release(self, partition: int) -> None:
+        pass  # shared by every partition: closed with the consumer
+
+    def ledger(self, partition: int) -> Ledger:
+        return self._ledger
+
+    def merge_requested(self, partition: int) -> bool:
+        return False
+
+    def describe(self, partition: int) -> str:
+        return str(self._ledger.path)
+
+    def close(self) -> None:
+        self._ledger.close()
+
+
+class PartitionShards(PartitionLedgers):
+    """Each partition into its own ledger file in a shard directory."""
+
+    def __init__(self, directory: Path, topic: str) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.topic = topic
+        self._open: dict[int, Ledger] = {}
+
+    def open(self, partition: int) -> bool:
+        if partition in self._open:
+            return True
+        if self.merge_requested(partition):
+            return False
+        self._open[partition] = Ledger(shard_path(self.directory, self.topic, partition))
+        return True
+
+    def release(self, partition: int) -> None:
+        ledger = self._open.pop(partition, None)
+        if ledger is not None:
+            ledger.close()
+
+    def ledger(self, partition: int) -> Ledger:
+        return self._open[partition]
+
+    def merge_requested(self, partition: int) -> bool:
+        return merge_request_path(shard_path(self.directory, self.topic, partition)).exists()
+
+    def describe(self, partition: int) -> str:
+        return str(shard_path(self.directory, self.topic, partition))
+
+    def close(self) -> None:
+        for partition in list(self._open):
+            self.release(partition)
