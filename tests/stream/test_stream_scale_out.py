@@ -253,7 +253,9 @@ def test_one_two_and_four_worker_processes_give_identical_ledgers(
     assert snapshots[0] == snapshots[1] == snapshots[2]
 
     rebalances = {
-        name: re.findall(r"(\d+) rebalances", w.lines[-1] if w.lines else "")
+        name: match.group(1)
+        if (match := re.search(r"(\d+) rebalances", "\n".join(w.lines)))
+        else "-"
         for name, w in workers.items()
     }
     print(
