@@ -114,6 +114,11 @@ class TableRules:
     max_wager_cents: Cents = 1_000_000
     gaming_day_starts: time = field(default=time(6, 0))
 
+    def __hash__(self) -> int:
+        # Settlement looks the rules up (offered wagers) for every wager; hashing the id alone
+        # keeps that lookup cheap, and rules with equal fields have equal ids.
+        return hash(self.rules_id)
+
     @property
     def vig_increment_cents(self) -> Cents:
         """The multiple vigorish is rounded up to when rounding is chosen, or 1 (no rounding).
