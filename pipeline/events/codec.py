@@ -60,6 +60,7 @@ import enum
 import io
 import json
 import os
+import re
 import tempfile
 import uuid
 import zlib
@@ -108,6 +109,18 @@ class EventRecord(TypedDict):
     device_id: str
     seq: int
     occurred_at: dt.datetime
+    payload: tuple[str, dict[str, Any]]
+
+
+class ModelRecord(TypedDict):
+    """:class:`EventRecord` with the envelope as the model keeps it: the canonical UUID
+    string and integer microseconds since the Unix epoch (UTC)."""
+
+    event_id: str
+    table_id: str
+    device_id: str
+    seq: int
+    occurred_at: int
     payload: tuple[str, dict[str, Any]]
 
 
@@ -222,6 +235,7 @@ class EventCodec:
         self._writers: dict[int, ParsedSchema] = {self.schema_id: self.schema}
         self._by_fingerprint: dict[str, ParsedSchema] = {canonical_sha256(self.schema): self.schema}
         self._stripped = _strip(self.schema)
+        self._model_schema = fastavro.parse_schema(_without_envelope_logical_types(self._stripped))
         self._specs = _payload_specs(self.schema)
         self._short = {name.rpartition(".")[2]: name for name in self._specs}
 
@@ -639,9 +653,23 @@ class EventCodec:
         next intact block. A damaged header ends the file with one DecodeError."""
         return self._read_container(path, tolerant=True)
 
+    def read_model_records_tolerant(
+        self, path: str | os.PathLike[str]
+    ) -> Iterator[ModelRecord | DecodeError]:
+        """:meth:`read_events_tolerant` with the envelope in the model's forms: ``event_id``
+        as its canonical UUID string and ``occurred_at`` as integer microseconds, as
+        :class:`~pipeline.events.model.TableEvent` keeps them. Intact blocks are decoded
+        straight into those forms, without the ``UUID`` and ``datetime`` objects in between
+        (about a fifth of the decoding time)."""
+        for item in self._read_container(path, tolerant=True, model_values=True):
+            if isinstance(item, DecodeError) or isinstance(item["occurred_at"], int):
+                yield cast(ModelRecord | DecodeError, item)
+            else:  # from the careful reader
+                yield _model_values(item)
+
     def _read_container(
-        self, path: str | os.PathLike[str], *, tolerant: bool
-    ) -> Iterator[EventRecord | DecodeError]:
+        self, path: str | os.PathLike[str], *, tolerant: bool, model_values: bool = False
+    ) -> Iterator[Any]:
         """fastavro's block reader while the file is sound and written with this codec's
         schema, each block verified before its events are yielded; from the first block that
         fails (or for any other writer schema), the careful reader."""
@@ -653,8 +681,12 @@ class EventCodec:
                     resume_at = fo.tell()
                     for block in blocks:
                         resume_at = block.offset
-                        events = list(block)
                         raw: io.BytesIO = block.bytes_  # type: ignore[attr-defined]
+                        events = (
+                            self._model_records(raw, block.num_records)
+                            if model_values
+                            else list(block)
+                        )
                         if self.verify and not self._reencodes_to(events, raw):
                             break
                         for event in events:
@@ -669,6 +701,16 @@ class EventCodec:
         except Exception:  # damaged or unreadable: explained by the careful reader
             pass
         yield from self._read_container_carefully(path, tolerant=tolerant, resume_at=resume_at)
+
+    def _model_records(self, raw: io.BytesIO, count: int) -> list[Any]:
+        raw.seek(0)
+        records: list[dict[str, Any]] = [
+            schemaless_reader(raw, self._model_schema, None, True, True)  # type: ignore[misc]
+            for _ in range(count)
+        ]
+        for record in records:
+            record["event_id"] = canonical_uuid(record["event_id"])
+        return records
 
     def _reencodes_to(self, events: list[Any], block: io.BytesIO) -> bool:
         out = io.BytesIO()
@@ -849,6 +891,49 @@ class EventCodec:
             known = cast(ParsedSchema, fastavro.parse_schema(document))
             self._by_fingerprint[fingerprint] = known
         return known, schema_id
+
+
+_UUID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def canonical_uuid(text: str) -> str:
+    """``text`` as the lowercase hyphenated UUID string, what fastavro's ``uuid`` logical
+    type reads it as; raises ``ValueError`` for a string that is no UUID."""
+    if _UUID_FORM.fullmatch(text):
+        return text
+    return str(uuid.UUID(text))
+
+
+def _model_values(record: EventRecord) -> ModelRecord:
+    """A record read with fastavro's logical types, in the model's forms (see
+    :meth:`EventCodec.read_model_records_tolerant`)."""
+    since = record["occurred_at"] - _EPOCH
+    return {
+        "event_id": str(record["event_id"]),
+        "table_id": record["table_id"],
+        "device_id": record["device_id"],
+        "seq": record["seq"],
+        "occurred_at": (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds,
+        "payload": record["payload"],
+    }
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+_MODEL_KEEPS_AS_IS = frozenset({"uuid", "timestamp-micros"})
+"""Logical types of the envelope whose Avro base values (string, long) are the model's."""
+
+
+def _without_envelope_logical_types(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            k: _without_envelope_logical_types(v)
+            for k, v in schema.items()
+            if not (k == "logicalType" and v in _MODEL_KEEPS_AS_IS)
+        }
+    if isinstance(schema, list):
+        return [_without_envelope_logical_types(v) for v in schema]
+    return schema
 
 
 def _strip(schema: Any) -> Any:

@@ -43,15 +43,19 @@ def to_record(codec: EventCodec, event: TableEvent) -> dict[str, Any]:
 
 
 def from_record(record: Mapping[str, Any]) -> TableEvent:
-    """The model event for a decoded Avro record. The event takes the record's payload
-    fields as they are (decoders return a fresh dict per record)."""
+    """The model event for a decoded record, in either shape the codec reads
+    (:class:`~pipeline.events.codec.EventRecord` or
+    :class:`~pipeline.events.codec.ModelRecord`). The event takes the record's payload fields
+    as they are (decoders return a fresh dict per record)."""
     full_name, fields = record["payload"]
+    event_id = record["event_id"]
+    occurred_at = record["occurred_at"]
     return TableEvent(
-        str(record["event_id"]),
+        event_id if isinstance(event_id, str) else str(event_id),
         record["table_id"],
         record["device_id"],
         record["seq"],
-        datetime_to_micros(record["occurred_at"]),
+        occurred_at if isinstance(occurred_at, int) else datetime_to_micros(occurred_at),
         _short_name(full_name),
         fields,
     )

@@ -41,7 +41,7 @@ def read_file(
     codec = codec or default_codec()
     source = path.name
     position = 0
-    for item in codec.read_events_tolerant(path):
+    for item in codec.read_model_records_tolerant(path):
         if isinstance(item, DecodeError):
             lost = f" ({item.records_lost} events lost)" if item.records_lost else ""
             yield DeadLetter(

@@ -323,3 +323,73 @@ def test_file_from_another_registered_version_is_resolved(
         assert {k: v for k, v in new.items() if k != "payload"} == {
             k: v for k, v in old.items() if k != "payload"
         }
+
+
+def in_model_form(item: Any) -> Any:
+    """What read_model_records_tolerant should make of one read_events_tolerant item."""
+    if isinstance(item, DecodeError):
+        return item
+    return {
+        **item,
+        "event_id": str(item["event_id"]),
+        "occurred_at": (item["occurred_at"] - EPOCH) // dt.timedelta(microseconds=1),
+    }
+
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("codec_name", ["null", "deflate"])
+@pytest.mark.parametrize("verify", [False, True])
+def test_model_records_are_the_events_in_model_form(
+    tmp_path: Path, codec_name: str, verify: bool
+) -> None:
+    codec = EventCodec(verify=verify)
+    path = tmp_path / "day.avro"
+    codec.write_events(path, shoe_events(700), codec=codec_name, sync_interval=2000)
+    expected = [in_model_form(i) for i in codec.read_events_tolerant(path)]
+    got = list(codec.read_model_records_tolerant(path))
+    assert got == expected and len(got) == 700
+    first = got[0]
+    assert not isinstance(first, DecodeError)
+    assert isinstance(first["event_id"], str) and isinstance(first["occurred_at"], int)
+
+
+def test_model_records_after_a_damaged_block_match_too(
+    written: tuple[Path, list[EventRecord]], codec: EventCodec
+) -> None:
+    path, _events = written
+    offset, size, _lost = blocks(path)[2]
+    corrupt(path, offset + size - 1, path.read_bytes()[offset + size - 1] ^ 0xFF)
+    expected = [in_model_form(i) for i in codec.read_events_tolerant(path)]
+    got = list(codec.read_model_records_tolerant(path))
+    assert got == expected
+    assert sum(isinstance(i, DecodeError) for i in got) == 1
+
+
+@pytest.mark.parametrize(
+    ("event_id", "canonical"),
+    [
+        ("6126F0CD-8F81-44FD-B518-F682D2C9FF5B", "6126f0cd-8f81-44fd-b518-f682d2c9ff5b"),
+        ("{6126f0cd-8f81-44fd-b518-f682d2c9ff5b}", "6126f0cd-8f81-44fd-b518-f682d2c9ff5b"),
+        ("not-a-uuid", None),
+    ],
+)
+def test_model_records_read_event_ids_as_fastavro_does(
+    tmp_path: Path, codec: EventCodec, event_id: str, canonical: str | None
+) -> None:
+    """fastavro's uuid logical type reads any UUID spelling and rejects other strings; the
+    model reader must agree, or one event would have two ids on two paths."""
+    records = [dict(e) for e in shoe_events(3)]
+    records[1]["event_id"] = event_id
+    path = tmp_path / "odd-id.avro"
+    with path.open("wb") as fo:
+        fastavro.writer(fo, codec.schema, records, validator=False)
+    lenient = EventCodec(verify=False)  # the strict codec refuses the non-canonical bytes
+    expected = [in_model_form(i) for i in lenient.read_events_tolerant(path)]
+    got = list(lenient.read_model_records_tolerant(path))
+    assert got == expected
+    if canonical is None:
+        assert any(isinstance(i, DecodeError) for i in got)
+    else:
+        assert [i["event_id"] for i in got if not isinstance(i, DecodeError)][1] == canonical
