@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
+from operator import attrgetter
 
 from pipeline.events.model import TableEvent
 from pipeline.ingest.sources import DeadLetter
@@ -27,6 +28,8 @@ from pipeline.replay.rows import ReplayResult
 from pipeline.rules.config import TableRules
 
 DEFAULT_DAY_STARTS = time(6, 0)
+
+_ARRIVAL_ORDER = attrgetter("source", "position")
 
 TableDay = tuple[str, date]
 
@@ -79,7 +82,7 @@ def prepare(
     """Replay each table-day of a batch on its own (pure; safe to run in a worker process)."""
     return {
         key: replay_or_explain(
-            key[0], [d.event for d in sorted(group, key=lambda d: (d.source, d.position))], catalog
+            key[0], [d.event for d in sorted(group, key=_ARRIVAL_ORDER)], catalog
         )
         for key, group in group_by_table_day(deliveries, day_starts).items()
     }

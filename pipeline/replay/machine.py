@@ -1048,11 +1048,9 @@ class TableReplay:
         vig_recorded: dict[int, list[TableEvent]] = {}
         for e in rnd.vig:
             vig_recorded.setdefault(int(e.get("seat")), []).append(e)
-        expected_all: list[tuple[int, Settlement]] = []
         for seat, stakes in sorted(by_seat.items()):
             settlements = settle_seat(rules, outcome, stakes)
             for s in settlements:
-                expected_all.append((seat, s))
                 self._compare_settlement(rnd, seat, s, recorded.pop((seat, s.wager), []))
             self._compare_vig(rules, rnd, seat, settlements, stakes, vig_recorded.pop(seat, []))
         for (seat, wager), events in recorded.items():

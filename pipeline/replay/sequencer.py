@@ -19,6 +19,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding, Severity
@@ -75,8 +76,9 @@ def sequence(arrived: Iterable[TableEvent]) -> Sequenced:
                         event_ids=(event.event_id,),
                     )
                 )
-            highest = max(highest, event.seq)
-        in_order = sorted(arrivals, key=lambda e: e.seq)
+            if event.seq > highest:
+                highest = event.seq
+        in_order = sorted(arrivals, key=attrgetter("seq"))
         streams.append(in_order)
         previous: TableEvent | None = None
         expected = 1
