@@ -98,6 +98,4 @@ demo-stream: $(VENV)/.installed
 dashboard: $(VENV)/.installed
 	@test -f "$(DASHBOARD_DB)" || { $(BIN)/baccarat-audit demo --out "$(dir $(DASHBOARD_DB))" \
 		--hours 6 || true; test -f "$(DASHBOARD_DB)"; }
-	BACCARAT_DB="$(DASHBOARD_DB)" $(BIN)/streamlit run dashboards/app.py \
-		--server.address 127.0.0.1 --server.port $(DASHBOARD_PORT) --server.headless true \
-		--browser.gatherUsageStats false --client.toolbarMode viewer
+	$(BIN)/python -m dashboards.server --db "$(DASHBOARD_DB)" --port $(DASHBOARD_PORT)

@@ -28,11 +28,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -47,6 +45,7 @@ from _common import save, summary, timed  # noqa: E402
 
 from dashboards import alarms  # noqa: E402
 from dashboards import queries as q  # noqa: E402
+from dashboards.server import running_dashboard  # noqa: E402
 from dashboards.source import reader, snapshot  # noqa: E402
 from pipeline.bundle.acks import AckJournal  # noqa: E402
 from pipeline.ledger.store import Ledger  # noqa: E402
@@ -169,72 +168,35 @@ def browser(db: Path, repeat: int) -> dict[str, dict[str, Any]] | str:
         return f"skipped: {err}"
     if not CHROMIUM.exists():
         return f"skipped: {CHROMIUM} not found (apt-get install -y chromium)"
-    port = free_port()
-    env = {**os.environ, "BACCARAT_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(APP),
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.fileWatcherType",
-            "none",
-            "--client.toolbarMode",
-            "viewer",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
     out: dict[str, dict[str, Any]] = {}
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.3)
-        with chromium() as b:
+    acks = Path(os.environ["BACCARAT_ACKS"])
+    with running_dashboard(db, free_port(), acks=acks) as base, chromium() as b:
 
-            def until(title: str) -> None:
-                deadline = time.monotonic() + 120
-                while b.heading() != title and time.monotonic() < deadline:
-                    time.sleep(0.02)
-                b.wait_for(title, "Gaming day", timeout=120, poll=0.1)
+        def until(title: str) -> None:
+            deadline = time.monotonic() + 120
+            while b.heading() != title and time.monotonic() < deadline:
+                time.sleep(0.02)
+            b.wait_for(title, "Gaming day", timeout=120, poll=0.1)
 
-            for page, url, title in PAGES:
-                b.navigate("about:blank")
+        for page, url, title in PAGES:
+            b.navigate("about:blank")
+            started = time.perf_counter()
+            b.navigate(f"{base}/{url}")
+            until(title)
+            first = time.perf_counter() - started
+            other = "Search" if title != "Search" else "Form register"
+            samples = []
+            for _ in range(repeat):
+                b.click_nav(other)
+                until(other)
                 started = time.perf_counter()
-                b.navigate(f"{base}/{url}")
+                b.click_nav(title)
                 until(title)
-                first = time.perf_counter() - started
-                other = "Search" if title != "Search" else "Form register"
-                samples = []
-                for _ in range(repeat):
-                    b.click_nav(other)
-                    until(other)
-                    started = time.perf_counter()
-                    b.click_nav(title)
-                    until(title)
-                    samples.append(time.perf_counter() - started)
-                out[page] = {
-                    "first_load_s": first,
-                    **{f"in_app_{k}": v for k, v in summary(samples).items()},
-                }
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+                samples.append(time.perf_counter() - started)
+            out[page] = {
+                "first_load_s": first,
+                **{f"in_app_{k}": v for k, v in summary(samples).items()},
+            }
     return out
 
 

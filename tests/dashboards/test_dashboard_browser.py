@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import APP, DAY, ROOT, ledger_copy
+from dashboard_data import DAY, ledger_copy
 
 from dashboards import queries as q
 from dashboards.reconstruct import reconstruct
+from dashboards.server import running_dashboard
 from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
@@ -58,63 +56,9 @@ VIEWS = (
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     db = ledger_copy(tmp_path_factory.mktemp("browser-ledger"), tables=3, hours=2.0)
-    port = free_port()
-    env = {
-        **os.environ,
-        "BACCARAT_DB": str(db),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-        "STREAMLIT_SERVER_HEADLESS": "true",
-    }
-    env.pop("BACCARAT_ACKS", None)
     log = db.parent / "streamlit.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                str(APP),
-                "--server.address",
-                "127.0.0.1",
-                "--server.port",
-                str(port),
-                "--server.headless",
-                "true",
-                "--server.fileWatcherType",
-                "none",
-                "--browser.gatherUsageStats",
-                "false",
-                "--client.toolbarMode",
-                "viewer",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.3)
+    with log.open("w") as out, running_dashboard(db, free_port(), log=out) as base:
         yield base, db
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
 
 
 @pytest.fixture(scope="module")
