@@ -17,10 +17,11 @@ How a batch goes through
 Why nothing is lost or counted twice
 ------------------------------------
 The ledger, not Kafka, is the source of truth for where to resume. The rebalance listener
-pauses every partition it is given; the consumer's own thread then opens the partition's
-ledger (waiting while another process holds it), seeks to the offset stored there (or to
-the beginning when there is none) and resumes the partition. A rebalance abandons the batch
-being assembled, whose records are read again from those offsets. Since the offsets commit
+notes the partitions it is given; the consumer's own thread then opens each partition's
+ledger (waiting while another process holds it) and seeks to the offset stored there (or to
+the beginning when there is none). Until then the partition's records are dropped, and a
+rebalance abandons the batch being assembled: those records are read again from the stored
+offsets. Since the offsets commit
 with the rows they produced, a crash before the commit resumes at the batch's start and the
 rows were never written; a crash after it resumes after the batch. And deliveries are keyed
 by (source, offset), so even a batch processed twice (a partition moving between workers
@@ -80,8 +81,8 @@ MAX_POLL_INTERVAL_MS = 300_000
 POLL_TIMEOUT_MS = 500
 DETAIL_HEADER_LIMIT = 2000
 MERGE_WAIT_WARNING_SECONDS = 30.0
-"""How often a partition paused for a merge says so in the log (a merge request left by a
-killed merge keeps it paused until someone removes the request file)."""
+"""How often a partition waiting for a merge says so in the log (a merge request left by a
+killed merge keeps it waiting until someone removes the request file)."""
 
 # Dead-letter reasons besides the codec's DecodeReason values.
 REASON_NO_VALUE = "NO_VALUE"
@@ -263,8 +264,8 @@ def dlq_headers(rec: Any, letter: DeadLetter, group: str) -> list[tuple[str, byt
 
 
 class AssignmentListener(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Notes assignment changes for the consumer loop and pauses every partition it is
-    given, until the loop has sought it to the offset stored in its ledger.
+    """Notes assignment changes for the consumer loop, which seeks each partition to the
+    offset stored in its ledger.
 
     Runs on kafka-python's IO thread while the loop waits in ``poll``. Opening a ledger may
     wait for another process to let go of it, so that happens on the loop's own thread and
@@ -287,7 +288,6 @@ class AssignmentListener(ConsumerRebalanceListener):  # type: ignore[misc]
         log.info("partitions revoked: %s", sorted(partitions))
 
     def on_partitions_assigned(self, assigned: Any) -> None:
-        self.consumer.pause(*assigned)
         with self._lock:
             self._assigned |= {tp.partition for tp in assigned}
             self.generation += 1
@@ -304,7 +304,7 @@ class AssignmentListener(ConsumerRebalanceListener):  # type: ignore[misc]
 
 @dataclass
 class _LedgerWait:
-    """A paused partition waiting for its ledger: for a merge to finish, or for the
+    """A partition waiting for its ledger: for a merge to finish, or for the
     process holding the file's lock (the partition's previous owner) to let go."""
 
     since: float
@@ -314,8 +314,14 @@ class _LedgerWait:
 
 
 class _Partitions:
-    """The consumer loop's view of its partitions: open ones are fetched and written,
-    waiting ones stay paused until their ledger is open and they are sought."""
+    """The consumer loop's view of its partitions: records of open ones are written, those
+    of waiting ones dropped until their ledger is open and they are sought.
+
+    Waiting partitions are not paused: kafka-python 3.0 keeps the records it had fetched for
+    a partition when it is paused and, once another partition's records were in line, never
+    hands them back after ``resume``, nor fetches that partition again. Dropping the records
+    costs only fetches; the seek puts the position back.
+    """
 
     def __init__(
         self,
@@ -343,24 +349,21 @@ class _Partitions:
             self.ledgers.release(partition)
             self.open.discard(partition)
             self.waiting.pop(partition, None)
-        if assigned:
-            self.consumer.pause(*[self._tp(p) for p in sorted(assigned)])
         now = time.monotonic()
         for partition in assigned:
             self.open.discard(partition)
             self.waiting.setdefault(partition, _LedgerWait(since=now))
 
     def settle(self) -> None:
-        """Hand partitions asked for by a merge over to it; resume waiting partitions whose
+        """Hand partitions asked for by a merge over to it; seek waiting partitions whose
         ledger can be opened now."""
         now = time.monotonic()
         for partition in sorted(self.open):
             if self.ledgers.merge_requested(partition):
-                self.consumer.pause(self._tp(partition))
                 self.ledgers.release(partition)
                 self.open.discard(partition)
                 self.waiting[partition] = _LedgerWait(since=now)
-                log.info("partition %d paused for a merge", partition)
+                log.info("partition %d waits for a merge", partition)
         for partition, wait in sorted(self.waiting.items()):
             if now >= wait.next_try and self._try_open(partition, wait, now):
                 del self.waiting[partition]
@@ -388,7 +391,6 @@ class _Partitions:
             self.consumer.seek(tp, stored[partition])
         else:
             self.consumer.seek_to_beginning(tp)
-        self.consumer.resume(tp)
         self.open.add(partition)
         log.info(
             "partition %d resumes at %s from %s",
@@ -529,7 +531,7 @@ def run_consumer(
                     break
                 continue
             if partitions.waiting and last_activity is not None:
-                last_activity = now  # paused for a lock or a merge, not idle
+                last_activity = now  # waiting for a lock or a merge, not idle
             if until_idle is not None:
                 if last_activity is None:
                     if now - subscribed_at > join_timeout + until_idle:

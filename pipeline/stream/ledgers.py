@@ -16,8 +16,9 @@ group while it still holds the file keeps the new owner out until it lets go, an
 owner then resumes at the offset stored with the last rows written.
 
 A merge asks the owner to let go of a shard with a **merge request** file next to it
-(``<shard>.merge-request``): between batches the owner closes the shard and pauses its
-partition until the request is gone, then reopens it and resumes at its stored offset.
+(``<shard>.merge-request``): between batches the owner closes the shard and sets its
+partition aside until the request is gone, then reopens it and resumes at its stored
+offset.
 """
 
 from __future__ import annotations

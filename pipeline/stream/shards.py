@@ -10,7 +10,7 @@ merging them again after they grew gives the ledger a single merge at the end wo
 
 A worker may hold a shard open while it owns the partition. The merge first writes a merge
 request next to every shard, so the workers let go of them all at once between batches
-(pausing the partitions); it then waits for each lock with backoff, merges, and withdraws
+(setting the partitions aside); it then waits for each lock with backoff, merges, and withdraws
 that shard's request, and its worker resumes.
 """
 

@@ -40,9 +40,10 @@ GAMING_DATE = date(2026, 11, 24)  # as in tests/stream/conftest.py
 TABLES = 6
 """T01-T06 land on the 6 partitions one each (murmur2 of the key), so every worker of a
 4-worker group owns tables."""
-IDLE_SECONDS = 6.0
-"""Workers stop after this long without messages. It must outlast the pause of a group's
-rebalance (about 3 s), during which nobody fetches."""
+IDLE_SECONDS = 12.0
+"""Workers stop after this long without messages, and a rebalance is such a time: it must
+outlast the pause after the kill (the dead member's 6 s session timeout, then about 3 s to
+rejoin), or the survivors could leave with the day unfinished."""
 SLICES, SLICES_BEFORE_GATE, SLICE_INTERVAL = 100, 80, 0.3
 """The day is published in slices (every table's next events in each), the first 80 every
 0.3 s (about 24 s: the workers join and one is killed meanwhile); the last 20 wait for the
