@@ -27,6 +27,7 @@ from pipeline.events import EventCodec
 from pipeline.ingest.sources import DeadLetter, read_file
 from pipeline.ingest.stage import (
     DEFAULT_DAY_STARTS,
+    DEFAULT_SKEW_TOLERANCE,
     LoadReport,
     prepare,
     replay_or_explain,
@@ -137,6 +138,11 @@ def ingest_files(
         for loaded in _batches(new, catalog_path, workers, strict):
             with ledger.transaction():
                 touched, stale = ledger.merge_batch(loaded.batch)
+                realigned = ledger.realign_boundary_sessions(
+                    {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
+                )
+                touched |= realigned
+                stale |= realigned
                 for table_id, day in sorted(stale):
                     result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
                     ledger.replace_table_day(table_id, day, result)

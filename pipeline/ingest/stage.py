@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, time
+from datetime import date, time, timedelta
 from operator import attrgetter
 
 from pipeline.events.model import TableEvent
@@ -28,6 +28,11 @@ from pipeline.replay.rows import ReplayResult
 from pipeline.rules.config import TableRules
 
 DEFAULT_DAY_STARTS = time(6, 0)
+
+DEFAULT_SKEW_TOLERANCE = timedelta(minutes=10)
+"""How long after a gaming-day boundary a table's open session keeps its events (see
+:meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`); the raw-events quality suite
+accepts timestamps this far outside the gaming day."""
 
 _ARRIVAL_ORDER = attrgetter("source", "position")
 
@@ -47,7 +52,11 @@ def replay_or_explain(
     table_id: str, events: list[TableEvent], catalog: Mapping[str, TableRules]
 ) -> ReplayResult:
     """Replay a table-day; a table opened under rules the catalog lacks becomes one
-    NJ-DATA-CONTRACT exception instead of stopping the pipeline."""
+    NJ-DATA-CONTRACT exception instead of stopping the pipeline. A table-day left without
+    events (they moved to the day before, see
+    :meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`) has no rows."""
+    if not events:
+        return ReplayResult(table_id)
     try:
         return replay_table(table_id, events, catalog)
     except UnknownRulesError as err:
@@ -95,6 +104,7 @@ def load_batch(
     catalog: Mapping[str, TableRules],
     *,
     day_starts: time = DEFAULT_DAY_STARTS,
+    skew_tolerance: timedelta = DEFAULT_SKEW_TOLERANCE,
     prepared: Mapping[TableDay, ReplayResult] | None = None,
     in_same_transaction: Callable[[Ledger], None] | None = None,
 ) -> LoadReport:
@@ -111,13 +121,18 @@ def load_batch(
     with ledger.transaction():
         seen_before = ledger.table_days_present(keys)
         touched = ledger.add_deliveries(deliveries, day_starts)
+        realigned = ledger.realign_boundary_sessions(
+            {t for t, _ in touched}, day_starts, skew_tolerance
+        )
+        touched |= realigned
+        rederive = seen_before | realigned
         report.dead_letters = ledger.add_dead_letters(
             (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
         )
         report.deliveries = len(deliveries)
         for table_id, day in sorted(touched, key=lambda td: (td[1], td[0])):
             result = (prepared or {}).get((table_id, day))
-            if result is None or (table_id, day) in seen_before:
+            if result is None or (table_id, day) in rederive:
                 result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
             ledger.replace_table_day(table_id, day, result)
             report.table_days.append((table_id, day))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import date, time
+from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +193,70 @@ class Ledger:
             TableEvent(r[0], r[1], r[2], int(r[3]), int(r[4]), r[5], _fields_from_json(r[6]))
             for r in rows
         ]
+
+    def realign_boundary_sessions(
+        self, tables: Iterable[str], day_starts: time, tolerance: timedelta
+    ) -> set[TableDay]:
+        """Give a table's events stamped just after a gaming-day boundary to the day whose
+        session they end; return the table-days whose deliveries changed.
+
+        Events are assigned to gaming days by their time. A round dealt across the boundary,
+        or a device clock running a little fast, would otherwise split the last round (and the
+        table's closing) over two days, each then reporting half a round. So an event stamped
+        less than ``tolerance`` after a boundary belongs to the earlier day when the table was
+        open at the boundary and the event comes before the table's next ``TableOpened``.
+        Depends only on the stored deliveries, so it is idempotent and order-insensitive.
+        """
+        wanted = sorted(set(tables))
+        if not wanted:
+            return set()
+        day = 86_400_000_000
+        offset = (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
+        window = tolerance // timedelta(microseconds=1)
+        placeholders = ", ".join("?" * len(wanted))
+        rows = self.con.execute(
+            f"""
+            SELECT source, position, table_id, gaming_date, occurred_at, payload_type,
+                   (occurred_at - ?) // ? AS day_number
+            FROM deliveries
+            WHERE table_id IN ({placeholders}) AND (occurred_at - ?) % ? < ?
+            ORDER BY table_id, occurred_at, source, position
+            """,
+            [offset, day, *wanted, offset, day, window],
+        ).fetchall()
+        windows: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
+        for row in rows:
+            windows.setdefault((row[2], row[6]), []).append(row)
+        moves: list[tuple[str, int, date]] = []
+        changed: set[TableDay] = set()
+        for (table_id, day_number), events in windows.items():
+            boundary = day_number * day + offset
+            open_at_boundary = self._open_at(table_id, boundary)
+            reopened = next((e[4] for e in events if e[5] == "TableOpened"), None)
+            later_day = gaming_date_of(boundary, day_starts)
+            earlier_day = gaming_date_of(boundary - 1, day_starts)
+            for source, position, _, stored, occurred_at, _, _ in events:
+                keeps_session = open_at_boundary and (reopened is None or occurred_at < reopened)
+                assigned = earlier_day if keeps_session else later_day
+                if assigned != stored:
+                    moves.append((source, position, assigned))
+                    changed |= {(table_id, stored), (table_id, assigned)}
+        if moves:
+            self.con.executemany(
+                "UPDATE deliveries SET gaming_date = ? WHERE source = ? AND position = ?",
+                [(assigned, source, position) for source, position, assigned in moves],
+            )
+        return changed
+
+    def _open_at(self, table_id: str, instant: int) -> bool:
+        """Whether the table's last opening or closing stamped before ``instant`` opened it."""
+        row = self.con.execute(
+            "SELECT payload_type FROM deliveries WHERE table_id = ? AND occurred_at < ? "
+            "AND payload_type IN ('TableOpened', 'TableClosed') "
+            "ORDER BY occurred_at DESC, source DESC, position DESC LIMIT 1",
+            [table_id, instant],
+        ).fetchone()
+        return bool(row and row[0] == "TableOpened")
 
     def table_days_present(self, keys: Iterable[tuple[str, date]]) -> set[tuple[str, date]]:
         """Which of these (table_id, gaming_date) pairs already have deliveries."""

@@ -3,8 +3,9 @@ provenance on every derived row, and read-only access for readers."""
 
 from __future__ import annotations
 
-from datetime import date, time
+from datetime import date, time, timedelta
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -16,6 +17,7 @@ from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.ledger.store import Delivery, Ledger, LedgerError, gaming_date_of
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
+from tests.replay.builder import clean_day
 
 DAY = date(2026, 11, 24)
 CATALOG = load_catalog()
@@ -170,3 +172,61 @@ def test_unknown_rules_become_a_contract_exception_not_a_crash(
     assert len(rows) == 1 and rows[0][0] == "T01"
     assert "'not-filed'" in rows[0][2] and "catalog" in rows[0][2]
     assert others is not None and others[0] > 100
+
+
+def across_the_boundary(events: list[TableEvent], round_starts_before: int) -> list[TableEvent]:
+    """The day shifted so its last round starts ``round_starts_before`` microseconds before
+    the 06:00 boundary: the round's cards, its settlement and the table's closing are stamped
+    in the next gaming day."""
+    last_start = max(e.occurred_at for e in events if e.payload_type == "RoundStarted")
+    boundary = 1_795_500_000_000_000  # 2026-11-24T06:00:00Z
+    shift = boundary - round_starts_before - last_start
+    return [
+        TableEvent(
+            e.event_id, e.table_id, e.device_id, e.seq, e.occurred_at + shift, e.payload_type,
+            e.fields,
+        )
+        for e in events
+    ]  # fmt: skip
+
+
+def test_a_session_open_at_the_boundary_keeps_its_last_round(tmp_path: Path) -> None:
+    """Events are assigned by their time with a clock-skew tolerance: what a table still open
+    at the boundary records in the next few minutes (the last round's cards and settlement,
+    the closing) belongs to the day the session began, so that day's last round is whole
+    and the next day holds nothing. Without the tolerance the round is split and both days
+    report it."""
+    events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
+    assert any(e.occurred_at >= 1_795_500_000_000_000 for e in events)
+
+    def load_with(tolerance: timedelta, path: Path) -> tuple[list[Any], list[Any]]:
+        with Ledger(path) as ledger:
+            load_batch(
+                ledger, [Delivery("T01", i, e) for i, e in enumerate(events)], [], CATALOG,
+                skew_tolerance=tolerance,
+            )  # fmt: skip
+            days = ledger.con.execute(
+                "SELECT DISTINCT gaming_date FROM deliveries ORDER BY 1"
+            ).fetchall()
+            found = ledger.con.execute("SELECT code FROM exceptions ORDER BY 1").fetchall()
+        return days, found
+
+    days, found = load_with(timedelta(minutes=10), tmp_path / "tolerant.duckdb")
+    assert days == [(date(2026, 11, 23),)] and found == []
+    days, found = load_with(timedelta(0), tmp_path / "strict.duckdb")
+    assert len(days) == 2 and found, "without the tolerance the last round is split"
+
+
+def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -> None:
+    """The next day's part of a session arriving first, then the earlier part, gives the same
+    ledger as the whole day at once."""
+    events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
+    split = next(i for i, e in enumerate(events) if e.occurred_at >= 1_795_500_000_000_000)
+    later = [Delivery("T01-b", i, e) for i, e in enumerate(events[split:])]
+    earlier = [Delivery("T01-a", i, e) for i, e in enumerate(events[:split])]
+    with Ledger(tmp_path / "pieces.duckdb") as pieces, Ledger(tmp_path / "whole.duckdb") as whole:
+        load(pieces, [later, earlier])
+        load(whole, [earlier + later])
+        assert snapshot(pieces) == snapshot(whole)
+        assert pieces.table_days() == [("T01", date(2026, 11, 23))]
+        assert pieces.con.execute("SELECT count(*) FROM exceptions").fetchone() == (0,)
