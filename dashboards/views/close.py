@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from pipeline.quality.gate import stored_section
 from pipeline.reports.close import CloseResult, day_report, render_html
 
 ctx = ui.current()
@@ -15,6 +16,7 @@ st.title("Gaming-day close")
 
 with ctx.ledger() as ledger:
     report = day_report(ledger, day)
+    report["quality"] = stored_section(ledger.con, day)
     status = q.gaming_day_status(ledger, day)
     previous = q.previous_chain(ledger, day)
     by_wager = q.win_by_wager(ledger, day)
@@ -136,7 +138,7 @@ result = CloseResult(
     blocking=len(report["blocking_exceptions"]),
     files=[],
 )
-page = render_html(report, result)
+page = render_html(report, result, None)
 if not closed or problems:
     why = "is not closed" if not closed else "no longer matches its close"
     page = page.replace(

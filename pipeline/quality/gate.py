@@ -27,6 +27,7 @@ from pipeline.quality.run import (
     validate_day,
     write_results,
 )
+from pipeline.quality.suites import Level
 from pipeline.rules.config import TableRules
 
 ACCEPT_ACTION = "ACCEPT_QUALITY_FAILURES"
@@ -164,21 +165,50 @@ def stored_results(con: duckdb.DuckDBPyConnection, gaming_date: date) -> list[di
 def close_section(report: QualityReport, accepted: str | None) -> dict[str, Any]:
     """What the close report states about the data quality (hashed with the close, so only
     what the data determines: no timings or paths)."""
-
-    def brief(o: ExpectationOutcome) -> dict[str, Any]:
-        return {
-            "level": o.level.value,
-            "frame": f"{o.suite}.{o.frame}",
-            "expectation": o.description or o.expectation,
-            "unexpected_count": o.unexpected_count,
-            "element_count": o.element_count,
-        }
-
     return {
         "verdict": report.verdict,
         "evaluated": report.evaluated,
         "failed": report.failed,
-        "blocking": [brief(o) for o in report.blocking()],
-        "warnings": [brief(o) for o in report.warnings()],
+        "blocking": [_brief(o) for o in report.blocking()],
+        "warnings": [_brief(o) for o in report.warnings()],
         "accepted": accepted,
+    }
+
+
+def stored_section(con: duckdb.DuckDBPyConnection, gaming_date: date) -> dict[str, Any]:
+    """:func:`close_section` for the latest validation stored with the day (what the
+    dashboards show before the close); ``NOT VALIDATED`` when none is stored."""
+    stored = stored_results(con, gaming_date)
+    if not stored:
+        return {
+            "verdict": "NOT VALIDATED",
+            "evaluated": 0,
+            "failed": 0,
+            "blocking": [],
+            "warnings": [],
+            "accepted": None,
+        }
+    latest = stored[-1]
+    failing = [
+        ExpectationOutcome(**{**o, "level": Level(o["level"])})
+        for o in latest["expectations"]
+        if not o["success"]
+    ]
+    return {
+        "verdict": latest["verdict"],
+        "evaluated": latest["evaluated"],
+        "failed": latest["failed"],
+        "blocking": [_brief(o) for o in failing if o.level is Level.BLOCK],
+        "warnings": [_brief(o) for o in failing if o.level is Level.WARN],
+        "accepted": None,
+    }
+
+
+def _brief(o: ExpectationOutcome) -> dict[str, Any]:
+    return {
+        "level": o.level.value,
+        "frame": f"{o.suite}.{o.frame}",
+        "expectation": o.description or o.expectation,
+        "unexpected_count": o.unexpected_count,
+        "element_count": o.element_count,
     }

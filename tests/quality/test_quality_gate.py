@@ -22,7 +22,7 @@ from pipeline.ledger.store import Ledger
 from pipeline.quality import run_quality
 from pipeline.quality.docs import remote_references
 from pipeline.quality.frames import TableDay, event_contract
-from pipeline.quality.gate import ACCEPT_ACTION, stored_results
+from pipeline.quality.gate import ACCEPT_ACTION, stored_results, stored_section
 from pipeline.quality.suites import (
     Level,
     RawSuiteParams,
@@ -170,6 +170,7 @@ def test_a_day_with_warnings_only_closes_and_its_result_is_stored(
     with Ledger(db) as ledger:
         closed = close_gaming_day(ledger, DAY, reports, quality=before)
         stored = stored_results(ledger.con, DAY)
+        section = stored_section(ledger.con, DAY)
         audit = ledger.con.execute("SELECT action FROM gaming_day_audit").fetchall()
 
     # the stale validation was not trusted: the close validated the day again
@@ -189,6 +190,8 @@ def test_a_day_with_warnings_only_closes_and_its_result_is_stored(
         ("WARN", "deliveries", 2)
     ]
     assert result["summary"]["suites"][0]["name"] == "raw_events"
+    # what the dashboards show: the stored validation as the close report states it
+    assert section == {**closed.report["quality"], "accepted": None}
     assert _rows(
         db,
         "SELECT q.verdict FROM quality_results q JOIN gaming_days d USING (gaming_date)",
