@@ -98,6 +98,7 @@ class IngestResult:
     rounds: int = 0
     table_days: list[tuple[str, date]] = field(default_factory=list)
     seconds: float = 0.0
+    files: int = 0
 
 
 def event_paths(events_dir: Path, gaming_date: date | None = None) -> list[Path]:
@@ -110,29 +111,32 @@ def event_paths(events_dir: Path, gaming_date: date | None = None) -> list[Path]
         return event_files(events_dir)
 
 
-def ingest_file(
+def load_files(
     db: Path,
-    path: Path,
+    paths: Sequence[Path],
     catalog_path: Path = DEFAULT_CATALOG,
     day_starts: clock = DEFAULT_DAY_STARTS,
 ) -> IngestResult:
-    """Load one Avro container file (one batch) and replay every table-day it touched, through
-    :func:`pipeline.ingest.files.ingest_files` (its digest recorded in the same transaction,
+    """Load a batch of Avro container files and replay every table-day they touched, through
+    :func:`pipeline.ingest.files.ingest_files`: decoded and replayed by worker processes on
+    every core, merged by this process, one transaction per file (its digest recorded in it,
     a file already loaded skipped). ``day_starts`` must be the ledger's boundary."""
     if day_starts != DEFAULT_DAY_STARTS:
         raise TerminalError(
             f"the file path assigns gaming days at {DEFAULT_DAY_STARTS}; got {day_starts}"
         )
     started = time.perf_counter()
-    report = with_ledger(db, lambda ledger: ingest_files(ledger, [path], catalog_path, 1))
+    report = with_ledger(db, lambda ledger: ingest_files(ledger, paths, catalog_path))
+    names = [p.name for p in paths]
     return IngestResult(
-        path.name,
+        names[0] if len(names) == 1 else f"{len(names)} files ({names[0]} .. {names[-1]})",
         report.deliveries,
         report.dead_letters,
         report.exceptions,
         report.rounds,
         list(report.table_days),
         time.perf_counter() - started,
+        len(paths),
     )
 
 
@@ -403,7 +407,7 @@ def run_audit_plain(
     seconds: dict[str, float] = {}
     mark = time.perf_counter()
     paths = event_paths(events_dir, gaming_date)
-    ingested = [ingest_file(db, p, catalog_path) for p in paths]
+    ingested = [load_files(db, paths, catalog_path)] if paths else []
     seconds["ingest"] = time.perf_counter() - mark
     mark = time.perf_counter()
     tables = to_replay(gaming_day_tables(db, gaming_date), gaming_date, ingested, force_replay)

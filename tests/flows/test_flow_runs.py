@@ -87,25 +87,25 @@ def test_the_writer_tag_has_a_concurrency_limit_of_one(prefect_api: str) -> None
 def test_transient_failure_is_retried_terminal_is_not(
     prefect_api: str, small_day: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = steps.ingest_file
+    real = steps.load_files
     calls: list[str] = []
     raised: dict[str, Exception] = {}
 
-    def flaky(db: Path, path: Path, catalog_path: Path = DEFAULT_CATALOG) -> Any:
-        calls.append(path.name)
+    def flaky(db: Path, paths: list[Path], catalog_path: Path = DEFAULT_CATALOG) -> Any:
+        calls.append(paths[0].name)
         if len(calls) == 1 and "first" in raised:
             raise raised.pop("first")
         if "always" in raised:
             raise raised["always"]
-        return real(db, path, catalog_path)
+        return real(db, paths, catalog_path)
 
-    monkeypatch.setattr(steps, "ingest_file", flaky)
-    task = audit.ingest_file_task.with_options(retry_delay_seconds=0)
+    monkeypatch.setattr(steps, "load_files", flaky)
+    task = audit.ingest_files_task.with_options(retry_delay_seconds=0)
     path = steps.event_paths(small_day, GAMING_DATE)[0]
 
     @flow
     def load_one(db: Path) -> steps.IngestResult:
-        return task(db, path, DEFAULT_CATALOG)
+        return task(db, [path], DEFAULT_CATALOG)
 
     raised["first"] = TransientError("the ledger is busy")
     state = load_one(tmp_path / "a.duckdb", return_state=True)
@@ -126,8 +126,7 @@ def test_quality_findings_do_not_fail_the_flow(
     prefect_api: str, faulty_day: Path, tmp_path: Path
 ) -> None:
     db = tmp_path / "ledger.duckdb"
-    for path in steps.event_paths(faulty_day, GAMING_DATE):
-        steps.ingest_file(db, path)
+    steps.load_files(db, steps.event_paths(faulty_day, GAMING_DATE))
 
     state = audit.quality(db, GAMING_DATE, tmp_path, return_state=True)
 
@@ -141,8 +140,7 @@ def test_a_blocked_close_fails_at_once_and_closes_when_accepted(
     prefect_api: str, faulty_day: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "ledger.duckdb"
-    for path in steps.event_paths(faulty_day, GAMING_DATE):
-        steps.ingest_file(db, path)
+    steps.load_files(db, steps.event_paths(faulty_day, GAMING_DATE))
     real = steps.close_day
     calls: list[str | None] = []
 
@@ -176,8 +174,7 @@ def test_replay_gaming_day_rederives_every_table_day(
     prefect_api: str, small_day: Path, tmp_path: Path
 ) -> None:
     db = tmp_path / "ledger.duckdb"
-    for path in steps.event_paths(small_day, GAMING_DATE):
-        steps.ingest_file(db, path)
+    steps.load_files(db, steps.event_paths(small_day, GAMING_DATE))
     query = "SELECT * EXCLUDE (replayed_at) FROM table_day_summary ORDER BY ALL"
     with Ledger(db, read_only=True) as ledger:
         before = ledger.con.execute(query).fetchall()

@@ -88,7 +88,7 @@ def test_writer_tasks_are_guarded_and_retry_transient_errors() -> None:
     from flows import audit
 
     writers: list[Task[Any, Any]] = [
-        audit.ingest_file_task,
+        audit.ingest_files_task,
         audit.ingest_kafka_task,
         audit.replay_table_day_task,
         audit.close_day_task,
@@ -214,8 +214,7 @@ def test_plain_audit_refuses_a_day_that_fails_a_block_expectation(
 
 def test_replaying_a_table_day_reproduces_its_rows(small_day: Path, tmp_path: Path) -> None:
     db = tmp_path / "ledger.duckdb"
-    for path in steps.event_paths(small_day, GAMING_DATE):
-        steps.ingest_file(db, path)
+    steps.load_files(db, steps.event_paths(small_day, GAMING_DATE))
     queries = [
         "SELECT * FROM rounds ORDER BY ALL",
         "SELECT * FROM settlements ORDER BY ALL",
@@ -265,7 +264,7 @@ def test_a_bad_catalog_is_terminal(small_day: Path, tmp_path: Path) -> None:
     with pytest.raises(CatalogError):
         load_catalog(bad)
     with pytest.raises(TerminalError, match="must state"):
-        steps.ingest_file(tmp_path / "l.duckdb", steps.event_paths(small_day)[0], bad)
+        steps.load_files(tmp_path / "l.duckdb", steps.event_paths(small_day)[:1], bad)
 
 
 @pytest.mark.broker
