@@ -330,7 +330,7 @@ def quality_check(
 ) -> QualitySummary:
     """Run the Great Expectations suites (read-only) and write their JSON and Data Docs;
     failing expectations are reported here, and judged by the close's quality gate."""
-    from pipeline.quality import run_quality
+    from pipeline.quality.run import run_quality
 
     with classified():
         report = run_quality(db, gaming_date, reports_dir, catalog_path=catalog_path)

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import multiprocessing
+import multiprocessing.context
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -88,6 +91,20 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """``fork`` where it is safe, else a fork server.
+
+    Forked workers start at once with every module loaded, but only a process without other
+    threads can fork safely: a lock another thread holds at the fork (logging's, an HTTP
+    client's) stays locked in the child forever. Orchestrated runs (Prefect) have threads.
+    """
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
 def _start_worker() -> None:
     gc.set_threshold(WORKER_GC_THRESHOLD)
 
@@ -100,7 +117,9 @@ def _batches(
             yield read_and_replay(path, sha256, catalog_path, strict)
         return
     paths, digests = zip(*files, strict=True)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=_worker_context(), initializer=_start_worker
+    ) as pool:
         yield from pool.map(
             read_and_replay,
             paths,

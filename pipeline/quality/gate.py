@@ -14,21 +14,16 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from pipeline.ledger.store import Ledger
-from pipeline.quality.run import (
-    ExpectationOutcome,
-    QualityReport,
-    day_fingerprint,
-    json_default,
-    validate_day,
-    write_results,
-)
-from pipeline.quality.suites import Level
+from pipeline.quality.levels import Level
 from pipeline.rules.config import TableRules
+
+if TYPE_CHECKING:  # Great Expectations loads in seconds: only when a day is validated
+    from pipeline.quality.run import ExpectationOutcome, QualityReport
 
 ACCEPT_ACTION = "ACCEPT_QUALITY_FAILURES"
 """``gaming_day_audit.action`` of a close that went ahead despite BLOCK failures."""
@@ -95,6 +90,8 @@ def checked_for_close(
     close's own connection, with its files written to ``out_dir``. Either way it is stored
     with the day (:func:`store_result`) before the close looks at it."""
     report = given
+    from pipeline.quality.run import day_fingerprint, validate_day, write_results
+
     if report is None or report.fingerprint != day_fingerprint(ledger.con, gaming_date):
         report = validate_day(ledger.con, ledger.path, gaming_date, catalog)
         write_results(report, out_dir)
@@ -120,6 +117,8 @@ def store_result(con: duckdb.DuckDBPyConnection, report: QualityReport) -> None:
     """Keep a validation in ``quality_results`` with its gaming day: the verdict and counts,
     and every expectation's outcome (level, counts, sample rows) as JSON. Every run is kept;
     the close reports the one it relied on."""
+    from pipeline.quality.run import json_default
+
     summary = {k: v for k, v in report.to_json(with_passing=False).items() if k != "suites"}
     summary["suites"] = [
         {k: s[k] for k in ("name", "success", "evaluated", "failed", "rows", "seconds")}
@@ -189,26 +188,25 @@ def stored_section(con: duckdb.DuckDBPyConnection, gaming_date: date) -> dict[st
             "accepted": None,
         }
     latest = stored[-1]
-    failing = [
-        ExpectationOutcome(**{**o, "level": Level(o["level"])})
-        for o in latest["expectations"]
-        if not o["success"]
-    ]
+    failing = [o for o in latest["expectations"] if not o["success"]]
     return {
         "verdict": latest["verdict"],
         "evaluated": latest["evaluated"],
         "failed": latest["failed"],
-        "blocking": [_brief(o) for o in failing if o.level is Level.BLOCK],
-        "warnings": [_brief(o) for o in failing if o.level is Level.WARN],
+        "blocking": [_brief(o) for o in failing if o["level"] == Level.BLOCK],
+        "warnings": [_brief(o) for o in failing if o["level"] == Level.WARN],
         "accepted": None,
     }
 
 
-def _brief(o: ExpectationOutcome) -> dict[str, Any]:
+def _brief(outcome: ExpectationOutcome | Mapping[str, Any]) -> dict[str, Any]:
+    """An expectation's outcome as the close report states it, from the outcome or from its
+    stored form (``dataclasses.asdict``)."""
+    o = outcome if isinstance(outcome, Mapping) else asdict(outcome)
     return {
-        "level": o.level.value,
-        "frame": f"{o.suite}.{o.frame}",
-        "expectation": o.description or o.expectation,
-        "unexpected_count": o.unexpected_count,
-        "element_count": o.element_count,
+        "level": str(o["level"]),
+        "frame": f"{o['suite']}.{o['frame']}",
+        "expectation": o["description"] or o["expectation"],
+        "unexpected_count": o["unexpected_count"],
+        "element_count": o["element_count"],
     }

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import pandas as pd
@@ -57,6 +56,7 @@ from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.row_conditions import Column
 
 from pipeline.quality.frames import EventContract, TableDay
+from pipeline.quality.levels import Level as Level
 from pipeline.replay.findings import Severity, money
 from pipeline.rules.config import TableRules
 
@@ -71,15 +71,6 @@ UNPAID_RESULTS = ("LOSE", "VOID", "PUSH")
 """Outcomes that pay nothing beyond returning (or keeping) the stake."""
 
 UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-
-
-class Level(StrEnum):
-    """What a failing expectation does to the gaming-day close."""
-
-    BLOCK = "BLOCK"
-    """The day's figures cannot be trusted: the close is refused."""
-    WARN = "WARN"
-    """A stream imperfection the replay reports as an NJ-DATA-* exception: reported only."""
 
 
 def block(why: str) -> dict[str, Any]:

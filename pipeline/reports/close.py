@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -38,7 +38,9 @@ from pipeline.config.catalog import load_catalog
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close, close_section
-from pipeline.quality.run import QualityReport
+
+if TYPE_CHECKING:  # Great Expectations loads only when a day is validated
+    from pipeline.quality.run import QualityReport
 from pipeline.replay.findings import money
 from pipeline.rules.config import TableRules
 

@@ -31,6 +31,10 @@ def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1) -> Path:
     out = Path(tempfile.mkdtemp(prefix=f"dash-ledger-{tables}x{hours:g}-"))
     argv = ["demo", "--out", str(out), "--tables", str(tables), "--hours", str(hours)]
     argv += ["--seed", str(seed), "--faults", "all", "--date", DAY.isoformat()]
+    # The same steps without Prefect: these tests are about the dashboards, and a test process
+    # that already runs the flows tests' Prefect test server must not also drive the shared
+    # local server (tests/flows covers the flows).
+    argv += ["--plain"]
     with contextlib.redirect_stdout(io.StringIO()):
         main(argv)  # the documented way to get a replayed, closed day; 1 only if the
         # ground-truth comparison is inexact, which is not what these tests are about

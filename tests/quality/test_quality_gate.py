@@ -19,10 +19,10 @@ from pipeline.cli import main
 from pipeline.config.catalog import load_catalog
 from pipeline.events import default_codec
 from pipeline.ledger.store import Ledger
-from pipeline.quality import run_quality
 from pipeline.quality.docs import remote_references
 from pipeline.quality.frames import TableDay, event_contract
 from pipeline.quality.gate import ACCEPT_ACTION, stored_results, stored_section
+from pipeline.quality.run import run_quality
 from pipeline.quality.suites import (
     Level,
     RawSuiteParams,
