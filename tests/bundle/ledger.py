@@ -19,7 +19,7 @@ DAY = date(2026, 11, 24)
 def _built() -> Path:
     out = Path(tempfile.mkdtemp(prefix="bundle-ledger-"))
     argv = ["demo", "--out", str(out), "--tables", "3", "--hours", "3", "--seed", "1"]
-    argv += ["--faults", "all", "--date", DAY.isoformat()]
+    argv += ["--faults", "all", "--date", DAY.isoformat(), "--plain"]  # see dashboard_data.py
     with contextlib.redirect_stdout(io.StringIO()):
         main(argv)
     db = out / "ledger.duckdb"
