@@ -661,11 +661,7 @@ class EventCodec:
         :class:`~pipeline.events.model.TableEvent` keeps them. Intact blocks are decoded
         straight into those forms, without the ``UUID`` and ``datetime`` objects in between
         (about a fifth of the decoding time)."""
-        for item in self._read_container(path, tolerant=True, model_values=True):
-            if isinstance(item, DecodeError) or isinstance(item["occurred_at"], int):
-                yield cast(ModelRecord | DecodeError, item)
-            else:  # from the careful reader
-                yield _model_values(item)
+        return self._read_container(path, tolerant=True, model_values=True)
 
     def _read_container(
         self, path: str | os.PathLike[str], *, tolerant: bool, model_values: bool = False
@@ -689,8 +685,7 @@ class EventCodec:
                         )
                         if self.verify and not self._reencodes_to(events, raw):
                             break
-                        for event in events:
-                            yield cast(EventRecord, event)
+                        yield from events
                         resume_at = block.offset + block.size
                     else:
                         if resume_at == os.fstat(fo.fileno()).st_size:
@@ -700,7 +695,12 @@ class EventCodec:
             raise
         except Exception:  # damaged or unreadable: explained by the careful reader
             pass
-        yield from self._read_container_carefully(path, tolerant=tolerant, resume_at=resume_at)
+        careful = self._read_container_carefully(path, tolerant=tolerant, resume_at=resume_at)
+        if not model_values:
+            yield from careful
+            return
+        for item in careful:
+            yield item if isinstance(item, DecodeError) else _model_values(item)
 
     def _model_records(self, raw: io.BytesIO, count: int) -> list[Any]:
         raw.seek(0)

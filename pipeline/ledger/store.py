@@ -166,11 +166,14 @@ class Ledger:
             [source, sha256, size, events],
         )
 
-    def holds_input_file(self, source: str, sha256: str) -> bool:
-        row = self.con.execute(
-            "SELECT count(*) FROM input_files WHERE source = ? AND sha256 = ?", [source, sha256]
-        ).fetchone()
-        return bool(row and row[0])
+    def input_files(self) -> dict[str, tuple[str, int]]:
+        """Every input file loaded: its name -> (sha256, size in bytes)."""
+        return {
+            str(source): (str(sha256), int(size))
+            for source, sha256, size in self.con.execute(
+                "SELECT source, sha256, bytes FROM input_files"
+            ).fetchall()
+        }
 
     def add_dead_letters(
         self, rows: Iterable[tuple[str, int, str, str, str | None, bytes | None, date | None]]
