@@ -68,9 +68,10 @@ def main() -> int:
         "pipeline": summary(load_times),
         "ratio_pipeline_to_raw_decode": ratio,
         "pipeline_events_per_s": loaded / min(load_times),
-        "note": "pipeline = decode, replay, reconciliation and shard writes in worker "
-        "processes, shard merges by the single DuckDB writer (baccarat-audit replay); "
-        "baseline = fastavro.reader over the same files in one process",
+        "note": "pipeline = decode, replay, reconciliation and Arrow row batches in worker "
+        "processes, inserted by the single DuckDB writer, checkpoint included (ingest_files, "
+        "as baccarat-audit replay); baseline = fastavro.reader over the same files in one "
+        "process",
     }
     path = save("replay", result)
     print(
