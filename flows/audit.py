@@ -82,8 +82,7 @@ _retrying: dict[str, Any] = {
 
 # ---------------------------------------------------------------------- tasks
 FILES_PER_TASK = 64
-"""Files per ingest task: a task is a batch (a Prefect task run costs about 0.1 s), and
-inside it worker processes decode and replay the files on every core."""
+"""Files per ingest task: a task is a batch (a Prefect task run costs about 0.1 s)."""
 
 
 @task(

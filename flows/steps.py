@@ -118,15 +118,16 @@ def load_files(
     day_starts: clock = DEFAULT_DAY_STARTS,
 ) -> IngestResult:
     """Load a batch of Avro container files and replay every table-day they touched, through
-    :func:`pipeline.ingest.files.ingest_files`: decoded and replayed by worker processes on
-    every core, merged by this process, one transaction per file (its digest recorded in it,
-    a file already loaded skipped). ``day_starts`` must be the ledger's boundary."""
+    :func:`pipeline.ingest.files.ingest_files`, one transaction per file (its digest recorded
+    in it, a file already loaded skipped). ``day_starts`` must be the ledger's boundary."""
     if day_starts != DEFAULT_DAY_STARTS:
         raise TerminalError(
             f"the file path assigns gaming days at {DEFAULT_DAY_STARTS}; got {day_starts}"
         )
     started = time.perf_counter()
-    report = with_ledger(db, lambda ledger: ingest_files(ledger, paths, catalog_path))
+    # One process: a Prefect task runs beside the engine's threads, which a fork would copy
+    # mid-lock; Prefect scales out with more task runs and workers instead.
+    report = with_ledger(db, lambda ledger: ingest_files(ledger, paths, catalog_path, 1))
     names = [p.name for p in paths]
     return IngestResult(
         names[0] if len(names) == 1 else f"{len(names)} files ({names[0]} .. {names[-1]})",

@@ -17,9 +17,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import multiprocessing
-import multiprocessing.context
 import os
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -88,20 +86,6 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _worker_context() -> multiprocessing.context.BaseContext:
-    """``fork`` where it is safe, else a fork server.
-
-    Forked workers start at once with every module loaded, but only a process without other
-    threads can fork safely: a lock another thread holds at the fork (logging's, an HTTP
-    client's) stays locked in the child forever. Orchestrated runs (Prefect) have threads.
-    """
-    if threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return context
-
-
 def _already_loaded(path: Path, known: Mapping[str, tuple[str, int]]) -> bool:
     """Whether the ledger holds this file, same name and content. Only a file whose name and
     size match one loaded before is hashed here; the workers hash the others."""
@@ -132,8 +116,12 @@ def _batches(
         return
     # Largest first, so no worker is left with a big file while the other idles at the end.
     largest_first = sorted(paths, key=lambda p: -p.stat().st_size)
+    # Workers are forked, so they start at once with every module loaded. A process whose
+    # other threads may hold locks (an orchestrator's) should pass workers=1.
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=_worker_context(), initializer=_start_worker
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker,
     ) as pool:
         yield from pool.map(
             _read_and_replay_in_worker,
