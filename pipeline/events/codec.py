@@ -893,7 +893,9 @@ class EventCodec:
         return known, schema_id
 
 
-_UUID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+CANONICAL_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+"""How a UUID is written on the wire and stored: lowercase, hyphenated."""
+_UUID_FORM = re.compile(CANONICAL_UUID)
 
 
 def canonical_uuid(text: str) -> str:
@@ -904,21 +906,26 @@ def canonical_uuid(text: str) -> str:
     return str(uuid.UUID(text))
 
 
+def datetime_to_micros(moment: dt.datetime) -> int:
+    """Integer microseconds since the Unix epoch, exactly (no float in between)."""
+    since = moment - EPOCH
+    return (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds
+
+
 def _model_values(record: EventRecord) -> ModelRecord:
     """A record read with fastavro's logical types, in the model's forms (see
     :meth:`EventCodec.read_model_records_tolerant`)."""
-    since = record["occurred_at"] - _EPOCH
     return {
         "event_id": str(record["event_id"]),
         "table_id": record["table_id"],
         "device_id": record["device_id"],
         "seq": record["seq"],
-        "occurred_at": (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds,
+        "occurred_at": datetime_to_micros(record["occurred_at"]),
         "payload": record["payload"],
     }
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 _MODEL_KEEPS_AS_IS = frozenset({"uuid", "timestamp-micros"})
 """Logical types of the envelope whose Avro base values (string, long) are the model's."""

@@ -13,19 +13,12 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline.events.codec import NAMESPACE, EventCodec
+from pipeline.events.codec import EPOCH, NAMESPACE, EventCodec, datetime_to_micros
 from pipeline.events.model import TableEvent
-
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 def micros_to_datetime(micros: int) -> dt.datetime:
     return EPOCH + dt.timedelta(microseconds=micros)
-
-
-def datetime_to_micros(moment: dt.datetime) -> int:
-    since = moment - EPOCH
-    return (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds
 
 
 def to_record(codec: EventCodec, event: TableEvent) -> dict[str, Any]:

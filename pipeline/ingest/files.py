@@ -47,7 +47,6 @@ from pipeline.ledger.store import Delivery, Ledger
 class FileBatch:
     """What a worker made of one input file."""
 
-    source: Path
     batch: LedgerBatch
     deliveries: int
     dead_letters: int
@@ -79,7 +78,7 @@ def read_and_replay(path: Path, catalog_path: Path, strict: bool = False) -> Fil
         ),
         derived=derived_batch(prepared),
     )
-    return FileBatch(path, batch, len(deliveries), len(dead))
+    return FileBatch(batch, len(deliveries), len(dead))
 
 
 def _sha256(path: Path) -> str:

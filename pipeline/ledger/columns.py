@@ -35,11 +35,18 @@ class Delivery:
     event: TableEvent
 
 
+DAY_MICROS = 86_400_000_000
+
+
+def day_starts_micros(day_starts: time) -> int:
+    """How far into a UTC day (in microseconds) each gaming day begins."""
+    return (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
+
+
 def gaming_date_of(occurred_at_micros: int, day_starts: time) -> date:
     """The gaming day an instant (UTC microseconds) belongs to: days run from ``day_starts``
     to the next ``day_starts``."""
-    offset = (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
-    return _day((occurred_at_micros - offset) // 86_400_000_000)
+    return _day((occurred_at_micros - day_starts_micros(day_starts)) // DAY_MICROS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -104,9 +111,11 @@ INPUT_FILE_SCHEMA = pa.schema(
 
 def dead_letter_table(rows: Iterable[DeadLetterRow]) -> pa.Table:
     """Dead letters, the first of any with the same (source, position) kept."""
-    unique = {(r[0], r[1]): r for r in reversed(list(rows))}
+    first: dict[tuple[str, int], DeadLetterRow] = {}
+    for row in rows:
+        first.setdefault((row[0], row[1]), row)
     return pa.Table.from_pylist(
-        [dict(zip(DEAD_LETTER_SCHEMA.names, r, strict=True)) for r in reversed(unique.values())],
+        [dict(zip(DEAD_LETTER_SCHEMA.names, r, strict=True)) for r in first.values()],
         schema=DEAD_LETTER_SCHEMA,
     )
 

@@ -21,14 +21,16 @@ import orjson
 import pyarrow as pa
 
 from pipeline.events.model import TableEvent
-from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.columns import (
+    DAY_MICROS,
     LedgerBatch,
     TableDay,
+    day_starts_micros,
     dead_letter_table,
     delivery_table,
     derived_tables,
 )
+from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.columns import gaming_date_of as gaming_date_of
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.replay.rows import ReplayResult
@@ -158,14 +160,6 @@ class Ledger:
         self.con.execute(f"INSERT INTO deliveries SELECT i.* FROM {new}", sources)
         return {(str(t), d) for t, d in touched}
 
-    def record_input_file(self, source: str, sha256: str, size: int, events: int) -> None:
-        """Remember an input file's digest; the day close chains it (tamper evidence)."""
-        self.con.execute(
-            "INSERT INTO input_files VALUES (?, ?, ?, ?, now()) ON CONFLICT DO UPDATE SET "
-            "sha256 = excluded.sha256, bytes = excluded.bytes, events = excluded.events",
-            [source, sha256, size, events],
-        )
-
     def input_files(self) -> dict[str, tuple[str, int]]:
         """Every input file loaded: its name -> (sha256, size in bytes)."""
         return {
@@ -213,8 +207,8 @@ class Ledger:
         wanted = sorted(set(tables))
         if not wanted:
             return set()
-        day = 86_400_000_000
-        offset = (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
+        day = DAY_MICROS
+        offset = day_starts_micros(day_starts)
         window = tolerance // timedelta(microseconds=1)
         placeholders = ", ".join("?" * len(wanted))
         rows = self.con.execute(

@@ -55,6 +55,7 @@ from great_expectations.expectations.core.expect_compound_columns_to_be_unique i
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.row_conditions import Column
 
+from pipeline.events.codec import CANONICAL_UUID
 from pipeline.quality.frames import EventContract, TableDay
 from pipeline.quality.levels import Level as Level
 from pipeline.replay.findings import Severity, money
@@ -70,7 +71,7 @@ VIG_KINDS = ("COLLECTED", "DEFERRED", "DEFERRED_COLLECTED", "DOCUMENTED", "WRITT
 UNPAID_RESULTS = ("LOSE", "VOID", "PUSH")
 """Outcomes that pay nothing beyond returning (or keeping) the stake."""
 
-UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+UUID_PATTERN = f"^{CANONICAL_UUID}$"
 
 
 def block(why: str) -> dict[str, Any]:
