@@ -12,11 +12,9 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, TopicPartition
-from kafka_checks import unique_settings
+from kafka_checks import file_reference, unique_settings
 
-from pipeline.cli import ingest_paths, write_simulation
-from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
-from pipeline.ledger.store import Ledger
+from pipeline.config.catalog import load_catalog
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate
@@ -46,11 +44,7 @@ def small_day(catalog: Mapping[str, TableRules]) -> SimulationResult:
 @pytest.fixture(scope="session")
 def file_ledger(tmp_path_factory: pytest.TempPathFactory, small_day: SimulationResult) -> Path:
     """The reference: ``small_day`` written to Avro files and loaded like ``ingest`` does."""
-    out = tmp_path_factory.mktemp("files")
-    paths = write_simulation(small_day, out, GAMING_DATE)
-    db = out / "ledger.duckdb"
-    with Ledger(db) as ledger:
-        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+    db: Path = file_reference(small_day, tmp_path_factory.mktemp("files"), GAMING_DATE)
     return db
 
 

@@ -4,11 +4,25 @@ loaded exactly once, and a topic and group no other test uses."""
 from __future__ import annotations
 
 import uuid
+from datetime import date
 from pathlib import Path
 
+from pipeline.cli import ingest_paths, write_simulation
+from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.store import Ledger
+from pipeline.simulate.run import SimulationResult
 from pipeline.stream.settings import KafkaSettings
 from pipeline.stream.verify import diff_ledgers, ledger_snapshot
+
+
+def file_reference(day: SimulationResult, out: Path, gaming_date: date) -> Path:
+    """The reference ledger: ``day`` written to Avro files under ``out`` and loaded like
+    ``baccarat-audit ingest`` does."""
+    paths = write_simulation(day, out, gaming_date)
+    db = out / "ledger.duckdb"
+    with Ledger(db) as ledger:
+        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+    return db
 
 
 def unique_settings(bootstrap: str) -> KafkaSettings:

@@ -29,10 +29,13 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka_checks import assert_exactly_once, assert_same_ledger, unique_settings
+from kafka_checks import (
+    assert_exactly_once,
+    assert_same_ledger,
+    file_reference,
+    unique_settings,
+)
 
-from pipeline.cli import ingest_paths, write_simulation
-from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.events import EventCodec, default_codec
 from pipeline.events.convert import to_record
 from pipeline.ledger.store import Ledger
@@ -71,11 +74,7 @@ def two_hour_reference(
     tmp_path_factory: pytest.TempPathFactory, two_hour_day: SimulationResult
 ) -> Path:
     """``two_hour_day`` written to Avro files and loaded like ``ingest`` does."""
-    out = tmp_path_factory.mktemp("files-2h")
-    paths = write_simulation(two_hour_day, out, GAMING_DATE)
-    db = out / "ledger.duckdb"
-    with Ledger(db) as ledger:
-        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+    db: Path = file_reference(two_hour_day, tmp_path_factory.mktemp("files-2h"), GAMING_DATE)
     return db
 
 

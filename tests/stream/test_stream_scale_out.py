@@ -19,10 +19,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from kafka_checks import assert_exactly_once, assert_same_ledger, unique_settings
+from kafka_checks import (
+    assert_exactly_once,
+    assert_same_ledger,
+    file_reference,
+    unique_settings,
+)
 
-from pipeline.cli import ingest_paths, write_simulation
-from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.events.model import TableEvent
 from pipeline.ledger.store import Ledger
 from pipeline.rules.config import TableRules
@@ -149,11 +152,7 @@ def test_one_two_and_four_worker_processes_give_identical_ledgers(
     message loaded once."""
     started = time.monotonic()
     day = simulate(TABLES, 1, 5, parse_faults("all"), GAMING_DATE, catalog)
-    reference = tmp_path / "files.duckdb"
-    with Ledger(reference) as ledger:
-        ingest_paths(
-            ledger, write_simulation(day, tmp_path / "files", GAMING_DATE), DEFAULT_CATALOG
-        )
+    reference = file_reference(day, tmp_path / "files", GAMING_DATE)
     base = unique_settings(kafka_broker)
     ensure_topics(base)
     groups = {n: base.with_overrides(group_id=f"{base.group_id}-{n}") for n in (1, 2, 4)}
