@@ -3,7 +3,9 @@
 How a batch goes through
 ------------------------
 1. Poll up to ``max_batch`` records (a few polls within ``batch_wait`` seconds).
-2. Decode each value with :meth:`EventCodec.decode`. A record that cannot be decoded, has no
+2. Decode the values, a chunk at a time where every message in it is sound
+   (:meth:`EventCodec.decode_intact_messages`), else one by one with
+   :meth:`EventCodec.decode`, which says what is wrong. A record that cannot be decoded, has no
    value, or breaks the contract (its key must be its event's ``table_id``, which is what
    keeps a table on one partition and in order) becomes a dead letter: sent to the
    dead-letter topic with its original key and bytes and ``dlq.*`` headers, and waited for.
@@ -188,38 +190,57 @@ class _Decoded:
         self.next_offsets: dict[int, int] = {}
 
 
+DECODE_CHUNK = 256
+"""Messages decoded at once (:meth:`EventCodec.decode_intact_messages`); a chunk holding a bad
+message is decoded again one message at a time, to say which is bad and why."""
+
+
 def decode_records(records: Sequence[Any], codec: EventCodec) -> _Decoded:
     """Deliveries and dead letters for polled ``ConsumerRecord`` s (duplicates dropped)."""
     out = _Decoded()
     seen: set[tuple[int, int]] = set()
+    unique = []
     for rec in records:
         if (rec.partition, rec.offset) in seen:
             continue
         seen.add((rec.partition, rec.offset))
+        unique.append(rec)
         out.next_offsets[rec.partition] = max(
             out.next_offsets.get(rec.partition, 0), rec.offset + 1
         )
-        source = f"kafka:{rec.topic}:{rec.partition}"
-        letter = _classify(rec, source, codec, out)
-        if letter is not None:
-            out.dead_letters.append(letter)
-            out.dead_records.append(rec)
+    for start in range(0, len(unique), DECODE_CHUNK):
+        chunk = unique[start : start + DECODE_CHUNK]
+        intact = (
+            codec.decode_intact_messages([rec.value for rec in chunk])
+            if all(rec.value is not None for rec in chunk)
+            else None
+        )
+        for index, rec in enumerate(chunk):
+            source = f"kafka:{rec.topic}:{rec.partition}"
+            letter = _classify(rec, source, codec, out, None if intact is None else intact[index])
+            if letter is not None:
+                out.dead_letters.append(letter)
+                out.dead_records.append(rec)
     return out
 
 
-def _classify(rec: Any, source: str, codec: EventCodec, out: _Decoded) -> DeadLetter | None:
-    """Append the record's delivery to ``out``, or return its dead letter."""
+def _classify(
+    rec: Any, source: str, codec: EventCodec, out: _Decoded, record: Mapping[str, Any] | None
+) -> DeadLetter | None:
+    """Append the record's delivery to ``out``, or return its dead letter. ``record`` is the
+    value already decoded, if it was."""
     value = rec.value
     if value is None:
         return DeadLetter(
             source, rec.offset, REASON_NO_VALUE, "the record has no value (a tombstone)"
         )
-    try:
-        record = codec.decode(value, source=source, offset=rec.offset)
-    except EventDecodeError as err:
-        return DeadLetter(
-            source, rec.offset, err.reason.value, str(err), err.device_id, bytes(value)
-        )
+    if record is None:
+        try:
+            record = codec.decode(value, source=source, offset=rec.offset)
+        except EventDecodeError as err:
+            return DeadLetter(
+                source, rec.offset, err.reason.value, str(err), err.device_id, bytes(value)
+            )
     try:
         event = from_record(record)
     except (KeyError, TypeError, ValueError, AttributeError) as err:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ from pipeline.events import (
     make_event,
     payload_type,
 )
+from pipeline.events.convert import from_record
+from pipeline.events.model import TableEvent
 from pipeline.rules.cards import Rank, Suit
 from pipeline.rules.games import Game
 
@@ -429,3 +432,62 @@ def test_decode_errors_survive_pickling() -> None:
     assert (copy.reason, copy.offset, copy.source, str(copy)) == (
         error.reason, 12, "topic/1", str(error)
     )  # fmt: skip
+
+
+# -- a batch of messages at once --------------------------------------------------------------
+
+
+def dealt(n: int, **overrides: Any) -> bytes:
+    """The n-th card of a shoe, with an event id of its own."""
+    return encode_event({**card(position=n, **overrides), "event_id": uuid.uuid4()})
+
+
+def one_by_one(messages: list[bytes]) -> list[TableEvent]:
+    return [from_record(decode_event(m)) for m in messages]
+
+
+def test_sound_messages_decode_at_once_as_one_by_one(codec: EventCodec) -> None:
+    messages = [
+        dealt(n, rank=rank, suit=suit)
+        for n, (rank, suit) in enumerate(zip(Rank, [*Suit, *Suit, *Suit, *Suit], strict=False))
+    ]
+    decoded = codec.decode_intact_messages(messages)
+    assert decoded is not None
+    assert [from_record(r) for r in decoded] == one_by_one(messages)
+    assert codec.decode_intact_messages([]) == []
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda m: m + b"\x00", id="trailing byte"),
+        pytest.param(lambda m: m[:-1], id="cut short"),
+        pytest.param(lambda m: m[:5], id="header only"),
+        pytest.param(lambda m: b"\x00\x00\x00\x00\x07" + m[5:], id="another schema id"),
+        pytest.param(lambda m: b"\x01" + m[1:], id="bad magic"),
+        pytest.param(lambda m: m[:6] + m[6:42].upper() + m[42:], id="non-canonical uuid"),
+    ],
+)
+def test_one_unsound_message_sends_the_batch_one_by_one(
+    codec: EventCodec, spoil: Callable[[bytes], bytes]
+) -> None:
+    """The batch decoder only vouches for batches it can read whole; the one-by-one decoder
+    then names the bad message (N.J.A.C. 19:47-3.9: nothing is dropped silently)."""
+    good = [dealt(n) for n in range(3)]
+    assert codec.decode_intact_messages([good[0], spoil(good[1]), good[2]]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_batch_decoding_never_accepts_what_one_by_one_refuses(data: st.DataObject) -> None:
+    """Mutated bytes inside a batch: either the batch is refused, or every message decodes
+    exactly as it does on its own (a mutation that still reads canonically is an event)."""
+    codec = EventCodec()
+    messages = [dealt(n) for n in range(3)]
+    spoilt = bytearray(messages[1])
+    for _ in range(data.draw(st.integers(1, 4))):
+        spoilt[data.draw(st.integers(0, len(spoilt) - 1))] = data.draw(st.integers(0, 255))
+    messages[1] = bytes(spoilt)
+    decoded = codec.decode_intact_messages(messages)
+    if decoded is not None:
+        assert [from_record(r) for r in decoded] == one_by_one(messages)
