@@ -20,9 +20,11 @@ from datetime import date, time, timedelta
 from operator import attrgetter
 
 from pipeline.events.model import TableEvent
+from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
 from pipeline.replay.findings import Finding, Severity
+from pipeline.replay.live import LiveReplay
 from pipeline.replay.machine import UnknownRulesError, replay_table
 from pipeline.replay.rows import ReplayResult
 from pipeline.rules.config import TableRules
@@ -49,16 +51,20 @@ class LoadReport:
 
 
 def replay_or_explain(
-    table_id: str, events: list[TableEvent], catalog: Mapping[str, TableRules]
+    table_id: str,
+    events: list[TableEvent],
+    catalog: Mapping[str, TableRules],
+    live: LiveReplay | None = None,
 ) -> ReplayResult:
-    """Replay a table-day; a table opened under rules the catalog lacks becomes one
+    """Replay a table-day (``live``: its :class:`~pipeline.replay.live.LiveReplay`, holding
+    ``events``); a table opened under rules the catalog lacks becomes one
     NJ-DATA-CONTRACT exception instead of stopping the pipeline. A table-day left without
     events (they moved to the day before, see
     :meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`) has no rows."""
     if not events:
         return ReplayResult(table_id)
     try:
-        return replay_table(table_id, events, catalog)
+        return live.result() if live is not None else replay_table(table_id, events, catalog)
     except UnknownRulesError as err:
         result = ReplayResult(table_id, event_count=len(events))
         result.findings.append(
@@ -106,38 +112,55 @@ def load_batch(
     day_starts: time = DEFAULT_DAY_STARTS,
     skew_tolerance: timedelta = DEFAULT_SKEW_TOLERANCE,
     prepared: Mapping[TableDay, ReplayResult] | None = None,
+    live: LiveTableDays | None = None,
     in_same_transaction: Callable[[Ledger], None] | None = None,
 ) -> LoadReport:
     """Store a batch and re-derive the table-days it touched, atomically.
 
     ``prepared`` holds :func:`prepare`'s results for this batch, used where the ledger had no
-    earlier delivery for the table-day. ``in_same_transaction`` runs inside the same
-    transaction (the Kafka consumer stores its offsets there), so a crash anywhere leaves
-    either everything or nothing.
+    earlier delivery for the table-day. ``live`` keeps table-days replaying between batches
+    (the live consumer: :mod:`pipeline.ingest.live`); without it a table-day with earlier
+    deliveries is read back from the ledger and replayed whole. ``in_same_transaction`` runs
+    inside the same transaction (the Kafka consumer stores its offsets there), so a crash
+    anywhere leaves either everything or nothing.
     """
     report = LoadReport()
     dead = list(dead_letters)
-    keys = set(group_by_table_day(deliveries, day_starts))
-    with ledger.transaction():
-        seen_before = ledger.table_days_present(keys)
-        touched = ledger.add_deliveries(deliveries, day_starts)
-        realigned = ledger.realign_boundary_sessions(
-            {t for t, _ in touched}, day_starts, skew_tolerance
-        )
-        touched |= realigned
-        rederive = seen_before | realigned
-        report.dead_letters = ledger.add_dead_letters(
-            (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
-        )
-        report.deliveries = len(deliveries)
-        for table_id, day in sorted(touched, key=lambda td: (td[1], td[0])):
-            result = (prepared or {}).get((table_id, day))
-            if result is None or (table_id, day) in rederive:
-                result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
-            ledger.replace_table_day(table_id, day, result)
-            report.table_days.append((table_id, day))
-            report.exceptions += len(result.findings)
-            report.rounds += len(result.rounds)
-        if in_same_transaction is not None:
-            in_same_transaction(ledger)
+    groups = group_by_table_day(deliveries, day_starts)
+    try:
+        with ledger.transaction():
+            if live is not None:
+                live.check(ledger, groups)
+            seen_before = ledger.table_days_present(groups)
+            touched = ledger.add_deliveries(deliveries, day_starts)
+            realigned = ledger.realign_boundary_sessions(
+                {t for t, _ in touched}, day_starts, skew_tolerance
+            )
+            touched |= realigned
+            rederive = seen_before | realigned
+            report.dead_letters = ledger.add_dead_letters(
+                (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
+            )
+            report.deliveries = len(deliveries)
+            if live is not None:
+                live.forget(realigned)
+            for key in sorted(touched, key=lambda td: (td[1], td[0])):
+                result = (prepared or {}).get(key)
+                if live is not None:
+                    replay = live.replay_for(ledger, key, groups.get(key, []))
+                    result = replay_or_explain(key[0], replay.arrived, catalog, replay)
+                elif result is None or key in rederive:
+                    result = replay_or_explain(key[0], ledger.events_for(*key), catalog)
+                ledger.replace_table_day(*key, result)
+                report.table_days.append(key)
+                report.exceptions += len(result.findings)
+                report.rounds += len(result.rounds)
+            if live is not None:
+                live.committed(ledger, touched)
+            if in_same_transaction is not None:
+                in_same_transaction(ledger)
+    except BaseException:
+        if live is not None:
+            live.forget()  # some table-days took this batch's events; the ledger did not
+        raise
     return report

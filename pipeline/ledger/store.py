@@ -180,16 +180,40 @@ class Ledger:
         return len(rows)
 
     def events_for(self, table_id: str, gaming_date: date) -> list[TableEvent]:
+        """Every delivery's event of a table-day, in a fixed order (source, position)."""
+        return [d.event for d in self.deliveries_for(table_id, gaming_date)]
+
+    def deliveries_for(self, table_id: str, gaming_date: date) -> list[Delivery]:
         """Every delivery of a table-day, in a fixed order (source, position)."""
         rows = self.con.execute(
-            "SELECT event_id, table_id, device_id, seq, occurred_at, payload_type, fields_json "
-            "FROM deliveries WHERE table_id = ? AND gaming_date = ? ORDER BY source, position",
+            "SELECT source, position, event_id, table_id, device_id, seq, occurred_at, "
+            "payload_type, fields_json FROM deliveries WHERE table_id = ? AND gaming_date = ? "
+            "ORDER BY source, position",
             [table_id, gaming_date],
         ).fetchall()
         return [
-            TableEvent(r[0], r[1], r[2], int(r[3]), int(r[4]), r[5], _fields_from_json(r[6]))
+            Delivery(
+                r[0],
+                r[1],
+                TableEvent(r[2], r[3], r[4], int(r[5]), int(r[6]), r[7], _fields_from_json(r[8])),
+            )
             for r in rows
         ]
+
+    def delivery_fingerprints(self, keys: Iterable[TableDay]) -> dict[TableDay, tuple[int, int]]:
+        """For each table-day, a fingerprint of which deliveries it holds (how many, and a
+        sum of hashes of their keys): what tells a cache of them it is out of date."""
+        wanted = set(keys)
+        if not wanted:
+            return {}
+        tables = sorted({t for t, _ in wanted})
+        rows = self.con.execute(
+            "SELECT table_id, gaming_date, count(*), sum(hash(source, position)) "
+            f"FROM deliveries WHERE table_id IN ({', '.join('?' * len(tables))}) GROUP BY ALL",
+            tables,
+        ).fetchall()
+        found = {(str(t), d): (int(n), int(h)) for t, d, n, h in rows}
+        return {key: found.get(key, (0, 0)) for key in wanted}
 
     def realign_boundary_sessions(
         self, tables: Iterable[str], day_starts: time, tolerance: timedelta

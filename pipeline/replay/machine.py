@@ -22,7 +22,7 @@ Checks, in the order a round happens:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pipeline.events.model import TableEvent
@@ -37,7 +37,7 @@ from pipeline.replay.rows import (
     VigRow,
     WagerRow,
 )
-from pipeline.replay.sequencer import sequence
+from pipeline.replay.sequencer import Sequenced, sequence
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
@@ -204,35 +204,48 @@ class TableReplay:
 
     # ------------------------------------------------------------------ driver
     def replay(self, arrived: list[TableEvent]) -> ReplayResult:
+        """The whole table-day at once: :func:`sequence`, :meth:`feed`, :meth:`finish`."""
         if not any(e.payload_type == "TableOpened" for e in arrived):
-            # Half a day (or a day whose opening was lost): nothing can be checked without the
-            # table's rules. Say so once; the day is re-derived when the opening arrives.
-            self.findings.append(
-                Finding(
-                    "NJ-DATA-GAP",
-                    Severity.HIGH,
-                    self.table_id,
-                    f"{len(arrived)} events arrived for table {self.table_id} but not its "
-                    "TableOpened event, which names the game and rules; the table-day is withheld "
-                    "until it arrives. Deliver the pit terminal's opening event.",
-                    event_ids=tuple(e.event_id for e in arrived[:3]),
-                )
+            return self.withheld(arrived)
+        sequenced = sequence(arrived)
+        self.incomplete = sequenced.incomplete_rounds
+        self.feed(sequenced.events)
+        return self.finish(sequenced)
+
+    def withheld(self, arrived: list[TableEvent]) -> ReplayResult:
+        """Half a day (or a day whose opening was lost): nothing can be checked without the
+        table's rules. Say so once; the day is re-derived when the opening arrives."""
+        self.findings.append(
+            Finding(
+                "NJ-DATA-GAP",
+                Severity.HIGH,
+                self.table_id,
+                f"{len(arrived)} events arrived for table {self.table_id} but not its "
+                "TableOpened event, which names the game and rules; the table-day is withheld "
+                "until it arrives. Deliver the pit terminal's opening event.",
+                event_ids=tuple(e.event_id for e in arrived[:3]),
             )
-            self.result.event_count = len(arrived)
-            return self.result
-        seq = sequence(arrived)
-        self.findings.extend(seq.findings)
-        self.incomplete = seq.incomplete_rounds
-        self.summary.duplicates = seq.duplicates
-        handlers = {name[3:]: getattr(self, name) for name in dir(self) if name.startswith("on_")}
-        self.result.event_count += len(seq.events)
-        for event in seq.events:
-            handler = handlers.get(event.payload_type)
+        )
+        self.result.event_count = len(arrived)
+        return self.result
+
+    def feed(self, events: list[TableEvent]) -> None:
+        """Apply events in the sequencer's order; ``self.incomplete`` must already hold the
+        rounds the sequencer found incomplete."""
+        for event in events:
+            handler = _HANDLERS.get(event.payload_type)
             if handler is not None:
-                handler(event)
+                handler(self, event)
+
+    def finish(self, sequenced: Sequenced) -> ReplayResult:
+        """End the day (the round in play, an open irregularity, the Forms) and give the
+        result: the sequencer's findings first, then the replay's."""
         self._close_round()
         self._close_irregularity(None)
         self.forms.close_day()
+        self.result.findings[:0] = sequenced.findings
+        self.result.event_count = len(sequenced.events)
+        self.summary.duplicates = sequenced.duplicates
         self.result.forms = self.forms.rows()
         self.result.form_events = self.forms.event_rows()
         self.result.form_series = self.forms.series_rows()
@@ -1346,6 +1359,14 @@ class TableReplay:
                 rnd.round_id,
                 tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
             )
+
+
+_HANDLERS: dict[str, Callable[[TableReplay, TableEvent], None]] = {
+    name.removeprefix("on_"): handler
+    for name, handler in vars(TableReplay).items()
+    if name.startswith("on_")
+}
+"""What each payload type does to the replay (``on_<PayloadType>``)."""
 
 
 def settlement_order_problem(procedure: int, steps: list[tuple[str, int, str]]) -> str | None:

@@ -13,7 +13,8 @@ How a batch goes through
    partition: :mod:`pipeline.stream.ledgers`), one :func:`~pipeline.ingest.stage.load_batch`
    call stores the deliveries (keyed ``kafka:<topic>:<partition>`` and offset), the dead
    letters, the replayed table-days *and the next offsets of those partitions*, in one
-   DuckDB transaction.
+   DuckDB transaction. The table-days keep replaying in memory between batches
+   (:mod:`pipeline.ingest.live`), so a batch costs about its own size, not its day's.
 4. The offsets are then also committed to Kafka, best effort, for lag monitoring only.
 
 Why nothing is lost or counted twice
@@ -64,6 +65,7 @@ from kafka import (
 from pipeline.events import EventCodec, EventDecodeError, default_codec
 from pipeline.events.convert import from_record
 from pipeline.ingest.errors import TransientError
+from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, LoadReport, load_batch
 from pipeline.ledger.store import Delivery, Ledger
@@ -514,6 +516,7 @@ def run_consumer(
         )
         listener = AssignmentListener(consumer)
         partitions = _Partitions(consumer, ledgers, settings, retry_policy, report)
+        live = LiveTableDays(catalog)
         subscribed_at = time.monotonic()
         consumer.subscribe([topic], listener=listener)
         last_activity: float | None = None
@@ -538,7 +541,7 @@ def run_consumer(
             records = [r for r in records if r.partition in partitions.open]
             if records:
                 _process_batch(
-                    records, codec, ledgers, catalog, settings, dlq, consumer, report,
+                    records, codec, ledgers, live, settings, dlq, consumer, report,
                     polled_at=polled_at,
                     day_starts=day_starts,
                     on_batch=on_batch,
@@ -618,7 +621,7 @@ def _process_batch(
     records: list[Any],
     codec: EventCodec,
     ledgers: PartitionLedgers,
-    catalog: Mapping[str, TableRules],
+    live: LiveTableDays,
     settings: KafkaSettings,
     dlq: _DeadLetterSender,
     consumer: KafkaConsumer,
@@ -653,7 +656,7 @@ def _process_batch(
     table_days: list[tuple[str, date]] = []
     events = dead_letters = exceptions = 0
     for ledger, decoded in shares:
-        loaded = _load_share(ledger, decoded, catalog, group, topic, day_starts, fault, retrying)
+        loaded = _load_share(ledger, decoded, live, group, topic, day_starts, fault, retrying)
         next_offsets.update(decoded.next_offsets)
         table_days += loaded.table_days
         events += len(decoded.deliveries)
@@ -694,7 +697,7 @@ def _process_batch(
 def _load_share(
     ledger: Ledger,
     decoded: _Decoded,
-    catalog: Mapping[str, TableRules],
+    live: LiveTableDays,
     group: str,
     topic: str,
     day_starts: day_time,
@@ -714,8 +717,9 @@ def _load_share(
             ledger,
             decoded.deliveries,
             decoded.dead_letters,
-            catalog,
+            live.catalog,
             day_starts=day_starts,
+            live=live,
             in_same_transaction=store_offsets,
         ),
         f"loading a batch into {ledger.path}",

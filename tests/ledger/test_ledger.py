@@ -15,8 +15,6 @@ from pipeline.events.model import TableEvent
 from pipeline.ingest.stage import load_batch
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.ledger.store import Delivery, Ledger, LedgerError, gaming_date_of
-from pipeline.simulate.faults import parse_faults
-from pipeline.simulate.run import simulate
 from tests.replay.builder import clean_day
 
 DAY = date(2026, 11, 24)
@@ -27,11 +25,6 @@ SNAPSHOT_QUERIES = {
     f" FROM {table} ORDER BY ALL"
     for table in DERIVED_TABLES
 }
-
-
-@pytest.fixture(scope="module")
-def day() -> dict[str, list[TableEvent]]:
-    return simulate(3, 3, seed=21, rates=parse_faults("all"), gaming_date=DAY).events_by_table
 
 
 def snapshot(ledger: Ledger) -> dict[str, list[tuple[object, ...]]]:

@@ -1,0 +1,104 @@
+"""The live consumer's table-days, kept replaying in memory between batches.
+
+Without this, every batch re-read each table-day it touched from the ledger and replayed it
+from the first event: a day's cost grew with the square of its batches. A
+:class:`LiveTableDays` keeps each table-day's deliveries and its
+:class:`~pipeline.replay.live.LiveReplay`, so a batch reads nothing back and replays about
+its own size.
+
+The ledger stays the truth. Before a batch, each cached table-day's fingerprint (count and
+hash of its delivery keys) is compared with the ledger's; after a batch commits, it is taken
+again. A table-day another writer changed, whose events the gaming-day boundary moved, whose
+batch failed, or whose new deliveries sort before ones already held is read again from the
+ledger. Two gaming days are kept per table (today's, and yesterday's for late events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from pipeline.ledger.store import Delivery, Ledger
+from pipeline.replay.live import LiveReplay
+from pipeline.rules.config import TableRules
+
+TableDay = tuple[str, date]
+DeliveryKey = tuple[str, int]
+
+DAYS_KEPT = 2
+
+
+@dataclass
+class _Cached:
+    live: LiveReplay
+    keys: set[DeliveryKey] = field(default_factory=set)
+    last: DeliveryKey = ("", -1)
+    fingerprint: tuple[int, int] | None = None
+
+    def add(self, deliveries: Sequence[Delivery]) -> None:
+        self.live.add(d.event for d in deliveries)
+        self.keys.update((d.source, d.position) for d in deliveries)
+        if deliveries:
+            self.last = (deliveries[-1].source, deliveries[-1].position)
+
+
+class LiveTableDays:
+    """Each table-day's :class:`LiveReplay`, in step with the ledger (see the module doc)."""
+
+    def __init__(self, catalog: Mapping[str, TableRules]) -> None:
+        self.catalog = catalog
+        self._days: dict[TableDay, _Cached] = {}
+        self.reads = 0
+        """Table-days read (again) from the ledger."""
+
+    def __contains__(self, key: TableDay) -> bool:
+        return key in self._days
+
+    def check(self, ledger: Ledger, keys: Iterable[TableDay]) -> None:
+        """Forget the table-days among ``keys`` whose deliveries in the ledger are not the
+        ones held. Call at the start of the batch's transaction."""
+        held = [key for key in set(keys) if key in self._days]
+        for key, stored in ledger.delivery_fingerprints(held).items():
+            if self._days[key].fingerprint != stored:
+                del self._days[key]
+
+    def forget(self, keys: Iterable[TableDay] | None = None) -> None:
+        """Forget these table-days (all when ``None``)."""
+        if keys is None:
+            self._days.clear()
+        for key in keys or ():
+            self._days.pop(key, None)
+
+    def replay_for(self, ledger: Ledger, key: TableDay, batch: Sequence[Delivery]) -> LiveReplay:
+        """The table-day's replay with this batch's deliveries added (the batch is already
+        in the ledger's transaction)."""
+        cached = self._days.get(key)
+        new = sorted(
+            (d for d in batch if cached is None or (d.source, d.position) not in cached.keys),
+            key=lambda d: (d.source, d.position),
+        )
+        if cached is None or (new and (new[0].source, new[0].position) < cached.last):
+            cached = _Cached(LiveReplay(key[0], self.catalog))
+            cached.add(ledger.deliveries_for(*key))
+            self.reads += 1
+            self._days[key] = cached
+            self._keep_recent(key[1])
+        else:
+            cached.add(new)
+        return cached.live
+
+    def committed(self, ledger: Ledger, keys: Iterable[TableDay]) -> None:
+        """Take the fingerprints of ``keys`` as stored by the batch (inside its transaction,
+        just before the commit)."""
+        held = [key for key in set(keys) if key in self._days]
+        for key, stored in ledger.delivery_fingerprints(held).items():
+            self._days[key].fingerprint = stored
+
+    def _keep_recent(self, day: date) -> None:
+        newest = max(d for _, d in self._days)
+        for key in [k for k in self._days if (newest - k[1]).days >= DAYS_KEPT]:
+            del self._days[key]
+
+
+__all__ = ["LiveTableDays"]

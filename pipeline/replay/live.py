@@ -1,0 +1,80 @@
+"""A table-day replayed as its events arrive (the live Kafka consumer): each new batch costs
+about its own size, not the whole day's.
+
+The definition stays :func:`~pipeline.replay.machine.replay_table` over everything delivered
+so far, and :meth:`LiveReplay.result` gives exactly that. It keeps one machine that has
+applied the day's events, in the sequencer's order, up to the last batch. The sequencer runs
+over the whole day again (it is cheap and linear); when the order already applied is still
+the start of the new order and no round changed completeness, the machine applies only the
+new tail. Otherwise (an event that belongs earlier arrived late, or a gap appeared) the
+machine starts over from the first event. The result comes from a copy of the machine, ended
+as the day would end now; the machine itself stays open for the next batch.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+
+from pipeline.events.model import TableEvent
+from pipeline.replay.machine import TableReplay
+from pipeline.replay.rows import ReplayResult
+from pipeline.replay.sequencer import sequence
+from pipeline.rules.config import TableRules
+
+
+class LiveReplay:
+    """One table-day's events so far (in delivery order) and the machine replaying them."""
+
+    def __init__(self, table_id: str, catalog: Mapping[str, TableRules]) -> None:
+        self.table_id = table_id
+        self.catalog = catalog
+        self.arrived: list[TableEvent] = []
+        self.restarts = 0
+        """How often the machine had to start over (late events, new gaps)."""
+        self._opened = False
+        self._machine: TableReplay | None = None
+        self._applied: list[TableEvent] = []
+
+    def add(self, events: Iterable[TableEvent]) -> None:
+        """Events delivered after every event added before."""
+        added = list(events)
+        self.arrived += added
+        self._opened = self._opened or any(e.payload_type == "TableOpened" for e in added)
+
+    def result(self) -> ReplayResult:
+        """``replay_table(table_id, arrived, catalog)``, without replaying it all again.
+        Raises :class:`~pipeline.replay.machine.UnknownRulesError` as it does."""
+        if not self._opened:
+            return TableReplay(self.table_id, self.catalog).withheld(self.arrived)
+        sequenced = sequence(self.arrived)
+        machine, applied = self._machine, len(self._applied)
+        if (
+            machine is None
+            or machine.incomplete != sequenced.incomplete_rounds
+            or sequenced.events[:applied] != self._applied
+        ):
+            self.restarts += machine is not None
+            machine = TableReplay(self.table_id, self.catalog)
+            machine.incomplete = sequenced.incomplete_rounds
+            applied = 0
+        self._machine = None  # until it has applied the whole batch (it may raise)
+        machine.feed(sequenced.events[applied:])
+        self._machine, self._applied = machine, sequenced.events
+        return _copy_to_end(machine).finish(sequenced)
+
+
+def _copy_to_end(machine: TableReplay) -> TableReplay:
+    """A copy of ``machine`` to end the day on. The rows and findings written so far are
+    final, so the copy gets new lists holding the same rows rather than copies of each row
+    (which is what keeps a batch's cost near its own size)."""
+    done = machine.result
+    memo: dict[int, object] = {id(machine.catalog): machine.catalog}
+    for rows in (
+        done.rounds, done.cards, done.wagers, done.settlements, done.vig_ledger, done.findings
+    ):  # fmt: skip
+        memo[id(rows)] = list(rows)
+    return copy.deepcopy(machine, memo)
+
+
+__all__ = ["LiveReplay"]

@@ -1,0 +1,106 @@
+"""The live consumer's replay (:class:`~pipeline.replay.live.LiveReplay`) gives exactly the
+result of replaying everything delivered so far, batch after batch, faults included."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.config.catalog import load_catalog
+from pipeline.events.model import TableEvent
+from pipeline.replay.live import LiveReplay
+from pipeline.replay.machine import UnknownRulesError, replay_table
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import simulate
+
+CATALOG = load_catalog()
+DAY = date(2026, 11, 24)
+TABLES = ("T01", "T02", "T03", "T04")
+"""The first four tables of the emulated floor: Punto Banco, Minibaccarat and Chemin de Fer."""
+
+
+@functools.cache
+def delivered(faults: str, table_id: str) -> list[TableEvent]:
+    """Three hours of one table's events in the order the emulator delivers them."""
+    return simulate(len(TABLES), 3.0, 5, parse_faults(faults), DAY, CATALOG).events_by_table[
+        table_id
+    ]
+
+
+def batches(events: list[TableEvent], cuts: list[int]) -> list[list[TableEvent]]:
+    bounds = [0, *sorted({c % (len(events) + 1) for c in cuts}), len(events)]
+    return [events[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    faults=st.sampled_from(["none", "all"]),
+    table_id=st.sampled_from(TABLES),
+    cuts=st.lists(st.integers(0, 10**6), max_size=6),
+)
+def test_batch_after_batch_equals_replaying_everything(
+    faults: str, table_id: str, cuts: list[int]
+) -> None:
+    """Every check of N.J.A.C. 19:47 the replay makes, made on each batch of a live day, gives
+    what replaying the whole day so far gives: the same rows, findings and figures."""
+    events = delivered(faults, table_id)
+    live = LiveReplay(table_id, CATALOG)
+    so_far: list[TableEvent] = []
+    for batch in batches(events, cuts):
+        live.add(batch)
+        so_far += batch
+        assert live.result() == replay_table(table_id, so_far, CATALOG)
+
+
+def test_a_clean_day_never_starts_over() -> None:
+    """Without late events or gaps each batch only applies its own events."""
+    events = delivered("none", "T01")
+    live = LiveReplay("T01", CATALOG)
+    for batch in batches(events, list(range(50, len(events), 50))):
+        live.add(batch)
+        live.result()
+    assert live.restarts == 0
+    assert live.result() == replay_table("T01", events, CATALOG)
+
+
+def test_an_event_arriving_late_starts_the_machine_over() -> None:
+    """An event whose place is before events already applied (NJ-DATA-REORDERED) is put
+    back in order; the machine replays the day again to apply it there."""
+    events = delivered("none", "T02")
+    late = events.pop(len(events) // 2)
+    live = LiveReplay("T02", CATALOG)
+    live.add(events)
+    live.result()
+    live.add([late])
+    result = live.result()
+    assert live.restarts == 1
+    assert result == replay_table("T02", [*events, late], CATALOG)
+    assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
+
+
+def test_a_day_without_its_opening_is_withheld_until_it_arrives() -> None:
+    events = delivered("none", "T03")
+    opening, rest = events[0], events[1:]
+    assert opening.payload_type == "TableOpened"
+    live = LiveReplay("T03", CATALOG)
+    live.add(rest)
+    assert live.result() == replay_table("T03", rest, CATALOG)
+    assert [f.code for f in live.result().findings] == ["NJ-DATA-GAP"]
+    live.add([opening])
+    assert live.result() == replay_table("T03", [*rest, opening], CATALOG)
+
+
+def test_unknown_rules_raise_as_the_whole_replay_does() -> None:
+    events = delivered("none", "T01")
+    catalog = {k: v for k, v in CATALOG.items() if k != events[0].get("rules_id")}
+    live = LiveReplay("T01", catalog)
+    live.add(events)
+    with pytest.raises(UnknownRulesError):
+        replay_table("T01", events, catalog)
+    with pytest.raises(UnknownRulesError):
+        live.result()
