@@ -34,6 +34,7 @@ from flows.steps import (
     KafkaIngestResult,
     QualitySummary,
     ReplayCounts,
+    ShardMergeResult,
 )
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ingest.errors import TransientError
@@ -110,6 +111,11 @@ def ingest_kafka_task(
     )
 
 
+@task(name="merge-shards", task_run_name="merge {shard_dir.name}", tags=[WRITER_TAG], **_retrying)
+def merge_shards_task(db: Path, shard_dir: Path, catalog_path: Path) -> ShardMergeResult:
+    return steps.merge_shards(db, shard_dir, catalog_path)
+
+
 @task(name="list-tables", **_retrying)
 def list_tables_task(db: Path, gaming_date: date) -> list[str]:
     return steps.gaming_day_tables(db, gaming_date)
@@ -167,14 +173,28 @@ def ingest(
     group: str = DEFAULT_GROUP,
     until_idle: float = 5.0,
     max_batch: int = 5_000,
+    shard_dir: Path | None = None,
 ) -> list[IngestResult]:
     """Load event files (one task per ``FILES_PER_TASK`` files; a directory means its
     ``<gaming_date>`` subdirectory when there is one, else every file under it) and/or
     consume a Kafka topic until idle (one task; batches of up to ``max_batch`` records, each
     its own ledger transaction) into the ledger. Every batch replays the table-days it
-    touched."""
+    touched. With ``shard_dir``, the partition shards of stream workers
+    (``baccarat-audit stream --shard-dir``) are merged first (one task)."""
     logger = get_run_logger()
     results: list[IngestResult] = []
+    if shard_dir is not None:
+        merged = merge_shards_task(db, shard_dir, catalog_path)
+        logger.info(
+            "%s: %d shards, %d new deliveries, %d table-days (%d re-derived) (%.1f s)",
+            merged.source,
+            merged.shards,
+            merged.deliveries,
+            len(merged.table_days),
+            merged.rederived,
+            merged.seconds,
+        )
+        results.append(merged)
     paths = [p for s in sources or [] for p in steps.event_paths(s, gaming_date)]
     for first in range(0, len(paths), FILES_PER_TASK):
         r = ingest_files_task(db, paths[first : first + FILES_PER_TASK], catalog_path)
@@ -290,9 +310,11 @@ def nightly_audit(
     topic: str = DEFAULT_TOPIC,
     group: str = DEFAULT_GROUP,
     accept_quality_failures: str | None = None,
+    shard_dir: Path | None = None,
 ) -> AuditResult:
-    """Ingest the gaming day's events, replay every table-day ingest did not just replay (all
-    of them with ``force_replay``), run the quality suites and close the day.
+    """Ingest the gaming day's events (and merge the stream workers' partition shards in
+    ``shard_dir`` first), replay every table-day ingest did not just replay (all of them with
+    ``force_replay``), run the quality suites and close the day.
 
     ``gaming_date`` defaults to the gaming day that ended at the last 06:00 UTC boundary;
     ``reports_dir`` to ``reports`` next to the ledger. A day already closed fails the close
@@ -303,7 +325,7 @@ def nightly_audit(
     reports = reports_dir if reports_dir is not None else db.parent / "reports"
     seconds: dict[str, float] = {}
     mark = time.perf_counter()
-    ingested = ingest(db, [events_dir], day, catalog_path, kafka, topic, group)
+    ingested = ingest(db, [events_dir], day, catalog_path, kafka, topic, group, shard_dir=shard_dir)
     seconds["ingest"] = time.perf_counter() - mark
     mark = time.perf_counter()
     done = (

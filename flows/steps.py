@@ -191,6 +191,34 @@ def ingest_kafka(
     )
 
 
+@dataclass
+class ShardMergeResult(IngestResult):
+    shards: int = 0
+    rederived: int = 0
+
+
+def merge_shards(
+    db: Path, shard_dir: Path, catalog_path: Path = DEFAULT_CATALOG
+) -> ShardMergeResult:
+    """Merge the partition shards the stream workers keep in ``shard_dir`` (``baccarat-audit
+    stream --shard-dir``) into the ledger with
+    :func:`pipeline.stream.shards.merge_partition_shards`: idempotent, and safe while the
+    workers keep streaming. A shard that stays locked is a transient error."""
+    from pipeline.stream.shards import merge_partition_shards
+
+    started = time.perf_counter()
+    catalog = load_catalog(catalog_path)
+    report = with_ledger(db, lambda ledger: merge_partition_shards(ledger, shard_dir, catalog))
+    return ShardMergeResult(
+        source=f"shards:{shard_dir}",
+        deliveries=report.deliveries,
+        table_days=sorted(report.copied | report.rederived),
+        seconds=time.perf_counter() - started,
+        shards=report.shards,
+        rederived=len(report.rederived),
+    )
+
+
 # ---------------------------------------------------------------------- replay
 @dataclass
 class ReplayCounts:
@@ -401,6 +429,7 @@ def run_audit_plain(
     force_replay: bool = False,
     reopen_reason: str | None = None,
     accept_quality_failures: str | None = None,
+    shard_dir: Path | None = None,
 ) -> AuditResult:
     """The nightly audit without an orchestrator, step for step what ``nightly_audit`` runs
     (the reference for measuring the orchestration overhead)."""
@@ -408,7 +437,8 @@ def run_audit_plain(
     seconds: dict[str, float] = {}
     mark = time.perf_counter()
     paths = event_paths(events_dir, gaming_date)
-    ingested = [load_files(db, paths, catalog_path)] if paths else []
+    ingested: list[IngestResult] = [merge_shards(db, shard_dir, catalog_path)] if shard_dir else []
+    ingested += [load_files(db, paths, catalog_path)] if paths else []
     seconds["ingest"] = time.perf_counter() - mark
     mark = time.perf_counter()
     tables = to_replay(gaming_day_tables(db, gaming_date), gaming_date, ingested, force_replay)

@@ -14,10 +14,15 @@ import pytest
 from prefect import flow
 
 from flows import audit, steps
-from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.ingest.errors import TerminalError, TransientError
-from pipeline.ledger.store import Ledger
+from pipeline.ingest.sources import read_file
+from pipeline.ingest.stage import load_batch
+from pipeline.ledger.migrations import DERIVED_TABLES
+from pipeline.ledger.store import Delivery, Ledger
 from pipeline.reports.groundtruth import compare
+from pipeline.stream.ledgers import shard_path
+from pipeline.stream.verify import diff_ledgers, ledger_snapshot
 
 pytestmark = [pytest.mark.xdist_group("prefect"), pytest.mark.slow]
 
@@ -186,3 +191,56 @@ def test_replay_gaming_day_rederives_every_table_day(
     assert [r.table_id for r in skipped] == ["T02"]
     with Ledger(db, read_only=True) as ledger:
         assert ledger.con.execute(query).fetchall() == before
+
+
+def _stream_workers_shards(
+    events_dir: Path, shard_dir: Path, partitions: int = 2
+) -> dict[int, int]:
+    """The shards stream workers would leave for the day in ``events_dir``: each table's
+    events in its partition's shard, keyed and offset as the consumer keys them, with the
+    partition's next offset stored in the same transaction. Returns those offsets."""
+    by_partition: dict[int, list[Delivery]] = {}
+    tables: dict[str, int] = {}
+    for path in steps.event_paths(events_dir):
+        for item in read_file(path):
+            if isinstance(item, Delivery):
+                partition = tables.setdefault(item.event.table_id, len(tables) % partitions)
+                batch = by_partition.setdefault(partition, [])
+                batch.append(Delivery(f"kafka:table-events:{partition}", len(batch), item.event))
+    shard_dir.mkdir()
+    for partition, batch in by_partition.items():
+        offsets = {partition: len(batch)}
+
+        def store_offsets(tx: Ledger, offsets: dict[int, int] = offsets) -> None:
+            tx.store_offsets("auditors", "table-events", offsets)
+
+        with Ledger(shard_path(shard_dir, "table-events", partition)) as shard:
+            load_batch(
+                shard, batch, [], load_catalog(DEFAULT_CATALOG), in_same_transaction=store_offsets
+            )
+    return {partition: len(batch) for partition, batch in by_partition.items()}
+
+
+def test_nightly_audit_merges_the_stream_workers_shards_first(
+    prefect_api: str, small_day: Path, tmp_path: Path
+) -> None:
+    """A deployment streaming into partition shards closes the day with the merged ledger:
+    the same rows as the day loaded from its files."""
+    shards = tmp_path / "shards"
+    offsets = _stream_workers_shards(small_day, shards)
+    no_files = tmp_path / "no-files"
+    no_files.mkdir()
+    db = tmp_path / "ledger.duckdb"
+
+    result = audit.nightly_audit(no_files, db, GAMING_DATE, tmp_path / "reports", shard_dir=shards)
+
+    (merged,) = result.ingested
+    assert isinstance(merged, steps.ShardMergeResult)
+    assert (merged.shards, merged.deliveries, merged.rederived) == (2, sum(offsets.values()), 0)
+    assert len(merged.table_days) == 2 and result.replayed == []
+    reference = steps.run_audit_plain(small_day, tmp_path / "files.duckdb", GAMING_DATE, tmp_path)
+    assert result.close.status == reference.close.status
+    mine, theirs = ledger_snapshot(db), ledger_snapshot(tmp_path / "files.duckdb")
+    assert all(mine[table] == theirs[table] for table in DERIVED_TABLES), diff_ledgers(theirs, mine)
+    with Ledger(db, read_only=True) as ledger:
+        assert ledger.stored_offsets("auditors", "table-events") == offsets
