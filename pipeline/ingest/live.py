@@ -70,9 +70,12 @@ class LiveTableDays:
         for key in keys or ():
             self._days.pop(key, None)
 
-    def replay_for(self, ledger: Ledger, key: TableDay, batch: Sequence[Delivery]) -> LiveReplay:
+    def replay_for(
+        self, ledger: Ledger, key: TableDay, batch: Sequence[Delivery], *, new_day: bool
+    ) -> LiveReplay:
         """The table-day's replay with this batch's deliveries added (the batch is already
-        in the ledger's transaction)."""
+        in the ledger's transaction). ``new_day``: the ledger held none of the table-day's
+        deliveries before this batch, so the batch is all of them."""
         cached = self._days.get(key)
         new = sorted(
             (d for d in batch if cached is None or (d.source, d.position) not in cached.keys),
@@ -80,8 +83,11 @@ class LiveTableDays:
         )
         if cached is None or (new and (new[0].source, new[0].position) < cached.last):
             cached = _Cached(LiveReplay(key[0], self.catalog))
-            cached.add(ledger.deliveries_for(*key))
-            self.reads += 1
+            if new_day:
+                cached.add(new)
+            else:
+                cached.add(ledger.deliveries_for(*key))
+                self.reads += 1
             self._days[key] = cached
             self._keep_recent(key[1])
         else:

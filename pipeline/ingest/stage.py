@@ -147,7 +147,9 @@ def load_batch(
             for key in sorted(touched, key=lambda td: (td[1], td[0])):
                 result = (prepared or {}).get(key)
                 if live is not None:
-                    replay = live.replay_for(ledger, key, groups.get(key, []))
+                    replay = live.replay_for(
+                        ledger, key, groups.get(key, []), new_day=key not in rederive
+                    )
                     result = replay_or_explain(key[0], replay.arrived, catalog, replay)
                 elif result is None or key in rederive:
                     result = replay_or_explain(key[0], ledger.events_for(*key), catalog)
