@@ -57,8 +57,10 @@ from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate
 from pipeline.stream.broker import local_broker
 from pipeline.stream.consumer import BatchReport, ConsumerReport, run_consumer
+from pipeline.stream.ledgers import ShardDirectory
 from pipeline.stream.producer import DEFAULT_BATCH_SIZE, DEFAULT_LINGER_MS, publish
 from pipeline.stream.settings import KafkaSettings
+from pipeline.stream.shards import merge_partition_shards
 from pipeline.stream.topics import ensure_topics, partitions_for
 
 DAY = date(2026, 11, 24)
@@ -171,7 +173,13 @@ def pipeline_consume(
 
 
 def throughput(
-    bootstrap: str, day: SimulationResult, batches: list[int], catalog: Any, work: Path
+    bootstrap: str,
+    day: SimulationResult,
+    batches: list[int],
+    catalog: Any,
+    work: Path,
+    workers: list[int],
+    group_batch: int,
 ) -> dict[str, Any]:
     topic = "bench-throughput"
     settings = settings_for(bootstrap, topic, "bench-unused")
@@ -223,7 +231,102 @@ def throughput(
             f"{pipe_rate / raw_rate:.1%}",
             flush=True,
         )
+    raw_rate = max(r["raw_events_per_s"] for r in out["runs"])
+    out["groups"] = []
+    for count in workers:
+        formed = group_throughput(bootstrap, topic, sent, count, group_batch, work)
+        formed["ratio_to_raw"] = formed["steady_events_per_s"] / raw_rate
+        out["groups"].append(formed)
+        print(
+            f"  group of {count} worker processes (max_batch {group_batch}): "
+            f"{formed['steady_events_per_s']:,.0f} events/s once the group formed "
+            f"({formed['whole_span_events_per_s']:,.0f} over the whole span), "
+            f"{formed['ratio_to_raw']:.1%} of raw; rebalances {formed['rebalances_per_worker']}",
+            flush=True,
+        )
     return out
+
+
+# ---------------------------------------------------------------------------- scale-out
+def group_worker(
+    bootstrap: str, topic: str, group: str, shard_dir: str, max_batch: int, ready: Any, out: str
+) -> None:
+    """Child process: one ``stream --shard-dir`` worker of ``group``; writes its batches
+    (start, commit, events) and assignment moments (CLOCK_MONOTONIC) to ``out``."""
+    catalog = load_catalog()
+    batches: list[tuple[float, float, int]] = []
+    assigned: list[float] = []
+
+    def on_batch(batch: BatchReport) -> None:
+        now = time.monotonic()
+        batches.append((now - batch.seconds, now, batch.events))
+
+    def on_assignment(partitions: list[int]) -> None:
+        assigned.append(time.monotonic())
+
+    ready.wait()  # every worker subscribes at once, so the group forms in one go
+    report = run_consumer(
+        settings_for(bootstrap, topic, group),
+        ShardDirectory(Path(shard_dir)),
+        catalog,
+        until_idle=IDLE,
+        max_batch=max_batch,
+        on_batch=on_batch,
+        on_assignment=on_assignment,
+        create_topics=False,
+    )
+    summary = {"batches": batches, "assigned": assigned, "rebalances": report.rebalances}
+    Path(out).write_bytes(pickle.dumps(summary))
+
+
+def group_throughput(
+    bootstrap: str, topic: str, sent: int, workers: int, max_batch: int, work: Path
+) -> dict[str, Any]:
+    """``workers`` consumer processes of one group, each partition in its own shard, read the
+    whole topic; the shards are then merged to check every message was loaded once.
+
+    Rate = events of the batches started once the group's last assignment was made, over
+    the time from that assignment to the last commit (the join and any rebalance at the
+    start excluded, as for one consumer); the whole span is reported too."""
+    ctx = mp.get_context("spawn")
+    ready = ctx.Barrier(workers)
+    shards = work / f"shards-{workers}"
+    outs = [work / f"group-{workers}-{i}.pickle" for i in range(workers)]
+    group = f"bench-group-{workers}-{time.monotonic_ns()}"
+    procs = [
+        ctx.Process(
+            target=group_worker,
+            args=(bootstrap, topic, group, str(shards), max_batch, ready, str(out)),
+        )
+        for out in outs
+    ]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(timeout=600)
+        if proc.exitcode != 0:
+            raise RuntimeError(f"group worker failed with exit code {proc.exitcode}")
+    runs = [pickle.loads(out.read_bytes()) for out in outs]
+    batches = [b for run in runs for b in run["batches"]]
+    settled = max(run["assigned"][-1] for run in runs if run["assigned"])
+    last_commit = max(end for _, end, _ in batches)
+    steady = sum(events for start, _, events in batches if start >= settled)
+    with Ledger(work / f"merged-{workers}.duckdb") as ledger:
+        merge_partition_shards(ledger, shards, load_catalog())
+        row = ledger.con.execute("SELECT count(*) FROM deliveries").fetchone()
+    loaded = int(row[0]) if row else 0
+    if loaded != sent:
+        raise RuntimeError(f"{workers} workers loaded {loaded} of {sent} messages")
+    return {
+        "workers": workers,
+        "max_batch": max_batch,
+        "events_loaded_once": loaded,
+        "rebalances_per_worker": [run["rebalances"] for run in runs],
+        "steady_events": steady,
+        "steady_s": last_commit - settled,
+        "steady_events_per_s": steady / (last_commit - settled),
+        "whole_span_events_per_s": sent / (last_commit - min(s for s, _, _ in batches)),
+    }
 
 
 # ---------------------------------------------------------------------------- latency
@@ -415,9 +518,14 @@ def main() -> int:
     parser.add_argument(
         "--latency-attempts", type=int, default=3, help="halve the rate until sustained"
     )
+    parser.add_argument(
+        "--group-workers", default="1,2", help="consumer processes per group, comma-separated"
+    )
+    parser.add_argument("--group-max-batch", type=int, default=5000)
     parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",") if b.strip()]
+    group_workers = [int(w) for w in args.group_workers.split(",") if w.strip()]
     began = time.monotonic()
     catalog = load_catalog()
     day = simulate(args.tables, args.hours, SEED, parse_faults(args.faults), DAY, catalog)
@@ -431,7 +539,9 @@ def main() -> int:
     try:
         with local_broker() as bootstrap:
             print(f"broker {bootstrap}; throughput on {day.event_count:,} events", flush=True)
-            result["throughput"] = throughput(bootstrap, day, batches, catalog, work)
+            result["throughput"] = throughput(
+                bootstrap, day, batches, catalog, work, group_workers, args.group_max_batch
+            )
             if not args.skip_latency:
                 live = day
                 if (args.latency_tables, args.latency_hours) != (args.tables, args.hours):

@@ -37,6 +37,7 @@ def batches(events: list[TableEvent], cuts: list[int]) -> list[list[TableEvent]]
     return [events[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+@pytest.mark.rule("NJ-DATA-GAP", "NJ-DATA-DUPLICATE", "NJ-DATA-REORDERED")
 @settings(max_examples=20, deadline=None)
 @given(
     faults=st.sampled_from(["none", "all"]),
@@ -46,8 +47,9 @@ def batches(events: list[TableEvent], cuts: list[int]) -> list[list[TableEvent]]
 def test_batch_after_batch_equals_replaying_everything(
     faults: str, table_id: str, cuts: list[int]
 ) -> None:
-    """Every check of N.J.A.C. 19:47 the replay makes, made on each batch of a live day, gives
-    what replaying the whole day so far gives: the same rows, findings and figures."""
+    """N.J.A.C. 19:47-3.7-3.10: every check the replay makes (NJ-DATA-GAP, duplicates and
+    reordering among them), made on each batch of a live day, gives what replaying the whole
+    day so far gives: the same rows, findings and figures."""
     events = delivered(faults, table_id)
     live = LiveReplay(table_id, CATALOG)
     so_far: list[TableEvent] = []
@@ -57,8 +59,10 @@ def test_batch_after_batch_equals_replaying_everything(
         assert live.result() == replay_table(table_id, so_far, CATALOG)
 
 
+@pytest.mark.rule("NJ-DATA-REORDERED", "NJ-DATA-GAP")
 def test_a_clean_day_never_starts_over() -> None:
-    """Without late events or gaps each batch only applies its own events."""
+    """N.J.A.C. 19:47-3.7-3.10: without late events or gaps (no NJ-DATA-REORDERED, no
+    NJ-DATA-GAP) each batch only applies its own events."""
     events = delivered("none", "T01")
     live = LiveReplay("T01", CATALOG)
     for batch in batches(events, list(range(50, len(events), 50))):
@@ -68,9 +72,11 @@ def test_a_clean_day_never_starts_over() -> None:
     assert live.result() == replay_table("T01", events, CATALOG)
 
 
+@pytest.mark.rule("NJ-DATA-REORDERED")
 def test_an_event_arriving_late_starts_the_machine_over() -> None:
-    """An event whose place is before events already applied (NJ-DATA-REORDERED) is put
-    back in order; the machine replays the day again to apply it there."""
+    """N.J.A.C. 19:47-3.7-3.10: an event whose place is before events already applied
+    (NJ-DATA-REORDERED) is put back in order; the machine replays the day again to apply it
+    there."""
     events = delivered("none", "T02")
     late = events.pop(len(events) // 2)
     live = LiveReplay("T02", CATALOG)
@@ -83,7 +89,10 @@ def test_an_event_arriving_late_starts_the_machine_over() -> None:
     assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
 
 
+@pytest.mark.rule("NJ-DATA-GAP")
 def test_a_day_without_its_opening_is_withheld_until_it_arrives() -> None:
+    """N.J.A.C. 19:47-3.7-3.10: NJ-DATA-GAP until the TableOpened event naming the rules
+    arrives; then the day replays as a whole."""
     events = delivered("none", "T03")
     opening, rest = events[0], events[1:]
     assert opening.payload_type == "TableOpened"
@@ -95,7 +104,10 @@ def test_a_day_without_its_opening_is_withheld_until_it_arrives() -> None:
     assert live.result() == replay_table("T03", [*rest, opening], CATALOG)
 
 
+@pytest.mark.rule("NJ-DATA-CONTRACT")
 def test_unknown_rules_raise_as_the_whole_replay_does() -> None:
+    """N.J.A.C. 19:47-3.7-3.10: a table opened under rules the catalog lacks is reported as
+    NJ-DATA-CONTRACT by the caller, live or not."""
     events = delivered("none", "T01")
     catalog = {k: v for k, v in CATALOG.items() if k != events[0].get("rules_id")}
     live = LiveReplay("T01", catalog)
