@@ -521,7 +521,7 @@ def main() -> int:
     parser.add_argument(
         "--group-workers", default="1,2", help="consumer processes per group, comma-separated"
     )
-    parser.add_argument("--group-max-batch", type=int, default=5000)
+    parser.add_argument("--group-max-batch", type=int, default=50000)
     parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",") if b.strip()]

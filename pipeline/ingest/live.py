@@ -6,6 +6,10 @@ from the first event: a day's cost grew with the square of its batches. A
 :class:`~pipeline.replay.live.LiveReplay`, so a batch reads nothing back and replays about
 its own size.
 
+Its rows are written the same way: a batch inserts the rows of the rounds it ended and
+replaces those of the round in play (:meth:`~pipeline.ledger.store.Ledger.update_table_day`);
+the small tables (Forms, exceptions, the summary) are rebuilt whole.
+
 The ledger stays the truth. Before a batch, each cached table-day's fingerprint (count and
 hash of its delivery keys) is compared with the ledger's; after a batch commits, it is taken
 again. A table-day another writer changed, whose events the gaming-day boundary moved, whose
@@ -18,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.live import LiveReplay
+from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
 
 TableDay = tuple[str, date]
@@ -30,11 +36,22 @@ DAYS_KEPT = 2
 
 
 @dataclass
+class _Written:
+    """What the ledger holds of a live replay's rows: the machine's rows it has (a count per
+    list) and the rows it has of the round then in play (to withdraw next time)."""
+
+    restarts: int
+    settled: dict[str, int]
+    in_play: dict[str, list[Any]]
+
+
+@dataclass
 class _Cached:
     live: LiveReplay
     keys: set[DeliveryKey] = field(default_factory=set)
     last: DeliveryKey = ("", -1)
     fingerprint: tuple[int, int] | None = None
+    written: _Written | None = None
 
     def add(self, deliveries: Sequence[Delivery]) -> None:
         self.live.add(d.event for d in deliveries)
@@ -51,6 +68,10 @@ class LiveTableDays:
         self._days: dict[TableDay, _Cached] = {}
         self.reads = 0
         """Table-days read (again) from the ledger."""
+        self.updates = 0
+        """Table-day writes of only the rows that changed."""
+        self.rewrites = 0
+        """Table-day writes of every row."""
 
     def __contains__(self, key: TableDay) -> bool:
         return key in self._days
@@ -93,6 +114,37 @@ class LiveTableDays:
         else:
             cached.add(new)
         return cached.live
+
+    def write(self, ledger: Ledger, key: TableDay, result: ReplayResult) -> None:
+        """Store the table-day's latest result: only the rows that changed since the ledger
+        last took one from the same machine (:meth:`Ledger.update_table_day`), else all of
+        them."""
+        cached = self._days[key]
+        live, before = cached.live, cached.written
+        cached.written = None
+        if live.settled is None:  # the result did not come from the machine
+            ledger.replace_table_day(*key, result)
+            self.rewrites += 1
+            return
+        if (
+            before is not None
+            and before.restarts == live.restarts
+            and ledger.update_table_day(
+                *key,
+                result,
+                added={n: getattr(result, n)[before.settled[n] :] for n in APPENDED_ROWS},
+                withdrawn=before.in_play,
+            )
+        ):
+            self.updates += 1
+        else:
+            ledger.replace_table_day(*key, result)
+            self.rewrites += 1
+        cached.written = _Written(
+            live.restarts,
+            dict(live.settled),
+            {n: getattr(result, n)[live.settled[n] :] for n in APPENDED_ROWS},
+        )
 
     def committed(self, ledger: Ledger, keys: Iterable[TableDay]) -> None:
         """Take the fingerprints of ``keys`` as stored by the batch (inside its transaction,

@@ -151,9 +151,11 @@ def load_batch(
                         ledger, key, groups.get(key, []), new_day=key not in rederive
                     )
                     result = replay_or_explain(key[0], replay.arrived, catalog, replay)
-                elif result is None or key in rederive:
-                    result = replay_or_explain(key[0], ledger.events_for(*key), catalog)
-                ledger.replace_table_day(*key, result)
+                    live.write(ledger, key, result)
+                else:
+                    if result is None or key in rederive:
+                        result = replay_or_explain(key[0], ledger.events_for(*key), catalog)
+                    ledger.replace_table_day(*key, result)
                 report.table_days.append(key)
                 report.exceptions += len(result.findings)
                 report.rounds += len(result.rounds)

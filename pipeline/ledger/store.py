@@ -23,8 +23,10 @@ import pyarrow as pa
 from pipeline.events.model import TableEvent
 from pipeline.ledger.columns import (
     DAY_MICROS,
+    DERIVED_ROWS,
     LedgerBatch,
     TableDay,
+    arrow_rows,
     day_starts_micros,
     dead_letter_table,
     delivery_table,
@@ -33,7 +35,7 @@ from pipeline.ledger.columns import (
 from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.columns import gaming_date_of as gaming_date_of
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
-from pipeline.replay.rows import ReplayResult
+from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 
 DATE_FIELDS = frozenset({"gaming_date"})
 
@@ -48,6 +50,14 @@ def _fields_from_json(text: str) -> dict[str, Any]:
         if fields[name] is not None:
             fields[name] = date.fromisoformat(fields[name])
     return fields
+
+
+def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResult:
+    """A result holding only these rows (by list name), to turn into ledger rows."""
+    result = ReplayResult(table_id)
+    for name, rows in lists.items():
+        setattr(result, name, list(rows))
+    return result
 
 
 class Ledger:
@@ -305,11 +315,88 @@ class Ledger:
         """Replace every derived row of one table-day. Call inside :meth:`transaction`."""
         self._write_derived(table_id, gaming_date, derived_tables(table_id, gaming_date, result))
 
-    def _write_derived(self, table_id: str, day: date, tables: Mapping[str, pa.Table]) -> None:
-        for table in DERIVED_TABLES:
+    def update_table_day(
+        self,
+        table_id: str,
+        gaming_date: date,
+        result: ReplayResult,
+        *,
+        added: Mapping[str, Sequence[Any]],
+        withdrawn: Mapping[str, Sequence[Any]],
+    ) -> bool:
+        """Bring a table-day's rows to ``result`` when the ledger holds the rows of an
+        earlier result of the same live replay (:mod:`pipeline.ingest.live`): in each table
+        of :data:`~pipeline.replay.rows.APPENDED_ROWS`, delete the ``withdrawn`` rows (those
+        written last time for the round then in play) and insert the ``added`` ones; rebuild
+        the other derived tables from ``result``. Call inside :meth:`transaction`.
+
+        Returns False when a withdrawn row is not in the ledger exactly once; some rows may
+        be deleted by then, and the caller must :meth:`replace_table_day` (which deletes them
+        all).
+        """
+        gone, new = _rows_only(table_id, withdrawn), _rows_only(table_id, added)
+        for table in APPENDED_ROWS:
+            rows = DERIVED_ROWS[table](table_id, gaming_date, gone)
+            if rows and not self._delete_exactly(table, table_id, gaming_date, arrow_rows(rows)):
+                return False
+        for table in APPENDED_ROWS:
+            rows = DERIVED_ROWS[table](table_id, gaming_date, new)
+            if rows:
+                self._insert_relation(table, arrow_rows(rows))
+        rebuilt = {
+            table: arrow_rows(rows)
+            for table, rows_of in DERIVED_ROWS.items()
+            if table not in APPENDED_ROWS and (rows := rows_of(table_id, gaming_date, result))
+        }
+        self._write_derived(table_id, gaming_date, rebuilt, keep=APPENDED_ROWS)
+        return True
+
+    def _delete_exactly(self, table: str, table_id: str, day: date, rows: pa.Table) -> bool:
+        """Delete ``rows`` (every column equal, NULLs included) from one table-day of
+        ``table`` if each of them is there exactly once; else delete nothing, return False."""
+        columns = [
+            name
+            for (name,) in self.con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+                "AND schema_name = 'main' AND table_name = ? ORDER BY column_index",
+                [table],
+            ).fetchall()
+        ]
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(columns))
+        numbered = rows.append_column("ordinal", pa.array(range(len(rows))))
+        self.con.register("withdrawn_rows", numbered)
+        try:
+            (found,) = self.con.execute(
+                f"""SELECT count(*), count(DISTINCT w.ordinal), count(DISTINCT t.rowid)
+                FROM (SELECT rowid, * FROM {table} WHERE table_id = ? AND gaming_date = ?) t
+                JOIN withdrawn_rows w ON {same}""",
+                [table_id, day],
+            ).fetchall()
+            if found != (len(rows),) * 3:
+                return False
             self.con.execute(
-                f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?", [table_id, day]
-            )
+                f"DELETE FROM {table} t USING withdrawn_rows w "
+                f"WHERE t.table_id = ? AND t.gaming_date = ? AND {same}",
+                [table_id, day],
+            ).fetchall()
+            return True
+        finally:
+            self.con.unregister("withdrawn_rows")
+
+    def _write_derived(
+        self,
+        table_id: str,
+        day: date,
+        tables: Mapping[str, pa.Table],
+        keep: Sequence[str] = (),
+    ) -> None:
+        """Replace the table-day's rows of every derived table but those in ``keep`` with
+        ``tables``, and recount its win."""
+        for table in DERIVED_TABLES:
+            if table not in keep:
+                self.con.execute(
+                    f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?", [table_id, day]
+                )
         for table, rows in tables.items():
             self._insert_relation(table, rows)
         self.con.execute(

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.machine import TableReplay
-from pipeline.replay.rows import ReplayResult
+from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import sequence
 from pipeline.rules.config import TableRules
 
@@ -32,6 +32,11 @@ class LiveReplay:
         self.arrived: list[TableEvent] = []
         self.restarts = 0
         """How often the machine had to start over (late events, new gaps)."""
+        self.settled: dict[str, int] | None = None
+        """After :meth:`result`: how many rows at the start of each of the result's
+        :data:`~pipeline.replay.rows.APPENDED_ROWS` lists are the machine's, final until it
+        starts over; the rest come from ending the day now (the round in play). ``None``
+        when the last result did not come from the machine."""
         self._opened = False
         self._machine: TableReplay | None = None
         self._applied: list[TableEvent] = []
@@ -45,6 +50,7 @@ class LiveReplay:
     def result(self) -> ReplayResult:
         """``replay_table(table_id, arrived, catalog)``, without replaying it all again.
         Raises :class:`~pipeline.replay.machine.UnknownRulesError` as it does."""
+        self.settled = None
         if not self._opened:
             return TableReplay(self.table_id, self.catalog).withheld(self.arrived)
         sequenced = sequence(self.arrived)
@@ -61,6 +67,7 @@ class LiveReplay:
         self._machine = None  # until it has applied the whole batch (it may raise)
         machine.feed(sequenced.events[applied:])
         self._machine, self._applied = machine, sequenced.events
+        self.settled = {name: len(getattr(machine.result, name)) for name in APPENDED_ROWS}
         return _copy_to_end(machine).finish(sequenced)
 
 
@@ -70,9 +77,7 @@ def _copy_to_end(machine: TableReplay) -> TableReplay:
     (which is what keeps a batch's cost near its own size)."""
     done = machine.result
     memo: dict[int, object] = {id(machine.catalog): machine.catalog}
-    for rows in (
-        done.rounds, done.cards, done.wagers, done.settlements, done.vig_ledger, done.findings
-    ):  # fmt: skip
+    for rows in [*(getattr(done, name) for name in APPENDED_ROWS), done.findings]:
         memo[id(rows)] = list(rows)
     return copy.deepcopy(machine, memo)
 

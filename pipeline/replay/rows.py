@@ -173,6 +173,11 @@ class TableDaySummary:
         return sum(self.win_by_wager.values()) + self.vig_collected_cents
 
 
+APPENDED_ROWS: tuple[str, ...] = ("rounds", "cards", "wagers", "settlements", "vig_ledger")
+"""The lists of a :class:`ReplayResult` the replay only appends to as a day goes on (a round's
+rows when it ends, vigorish as it moves); the others are rebuilt whole at the end of a day."""
+
+
 @dataclass
 class ReplayResult:
     table_id: str

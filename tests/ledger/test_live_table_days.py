@@ -4,14 +4,16 @@ depend only on the set of deliveries), whatever else writes to the ledger meanwh
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pipeline.events.model import TableEvent
 from pipeline.ingest.live import LiveTableDays
-from pipeline.ingest.stage import load_batch
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
+from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
+from pipeline.replay.machine import replay_table
 from tests.ledger.test_ledger import CATALOG, snapshot
 
 BATCHES = 6
@@ -41,6 +43,8 @@ def test_batches_replayed_live_equal_batches_read_back(
         load_all(slow, batches, None)
         assert snapshot(fast) == snapshot(slow)
     assert live.reads == 0  # nothing read back: the batches hold every delivery
+    assert live.rewrites == len(day)  # each table-day written whole once, when new
+    assert live.updates > 2 * len(day)
 
 
 def test_another_writer_between_batches_is_noticed(
@@ -95,3 +99,28 @@ def test_deliveries_sorting_before_those_held_are_read_in_order(
             load_all(ledger, early[:3], cache)
         assert snapshot(fast) == snapshot(slow)
     assert live.reads > len(day)
+
+
+def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
+    tmp_path: Path, day: dict[str, list[TableEvent]]
+) -> None:
+    """Ledger invariant 3 for the incremental write: a row to withdraw that the ledger does
+    not hold, or holds twice, makes the update refuse (the caller rewrites the table-day)."""
+    table_id, events = next(iter(day.items()))
+    result = replay_table(table_id, events, CATALOG)
+    key = (table_id, gaming_date_of(events[0].occurred_at, DEFAULT_DAY_STARTS))
+    last_round = result.rounds[-1]
+    its_cards = [c for c in result.cards if c.round_id == last_round.round_id]
+    with Ledger(tmp_path / "l.duckdb") as ledger, ledger.transaction():
+        ledger.replace_table_day(*key, result)
+        written = snapshot(ledger)
+        again = {"rounds": [last_round], "cards": its_cards}
+        assert ledger.update_table_day(*key, result, added=again, withdrawn=again)
+        assert snapshot(ledger) == written
+        stranger = replace(last_round, round_id="R-never-dealt")
+        assert not ledger.update_table_day(*key, result, added={}, withdrawn={"rounds": [stranger]})
+        assert not ledger.update_table_day(
+            *key, result, added={}, withdrawn={"cards": [its_cards[0], its_cards[0]]}
+        )
+        ledger.replace_table_day(*key, result)
+        assert snapshot(ledger) == written
