@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,7 +115,7 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
     with Ledger(tmp_path / "l.duckdb") as ledger, ledger.transaction():
         ledger.replace_table_day(*key, result)
         written = snapshot(ledger)
-        again = {"rounds": [last_round], "cards": its_cards}
+        again: dict[str, list[Any]] = {"rounds": [last_round], "cards": its_cards}
         assert ledger.update_table_day(*key, result, added=again, withdrawn=again)
         assert snapshot(ledger) == written
         stranger = replace(last_round, round_id="R-never-dealt")
