@@ -10,6 +10,7 @@ Invariants (each checked by tests):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, time, timedelta
@@ -25,6 +26,7 @@ from pipeline.ledger.columns import (
     DAY_MICROS,
     DERIVED_ROWS,
     LedgerBatch,
+    Row,
     TableDay,
     arrow_rows,
     day_starts_micros,
@@ -50,6 +52,10 @@ def _fields_from_json(text: str) -> dict[str, Any]:
         if fields[name] is not None:
             fields[name] = date.fromisoformat(fields[name])
     return fields
+
+
+def _hashable(row: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(tuple(v) if isinstance(v, list) else v for v in row)
 
 
 def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResult:
@@ -337,7 +343,7 @@ class Ledger:
         gone, new = _rows_only(table_id, withdrawn), _rows_only(table_id, added)
         for table in APPENDED_ROWS:
             rows = DERIVED_ROWS[table](table_id, gaming_date, gone)
-            if rows and not self._delete_exactly(table, table_id, gaming_date, arrow_rows(rows)):
+            if rows and not self._delete_exactly(table, table_id, gaming_date, rows):
                 return False
         for table in APPENDED_ROWS:
             rows = DERIVED_ROWS[table](table_id, gaming_date, new)
@@ -351,9 +357,9 @@ class Ledger:
         self._write_derived(table_id, gaming_date, rebuilt, keep=APPENDED_ROWS)
         return True
 
-    def _delete_exactly(self, table: str, table_id: str, day: date, rows: pa.Table) -> bool:
+    def _delete_exactly(self, table: str, table_id: str, day: date, rows: Sequence[Row]) -> bool:
         """Delete ``rows`` (every column equal, NULLs included) from one table-day of
-        ``table`` if each of them is there exactly once; else delete nothing, return False."""
+        ``table``; False unless what was deleted is exactly ``rows``, each once."""
         columns = [
             name
             for (name,) in self.con.execute(
@@ -363,25 +369,16 @@ class Ledger:
             ).fetchall()
         ]
         same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(columns))
-        numbered = rows.append_column("ordinal", pa.array(range(len(rows))))
-        self.con.register("withdrawn_rows", numbered)
+        self.con.register("withdrawn_rows", arrow_rows(rows))
         try:
-            (found,) = self.con.execute(
-                f"""SELECT count(*), count(DISTINCT w.ordinal), count(DISTINCT t.rowid)
-                FROM (SELECT rowid, * FROM {table} WHERE table_id = ? AND gaming_date = ?) t
-                JOIN withdrawn_rows w ON {same}""",
-                [table_id, day],
-            ).fetchall()
-            if found != (len(rows),) * 3:
-                return False
-            self.con.execute(
+            deleted = self.con.execute(
                 f"DELETE FROM {table} t USING withdrawn_rows w "
-                f"WHERE t.table_id = ? AND t.gaming_date = ? AND {same}",
+                f"WHERE t.table_id = ? AND t.gaming_date = ? AND {same} RETURNING t.*",
                 [table_id, day],
             ).fetchall()
-            return True
         finally:
             self.con.unregister("withdrawn_rows")
+        return Counter(map(_hashable, deleted)) == Counter(map(_hashable, rows))
 
     def _write_derived(
         self,

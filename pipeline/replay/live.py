@@ -2,13 +2,14 @@
 about its own size, not the whole day's.
 
 The definition stays :func:`~pipeline.replay.machine.replay_table` over everything delivered
-so far, and :meth:`LiveReplay.result` gives exactly that. It keeps one machine that has
-applied the day's events, in the sequencer's order, up to the last batch. The sequencer runs
-over the whole day again (it is cheap and linear); when the order already applied is still
-the start of the new order and no round changed completeness, the machine applies only the
-new tail. Otherwise (an event that belongs earlier arrived late, or a gap appeared) the
-machine starts over from the first event. The result comes from a copy of the machine, ended
-as the day would end now; the machine itself stays open for the next batch.
+so far, and :meth:`LiveReplay.result` gives exactly that. It keeps a
+:class:`~pipeline.replay.sequencer.Sequencer` and one machine that has applied the day's
+events, in the sequencer's order, up to the last batch. When the sequencer's order only grew
+at its end and no round changed completeness, the machine applies only the new events.
+Otherwise (an event that belongs before events already applied arrived late, or a gap
+appeared) the machine starts over from the first event. The result comes from a copy of
+the machine, ended as the day would end now; the machine itself stays open for the next
+batch.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pipeline.events.model import TableEvent
 from pipeline.replay.machine import TableReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
-from pipeline.replay.sequencer import sequence
+from pipeline.replay.sequencer import Sequencer
 from pipeline.rules.config import TableRules
 
 
@@ -38,14 +39,18 @@ class LiveReplay:
         starts over; the rest come from ending the day now (the round in play). ``None``
         when the last result did not come from the machine."""
         self._opened = False
+        self._sequencer = Sequencer()
+        self._in_place = True
+        """Whether the sequencer's order only grew at its end since the machine applied it."""
         self._machine: TableReplay | None = None
-        self._applied: list[TableEvent] = []
+        self._applied = 0
 
     def add(self, events: Iterable[TableEvent]) -> None:
         """Events delivered after every event added before."""
         added = list(events)
         self.arrived += added
         self._opened = self._opened or any(e.payload_type == "TableOpened" for e in added)
+        self._in_place = self._sequencer.add(added) and self._in_place
 
     def result(self) -> ReplayResult:
         """``replay_table(table_id, arrived, catalog)``, without replaying it all again.
@@ -53,12 +58,12 @@ class LiveReplay:
         self.settled = None
         if not self._opened:
             return TableReplay(self.table_id, self.catalog).withheld(self.arrived)
-        sequenced = sequence(self.arrived)
-        machine, applied = self._machine, len(self._applied)
+        sequenced = self._sequencer.sequenced()
+        machine, applied = self._machine, self._applied
         if (
             machine is None
+            or not self._in_place
             or machine.incomplete != sequenced.incomplete_rounds
-            or sequenced.events[:applied] != self._applied
         ):
             self.restarts += machine is not None
             machine = TableReplay(self.table_id, self.catalog)
@@ -66,7 +71,7 @@ class LiveReplay:
             applied = 0
         self._machine = None  # until it has applied the whole batch (it may raise)
         machine.feed(sequenced.events[applied:])
-        self._machine, self._applied = machine, sequenced.events
+        self._machine, self._applied, self._in_place = machine, len(sequenced.events), True
         self.settled = {name: len(getattr(machine.result, name)) for name in APPENDED_ROWS}
         return _copy_to_end(machine).finish(sequenced)
 

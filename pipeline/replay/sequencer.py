@@ -34,91 +34,181 @@ class Sequenced:
 
 
 def sequence(arrived: Iterable[TableEvent]) -> Sequenced:
-    findings: list[Finding] = []
-    seen: set[str] = set()
-    unique: list[TableEvent] = []
-    duplicates = 0
-    for event in arrived:
-        if event.event_id in seen:
-            duplicates += 1
-            findings.append(
-                Finding(
-                    "NJ-DATA-DUPLICATE",
-                    Severity.INFO,
-                    event.table_id,
-                    f"{event.payload_type} {event.event_id} (device {event.device_id} seq "
-                    f"{event.seq}) was delivered more than once; it is applied once.",
-                    round_id=event.round_id,
-                    event_ids=(event.event_id,),
-                )
-            )
-            continue
-        seen.add(event.event_id)
-        unique.append(event)
+    """Put a table-day's events, in the order they arrived, in the order they happened."""
+    sequencer = Sequencer()
+    sequencer.add(arrived)
+    return sequencer.sequenced()
 
-    by_device: dict[str, list[TableEvent]] = {}
-    for event in unique:
-        by_device.setdefault(event.device_id, []).append(event)
-    incomplete: set[str] = set()
-    streams: list[list[TableEvent]] = []
-    for device, arrivals in sorted(by_device.items()):
-        highest = 0
+
+class Sequencer:
+    """:func:`sequence` of every event added so far, kept up to date as batches arrive, at
+    about the cost of each batch: the usual batch only extends each device's stream and the
+    merged order at their ends. A batch that cannot (an event that belongs before events
+    already merged) has the merged order rebuilt, and :meth:`add` says so."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._duplicates: list[Finding] = []
+        self._devices: dict[str, _DeviceStream] = {}
+        self._merged: list[TableEvent] = []
+        self._last_merged: dict[str, int] = {}
+        """Where each device's last event is in the merged order."""
+
+    def add(self, arrived: Iterable[TableEvent]) -> bool:
+        """Add events that arrived after those added before; False when events already in
+        the merged order changed places (the new ones do not all go at its end)."""
+        unique = [e for e in arrived if self._first_delivery(e)]
+        by_device: dict[str, list[TableEvent]] = {}
+        for event in unique:
+            by_device.setdefault(event.device_id, []).append(event)
+        appended = True
+        for device, events in by_device.items():
+            stream = self._devices.setdefault(device, _DeviceStream(device))
+            if not stream.extend(events):  # late: the device's stream is redone in full
+                self._devices[device] = _DeviceStream(device)
+                self._devices[device].extend(stream.arrivals + events)
+                appended = False
+            elif appended and not self._merges_after(device, events[0], stream):
+                appended = False
+        if not by_device:
+            return True
+        if appended:
+            tails = [
+                stream.in_order[len(stream.in_order) - len(by_device[device]) :]
+                for device, stream in sorted(self._devices.items())
+                if device in by_device
+            ]
+            self._extend_merged(_merge(tails))
+        else:
+            self._merged, self._last_merged = [], {}
+            self._extend_merged(
+                _merge([stream.in_order for _, stream in sorted(self._devices.items())])
+            )
+        return appended
+
+    def sequenced(self) -> Sequenced:
+        """Everything added so far, sequenced. Its ``events`` list is the sequencer's own,
+        which later additions extend."""
+        findings = list(self._duplicates)
+        incomplete: set[str] = set()
+        for _, stream in sorted(self._devices.items()):
+            findings += stream.reorders
+            findings += stream.gaps
+            incomplete |= stream.incomplete
+        return Sequenced(self._merged, findings, incomplete, len(self._duplicates))
+
+    def _first_delivery(self, event: TableEvent) -> bool:
+        if event.event_id not in self._seen:
+            self._seen.add(event.event_id)
+            return True
+        self._duplicates.append(
+            Finding(
+                "NJ-DATA-DUPLICATE",
+                Severity.INFO,
+                event.table_id,
+                f"{event.payload_type} {event.event_id} (device {event.device_id} seq "
+                f"{event.seq}) was delivered more than once; it is applied once.",
+                round_id=event.round_id,
+                event_ids=(event.event_id,),
+            )
+        )
+        return False
+
+    def _merges_after(self, device: str, first: TableEvent, stream: _DeviceStream) -> bool:
+        """Whether the device's first new event merges after every event merged since the
+        device's last one (see :func:`_merge`), so the merged order only grows at its end."""
+        since = self._last_merged.get(device, -1) + 1
+        later = self._merged[since:]
+        return not later or max((e.occurred_at, e.device_id) for e in later) < (
+            first.occurred_at,
+            device,
+        )
+
+    def _extend_merged(self, events: list[TableEvent]) -> None:
+        start = len(self._merged)
+        self._merged += events
+        for position, event in enumerate(events, start):
+            self._last_merged[event.device_id] = position
+
+
+class _DeviceStream:
+    """One device's events: in arrival order (for reordering), in ``seq`` order (for gaps
+    and clock skew), and the findings about them."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.arrivals: list[TableEvent] = []
+        self.in_order: list[TableEvent] = []
+        self.reorders: list[Finding] = []
+        self.gaps: list[Finding] = []
+        """Gaps and clock skew, in ``seq`` order."""
+        self.incomplete: set[str] = set()
+        self._highest = 0
+        self._expected = 1
+        self._previous: TableEvent | None = None
+
+    def extend(self, arrivals: list[TableEvent]) -> bool:
+        """Add events that arrived after the stream's; False (nothing added) when one of
+        them has a ``seq`` not above every ``seq`` already here."""
+        if self.in_order and min(e.seq for e in arrivals) <= self.in_order[-1].seq:
+            return False
         for event in arrivals:
-            if event.seq < highest:
-                findings.append(
+            if event.seq < self._highest:
+                self.reorders.append(
                     Finding(
                         "NJ-DATA-REORDERED",
                         Severity.INFO,
                         event.table_id,
-                        f"{event.payload_type} seq {event.seq} from {device} arrived after seq "
-                        f"{highest}; it was put back in order.",
+                        f"{event.payload_type} seq {event.seq} from {self.device} arrived "
+                        f"after seq {self._highest}; it was put back in order.",
                         round_id=event.round_id,
                         event_ids=(event.event_id,),
                     )
                 )
-            if event.seq > highest:
-                highest = event.seq
+            if event.seq > self._highest:
+                self._highest = event.seq
+        self.arrivals += arrivals
         in_order = sorted(arrivals, key=attrgetter("seq"))
-        streams.append(in_order)
-        previous: TableEvent | None = None
-        expected = 1
         for event in in_order:
-            if event.seq > expected:
-                rounds = {r for r in (previous.round_id if previous else None, event.round_id) if r}
-                incomplete |= rounds
-                missing = (
-                    f"seq {expected}"
-                    if event.seq == expected + 1
-                    else f"seq {expected}-{event.seq - 1}"
+            self._check_gap_and_clock(event)
+        self.in_order += in_order
+        return True
+
+    def _check_gap_and_clock(self, event: TableEvent) -> None:
+        previous, expected = self._previous, self._expected
+        if event.seq > expected:
+            rounds = {r for r in (previous.round_id if previous else None, event.round_id) if r}
+            self.incomplete |= rounds
+            missing = f"seq {expected}"
+            if event.seq > expected + 1:
+                missing += f"-{event.seq - 1}"
+            self.gaps.append(
+                Finding(
+                    "NJ-DATA-GAP",
+                    Severity.HIGH,
+                    event.table_id,
+                    f"{self.device} never delivered {missing} (before {event.payload_type} seq "
+                    f"{event.seq}); round {', '.join(sorted(rounds)) or '(none)'} is marked "
+                    "incomplete and its checks are withheld. Recover the device log.",
+                    round_id=event.round_id if event.round_id in rounds else None,
+                    event_ids=tuple(e.event_id for e in (previous, event) if e),
                 )
-                findings.append(
-                    Finding(
-                        "NJ-DATA-GAP",
-                        Severity.HIGH,
-                        event.table_id,
-                        f"{device} never delivered {missing} (before {event.payload_type} seq "
-                        f"{event.seq}); round {', '.join(sorted(rounds)) or '(none)'} is marked "
-                        "incomplete and its checks are withheld. Recover the device log.",
-                        round_id=event.round_id if event.round_id in rounds else None,
-                        event_ids=tuple(e.event_id for e in (previous, event) if e),
-                    )
+            )
+        if previous is not None and event.occurred_at < previous.occurred_at:
+            behind = (previous.occurred_at - event.occurred_at) / 1e6
+            self.gaps.append(
+                Finding(
+                    "NJ-DATA-CLOCK-SKEW",
+                    Severity.LOW,
+                    event.table_id,
+                    f"{self.device} stamped seq {event.seq} {behind:.1f} s before seq "
+                    f"{previous.seq}; its clock is suspect, check the device's time source.",
+                    round_id=event.round_id,
+                    event_ids=(event.event_id,),
                 )
-            if previous is not None and event.occurred_at < previous.occurred_at:
-                behind = (previous.occurred_at - event.occurred_at) / 1e6
-                findings.append(
-                    Finding(
-                        "NJ-DATA-CLOCK-SKEW",
-                        Severity.LOW,
-                        event.table_id,
-                        f"{device} stamped seq {event.seq} {behind:.1f} s before seq "
-                        f"{previous.seq}; its clock is suspect, check the device's time source.",
-                        round_id=event.round_id,
-                        event_ids=(event.event_id,),
-                    )
-                )
-            expected = max(expected, event.seq + 1)
-            previous = event
-    return Sequenced(_merge(streams), findings, incomplete, duplicates)
+            )
+        self._expected = max(expected, event.seq + 1)
+        self._previous = event
 
 
 def _merge(streams: list[list[TableEvent]]) -> list[TableEvent]:
