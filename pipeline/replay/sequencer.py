@@ -51,15 +51,17 @@ class Sequencer:
         self._duplicates: list[Finding] = []
         self._devices: dict[str, _DeviceStream] = {}
         self._merged: list[TableEvent] = []
-        self._last_merged: dict[str, int] = {}
-        """Where each device's last event is in the merged order."""
 
     def add(self, arrived: Iterable[TableEvent]) -> bool:
         """Add events that arrived after those added before; False when events already in
         the merged order changed places (the new ones do not all go at its end)."""
-        unique = [e for e in arrived if self._first_delivery(e)]
+        seen = self._seen
         by_device: dict[str, list[TableEvent]] = {}
-        for event in unique:
+        for event in arrived:
+            if event.event_id in seen:
+                self._duplicates.append(_duplicate(event))
+                continue
+            seen.add(event.event_id)
             by_device.setdefault(event.device_id, []).append(event)
         appended = True
         for device, events in by_device.items():
@@ -68,22 +70,17 @@ class Sequencer:
                 self._devices[device] = _DeviceStream(device)
                 self._devices[device].extend(stream.arrivals + events)
                 appended = False
-            elif appended and not self._merges_after(device, events[0], stream):
+            elif appended and not self._merges_at_end(device, stream.in_order[-len(events)]):
                 appended = False
-        if not by_device:
-            return True
         if appended:
             tails = [
-                stream.in_order[len(stream.in_order) - len(by_device[device]) :]
+                stream.in_order[-len(by_device[device]) :]
                 for device, stream in sorted(self._devices.items())
                 if device in by_device
             ]
-            self._extend_merged(_merge(tails))
+            self._merged += _merge(tails)
         else:
-            self._merged, self._last_merged = [], {}
-            self._extend_merged(
-                _merge([stream.in_order for _, stream in sorted(self._devices.items())])
-            )
+            self._merged = _merge([stream.in_order for _, stream in sorted(self._devices.items())])
         return appended
 
     def sequenced(self) -> Sequenced:
@@ -97,38 +94,29 @@ class Sequencer:
             incomplete |= stream.incomplete
         return Sequenced(self._merged, findings, incomplete, len(self._duplicates))
 
-    def _first_delivery(self, event: TableEvent) -> bool:
-        if event.event_id not in self._seen:
-            self._seen.add(event.event_id)
-            return True
-        self._duplicates.append(
-            Finding(
-                "NJ-DATA-DUPLICATE",
-                Severity.INFO,
-                event.table_id,
-                f"{event.payload_type} {event.event_id} (device {event.device_id} seq "
-                f"{event.seq}) was delivered more than once; it is applied once.",
-                round_id=event.round_id,
-                event_ids=(event.event_id,),
-            )
-        )
-        return False
-
-    def _merges_after(self, device: str, first: TableEvent, stream: _DeviceStream) -> bool:
+    def _merges_at_end(self, device: str, first: TableEvent) -> bool:
         """Whether the device's first new event merges after every event merged since the
-        device's last one (see :func:`_merge`), so the merged order only grows at its end."""
-        since = self._last_merged.get(device, -1) + 1
-        later = self._merged[since:]
-        return not later or max((e.occurred_at, e.device_id) for e in later) < (
-            first.occurred_at,
-            device,
-        )
+        device's last one (:func:`_merge` takes the earliest next event of the devices), so
+        the merged order only grows at its end."""
+        key = (first.occurred_at, device)
+        for event in reversed(self._merged):
+            if event.device_id == device:
+                return True
+            if (event.occurred_at, event.device_id) > key:
+                return False
+        return True
 
-    def _extend_merged(self, events: list[TableEvent]) -> None:
-        start = len(self._merged)
-        self._merged += events
-        for position, event in enumerate(events, start):
-            self._last_merged[event.device_id] = position
+
+def _duplicate(event: TableEvent) -> Finding:
+    return Finding(
+        "NJ-DATA-DUPLICATE",
+        Severity.INFO,
+        event.table_id,
+        f"{event.payload_type} {event.event_id} (device {event.device_id} seq "
+        f"{event.seq}) was delivered more than once; it is applied once.",
+        round_id=event.round_id,
+        event_ids=(event.event_id,),
+    )
 
 
 class _DeviceStream:

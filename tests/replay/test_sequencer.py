@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding, Severity
 from pipeline.replay.rows import ReplayResult
+from pipeline.replay.sequencer import Sequencer, sequence
 from tests.replay.builder import busy_day, clean_day, codes, only, table
 
 
@@ -210,3 +212,37 @@ def test_replay_does_not_depend_on_delivery_order(data: st.DataObject, repeats: 
     assert comparable(shuffled) == comparable(in_order)
     reordered = [f for f in shuffled.findings if f.code == "NJ-DATA-REORDERED"]
     assert all(f.severity is Severity.INFO for f in reordered)
+
+
+@pytest.mark.rule("NJ-DATA-REORDERED", "NJ-DATA-DUPLICATE", "NJ-DATA-GAP", "NJ-DATA-CLOCK-SKEW")
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_sequencing_batch_by_batch_equals_sequencing_everything(data: st.DataObject) -> None:
+    """N.J.A.C. 19:47-3.7-3.10: the live consumer's sequencer, fed a day batch by batch, says
+    at every batch what sequencing everything so far says (NJ-DATA-REORDERED, duplicates,
+    gaps, clock skew, the merged order), however the devices' deliveries lag each other."""
+    b, _ = busy_day()
+    events = b.events
+    devices = sorted({e.device_id for e in events})
+    lag = dict(
+        zip(
+            devices,
+            data.draw(st.lists(st.integers(0, 900), min_size=len(devices), max_size=len(devices))),
+            strict=True,
+        )
+    )
+    arrival = sorted(events, key=lambda e: e.occurred_at + lag[e.device_id] * 1_000_000)
+    late = data.draw(st.lists(st.integers(0, len(arrival) - 1), max_size=3))
+    for index in sorted(set(late), reverse=True):  # a few events overtaken by later ones
+        arrival.append(arrival.pop(index))
+    dropped = set(data.draw(st.lists(st.integers(0, len(arrival) - 1), max_size=2)))
+    again = data.draw(st.lists(st.integers(0, len(arrival) - 1), max_size=3))
+    arrival = [e for i, e in enumerate(arrival) if i not in dropped]
+    arrival += [arrival[i % len(arrival)] for i in again]
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(arrival) - 1), max_size=8))))
+    sequencer = Sequencer()
+    so_far: list[TableEvent] = []
+    for start, end in itertools.pairwise([0, *cuts, len(arrival)]):
+        sequencer.add(arrival[start:end])
+        so_far += arrival[start:end]
+        assert sequencer.sequenced() == sequence(so_far)
