@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from pipeline.ledger.columns import TableDay
 from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.live import LiveReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
 
-TableDay = tuple[str, date]
 DeliveryKey = tuple[str, int]
 
 DAYS_KEPT = 2

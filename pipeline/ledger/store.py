@@ -297,16 +297,7 @@ class Ledger:
 
     def table_days_present(self, keys: Iterable[tuple[str, date]]) -> set[tuple[str, date]]:
         """Which of these (table_id, gaming_date) pairs already have deliveries."""
-        wanted = set(keys)
-        if not wanted:
-            return set()
-        tables = sorted({t for t, _ in wanted})
-        rows = self.con.execute(
-            "SELECT DISTINCT table_id, gaming_date FROM deliveries WHERE table_id IN "
-            f"({', '.join('?' * len(tables))})",
-            tables,
-        ).fetchall()
-        return {(str(t), d) for t, d in rows} & wanted
+        return {key for key, (count, _) in self.delivery_fingerprints(keys).items() if count}
 
     def table_days(self) -> list[tuple[str, date]]:
         return [
