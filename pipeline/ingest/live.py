@@ -14,14 +14,15 @@ The ledger stays the truth. Before a batch, each cached table-day's fingerprint 
 hash of its delivery keys) is compared with the ledger's; after a batch commits, it is taken
 again. A table-day another writer changed, whose events the gaming-day boundary moved, whose
 batch failed, or whose new deliveries sort before ones already held is read again from the
-ledger. Two gaming days are kept per table (today's, and yesterday's for late events).
+ledger. Only the newest gaming day is kept (about 1.2 kB per event held): a late event for
+an earlier day has that day read back from the ledger, as do the events a table still open
+at the boundary records after it (:meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from pipeline.ledger.columns import TableDay
@@ -31,8 +32,6 @@ from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
 
 DeliveryKey = tuple[str, int]
-
-DAYS_KEPT = 2
 
 
 @dataclass
@@ -110,7 +109,7 @@ class LiveTableDays:
                 cached.add(ledger.deliveries_for(*key))
                 self.reads += 1
             self._days[key] = cached
-            self._keep_recent(key[1])
+            self._keep_newest_day(but=key)
         else:
             cached.add(new)
         return cached.live
@@ -153,9 +152,11 @@ class LiveTableDays:
         for key, stored in ledger.delivery_fingerprints(held).items():
             self._days[key].fingerprint = stored
 
-    def _keep_recent(self, day: date) -> None:
+    def _keep_newest_day(self, but: TableDay) -> None:
+        """Forget the table-days of earlier gaming days than the newest held, except ``but``
+        (being replayed now)."""
         newest = max(d for _, d in self._days)
-        for key in [k for k in self._days if (newest - k[1]).days >= DAYS_KEPT]:
+        for key in [k for k in self._days if k[1] < newest and k != but]:
             del self._days[key]
 
 

@@ -5,6 +5,7 @@ depend only on the set of deliveries), whatever else writes to the ledger meanwh
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
 from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
 from pipeline.replay.machine import replay_table
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import simulate
+from tests.ledger.conftest import DAY
 from tests.ledger.test_ledger import CATALOG, snapshot
 
 BATCHES = 6
@@ -125,3 +129,26 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         )
         ledger.replace_table_day(*key, result)
         assert snapshot(ledger) == written
+
+
+def test_only_the_newest_gaming_day_is_kept(tmp_path: Path) -> None:
+    """Memory holds one gaming day; an event delivered late for the day before (a device
+    flushing its log after the N.J.A.C. 19:47-3.3(c)3 day end) has that day read back."""
+    first, second = (
+        simulate(1, 2.0, 4, parse_faults("none"), day, CATALOG).events_by_table["T01"]
+        for day in (DAY, DAY + timedelta(days=1))
+    )
+    source = "kafka:table-events:0"
+    batches = [
+        [Delivery(source, i, e) for i, e in enumerate(first)],
+        [Delivery(source, len(first) + i, e) for i, e in enumerate(second)],
+        [Delivery(source, len(first) + len(second), first[-1])],  # delivered again, late
+    ]
+    live = LiveTableDays(CATALOG)
+    with Ledger(tmp_path / "live.duckdb") as fast, Ledger(tmp_path / "slow.duckdb") as slow:
+        load_all(fast, batches[:2], live)
+        assert ("T01", DAY) not in live and ("T01", DAY + timedelta(days=1)) in live
+        load_all(fast, batches[2:], live)
+        load_all(slow, batches, None)
+        assert snapshot(fast) == snapshot(slow)
+    assert live.reads == 1
