@@ -378,9 +378,9 @@ class EventCodec:
     ) -> list[ModelRecord] | None:
         """Every message's event in the model's forms (see :meth:`read_model_records_tolerant`),
         or ``None`` unless *all* of them are sound: framed with this codec's own schema id,
-        one datum each, nothing left over, and (with ``verify``) the canonical encoding of
-        what they decode to. On ``None``, :meth:`decode` each message to learn what is wrong
-        with which.
+        one datum each, nothing left over, times a ``datetime`` can hold, and (with
+        ``verify``) the canonical encoding of what they decode to. On ``None``,
+        :meth:`decode` each message to learn what is wrong with which.
 
         The same block-at-a-time decoding as a sound container file's: the bodies are read
         from one buffer and re-encoded in one go, which is about half the cost of decoding
@@ -405,6 +405,8 @@ class EventCodec:
             for record in records:
                 record["event_id"] = canonical_uuid(record["event_id"])
         except Exception:  # damaged somewhere: the one-by-one decoder explains it
+            return None
+        if not _representable_times(records):
             return None
         if self.verify and not self._reencodes_to(records, block):
             return None
@@ -747,6 +749,8 @@ class EventCodec:
         ]
         for record in records:
             record["event_id"] = canonical_uuid(record["event_id"])
+        if not _representable_times(records):
+            raise ValueError("an occurred_at outside the dates Python can represent")
         return records
 
     def _reencodes_to(self, events: list[Any], block: io.BytesIO) -> bool:
@@ -963,6 +967,18 @@ def _model_values(record: EventRecord) -> ModelRecord:
 
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+_REPRESENTABLE_MICROS = range(
+    datetime_to_micros(dt.datetime.min.replace(tzinfo=dt.UTC)),
+    datetime_to_micros(dt.datetime.max.replace(tzinfo=dt.UTC)) + 1,
+)
+"""The ``occurred_at`` values a ``datetime`` can hold; :meth:`EventCodec.decode` refuses the
+others (INVALID_VALUE), so the readers that keep integer microseconds must too."""
+
+
+def _representable_times(records: Iterable[Mapping[str, Any]]) -> bool:
+    return all(r["occurred_at"] in _REPRESENTABLE_MICROS for r in records)
+
 
 _MODEL_KEEPS_AS_IS = frozenset({"uuid", "timestamp-micros"})
 """Logical types of the envelope whose Avro base values (string, long) are the model's."""

@@ -7,16 +7,18 @@ from the first event: a day's cost grew with the square of its batches. A
 its own size.
 
 Its rows are written the same way: a batch inserts the rows of the rounds it ended and
-replaces those of the round in play (:meth:`~pipeline.ledger.store.Ledger.update_table_day`);
-the small tables (Forms, exceptions, the summary) are rebuilt whole.
+replaces those of the round in play
+(:meth:`~pipeline.ledger.store.Ledger.update_table_day`); the small tables (Forms,
+exceptions, the summary) are rebuilt whole.
 
 The ledger stays the truth. Before a batch, each cached table-day's fingerprint (count and
-hash of its delivery keys) is compared with the ledger's; after a batch commits, it is taken
-again. A table-day another writer changed, whose events the gaming-day boundary moved, whose
-batch failed, or whose new deliveries sort before ones already held is read again from the
-ledger. Only the newest gaming day is kept (about 1.2 kB per event held): a late event for
-an earlier day has that day read back from the ledger, as do the events a table still open
-at the boundary records after it (:meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`).
+hash of its delivery keys) is compared with the ledger's; once the batch's deliveries are
+in, the cache must hold as many as the ledger, and takes the new fingerprint. A table-day
+another writer changed, whose events the gaming-day boundary moved, whose batch failed, or
+whose new deliveries sort before ones already held is read again from the ledger. Only the
+newest gaming day is kept (about 1.2 kB per event held): a late event for an earlier day has
+that day read back from the ledger, as do the events a table still open at the boundary
+records after it (:meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
 
 DeliveryKey = tuple[str, int]
+
+
+def _delivery_key(delivery: Delivery) -> DeliveryKey:
+    return (delivery.source, delivery.position)
 
 
 @dataclass
@@ -54,9 +60,9 @@ class _Cached:
 
     def add(self, deliveries: Sequence[Delivery]) -> None:
         self.live.add(d.event for d in deliveries)
-        self.keys.update((d.source, d.position) for d in deliveries)
+        self.keys.update(map(_delivery_key, deliveries))
         if deliveries:
-            self.last = (deliveries[-1].source, deliveries[-1].position)
+            self.last = _delivery_key(deliveries[-1])
 
 
 class LiveTableDays:
@@ -91,27 +97,41 @@ class LiveTableDays:
             self._days.pop(key, None)
 
     def replay_for(
-        self, ledger: Ledger, key: TableDay, batch: Sequence[Delivery], *, new_day: bool
+        self,
+        ledger: Ledger,
+        key: TableDay,
+        batch: Sequence[Delivery],
+        *,
+        stored: tuple[int, int],
+        new_day: bool,
     ) -> LiveReplay:
-        """The table-day's replay with this batch's deliveries added (the batch is already
-        in the ledger's transaction). ``new_day``: the ledger held none of the table-day's
-        deliveries before this batch, so the batch is all of them."""
+        """The table-day's replay with this batch's deliveries added. The batch is already in
+        the ledger's transaction: ``stored`` is the table-day's fingerprint now, and
+        ``new_day`` says the ledger held none of its deliveries before the batch.
+
+        The cache takes the batch's deliveries only when that leaves it holding as many as
+        the ledger (a delivery the ledger already held under another gaming day is not
+        added there again), in the ledger's order; otherwise the table-day is read back."""
         cached = self._days.get(key)
-        new = sorted(
-            (d for d in batch if cached is None or (d.source, d.position) not in cached.keys),
-            key=lambda d: (d.source, d.position),
-        )
-        if cached is None or (new and (new[0].source, new[0].position) < cached.last):
-            cached = _Cached(LiveReplay(key[0], self.catalog))
-            if new_day:
+        if cached is not None:
+            new = sorted(
+                (d for d in batch if (d.source, d.position) not in cached.keys), key=_delivery_key
+            )
+            in_order = not new or _delivery_key(new[0]) > cached.last
+            if in_order and len(cached.keys) + len(new) == stored[0]:
                 cached.add(new)
-            else:
-                cached.add(ledger.deliveries_for(*key))
-                self.reads += 1
-            self._days[key] = cached
-            self._keep_newest_day(but=key)
+                cached.fingerprint = stored
+                return cached.live
+        cached = _Cached(LiveReplay(key[0], self.catalog))
+        whole = sorted({_delivery_key(d): d for d in batch}.values(), key=_delivery_key)
+        if new_day and len(whole) == stored[0]:
+            cached.add(whole)
         else:
-            cached.add(new)
+            cached.add(ledger.deliveries_for(*key))
+            self.reads += 1
+        cached.fingerprint = stored
+        self._days[key] = cached
+        self._keep_newest_day(but=key)
         return cached.live
 
     def write(self, ledger: Ledger, key: TableDay, result: ReplayResult) -> None:
@@ -144,13 +164,6 @@ class LiveTableDays:
             dict(live.settled),
             {n: getattr(result, n)[live.settled[n] :] for n in APPENDED_ROWS},
         )
-
-    def committed(self, ledger: Ledger, keys: Iterable[TableDay]) -> None:
-        """Take the fingerprints of ``keys`` as stored by the batch (inside its transaction,
-        just before the commit)."""
-        held = [key for key in set(keys) if key in self._days]
-        for key, stored in ledger.delivery_fingerprints(held).items():
-            self._days[key].fingerprint = stored
 
     def _keep_newest_day(self, but: TableDay) -> None:
         """Forget the table-days of earlier gaming days than the newest held, except ``but``

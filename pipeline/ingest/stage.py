@@ -144,11 +144,16 @@ def load_batch(
             report.deliveries = len(deliveries)
             if live is not None:
                 live.forget(realigned)
+                stored = ledger.delivery_fingerprints(touched)
             for key in sorted(touched, key=lambda td: (td[1], td[0])):
                 result = (prepared or {}).get(key)
                 if live is not None:
                     replay = live.replay_for(
-                        ledger, key, groups.get(key, []), new_day=key not in rederive
+                        ledger,
+                        key,
+                        groups.get(key, []),
+                        stored=stored[key],
+                        new_day=key not in rederive,
                     )
                     result = replay_or_explain(key[0], replay.arrived, catalog, replay)
                     live.write(ledger, key, result)
@@ -159,8 +164,6 @@ def load_batch(
                 report.table_days.append(key)
                 report.exceptions += len(result.findings)
                 report.rounds += len(result.rounds)
-            if live is not None:
-                live.committed(ledger, touched)
             if in_same_transaction is not None:
                 in_same_transaction(ledger)
     except BaseException:

@@ -44,6 +44,9 @@ class LiveReplay:
         """Whether the sequencer's order only grew at its end since the machine applied it."""
         self._machine: TableReplay | None = None
         self._applied = 0
+        self._incomplete: frozenset[str] = frozenset()
+        """The sequencer's incomplete rounds when the machine started (the machine adds
+        rounds of its own, such as one a card could not be attributed to)."""
 
     def add(self, events: Iterable[TableEvent]) -> None:
         """Events delivered after every event added before."""
@@ -60,14 +63,11 @@ class LiveReplay:
             return TableReplay(self.table_id, self.catalog).withheld(self.arrived)
         sequenced = self._sequencer.sequenced()
         machine, applied = self._machine, self._applied
-        if (
-            machine is None
-            or not self._in_place
-            or machine.incomplete != sequenced.incomplete_rounds
-        ):
+        if machine is None or not self._in_place or self._incomplete != sequenced.incomplete_rounds:
             self.restarts += machine is not None
             machine = TableReplay(self.table_id, self.catalog)
-            machine.incomplete = sequenced.incomplete_rounds
+            machine.incomplete = set(sequenced.incomplete_rounds)
+            self._incomplete = frozenset(sequenced.incomplete_rounds)
             applied = 0
         self._machine = None  # until it has applied the whole batch (it may raise)
         machine.feed(sequenced.events[applied:])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 from pathlib import Path
 from typing import Any
 
@@ -393,3 +394,37 @@ def test_model_records_read_event_ids_as_fastavro_does(
         assert any(isinstance(i, DecodeError) for i in got)
     else:
         assert [i["event_id"] for i in got if not isinstance(i, DecodeError)][1] == canonical
+
+
+@pytest.mark.parametrize("occurred_at", [10**18, -(10**17)])
+def test_times_no_datetime_can_hold_are_refused_on_every_path(
+    tmp_path: Path, codec: EventCodec, occurred_at: int
+) -> None:
+    """A timestamp-micros outside the years 1-9999 decodes to no datetime, so the one-by-one
+    decoder refuses it (INVALID_VALUE). The readers that keep integer microseconds (a file's
+    blocks, a batch of Kafka messages) must refuse it too, not pass it to the ledger. Found
+    by review."""
+    records = [dict(e) for e in shoe_events(3)]
+    records[1]["occurred_at"] = occurred_at
+    path = tmp_path / "far-future.avro"
+    with path.open("wb") as fo:
+        fastavro.writer(fo, codec.schema, records, validator=False)
+    expected = [in_model_form(i) for i in codec.read_events_tolerant(path)]
+    got = list(codec.read_model_records_tolerant(path))
+    assert got == expected
+    (bad,) = [i for i in got if isinstance(i, DecodeError)]
+    assert bad.reason is DecodeReason.INVALID_VALUE
+    messages = [encode_framed(codec, r) for r in records]
+    assert codec.decode_intact_messages(messages) is None
+    assert codec.decode_intact_messages(messages[::2]) is not None
+    with pytest.raises(EventDecodeError) as refused:
+        codec.decode(messages[1])
+    assert refused.value.reason is DecodeReason.INVALID_VALUE
+
+
+def encode_framed(codec: EventCodec, record: dict[str, Any]) -> bytes:
+    """A Confluent-framed message of ``record`` as fastavro writes it, unchecked."""
+    out = io.BytesIO()
+    out.write(b"\x00" + codec.schema_id.to_bytes(4, "big"))
+    fastavro.schemaless_writer(out, codec.schema, record)
+    return out.getvalue()

@@ -152,3 +152,27 @@ def test_only_the_newest_gaming_day_is_kept(tmp_path: Path) -> None:
         load_all(slow, batches, None)
         assert snapshot(fast) == snapshot(slow)
     assert live.reads == 1
+
+
+def test_a_delivery_the_ledger_holds_under_another_day_is_not_taken_twice(
+    tmp_path: Path,
+) -> None:
+    """Ledger invariant 1: a delivery key already stored is never stored again, whatever it
+    carries. A batch holding one (here a key reused for an event of the next gaming day)
+    leaves the cache one delivery ahead of the ledger unless it counts; it reads back."""
+    first, second = (
+        simulate(1, 2.0, 4, parse_faults("none"), day, CATALOG).events_by_table["T01"]
+        for day in (DAY, DAY + timedelta(days=1))
+    )
+    source = "kafka:table-events:0"
+    reused = [Delivery(source, 0, second[0])]  # key 0 holds the first day's opening
+    batches = [
+        [Delivery(source, i, e) for i, e in enumerate(first)],
+        reused + [Delivery(source, len(first) + i, e) for i, e in enumerate(second[1:])],
+    ]
+    live = LiveTableDays(CATALOG)
+    with Ledger(tmp_path / "live.duckdb") as fast, Ledger(tmp_path / "slow.duckdb") as slow:
+        load_all(fast, batches, live)
+        load_all(slow, batches, None)
+        assert snapshot(fast) == snapshot(slow)
+    assert live.reads == 1

@@ -17,6 +17,8 @@ from pipeline.replay.live import LiveReplay
 from pipeline.replay.machine import UnknownRulesError, replay_table
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
+from tests.replay.builder import TICK
+from tests.replay.builder import table as builder_table
 
 CATALOG = load_catalog()
 DAY = date(2026, 11, 24)
@@ -116,3 +118,40 @@ def test_unknown_rules_raise_as_the_whole_replay_does() -> None:
         replay_table("T01", events, catalog)
     with pytest.raises(UnknownRulesError):
         live.result()
+
+
+@pytest.mark.rule("NJ-DATA-GAP")
+def test_a_gap_in_a_round_the_machine_already_withheld_starts_it_over() -> None:
+    """N.J.A.C. 19:47-3.7-3.10: the machine marks a round incomplete itself when a card of it
+    arrives out of place (NJ-DATA-GAP); a later gap in that same round, found by the
+    sequencer, must still start the day over, since a whole replay withholds the round from
+    its first event. Found by review: comparing the machine's set with the sequencer's
+    missed it."""
+    b = builder_table()
+    b.round(player="9H 2C", banker="3D 4S 6C", wagers={3: {"BANKER": 10_000}})
+    second = b.round(player="9H 2C", banker="3D 4S 6C", wagers={3: {"BANKER": 10_000}})
+    day = b.events
+    first_id = next(e.round_id for e in day if e.payload_type == "RoundStarted")
+    assert first_id != b.by_id(second.started).round_id
+    started = b.by_id(second.started).occurred_at
+
+    def stray(event_id: str, seq: int, at: int) -> TableEvent:
+        """A card of the first round from a second reader."""
+        fields = {
+            "round_id": first_id, "rank": "TWO", "suit": "CLUBS", "hand": "PLAYER",
+            "position": 90 + seq,
+        }  # fmt: skip
+        return TableEvent(event_id, "T01", "T01-x", seq, at, "CardDealt", fields)
+
+    batches = [
+        [*day, stray("x-1", 1, started + TICK // 2)],
+        [stray("x-3", 3, day[-1].occurred_at + TICK)],
+    ]
+    live, so_far = LiveReplay("T01", CATALOG), []
+    for batch in batches:
+        live.add(batch)
+        so_far += batch
+        assert live.result() == replay_table("T01", so_far, CATALOG)
+    assert live.restarts == 1
+    statuses = {r.round_id: r.status for r in live.result().rounds}
+    assert statuses[first_id] == "INCOMPLETE"
