@@ -132,6 +132,7 @@ def test_a_gap_in_a_round_the_machine_already_withheld_starts_it_over() -> None:
     second = b.round(player="9H 2C", banker="3D 4S 6C", wagers={3: {"BANKER": 10_000}})
     day = b.events
     first_id = next(e.round_id for e in day if e.payload_type == "RoundStarted")
+    assert first_id is not None
     assert first_id != b.by_id(second.started).round_id
     started = b.by_id(second.started).occurred_at
 
