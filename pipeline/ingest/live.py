@@ -81,12 +81,12 @@ class LiveTableDays:
     def __contains__(self, key: TableDay) -> bool:
         return key in self._days
 
-    def check(self, ledger: Ledger, keys: Iterable[TableDay]) -> None:
-        """Forget the table-days among ``keys`` whose deliveries in the ledger are not the
-        ones held. Call at the start of the batch's transaction."""
-        held = [key for key in set(keys) if key in self._days]
-        for key, stored in ledger.delivery_fingerprints(held).items():
-            if self._days[key].fingerprint != stored:
+    def check(self, stored: Mapping[TableDay, tuple[int, int]]) -> None:
+        """Forget the table-days whose deliveries in the ledger, by their ``stored``
+        fingerprints, are not the ones held. Take them at the start of the batch's
+        transaction."""
+        for key, fingerprint in stored.items():
+            if key in self._days and self._days[key].fingerprint != fingerprint:
                 del self._days[key]
 
     def forget(self, keys: Iterable[TableDay] | None = None) -> None:
@@ -115,7 +115,7 @@ class LiveTableDays:
         cached = self._days.get(key)
         if cached is not None:
             new = sorted(
-                (d for d in batch if (d.source, d.position) not in cached.keys), key=_delivery_key
+                (d for d in batch if _delivery_key(d) not in cached.keys), key=_delivery_key
             )
             in_order = not new or _delivery_key(new[0]) > cached.last
             if in_order and len(cached.keys) + len(new) == stored[0]:

@@ -129,9 +129,10 @@ def load_batch(
     groups = group_by_table_day(deliveries, day_starts)
     try:
         with ledger.transaction():
+            before = ledger.delivery_fingerprints(groups)
             if live is not None:
-                live.check(ledger, groups)
-            seen_before = ledger.table_days_present(groups)
+                live.check(before)
+            seen_before = {key for key, (count, _) in before.items() if count}
             touched = ledger.add_deliveries(deliveries, day_starts)
             realigned = ledger.realign_boundary_sessions(
                 {t for t, _ in touched}, day_starts, skew_tolerance
@@ -146,7 +147,6 @@ def load_batch(
                 live.forget(realigned)
                 stored = ledger.delivery_fingerprints(touched)
             for key in sorted(touched, key=lambda td: (td[1], td[0])):
-                result = (prepared or {}).get(key)
                 if live is not None:
                     replay = live.replay_for(
                         ledger,
@@ -158,8 +158,12 @@ def load_batch(
                     result = replay_or_explain(key[0], replay.arrived, catalog, replay)
                     live.write(ledger, key, result)
                 else:
-                    if result is None or key in rederive:
-                        result = replay_or_explain(key[0], ledger.events_for(*key), catalog)
+                    prepared_result = (prepared or {}).get(key)
+                    result = (
+                        replay_or_explain(key[0], ledger.events_for(*key), catalog)
+                        if prepared_result is None or key in rederive
+                        else prepared_result
+                    )
                     ledger.replace_table_day(*key, result)
                 report.table_days.append(key)
                 report.exceptions += len(result.findings)

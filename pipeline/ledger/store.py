@@ -71,6 +71,7 @@ class Ledger:
 
     def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         self.path = Path(path)
+        self._column_names: dict[str, tuple[str, ...]] = {}
         if read_only and not self.path.exists():
             raise LedgerError(
                 f"{self.path}: no ledger here yet; run `baccarat-audit demo` or "
@@ -351,15 +352,9 @@ class Ledger:
     def _delete_exactly(self, table: str, table_id: str, day: date, rows: Sequence[Row]) -> bool:
         """Delete ``rows`` (every column equal, NULLs included) from one table-day of
         ``table``; False unless what was deleted is exactly ``rows``, each once."""
-        columns = [
-            name
-            for (name,) in self.con.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
-                "AND schema_name = 'main' AND table_name = ? ORDER BY column_index",
-                [table],
-            ).fetchall()
-        ]
-        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(columns))
+        same = " AND ".join(
+            f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(self._columns(table))
+        )
         self.con.register("withdrawn_rows", arrow_rows(rows))
         try:
             deleted = self.con.execute(
@@ -370,6 +365,20 @@ class Ledger:
         finally:
             self.con.unregister("withdrawn_rows")
         return Counter(map(_hashable, deleted)) == Counter(map(_hashable, rows))
+
+    def _columns(self, table: str) -> tuple[str, ...]:
+        """The columns of ``table``, in order (read once per connection)."""
+        if table not in self._column_names:
+            self._column_names[table] = tuple(
+                name
+                for (name,) in self.con.execute(
+                    "SELECT column_name FROM duckdb_columns() "
+                    "WHERE database_name = current_database() AND schema_name = 'main' "
+                    "AND table_name = ? ORDER BY column_index",
+                    [table],
+                ).fetchall()
+            )
+        return self._column_names[table]
 
     def _write_derived(
         self,

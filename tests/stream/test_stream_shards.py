@@ -100,6 +100,23 @@ def test_merging_is_idempotent_as_shards_grow(
     assert_same_ledger(db, file_ledger)
 
 
+def _hold_lock(ledger: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process holding the file's DuckDB lock for ``seconds`` (it prints
+    ``holding`` once it has it)."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time, duckdb; con = duckdb.connect(sys.argv[1]); "
+            "print('holding', flush=True); time.sleep(float(sys.argv[2])); con.close()",
+            str(ledger),
+            str(seconds),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_merge_waits_for_a_shard_another_process_holds(
     small_day: SimulationResult, catalog: Mapping[str, TableRules], tmp_path: Path
 ) -> None:
@@ -108,17 +125,7 @@ def test_merge_waits_for_a_shard_another_process_holds(
     shards = tmp_path / "shards"
     _stream_into_shards(small_day, shards, catalog, (0.0, 1.0))
     held = shard_path(shards, TOPIC, 0)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time, duckdb; con = duckdb.connect(sys.argv[1]); "
-            "print('holding', flush=True); time.sleep(1.5); con.close()",
-            str(held),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _hold_lock(held, seconds=1.5)
     assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
     started = time.monotonic()
     with Ledger(tmp_path / "merged.duckdb") as ledger:
@@ -135,17 +142,7 @@ def test_merge_gives_up_on_a_shard_that_stays_locked(
     shards = tmp_path / "shards"
     _stream_into_shards(small_day, shards, catalog, (0.0, 0.2))
     held = shard_path(shards, TOPIC, 0)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time, duckdb; con = duckdb.connect(sys.argv[1]); "
-            "print('holding', flush=True); time.sleep(30)",
-            str(held),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _hold_lock(held, seconds=30)
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
         with Ledger(tmp_path / "merged.duckdb") as ledger, pytest.raises(TransientError) as err:
