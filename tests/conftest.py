@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from pipeline.rules.codes import RULE_CODES
 from pipeline.stream.broker import local_broker
+
+# One fixed application key for the whole run (and every process a test starts), so no test
+# writes a key under the user's home; tests of the key's sources set their own.
+os.environ.setdefault("BACCARAT_AUDIT_KEY", "5a" * 32)
 
 
 @pytest.fixture(scope="session")
