@@ -208,7 +208,7 @@ def ack_form(ctx: Context, exception_id: str, table_id: str, key: str = "ack") -
             return
         st.session_state["_flash"] = (
             f"{record.action} of exception {exception_id} recorded by {record.actor} at "
-            f"{record.acted_at} (journal {ctx.journal.path.name}, record {record.sha256[:12]})."
+            f"{record.acted_at} (journal {ctx.journal.path.name}, record {record.hmac[:12]})."
         )
         st.rerun()
 

@@ -11,14 +11,28 @@ acknowledgement is appended to a JSON-lines file next to the ledger
 
 - append-only: records are added under an exclusive ``flock`` and ``fsync``-ed; nothing in
   this module rewrites or deletes one, and a later action on the same exception (escalate,
-  then acknowledge) is a new record;
-- audited: each record states the exception, the action, the note, the actor (and whether
-  the name came from an authenticating proxy or was typed in), and the UTC time;
-- tamper-evident: each record carries the SHA-256 of its content and of the record before it,
-  so an edited, removed or reordered line breaks the chain (:meth:`AckJournal.verify`);
-- readable by the reports: the dashboards merge it with the ledger's table, and
-  :meth:`AckJournal.import_into` copies new records into the ledger's ``acknowledgements``
-  table from the writer's side (idempotently), where the gaming-day close counts them.
+  then acknowledge) is a new record. The last action stands: ACKNOWLEDGE then ESCALATE leaves
+  the exception escalated, and blocking if critical;
+- audited: each record states the exception, the action, the note, the actor and where the
+  name came from (``actor_source``: "command line", "proxy header X-Forwarded-User from
+  127.0.0.1", "OIDC sign-in", ...), and the UTC time;
+- authenticated: each record carries an HMAC-SHA-256 (:mod:`pipeline.config.keys`, the
+  application's key) of its content and of the record before it. Without the key nobody can
+  write a line that verifies, so an edited line (ESCALATE turned into ACKNOWLEDGE), a line
+  added by hand (even with a correct unkeyed SHA-256 chain), a removed line and reordered
+  lines are all named, by line number, by :meth:`AckJournal.verify`;
+- refused when broken: :meth:`AckJournal.import_into` (run by the gaming-day close) imports
+  nothing and raises :class:`JournalError` when the journal does not verify, or when an
+  acknowledgement already imported into the ledger is no longer in it unchanged
+  (:func:`journal_problems`, which ``verify`` reports too), so a journal emptied or truncated
+  after a close is found.
+
+Journals written before the records were authenticated (lines carrying ``sha256`` and
+``prev_sha256`` but no ``hmac``) do not verify: nothing proves who wrote them. They are
+refused, line by line, until a person who has reviewed them re-signs them with
+``baccarat-audit ack --db LEDGER --re-sign-unkeyed --actor ADMIN --note WHY``
+(:meth:`AckJournal.re_sign_unkeyed`): the unkeyed SHA-256 chain must still be intact, the
+original file is kept beside the journal, and each re-signed line names the reviewer.
 """
 
 from __future__ import annotations
@@ -30,25 +44,34 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import IO, Any
 
 import duckdb
 
+from pipeline.config.keys import authentic, authenticate
+
 ACKNOWLEDGE = "ACKNOWLEDGE"
 ESCALATE = "ESCALATE"
 ACTIONS: tuple[str, ...] = (ACKNOWLEDGE, ESCALATE)
 """ACKNOWLEDGE clears an exception from the queue (and, if critical, from the close's blocking
-list); ESCALATE hands it on and keeps it open and blocking."""
+list); ESCALATE hands it on and keeps it open and blocking. The last action stands."""
 
-ACTOR_SOURCES: tuple[str, ...] = ("proxy", "self-declared")
 GENESIS = "0" * 64
+"""The ``prev_hmac`` of the first record."""
+
+_DOMAIN = b"baccarat-audit acknowledgement v2\n"
+"""Prefixed to what is authenticated, so that no other HMAC the application makes with the
+same key (a seal, an anchor) can pass for a journal line."""
+
+_LEDGER_COLUMNS = ("exception_id", "action", "note", "actor", "acted_at")
 
 
 class JournalError(ValueError):
-    """An acknowledgement that cannot be recorded as given; the message says why."""
+    """An acknowledgement that cannot be recorded as given, or a journal that cannot be used;
+    the message says why, where and what to do."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,22 +81,34 @@ class AckRecord:
     action: str
     note: str
     actor: str
-    actor_source: str
+    actor_source: str  # where the actor's name came from
     acted_at: str  # ISO 8601, UTC, microseconds
     table_id: str | None
     gaming_date: str | None
-    prev_sha256: str
-    sha256: str
+    prev_hmac: str
+    hmac: str
 
     @property
     def acted_at_utc(self) -> datetime:
         return datetime.fromisoformat(self.acted_at)
 
-    def content_sha256(self) -> str:
-        """The SHA-256 this record must carry: every field but ``sha256``, canonical JSON."""
-        body = {k: v for k, v in asdict(self).items() if k != "sha256"}
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+    def authenticated_content(self) -> bytes:
+        """What the HMAC covers: every field but ``hmac`` (so also the previous record's
+        tag), as canonical JSON."""
+        body = {k: v for k, v in asdict(self).items() if k != "hmac"}
+        return _DOMAIN + json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+    def ledger_values(self) -> tuple[str, str, str, str, datetime]:
+        """The record as the ledger's ``acknowledgements`` row stores it (naive UTC time)."""
+        acted = self.acted_at_utc.astimezone(UTC).replace(tzinfo=None)
+        return (self.exception_id, self.action, self.note, self.actor, acted)
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    number: int
+    record: AckRecord | None
+    problem: str | None
 
 
 def journal_path_for(ledger_path: Path | str) -> Path:
@@ -86,7 +121,8 @@ def journal_path_for(ledger_path: Path | str) -> Path:
 
 
 class AckJournal:
-    """An append-only, hash-chained JSON-lines journal of acknowledgements."""
+    """An append-only JSON-lines journal of acknowledgements, each line authenticated with
+    the application's key and chained to the one before it."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -103,12 +139,13 @@ class AckJournal:
         action: str,
         note: str,
         actor: str,
-        actor_source: str = "self-declared",
+        actor_source: str,
         table_id: str | None = None,
         gaming_date: date | str | None = None,
         now: datetime | None = None,
     ) -> AckRecord:
-        """Record one action on one exception; returns the stored record."""
+        """Record one action on one exception; returns the stored record. Whether ``actor``
+        may act is the caller's check (:func:`pipeline.config.roles.authorize`)."""
         action = action.strip().upper()
         problems = []
         if not exception_id.strip():
@@ -119,35 +156,77 @@ class AckJournal:
             problems.append("a note saying why is required")
         if not actor.strip():
             problems.append("who acts is required (name or badge id)")
-        if actor_source not in ACTOR_SOURCES:
-            problems.append(f"actor_source must be one of {ACTOR_SOURCES}")
+        if not actor_source.strip():
+            problems.append("where the actor's name came from (actor_source) is required")
         if problems:
             raise JournalError("; ".join(problems))
         moment = (now or datetime.now(UTC)).astimezone(UTC)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._locked() as fo:
-            previous = _last_sha(fo)
+            fo.seek(0)
+            lines = _scan(fo.read())
             unsigned = AckRecord(
                 ack_id=uuid.uuid4().hex,
                 exception_id=exception_id.strip(),
                 action=action,
                 note=note.strip(),
                 actor=actor.strip(),
-                actor_source=actor_source,
+                actor_source=actor_source.strip(),
                 acted_at=moment.isoformat(timespec="microseconds"),
                 table_id=table_id,
                 gaming_date=gaming_date.isoformat()
                 if isinstance(gaming_date, date)
                 else gaming_date,
-                prev_sha256=previous,
-                sha256="",
+                prev_hmac=_last_tag(lines),
+                hmac="",
             )
             record = _signed(unsigned)
             fo.seek(0, os.SEEK_END)
-            fo.write(json.dumps(asdict(record), sort_keys=True, separators=(",", ":")) + "\n")
+            fo.write(_line_text(record))
             fo.flush()
             os.fsync(fo.fileno())
         return record
+
+    def re_sign_unkeyed(self, reviewer: str, reviewer_source: str, note: str) -> int:
+        """Authenticate a journal written before its lines carried an HMAC, after a person
+        has reviewed it; returns how many records were re-signed.
+
+        Refused unless every line is an unkeyed record and their SHA-256 chain is intact (a
+        chain that no longer holds was changed after it was written, and no review can
+        tell by whom). The original is kept as ``<journal>.unkeyed-<UTC time>``; each
+        re-signed record's ``actor_source`` says who re-signed it, when and why."""
+        if not note.strip():
+            raise JournalError("re-signing needs a note saying what was reviewed")
+        if not reviewer.strip():
+            raise JournalError("re-signing needs the reviewer's name")
+        with self._locked() as fo:
+            fo.seek(0)
+            text = fo.read()
+            unkeyed, problems = _unkeyed_records(self.path.name, text)
+            if problems:
+                raise JournalError(f"{self.path}: not re-signed: " + "; ".join(problems))
+            moment = datetime.now(UTC).isoformat(timespec="seconds")
+            backup = self.path.with_name(f"{self.path.name}.unkeyed-{moment}")
+            backup.write_text(text, encoding="utf-8")
+            previous = GENESIS
+            signed_lines = []
+            for old in unkeyed:
+                values: dict[str, Any] = {f.name: old.get(f.name) for f in fields(AckRecord)}
+                values.update(
+                    actor_source=f"{old['actor_source']}; unkeyed record re-signed by "
+                    f"{reviewer.strip()} ({reviewer_source}) at {moment}: {note.strip()}",
+                    prev_hmac=previous,
+                    hmac="",
+                )
+                record = _signed(AckRecord(**values))
+                previous = record.hmac
+                signed_lines.append(_line_text(record))
+            fo.seek(0)
+            fo.truncate()
+            fo.write("".join(signed_lines))
+            fo.flush()
+            os.fsync(fo.fileno())
+        return len(signed_lines)
 
     @contextmanager
     def _locked(self) -> Iterator[IO[str]]:
@@ -159,113 +238,193 @@ class AckJournal:
                 fcntl.flock(fo.fileno(), fcntl.LOCK_UN)
 
     # ------------------------------------------------------------------ reading
-    def records(self) -> list[AckRecord]:
-        """Every record, oldest first (unparseable lines are skipped; :meth:`verify` names
-        them)."""
+    def _lines(self) -> list[_Line]:
         if not self.path.exists():
             return []
-        out = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            record = _parse(line)
-            if record is not None:
-                out.append(record)
-        return out
+        return _scan(self.path.read_text(encoding="utf-8"), self.path.name)
+
+    def records(self) -> list[AckRecord]:
+        """Every record that parses, oldest first, authenticated or not (:meth:`verify`
+        says which are not)."""
+        return [line.record for line in self._lines() if line.record is not None]
 
     def verify(self) -> list[str]:
-        """Problems with the journal (empty: every line intact and chained in order)."""
-        if not self.path.exists():
-            return []
-        problems = []
-        previous = GENESIS
-        for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
-            record = _parse(line)
-            if record is None:
-                problems.append(f"{self.path.name} line {number}: not an acknowledgement record")
-                continue
-            if record.content_sha256() != record.sha256:
-                problems.append(
-                    f"{self.path.name} line {number}: content changed after it was written "
-                    f"(ack {record.ack_id})"
-                )
-            if record.prev_sha256 != previous:
-                problems.append(
-                    f"{self.path.name} line {number}: chain broken (a record before it was "
-                    "removed, changed or reordered)"
-                )
-            previous = record.sha256
-        return problems
+        """Problems with the journal, each naming its line (empty: every line written by
+        this application, chained in order, none missing between them)."""
+        return [line.problem for line in self._lines() if line.problem is not None]
 
     def latest_actions(self) -> dict[str, AckRecord]:
-        """The most recent record per exception id."""
+        """The most recent record per exception id: the action that stands."""
         latest: dict[str, AckRecord] = {}
         for record in self.records():
             latest[record.exception_id] = record
         return latest
 
-    # ------------------------------------------------------------------ into the ledger
+    # ------------------------------------------------------------------ against the ledger
+    def problems_against(self, con: duckdb.DuckDBPyConnection) -> list[str]:
+        """The journal's own problems (:meth:`verify`), and every acknowledgement already
+        imported into the ledger that the journal no longer holds unchanged: one removed,
+        edited, or the journal emptied or replaced after a close; or a row inserted into the
+        ledger's table by hand."""
+        problems = self.verify()
+        by_id = {r.ack_id: r for r in self.records()}
+        by_values = {r.ledger_values() for r in by_id.values()}
+        # SELECT *: a ledger opened read-only before migration 7 has no ack_id or record_hmac
+        cursor = con.execute("SELECT * FROM acknowledgements ORDER BY acted_at, exception_id")
+        names = [d[0] for d in cursor.description or ()]
+        for row in cursor.fetchall():
+            stored = dict(zip(names, row, strict=True))
+            ack_id, record_hmac = stored.get("ack_id"), stored.get("record_hmac")
+            values = tuple(stored[c] for c in _LEDGER_COLUMNS)
+            what = f"{values[1]} of exception {values[0]} by {values[3]} at {values[4]}"
+            if ack_id is None:
+                if values not in by_values:
+                    problems.append(
+                        f"ledger acknowledgements: {what} has no record in {self.path.name} "
+                        "(inserted into the ledger by hand, or its journal line was removed)"
+                    )
+                continue
+            record = by_id.get(ack_id)
+            if record is None:
+                problems.append(
+                    f"ledger acknowledgements: {what} (ack {ack_id}) is no longer in "
+                    f"{self.path.name}: the journal was truncated, emptied or replaced since "
+                    "it was imported; restore it from a backup"
+                )
+            elif record.ledger_values() != values or record.hmac != record_hmac:
+                problems.append(
+                    f"ledger acknowledgements: {what} (ack {ack_id}) differs from its record "
+                    f"in {self.path.name}"
+                )
+        return problems
+
     def import_into(self, con: duckdb.DuckDBPyConnection) -> int:
         """Copy records not yet there into the ledger's ``acknowledgements`` table; returns
-        how many. Idempotent: a record already present (same ``ack_id`` where the table has
-        that column, else same exception, action, note, actor and time) is not inserted
-        again. Call from the process that holds the ledger for writing (e.g. just before
-        ``close_gaming_day``). The optional columns ``ack_id``, ``actor_source`` and
-        ``record_sha256`` are filled when a migration has added them."""
-        columns = {
-            str(c)
-            for (c,) in con.execute(
-                "SELECT column_name FROM information_schema.columns "
-                "WHERE table_name = 'acknowledgements'"
+        how many. Call from the process that holds the ledger for writing (the gaming-day
+        close does, just before counting what blocks).
+
+        Raises :class:`JournalError`, importing nothing, when :meth:`problems_against`
+        finds anything: a close must not count an acknowledgement nobody can vouch for.
+        Idempotent: a record already present (same ``ack_id``) is not inserted again."""
+        problems = self.problems_against(con)
+        if problems:
+            raise JournalError(
+                f"the acknowledgement journal {self.path} does not verify, so no "
+                f"acknowledgement was imported and the close was not made: "
+                + "; ".join(problems)
+                + ". Restore the journal from a backup, or, for a journal written before its "
+                "lines were authenticated, review it and re-sign it (baccarat-audit ack "
+                "--re-sign-unkeyed); then close again"
+            )
+        present = {
+            str(a)
+            for (a,) in con.execute(
+                "SELECT ack_id FROM acknowledgements WHERE ack_id IS NOT NULL"
             ).fetchall()
         }
-        extra = [c for c in ("ack_id", "actor_source", "record_sha256") if c in columns]
-        added = 0
-        for r in self.records():
-            acted = r.acted_at_utc.astimezone(UTC).replace(tzinfo=None)
-            params: list[Any] = [r.exception_id, r.action, r.note, r.actor, acted]
-            if "ack_id" in columns:
-                exists = con.execute(
-                    "SELECT count(*) FROM acknowledgements WHERE ack_id = ?", [r.ack_id]
-                ).fetchone()
-            else:
-                exists = con.execute(
-                    "SELECT count(*) FROM acknowledgements WHERE exception_id = ? AND "
-                    "action = ? AND note IS NOT DISTINCT FROM ? AND actor = ? AND acted_at = ?",
-                    params,
-                ).fetchone()
-            if exists and exists[0]:
-                continue
-            values = {"ack_id": r.ack_id, "actor_source": r.actor_source, "record_sha256": r.sha256}
-            names = ["exception_id", "action", "note", "actor", "acted_at", *extra]
+        new = [r for r in self.records() if r.ack_id not in present]
+        for r in new:
             con.execute(
-                f"INSERT INTO acknowledgements ({', '.join(names)}) "
-                f"VALUES ({', '.join('?' * len(names))})",
-                [*params, *(values[c] for c in extra)],
+                f"INSERT INTO acknowledgements ({', '.join(_LEDGER_COLUMNS)}, ack_id, "
+                "actor_source, record_hmac) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [*r.ledger_values(), r.ack_id, r.actor_source, r.hmac],
             )
-            added += 1
-        return added
+        return len(new)
+
+
+def journal_problems(ledger_path: Path | str, con: duckdb.DuckDBPyConnection) -> list[str]:
+    """What ``verify`` reports about a ledger's acknowledgements: the journal's own problems
+    and every imported acknowledgement it no longer holds unchanged."""
+    return AckJournal.for_ledger(ledger_path).problems_against(con)
 
 
 def _signed(record: AckRecord) -> AckRecord:
-    values = asdict(record)
-    values["sha256"] = record.content_sha256()
-    return AckRecord(**values)
+    return replace(record, hmac=authenticate(record.authenticated_content()))
 
 
-def _parse(line: str) -> AckRecord | None:
-    if not line.strip():
-        return None
+def _line_text(record: AckRecord) -> str:
+    return json.dumps(asdict(record), sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _scan(text: str, name: str = "journal") -> list[_Line]:
+    """Each non-blank line parsed and checked: authentic, and chained to the line before."""
+    out = []
+    previous = GENESIS
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{name} line {number}"
+        data = _json_object(line)
+        if data is None or not {f.name for f in fields(AckRecord)} <= data.keys():
+            if data is not None and "sha256" in data and "hmac" not in data:
+                unreadable = (
+                    f"{where}: an unkeyed record (SHA-256 only, written before acknowledgements "
+                    "were authenticated, or by hand); review the journal and re-sign it: "
+                    "baccarat-audit ack --db LEDGER --re-sign-unkeyed --actor ADMIN --note WHY"
+                )
+            else:
+                unreadable = f"{where}: not an acknowledgement record"
+            out.append(_Line(number, None, unreadable))
+            continue
+        try:
+            record = AckRecord(**{f.name: data[f.name] for f in fields(AckRecord)})
+            valid = authentic(record.authenticated_content(), str(record.hmac))
+        except (TypeError, ValueError):
+            out.append(_Line(number, None, f"{where}: not an acknowledgement record"))
+            continue
+        what = f"{record.action} of exception {record.exception_id} by {record.actor}"
+        if not valid:
+            problem: str | None = (
+                f"{where}: {what} is not authenticated by the application's key: written "
+                "without it, or changed after it was written"
+            )
+        elif record.prev_hmac != previous:
+            problem = (
+                f"{where}: {what} is out of its chain: a line before it was removed, or the "
+                "lines were reordered"
+            )
+        else:
+            problem = None
+        out.append(_Line(number, record, problem))
+        previous = record.hmac
+    return out
+
+
+def _json_object(line: str) -> dict[str, Any] | None:
     try:
         data = json.loads(line)
-        return AckRecord(**{f.name: data[f.name] for f in fields(AckRecord)})
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
         return None
+    return data if isinstance(data, dict) else None
 
 
-def _last_sha(fo: IO[str]) -> str:
-    fo.seek(0)
-    last = GENESIS
-    for line in fo:
-        record = _parse(line)
-        if record is not None:
-            last = record.sha256
-    return last
+def _last_tag(lines: list[_Line]) -> str:
+    tags = [line.record.hmac for line in lines if line.record is not None]
+    return tags[-1] if tags else GENESIS
+
+
+def _unkeyed_records(name: str, text: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of a journal written before lines were authenticated, and the problems
+    that forbid re-signing it (a line of another kind, or a broken SHA-256 chain)."""
+    unkeyed_fields = {f.name for f in fields(AckRecord)} - {"hmac", "prev_hmac"}
+    records: list[dict[str, Any]] = []
+    problems = []
+    previous = GENESIS
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        data = _json_object(line)
+        if data is None or not unkeyed_fields | {"sha256", "prev_sha256"} <= data.keys():
+            problems.append(f"{name} line {number}: not an unkeyed acknowledgement record")
+            continue
+        body = {k: v for k, v in data.items() if k != "sha256"}
+        content = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+        if hashlib.sha256(content).hexdigest() != data["sha256"]:
+            problems.append(f"{name} line {number}: changed after it was written")
+        elif data["prev_sha256"] != previous:
+            problems.append(f"{name} line {number}: its SHA-256 chain is broken")
+        previous = str(data["sha256"])
+        records.append(data)
+    if not records and not problems:
+        problems.append(f"{name}: no records to re-sign")
+    return records, problems

@@ -71,8 +71,8 @@ _ACK_COLUMNS = (
     "actor_source",
     "acted_at",
     "ack_id",
-    "prev_sha256",
-    "sha256",
+    "prev_hmac",
+    "hmac",
 )
 _ROUND_TABLES = frozenset({"rounds", "cards", "wagers", "settlements", "vig_ledger"})
 _FORM_TABLES = frozenset({"comp_vig_forms", "form_events"})
@@ -362,8 +362,8 @@ def export_bundle(
                 r.actor_source,
                 r.acted_at,
                 r.ack_id,
-                r.prev_sha256,
-                r.sha256,
+                r.prev_hmac,
+                r.hmac,
             )
             for r in journal.records()
             if r.exception_id in wanted

@@ -167,6 +167,17 @@ CREATE TABLE quality_results (
         # while keeping the index up to date cost a fifth of every load.
         "DROP INDEX deliveries_table_day;",
     ),
+    (
+        7,
+        "acknowledgements keep the journal record they were imported from",
+        # the journal record's id and HMAC, so verify can tell an imported acknowledgement
+        # from one inserted by hand, and find it gone from the journal; the actor's source
+        """
+ALTER TABLE acknowledgements ADD COLUMN ack_id VARCHAR;
+ALTER TABLE acknowledgements ADD COLUMN actor_source VARCHAR;
+ALTER TABLE acknowledgements ADD COLUMN record_hmac VARCHAR;
+""",
+    ),
 )
 
 SEALED_TABLES: tuple[str, ...] = (

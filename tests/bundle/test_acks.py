@@ -1,7 +1,9 @@
-"""The acknowledgement journal: append-only, audited, tamper-evident, importable."""
+"""The acknowledgement journal: append-only, audited, authenticated, importable, and refused
+whole when anything in it cannot be vouched for."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from datetime import UTC, datetime
@@ -9,13 +11,59 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.bundle.acks import AckJournal, JournalError, journal_path_for
+from pipeline.bundle.acks import (
+    GENESIS,
+    AckJournal,
+    JournalError,
+    journal_path_for,
+    journal_problems,
+)
 from pipeline.ledger.store import Ledger
 
-from .ledger import ledger_copy
+SOURCE = "command line"
 
 
-def test_records_are_appended_with_who_when_what_why(tmp_path: Path) -> None:
+def _journal(tmp_path: Path, *actions: tuple[str, str]) -> AckJournal:
+    journal = AckJournal(tmp_path / "acks.jsonl")
+    for exception_id, action in actions:
+        journal.append(
+            exception_id=exception_id, action=action, note="n", actor="a", actor_source=SOURCE
+        )
+    return journal
+
+
+def _lines(journal: AckJournal) -> list[str]:
+    return journal.path.read_text().splitlines()
+
+
+def _write(journal: AckJournal, lines: list[str]) -> None:
+    journal.path.write_text("".join(f"{line}\n" for line in lines))
+
+
+def _unkeyed_line(previous: str, **changes: str) -> tuple[str, str]:
+    """A record as the journal wrote it before lines were authenticated (and as anyone can
+    write one): content plus a correct SHA-256 chain; returns (line, its sha256)."""
+    body = {
+        "ack_id": "f" * 32,
+        "exception_id": "e1",
+        "action": "ACKNOWLEDGE",
+        "note": "explained",
+        "actor": "mallory",
+        "actor_source": "self-declared",
+        "acted_at": "2026-11-24T10:00:00.000000+00:00",
+        "table_id": "T01",
+        "gaming_date": "2026-11-24",
+        "prev_sha256": previous,
+        **changes,
+    }
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
+    body["sha256"] = digest.hexdigest()
+    return json.dumps(body, sort_keys=True), digest.hexdigest()
+
+
+def test_records_are_appended_with_who_when_what_why_and_where_the_name_came_from(
+    tmp_path: Path,
+) -> None:
     journal = AckJournal(tmp_path / "acks.jsonl")
     moment = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
     first = journal.append(
@@ -23,24 +71,39 @@ def test_records_are_appended_with_who_when_what_why(tmp_path: Path) -> None:
         action="escalate",
         note="  to the shift manager ",
         actor="analyst-7",
+        actor_source="environment BACCARAT_ACTOR",
         table_id="T01",
         gaming_date="2026-11-24",
         now=moment,
     )
     second = journal.append(
-        exception_id="e1", action="ACKNOWLEDGE", note="repaid", actor="mgr-2", actor_source="proxy"
+        exception_id="e1",
+        action="ACKNOWLEDGE",
+        note="repaid",
+        actor="mgr-2",
+        actor_source="proxy header X-Forwarded-User from 127.0.0.1",
     )
-    assert (first.action, first.note, first.acted_at) == (
+    assert (first.action, first.note, first.acted_at, first.prev_hmac) == (
         "ESCALATE",
         "to the shift manager",
         "2026-11-24T09:30:00.000000+00:00",
+        GENESIS,
     )
-    assert second.prev_sha256 == first.sha256
+    assert second.prev_hmac == first.hmac
     assert journal.records() == [first, second]
-    assert journal.latest_actions()["e1"] == second
     assert journal.verify() == []
-    lines = journal.path.read_text().splitlines()
-    assert [json.loads(line)["actor"] for line in lines] == ["analyst-7", "mgr-2"]
+    assert [json.loads(line)["actor_source"] for line in _lines(journal)] == [
+        "environment BACCARAT_ACTOR",
+        "proxy header X-Forwarded-User from 127.0.0.1",
+    ]
+
+
+def test_the_last_action_stands(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ACKNOWLEDGE"), ("e2", "ESCALATE"), ("e1", "ESCALATE"))
+    assert {e: r.action for e, r in journal.latest_actions().items()} == {
+        "e1": "ESCALATE",
+        "e2": "ESCALATE",
+    }
 
 
 @pytest.mark.parametrize(
@@ -48,43 +111,111 @@ def test_records_are_appended_with_who_when_what_why(tmp_path: Path) -> None:
     [
         ({"exception_id": " "}, "which exception"),
         ({"action": "DELETE"}, "action must be one of"),
-        ({"note": ""}, "a note"),
+        ({"note": "  "}, "a note"),
         ({"actor": ""}, "who acts"),
-        ({"actor_source": "guess"}, "actor_source"),
+        ({"actor_source": ""}, "where the actor's name came from"),
     ],
 )
 def test_incomplete_records_are_refused(
     tmp_path: Path, changes: dict[str, str], message: str
 ) -> None:
     journal = AckJournal(tmp_path / "acks.jsonl")
-    fields = {"exception_id": "e1", "action": "ACKNOWLEDGE", "note": "ok", "actor": "a"}
+    given = {
+        "exception_id": "e1",
+        "action": "ACKNOWLEDGE",
+        "note": "ok",
+        "actor": "a",
+        "actor_source": SOURCE,
+    }
     with pytest.raises(JournalError, match=message):
-        journal.append(**{**fields, **changes})  # type: ignore[arg-type]
+        journal.append(**{**given, **changes})  # type: ignore[arg-type]
     assert journal.records() == []
 
 
-def test_edits_removals_and_reordering_break_the_chain(tmp_path: Path) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
-    for i in range(3):
-        journal.append(exception_id=f"e{i}", action="ACKNOWLEDGE", note="ok", actor="a")
-    lines = journal.path.read_text().splitlines()
-    original = list(lines)
-
+# ---------------------------------------------------------------------- the forgery matrix
+def test_an_escalation_edited_into_an_acknowledgement_is_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e0", "ACKNOWLEDGE"), ("e1", "ESCALATE"), ("e2", "ESCALATE"))
+    lines = _lines(journal)
     edited = json.loads(lines[1])
-    edited["actor"] = "someone else"
-    lines[1] = json.dumps(edited)
-    journal.path.write_text("\n".join(lines) + "\n")
-    assert any("line 2: content changed" in p for p in journal.verify())
+    edited["action"] = "ACKNOWLEDGE"
+    lines[1] = json.dumps(edited, sort_keys=True, separators=(",", ":"))
+    _write(journal, lines)
+    assert journal.verify() == [
+        "acks.jsonl line 2: ACKNOWLEDGE of exception e1 by a is not authenticated by the "
+        "application's key: written without it, or changed after it was written"
+    ]
 
-    journal.path.write_text("\n".join([original[0], original[2]]) + "\n")
-    assert any("line 2: chain broken" in p for p in journal.verify())
 
-    journal.path.write_text("\n".join([original[1], original[0], original[2]]) + "\n")
-    assert journal.verify()
+def test_a_line_signed_with_another_key_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = _journal(tmp_path, ("e0", "ESCALATE"))
+    monkeypatch.setenv("BACCARAT_AUDIT_KEY", "77" * 32)  # an attacker's own copy of the program
+    journal.append(
+        exception_id="e0", action="ACKNOWLEDGE", note="n", actor="mallory", actor_source=SOURCE
+    )
+    monkeypatch.setenv("BACCARAT_AUDIT_KEY", "5a" * 32)
+    problems = journal.verify()
+    assert len(problems) == 1
+    assert problems[0].startswith("acks.jsonl line 2: ACKNOWLEDGE of exception e0 by mallory")
 
-    journal.path.write_text("\n".join([*original, "garbage"]) + "\n")
-    assert journal.verify() == ["acks.jsonl line 4: not an acknowledgement record"]
-    assert len(journal.records()) == 3
+
+def test_appended_lines_with_a_correct_unkeyed_sha256_chain_are_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ESCALATE"))
+    first, digest = _unkeyed_line(GENESIS)
+    second, _ = _unkeyed_line(digest, ack_id="e" * 32, exception_id="e2")
+    _write(journal, [*_lines(journal), first, second])
+    problems = journal.verify()
+    assert [p.split(":")[0] for p in problems] == ["acks.jsonl line 2", "acks.jsonl line 3"]
+    assert all("an unkeyed record" in p for p in problems)
+    assert journal.latest_actions()["e1"].action == "ESCALATE"
+
+
+def test_a_line_written_as_a_keyed_record_without_the_key_is_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ESCALATE"))
+    forged = json.loads(_lines(journal)[0])
+    forged.update(action="ACKNOWLEDGE", prev_hmac=forged["hmac"], hmac="0" * 64)
+    _write(journal, [*_lines(journal), json.dumps(forged)])
+    assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 2"]
+
+
+def test_a_deleted_line_is_named_by_the_line_after_it(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e0", "ESCALATE"), ("e1", "ESCALATE"), ("e2", "ESCALATE"))
+    lines = _lines(journal)
+    _write(journal, [lines[0], lines[2]])
+    assert journal.verify() == [
+        "acks.jsonl line 2: ESCALATE of exception e2 by a is out of its chain: a line before "
+        "it was removed, or the lines were reordered"
+    ]
+    _write(journal, lines[1:])
+    assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 1"]
+
+
+def test_reordered_lines_are_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e0", "ESCALATE"), ("e1", "ACKNOWLEDGE"), ("e1", "ESCALATE"))
+    lines = _lines(journal)
+    _write(journal, [lines[0], lines[2], lines[1]])
+    assert [p.split(":")[0] for p in journal.verify()] == [
+        "acks.jsonl line 2",
+        "acks.jsonl line 3",
+    ]
+
+
+def test_a_replayed_authentic_line_is_named(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ACKNOWLEDGE"), ("e1", "ESCALATE"))
+    lines = _lines(journal)
+    _write(journal, [*lines, lines[0]])  # the old acknowledgement again, to have the last word
+    assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 3"]
+
+
+def test_garbage_is_named_and_skipped(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ESCALATE"))
+    _write(journal, [*_lines(journal), "garbage", "[1, 2]"])
+    assert journal.verify() == [
+        "acks.jsonl line 2: not an acknowledgement record",
+        "acks.jsonl line 3: not an acknowledgement record",
+    ]
+    assert len(journal.records()) == 1
 
 
 def test_concurrent_appends_keep_one_chain(tmp_path: Path) -> None:
@@ -93,7 +224,13 @@ def test_concurrent_appends_keep_one_chain(tmp_path: Path) -> None:
     def work(worker: int) -> None:
         mine = AckJournal(journal.path)  # each session opens its own handle
         for i in range(10):
-            mine.append(exception_id=f"e{worker}-{i}", action="ESCALATE", note="n", actor="a")
+            mine.append(
+                exception_id=f"e{worker}-{i}",
+                action="ESCALATE",
+                note="n",
+                actor="a",
+                actor_source=SOURCE,
+            )
 
     threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
     for t in threads:
@@ -104,19 +241,109 @@ def test_concurrent_appends_keep_one_chain(tmp_path: Path) -> None:
     assert journal.verify() == []
 
 
-def test_import_into_the_ledger_is_idempotent(tmp_path: Path) -> None:
-    db = ledger_copy(tmp_path)
+# ---------------------------------------------------------------------- into the ledger
+def _ledger(tmp_path: Path) -> Path:
+    db = tmp_path / "ledger.duckdb"
+    Ledger(db).close()
+    return db
+
+
+def _imported(db: Path) -> list[tuple[str, ...]]:
+    with Ledger(db, read_only=True) as ledger:
+        return ledger.con.execute(
+            "SELECT exception_id, action, actor, actor_source FROM acknowledgements "
+            "ORDER BY acted_at"
+        ).fetchall()
+
+
+def test_import_into_the_ledger_is_idempotent_and_keeps_the_record(tmp_path: Path) -> None:
+    db = _ledger(tmp_path)
     journal = AckJournal.for_ledger(db)
     assert journal.path == tmp_path / "ledger.acknowledgements.jsonl"
-    journal.append(exception_id="e1", action="ESCALATE", note="look", actor="a")
-    journal.append(exception_id="e1", action="ACKNOWLEDGE", note="fine", actor="b")
+    journal.append(exception_id="e1", action="ESCALATE", note="look", actor="a", actor_source="x")
+    last = journal.append(
+        exception_id="e1", action="ACKNOWLEDGE", note="fine", actor="b", actor_source="y"
+    )
     with Ledger(db) as ledger:
         assert journal.import_into(ledger.con) == 2
         assert journal.import_into(ledger.con) == 0
-        rows = ledger.con.execute(
-            "SELECT exception_id, action, note, actor FROM acknowledgements ORDER BY acted_at"
-        ).fetchall()
-    assert rows == [("e1", "ESCALATE", "look", "a"), ("e1", "ACKNOWLEDGE", "fine", "b")]
+        assert journal_problems(db, ledger.con) == []
+        stored = ledger.con.execute(
+            "SELECT ack_id, record_hmac FROM acknowledgements ORDER BY acted_at DESC LIMIT 1"
+        ).fetchone()
+    assert stored == (last.ack_id, last.hmac)
+    assert _imported(db) == [("e1", "ESCALATE", "a", "x"), ("e1", "ACKNOWLEDGE", "b", "y")]
+
+
+@pytest.mark.parametrize("forgery", ["edit", "unkeyed-append", "delete", "reorder"])
+def test_a_journal_that_does_not_verify_imports_nothing_and_names_the_line(
+    tmp_path: Path, forgery: str
+) -> None:
+    db = _ledger(tmp_path)
+    journal = AckJournal.for_ledger(db)
+    for exception_id, action in (("e0", "ESCALATE"), ("e1", "ESCALATE"), ("e2", "ESCALATE")):
+        journal.append(
+            exception_id=exception_id, action=action, note="n", actor="a", actor_source=SOURCE
+        )
+    lines = _lines(journal)
+    if forgery == "edit":
+        edited = json.loads(lines[1])
+        edited["action"] = "ACKNOWLEDGE"
+        lines[1] = json.dumps(edited)
+    elif forgery == "unkeyed-append":
+        lines.insert(1, _unkeyed_line(GENESIS)[0])
+    elif forgery == "delete":
+        del lines[1]
+    else:
+        lines[1], lines[2] = lines[2], lines[1]
+    _write(journal, lines)
+    with Ledger(db) as ledger, pytest.raises(JournalError) as raised:
+        journal.import_into(ledger.con)
+    message = str(raised.value)
+    assert "ledger.acknowledgements.jsonl line 2:" in message
+    assert "no acknowledgement was imported" in message
+    assert "Restore the journal from a backup" in message
+    assert _imported(db) == []
+
+
+def test_a_journal_emptied_or_truncated_after_import_is_named(tmp_path: Path) -> None:
+    db = _ledger(tmp_path)
+    journal = AckJournal.for_ledger(db)
+    for action in ("ESCALATE", "ACKNOWLEDGE"):
+        journal.append(exception_id="e1", action=action, note="n", actor="a", actor_source="x")
+    with Ledger(db) as ledger:
+        journal.import_into(ledger.con)
+    lines = _lines(journal)
+    _write(journal, lines[:1])
+    with Ledger(db, read_only=True) as ledger:
+        problems = journal_problems(db, ledger.con)
+    assert len(problems) == 1
+    assert "ACKNOWLEDGE of exception e1 by a" in problems[0]
+    assert "is no longer in ledger.acknowledgements.jsonl" in problems[0]
+    journal.path.write_text("")
+    with Ledger(db) as ledger:
+        assert len(journal_problems(db, ledger.con)) == 2
+        with pytest.raises(JournalError, match="truncated, emptied or replaced"):
+            journal.import_into(ledger.con)
+
+
+def test_an_acknowledgement_inserted_into_the_ledger_by_hand_is_named(tmp_path: Path) -> None:
+    db = _ledger(tmp_path)
+    journal = AckJournal.for_ledger(db)
+    journal.append(exception_id="e1", action="ESCALATE", note="n", actor="a", actor_source="x")
+    with Ledger(db) as ledger:
+        journal.import_into(ledger.con)
+        ledger.con.execute(
+            "INSERT INTO acknowledgements (exception_id, action, note, actor, acted_at) "
+            "VALUES ('e1', 'ACKNOWLEDGE', 'fine', 'mallory', now())"
+        )
+        ledger.con.execute("UPDATE acknowledgements SET note = 'other' WHERE actor = 'a'")
+        problems = journal_problems(db, ledger.con)
+    assert len(problems) == 2
+    assert problems[0].startswith("ledger acknowledgements: ESCALATE of exception e1 by a at ")
+    assert problems[0].endswith("differs from its record in ledger.acknowledgements.jsonl")
+    assert problems[1].startswith("ledger acknowledgements: ACKNOWLEDGE of exception e1 by mallory")
+    assert "has no record in ledger.acknowledgements.jsonl" in problems[1]
 
 
 def test_journal_location_can_be_overridden(
@@ -128,16 +355,44 @@ def test_journal_location_can_be_overridden(
     assert journal_path_for("out/ledger.duckdb") == tmp_path / "elsewhere.jsonl"
 
 
-def test_import_fills_the_audit_columns_a_migration_adds(tmp_path: Path) -> None:
-    db = ledger_copy(tmp_path)
-    journal = AckJournal.for_ledger(db)
-    record = journal.append(exception_id="e1", action="ACKNOWLEDGE", note="ok", actor="a")
-    with Ledger(db) as ledger:
-        for column in ("ack_id", "actor_source", "record_sha256"):
-            ledger.con.execute(f"ALTER TABLE acknowledgements ADD COLUMN {column} VARCHAR")
-        assert journal.import_into(ledger.con) == 1
-        assert journal.import_into(ledger.con) == 0
-        rows = ledger.con.execute(
-            "SELECT ack_id, actor_source, record_sha256 FROM acknowledgements"
-        ).fetchall()
-    assert rows == [(record.ack_id, "self-declared", record.sha256)]
+# ---------------------------------------------------------------------- unkeyed journals
+def test_an_unkeyed_journal_is_refused_until_re_signed_after_review(tmp_path: Path) -> None:
+    journal = AckJournal(tmp_path / "acks.jsonl")
+    first, digest = _unkeyed_line(GENESIS, actor="analyst-7")
+    second, _ = _unkeyed_line(digest, ack_id="e" * 32, action="ESCALATE")
+    _write(journal, [first, second])
+    assert len(journal.verify()) == 2
+    assert "--re-sign-unkeyed" in journal.verify()[0]
+
+    assert journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed against the shift log") == 2
+    assert journal.verify() == []
+    records = journal.records()
+    assert [(r.actor, r.action) for r in records] == [
+        ("analyst-7", "ACKNOWLEDGE"),
+        ("mallory", "ESCALATE"),
+    ]
+    assert "re-signed by admin-1 (command line)" in records[0].actor_source
+    assert "reviewed against the shift log" in records[0].actor_source
+    kept = list(tmp_path.glob("acks.jsonl.unkeyed-*"))
+    assert [p.read_text() for p in kept] == [f"{first}\n{second}\n"]
+
+
+@pytest.mark.parametrize("damage", ["edited", "deleted", "keyed"])
+def test_a_damaged_or_mixed_unkeyed_journal_is_not_re_signed(tmp_path: Path, damage: str) -> None:
+    journal = AckJournal(tmp_path / "acks.jsonl")
+    first, digest = _unkeyed_line(GENESIS)
+    second, digest2 = _unkeyed_line(digest, ack_id="e" * 32)
+    third, _ = _unkeyed_line(digest2, ack_id="d" * 32)
+    if damage == "edited":
+        lines = [first, second.replace("ACKNOWLEDGE", "ESCALATE"), third]
+    elif damage == "deleted":
+        lines = [first, third]
+    else:
+        lines = [first, second, third]
+    _write(journal, lines)
+    if damage == "keyed":
+        journal.append(exception_id="e9", action="ESCALATE", note="n", actor="a", actor_source="x")
+    before = journal.path.read_text()
+    with pytest.raises(JournalError, match=r"line [234]"):
+        journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed")
+    assert journal.path.read_text() == before

@@ -73,7 +73,11 @@ def test_round_bundle_round_trips(db: Path, tmp_path: Path) -> None:
     round_id, exception_id, code = _exception_round(db)
     journal = AckJournal.for_ledger(db)
     journal.append(
-        exception_id=exception_id, action="ESCALATE", note="see video", actor="analyst-7"
+        exception_id=exception_id,
+        action="ESCALATE",
+        note="see video",
+        actor="analyst-7",
+        actor_source="command line",
     )
     with Ledger(db, read_only=True) as ledger:
         path = export_bundle(ledger, round_id=round_id, out=tmp_path)
