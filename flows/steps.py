@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.config.roles import Action, Actor, authorize, load_roles, scheduled_actor
 from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
 from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
@@ -286,7 +287,7 @@ def close_day(
     reports_dir: Path,
     *,
     reopen_reason: str | None = None,
-    actor: str = "nightly-audit",
+    actor: Actor | None = None,
     quality: QualityReport | None = None,
     accept_quality_failures: str | None = None,
     catalog_path: Path = DEFAULT_CATALOG,
@@ -297,23 +298,33 @@ def close_day(
     audit trail. ``quality`` is the validation :func:`quality_check` just ran (validated
     again if the ledger changed since); a failed BLOCK expectation refuses the close (a
     terminal error naming the failures) unless ``accept_quality_failures`` says why to close
-    anyway, which is audited."""
+    anyway, which is audited. The close is made by ``actor``, by default the roles file's
+    ``scheduled_actor`` (:mod:`pipeline.config.roles`), who must be allowed to close (and to
+    reopen, or accept quality failures, when asked to): a terminal error otherwise."""
     from pipeline.reports.close import close_gaming_day, reopen_gaming_day
 
     with classified():
         catalog = load_catalog(catalog_path)
+        roles = load_roles()
+        who = actor if actor is not None else scheduled_actor(roles)
+        authorize(who, Action.CLOSE, roles)
+        if reopen_reason:
+            authorize(who, Action.REOPEN, roles)
+        if accept_quality_failures:
+            authorize(who, Action.ACCEPT_QUALITY_FAILURES, roles)
 
     def close(ledger: Ledger) -> CloseSummary:
         row = ledger.con.execute(
             "SELECT status FROM gaming_days WHERE gaming_date = ?", [gaming_date]
         ).fetchone()
         if reopen_reason and row is not None and row[0] != "REOPENED":
-            reopen_gaming_day(ledger, gaming_date, reopen_reason, actor)
+            reopen_gaming_day(ledger, gaming_date, reopen_reason, who.name, actor_source=who.source)
         closed = close_gaming_day(
             ledger,
             gaming_date,
             reports_dir,
-            actor,
+            who.name,
+            actor_source=who.source,
             quality=quality,
             accept_quality_failures=accept_quality_failures,
             catalog=catalog,

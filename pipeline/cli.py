@@ -8,20 +8,32 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 
+from pipeline.bundle.acks import ACTIONS, AckJournal, JournalError
 from pipeline.bundle.cli import add_bundle_parser
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.config.roles import (
+    ACTOR_ENV,
+    ROLES_ENV,
+    Action,
+    Actor,
+    ActorMissingError,
+    NotAuthorizedError,
+    RolesError,
+    actor_from,
+    authorize,
+    load_roles,
+)
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
 from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
-from pipeline.ledger.store import Ledger
+from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.oracle.cli import add_odds_parser
 from pipeline.quality.gate import QualityBlockedError
 from pipeline.replay.findings import money
@@ -148,7 +160,25 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _authorized(args: argparse.Namespace, *actions: Action) -> Actor | None:
+    """Who acts (``--actor`` or ``$BACCARAT_ACTOR``), allowed every one of ``actions`` by the
+    roles file; None, having said why, when not (the command then exits 2)."""
+    try:
+        actor = actor_from(args.actor)
+        roles = load_roles(args.roles_file)
+        for action in actions:
+            authorize(actor, action, roles)
+    except (ActorMissingError, RolesError, NotAuthorizedError) as err:
+        print(err, file=sys.stderr)
+        return None
+    return actor
+
+
 def cmd_close(args: argparse.Namespace) -> int:
+    accepting = [Action.ACCEPT_QUALITY_FAILURES] if args.accept_quality_failures else []
+    actor = _authorized(args, Action.CLOSE, *accepting)
+    if actor is None:
+        return 2
     catalog = _catalog(args)
     with Ledger(args.db) as ledger:
         try:
@@ -156,11 +186,12 @@ def cmd_close(args: argparse.Namespace) -> int:
                 ledger,
                 args.gaming_day,
                 args.out,
-                actor=args.actor,
+                actor=actor.name,
+                actor_source=actor.source,
                 accept_quality_failures=args.accept_quality_failures,
                 catalog=catalog,
             )
-        except QualityBlockedError as err:
+        except (QualityBlockedError, JournalError) as err:  # a person must act on either
             print(err, file=sys.stderr)
             return 1
         except (DayClosedError, ValueError) as err:
@@ -180,19 +211,116 @@ def cmd_close(args: argparse.Namespace) -> int:
         f"{len(quality['warnings'])} warnings -> {closed.quality_docs}"
     )
     if quality["accepted"]:
-        print(f"blocking quality failures accepted by {args.actor}: {quality['accepted']}")
+        print(
+            f"blocking quality failures accepted by {actor.name} ({actor.source}): "
+            f"{quality['accepted']}"
+        )
     print(f"chain {closed.chain_sha256}; reports: {', '.join(map(str, closed.files))}")
     return 1 if closed.blocking else 0
 
 
 def cmd_reopen(args: argparse.Namespace) -> int:
+    actor = _authorized(args, Action.REOPEN)
+    if actor is None:
+        return 2
     with Ledger(args.db) as ledger:
         try:
-            reopen_gaming_day(ledger, args.gaming_day, args.reason, args.actor)
+            reopen_gaming_day(
+                ledger, args.gaming_day, args.reason, actor.name, actor_source=actor.source
+            )
         except ValueError as err:
             print(err, file=sys.stderr)
             return 2
-    print(f"gaming day {args.gaming_day} reopened by {args.actor}: {args.reason}")
+    print(f"gaming day {args.gaming_day} reopened by {actor.name} ({actor.source}): {args.reason}")
+    return 0
+
+
+# ---------------------------------------------------------------------- acknowledgements
+def cmd_ack(args: argparse.Namespace) -> int:
+    """Acknowledge or escalate exceptions from a script, as the dashboards' form does: into
+    the ledger's journal, authenticated, by an actor with the analyst role."""
+    journal = AckJournal.for_ledger(args.db)
+    if not (args.note or "").strip():
+        print("ack: --note is required: say why (it is kept with the record)", file=sys.stderr)
+        return 2
+    if args.re_sign_unkeyed:
+        return _re_sign(args, journal)
+    if not args.exception_ids or not args.action:
+        print("ack: give --exception ID (one or more) and --action", file=sys.stderr)
+        return 2
+    actor = _authorized(args, Action[args.action])
+    if actor is None:
+        return 2
+    wanted = list(dict.fromkeys(args.exception_ids))
+    try:
+        with Ledger(args.db, read_only=True) as ledger:
+            found = {
+                str(e): (t, d, s)
+                for e, t, d, s in ledger.con.execute(
+                    "SELECT e.exception_id, e.table_id, e.gaming_date, g.status "
+                    "FROM exceptions e LEFT JOIN gaming_days g USING (gaming_date) "
+                    "WHERE list_contains(?::VARCHAR[], e.exception_id)",
+                    [wanted],
+                ).fetchall()
+            }
+    except LedgerError as err:
+        print(f"ack: cannot check the exception ids, nothing recorded: {err}", file=sys.stderr)
+        return 2
+    unknown = [e for e in wanted if e not in found]
+    if unknown:
+        print(
+            f"ack: no exception {', '.join(unknown)} in {args.db}; nothing recorded (list them "
+            f"with: baccarat-audit exceptions --db {args.db} --json)",
+            file=sys.stderr,
+        )
+        return 2
+    problems = journal.verify()
+    if problems:
+        print(
+            f"ack: the journal {journal.path} does not verify, nothing recorded: "
+            + "; ".join(problems),
+            file=sys.stderr,
+        )
+        return 1
+    for exception_id in wanted:
+        table_id, gaming_date, status = found[exception_id]
+        record = journal.append(
+            exception_id=exception_id,
+            action=args.action,
+            note=args.note,
+            actor=actor.name,
+            actor_source=actor.source,
+            table_id=table_id,
+            gaming_date=gaming_date,
+        )
+        print(
+            f"{record.action} of exception {exception_id} (table {table_id}, gaming day "
+            f"{gaming_date}) recorded by {actor.name} ({actor.source}) in {journal.path}"
+        )
+        if status is not None and status != "REOPENED":
+            print(
+                f"  gaming day {gaming_date} is closed ({status}): this counts at its close "
+                "only after it is reopened and closed again"
+            )
+    return 0
+
+
+def _re_sign(args: argparse.Namespace, journal: AckJournal) -> int:
+    if args.exception_ids or args.action:
+        print("ack: --re-sign-unkeyed takes no --exception or --action", file=sys.stderr)
+        return 2
+    actor = _authorized(args, Action.RE_SIGN_JOURNAL)
+    if actor is None:
+        return 2
+    try:
+        count = journal.re_sign_unkeyed(actor.name, actor.source, args.note)
+    except JournalError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(
+        f"re-signed {count} records of {journal.path} as reviewed by {actor.name} "
+        f"({actor.source}); the unkeyed original is kept beside it"
+    )
     return 0
 
 
@@ -273,6 +401,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def acting(p: argparse.ArgumentParser) -> None:
+        """Options of a state-changing command: who acts, and the roles that allow it."""
+        p.add_argument(
+            "--actor",
+            help=f"who acts, recorded with the action (default ${ACTOR_ENV}; required)",
+        )
+        p.add_argument(
+            "--roles-file",
+            type=Path,
+            help=f"users and their roles (TOML; default ${ROLES_ENV}, else the packaged example)",
+        )
+
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--rules",
@@ -339,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
-    p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    acting(p)
     p.add_argument(
         "--accept-quality-failures",
         metavar="REASON",
@@ -352,8 +492,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
     p.add_argument("--reason", required=True)
-    p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    acting(p)
     p.set_defaults(func=cmd_reopen)
+
+    p = sub.add_parser(
+        "ack",
+        help="acknowledge or escalate exceptions (for scripts); recorded in the journal",
+        description="Record an action on one or more exceptions in the ledger's "
+        "acknowledgement journal, as the dashboards' form does; the actor needs the analyst "
+        "role. With --re-sign-unkeyed (admin role), authenticate a journal written before "
+        "acknowledgements were, after reviewing it.",
+    )
+    p.add_argument("--db", type=Path, required=True, help="the ledger (opened read-only)")
+    p.add_argument(
+        "--exception",
+        dest="exception_ids",
+        action="append",
+        metavar="ID",
+        help="exception id (repeat for several)",
+    )
+    p.add_argument("--action", type=str.upper, choices=ACTIONS)
+    p.add_argument("--note", help="why (required, kept with the record)")
+    p.add_argument("--re-sign-unkeyed", action="store_true")
+    acting(p)
+    p.set_defaults(func=cmd_ack)
 
     p = sub.add_parser("verify", help="check closed days' row seals and the hash chain")
     p.add_argument("--db", type=Path, required=True)

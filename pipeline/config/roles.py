@@ -211,9 +211,9 @@ def authorize(actor: Actor, action: Action, roles: Roles) -> None:
         return
     allowed = [role for role, actions in ROLE_ACTIONS.items() if action in actions]
     held = sorted(roles.users.get(actor.name, ()))
-    holding = f"holds {', '.join(held)}" if held else "is not a user there"
+    holding = f"holds {', '.join(held)}" if held else "is not a user"
     raise NotAuthorizedError(
         f"{actor.name} (from {actor.source}) may not {action}: that needs the role "
         f"{' or '.join(allowed)}, and {actor.name} {holding} in {roles.path}; an administrator "
-        f"of that file can grant it under [users]"
+        "of that file can grant it under [users]"
     )

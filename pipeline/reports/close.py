@@ -208,6 +208,7 @@ def close_gaming_day(
     out_dir: Path,
     actor: str = "baccarat-audit",
     *,
+    actor_source: str = "not recorded",
     quality: QualityReport | None = None,
     accept_quality_failures: str | None = None,
     catalog: Mapping[str, TableRules] | None = None,
@@ -334,7 +335,14 @@ def chain_link(previous: str | None, report_sha: str, rows_sha: str, inputs_sha:
     ).hexdigest()
 
 
-def reopen_gaming_day(ledger: Ledger, gaming_date: date, reason: str, actor: str) -> None:
+def reopen_gaming_day(
+    ledger: Ledger,
+    gaming_date: date,
+    reason: str,
+    actor: str,
+    *,
+    actor_source: str = "not recorded",
+) -> None:
     """Reopen a closed day for late data or corrections; the reopen is audited."""
     if not reason.strip():
         raise ValueError("a reopen needs a reason; it is kept in the audit trail")

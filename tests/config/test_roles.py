@@ -72,7 +72,7 @@ def test_the_refusal_names_what_the_actor_holds() -> None:
         match="needs the role accountant or admin, and demo-analyst holds analyst in",
     ):
         authorize(Actor("demo-analyst", "x"), Action.REOPEN, roles)
-    with pytest.raises(NotAuthorizedError, match="nobody-checked is not a user there"):
+    with pytest.raises(NotAuthorizedError, match="nobody-checked is not a user in"):
         authorize(Actor("nobody-checked", "x"), Action.REOPEN, roles)
     authorize(Actor("demo-admin", "x"), Action.REOPEN, roles)  # no exception: allowed
 

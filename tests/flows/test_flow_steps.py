@@ -169,9 +169,9 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
     assert again.close.report_sha256 == first.close.report_sha256
     assert again.close.chain_sha256 == first.close.chain_sha256
     assert _rows(db, "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at") == [
-        ("CLOSE", "nightly-audit", first.close.status),
-        ("REOPEN", "nightly-audit", "test: close again"),
-        ("CLOSE", "nightly-audit", again.close.status),
+        ("CLOSE", "demo-controller", first.close.status),  # the roles file's scheduled_actor
+        ("REOPEN", "demo-controller", "test: close again"),
+        ("CLOSE", "demo-controller", again.close.status),
     ]
     # each close stored the validation it relied on with the day
     assert _rows(db, "SELECT gaming_date, verdict FROM quality_results") == [

@@ -115,6 +115,7 @@ def test_a_block_failure_refuses_the_close_until_accepted(
     db = _copy(faulty_ledger, tmp_path)
     reports = tmp_path / "reports"
     close = ["close", "--db", str(db), "--gaming-day", "2026-11-24", "--out", str(reports)]
+    close += ["--actor", "demo-controller"]
 
     assert main(close) == 1
     refusal = capsys.readouterr().err
@@ -131,13 +132,16 @@ def test_a_block_failure_refuses_the_close_until_accepted(
     assert "needs a reason" in capsys.readouterr().err
 
     reason = "serial 1002 reissued by the pit clerk; count room confirmed one Form"
-    code = main([*close, "--accept-quality-failures", reason, "--actor", "controller"])
+    code = main([*close, "--accept-quality-failures", reason])
     assert code in (0, 1)  # 1 only for blocking exceptions of the replay, not for quality
     out = capsys.readouterr().out
     assert "data quality BLOCKED" in out
-    assert f"blocking quality failures accepted by controller: {reason}" in out
+    assert f"accepted by demo-controller (command line): {reason}" in out
     audit = _rows(db, "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at")
-    assert [a[:2] for a in audit] == [(ACCEPT_ACTION, "controller"), ("CLOSE", "controller")]
+    assert [a[:2] for a in audit] == [
+        (ACCEPT_ACTION, "demo-controller"),
+        ("CLOSE", "demo-controller"),
+    ]
     assert str(audit[0][2]).startswith(reason) and FORM_SERIALS in str(audit[0][2])
     close_json = json.loads((reports / "close-2026-11-24.json").read_text())
     assert close_json["quality"]["verdict"] == "BLOCKED"

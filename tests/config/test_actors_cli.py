@@ -1,0 +1,301 @@
+"""State-changing commands need an actor the roles file allows, recorded with where the name
+came from: ``close``, ``reopen`` and ``ack`` (acknowledge or escalate from a script)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.bundle.acks import AckJournal
+from pipeline.cli import main
+from pipeline.config.roles import ACTOR_ENV, ROLES_ENV
+from pipeline.ledger.store import Ledger
+
+DAY = date(2026, 11, 24)
+
+
+@functools.cache
+def _demo() -> Path:
+    """A small closed gaming day with critical exceptions, built once per process."""
+    out = Path(tempfile.mkdtemp(prefix="actors-ledger-"))
+    argv = ["demo", "--out", str(out), "--tables", "2", "--hours", "1", "--plain"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        main([*argv, "--date", DAY.isoformat()])
+    return out / "ledger.duckdb"
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv(ACTOR_ENV, raising=False)
+    monkeypatch.delenv(ROLES_ENV, raising=False)
+    monkeypatch.delenv("BACCARAT_ACKS", raising=False)
+    target = tmp_path / "ledger.duckdb"
+    shutil.copyfile(_demo(), target)
+    return target
+
+
+def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    with Ledger(db, read_only=True) as ledger:
+        return ledger.con.execute(sql).fetchall()
+
+
+def _criticals(db: Path) -> list[str]:
+    return [
+        str(e)
+        for (e,) in _rows(
+            db, "SELECT exception_id FROM exceptions WHERE severity_rank >= 4 ORDER BY 1"
+        )
+    ]
+
+
+def _ack(db: Path, *extra: str) -> list[str]:
+    return ["ack", "--db", str(db), *extra]
+
+
+def _reopen(db: Path, *extra: str) -> list[str]:
+    return ["reopen", "--db", str(db), "--gaming-day", DAY.isoformat(), *extra]
+
+
+def _close(db: Path, tmp_path: Path, *extra: str) -> list[str]:
+    out = str(tmp_path / "reports")
+    return ["close", "--db", str(db), "--gaming-day", DAY.isoformat(), "--out", out, *extra]
+
+
+# ---------------------------------------------------------------------- close and reopen
+def test_the_scheduled_close_is_recorded_as_the_configured_actor(db: Path) -> None:
+    assert _rows(db, "SELECT action, actor FROM gaming_day_audit") == [("CLOSE", "demo-controller")]
+
+
+def test_reopen_by_an_actor_nobody_checked_is_refused(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _rows(db, "SELECT * FROM gaming_day_audit"), _rows(db, "SELECT * FROM gaming_days")
+    assert main(_reopen(db, "--reason", "late file", "--actor", "nobody-checked")) == 2
+    err = capsys.readouterr().err
+    assert "nobody-checked (from command line) may not reopen" in err
+    assert "accountant or admin" in err and "nobody-checked is not a user in" in err
+    after = _rows(db, "SELECT * FROM gaming_day_audit"), _rows(db, "SELECT * FROM gaming_days")
+    assert after == before
+
+
+def test_state_changing_commands_without_an_actor_are_refused_not_defaulted(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("USER", "root")  # the operating-system user is no answer
+    before = _rows(db, "SELECT * FROM gaming_day_audit")
+    for argv in (
+        _reopen(db, "--reason", "late file"),
+        _close(db, tmp_path),
+        _ack(db, "--exception", _criticals(db)[0], "--action", "ACKNOWLEDGE", "--note", "ok"),
+    ):
+        assert main(argv) == 2, argv
+        assert "--actor NAME or set BACCARAT_ACTOR" in capsys.readouterr().err
+    assert _rows(db, "SELECT * FROM gaming_day_audit") == before
+    assert AckJournal.for_ledger(db).records() == []
+
+
+def test_an_analyst_may_not_close_or_accept_quality_failures(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_reopen(db, "--reason", "late file", "--actor", "demo-controller")) == 0
+    assert main(_close(db, tmp_path, "--actor", "demo-analyst")) == 2
+    assert "demo-analyst (from command line) may not close" in capsys.readouterr().err
+    assert (
+        main(
+            _close(
+                db,
+                tmp_path,
+                "--actor",
+                "demo-analyst",
+                "--accept-quality-failures",
+                "count room confirmed",
+            )
+        )
+        == 2
+    )
+    assert "may not close" in capsys.readouterr().err
+    assert _rows(db, "SELECT status FROM gaming_days") == [("REOPENED",)]
+
+
+def test_the_actor_may_come_from_the_environment_and_a_site_roles_file(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site-roles.toml"
+    site.write_text('[users]\n"controller@casino.example" = ["accountant"]\n')
+    monkeypatch.setenv(ACTOR_ENV, "controller@casino.example")
+    assert main(_reopen(db, "--reason", "late file")) == 2  # not in the packaged example
+    assert "is not a user in" in capsys.readouterr().err
+    assert main(_reopen(db, "--reason", "late file", "--roles-file", str(site))) == 0
+    assert "reopened by controller@casino.example (environment BACCARAT_ACTOR)" in (
+        capsys.readouterr().out
+    )
+    monkeypatch.setenv(ROLES_ENV, str(site))
+    assert main(_close(db, tmp_path)) in (0, 1)  # 1: blocking exceptions, not a refusal
+    audit = _rows(db, "SELECT action, actor FROM gaming_day_audit ORDER BY acted_at")
+    assert audit[-2:] == [
+        ("REOPEN", "controller@casino.example"),
+        ("CLOSE", "controller@casino.example"),
+    ]
+
+
+def test_a_broken_roles_file_is_named(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "roles.toml"
+    broken.write_text('[users]\ndemo-controller = ["acountant"]\n')
+    argv = _reopen(db, "--reason", "x", "--actor", "demo-controller", "--roles-file", str(broken))
+    assert main(argv) == 2
+    assert f"{broken}: users.demo-controller: unknown role(s) ['acountant']" in (
+        capsys.readouterr().err
+    )
+
+
+# ---------------------------------------------------------------------- ack
+def test_ack_records_several_exceptions_with_who_and_from_where(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = _criticals(db)[:2]
+    argv = _ack(db, "--exception", first, "--exception", second, "--action", "escalate")
+    assert main([*argv, "--note", "payout differs from video", "--actor", "demo-analyst"]) == 0
+    out = capsys.readouterr().out
+    assert f"ESCALATE of exception {first} (table T0" in out
+    assert "recorded by demo-analyst (command line)" in out
+    assert "is closed (CLOSED_WITH_BLOCKING_EXCEPTIONS): this counts at its close only after" in out
+    records = AckJournal.for_ledger(db).records()
+    assert [(r.exception_id, r.action, r.actor, r.actor_source) for r in records] == [
+        (first, "ESCALATE", "demo-analyst", "command line"),
+        (second, "ESCALATE", "demo-analyst", "command line"),
+    ]
+    assert all(r.gaming_date == DAY.isoformat() and r.table_id for r in records)
+    assert AckJournal.for_ledger(db).verify() == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--note", "ok", "--actor", "demo-controller"],
+            "demo-controller (from command line) "
+            "may not acknowledge: that needs the role analyst or admin",
+        ),
+        (["--note", "  ", "--actor", "demo-analyst"], "--note is required"),
+        (["--actor", "demo-analyst"], "--note is required"),
+        (
+            ["--note", "ok", "--actor", "demo-analyst", "--exception", "no-such-id"],
+            "no exception no-such-id in",
+        ),
+    ],
+)
+def test_ack_refusals_record_nothing(
+    db: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    argv = _ack(db, "--exception", _criticals(db)[0], "--action", "ACKNOWLEDGE", *extra)
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not AckJournal.for_ledger(db).path.exists()
+
+
+def test_ack_says_so_when_a_writer_holds_the_ledger(db: Path) -> None:
+    exception_id = _criticals(db)[0]
+    with Ledger(db):  # this process holds the write lock; the command runs in another
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pipeline.cli",
+                *_ack(db, "--exception", exception_id),
+                "--action",
+                "ACKNOWLEDGE",
+                "--note",
+                "ok",
+                "--actor",
+                "demo-analyst",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", ".")},
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert "cannot check the exception ids, nothing recorded" in done.stderr
+    assert "may hold the write lock" in done.stderr
+    assert not AckJournal.for_ledger(db).path.exists()
+
+
+def test_ack_refuses_to_add_to_a_journal_that_does_not_verify(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exception_id = _criticals(db)[0]
+    ok = ["--note", "ok", "--actor", "demo-analyst"]
+    assert main([*_ack(db, "--exception", exception_id, "--action", "ESCALATE"), *ok]) == 0
+    journal = AckJournal.for_ledger(db)
+    line = json.loads(journal.path.read_text())
+    line["action"] = "ACKNOWLEDGE"
+    journal.path.write_text(json.dumps(line) + "\n")
+    capsys.readouterr()
+    assert main([*_ack(db, "--exception", exception_id, "--action", "ESCALATE"), *ok]) == 1
+    assert "does not verify, nothing recorded" in capsys.readouterr().err
+    assert len(journal.path.read_text().splitlines()) == 1
+
+
+def test_the_close_refuses_a_forged_journal_naming_the_line(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exception_id = _criticals(db)[0]
+    ok = ["--note", "to the shift manager", "--actor", "demo-analyst"]
+    assert main([*_ack(db, "--exception", exception_id, "--action", "ESCALATE"), *ok]) == 0
+    journal = AckJournal.for_ledger(db)
+    line = json.loads(journal.path.read_text())
+    line["action"] = "ACKNOWLEDGE"  # ESCALATE edited into ACKNOWLEDGE to unblock the close
+    journal.path.write_text(json.dumps(line) + "\n")
+    assert main(_reopen(db, "--reason", "late file", "--actor", "demo-controller")) == 0
+    capsys.readouterr()
+    assert main(_close(db, tmp_path, "--actor", "demo-controller")) == 1
+    err = capsys.readouterr().err
+    assert "ledger.acknowledgements.jsonl line 1: ACKNOWLEDGE of exception" in err
+    assert "no acknowledgement was imported and the close was not made" in err
+    assert _rows(db, "SELECT count(*) FROM acknowledgements") == [(0,)]
+    assert _rows(db, "SELECT status FROM gaming_days") == [("REOPENED",)]
+
+
+def test_re_signing_an_unkeyed_journal_needs_an_admin(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = AckJournal.for_ledger(db)
+    body = {
+        "ack_id": "a" * 32,
+        "exception_id": _criticals(db)[0],
+        "action": "ESCALATE",
+        "note": "n",
+        "actor": "analyst-7",
+        "actor_source": "self-declared",
+        "acted_at": "2026-11-24T10:00:00.000000+00:00",
+        "table_id": "T01",
+        "gaming_date": "2026-11-24",
+        "prev_sha256": "0" * 64,
+    }
+    body["sha256"] = hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    journal.path.write_text(json.dumps(body) + "\n")
+    resign = _ack(db, "--re-sign-unkeyed", "--note", "reviewed with the shift log")
+    assert main([*resign, "--actor", "demo-analyst"]) == 2
+    assert "may not re-sign an unkeyed acknowledgement journal" in capsys.readouterr().err
+    assert journal.verify() != []
+    assert main([*resign, "--actor", "demo-admin"]) == 0
+    assert "re-signed 1 records" in capsys.readouterr().out
+    assert journal.verify() == []
+    assert main([*resign, "--actor", "demo-admin", "--action", "ESCALATE"]) == 2
