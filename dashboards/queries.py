@@ -52,7 +52,8 @@ def table_days(ledger: Ledger, day: date) -> pd.DataFrame:
 def ack_history(
     ledger: Ledger, journal: AckJournal, exception_ids: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """Every acknowledgement, from the ledger's table and from the journal, oldest first."""
+    """Every acknowledgement, from the ledger's table and from the journal, oldest first; the
+    journal's only when it verifies (a forged line must not change a status)."""
     stored = frame(
         ledger,
         "SELECT exception_id, action, note, actor, acted_at FROM acknowledgements",
@@ -60,7 +61,7 @@ def ack_history(
     stored["actor_source"] = "ledger"
     stored["recorded_in"] = "ledger"
     stored["acted_at"] = pd.to_datetime(stored["acted_at"], utc=True)
-    records = journal.records()
+    records = [] if journal.verify() else journal.records()
     journaled = pd.DataFrame(
         {
             "exception_id": [r.exception_id for r in records],

@@ -45,8 +45,16 @@ def streamlit_command(port: int) -> list[str]:
 
 def dashboard_env(db: Path, acks: Path | None = None) -> dict[str, str]:
     """The environment the app reads: the ledger (``BACCARAT_DB``) and, when given, the
-    acknowledgement journal (``BACCARAT_ACKS``; otherwise the one next to the ledger)."""
-    env = {**os.environ, "BACCARAT_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    acknowledgement journal (``BACCARAT_ACKS``; otherwise the one next to the ledger).
+    ``FORWARDED_ALLOW_IPS`` is emptied so that the server never takes a client's address
+    from ``X-Forwarded-For``: the dashboards believe a proxy's user header by the address
+    the request really came from (:mod:`dashboards.ui`)."""
+    env = {
+        **os.environ,
+        "BACCARAT_DB": str(db),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        "FORWARDED_ALLOW_IPS": "",
+    }
     env.pop("BACCARAT_ACKS", None)
     if acks is not None:
         env["BACCARAT_ACKS"] = str(acks)

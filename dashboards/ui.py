@@ -1,8 +1,28 @@
 """Streamlit pieces every page shares: the sidebar (ledger snapshot, gaming day, who is
-acting), money formatting, and the acknowledge/escalate form."""
+signed in), money formatting, and the acknowledge/escalate form.
+
+Who is signed in
+----------------
+The dashboards act (acknowledge, escalate, build evidence bundles) only for a user they can
+name with some proof, checked against the roles file (:mod:`pipeline.config.roles`):
+
+- **OIDC sign-in**: when ``.streamlit/secrets.toml`` has an ``[auth]`` section (Streamlit's
+  ``st.login``; needs Authlib), the sidebar offers "Sign in" and the user is the identity
+  provider's ``email`` claim;
+- **an authenticating reverse proxy**: the user named by the roles file's
+  ``proxy_user_header`` (default ``X-Forwarded-User``), believed only when the request comes
+  from an address in its ``trusted_proxies``. Streamlit's server rewrites the client address
+  from ``X-Forwarded-For`` for ``FORWARDED_ALLOW_IPS`` (localhost by default), so a request
+  carrying ``X-Forwarded-For`` is believed only when that rewriting is off
+  (``FORWARDED_ALLOW_IPS=""``, as ``python -m dashboards.server`` starts it).
+
+Without either, the dashboards are read-only: anyone who reaches them can read, nobody can
+act, and no name typed into a box is recorded.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,10 +44,20 @@ from dashboards.source import (
     snapshot,
 )
 from pipeline.bundle.acks import ACKNOWLEDGE, ESCALATE, AckJournal, JournalError
+from pipeline.config.roles import (
+    Action,
+    Actor,
+    NotAuthorizedError,
+    Roles,
+    RolesError,
+    authorize,
+    load_roles,
+)
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 
-PROXY_USER_HEADERS = ("X-Forwarded-User", "X-Auth-Request-User", "X-Remote-User")
+OIDC_SOURCE = "OIDC sign-in"
+LOOPBACK = "localhost"
 STATISTICS_DISCLAIMER = (
     "These statistics say where to look harder; they accuse no one. A small p-value or a "
     "hold outside its interval happens by chance too (about 1 test in 100 at the 1 % level), "
@@ -40,24 +70,80 @@ class Context:
     snapshot: Snapshot
     day: date | None
     journal: AckJournal
-    actor: str
-    actor_source: str
+    actor: Actor | None
+    """The signed-in user; None: the dashboards are read-only."""
+    roles: Roles | None
+    """None when the roles file cannot be read (the sidebar says why): nobody may act."""
 
     @contextmanager
     def ledger(self) -> Iterator[Ledger]:
         with reader(self.snapshot) as ledger:
             yield ledger
 
+    def may(self, action: Action) -> bool:
+        return (
+            self.actor is not None
+            and self.roles is not None
+            and action in self.roles.actions_of(self.actor.name)
+        )
 
-def _proxy_user() -> str | None:
-    try:
-        headers = st.context.headers
-    except Exception:  # no request context (bare AppTest)
-        return None
-    for name in PROXY_USER_HEADERS:
-        value = headers.get(name) if headers is not None else None
-        if value:
-            return str(value)
+
+def proxy_actor(roles: Roles) -> tuple[Actor | None, str | None]:
+    """The user the request's proxy header names, if the request came from a trusted proxy;
+    else (None, why the header was ignored) when there was one, (None, None) when not."""
+    headers = st.context.headers
+    header = roles.proxy_user_header
+    values = headers.get_all(header)
+    if not values:
+        return None, None
+    # st.context.ip_address is None for a loopback peer (and without a client, but then
+    # there are no headers either)
+    peer = st.context.ip_address or LOOPBACK
+    trusted = (
+        roles.trusts_proxy("127.0.0.1") or roles.trusts_proxy("::1")
+        if peer == LOOPBACK
+        else roles.trusts_proxy(peer)
+    )
+    if not trusted:
+        return None, (
+            f"Ignored the {header} header: the request came from {peer}, which is not one "
+            f"of the trusted_proxies in {roles.path}."
+        )
+    if headers.get_all("X-Forwarded-For") and os.environ.get("FORWARDED_ALLOW_IPS") != "":
+        return None, (
+            f"Ignored the {header} header: the server takes client addresses from "
+            "X-Forwarded-For, so the proxy's own address is unknown. Start the dashboards "
+            'with `python -m dashboards.server` (or FORWARDED_ALLOW_IPS="").'
+        )
+    if len(values) > 1 or not values[0].strip():
+        return None, f"Ignored the {header} header: it was sent {len(values)} times or empty."
+    return Actor(values[0].strip(), f"proxy header {header} from {peer}"), None
+
+
+def oidc_configured() -> bool:
+    """Whether ``.streamlit/secrets.toml`` configures Streamlit's OIDC sign-in."""
+    return st.secrets.load_if_toml_exists() and "auth" in st.secrets
+
+
+def _signed_in(roles: Roles) -> Actor | None:
+    """Render who is signed in (or how to sign in) and return them."""
+    # st.user has is_logged_in only when an [auth] section is configured
+    if st.user.get("is_logged_in") is True:
+        name = str(st.user.get("email") or st.user.get("name") or "")
+        if name:
+            st.caption(f"Signed in as **{name}** ({OIDC_SOURCE})")
+            if st.button("Sign out", key="sign_out"):
+                st.logout()
+            return Actor(name, OIDC_SOURCE)
+    actor, ignored = proxy_actor(roles)
+    if ignored:
+        st.warning(ignored)
+    if actor is not None:
+        st.caption(f"Signed in as **{actor.name}** ({actor.source})")
+        return actor
+    st.caption("Not signed in: read-only.")
+    if oidc_configured() and st.button("Sign in", key="sign_in"):
+        st.login()
     return None
 
 
@@ -85,20 +171,23 @@ def sidebar() -> Context:
             )
         else:
             st.info("The ledger has no replayed table-days yet.")
-        proxy = _proxy_user()
-        if proxy:
-            st.caption(f"Signed in as **{proxy}** (from the authenticating proxy)")
-            actor, source = proxy, "proxy"
-        else:
-            actor = st.text_input(
-                "Your name or badge id",
-                key="actor",
-                help="Recorded with every acknowledgement and escalation.",
-            )
-            source = "self-declared"
+        roles: Roles | None = None
+        actor: Actor | None = None
+        try:
+            roles = load_roles()
+        except RolesError as err:
+            st.error(f"Nobody can act until the roles file is mended: {err}")
+        if roles is not None:
+            actor = _signed_in(roles)
         if st.button("Refresh data", key="refresh"):
             st.rerun()
-    ctx = Context(snap, day, journal(), actor.strip(), source)
+    ctx = Context(snap, day, journal(), actor, roles)
+    problems = ctx.journal.verify()
+    if problems:
+        st.error(
+            f"The acknowledgement journal {ctx.journal.path} does not verify, so its records "
+            "are not shown or counted and the close will refuse it: " + "; ".join(problems[:5])
+        )
     st.session_state["_context"] = ctx
     return ctx
 
@@ -178,7 +267,18 @@ def fmt_money(cents: Any) -> str:
 
 
 def ack_form(ctx: Context, exception_id: str, table_id: str, key: str = "ack") -> None:
-    """Acknowledge or escalate one exception, with a note; stored in the journal."""
+    """Acknowledge or escalate one exception, with a note; stored in the journal. Shown only
+    to a signed-in user whose roles allow it."""
+    actor, roles = ctx.actor, ctx.roles
+    if actor is None or roles is None:
+        st.info("Sign in to acknowledge or escalate: without a signed-in user this is read-only.")
+        return
+    if not {Action.ACKNOWLEDGE, Action.ESCALATE} & roles.actions_of(actor.name):
+        st.info(
+            f"{actor.name} may not acknowledge or escalate: that needs the analyst or admin "
+            f"role in {roles.path}."
+        )
+        return
     with st.form(key=f"{key}-form", clear_on_submit=True):
         action = st.radio(
             "Action",
@@ -190,20 +290,18 @@ def ack_form(ctx: Context, exception_id: str, table_id: str, key: str = "ack") -
         note = st.text_area("Note (why; required)", key=f"{key}-note")
         submitted = st.form_submit_button("Record", key=f"{key}-submit")
     if submitted:
-        if not ctx.actor:
-            st.error("Enter your name or badge id in the sidebar first: it is recorded.")
-            return
         try:
+            authorize(actor, Action[action], roles)
             record = ctx.journal.append(
                 exception_id=exception_id,
                 action=action,
                 note=note,
-                actor=ctx.actor,
-                actor_source=ctx.actor_source,
+                actor=actor.name,
+                actor_source=actor.source,
                 table_id=table_id,
                 gaming_date=ctx.day,
             )
-        except JournalError as err:
+        except (JournalError, NotAuthorizedError) as err:
             st.error(str(err))
             return
         st.session_state["_flash"] = (

@@ -20,15 +20,12 @@ with ctx.ledger() as ledger:
     status = q.gaming_day_status(ledger, day)
     previous = q.previous_chain(ledger, day)
     by_wager = q.win_by_wager(ledger, day)
-    history = q.ack_history(
-        ledger, ctx.journal, [str(b["exception_id"]) for b in report["blocking_exceptions"]]
-    )
+    exceptions = q.exceptions(ledger, day, ctx.journal)
 
-acknowledged = set(q.ack_status(history).items())
-still_blocking = [
-    b
-    for b in report["blocking_exceptions"]
-    if (str(b["exception_id"]), "ACKNOWLEDGED") not in acknowledged
+# the last action stands: a critical exception acknowledged, then escalated, blocks again
+still_blocking = exceptions.loc[
+    exceptions["blocking"],
+    ["exception_id", "table_id", "code", "round_id", "seat", "serial", "message"],
 ]
 closed = status is not None and status["status"] != "REOPENED"
 problems = ui.verified_close(ctx, day) if closed and st.session_state.get("verify_seal") else []
@@ -123,8 +120,8 @@ st.caption(
     f"the ledger ({len(report['blocking_exceptions'])} block there); acknowledgements "
     f"recorded in the journal since leave {len(still_blocking)} blocking once imported."
 )
-if still_blocking:
-    st.dataframe(pd.DataFrame(still_blocking), hide_index=True, width="stretch", key="blocking")
+if not still_blocking.empty:
+    st.dataframe(still_blocking, hide_index=True, width="stretch", key="blocking")
 else:
     st.success("Nothing blocks the close.")
 

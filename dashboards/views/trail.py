@@ -10,6 +10,7 @@ import streamlit as st
 from dashboards import queries as q
 from dashboards import ui
 from pipeline.bundle.export import BundleError, export_bundle, file_sha256
+from pipeline.config.roles import Action
 
 ctx = ui.current()
 ui.require_day(ctx)
@@ -75,7 +76,11 @@ st.caption(
     "acknowledgements, the rule citations and a SHA-256 manifest; check it with "
     "`baccarat-audit verify-bundle`."
 )
-if st.button("Build evidence bundle", key="t_build"):
+if not ctx.may(Action.EXPORT):
+    st.info(
+        "Building an evidence bundle needs a signed-in user with the investigator or admin role."
+    )
+elif st.button("Build evidence bundle", key="t_build"):
     with ctx.ledger() as ledger, tempfile.TemporaryDirectory() as tmp:
         try:
             path = export_bundle(

@@ -13,6 +13,7 @@ The roles are fixed here, because separating the duties is their point:
 A TOML file maps users to roles and names the proxies trusted to say who the user is::
 
     trusted_proxies = ["10.0.0.1", "127.0.0.1"]   # addresses or networks
+    proxy_user_header = "X-Forwarded-User"        # the one header those proxies set
     scheduled_actor = "nightly-controller"        # who the scheduled nightly audit acts as
 
     [users]
@@ -66,7 +67,8 @@ ROLE_ACTIONS: Mapping[str, frozenset[Action]] = MappingProxyType(
 )
 """The actions of each role."""
 
-_KEYS = frozenset({"trusted_proxies", "scheduled_actor", "users"})
+_KEYS = frozenset({"trusted_proxies", "proxy_user_header", "scheduled_actor", "users"})
+DEFAULT_PROXY_USER_HEADER = "X-Forwarded-User"
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -97,6 +99,9 @@ class Roles:
     path: Path
     users: Mapping[str, frozenset[str]]
     trusted_proxies: tuple[Network, ...]
+    proxy_user_header: str
+    """The header naming the signed-in user that the trusted proxies set (and strip from
+    what clients send); no other header is believed."""
     scheduled_actor: str | None
 
     def actions_of(self, name: str) -> frozenset[Action]:
@@ -137,12 +142,15 @@ def load_roles(path: Path | None = None) -> Roles:
     ]
     users = _users(data.get("users", {}), problems)
     proxies = _proxies(data.get("trusted_proxies", []), problems)
+    header = data.get("proxy_user_header", DEFAULT_PROXY_USER_HEADER)
+    if not (isinstance(header, str) and header.strip()):
+        problems.append("proxy_user_header must be a header name, e.g. X-Forwarded-User")
     scheduled = data.get("scheduled_actor")
     if scheduled is not None and not (isinstance(scheduled, str) and scheduled in users):
         problems.append(f"scheduled_actor {scheduled!r} is not a user in [users]")
     if problems:
         raise RolesError(f"{where}: " + "; ".join(problems))
-    return Roles(where, MappingProxyType(users), proxies, scheduled)
+    return Roles(where, MappingProxyType(users), proxies, str(header).strip(), scheduled)
 
 
 def _users(table: Any, problems: list[str]) -> dict[str, frozenset[str]]:

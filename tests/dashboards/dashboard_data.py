@@ -12,8 +12,12 @@ import io
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+
+import pytest
+from streamlit.runtime import context as st_context
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `dashboards` is not an installed package
@@ -50,3 +54,29 @@ def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
     target = directory / "ledger.duckdb"
     shutil.copyfile(built_ledger(tables, hours), target)
     return target
+
+
+@dataclass(frozen=True)
+class FakeClient:
+    """What Streamlit's server knows of a browser connection (its ``ClientContext``): the
+    handshake's headers and the TCP peer's address. AppTest has no connection, so tests put
+    one in place of ``streamlit.runtime.context._get_client_context``; ``st.context.headers``
+    and ``st.context.ip_address`` then read it as they read a real one."""
+
+    headers: tuple[tuple[str, str], ...] = ()
+    remote_ip: str | None = None
+    cookies: dict[str, str] = field(default_factory=dict)
+
+
+def request_from(
+    monkeypatch: pytest.MonkeyPatch, remote_ip: str | None, **headers: str | list[str]
+) -> None:
+    """Make every following AppTest run come from ``remote_ip`` with these headers (keyword
+    ``X_Forwarded_User`` is the header ``X-Forwarded-User``; a list repeats it)."""
+    pairs = tuple(
+        (name.replace("_", "-"), value)
+        for name, values in headers.items()
+        for value in ([values] if isinstance(values, str) else values)
+    )
+    client = FakeClient(pairs, remote_ip)
+    monkeypatch.setattr(st_context, "_get_client_context", lambda: client)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy
+from dashboard_data import APP, DAY, ledger_copy, request_from
 from streamlit.testing.v1 import AppTest
 
 from pipeline.bundle.acks import AckJournal, journal_path_for
@@ -26,6 +26,8 @@ def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("BACCARAT_DB", str(db))
     monkeypatch.delenv("BACCARAT_ACKS", raising=False)
     monkeypatch.delenv("BACCARAT_RULES", raising=False)
+    monkeypatch.delenv("BACCARAT_ROLES", raising=False)
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
     yield db
 
 
@@ -120,17 +122,18 @@ def test_exception_shows_rule_and_evidence(ledger: Path) -> None:
     assert {"payload_type", "device_id", "seq", "occurred", "fields"} <= set(evidence.columns)
 
 
-def test_acknowledge_and_escalate_are_stored_and_audited(ledger: Path) -> None:
+def test_acknowledge_and_escalate_are_stored_and_audited(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     at = _app()
     journal = AckJournal(journal_path_for(ledger))
     target = str(at.selectbox(key="inspect").value)
+    # nobody signed in: read-only, no form to record with
+    assert any("Sign in to acknowledge or escalate" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "ack-submit"]
 
-    at.text_area(key="ack-note").input("looked at the video")
-    at.button(key="ack-submit").click().run()
-    assert at.error and "badge" in at.error[0].value  # who acts is required
-    assert journal.records() == []
-
-    at.text_input(key="actor").input("analyst-7").run()
+    request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="demo-analyst")  # proxy on localhost
+    at.run()
     at.selectbox(key="inspect").set_value(target)
     at.radio(key="ack-action").set_value("ESCALATE")
     at.text_area(key="ack-note").input("payout differs from the video; to the shift manager")
@@ -150,9 +153,10 @@ def test_acknowledge_and_escalate_are_stored_and_audited(ledger: Path) -> None:
     assert list(_frame(at)["exception_id"]) == [target]
 
     records = journal.records()
+    source = "proxy header X-Forwarded-User from localhost"
     assert [(r.exception_id, r.action, r.actor, r.actor_source) for r in records] == [
-        (target, "ESCALATE", "analyst-7", "self-declared"),
-        (target, "ACKNOWLEDGE", "analyst-7", "self-declared"),
+        (target, "ESCALATE", "demo-analyst", source),
+        (target, "ACKNOWLEDGE", "demo-analyst", source),
     ]
     assert records[1].note == "shift manager confirmed, patron repaid $100"
     assert records[0].acted_at <= records[1].acted_at
@@ -165,9 +169,9 @@ def test_acknowledge_and_escalate_are_stored_and_audited(ledger: Path) -> None:
     assert _query(ledger, "SELECT count(*) FROM acknowledgements") == [(0,)]
 
 
-def test_an_acknowledgement_needs_a_note(ledger: Path) -> None:
+def test_an_acknowledgement_needs_a_note(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    request_from(monkeypatch, None, X_Forwarded_User="demo-analyst")  # a proxy on localhost
     at = _app()
-    at.text_input(key="actor").input("analyst-7").run()
     at.button(key="ack-submit").click().run()
     assert at.error and "note" in at.error[0].value
     assert AckJournal(journal_path_for(ledger)).records() == []
@@ -324,7 +328,8 @@ def test_search_by_patron_table_and_serial(ledger: Path) -> None:
     assert _frame(at).empty  # a serial names a Form, not rounds
 
 
-def test_trail_and_evidence_bundle(ledger: Path) -> None:
+def test_trail_and_evidence_bundle(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    request_from(monkeypatch, None, X_Forwarded_User="demo-investigator")
     ((round_id,),) = _query(
         ledger,
         "SELECT round_id FROM exceptions WHERE round_id IS NOT NULL ORDER BY round_id LIMIT 1",

@@ -1,0 +1,250 @@
+"""Who the dashboards act for: a proxy's user header only from a trusted proxy address, the
+OIDC sign-in, otherwise read-only; roles checked like the command line's; the last action on
+an exception stands; a journal that does not verify changes no status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from dashboard_data import APP, DAY, ledger_copy, request_from
+from streamlit.testing.v1 import AppTest
+
+from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.ledger.store import Ledger
+
+TIMEOUT = 120
+SITE_ROLES = """
+trusted_proxies = ["10.0.0.0/24"]
+proxy_user_header = "X-Auth-Request-User"
+
+[users]
+"analyst@casino.example" = ["analyst"]
+"controller@casino.example" = ["accountant"]
+"""
+
+
+@pytest.fixture
+def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    db: Path = ledger_copy(tmp_path)
+    monkeypatch.setenv("BACCARAT_DB", str(db))
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+        monkeypatch.delenv(name, raising=False)
+    return db
+
+
+@pytest.fixture
+def site_roles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "site-roles.toml"
+    path.write_text(SITE_ROLES)
+    monkeypatch.setenv("BACCARAT_ROLES", str(path))
+    return path
+
+
+def _app(page: str | None = None, **settings: dict[str, object]) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for name, value in settings.items():
+        setattr(at, name, value)
+    at.run()
+    if page:
+        at.switch_page(f"views/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _signed_in(at: AppTest) -> str:
+    return " ".join(str(c.value) for c in at.sidebar.caption if "Signed in" in str(c.value))
+
+
+def _can_record(at: AppTest) -> bool:
+    return any(b.key == "ack-submit" for b in at.button)
+
+
+def _critical(db: Path) -> str:
+    with Ledger(db, read_only=True) as ledger:
+        row = ledger.con.execute(
+            "SELECT min(exception_id) FROM exceptions WHERE severity_rank >= 4"
+        ).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def _status(at: AppTest, exception_id: str) -> str:
+    frame = at.dataframe[0].value
+    assert isinstance(frame, pd.DataFrame)
+    return str(frame.set_index("exception_id").loc[exception_id, "status"])
+
+
+# ---------------------------------------------------------------------- the proxy header
+@pytest.mark.parametrize("address", ["203.0.113.9", "10.0.1.1", "192.168.0.10"])
+def test_a_spoofed_user_header_from_an_untrusted_address_is_ignored(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch, address: str
+) -> None:
+    request_from(monkeypatch, address, X_Auth_Request_User="analyst@casino.example")
+    at = _app()
+    assert _signed_in(at) == ""
+    assert any(
+        f"the request came from {address}, which is not one of the trusted_proxies in "
+        f"{site_roles}" in w.value
+        for w in at.sidebar.warning
+    )
+    assert not _can_record(at)
+    assert any("read-only" in i.value for i in at.info)
+
+
+def test_localhost_is_not_trusted_unless_configured(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request_from(monkeypatch, "127.0.0.1", X_Auth_Request_User="analyst@casino.example")
+    at = _app()
+    assert _signed_in(at) == "" and not _can_record(at)
+    assert any("came from localhost" in w.value for w in at.sidebar.warning)
+
+
+def test_the_user_header_from_a_trusted_proxy_signs_in(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request_from(monkeypatch, "10.0.0.7", X_Auth_Request_User="analyst@casino.example")
+    at = _app()
+    expected = "analyst@casino.example** (proxy header X-Auth-Request-User from 10.0.0.7)"
+    assert expected in _signed_in(at)
+    target = str(at.selectbox(key="inspect").value)
+    at.radio(key="ack-action").set_value("ESCALATE")
+    at.text_area(key="ack-note").input("to the shift manager")
+    at.button(key="ack-submit").click().run()
+    records = AckJournal(journal_path_for(ledger)).records()
+    assert [(r.exception_id, r.actor, r.actor_source) for r in records] == [
+        (target, "analyst@casino.example", "proxy header X-Auth-Request-User from 10.0.0.7")
+    ]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X_Forwarded_User": "analyst@casino.example"},  # not the header the proxy sets
+        {"X_Remote_User": "analyst@casino.example"},
+        {"X_Auth_Request_User": ["analyst@casino.example", "controller@casino.example"]},
+        {"X_Auth_Request_User": "  "},
+    ],
+)
+def test_other_repeated_or_empty_user_headers_sign_nobody_in(
+    ledger: Path,
+    site_roles: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    headers: dict[str, str | list[str]],
+) -> None:
+    request_from(monkeypatch, "10.0.0.7", **headers)
+    at = _app()
+    assert _signed_in(at) == "" and not _can_record(at)
+
+
+def test_a_forwarded_address_is_not_believed_while_the_server_rewrites_addresses(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # with FORWARDED_ALLOW_IPS at its default, the address Streamlit reports may itself come
+    # from X-Forwarded-For, i.e. from the client
+    headers = {"X_Auth_Request_User": "analyst@casino.example", "X_Forwarded_For": "10.0.0.7"}
+    request_from(monkeypatch, "10.0.0.7", **headers)
+    at = _app()
+    assert _signed_in(at) == "" and not _can_record(at)
+    assert any("python -m dashboards.server" in w.value for w in at.sidebar.warning)
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "")  # as dashboards.server starts it
+    at = _app()
+    assert "analyst@casino.example" in _signed_in(at) and _can_record(at)
+
+
+def test_a_signed_in_user_without_the_analyst_role_gets_no_form(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request_from(monkeypatch, "10.0.0.7", X_Auth_Request_User="controller@casino.example")
+    at = _app()
+    assert "controller@casino.example" in _signed_in(at)
+    assert not _can_record(at)
+    assert any(
+        "controller@casino.example may not acknowledge or escalate: that needs the analyst or "
+        f"admin role in {site_roles}" in i.value
+        for i in at.info
+    )
+
+
+def test_exporting_a_bundle_needs_the_investigator_role(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="demo-analyst")
+    at = _app("trail")
+    with Ledger(ledger, read_only=True) as con:
+        row = con.con.execute("SELECT min(round_id) FROM exceptions").fetchone()
+    assert row is not None
+    at.text_input(key="trail_value").input(str(row[0])).run()
+    assert not any(b.key == "t_build" for b in at.button)
+    assert any("investigator or admin role" in i.value for i in at.info)
+
+
+# ---------------------------------------------------------------------- OIDC sign-in
+def test_the_oidc_sign_in_names_the_user(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = {"is_logged_in": True, "email": "analyst@casino.example", "name": "A. Analyst"}
+    at = _app(user=user)
+    assert "analyst@casino.example** (OIDC sign-in)" in _signed_in(at)
+    assert any(b.key == "sign_out" for b in at.sidebar.button)
+    at.text_area(key="ack-note").input("explained by the pit")
+    at.button(key="ack-submit").click().run()
+    records = AckJournal(journal_path_for(ledger)).records()
+    assert [(r.actor, r.actor_source) for r in records] == [
+        ("analyst@casino.example", "OIDC sign-in")
+    ]
+
+
+def test_the_sign_in_is_offered_only_when_configured(ledger: Path) -> None:
+    at = _app(user={"is_logged_in": False})
+    assert not any(b.key == "sign_in" for b in at.sidebar.button)
+    auth = {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": "x" * 32,
+        "client_id": "baccarat-audit",
+        "client_secret": "s",
+        "server_metadata_url": "https://idp.example/.well-known/openid-configuration",
+    }
+    at = _app(user={"is_logged_in": False}, secrets={"auth": auth})
+    assert any(b.key == "sign_in" for b in at.sidebar.button)
+    assert not _can_record(at)
+
+
+# ---------------------------------------------------------------------- statuses
+def test_the_last_action_stands_in_the_queue_and_the_close(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = _critical(ledger)
+    journal = AckJournal(journal_path_for(ledger))
+    for action in ("ACKNOWLEDGE", "ESCALATE"):
+        journal.append(
+            exception_id=target, action=action, note="n", actor="demo-analyst", actor_source="x"
+        )
+    at = _app()
+    at.multiselect(key="f_status").set_value(["ESCALATED"]).run()
+    assert _status(at, target) == "ESCALATED"
+    at = _app("close")
+    blocking = at.dataframe[3].value
+    assert isinstance(blocking, pd.DataFrame)
+    assert target in set(blocking["exception_id"])
+
+
+def test_a_journal_that_does_not_verify_changes_no_status(ledger: Path) -> None:
+    target = _critical(ledger)
+    journal = AckJournal(journal_path_for(ledger))
+    journal.append(
+        exception_id=target, action="ESCALATE", note="n", actor="demo-analyst", actor_source="x"
+    )
+    line = json.loads(journal.path.read_text())
+    line["action"] = "ACKNOWLEDGE"
+    journal.path.write_text(json.dumps(line) + "\n")
+    at = _app()
+    assert any(
+        "does not verify" in e.value and "line 1: ACKNOWLEDGE of exception" in e.value
+        for e in at.error
+    )
+    assert _status(at, target) == "OPEN"
+    assert DAY.isoformat() in at.caption[0].value
