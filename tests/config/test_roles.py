@@ -41,6 +41,8 @@ def test_the_packaged_example_grants_each_role_its_duties_and_no_more() -> None:
     assert roles.actions_of("demo-investigator") == {Action.EXPORT}
     assert roles.actions_of("demo-admin") == set(Action)
     assert roles.actions_of("nobody-checked") == frozenset()
+    assert roles.proxy_user_header == "X-Forwarded-User"
+    assert roles.trusts_proxy("127.0.0.1") and not roles.trusts_proxy("10.0.0.1")
     assert scheduled_actor(roles).name == "demo-controller"
     assert Action.CLOSE in roles.actions_of(scheduled_actor(roles).name)
 
@@ -82,6 +84,7 @@ def test_every_problem_of_a_roles_file_is_named_at_once(tmp_path: Path) -> None:
         tmp_path,
         """
 trusted_proxies = ["10.0.0.1", "proxy.example", "10.1.0.0/16"]
+proxy_user_header = " "
 scheduled_actor = "ghost"
 colour = "blue"
 
@@ -104,6 +107,7 @@ dave = "accountant"
         "users.dave: must be a non-empty list of roles",
         "trusted_proxies: 'proxy.example' is not an IP address or network",
         "scheduled_actor 'ghost' is not a user in [users]",
+        "proxy_user_header must be a header name",
     ):
         assert expected in message
 

@@ -4,14 +4,18 @@ an exception stands; a journal that does not verify changes no status."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from dashboard_data import APP, DAY, ledger_copy, request_from
 from streamlit.testing.v1 import AppTest
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from dashboards.server import dashboard_env
 from pipeline.bundle.acks import AckJournal, journal_path_for
 from pipeline.ledger.store import Ledger
 
@@ -248,3 +252,28 @@ def test_a_journal_that_does_not_verify_changes_no_status(ledger: Path) -> None:
     )
     assert _status(at, target) == "OPEN"
     assert DAY.isoformat() in at.caption[0].value
+
+
+# ---------------------------------------------------------------------- the server's address
+def _address_seen(forwarded_allow_ips: str) -> str:
+    """The client address Streamlit's server (uvicorn) hands the app for a request from the
+    TCP peer 127.0.0.1 that carries ``X-Forwarded-For: 10.0.0.7``."""
+    seen: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope["client"][0])
+
+    scope = {
+        "type": "websocket",
+        "client": ("127.0.0.1", 50000),
+        "headers": [(b"x-forwarded-for", b"10.0.0.7")],
+    }
+    middleware = ProxyHeadersMiddleware(app, trusted_hosts=forwarded_allow_ips)
+    asyncio.run(middleware(scope, None, None))  # type: ignore[arg-type]
+    return seen[0]
+
+
+def test_the_dashboards_server_reports_the_real_peer_address(tmp_path: Path) -> None:
+    assert _address_seen("127.0.0.1,::1") == "10.0.0.7"  # uvicorn's default: rewritten
+    env = dashboard_env(tmp_path / "ledger.duckdb")
+    assert _address_seen(env["FORWARDED_ALLOW_IPS"]) == "127.0.0.1"
