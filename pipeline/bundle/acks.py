@@ -298,10 +298,12 @@ class AckJournal:
                 )
         return problems
 
-    def import_into(self, con: duckdb.DuckDBPyConnection) -> int:
+    def import_into(self, con: duckdb.DuckDBPyConnection, gaming_date: date | None = None) -> int:
         """Copy records not yet there into the ledger's ``acknowledgements`` table; returns
         how many. Call from the process that holds the ledger for writing (the gaming-day
-        close does, just before counting what blocks).
+        close does, just before counting what blocks). With ``gaming_date``, only the
+        records of that day's exceptions are copied: an acknowledgement of a day already
+        closed waits for that day's reopening instead of changing its sealed rows.
 
         Raises :class:`JournalError`, importing nothing, when :meth:`problems_against`
         finds anything: a close must not count an acknowledgement nobody can vouch for.
@@ -323,6 +325,14 @@ class AckJournal:
             ).fetchall()
         }
         new = [r for r in self.records() if r.ack_id not in present]
+        if gaming_date is not None:
+            of_day = {
+                str(e)
+                for (e,) in con.execute(
+                    "SELECT exception_id FROM exceptions WHERE gaming_date = ?", [gaming_date]
+                ).fetchall()
+            }
+            new = [r for r in new if r.exception_id in of_day]
         for r in new:
             con.execute(
                 f"INSERT INTO acknowledgements ({', '.join(_LEDGER_COLUMNS)}, ack_id, "

@@ -242,7 +242,7 @@ def close_gaming_day(
     )
     accepted = admit(checked, accept_quality_failures)
     # acknowledgements recorded in the dashboards' journal count at the close
-    AckJournal.for_ledger(ledger.path).import_into(ledger.con)
+    AckJournal.for_ledger(ledger.path).import_into(ledger.con, gaming_date)
     report = day_report(ledger, gaming_date)
     report["quality"] = close_section(checked, accepted)
     inputs = _inputs(ledger, gaming_date)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -273,6 +273,30 @@ def test_import_into_the_ledger_is_idempotent_and_keeps_the_record(tmp_path: Pat
         ).fetchone()
     assert stored == (last.ack_id, last.hmac)
     assert _imported(db) == [("e1", "ESCALATE", "a", "x"), ("e1", "ACKNOWLEDGE", "b", "y")]
+
+
+def test_import_for_one_gaming_day_leaves_other_days_records_waiting(tmp_path: Path) -> None:
+    db = _ledger(tmp_path)
+    journal = AckJournal.for_ledger(db)
+    with Ledger(db) as ledger:
+        for exception_id, day in (("e1", "2026-11-24"), ("e2", "2026-11-25")):
+            ledger.con.execute(
+                "INSERT INTO exceptions (exception_id, table_id, gaming_date, code, section, "
+                "severity, severity_rank, message) VALUES (?, 'T01', ?, 'C', 'S', 'CRITICAL', "
+                "4, 'm')",
+                [exception_id, day],
+            )
+    for exception_id in ("e1", "e2"):
+        journal.append(
+            exception_id=exception_id, action="ESCALATE", note="n", actor="a", actor_source="x"
+        )
+    with Ledger(db) as ledger:
+        assert journal.import_into(ledger.con, date(2026, 11, 25)) == 1
+        assert journal_problems(db, ledger.con) == []  # the waiting record is no problem
+    assert [e for e, *_ in _imported(db)] == ["e2"]
+    with Ledger(db) as ledger:
+        assert journal.import_into(ledger.con) == 1
+    assert sorted(e for e, *_ in _imported(db)) == ["e1", "e2"]
 
 
 @pytest.mark.parametrize("forgery", ["edit", "unkeyed-append", "delete", "reorder"])
