@@ -307,7 +307,8 @@ class AckJournal:
 
         Raises :class:`JournalError`, importing nothing, when :meth:`problems_against`
         finds anything: a close must not count an acknowledgement nobody can vouch for.
-        Idempotent: a record already present (same ``ack_id``) is not inserted again."""
+        Idempotent: a record already present (same ``ack_id``, or the same values in a row
+        imported before the ledger kept ``ack_id``) is not inserted again."""
         problems = self.problems_against(con)
         if problems:
             raise JournalError(
@@ -324,7 +325,17 @@ class AckJournal:
                 "SELECT ack_id FROM acknowledgements WHERE ack_id IS NOT NULL"
             ).fetchall()
         }
-        new = [r for r in self.records() if r.ack_id not in present]
+        # rows imported before migration 7 have no ack_id: they are known by their values
+        imported_unkeyed = set(
+            con.execute(
+                f"SELECT {', '.join(_LEDGER_COLUMNS)} FROM acknowledgements WHERE ack_id IS NULL"
+            ).fetchall()
+        )
+        new = [
+            r
+            for r in self.records()
+            if r.ack_id not in present and r.ledger_values() not in imported_unkeyed
+        ]
         if gaming_date is not None:
             of_day = {
                 str(e)

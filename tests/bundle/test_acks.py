@@ -248,7 +248,7 @@ def _ledger(tmp_path: Path) -> Path:
     return db
 
 
-def _imported(db: Path) -> list[tuple[str, ...]]:
+def _imported(db: Path) -> list[tuple[str | None, ...]]:
     with Ledger(db, read_only=True) as ledger:
         return ledger.con.execute(
             "SELECT exception_id, action, actor, actor_source FROM acknowledgements "
@@ -420,3 +420,22 @@ def test_a_damaged_or_mixed_unkeyed_journal_is_not_re_signed(tmp_path: Path, dam
     with pytest.raises(JournalError, match=r"line [234]"):
         journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed")
     assert journal.path.read_text() == before
+
+
+def test_a_re_signed_journal_matches_what_an_older_close_imported(tmp_path: Path) -> None:
+    db = _ledger(tmp_path)
+    journal = AckJournal.for_ledger(db)
+    line, _ = _unkeyed_line(GENESIS, actor="analyst-7")
+    _write(journal, [line])
+    with Ledger(db) as ledger:  # as the close imported it before migration 7: no ack_id
+        ledger.con.execute(
+            "INSERT INTO acknowledgements (exception_id, action, note, actor, acted_at) "
+            "VALUES ('e1', 'ACKNOWLEDGE', 'explained', 'analyst-7', '2026-11-24 10:00:00')"
+        )
+        with pytest.raises(JournalError, match="an unkeyed record"):
+            journal.import_into(ledger.con)
+    journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed against the shift log")
+    with Ledger(db) as ledger:
+        assert journal_problems(db, ledger.con) == []
+        assert journal.import_into(ledger.con) == 0  # already there: not imported twice
+    assert _imported(db) == [("e1", "ACKNOWLEDGE", "analyst-7", None)]
