@@ -296,7 +296,7 @@ def test_import_for_one_gaming_day_leaves_other_days_records_waiting(tmp_path: P
     assert [e for e, *_ in _imported(db)] == ["e2"]
     with Ledger(db) as ledger:
         assert journal.import_into(ledger.con) == 1
-    assert sorted(e for e, *_ in _imported(db)) == ["e1", "e2"]
+    assert sorted(str(e) for e, *_ in _imported(db)) == ["e1", "e2"]
 
 
 @pytest.mark.parametrize("forgery", ["edit", "unkeyed-append", "delete", "reorder"])
