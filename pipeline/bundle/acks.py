@@ -67,6 +67,7 @@ _DOMAIN = b"baccarat-audit acknowledgement v2\n"
 same key (a seal, an anchor) can pass for a journal line."""
 
 _LEDGER_COLUMNS = ("exception_id", "action", "note", "actor", "acted_at")
+_OPTIONAL = frozenset({"table_id", "gaming_date"})
 
 
 class JournalError(ValueError):
@@ -106,7 +107,6 @@ class AckRecord:
 
 @dataclass(frozen=True, slots=True)
 class _Line:
-    number: int
     record: AckRecord | None
     problem: str | None
 
@@ -385,13 +385,13 @@ def _scan(text: str, name: str = "journal") -> list[_Line]:
                 )
             else:
                 unreadable = f"{where}: not an acknowledgement record"
-            out.append(_Line(number, None, unreadable))
+            out.append(_Line(None, unreadable))
             continue
         try:
-            record = AckRecord(**{f.name: data[f.name] for f in fields(AckRecord)})
-            valid = authentic(record.authenticated_content(), str(record.hmac))
+            record = _typed(data)
+            valid = authentic(record.authenticated_content(), record.hmac)
         except (TypeError, ValueError):
-            out.append(_Line(number, None, f"{where}: not an acknowledgement record"))
+            out.append(_Line(None, f"{where}: not an acknowledgement record"))
             continue
         what = f"{record.action} of exception {record.exception_id} by {record.actor}"
         if not valid:
@@ -406,9 +406,21 @@ def _scan(text: str, name: str = "journal") -> list[_Line]:
             )
         else:
             problem = None
-        out.append(_Line(number, record, problem))
+        out.append(_Line(record, problem))
         previous = record.hmac
     return out
+
+
+def _typed(data: dict[str, Any]) -> AckRecord:
+    """The record a parsed line holds; TypeError or ValueError when a field is not of its
+    type (text; the table and the gaming date may be null; the time ISO 8601)."""
+    values = {f.name: data[f.name] for f in fields(AckRecord)}
+    for name, value in values.items():
+        if not (isinstance(value, str) or (value is None and name in _OPTIONAL)):
+            raise TypeError(f"{name} is {type(value).__name__}")
+    record = AckRecord(**values)
+    record.acted_at_utc.astimezone(UTC)  # a time this module cannot read is no record
+    return record
 
 
 def _json_object(line: str) -> dict[str, Any] | None:

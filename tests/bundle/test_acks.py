@@ -210,10 +210,13 @@ def test_a_replayed_authentic_line_is_named(tmp_path: Path) -> None:
 
 def test_garbage_is_named_and_skipped(tmp_path: Path) -> None:
     journal = _journal(tmp_path, ("e1", "ESCALATE"))
-    _write(journal, [*_lines(journal), "garbage", "[1, 2]"])
+    mistyped = [json.loads(_lines(journal)[0]) for _ in range(3)]
+    mistyped[0]["note"] = ["a", "list"]
+    mistyped[1]["acted_at"] = "yesterday"
+    mistyped[2]["hmac"] = None
+    _write(journal, [*_lines(journal), "garbage", "[1, 2]", *map(json.dumps, mistyped)])
     assert journal.verify() == [
-        "acks.jsonl line 2: not an acknowledgement record",
-        "acks.jsonl line 3: not an acknowledgement record",
+        f"acks.jsonl line {n}: not an acknowledgement record" for n in range(2, 7)
     ]
     assert len(journal.records()) == 1
 
