@@ -120,6 +120,11 @@ def proxy_actor(roles: Roles) -> tuple[Actor | None, str | None]:
     return Actor(values[0].strip(), f"proxy header {header} from {peer}"), None
 
 
+def signed_in_as(actor: Actor) -> None:
+    # st.text, not markdown: the name is the proxy's or the identity provider's data
+    st.text(f"Signed in as {actor.name} ({actor.source})")
+
+
 def oidc_configured() -> bool:
     """Whether ``.streamlit/secrets.toml`` configures Streamlit's OIDC sign-in."""
     return st.secrets.load_if_toml_exists() and "auth" in st.secrets
@@ -131,7 +136,7 @@ def _signed_in(roles: Roles) -> Actor | None:
     if st.user.get("is_logged_in") is True:
         name = str(st.user.get("email") or st.user.get("name") or "")
         if name:
-            st.caption(f"Signed in as **{name}** ({OIDC_SOURCE})")
+            signed_in_as(Actor(name, OIDC_SOURCE))
             if st.button("Sign out", key="sign_out"):
                 st.logout()
             return Actor(name, OIDC_SOURCE)
@@ -139,7 +144,7 @@ def _signed_in(roles: Roles) -> Actor | None:
     if ignored:
         st.warning(ignored)
     if actor is not None:
-        st.caption(f"Signed in as **{actor.name}** ({actor.source})")
+        signed_in_as(actor)
         return actor
     st.caption("Not signed in: read-only.")
     if oidc_configured() and st.button("Sign in", key="sign_in"):

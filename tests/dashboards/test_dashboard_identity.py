@@ -59,7 +59,7 @@ def _app(page: str | None = None, **settings: dict[str, object]) -> AppTest:
 
 
 def _signed_in(at: AppTest) -> str:
-    return " ".join(str(c.value) for c in at.sidebar.caption if "Signed in" in str(c.value))
+    return " ".join(str(t.value) for t in at.sidebar.text if "Signed in" in str(t.value))
 
 
 def _can_record(at: AppTest) -> bool:
@@ -112,7 +112,7 @@ def test_the_user_header_from_a_trusted_proxy_signs_in(
 ) -> None:
     request_from(monkeypatch, "10.0.0.7", X_Auth_Request_User="analyst@casino.example")
     at = _app()
-    expected = "analyst@casino.example** (proxy header X-Auth-Request-User from 10.0.0.7)"
+    expected = "analyst@casino.example (proxy header X-Auth-Request-User from 10.0.0.7)"
     assert expected in _signed_in(at)
     target = str(at.selectbox(key="inspect").value)
     at.radio(key="ack-action").set_value("ESCALATE")
@@ -122,6 +122,17 @@ def test_the_user_header_from_a_trusted_proxy_signs_in(
     assert [(r.exception_id, r.actor, r.actor_source) for r in records] == [
         (target, "analyst@casino.example", "proxy header X-Auth-Request-User from 10.0.0.7")
     ]
+
+
+def test_the_signed_in_name_is_shown_as_text(
+    ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = "![x](https://evil.example/p.png) [click](https://evil.example)"
+    request_from(monkeypatch, "10.0.0.7", X_Auth_Request_User=name)
+    at = _app()
+    assert _signed_in(at) == f"Signed in as {name} (proxy header X-Auth-Request-User from 10.0.0.7)"
+    assert not any("evil.example" in str(m.value) for m in at.sidebar.markdown)
+    assert not _can_record(at)  # and it is no user of the roles file
 
 
 @pytest.mark.parametrize(
@@ -192,7 +203,7 @@ def test_the_oidc_sign_in_names_the_user(
 ) -> None:
     user = {"is_logged_in": True, "email": "analyst@casino.example", "name": "A. Analyst"}
     at = _app(user=user)
-    assert "analyst@casino.example** (OIDC sign-in)" in _signed_in(at)
+    assert _signed_in(at) == "Signed in as analyst@casino.example (OIDC sign-in)"
     assert any(b.key == "sign_out" for b in at.sidebar.button)
     at.text_area(key="ack-note").input("explained by the pit")
     at.button(key="ack-submit").click().run()
