@@ -1,0 +1,82 @@
+"""The proxy header through the real server and a real browser: Streamlit's server as
+``python -m dashboards.server`` starts it, headless Chromium sending the headers a client
+makes up. Its address is 127.0.0.1 whatever X-Forwarded-For it claims, so the header counts
+only when localhost is a trusted proxy.
+
+Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _chromium import CHROMIUM, Browser, chromium, free_port
+from dashboard_data import ledger_copy
+
+from dashboards.server import running_dashboard
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.xdist_group("chromium"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    ),
+]
+
+USERS = '\n[users]\ndemo-analyst = ["analyst"]\n'
+ONLY_THE_PROXY_HOST = '\ntrusted_proxies = ["10.0.0.0/24"]\n' + USERS
+LOCALHOST = '\ntrusted_proxies = ["127.0.0.1", "::1"]\n' + USERS
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, Path, Browser]]:
+    directory = tmp_path_factory.mktemp("sign-in")
+    db = ledger_copy(directory, tables=3, hours=2.0)
+    roles = directory / "roles.toml"  # read at every page run: the tests rewrite it
+    roles.write_text(ONLY_THE_PROXY_HOST)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BACCARAT_ROLES", str(roles))
+        log = (directory / "streamlit.log").open("w")
+        with log, running_dashboard(db, free_port(), log=log) as base, chromium() as browser:
+            browser.call("Network.enable")
+            yield base, roles, browser
+
+
+def _sidebar_after(served: tuple[str, Path, Browser], roles_text: str, **headers: str) -> str:
+    base, roles, browser = served
+    roles.write_text(roles_text)
+    browser.call("Network.setExtraHTTPHeaders", headers=headers)
+    browser.navigate(f"{base}/")
+    text: str = browser.wait_for("Exception queue", "Refresh data", timeout=90)
+    return text
+
+
+def test_a_header_a_local_client_makes_up_is_ignored(
+    served: tuple[str, Path, Browser],
+) -> None:
+    text = _sidebar_after(served, ONLY_THE_PROXY_HOST, **{"X-Forwarded-User": "demo-analyst"})
+    assert "Ignored the X-Forwarded-User header: the request came from localhost" in text
+    assert "Not signed in: read-only." in text
+    assert "Signed in as" not in text
+    assert "Note (why; required)" not in text  # no acknowledge/escalate form
+
+
+def test_claiming_to_be_forwarded_by_the_trusted_proxy_does_not_help(
+    served: tuple[str, Path, Browser],
+) -> None:
+    headers = {"X-Forwarded-User": "demo-analyst", "X-Forwarded-For": "10.0.0.7"}
+    text = _sidebar_after(served, ONLY_THE_PROXY_HOST, **headers)
+    assert "the request came from localhost" in text
+    assert "Signed in as" not in text
+
+
+def test_the_header_from_a_trusted_proxy_address_signs_in(
+    served: tuple[str, Path, Browser],
+) -> None:
+    text = _sidebar_after(served, LOCALHOST, **{"X-Forwarded-User": "demo-analyst"})
+    assert "Signed in as demo-analyst (proxy header X-Forwarded-User from localhost)" in text
+    assert "Note (why; required)" in text  # the acknowledge/escalate form
