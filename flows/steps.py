@@ -280,6 +280,10 @@ class CloseSummary:
     """The validation the close relied on, when the close flow ran it."""
 
 
+ACTOR_SOURCE = "flow parameter"
+"""Where the actor of a flow's close comes from: the flow run's ``actor`` parameter."""
+
+
 def close_day(
     db: Path,
     gaming_date: date,
@@ -298,22 +302,22 @@ def close_day(
     again if the ledger changed since); a failed BLOCK expectation refuses the close (a
     terminal error naming the failures) unless ``accept_quality_failures`` says why to close
     anyway, which is audited."""
-    from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+    from pipeline.reports.close import close_gaming_day, is_closed, reopen_gaming_day
 
     with classified():
         catalog = load_catalog(catalog_path)
 
     def close(ledger: Ledger) -> CloseSummary:
-        row = ledger.con.execute(
-            "SELECT status FROM gaming_days WHERE gaming_date = ?", [gaming_date]
-        ).fetchone()
-        if reopen_reason and row is not None and row[0] != "REOPENED":
-            reopen_gaming_day(ledger, gaming_date, reopen_reason, actor)
+        if reopen_reason and is_closed(ledger, gaming_date):
+            reopen_gaming_day(
+                ledger, gaming_date, reopen_reason, actor=actor, actor_source=ACTOR_SOURCE
+            )
         closed = close_gaming_day(
             ledger,
             gaming_date,
             reports_dir,
-            actor,
+            actor=actor,
+            actor_source=ACTOR_SOURCE,
             quality=quality,
             accept_quality_failures=accept_quality_failures,
             catalog=catalog,

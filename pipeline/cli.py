@@ -27,11 +27,14 @@ from pipeline.quality.gate import QualityBlockedError
 from pipeline.replay.findings import money
 from pipeline.reports.close import (
     DayClosedError,
+    SealBrokenError,
     close_gaming_day,
     reopen_gaming_day,
-    verify,
+    write_reports,
 )
 from pipeline.reports.groundtruth import compare
+from pipeline.reports.render import CloseResult
+from pipeline.reports.verify import check
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
@@ -148,16 +151,38 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _actor(args: argparse.Namespace) -> tuple[str, str]:
+    """Who acts, and where the name came from: ``--actor``, else the OS user."""
+    if args.actor:
+        return args.actor, "command line"
+    user = os.environ.get("USER", "").strip()
+    if not user:
+        print("say who acts: --actor NAME (no OS user name to fall back on)", file=sys.stderr)
+        raise SystemExit(2)
+    return user, "environment"
+
+
+def _print_seal(closed: CloseResult) -> None:
+    print(
+        f"seal event {closed.seal['seq']}; head link (file it elsewhere, check it with "
+        f"`verify --expect-head`): {closed.chain_sha256}"
+    )
+    print(f"anchored in {closed.seal['anchor_path']}; reports: {', '.join(map(str, closed.files))}")
+
+
 def cmd_close(args: argparse.Namespace) -> int:
     catalog = _catalog(args)
+    actor, actor_source = _actor(args)
     with Ledger(args.db) as ledger:
         try:
             closed = close_gaming_day(
                 ledger,
                 args.gaming_day,
                 args.out,
-                actor=args.actor,
+                actor=actor,
+                actor_source=actor_source,
                 accept_quality_failures=args.accept_quality_failures,
+                allow_empty=args.allow_empty,
                 catalog=catalog,
             )
         except QualityBlockedError as err:
@@ -180,33 +205,56 @@ def cmd_close(args: argparse.Namespace) -> int:
         f"{len(quality['warnings'])} warnings -> {closed.quality_docs}"
     )
     if quality["accepted"]:
-        print(f"blocking quality failures accepted by {args.actor}: {quality['accepted']}")
-    print(f"chain {closed.chain_sha256}; reports: {', '.join(map(str, closed.files))}")
+        print(f"blocking quality failures accepted by {actor}: {quality['accepted']}")
+    if closed.seal["reason"]:
+        print(f"closed empty by {actor}: {closed.seal['reason']}")
+    _print_seal(closed)
     return 1 if closed.blocking else 0
 
 
-def cmd_reopen(args: argparse.Namespace) -> int:
-    with Ledger(args.db) as ledger:
+def cmd_report(args: argparse.Namespace) -> int:
+    with Ledger(args.db, read_only=True) as ledger:
         try:
-            reopen_gaming_day(ledger, args.gaming_day, args.reason, args.actor)
+            written = write_reports(ledger, args.gaming_day, args.out)
+        except SealBrokenError as err:
+            print(err, file=sys.stderr)
+            return 1
         except ValueError as err:
             print(err, file=sys.stderr)
             return 2
-    print(f"gaming day {args.gaming_day} reopened by {args.actor}: {args.reason}")
+    print(f"gaming day {args.gaming_day}: {written.status}, reports written from the seal")
+    _print_seal(written)
+    return 0
+
+
+def cmd_reopen(args: argparse.Namespace) -> int:
+    actor, actor_source = _actor(args)
+    with Ledger(args.db) as ledger:
+        try:
+            entry = reopen_gaming_day(
+                ledger, args.gaming_day, args.reason, actor=actor, actor_source=actor_source
+            )
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            return 2
+    print(
+        f"gaming day {args.gaming_day} reopened by {actor} ({actor_source}): {args.reason}; "
+        f"seal event {entry.seq}, head link {entry.link}"
+    )
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     with Ledger(args.db, read_only=True) as ledger:
-        problems = verify(ledger)
-        days = ledger.con.execute("SELECT count(*) FROM gaming_days").fetchone()
-    for problem in problems:
+        checked = check(ledger, args.anchors, args.expect_head)
+    for problem in checked.problems:
         print(problem)
     print(
-        f"{days[0] if days else 0} closed gaming days checked; "
-        f"{'intact' if not problems else f'{len(problems)} problems'}"
+        f"{checked.days_checked} closed gaming days checked against the seal log (head "
+        f"{checked.head or 'none'}, anchors {checked.anchors}); "
+        f"{'intact' if not checked.problems else f'{len(checked.problems)} problems'}"
     )
-    return 1 if problems else 0
+    return 1 if checked.problems else 0
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -332,31 +380,59 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("paths", type=Path, nargs="+")
         p.set_defaults(func=cmd_ingest)
 
+    actor_help = "who acts (default: the OS user, recorded as coming from the environment)"
     p = sub.add_parser(
-        "close", help="close a gaming day: quality gate, reports, row seals, hash chain"
+        "close", help="close a gaming day: quality gate, row seals, seal log, reports"
     )
     common(p)
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
-    p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    p.add_argument("--actor", help=actor_help)
     p.add_argument(
         "--accept-quality-failures",
         metavar="REASON",
         help="close even though BLOCK data-quality expectations failed; the reason and the "
         "failures accepted go to the gaming day's audit trail",
     )
+    p.add_argument(
+        "--allow-empty",
+        metavar="REASON",
+        help="seal a day that has no events (refused otherwise: a mistyped or future date); "
+        "the reason goes to the seal and the audit trail",
+    )
     p.set_defaults(func=cmd_close)
 
-    p = sub.add_parser("reopen", help="reopen a closed gaming day (audited)")
+    p = sub.add_parser(
+        "report", help="write a closed day's reports again, byte for byte, from its seal"
+    )
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("reopen", help="reopen a closed gaming day (a seal event, audited)")
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
     p.add_argument("--reason", required=True)
-    p.add_argument("--actor", default=os.environ.get("USER", "baccarat-audit"))
+    p.add_argument("--actor", help=actor_help)
     p.set_defaults(func=cmd_reopen)
 
-    p = sub.add_parser("verify", help="check closed days' row seals and the hash chain")
+    p = sub.add_parser(
+        "verify", help="recompute closed days from their rows against the seal log and anchors"
+    )
     p.add_argument("--db", type=Path, required=True)
+    p.add_argument(
+        "--anchors",
+        type=Path,
+        help="the anchor file (default: the one the newest seal event names, else "
+        "reports/seal-anchors.jsonl beside the ledger)",
+    )
+    p.add_argument(
+        "--expect-head",
+        metavar="HEX",
+        help="the head link filed elsewhere (printed by the last close or reopen)",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("evaluate", help="compare exceptions with an emulator fault manifest")
