@@ -209,7 +209,11 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         "does not name: added after the close"
         for table in sorted(kept)
     ]
-    report = hashlib.sha256(canonical(sealed_content(ledger, day, sealed_at))).hexdigest()
+    try:
+        report = hashlib.sha256(canonical(sealed_content(ledger, day, sealed_at))).hexdigest()
+    except (ValueError, KeyError, TypeError) as err:  # an edited JSON column, say
+        problems.append(f"{where}report: cannot be recomputed from the rows ({err!r})")
+        return problems
     if report != entry.report_sha256:
         problems.append(
             f"{where}report: the figures recomputed from the rows (SHA-256 {report}) differ from "
