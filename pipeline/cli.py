@@ -7,8 +7,8 @@ Every command prints what it did in numbers and exits non-zero when something ne
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
-import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -152,14 +152,17 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
 
 
 def _actor(args: argparse.Namespace) -> tuple[str, str]:
-    """Who acts, and where the name came from: ``--actor``, else the OS user."""
+    """Who acts, and where the name came from: ``--actor``, else the operating system's
+    account running the command."""
     if args.actor:
         return args.actor, "command line"
-    user = os.environ.get("USER", "").strip()
-    if not user:
-        print("say who acts: --actor NAME (no OS user name to fall back on)", file=sys.stderr)
-        raise SystemExit(2)
-    return user, "environment"
+    try:
+        return getpass.getuser(), "operating system account"
+    except OSError as err:
+        print(
+            f"say who acts: --actor NAME (no account name to fall back on: {err})", file=sys.stderr
+        )
+        raise SystemExit(2) from err
 
 
 def _print_seal(closed: CloseResult) -> None:
@@ -380,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("paths", type=Path, nargs="+")
         p.set_defaults(func=cmd_ingest)
 
-    actor_help = "who acts (default: the OS user, recorded as coming from the environment)"
+    actor_help = "who acts (default: the operating system account, recorded as such)"
     p = sub.add_parser(
         "close", help="close a gaming day: quality gate, row seals, seal log, reports"
     )
