@@ -71,6 +71,7 @@ __all__ = [  # what the dashboards and flows use from here
     "CloseResult",
     "DayClosedError",
     "EmptyDayError",
+    "NotClosedError",
     "SealBrokenError",
     "close_gaming_day",
     "day_report",

@@ -659,3 +659,48 @@ def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
     }
     assert {p.name: as_theirs(p.read_bytes()) for p in closed.files} == regenerated
     assert as_theirs((out / ANCHOR_FILE).read_bytes()) == anchored
+
+
+def test_a_ledger_closed_before_the_seal_log_migrates_and_says_how_to_reseal(
+    tmp_path: Path,
+) -> None:
+    """A schema-4 ledger with a day closed under the old date-ordered chain: it migrates, the
+    old close is named (not silently trusted), and a reopen and re-close seal it."""
+    from pipeline.ledger.migrations import MIGRATIONS
+
+    db = tmp_path / LEDGER
+    con = duckdb.connect(str(db))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, "
+        "applied_at TIMESTAMP)"
+    )
+    for version, name, sql in MIGRATIONS:
+        if version <= 4:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    con.execute(
+        "INSERT INTO gaming_days VALUES (?, 'CLOSED', now(), 'r', NULL, 'c', 0, 'rows', 'inputs')",
+        [DAY],
+    )
+    con.close()
+    with Ledger(db) as ledger:
+        assert ledger.schema_version() == MIGRATIONS[-1][0]
+        problems = verify(ledger, tmp_path / "none.jsonl")
+        assert problems == [
+            f"{DAY}: gaming_days: status 'CLOSED' but the seal log has no event for the day (a "
+            "row inserted, its seal events deleted, or a close made before the seal log: reopen "
+            "the day and close it again to seal it)"
+        ]
+        reopen_gaming_day(
+            ledger, DAY, "re-seal under the seal log", actor="accountant", actor_source="test"
+        )
+        close_gaming_day(
+            ledger,
+            DAY,
+            tmp_path / "reports",
+            actor="accountant",
+            actor_source="test",
+            accept_quality_failures=ACCEPT,
+            allow_empty="an old close without events kept",
+        )
+        assert verify(ledger) == []
