@@ -27,6 +27,7 @@ from pipeline.quality.gate import QualityBlockedError
 from pipeline.replay.findings import money
 from pipeline.reports.close import (
     DayClosedError,
+    ReportsNotWrittenError,
     SealBrokenError,
     close_gaming_day,
     reopen_gaming_day,
@@ -191,8 +192,11 @@ def cmd_close(args: argparse.Namespace) -> int:
         except QualityBlockedError as err:
             print(err, file=sys.stderr)
             return 1
-        except (DayClosedError, ValueError) as err:
+        except (DayClosedError, ReportsNotWrittenError, ValueError) as err:
             print(err, file=sys.stderr)
+            return 2
+        except OSError as err:  # before the seal: nothing was sealed
+            print(f"cannot write to {args.out} ({err}); nothing was sealed", file=sys.stderr)
             return 2
     totals = closed.report["totals"]
     quality = closed.report["quality"]
@@ -402,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-empty",
         metavar="REASON",
         help="seal a day that has no events (refused otherwise: a mistyped or future date); "
-        "the reason goes to the seal and the audit trail",
+        "the reason goes to the seal and the audit trail (not used for a day with events)",
     )
     p.set_defaults(func=cmd_close)
 

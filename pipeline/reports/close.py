@@ -72,6 +72,7 @@ __all__ = [  # what the dashboards and flows use from here
     "DayClosedError",
     "EmptyDayError",
     "NotClosedError",
+    "ReportsNotWrittenError",
     "SealBrokenError",
     "close_gaming_day",
     "day_report",
@@ -96,6 +97,10 @@ class EmptyDayError(ValueError):
 
 class NotClosedError(ValueError):
     """The day has no close to report or to reopen."""
+
+
+class ReportsNotWrittenError(RuntimeError):
+    """The day is sealed but its anchor or reports could not be written; ``report`` can."""
 
 
 class SealBrokenError(RuntimeError):
@@ -253,9 +258,17 @@ def close_gaming_day(
         ledger.con.register("sealed", frame)
         ledger.con.execute("INSERT INTO close_digests SELECT * FROM sealed")
         ledger.con.unregister("sealed")
-    append_anchors(anchor_path, [entry])
-    result = sealed_result(ledger, entry)
-    result.files = write_atomically(report_files(result, out_dir))
+    try:
+        append_anchors(anchor_path, [entry])
+        result = sealed_result(ledger, entry)
+        result.files = write_atomically(report_files(result, out_dir))
+    except OSError as err:
+        raise ReportsNotWrittenError(
+            f"gaming day {gaming_date} is sealed (seal event {entry.seq}, head link "
+            f"{entry.link}), but its anchor or reports could not be written to {out_dir} "
+            f"({err}). Nothing is lost: once the place is writable, run baccarat-audit report "
+            f"--db {ledger.path} --gaming-day {gaming_date} --out {out_dir}"
+        ) from err
     return result
 
 

@@ -704,3 +704,36 @@ def test_a_ledger_closed_before_the_seal_log_migrates_and_says_how_to_reseal(
             allow_empty="an old close without events kept",
         )
         assert verify(ledger) == []
+
+
+def test_reports_that_cannot_be_written_after_the_seal_are_written_by_report(
+    loaded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    out = tmp_path / "reports"
+    blocker = out / f"close-{DAY}.json"
+    blocker.mkdir(parents=True)  # a directory where the report goes: the rename fails
+    db = str(directory / LEDGER)
+    close = ["close", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]
+    assert main([*close, "--actor", "accountant", "--accept-quality-failures", ACCEPT]) == 2
+    refusal = capsys.readouterr().err
+    assert f"gaming day {DAY} is sealed (seal event 1" in refusal
+    assert f"run baccarat-audit report --db {db} --gaming-day {DAY}" in refusal
+    blocker.rmdir()
+    assert main(["report", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]) == 0
+    assert main(["verify", "--db", db]) == 0
+    assert json.loads(blocker.read_text())["seal"]["seq"] == 1
+
+
+def test_a_close_to_a_place_it_cannot_write_seals_nothing(
+    loaded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    out = tmp_path / "a-file"
+    out.write_text("not a directory")
+    db = str(directory / LEDGER)
+    close = ["close", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]
+    assert main([*close, "--actor", "accountant", "--accept-quality-failures", ACCEPT]) == 2
+    assert "nothing was sealed" in capsys.readouterr().err
+    with Ledger(db, read_only=True) as ledger:
+        assert seal_log(ledger.con) == []
