@@ -32,7 +32,8 @@ class CloseResult:
     quality_docs: Path | None = None
     """The Data Docs page of the validation the close relied on."""
     seal: dict[str, Any] = field(default_factory=dict)
-    """The seal entry (seq, time, actor, digests...); empty for a draft."""
+    """The seal entry (seq, time, actor, digests...); empty for a page drawn from the ledger
+    as it is rather than from a seal."""
 
     @property
     def status(self) -> str:
@@ -80,8 +81,11 @@ def write_atomically(files: dict[Path, bytes]) -> list[Path]:
 
 def _seal_html(result: CloseResult) -> str:
     seal = result.seal
-    if not seal:
-        return "<p>Not sealed: a draft of the ledger as it is.</p>"
+    if not seal:  # a page drawn from the ledger as it is (the dashboards' download)
+        return (
+            f"<p>Report SHA-256 <code>{html.escape(result.report_sha256)}</code>, seal link "
+            f"<code>{html.escape(result.chain_sha256)}</code>.</p>"
+        )
     reason = f"; reason: {html.escape(str(seal['reason']))}" if seal["reason"] else ""
     return (
         f"<p>Sealed as seal event {seal['seq']} at {html.escape(str(seal['sealed_at']))} UTC by "
