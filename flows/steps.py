@@ -301,7 +301,7 @@ def close_day(
     anyway, which is audited. The close is made by ``actor``, by default the roles file's
     ``scheduled_actor`` (:mod:`pipeline.config.roles`), who must be allowed to close (and to
     reopen, or accept quality failures, when asked to): a terminal error otherwise."""
-    from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+    from pipeline.reports.close import close_gaming_day, is_closed, reopen_gaming_day
 
     with classified():
         catalog = load_catalog(catalog_path)
@@ -314,16 +314,15 @@ def close_day(
             authorize(who, Action.ACCEPT_QUALITY_FAILURES, roles)
 
     def close(ledger: Ledger) -> CloseSummary:
-        row = ledger.con.execute(
-            "SELECT status FROM gaming_days WHERE gaming_date = ?", [gaming_date]
-        ).fetchone()
-        if reopen_reason and row is not None and row[0] != "REOPENED":
-            reopen_gaming_day(ledger, gaming_date, reopen_reason, who.name, actor_source=who.source)
+        if reopen_reason and is_closed(ledger, gaming_date):
+            reopen_gaming_day(
+                ledger, gaming_date, reopen_reason, actor=who.name, actor_source=who.source
+            )
         closed = close_gaming_day(
             ledger,
             gaming_date,
             reports_dir,
-            who.name,
+            actor=who.name,
             actor_source=who.source,
             quality=quality,
             accept_quality_failures=accept_quality_failures,

@@ -39,11 +39,15 @@ from pipeline.quality.gate import QualityBlockedError
 from pipeline.replay.findings import money
 from pipeline.reports.close import (
     DayClosedError,
+    ReportsNotWrittenError,
+    SealBrokenError,
     close_gaming_day,
     reopen_gaming_day,
-    verify,
+    write_reports,
 )
 from pipeline.reports.groundtruth import compare
+from pipeline.reports.render import CloseResult
+from pipeline.reports.verify import check
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
@@ -174,6 +178,14 @@ def _authorized(args: argparse.Namespace, *actions: Action) -> Actor | None:
     return actor
 
 
+def _print_seal(closed: CloseResult) -> None:
+    print(
+        f"seal event {closed.seal['seq']}; head link (file it elsewhere, check it with "
+        f"`verify --expect-head`): {closed.chain_sha256}"
+    )
+    print(f"anchored in {closed.seal['anchor_path']}; reports: {', '.join(map(str, closed.files))}")
+
+
 def cmd_close(args: argparse.Namespace) -> int:
     accepting = [Action.ACCEPT_QUALITY_FAILURES] if args.accept_quality_failures else []
     actor = _authorized(args, Action.CLOSE, *accepting)
@@ -189,13 +201,17 @@ def cmd_close(args: argparse.Namespace) -> int:
                 actor=actor.name,
                 actor_source=actor.source,
                 accept_quality_failures=args.accept_quality_failures,
+                allow_empty=args.allow_empty,
                 catalog=catalog,
             )
         except (QualityBlockedError, JournalError) as err:  # a person must act on either
             print(err, file=sys.stderr)
             return 1
-        except (DayClosedError, ValueError) as err:
+        except (DayClosedError, ReportsNotWrittenError, ValueError) as err:
             print(err, file=sys.stderr)
+            return 2
+        except OSError as err:  # before the seal: nothing was sealed
+            print(f"cannot write to {args.out} ({err}); nothing was sealed", file=sys.stderr)
             return 2
     totals = closed.report["totals"]
     quality = closed.report["quality"]
@@ -215,8 +231,25 @@ def cmd_close(args: argparse.Namespace) -> int:
             f"blocking quality failures accepted by {actor.name} ({actor.source}): "
             f"{quality['accepted']}"
         )
-    print(f"chain {closed.chain_sha256}; reports: {', '.join(map(str, closed.files))}")
+    if closed.seal["reason"]:
+        print(f"closed empty by {actor.name}: {closed.seal['reason']}")
+    _print_seal(closed)
     return 1 if closed.blocking else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    with Ledger(args.db, read_only=True) as ledger:
+        try:
+            written = write_reports(ledger, args.gaming_day, args.out)
+        except SealBrokenError as err:
+            print(err, file=sys.stderr)
+            return 1
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            return 2
+    print(f"gaming day {args.gaming_day}: {written.status}, reports written from the seal")
+    _print_seal(written)
+    return 0
 
 
 def cmd_reopen(args: argparse.Namespace) -> int:
@@ -225,13 +258,16 @@ def cmd_reopen(args: argparse.Namespace) -> int:
         return 2
     with Ledger(args.db) as ledger:
         try:
-            reopen_gaming_day(
-                ledger, args.gaming_day, args.reason, actor.name, actor_source=actor.source
+            entry = reopen_gaming_day(
+                ledger, args.gaming_day, args.reason, actor=actor.name, actor_source=actor.source
             )
         except ValueError as err:
             print(err, file=sys.stderr)
             return 2
-    print(f"gaming day {args.gaming_day} reopened by {actor.name} ({actor.source}): {args.reason}")
+    print(
+        f"gaming day {args.gaming_day} reopened by {actor.name} ({actor.source}): {args.reason}; "
+        f"seal event {entry.seq}, head link {entry.link}"
+    )
     return 0
 
 
@@ -326,15 +362,15 @@ def _re_sign(args: argparse.Namespace, journal: AckJournal) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     with Ledger(args.db, read_only=True) as ledger:
-        problems = verify(ledger)
-        days = ledger.con.execute("SELECT count(*) FROM gaming_days").fetchone()
-    for problem in problems:
+        checked = check(ledger, args.anchors, args.expect_head)
+    for problem in checked.problems:
         print(problem)
     print(
-        f"{days[0] if days else 0} closed gaming days checked; "
-        f"{'intact' if not problems else f'{len(problems)} problems'}"
+        f"{checked.days_checked} closed gaming days checked against the seal log (head "
+        f"{checked.head or 'none'}, anchors {checked.anchors}); "
+        f"{'intact' if not checked.problems else f'{len(checked.problems)} problems'}"
     )
-    return 1 if problems else 0
+    return 1 if checked.problems else 0
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -473,7 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
-        "close", help="close a gaming day: quality gate, reports, row seals, hash chain"
+        "close", help="close a gaming day: quality gate, row seals, seal log, reports"
     )
     common(p)
     p.add_argument("--db", type=Path, required=True)
@@ -486,9 +522,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="close even though BLOCK data-quality expectations failed; the reason and the "
         "failures accepted go to the gaming day's audit trail",
     )
+    p.add_argument(
+        "--allow-empty",
+        metavar="REASON",
+        help="seal a day that has no events (refused otherwise: a mistyped or future date); "
+        "the reason goes to the seal and the audit trail (not used for a day with events)",
+    )
     p.set_defaults(func=cmd_close)
 
-    p = sub.add_parser("reopen", help="reopen a closed gaming day (audited)")
+    p = sub.add_parser(
+        "report", help="write a closed day's reports again, byte for byte, from its seal"
+    )
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("reopen", help="reopen a closed gaming day (a seal event, audited)")
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
     p.add_argument("--reason", required=True)
@@ -517,8 +567,21 @@ def build_parser() -> argparse.ArgumentParser:
     acting(p)
     p.set_defaults(func=cmd_ack)
 
-    p = sub.add_parser("verify", help="check closed days' row seals and the hash chain")
+    p = sub.add_parser(
+        "verify", help="recompute closed days from their rows against the seal log and anchors"
+    )
     p.add_argument("--db", type=Path, required=True)
+    p.add_argument(
+        "--anchors",
+        type=Path,
+        help="the anchor file (default: the one the newest seal event names, else "
+        "reports/seal-anchors.jsonl beside the ledger)",
+    )
+    p.add_argument(
+        "--expect-head",
+        metavar="HEX",
+        help="the head link filed elsewhere (printed by the last close or reopen)",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("evaluate", help="compare exceptions with an emulator fault manifest")

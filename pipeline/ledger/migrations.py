@@ -168,6 +168,32 @@ CREATE TABLE quality_results (
         "DROP INDEX deliveries_table_day;",
     ),
     (
+        5,
+        "seal log: an append-only, HMAC-linked log of closes and reopens",
+        """
+CREATE TABLE seal_log (
+    seq                 BIGINT PRIMARY KEY,  -- 1, 2, 3, ... with no gaps
+    gaming_date         DATE NOT NULL,
+    action              VARCHAR NOT NULL,    -- CLOSE or REOPEN
+    actor               VARCHAR NOT NULL,
+    actor_source        VARCHAR NOT NULL,    -- where the actor's name came from
+    reason              VARCHAR,             -- a reopen's reason; an empty day's close reason
+    sealed_at           TIMESTAMP NOT NULL,  -- UTC
+    status              VARCHAR,             -- a close's status (CLOSED, ...); NULL on REOPEN
+    blocking_exceptions INTEGER,
+    report_sha256       VARCHAR,
+    table_digests_json  VARCHAR NOT NULL,    -- {table: SHA-256 of its sorted row digests}
+    anchor_path         VARCHAR,             -- the anchor file the link was appended to
+    previous_link       VARCHAR NOT NULL,
+    link                VARCHAR NOT NULL     -- HMAC(application key, previous_link + entry)
+);
+ALTER TABLE gaming_day_audit ADD COLUMN actor_source VARCHAR;
+-- superseded by seal_log.table_digests_json (input_files is a sealed table of its own)
+ALTER TABLE gaming_days DROP COLUMN rows_sha256;
+ALTER TABLE gaming_days DROP COLUMN inputs_sha256;
+""",
+    ),
+    (
         7,
         "acknowledgements keep the journal record they were imported from",
         # the journal record's id and HMAC, so verify can tell an imported acknowledgement
@@ -180,22 +206,57 @@ ALTER TABLE acknowledgements ADD COLUMN record_hmac VARCHAR;
     ),
 )
 
-SEALED_TABLES: tuple[str, ...] = (
-    "deliveries",
-    "rounds",
-    "cards",
-    "wagers",
-    "settlements",
-    "vig_ledger",
-    "comp_vig_forms",
-    "form_series",
-    "form_events",
-    "exceptions",
-    "table_day_win",
-)
-"""Tables whose rows of a gaming day are digested at the close; any later edit, insertion or
-deletion is named by ``verify``. (``table_day_summary`` carries a replay timestamp, and its
-figures are all derived from these.)"""
+
+SEALED_TABLES: dict[str, str] = {
+    **{
+        table: "gaming_date = $day"
+        for table in (
+            "deliveries",
+            "rounds",
+            "cards",
+            "wagers",
+            "settlements",
+            "vig_ledger",
+            "comp_vig_forms",
+            "form_series",
+            "form_events",
+            "exceptions",
+            "table_day_summary",
+            "table_day_win",
+            "quality_results",
+            "gaming_day_audit",
+        )
+    },
+    # the files the day's events came from
+    "input_files": "source IN (SELECT source FROM deliveries WHERE gaming_date = $day)",
+    # the actions on the day's exceptions up to the seal; one recorded after the close (an
+    # analyst acknowledging a closed day's exception) belongs to the next close of the day
+    "acknowledgements": "exception_id IN (SELECT exception_id FROM exceptions "
+    "WHERE gaming_date = $day) AND acted_at <= $sealed_at",
+    # the day that claimed it: the close stamps ``received_on`` on the unclaimed dead letters
+    # of the day's sources (pipeline.reports.close.DEAD_LETTERS_OF_DAY)
+    "dead_letters": "received_on = $day",
+}
+"""Every table whose rows feed a figure or a decision of a gaming day, with the condition that
+selects the day's rows (``$day``: the gaming date; ``$sealed_at``: the seal's time, UTC). The
+close digests each such row; ``verify`` recomputes the digests from the rows and names any
+edit, insertion or deletion since."""
+
+VOLATILE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "table_day_summary": ("replayed_at",),  # when the table-day was last replayed
+}
+"""Columns left out of a row's digest: bookkeeping that changes without changing a figure."""
+
+SEAL_RECORD_TABLES: tuple[str, ...] = ("seal_log", "close_digests", "gaming_days")
+"""The seal itself, checked otherwise: the log by its HMAC links and the anchor file; the
+per-row digests and each day's status row against the log's entries."""
+
+UNSEALED_TABLES: dict[str, str] = {
+    "schema_migrations": "the ledger's schema history, no rows of a gaming day",
+    "consumer_offsets": "where a Kafka consumer resumes; the rows it loaded are sealed",
+}
+"""Tables with no rows of a gaming day. Every table of the schema is in exactly one of
+SEALED_TABLES, SEAL_RECORD_TABLES and UNSEALED_TABLES (a test holds the schema to it)."""
 
 DERIVED_TABLES: tuple[str, ...] = (
     "rounds",

@@ -63,7 +63,7 @@ def test_nightly_audit_of_a_small_emulated_day(
     # the close report and its hash chain
     assert status == result.close.status
     close_json = json.loads((reports / "close-2026-11-24.json").read_text())
-    assert close_json["chain_sha256"] == result.close.chain_sha256
+    assert close_json["seal"]["link"] == result.close.chain_sha256
     assert [t["table_id"] for t in result.close.report["tables"]] == ["T01", "T02"]
     assert (reports / "close-2026-11-24.html").exists()
     # the quality results, checked before the close and stated in its report

@@ -167,7 +167,13 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
     assert all(i.table_days == [] for i in again.ingested)  # nothing new was loaded
     assert sorted(r.table_id for r in again.replayed) == ["T01", "T02"]
     assert again.close.report_sha256 == first.close.report_sha256
-    assert again.close.chain_sha256 == first.close.chain_sha256
+    # the reopen and the re-close are seal events of their own, each with its own link
+    assert again.close.chain_sha256 != first.close.chain_sha256
+    assert _rows(db, "SELECT action FROM seal_log ORDER BY seq") == [
+        ("CLOSE",),
+        ("REOPEN",),
+        ("CLOSE",),
+    ]
     assert _rows(db, "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at") == [
         ("CLOSE", "demo-controller", first.close.status),  # the roles file's scheduled_actor
         ("REOPEN", "demo-controller", "test: close again"),
@@ -206,7 +212,10 @@ def test_plain_audit_refuses_a_day_that_fails_a_block_expectation(
 
     assert accepted.quality.verdict == "BLOCKED"
     assert accepted.close.report["quality"]["accepted"].startswith("test: the reused serial")
-    assert [a for (a,) in _rows(db, "SELECT action FROM gaming_day_audit ORDER BY acted_at")] == [
+    # one instant, the seal's: the acceptance and the close are one event
+    assert [
+        a for (a,) in _rows(db, "SELECT action FROM gaming_day_audit ORDER BY acted_at, action")
+    ] == [
         "ACCEPT_QUALITY_FAILURES",
         "CLOSE",
     ]

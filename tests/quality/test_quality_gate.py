@@ -172,7 +172,9 @@ def test_a_day_with_warnings_only_closes_and_its_result_is_stored(
     _deliver_twice(db)
 
     with Ledger(db) as ledger:
-        closed = close_gaming_day(ledger, DAY, reports, quality=before)
+        closed = close_gaming_day(
+            ledger, DAY, reports, actor="controller", actor_source="test", quality=before
+        )
         stored = stored_results(ledger.con, DAY)
         section = stored_section(ledger.con, DAY)
         audit = ledger.con.execute("SELECT action FROM gaming_day_audit").fetchall()

@@ -16,6 +16,7 @@ from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.store import Ledger
 from pipeline.reports.close import (
+    CloseResult,
     DayClosedError,
     close_gaming_day,
     reopen_gaming_day,
@@ -37,6 +38,10 @@ def ledger_path(tmp_path: Path) -> Path:
     return db
 
 
+def close(ledger: Ledger, out: Path) -> CloseResult:
+    return close_gaming_day(ledger, DAY, out, actor="accountant", actor_source="test")
+
+
 def scalar(ledger: Ledger, sql: str, *params: object) -> int:
     row = ledger.con.execute(sql, list(params)).fetchone()
     assert row is not None
@@ -48,7 +53,7 @@ def test_figures_reconcile(ledger_path: Path, tmp_path: Path) -> None:
     every deferred cent is collected, documented (PB-3.3c3vii-COMPLIMENTARY) or written off
     (PB-3.3c4-DEFERRED-DEADLINE)."""
     with Ledger(ledger_path) as ledger:
-        closed = close_gaming_day(ledger, DAY, tmp_path / "reports")
+        closed = close(ledger, tmp_path / "reports")
         report = closed.report
         for t in report["tables"]:
             recorded = scalar(
@@ -104,21 +109,23 @@ def test_figures_reconcile(ledger_path: Path, tmp_path: Path) -> None:
 
 def test_close_writes_reports_and_refuses_a_second_close(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
-        first = close_gaming_day(ledger, DAY, tmp_path / "r")
+        first = close(ledger, tmp_path / "r")
         assert [p.suffix for p in first.files] == [".json", ".csv", ".html"]
         assert all(p.stat().st_size > 0 for p in first.files)
         assert "N.J.A.C. 19:47-3.3(c)3vii" in first.files[-1].read_text()
         with pytest.raises(DayClosedError, match="reopen it with a reason"):
-            close_gaming_day(ledger, DAY, tmp_path / "r")
+            close(ledger, tmp_path / "r")
         with pytest.raises(ValueError, match="needs a reason"):
-            reopen_gaming_day(ledger, DAY, "  ", "auditor")
-        reopen_gaming_day(ledger, DAY, "late duplicate forms from the cage", "auditor")
+            reopen_gaming_day(ledger, DAY, "  ", actor="auditor", actor_source="test")
+        reopen_gaming_day(
+            ledger, DAY, "late duplicate forms from the cage", actor="auditor", actor_source="test"
+        )
         audit = ledger.con.execute(
-            "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at"
+            "SELECT action, actor, actor_source, reason FROM gaming_day_audit ORDER BY acted_at"
         ).fetchall()
         assert [a[0] for a in audit] == ["CLOSE", "REOPEN"]
-        assert audit[1][1:] == ("auditor", "late duplicate forms from the cage")
-        second = close_gaming_day(ledger, DAY, tmp_path / "r")
+        assert audit[1][1:] == ("auditor", "test", "late duplicate forms from the cage")
+        second = close(ledger, tmp_path / "r")
         assert second.report_sha256 == first.report_sha256  # nothing changed in between
         assert verify(ledger) == []
 
@@ -127,7 +134,7 @@ def test_verify_names_the_table_and_row_edited_after_close(
     ledger_path: Path, tmp_path: Path
 ) -> None:
     with Ledger(ledger_path) as ledger:
-        close_gaming_day(ledger, DAY, tmp_path / "r")
+        close(ledger, tmp_path / "r")
         assert verify(ledger) == []
         ledger.con.execute(
             "UPDATE rounds SET winner = 'PLAYER' WHERE round_id = "
@@ -143,16 +150,21 @@ def test_verify_names_the_table_and_row_edited_after_close(
     assert any("exceptions: 1 row(s) sealed at the close are gone" in p for p in problems)
 
 
-def test_verify_detects_a_broken_chain(ledger_path: Path, tmp_path: Path) -> None:
+def test_verify_names_a_day_row_that_disagrees_with_its_seal(
+    ledger_path: Path, tmp_path: Path
+) -> None:
     with Ledger(ledger_path) as ledger:
-        close_gaming_day(ledger, DAY, tmp_path / "r")
+        close(ledger, tmp_path / "r")
         ledger.con.execute("UPDATE gaming_days SET report_sha256 = 'x'")
-        assert any("hash chain is broken" in p for p in verify(ledger))
+        assert any(
+            "gaming_days: report_sha256 is 'x' but the close (seq 1) sealed" in p
+            for p in verify(ledger)
+        )
 
 
 def test_close_records_the_input_file_digests(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
-        closed = close_gaming_day(ledger, DAY, tmp_path / "r")
+        closed = close(ledger, tmp_path / "r")
     inputs = closed.report["inputs"]
     assert len(inputs) == 6
     assert all(len(i["sha256"]) == 64 and i["events"] > 0 for i in inputs)
@@ -160,7 +172,7 @@ def test_close_records_the_input_file_digests(ledger_path: Path, tmp_path: Path)
 
 def test_readers_see_closed_results_read_only(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
-        close_gaming_day(ledger, DAY, tmp_path / "r")
+        close(ledger, tmp_path / "r")
     con = duckdb.connect(str(ledger_path), read_only=True)
     try:
         status = con.execute("SELECT status FROM gaming_days").fetchone()

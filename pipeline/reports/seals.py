@@ -1,0 +1,250 @@
+"""The seal log: every close and reopen of a gaming day, in the order they happened, each entry
+linked to the one before by an HMAC under the application's key.
+
+Why a log and not a chain of days: a chain ordered by gaming date breaks whenever a day is
+closed out of date order, reopened, or closed again after a late file. A log of events only
+grows, so each of those is one more entry and every earlier link stays valid; a day's state is
+its last entry (CLOSE: sealed; REOPEN: a draft again), whatever ``gaming_days.status`` says.
+
+A link is ``authenticate(previous link + canonical entry)`` (:mod:`pipeline.config.keys`): an
+edited entry, an inserted one or a log rewritten from scratch cannot carry valid links without
+the key. Deleting the newest entries leaves a valid shorter log, so each new link is also
+appended to an anchor file outside the ledger (``seal-anchors.jsonl`` beside the reports) and
+printed in the close report for filing elsewhere; ``verify`` compares the ledger's head with
+both.
+
+A close digests every row of the day in every table of
+:data:`~pipeline.ledger.migrations.SEALED_TABLES` (leaving out the
+:data:`~pipeline.ledger.migrations.VOLATILE_COLUMNS`): the per-row digests go to
+``close_digests`` (to name a changed row later) and each table's digest into the entry (so
+editing ``close_digests`` to match an edited row is caught too).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline.config.keys import authentic, authenticate
+from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
+
+CLOSE = "CLOSE"
+REOPEN = "REOPEN"
+GENESIS = "0" * 64
+"""The previous link of the first entry."""
+ANCHOR_FILE = "seal-anchors.jsonl"
+
+
+def seal_time() -> datetime:
+    """The time a seal is made (UTC, naive as the ledger stores it). The only clock a close
+    report depends on: it is stored in the entry and the reports are rendered from there."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class SealEntry:
+    seq: int
+    gaming_date: date
+    action: str
+    actor: str
+    actor_source: str
+    reason: str | None
+    sealed_at: datetime
+    status: str | None
+    blocking_exceptions: int | None
+    report_sha256: str | None
+    table_digests_json: str
+    anchor_path: str | None
+    previous_link: str
+    link: str
+
+    def canonical(self) -> bytes:
+        """What the link authenticates: every field but the link, as canonical JSON."""
+        body = {k: v for k, v in asdict(self).items() if k != "link"}
+        return json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+    def authentic(self) -> bool:
+        return authentic(self.previous_link.encode() + self.canonical(), self.link)
+
+    @property
+    def table_digests(self) -> dict[str, str]:
+        digests: dict[str, str] = json.loads(self.table_digests_json)
+        return digests
+
+    def anchor_line(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "gaming_date": self.gaming_date.isoformat(),
+            "action": self.action,
+            "link": self.link,
+        }
+
+
+COLUMNS = tuple(f.name for f in fields(SealEntry))
+
+
+def seal_log(con: duckdb.DuckDBPyConnection) -> list[SealEntry]:
+    """Every entry, in sequence order."""
+    rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM seal_log ORDER BY seq").fetchall()
+    return [SealEntry(*row) for row in rows]
+
+
+def last_entries(log: Iterable[SealEntry]) -> dict[date, SealEntry]:
+    """Each day's latest entry: its state (CLOSE: sealed, REOPEN: a draft again)."""
+    return {entry.gaming_date: entry for entry in log}
+
+
+def last_close(con: duckdb.DuckDBPyConnection, gaming_date: date) -> SealEntry | None:
+    """The entry that seals ``gaming_date`` now, or None when the day is not closed."""
+    entry = last_entries(seal_log(con)).get(gaming_date)
+    return entry if entry is not None and entry.action == CLOSE else None
+
+
+def append_entry(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    gaming_date: date,
+    action: str,
+    actor: str,
+    actor_source: str,
+    reason: str | None,
+    sealed_at: datetime,
+    status: str | None = None,
+    blocking_exceptions: int | None = None,
+    report_sha256: str | None = None,
+    table_digests: dict[str, str] | None = None,
+    anchor_path: Path | None = None,
+) -> SealEntry:
+    """Append one event to the log, linked to the newest entry. Call inside the transaction
+    that changes the day, so the event and the change commit together."""
+    head = con.execute("SELECT seq, link FROM seal_log ORDER BY seq DESC LIMIT 1").fetchone()
+    unsigned = SealEntry(
+        seq=head[0] + 1 if head else 1,
+        gaming_date=gaming_date,
+        action=action,
+        actor=actor,
+        actor_source=actor_source,
+        reason=reason,
+        sealed_at=sealed_at,
+        status=status,
+        blocking_exceptions=blocking_exceptions,
+        report_sha256=report_sha256,
+        table_digests_json=json.dumps(table_digests or {}, sort_keys=True),
+        anchor_path=str(anchor_path) if anchor_path is not None else None,
+        previous_link=head[1] if head else GENESIS,
+        link="",
+    )
+    link = authenticate(unsigned.previous_link.encode() + unsigned.canonical())
+    entry = SealEntry(**{**asdict(unsigned), "link": link})
+    con.execute(
+        f"INSERT INTO seal_log ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+        [getattr(entry, c) for c in COLUMNS],
+    )
+    return entry
+
+
+# ---------------------------------------------------------------------- row digests
+def _day_rows(table: str) -> str:
+    """The SELECT of ``table``'s rows of a day, without its volatile columns."""
+    volatile = VOLATILE_COLUMNS.get(table, ())
+    columns = f"* EXCLUDE ({', '.join(volatile)})" if volatile else "*"
+    return f"SELECT {columns} FROM {table} WHERE {SEALED_TABLES[table]}"
+
+
+def _scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
+    """The parameters ``sql`` names (DuckDB refuses any it does not)."""
+    values = {"day": gaming_date, "sealed_at": sealed_at}
+    return {name: value for name, value in values.items() if f"${name}" in sql}
+
+
+def row_digests(
+    con: duckdb.DuckDBPyConnection, table: str, gaming_date: date, sealed_at: datetime
+) -> list[str]:
+    """The SHA-256 of each of ``table``'s rows of the day (its text form), sorted."""
+    sql = f"SELECT sha256(r::VARCHAR) FROM ({_day_rows(table)}) r ORDER BY 1"
+    rows = con.execute(sql, _scope(sql, gaming_date, sealed_at)).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def table_digest(digests: Sequence[str]) -> str:
+    """One table's digest: the SHA-256 of its sorted row digests."""
+    return hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()
+
+
+def day_digests(
+    con: duckdb.DuckDBPyConnection, gaming_date: date, sealed_at: datetime
+) -> dict[str, list[str]]:
+    """Every sealed table's row digests of the day."""
+    return {t: row_digests(con, t, gaming_date, sealed_at) for t in SEALED_TABLES}
+
+
+def rows_with_digests(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    gaming_date: date,
+    sealed_at: datetime,
+    digests: Iterable[str],
+) -> list[str]:
+    """The text of the day's rows of ``table`` whose digest is one of ``digests``."""
+    wanted = sorted(set(digests))
+    if not wanted:
+        return []
+    sql = (
+        f"SELECT r::VARCHAR FROM ({_day_rows(table)}) r "
+        "WHERE sha256(r::VARCHAR) IN (SELECT unnest($wanted::VARCHAR[])) ORDER BY 1"
+    )
+    rows = con.execute(sql, {**_scope(sql, gaming_date, sealed_at), "wanted": wanted}).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+# ---------------------------------------------------------------------- the anchor file
+def default_anchor_path(log: Sequence[SealEntry], ledger_path: Path) -> Path:
+    """Where the anchors are: the file the newest close recorded, else ``reports/`` beside
+    the ledger (the close's default output)."""
+    for entry in reversed(log):
+        if entry.anchor_path:
+            return Path(entry.anchor_path)
+    return ledger_path.parent / "reports" / ANCHOR_FILE
+
+
+def append_anchors(path: Path, entries: Iterable[SealEntry]) -> None:
+    """Append each entry's link to the anchor file, one JSON line each, flushed to disk."""
+    lines = "".join(json.dumps(e.anchor_line(), sort_keys=True) + "\n" for e in entries)
+    if not lines:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fo:
+        fo.write(lines)
+        fo.flush()
+        os.fsync(fo.fileno())
+
+
+def read_anchors(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """The anchor lines of ``path`` and the problems reading them (line numbers named)."""
+    anchors: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            line = json.loads(text)
+            anchors.append({k: line[k] for k in ("seq", "gaming_date", "action", "link")})
+        except (ValueError, TypeError, KeyError):
+            problems.append(f"{path} line {number}: not a seal anchor ({text[:80]!r})")
+    return anchors, problems
+
+
+def unanchored(log: Sequence[SealEntry], anchors: Sequence[dict[str, Any]]) -> list[SealEntry]:
+    """The newest entries the anchor file lacks, when it is a true prefix of the log (a close
+    that stopped between its commit and its anchor); empty otherwise."""
+    if len(anchors) >= len(log):
+        return []
+    if any(a != e.anchor_line() for a, e in zip(anchors, log, strict=False)):
+        return []
+    return [e for e in log[len(anchors) :] if e.authentic()]

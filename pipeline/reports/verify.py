@@ -1,0 +1,274 @@
+"""``verify``: whether the ledger still holds what was sealed, recomputed from the rows.
+
+Nothing stored is taken on trust:
+- the seal log's links are checked with the application key, entry by entry, with the
+  sequence (:mod:`pipeline.reports.seals`);
+- each day's state is its last seal event; ``gaming_days`` must agree with it (a status edited
+  to REOPENED is named, and the day is checked as the log says: closed);
+- for each closed day every sealed table's digest is recomputed from the current rows and
+  compared with the HMAC'd entry; ``close_digests`` (per-row) only serves to name the rows, and
+  editing it to match is itself named; the report is recomputed from the rows and compared;
+- the log's head must be the anchor file's last line (and ``--expect-head`` when given), so
+  deleting the newest seal events, or the whole log, is found;
+- the acknowledgement journal must verify (HMAC per line) and still hold, unchanged, every
+  acknowledgement the ledger imported from it, so emptying or editing it after a close is
+  found (:func:`pipeline.bundle.acks.journal_problems`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from pipeline.bundle.acks import journal_problems
+from pipeline.ledger.migrations import SEALED_TABLES
+from pipeline.ledger.store import Ledger
+from pipeline.reports.figures import canonical, sealed_content
+from pipeline.reports.seals import (
+    CLOSE,
+    GENESIS,
+    REOPEN,
+    SealEntry,
+    default_anchor_path,
+    last_entries,
+    read_anchors,
+    row_digests,
+    rows_with_digests,
+    seal_log,
+    table_digest,
+)
+
+ROW_TEXT = 400
+"""How much of a changed row a problem quotes."""
+
+
+@dataclass
+class Verification:
+    problems: list[str]
+    days_checked: int
+    """Days whose last seal event is a close: every sealed row of each was recomputed."""
+    head: str | None
+    """The newest seal link in the ledger."""
+    anchors: Path
+
+
+def check(
+    ledger: Ledger, anchors: Path | None = None, expect_head: str | None = None
+) -> Verification:
+    """Every way the ledger no longer matches its seals (see the module docstring)."""
+    log = seal_log(ledger.con)
+    last = last_entries(log)
+    closed = [e for e in last.values() if e.action == CLOSE]
+    anchor_path = anchors if anchors is not None else default_anchor_path(log, ledger.path)
+    problems = log_problems(log) + status_problems(ledger, last)
+    for entry in sorted(closed, key=lambda e: e.gaming_date):
+        problems += day_problems(ledger, entry)
+    problems += anchor_problems(log, anchor_path, expect_head)
+    problems += journal_problems(ledger.path, ledger.con)
+    return Verification(problems, len(closed), log[-1].link if log else None, anchor_path)
+
+
+def verify(
+    ledger: Ledger, anchors: Path | None = None, expect_head: str | None = None
+) -> list[str]:
+    """The problems :func:`check` finds; a day's own start with its date (``YYYY-MM-DD:``)."""
+    return check(ledger, anchors, expect_head).problems
+
+
+def log_problems(log: Sequence[SealEntry]) -> list[str]:
+    """Links that do not authenticate, and breaks in the sequence."""
+    problems = []
+    previous_seq, previous_link = 0, GENESIS
+    for entry in log:
+        where = f"seal_log seq {entry.seq} ({entry.gaming_date} {entry.action})"
+        if entry.seq != previous_seq + 1:
+            problems.append(
+                f"{where}: follows seq {previous_seq}: the seal events in between were deleted"
+            )
+        if entry.previous_link != previous_link:
+            problems.append(
+                f"{where}: its previous link is not seq {previous_seq}'s link: an entry before "
+                "it was altered, inserted or deleted"
+            )
+        if not entry.authentic():
+            problems.append(
+                f"{where}: the link does not authenticate: the entry was altered, or written "
+                "without the application key"
+            )
+        if entry.action not in (CLOSE, REOPEN):
+            problems.append(f"{where}: unknown action {entry.action!r}")
+        previous_seq, previous_link = entry.seq, entry.link
+    return problems
+
+
+def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
+    """Each day's ``gaming_days`` row against its last seal event, and rows or digests of
+    days the log never sealed."""
+    rows = {
+        day: (status, closed_at, report, link, blocking)
+        for day, status, closed_at, report, link, blocking in ledger.con.execute(
+            "SELECT gaming_date, status, closed_at, report_sha256, chain_sha256, "
+            "blocking_exceptions FROM gaming_days"
+        ).fetchall()
+    }
+    problems = []
+    for day, entry in sorted(last.items()):
+        row = rows.pop(day, None)
+        if row is None:
+            problems.append(
+                f"{day}: gaming_days: the day's row is gone, but its last seal event is "
+                f"{entry.action} (seq {entry.seq}): the row was deleted"
+            )
+            continue
+        if entry.action == REOPEN:
+            if row[0] != "REOPENED":
+                problems.append(
+                    f"{day}: gaming_days: status {row[0]!r}, but the day was reopened (seq "
+                    f"{entry.seq}) and not closed since"
+                )
+            continue
+        sealed = (
+            entry.status,
+            entry.sealed_at,
+            entry.report_sha256,
+            entry.link,
+            entry.blocking_exceptions,
+        )
+        for column, now, then in zip(
+            ("status", "closed_at", "report_sha256", "chain_sha256", "blocking_exceptions"),
+            row,
+            sealed,
+            strict=True,
+        ):
+            if now != then:
+                problems.append(
+                    f"{day}: gaming_days: {column} is {now!r} but the close (seq {entry.seq}) "
+                    f"sealed {then!r}; the day is checked as the seal log says: closed"
+                )
+    for day, row in sorted(rows.items()):
+        problems.append(
+            f"{day}: gaming_days: status {row[0]!r} but the seal log has no event for the day "
+            "(a row inserted, its seal events deleted, or a close made before the seal log: "
+            "reopen the day and close it again to seal it)"
+        )
+    unsealed = ledger.con.execute(
+        "SELECT DISTINCT gaming_date FROM close_digests WHERE gaming_date NOT IN "
+        "(SELECT unnest($days::DATE[])) ORDER BY 1",
+        {"days": sorted(last)},
+    ).fetchall()
+    problems += [
+        f"{day}: close_digests: row digests of a day the seal log has no event for (its seal "
+        "events deleted?)"
+        for (day,) in unsealed
+    ]
+    return problems
+
+
+def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
+    """A closed day's rows, table by table, and its report, against its seal entry."""
+    day, sealed_at = entry.gaming_date, entry.sealed_at
+    where = f"{day}: "
+    kept: dict[str, list[str]] = {}
+    for table, digest in ledger.con.execute(
+        "SELECT table_name, row_sha256 FROM close_digests WHERE gaming_date = ?", [day]
+    ).fetchall():
+        kept.setdefault(table, []).append(digest)
+    problems = []
+    for table, sealed in sorted(entry.table_digests.items()):
+        listed = kept.pop(table, [])
+        named = table_digest(listed) == sealed
+        if not named:
+            problems.append(
+                f"{where}close_digests: the row digests of {table} were altered since the close "
+                f"(seq {entry.seq}); the HMAC'd seal entry still holds the table's digest"
+            )
+        if table not in SEALED_TABLES:
+            problems.append(f"{where}{table}: sealed, but this version does not know the table")
+            continue
+        now = row_digests(ledger.con, table, day, sealed_at)
+        if table_digest(now) == sealed:
+            continue
+        if not named:
+            problems.append(
+                f"{where}{table}: rows changed since the close (seq {entry.seq}): the table's "
+                "digest no longer matches the seal (which rows cannot be named: their per-row "
+                "digests were altered too)"
+            )
+            continue
+        added = Counter(now) - Counter(listed)
+        gone = sum((Counter(listed) - Counter(now)).values())
+        for text in rows_with_digests(ledger.con, table, day, sealed_at, added):
+            problems.append(
+                f"{where}{table}: row changed or added after the close: {text[:ROW_TEXT]}"
+            )
+        if gone:
+            problems.append(
+                f"{where}{table}: {gone} row(s) sealed at the close are gone (edited or deleted)"
+            )
+    problems += [
+        f"{where}close_digests: digests of {table}, a table the seal entry (seq {entry.seq}) "
+        "does not name: added after the close"
+        for table in sorted(kept)
+    ]
+    try:
+        report = hashlib.sha256(canonical(sealed_content(ledger, day, sealed_at))).hexdigest()
+    except (ValueError, KeyError, TypeError) as err:  # an edited JSON column, say
+        problems.append(f"{where}report: cannot be recomputed from the rows ({err!r})")
+        return problems
+    if report != entry.report_sha256:
+        problems.append(
+            f"{where}report: the figures recomputed from the rows (SHA-256 {report}) differ from "
+            f"the sealed report ({entry.report_sha256}, seq {entry.seq})"
+        )
+    return problems
+
+
+def anchor_problems(
+    log: Sequence[SealEntry], path: Path, expect_head: str | None = None
+) -> list[str]:
+    """The ledger's seal log against the anchor file (and the head filed elsewhere)."""
+    head = log[-1] if log else None
+    problems = []
+    if expect_head is not None and (head is None or head.link != expect_head):
+        problems.append(
+            f"seal_log: the ledger's head link is "
+            f"{head.link if head else 'absent (no seal events)'}, not the expected "
+            f"{expect_head}: seal events were deleted, or this is another ledger"
+        )
+    if not path.exists():
+        if head is not None:
+            problems.append(
+                f"{path}: the anchor file is missing (the ledger has {len(log)} seal events, "
+                f"the newest seq {head.seq}): restore it, or name it with --anchors"
+            )
+        return problems
+    anchors, unreadable = read_anchors(path)
+    problems += unreadable
+    by_seq = {e.seq: e for e in log}
+    for anchor in anchors:
+        entry = by_seq.get(anchor["seq"])
+        if entry is None:
+            problems.append(
+                f"{path}: anchors seal event {anchor['seq']} ({anchor['gaming_date']} "
+                f"{anchor['action']}, link {anchor['link']}), which the ledger's seal_log does "
+                "not have: the newest seal events were deleted"
+            )
+        elif entry.anchor_line() != anchor:
+            problems.append(
+                f"{path}: seal event {anchor['seq']}: the anchored link {anchor['link']} is "
+                f"not the ledger's {entry.link}: the seal log was rewritten"
+            )
+    anchored = max((a["seq"] for a in anchors), default=0)
+    if head is not None and head.seq > anchored:
+        missing = [e for e in log if e.seq > anchored]
+        problems.append(
+            f"{path}: the ledger's head (seal event {head.seq}, link {head.link}) is not "
+            f"anchored; seal events {', '.join(str(e.seq) for e in missing)} are missing from "
+            "the anchor file: the file was truncated, or a close stopped before anchoring "
+            f"(finish it: baccarat-audit report --gaming-day {missing[-1].gaming_date})"
+        )
+    return problems

@@ -1,0 +1,760 @@
+"""The seal log and ``verify``, tried the way an insider with write access to the ledger file
+(but not the application key) or a clumsy operator would break them.
+
+Small emulated days (2 tables, 1 hour) are built and closed once per module; each case edits
+its own copy of the files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.bundle.acks import AckJournal
+from pipeline.cli import ingest_paths, main, write_simulation
+from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.config.keys import authenticate
+from pipeline.ledger.migrations import (
+    SEAL_RECORD_TABLES,
+    SEALED_TABLES,
+    UNSEALED_TABLES,
+    VOLATILE_COLUMNS,
+)
+from pipeline.ledger.store import Ledger
+from pipeline.reports.close import (
+    CloseResult,
+    EmptyDayError,
+    close_gaming_day,
+    reopen_gaming_day,
+    verify,
+)
+from pipeline.reports.seals import ANCHOR_FILE, GENESIS, SealEntry, seal_log
+from pipeline.reports.verify import check
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import simulate
+
+DAY = date(2026, 11, 24)
+NEXT_DAY = date(2026, 11, 25)
+LEDGER = "ledger.duckdb"
+ACCEPT = "emulated day with injected faults"
+
+
+def emulate(out: Path, day: date, tables: int) -> list[Path]:
+    """One small emulated day's files, named by day: deliveries are keyed by the bare file
+    name on this branch (another change gives them a full identity)."""
+    written = write_simulation(simulate(tables, 1, 11, parse_faults("all"), day), out / "sim", day)
+    events = out / "events"
+    events.mkdir(parents=True, exist_ok=True)
+    return [p.rename(events / f"{day.isoformat()}-{p.name}") for p in written]
+
+
+def load(directory: Path, paths: list[Path]) -> None:
+    with Ledger(directory / LEDGER) as ledger:
+        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+
+
+def dead_letter(ledger: Ledger, source: str, position: int) -> None:
+    """A damaged stretch of ``source`` (no day stamped: a loader cannot read one from it)."""
+    ledger.con.execute(
+        "INSERT INTO dead_letters (source, position, reason, detail, device_id) "
+        "VALUES (?, ?, 'DAMAGED_BLOCK', 'checksum mismatch', 'dev-1')",
+        [source, position],
+    )
+
+
+def close(ledger: Ledger, day: date, out: Path) -> CloseResult:
+    return close_gaming_day(
+        ledger,
+        day,
+        out,
+        actor="accountant",
+        actor_source="command line",
+        accept_quality_failures=ACCEPT,
+    )
+
+
+def copy(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A day's ledger, not closed: events, a dead letter of one of its files, and an
+    acknowledgement in the journal."""
+    directory = tmp_path_factory.mktemp("loaded")
+    paths = emulate(directory, DAY, 2)
+    load(directory, paths)
+    with Ledger(directory / LEDGER) as ledger:
+        dead_letter(ledger, paths[0].name, 10**9)
+        row = ledger.con.execute(
+            "SELECT exception_id, table_id FROM exceptions ORDER BY exception_id LIMIT 1"
+        ).fetchone()
+    assert row is not None
+    AckJournal.for_ledger(directory / LEDGER).append(
+        exception_id=row[0],
+        action="ESCALATE",
+        note="to the shift manager",
+        actor="analyst",
+        actor_source="command line",
+    )
+    return directory
+
+
+@pytest.fixture(scope="module")
+def closed(loaded: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = copy(loaded, tmp_path_factory.mktemp("closed") / "day")
+    with Ledger(directory / LEDGER) as ledger:
+        close(ledger, DAY, directory / "reports")
+    return directory
+
+
+@contextmanager
+def ledger_copy(closed: Path, tmp_path: Path) -> Iterator[tuple[Ledger, Path]]:
+    """A writable copy of the closed ledger and the path of its copy of the anchor file."""
+    directory = copy(closed, tmp_path / "copy")
+    with Ledger(directory / LEDGER) as ledger:
+        yield ledger, directory / "reports" / ANCHOR_FILE
+
+
+def the_seal(ledger: Ledger) -> SealEntry:
+    log = seal_log(ledger.con)
+    assert log, "the fixture's day is sealed"
+    return log[-1]
+
+
+# ---------------------------------------------------------------------- the schema
+def schema_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {
+        str(t)
+        for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+    }
+
+
+def test_every_table_of_the_schema_is_sealed_or_says_why_not(closed: Path) -> None:
+    """A migration that adds a table must decide whether its rows are sealed."""
+    with Ledger(closed / LEDGER, read_only=True) as ledger:
+        tables = schema_tables(ledger.con)
+    classified = [*SEALED_TABLES, *SEAL_RECORD_TABLES, *UNSEALED_TABLES]
+    assert len(classified) == len(set(classified)), "a table is classified twice"
+    assert tables == set(classified)
+
+
+DAY_TABLES = sorted((*SEALED_TABLES, *SEAL_RECORD_TABLES))
+"""Every table with rows of a closed day (the schema test above keeps this complete)."""
+
+KEYED_BY_THE_DAY = {
+    "input_files": "keyed by the file name, which is what ties the row to the day",
+    "gaming_days": "keyed by the gaming date",
+}
+"""Tables where a second row of the same day is refused by the ledger's own key."""
+
+
+def scope(table: str) -> str:
+    return SEALED_TABLES.get(table, "gaming_date = $day")
+
+
+def scope_columns(table: str) -> set[str]:
+    """The columns that tie a row to its day (left alone by a forged insert)."""
+    return {
+        c for c in ("gaming_date", "received_on", "exception_id", "source") if c in scope(table)
+    }
+
+
+def one_row(ledger: Ledger, table: str) -> int:
+    """The rowid of one of the day's rows of ``table`` (there must be one)."""
+    sql = f"SELECT rowid FROM {table} WHERE {scope(table)} ORDER BY rowid LIMIT 1"
+    params = {"day": DAY, "sealed_at": the_seal(ledger).sealed_at}
+    row = ledger.con.execute(sql, {k: v for k, v in params.items() if f"${k}" in sql}).fetchone()
+    assert row is not None, f"the fixture's day has no row in {table}: the case would be vacuous"
+    return int(row[0])
+
+
+def changed(column: str, kind: str, by: str) -> str:
+    """SQL for a changed value of ``column``."""
+    if kind == "VARCHAR":
+        return f"{column} || '{by}'"
+    if kind in ("BIGINT", "INTEGER"):
+        return f"{column} + 1000003"
+    if kind == "DATE":
+        return f"{column} + 3650"
+    if kind == "TIMESTAMP":
+        return f"{column} + INTERVAL 1 SECOND"
+    raise AssertionError(f"no forgery for {kind}")
+
+
+def edit_column(ledger: Ledger, table: str, rowid: int) -> tuple[str, str]:
+    """The last plain column of the row with a value (volatile and day columns excepted)."""
+    columns = [
+        (str(name), str(kind))
+        for name, kind, *_ in ledger.con.execute(f"DESCRIBE {table}").fetchall()
+        if kind in ("VARCHAR", "BIGINT", "INTEGER")
+        and name not in VOLATILE_COLUMNS.get(table, ())
+        and name not in scope_columns(table)
+    ]
+    for name, kind in reversed(columns):
+        value = ledger.con.execute(f"SELECT {name} FROM {table} WHERE rowid = ?", [rowid])
+        if (value.fetchone() or (None,))[0] is not None:
+            return name, kind
+    raise AssertionError(f"{table}: no column to edit")
+
+
+def primary_key(ledger: Ledger, table: str) -> list[str]:
+    row = ledger.con.execute(
+        "SELECT constraint_column_names FROM duckdb_constraints() WHERE table_name = ? "
+        "AND constraint_type = 'PRIMARY KEY'",
+        [table],
+    ).fetchone()
+    return list(row[0]) if row else []
+
+
+def tamper(ledger: Ledger, table: str, change: str) -> None:
+    rowid = one_row(ledger, table)
+    if change == "delete":
+        ledger.con.execute(f"DELETE FROM {table} WHERE rowid = ?", [rowid])
+    elif change == "edit":
+        column, kind = edit_column(ledger, table, rowid)
+        value = changed(column, kind, "~forged")
+        ledger.con.execute(f"UPDATE {table} SET {column} = {value} WHERE rowid = ?", [rowid])
+    else:
+        kinds = dict(
+            (str(name), str(kind))
+            for name, kind, *_ in ledger.con.execute(f"DESCRIBE {table}").fetchall()
+        )
+        key = [c for c in primary_key(ledger, table) if c not in scope_columns(table)]
+        replace = ", ".join(f"{changed(c, kinds[c], '~forged')} AS {c}" for c in key)
+        ledger.con.execute(
+            f"INSERT INTO {table} SELECT * {f'REPLACE ({replace})' if replace else ''} "
+            f"FROM {table} WHERE rowid = ?",
+            [rowid],
+        )
+
+
+@pytest.mark.parametrize("change", ["edit", "insert", "delete"])
+@pytest.mark.parametrize("table", DAY_TABLES)
+def test_tamper_matrix(closed: Path, tmp_path: Path, table: str, change: str) -> None:
+    """Edit, insert or delete one of the closed day's rows in any table: verify names the
+    table (and, for the sealed tables, the row or how many rows went)."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        assert verify(ledger, anchors) == []
+        if change == "insert" and table in KEYED_BY_THE_DAY:
+            with pytest.raises(duckdb.ConstraintException):
+                tamper(ledger, table, change)
+            return
+        tamper(ledger, table, change)
+        problems = verify(ledger, anchors)
+    assert any(table in p for p in problems), problems
+    if table in SEALED_TABLES:
+        added = f"{table}: row changed or added after the close"
+        gone = f"{table}: 1 row(s) sealed at the close are gone"
+        expected = {"edit": [added, gone], "insert": [added], "delete": [gone]}[change]
+        for text in expected:
+            assert any(text in p for p in problems), problems
+
+
+def test_a_named_row_shows_the_forged_value(closed: Path, tmp_path: Path) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute(
+            "UPDATE table_day_summary SET handle_cents = 2 * handle_cents WHERE rowid = "
+            "(SELECT min(rowid) FROM table_day_summary)"
+        )
+        doubled = ledger.con.execute(
+            "SELECT max(handle_cents) FROM table_day_summary WHERE rowid = "
+            "(SELECT min(rowid) FROM table_day_summary)"
+        ).fetchone()
+        problems = verify(ledger, anchors)
+    assert doubled is not None
+    assert any(
+        "table_day_summary: row changed or added" in p and f"'handle_cents': {doubled[0]}" in p
+        for p in problems
+    ), problems
+    assert any("report: the figures recomputed from the rows" in p for p in problems)
+
+
+def test_a_replay_timestamp_is_not_a_figure(closed: Path, tmp_path: Path) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute("UPDATE table_day_summary SET replayed_at = now()")
+        assert verify(ledger, anchors) == []
+
+
+def test_editing_a_row_and_its_close_digest_is_still_caught(closed: Path, tmp_path: Path) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        digest = "sha256(r::VARCHAR) FROM rounds r WHERE rowid = (SELECT min(rowid) FROM rounds)"
+        before = ledger.con.execute(f"SELECT {digest}").fetchone()
+        ledger.con.execute(
+            "UPDATE rounds SET winner = 'PLAYER' WHERE rowid = (SELECT min(rowid) FROM rounds)"
+        )
+        after = ledger.con.execute(f"SELECT {digest}").fetchone()
+        assert before and after and before != after
+        ledger.con.execute(
+            "UPDATE close_digests SET row_sha256 = ? WHERE row_sha256 = ?", [after[0], before[0]]
+        )
+        problems = verify(ledger, anchors)
+    assert any(
+        "close_digests: the row digests of rounds were altered" in p
+        and "HMAC'd seal entry still holds" in p
+        for p in problems
+    ), problems
+    assert any("rounds: rows changed since the close" in p for p in problems)
+
+
+def test_a_status_edited_to_reopened_is_named_and_skips_nothing(
+    closed: Path, tmp_path: Path
+) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute("UPDATE gaming_days SET status = 'REOPENED'")
+        ledger.con.execute("UPDATE settlements SET recorded_paid_cents = 0")
+        checked = check(ledger, anchors)
+    assert checked.days_checked == 1
+    assert any("gaming_days: status is 'REOPENED'" in p for p in checked.problems)
+    assert any("settlements: row changed or added" in p for p in checked.problems)
+
+
+def test_deleting_the_newest_seal_and_day_row_cannot_verify_as_nothing(
+    closed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Today's "0 closed days checked; intact" after a delete: the anchor file remembers."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute("DELETE FROM seal_log")
+        ledger.con.execute("DELETE FROM gaming_days")
+        ledger.con.execute("DELETE FROM close_digests")
+    code = main(["verify", "--db", str(tmp_path / "copy" / LEDGER), "--anchors", str(anchors)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "0 closed gaming days checked" in out and "intact" not in out
+    assert "which the ledger's seal_log does not have: the newest seal events were deleted" in out
+
+
+def test_a_seal_log_rewritten_without_the_key_does_not_authenticate(
+    closed: Path, tmp_path: Path
+) -> None:
+    """Rewritten consistently (sequence, previous links, gaming_days, anchor file) with a
+    key of the forger's own: every link is named."""
+    forger = b"\x01" * 32
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        entry = the_seal(ledger)
+        forged = SealEntry(**{**asdict(entry), "report_sha256": "0" * 64, "link": ""})
+        link = authenticate(GENESIS.encode() + forged.canonical(), forger)
+        ledger.con.execute(
+            "UPDATE seal_log SET report_sha256 = ?, link = ?", [forged.report_sha256, link]
+        )
+        ledger.con.execute(
+            "UPDATE gaming_days SET report_sha256 = ?, chain_sha256 = ?",
+            [forged.report_sha256, link],
+        )
+        anchors.write_text(json.dumps({**entry.anchor_line(), "link": link}) + "\n")
+        problems = verify(ledger, anchors)
+    assert any("seal_log seq 1" in p and "does not authenticate" in p for p in problems)
+
+
+def test_a_missing_anchor_file_is_named(closed: Path, tmp_path: Path) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        anchors.unlink()
+        problems = verify(ledger, anchors)
+    assert problems == [
+        f"{anchors}: the anchor file is missing (the ledger has 1 seal events, the newest seq "
+        "1): restore it, or name it with --anchors"
+    ]
+
+
+def test_an_anchor_file_short_of_its_last_line_is_named(closed: Path, tmp_path: Path) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        lines = anchors.read_text().splitlines(keepends=True)
+        assert len(lines) == 1
+        anchors.write_text("".join(lines[:-1]))
+        problems = verify(ledger, anchors)
+    assert len(problems) == 1 and "is not anchored; seal events 1 are missing" in problems[0]
+
+
+def test_the_head_filed_elsewhere_is_checked(closed: Path, tmp_path: Path) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        head = the_seal(ledger).link
+        assert verify(ledger, anchors, expect_head=head) == []
+        problems = verify(ledger, anchors, expect_head="ab" * 32)
+    assert any(f"the ledger's head link is {head}, not the expected" in p for p in problems)
+
+
+@pytest.mark.parametrize("damage", ["emptied", "last line removed"])
+def test_a_journal_emptied_or_cut_after_the_close_is_named(
+    closed: Path, tmp_path: Path, damage: str
+) -> None:
+    """The close imported the journal's acknowledgements and sealed them; the journal losing
+    them afterwards is named by verify (the journal is authenticated line by line)."""
+    with ledger_copy(closed, tmp_path) as (ledger, _):
+        assert verify(ledger) == []
+        journal = AckJournal.for_ledger(ledger.path).path
+        lines = journal.read_text().splitlines(keepends=True)
+        assert lines, "the fixture's journal holds an escalation"
+        journal.write_text("" if damage == "emptied" else "".join(lines[:-1]))
+        problems = verify(ledger)
+    assert problems and any("journal" in p for p in problems)
+
+
+# ---------------------------------------------------------------------- legitimate operations
+def test_out_of_order_reopen_late_file_and_reclose_all_verify(tmp_path: Path) -> None:
+    """Close day 2, close day 1, reopen day 1, load a late file into it, close it again:
+    verify is intact after each step; a dead letter belongs to its own day's report, and one
+    arriving after the close of its source's day does not break that day's seal."""
+    first = emulate(tmp_path, DAY, 3)
+    late, first = first[-1], first[:-1]
+    second = emulate(tmp_path, NEXT_DAY, 2)
+    load(tmp_path, first + second)
+    out = tmp_path / "reports"
+    anchors = out / ANCHOR_FILE
+    with Ledger(tmp_path / LEDGER) as ledger:
+        dead_letter(ledger, second[0].name, 10**9)
+        day2 = close(ledger, NEXT_DAY, out)
+        assert day2.report["dead_letters"] == [{"reason": "DAMAGED_BLOCK", "count": 1}]
+        assert verify(ledger, anchors) == []
+        day1 = close(ledger, DAY, out)
+        assert day1.report["dead_letters"] == []
+        assert verify(ledger, anchors) == []
+        dead_letter(ledger, second[0].name, 10**9 + 1)
+        assert verify(ledger, anchors) == []
+        reopen_gaming_day(
+            ledger, DAY, "late file from T03", actor="accountant", actor_source="test"
+        )
+        assert verify(ledger, anchors) == []
+    load(tmp_path, [late])
+    with Ledger(tmp_path / LEDGER) as ledger:
+        assert verify(ledger, anchors) == []
+        again = close(ledger, DAY, out)
+        checked = check(ledger)  # the anchor file the seal log names
+        assert len(again.report["tables"]) == len(day1.report["tables"]) + 1
+        assert [e.action for e in seal_log(ledger.con)] == ["CLOSE", "CLOSE", "REOPEN", "CLOSE"]
+    assert checked.problems == [] and checked.days_checked == 2
+    assert (
+        checked.head
+        == again.chain_sha256
+        == json.loads(anchors.read_text().splitlines()[-1])["link"]
+    )
+
+
+# ---------------------------------------------------------------------- refusals
+def test_a_day_without_events_is_refused_unless_a_reason_is_given(
+    loaded: Path, tmp_path: Path
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    future = date(2027, 1, 1)
+    with Ledger(directory / LEDGER) as ledger:
+        with pytest.raises(EmptyDayError, match=f"gaming day {future} has no events") as refused:
+            close_gaming_day(
+                ledger, future, tmp_path / "r", actor="accountant", actor_source="test"
+            )
+        assert f"The nearest days with events: {DAY}" in str(refused.value)
+        assert "--allow-empty" in str(refused.value)
+        for table in ("seal_log", "gaming_days", "quality_results", "gaming_day_audit"):
+            count = ledger.con.execute(f"SELECT count(*) FROM {table}").fetchone()
+            assert count == (0,), f"{table} was written by a refused close"
+        assert not (tmp_path / "r").exists()
+        closed = close_gaming_day(
+            ledger,
+            future,
+            tmp_path / "r",
+            actor="accountant",
+            actor_source="test",
+            accept_quality_failures=ACCEPT,
+            allow_empty="casino closed for the storm",
+        )
+        audit = ledger.con.execute(
+            "SELECT reason FROM gaming_day_audit WHERE action = 'CLOSE_EMPTY_DAY'"
+        ).fetchall()
+        assert verify(ledger) == []
+    assert closed.seal["reason"] == "casino closed for the storm"
+    assert audit == [("casino closed for the storm",)]
+
+
+def test_cli_close_of_an_empty_day_exits_2(
+    loaded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    code = main(
+        [
+            "close",
+            "--db",
+            str(directory / LEDGER),
+            "--gaming-day",
+            "2062-11-24",
+            "--out",
+            str(tmp_path / "r"),
+            "--actor",
+            "demo-controller",
+        ]
+    )
+    assert code == 2
+    assert "gaming day 2062-11-24 has no events" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- the last action stands
+@pytest.mark.parametrize(
+    ("actions", "blocks"),
+    [(("ACKNOWLEDGE", "ESCALATE"), True), (("ESCALATE", "ACKNOWLEDGE"), False)],
+)
+def test_the_last_acknowledgement_action_stands(
+    loaded: Path, tmp_path: Path, actions: tuple[str, str], blocks: bool
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    with Ledger(directory / LEDGER) as ledger:
+        critical = ledger.con.execute(
+            "SELECT max(exception_id) FROM exceptions WHERE severity_rank >= 4"
+        ).fetchone()
+    assert critical is not None and critical[0] is not None
+    journal = AckJournal.for_ledger(directory / LEDGER)
+    for minute, action in enumerate(actions):
+        journal.append(
+            exception_id=critical[0],
+            action=action,
+            note="reviewed",
+            actor="analyst",
+            actor_source="command line",
+            now=datetime(2026, 11, 25, 8, minute, tzinfo=UTC),
+        )
+    with Ledger(directory / LEDGER) as ledger:
+        closed = close(ledger, DAY, tmp_path / "r")
+    blocking = {b["exception_id"] for b in closed.report["blocking_exceptions"]}
+    assert (critical[0] in blocking) is blocks
+    assert closed.blocking == len(blocking)
+
+
+# ---------------------------------------------------------------------- reports from the seal
+def test_report_regenerates_the_close_files_byte_for_byte(loaded: Path, tmp_path: Path) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    out = directory / "reports"
+    with Ledger(directory / LEDGER) as ledger:
+        closed = close(ledger, DAY, out)
+    sealed = {p.name: p.read_bytes() for p in closed.files}
+    assert sorted(sealed) == [f"close-{DAY}.csv", f"close-{DAY}.html", f"close-{DAY}.json"]
+    for p in closed.files:
+        p.unlink()
+    db = str(directory / LEDGER)
+    assert main(["report", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]) == 0
+    assert {p.name: p.read_bytes() for p in out.glob("close-*")} == sealed
+    head = json.loads(sealed[f"close-{DAY}.json"])["seal"]["link"]
+    assert f"<code>{head}</code>" in sealed[f"close-{DAY}.html"].decode()
+    assert not list(out.glob(".*partial"))
+
+
+def test_report_refuses_a_day_not_closed_or_no_longer_sealed(
+    closed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = copy(closed, tmp_path / "copy")
+    db = str(directory / LEDGER)
+    assert (
+        main(["report", "--db", db, "--gaming-day", str(NEXT_DAY), "--out", str(tmp_path / "r")])
+        == 2
+    )
+    assert f"gaming day {NEXT_DAY} is not closed" in capsys.readouterr().err
+    with Ledger(db) as ledger:
+        ledger.con.execute("UPDATE table_day_summary SET handle_cents = 2 * handle_cents")
+    assert main(["report", "--db", db, "--gaming-day", str(DAY), "--out", str(tmp_path / "r")]) == 1
+    assert "table_day_summary: row changed or added" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+CRASHING_CLOSE = """
+import os, signal, sys
+from datetime import datetime
+
+import pipeline.reports.close as close
+from pipeline.cli import main
+
+# the seal time is fixed so that a normal close of an identical ledger seals the same entry
+close.seal_time = lambda: datetime.fromisoformat(sys.argv[1])
+
+
+def killed_after_the_commit(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+close.append_anchors = killed_after_the_commit  # the first step after the seal's commit
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
+    loaded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 of a real `baccarat-audit close` right after the seal commits: `report`
+    finishes it (anchor and files), verify is intact, and the files are byte for byte those
+    of an uninterrupted close of an identical ledger at the same seal time, but for the two
+    values that carry the quality validation's own wall-clock time (``quality_results`` keeps
+    when it ran and how long it took): that table's digest, and so the seal link."""
+    import subprocess
+    import sys
+
+    import pipeline.reports.close as close_module
+
+    sealed_at = datetime(2026, 11, 25, 7, 0, 0, 250000)
+    crashed, normal = copy(loaded, tmp_path / "crashed"), copy(loaded, tmp_path / "normal")
+    out = tmp_path / "reports"
+    script = tmp_path / "crashing_close.py"
+    script.write_text(CRASHING_CLOSE)
+    arguments = ["--gaming-day", str(DAY), "--out", str(out), "--actor", "demo-controller"]
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            sealed_at.isoformat(),
+            "close",
+            "--db",
+            str(crashed / LEDGER),
+            *arguments,
+            "--accept-quality-failures",
+            ACCEPT,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == -9, run.stderr
+    with Ledger(crashed / LEDGER, read_only=True) as ledger:
+        assert [e.action for e in seal_log(ledger.con)] == ["CLOSE"]  # the seal committed
+    assert not list(out.glob("close-*"))
+    assert (out / ANCHOR_FILE).read_text() == ""
+    cli = [sys.executable, "-m", "pipeline.cli"]
+    report = subprocess.run(
+        [
+            *cli,
+            "report",
+            "--db",
+            str(crashed / LEDGER),
+            "--gaming-day",
+            str(DAY),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert report.returncode == 0, report.stderr
+    checked = subprocess.run(
+        [*cli, "verify", "--db", str(crashed / LEDGER)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert checked.returncode == 0 and "1 closed gaming days checked" in checked.stdout, (
+        checked.stdout
+    )
+    regenerated = {p.name: p.read_bytes() for p in out.glob("close-*")}
+    anchored = (out / ANCHOR_FILE).read_bytes()
+    out.rename(tmp_path / "regenerated")
+
+    monkeypatch.setattr(close_module, "seal_time", lambda: sealed_at)
+    with Ledger(normal / LEDGER) as ledger:
+        closed = close_gaming_day(
+            ledger,
+            DAY,
+            out,
+            actor="demo-controller",
+            actor_source="command line",
+            accept_quality_failures=ACCEPT,
+        )
+    theirs = json.loads(regenerated[f"close-{DAY}.json"])["seal"]
+    ours = closed.seal
+
+    def as_theirs(content: bytes) -> bytes:
+        validation = (
+            ours["table_digests"]["quality_results"],
+            theirs["table_digests"]["quality_results"],
+        )
+        content = content.replace(ours["link"].encode(), theirs["link"].encode())
+        return content.replace(validation[0].encode(), validation[1].encode())
+
+    assert {k: v for k, v in ours["table_digests"].items() if k != "quality_results"} == {
+        k: v for k, v in theirs["table_digests"].items() if k != "quality_results"
+    }
+    assert {p.name: as_theirs(p.read_bytes()) for p in closed.files} == regenerated
+    assert as_theirs((out / ANCHOR_FILE).read_bytes()) == anchored
+
+
+def test_a_ledger_closed_before_the_seal_log_migrates_and_says_how_to_reseal(
+    tmp_path: Path,
+) -> None:
+    """A schema-4 ledger with a day closed under the old date-ordered chain: it migrates, the
+    old close is named (not silently trusted), and a reopen and re-close seal it."""
+    from pipeline.ledger.migrations import MIGRATIONS
+
+    db = tmp_path / LEDGER
+    con = duckdb.connect(str(db))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, "
+        "applied_at TIMESTAMP)"
+    )
+    for version, name, sql in MIGRATIONS:
+        if version <= 4:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    con.execute(
+        "INSERT INTO gaming_days VALUES (?, 'CLOSED', now(), 'r', NULL, 'c', 0, 'rows', 'inputs')",
+        [DAY],
+    )
+    con.close()
+    with Ledger(db) as ledger:
+        assert ledger.schema_version() == MIGRATIONS[-1][0]
+        problems = verify(ledger, tmp_path / "none.jsonl")
+        assert problems == [
+            f"{DAY}: gaming_days: status 'CLOSED' but the seal log has no event for the day (a "
+            "row inserted, its seal events deleted, or a close made before the seal log: reopen "
+            "the day and close it again to seal it)"
+        ]
+        reopen_gaming_day(
+            ledger, DAY, "re-seal under the seal log", actor="accountant", actor_source="test"
+        )
+        close_gaming_day(
+            ledger,
+            DAY,
+            tmp_path / "reports",
+            actor="accountant",
+            actor_source="test",
+            accept_quality_failures=ACCEPT,
+            allow_empty="an old close without events kept",
+        )
+        assert verify(ledger) == []
+
+
+def test_reports_that_cannot_be_written_after_the_seal_are_written_by_report(
+    loaded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    out = tmp_path / "reports"
+    blocker = out / f"close-{DAY}.json"
+    blocker.mkdir(parents=True)  # a directory where the report goes: the rename fails
+    db = str(directory / LEDGER)
+    close = ["close", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]
+    assert main([*close, "--actor", "demo-controller", "--accept-quality-failures", ACCEPT]) == 2
+    refusal = capsys.readouterr().err
+    assert f"gaming day {DAY} is sealed (seal event 1" in refusal
+    assert f"run baccarat-audit report --db {db} --gaming-day {DAY}" in refusal
+    blocker.rmdir()
+    assert main(["report", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]) == 0
+    assert main(["verify", "--db", db]) == 0
+    assert json.loads(blocker.read_text())["seal"]["seq"] == 1
+
+
+def test_a_close_to_a_place_it_cannot_write_seals_nothing(
+    loaded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = copy(loaded, tmp_path / "copy")
+    out = tmp_path / "a-file"
+    out.write_text("not a directory")
+    db = str(directory / LEDGER)
+    close = ["close", "--db", db, "--gaming-day", str(DAY), "--out", str(out)]
+    assert main([*close, "--actor", "demo-controller", "--accept-quality-failures", ACCEPT]) == 2
+    assert "nothing was sealed" in capsys.readouterr().err
+    with Ledger(db, read_only=True) as ledger:
+        assert seal_log(ledger.con) == []
