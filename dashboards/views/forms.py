@@ -52,7 +52,7 @@ st.dataframe(
 )
 st.download_button(
     "Forms (CSV)",
-    register.forms.to_csv(index=False),
+    ui.csv_download(register.forms),
     file_name=f"forms-{day.isoformat()}.csv",
     mime="text/csv",
     key="dl_forms",

@@ -7,6 +7,7 @@ import streamlit as st
 from dashboards import queries as q
 from dashboards import ui
 from dashboards.roads import bead_plate, bead_plate_html, big_road, big_road_html
+from pipeline.safe_text import markdown_text
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -39,7 +40,7 @@ m[1].metric("Player", counts["PLAYER"])
 m[2].metric("Tie", counts["TIE"])
 m[3].metric("Naturals", sum(naturals))
 
-st.markdown(f"**Bead plate** · {shoe_id}")
+st.markdown(f"**Bead plate** · {markdown_text(shoe_id)}")
 st.markdown(bead_plate_html(bead_plate(winners, numbers, naturals)), unsafe_allow_html=True)
-st.markdown(f"**Big road** · {shoe_id}")
+st.markdown(f"**Big road** · {markdown_text(shoe_id)}")
 st.markdown(big_road_html(big_road(winners, numbers, naturals)), unsafe_allow_html=True)
