@@ -55,11 +55,12 @@ CORPUS: tuple[str, ...] = (
 """Every attack a device string can carry, one per entry."""
 
 TABLE_IDS = {
-    "T01": "T01/<img src=x onerror=alert(1)> https://evil.example/x.js",
+    "T01": "T01/<img src=//evil.example/p.png onerror=alert(1)> https://evil.example/x.js",
     "T02": "../T02\x1b\u202e=cmd",
 }
-"""What the emulated tables call themselves on the hostile day: a ``/``, markup, a remote
-URL, a path climb, ESC, RLO and a formula, in the id every report and page shows."""
+"""What the emulated tables call themselves on the hostile day: a ``/``, markup that loads a
+remote image and runs script, a remote URL, a path climb, ESC, RLO and a formula, in the id
+every report and page shows (and the Data Docs quote in their expectation descriptions)."""
 
 DEVICE_STRINGS = frozenset(
     {"round_id", "shoe_id", "patron_id", "patron_name", "dealer_id", "pit", "location"}

@@ -32,7 +32,7 @@ from pipeline.cli import main
 from pipeline.ledger.store import Ledger
 from pipeline.quality import docs
 from pipeline.quality.docs import remote_references, unsafe_markup
-from pipeline.safe_text import FORMULA_LEADERS, visible
+from pipeline.safe_text import FORMULA_LEADERS, file_stem, html_text, visible
 from tests.hostile.corpus import DAY, TABLE_IDS, hostile_events, write_events
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,7 +170,7 @@ def test_data_docs_escape_every_device_string(day: HostileDay) -> None:
     assert unsafe_markup(page) == [] and remote_references(page) == []
     assert not any(tag in page.lower() for tag in _RAW_TAGS)
     assert _invisible(page) == set()
-    assert "T01/&lt;img src=x onerror=alert(1)&gt;" in page  # shown, as text
+    assert html_text(TABLE_IDS["T01"]) in page  # shown, as text
     assert "Great Expectations' rendering" not in page  # GX's own page, not the fallback
 
 
@@ -212,7 +212,7 @@ def test_a_data_docs_page_that_cannot_be_made_safe_does_not_block_the_close(
     assert "Great Expectations' rendering of these results was replaced" in page
     assert unsafe_markup(page) == [] and _invisible(page) == set()
     assert not any(tag in page.lower() for tag in _RAW_TAGS)
-    assert "T01/&lt;img src=x onerror=alert(1)&gt;" in page
+    assert html_text(TABLE_IDS["T01"]) in page
     result = (reports / f"quality-{DAY.isoformat()}.json").read_text()
     assert "DocsRenderError" in result  # the problem is on record
 
@@ -405,3 +405,15 @@ def test_a_shard_path_is_an_sql_string_not_sql(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="NUL"):
             ledger.merge_shard(Path(f"{shard}\x00' AS x (READ_ONLY); DROP TABLE rounds; --"))
         assert ledger.con.execute("SELECT count(*) FROM rounds").fetchone() == (0,)
+
+
+def test_a_bundle_name_planted_as_a_link_out_is_refused(day: HostileDay, tmp_path: Path) -> None:
+    """The zip's name is checked where it resolves: a link planted under that name, pointing
+    out of ``--out``, is refused (exit 2, a message), and nothing is written through it."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere.zip"
+    out.mkdir()
+    round_id = next(r for r in day.rounds if "<script" in r)
+    (out / f"evidence-round-{file_stem(round_id)}.zip").symlink_to(elsewhere)
+    run = _run(["bundle", "--db", str(day.db), f"--round={round_id}", "--out", str(out)])
+    assert run.code == 2 and "would be written outside" in run.err
+    assert not elsewhere.exists()
