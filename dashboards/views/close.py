@@ -9,7 +9,7 @@ from dashboards import queries as q
 from dashboards import ui
 from pipeline.quality.gate import stored_section
 from pipeline.reports.close import CloseResult, day_report, render_html
-from pipeline.safe_text import markdown_text
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -73,7 +73,7 @@ m[5].metric("Complimentary (Forms)", ui.fmt_money(totals["comp_vig_cents"]))
 
 tables = pd.DataFrame(report["tables"])
 pits = sorted(str(p) for p in tables["pit"].dropna().unique()) if not tables.empty else []
-chosen = st.multiselect("Pit", pits, key="close_pit")
+chosen = st.multiselect("Pit", pits, key="close_pit", format_func=visible)
 if chosen:
     tables = tables[tables["pit"].isin(chosen)]
     by_wager = by_wager[by_wager["pit"].isin(chosen)]

@@ -36,8 +36,8 @@ def options(column: str) -> list[str]:
 with st.expander("Filters", expanded=True):
     c1, c2, c3 = st.columns(3)
     f = q.ExceptionFilter(
-        tables=c1.multiselect("Table", options("table_id"), key="f_table"),
-        pits=c2.multiselect("Pit", options("pit"), key="f_pit"),
+        tables=c1.multiselect("Table", options("table_id"), key="f_table", format_func=visible),
+        pits=c2.multiselect("Pit", options("pit"), key="f_pit", format_func=visible),
         severities=c3.multiselect(
             "Severity",
             [s for s in q.SEVERITIES if s in set(all_rows["severity"])],
@@ -46,7 +46,7 @@ with st.expander("Filters", expanded=True):
     )
     c4, c5, c6 = st.columns(3)
     f.codes = c4.multiselect("Rule code", options("code"), key="f_code")
-    f.dealers = c5.multiselect("Dealer", options("dealer_id"), key="f_dealer")
+    f.dealers = c5.multiselect("Dealer", options("dealer_id"), key="f_dealer", format_func=visible)
     f.statuses = c6.multiselect(
         "Status", list(q.STATUSES), default=["OPEN", "ESCALATED"], key="f_status"
     )

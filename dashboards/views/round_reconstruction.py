@@ -10,7 +10,7 @@ from dashboards import ui
 from dashboards.reconstruct import reconstruct
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.games import Game
-from pipeline.safe_text import markdown_text
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -29,9 +29,13 @@ with ctx.ledger() as ledger:
     round_id: str | None = typed.strip() or None
     if round_id is None and tables:
         c1, c2, c3 = st.columns(3)
-        table_id = c1.selectbox("Table", tables, key="round_table")
+        table_id = c1.selectbox("Table", tables, key="round_table", format_func=visible)
         shoe_ids = q.shoes(ledger, day, table_id)
-        shoe_id = c2.selectbox("Shoe", shoe_ids, key="round_shoe") if shoe_ids else None
+        shoe_id = (
+            c2.selectbox("Shoe", shoe_ids, key="round_shoe", format_func=visible)
+            if shoe_ids
+            else None
+        )
         listing = q.rounds(ledger, day, table_id, shoe_id)
         if not listing.empty:
             labels = {

@@ -296,6 +296,8 @@ def _page_problems(at: AppTest) -> list[str]:
         for other in at.get(kind):
             text = getattr(other, "value", None) or getattr(other, "label", "")
             problems += _markdown_problems(kind, str(text))
+    for choice in [*at.selectbox, *at.multiselect]:  # plain text, but bidi would act there
+        problems += [f"option {o[:60]!r} hides characters" for o in choice.options if _invisible(o)]
     for table in at.table:  # st.table renders its cells as Markdown
         frame = table.value
         for column in frame.columns:
