@@ -347,7 +347,7 @@ def export_bundle(
         "ORDER BY source, position",
         [p for _, ps in clauses for p in ps],
     )
-    files[DELIVERIES] = _csv_bytes(
+    files[DELIVERIES] = _csv_bytes(  # fields_json, the last column, as ASCII JSON
         _DELIVERY_COLUMNS, [(*r[:-1], _ascii_json(r[-1])) for r in deliveries]
     )
     counts[DELIVERIES] = len(deliveries)
@@ -541,7 +541,7 @@ def _check_events(contents: dict[str, bytes], counts: dict[str, int]) -> list[st
         if stored != decoded:
             differing = sorted(k for k in stored if stored[k] != decoded[k])
             problems.append(
-                f"{EVENTS} event {index} ({visible(event.event_id)}) differs from {DELIVERIES} in "
+                f"{EVENTS} event {index} ({event.event_id}) differs from {DELIVERIES} in "
                 f"{', '.join(differing)}"
             )
             if len(problems) > 20:
