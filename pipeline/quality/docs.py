@@ -138,10 +138,12 @@ class _MarkupCheck(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.problems: list[str] = []
+        self.in_body = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         where = f"line {self.getpos()[0]}"
-        if tag not in _ALLOWED_TAGS:
+        self.in_body = self.in_body or tag == "body"
+        if tag not in _ALLOWED_TAGS or (tag == "style" and self.in_body):  # ours are in <head>
             self.problems.append(f"<{tag}> at {where}")
         for name, value in attrs:
             if name not in _ALLOWED_ATTRIBUTES and not name.startswith("data-"):

@@ -34,6 +34,7 @@ def test_a_data_docs_page_of_escaped_values_passes() -> None:
         ('<meta http-equiv="refresh" content="0;url=//evil.example">', "attribute http-equiv"),
         ('<form action="//evil.example"><input name=x></form>', "<form>"),
         ('<base href="//evil.example/">', "<base>"),
+        ('<style>@import "//evil.example/x.css";</style>', "<style>"),
     ],
 )
 def test_active_markup_is_named_with_its_line(injected: str, named: str) -> None:
