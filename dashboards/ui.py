@@ -23,7 +23,7 @@ act, and no name typed into a box is recorded.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -55,6 +55,7 @@ from pipeline.config.roles import (
 )
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
+from pipeline.safe_text import csv_cell, markdown_text
 
 OIDC_SOURCE = "OIDC sign-in"
 LOOPBACK = "localhost"
@@ -265,6 +266,25 @@ def money_config(df: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def csv_download(df: pd.DataFrame) -> str:
+    """``df`` as a CSV file to download, every cell through
+    :func:`~pipeline.safe_text.csv_cell`: device strings start no spreadsheet formula and
+    hide no control or bidi character; numbers stay numbers."""
+    return str(df.map(csv_cell).to_csv(index=False))
+
+
+def text_cells(values: Iterable[Any]) -> list[str]:
+    """Device strings as ``st.table`` cells, which Streamlit renders as Markdown."""
+    return [fmt_text(v) for v in values]
+
+
+def fmt_text(value: Any) -> str:
+    """A device string as literal text inside Markdown; an en dash when there is none."""
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return "–"
+    return markdown_text(value)
+
+
 def fmt_money(cents: Any) -> str:
     if cents is None or pd.isna(cents):
         return "–"  # an en dash: a lone "-" renders as a list bullet in st.table
@@ -307,7 +327,7 @@ def ack_form(ctx: Context, exception_id: str, table_id: str, key: str = "ack") -
                 gaming_date=ctx.day,
             )
         except (JournalError, NotAuthorizedError) as err:
-            st.error(str(err))
+            st.error(markdown_text(err))
             return
         st.session_state["_flash"] = (
             f"{record.action} of exception {exception_id} recorded by {record.actor} at "
@@ -320,4 +340,4 @@ def flash() -> None:
     """Show (once) the confirmation an action left before its rerun."""
     message = st.session_state.pop("_flash", None)
     if message:
-        st.success(message)
+        st.success(markdown_text(message))  # it names the actor and the exception

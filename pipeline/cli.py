@@ -50,6 +50,7 @@ from pipeline.reports.render import CloseResult
 from pipeline.reports.verify import check
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
+from pipeline.safe_text import file_stem, inside
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate, write_fault_manifest
 from pipeline.stream.cli import add_merge_shards_parser, add_stream_parser
@@ -69,7 +70,7 @@ def write_simulation(result: SimulationResult, out_dir: Path, gaming_date: date)
     day_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for table_id, events in result.events_by_table.items():
-        path = day_dir / f"{table_id}.avro"
+        path = inside(day_dir, f"{file_stem(table_id)}.avro")
         codec.write_events(path, (to_record(codec, e) for e in events))
         paths.append(path)
     write_fault_manifest(out_dir, result)

@@ -9,6 +9,7 @@ from dashboards import queries as q
 from dashboards import ui
 from pipeline.quality.gate import stored_section
 from pipeline.reports.close import CloseResult, day_report, render_html
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -52,7 +53,7 @@ elif not problems:
 else:
     st.error(
         f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC, but {len(problems)} thing(s) no "
-        "longer match what the close sealed: " + "; ".join(problems[:5])
+        "longer match what the close sealed: " + markdown_text("; ".join(problems[:5]))
     )
 
 if closed:
@@ -69,7 +70,7 @@ m[5].metric("Complimentary (Forms)", ui.fmt_money(totals["comp_vig_cents"]))
 
 tables = pd.DataFrame(report["tables"])
 pits = sorted(str(p) for p in tables["pit"].dropna().unique()) if not tables.empty else []
-chosen = st.multiselect("Pit", pits, key="close_pit")
+chosen = st.multiselect("Pit", pits, key="close_pit", format_func=visible)
 if chosen:
     tables = tables[tables["pit"].isin(chosen)]
     by_wager = by_wager[by_wager["pit"].isin(chosen)]
@@ -147,14 +148,14 @@ if not closed or problems:
 d1, d2, d3 = st.columns(3)
 d1.download_button(
     "Tables (CSV)",
-    pd.DataFrame(report["tables"]).to_csv(index=False),
+    ui.csv_download(pd.DataFrame(report["tables"])),
     file_name=f"close-{day.isoformat()}-tables.csv",
     mime="text/csv",
     key="dl_tables",
 )
 d2.download_button(
     "Win by wager (CSV)",
-    by_wager.to_csv(index=False),
+    ui.csv_download(by_wager),
     file_name=f"close-{day.isoformat()}-win-by-wager.csv",
     mime="text/csv",
     key="dl_wagers",

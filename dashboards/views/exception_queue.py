@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -35,8 +36,8 @@ def options(column: str) -> list[str]:
 with st.expander("Filters", expanded=True):
     c1, c2, c3 = st.columns(3)
     f = q.ExceptionFilter(
-        tables=c1.multiselect("Table", options("table_id"), key="f_table"),
-        pits=c2.multiselect("Pit", options("pit"), key="f_pit"),
+        tables=c1.multiselect("Table", options("table_id"), key="f_table", format_func=visible),
+        pits=c2.multiselect("Pit", options("pit"), key="f_pit", format_func=visible),
         severities=c3.multiselect(
             "Severity",
             [s for s in q.SEVERITIES if s in set(all_rows["severity"])],
@@ -45,7 +46,7 @@ with st.expander("Filters", expanded=True):
     )
     c4, c5, c6 = st.columns(3)
     f.codes = c4.multiselect("Rule code", options("code"), key="f_code")
-    f.dealers = c5.multiselect("Dealer", options("dealer_id"), key="f_dealer")
+    f.dealers = c5.multiselect("Dealer", options("dealer_id"), key="f_dealer", format_func=visible)
     f.statuses = c6.multiselect(
         "Status", list(q.STATUSES), default=["OPEN", "ESCALATED"], key="f_status"
     )
@@ -118,9 +119,10 @@ def where(r: pd.Series) -> str:
     return ""
 
 
-labels = {
-    str(r["exception_id"]): f"[{r['severity']}] {r['code']} · {r['table_id']} {where(r)} · "
-    f"{str(r['message'])[:70]}"
+labels = {  # option labels are plain text; visible() shows what a bidi override would hide
+    str(r["exception_id"]): visible(
+        f"[{r['severity']}] {r['code']} · {r['table_id']} {where(r)} · {str(r['message'])[:70]}"
+    )
     for _, r in rows.iterrows()
 }
 chosen = st.selectbox(
@@ -129,7 +131,7 @@ chosen = st.selectbox(
 row = rows[rows["exception_id"] == chosen].iloc[0]
 
 st.subheader(f"{row['severity']} · {row['code']} · {row['status']}")
-st.markdown(f"**What happened.** {row['message']}")
+st.markdown(f"**What happened.** {markdown_text(row['message'])}")
 st.info(f"**{row['section']}** (rule `{row['code']}`): {row['statement']}")
 facts = {
     "Table": row["table_id"],
@@ -145,7 +147,7 @@ facts = {
 }
 st.markdown(
     " · ".join(
-        f"**{k}** {v}"
+        f"**{k}** {ui.fmt_text(v)}"
         for k, v in facts.items()
         if v is not None and not (isinstance(v, float) and pd.isna(v)) and v is not pd.NA
     )

@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from pipeline.safe_text import visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -18,7 +19,7 @@ st.caption(
 
 with ctx.ledger() as ledger:
     tables = list(q.table_days(ledger, day)["table_id"])
-    chosen = st.multiselect("Table", tables, key="forms_table")
+    chosen = st.multiselect("Table", tables, key="forms_table", format_func=visible)
     register = q.form_register(ledger, day, chosen)
 
 m = st.columns(5)
@@ -52,7 +53,7 @@ st.dataframe(
 )
 st.download_button(
     "Forms (CSV)",
-    register.forms.to_csv(index=False),
+    ui.csv_download(register.forms),
     file_name=f"forms-{day.isoformat()}.csv",
     mime="text/csv",
     key="dl_forms",

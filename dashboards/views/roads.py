@@ -7,6 +7,7 @@ import streamlit as st
 from dashboards import queries as q
 from dashboards import ui
 from dashboards.roads import bead_plate, bead_plate_html, big_road, big_road_html
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -23,9 +24,9 @@ with ctx.ledger() as ledger:
         st.info("No tables on this gaming day.")
         st.stop()
     c1, c2 = st.columns(2)
-    table_id = c1.selectbox("Table", tables, key="roads_table")
+    table_id = c1.selectbox("Table", tables, key="roads_table", format_func=visible)
     shoe_ids = q.shoes(ledger, day, table_id)
-    shoe_id = c2.selectbox("Shoe", shoe_ids, key="roads_shoe")
+    shoe_id = c2.selectbox("Shoe", shoe_ids, key="roads_shoe", format_func=visible)
     played = q.rounds(ledger, day, table_id, shoe_id)
 
 played = played[~played["simulated"].astype(bool) & played["winner"].notna()]
@@ -39,7 +40,7 @@ m[1].metric("Player", counts["PLAYER"])
 m[2].metric("Tie", counts["TIE"])
 m[3].metric("Naturals", sum(naturals))
 
-st.markdown(f"**Bead plate** · {shoe_id}")
+st.markdown(f"**Bead plate** · {markdown_text(shoe_id)}")
 st.markdown(bead_plate_html(bead_plate(winners, numbers, naturals)), unsafe_allow_html=True)
-st.markdown(f"**Big road** · {shoe_id}")
+st.markdown(f"**Big road** · {markdown_text(shoe_id)}")
 st.markdown(big_road_html(big_road(winners, numbers, naturals)), unsafe_allow_html=True)

@@ -10,6 +10,7 @@ from dashboards import ui
 from dashboards.reconstruct import reconstruct
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.games import Game
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -28,9 +29,13 @@ with ctx.ledger() as ledger:
     round_id: str | None = typed.strip() or None
     if round_id is None and tables:
         c1, c2, c3 = st.columns(3)
-        table_id = c1.selectbox("Table", tables, key="round_table")
+        table_id = c1.selectbox("Table", tables, key="round_table", format_func=visible)
         shoe_ids = q.shoes(ledger, day, table_id)
-        shoe_id = c2.selectbox("Shoe", shoe_ids, key="round_shoe") if shoe_ids else None
+        shoe_id = (
+            c2.selectbox("Shoe", shoe_ids, key="round_shoe", format_func=visible)
+            if shoe_ids
+            else None
+        )
         listing = q.rounds(ledger, day, table_id, shoe_id)
         if not listing.empty:
             labels = {
@@ -44,7 +49,11 @@ with ctx.ledger() as ledger:
             )
     info = q.round_row(ledger, round_id) if round_id else None
     if info is None:
-        st.info("Choose a round, or type its id." if not round_id else f"No round {round_id}.")
+        st.info(
+            "Choose a round, or type its id."
+            if not round_id
+            else f"No round {markdown_text(round_id)}."
+        )
         st.stop()
     table_id = str(info["table_id"])
     rid = str(info["round_id"])
@@ -63,7 +72,7 @@ rebuilt = reconstruct(
     ],
 )
 
-st.subheader(f"{rid}")
+st.subheader(markdown_text(rid))
 m = st.columns(5)
 m[0].metric("Winner (recorded)", str(info["winner"] or "-"))
 m[1].metric("Player", str(info["player_points"]))
@@ -71,9 +80,10 @@ m[2].metric("Banker", str(info["banker_points"]))
 m[3].metric("Cards", str(info["total_cards"]))
 m[4].metric("Status", str(info["status"]))
 st.caption(
-    f"Table {table_id} · {game.value.replace('_', ' ').title()} under rules {info['rules_id']} · "
-    f"shoe {info['shoe_id']} · Player {info['player_cards']} · Banker {info['banker_cards']} · "
-    f"announced {info.get('announced') or '-'} · dealer {info.get('dealer_id') or '-'}"
+    f"Table {ui.fmt_text(table_id)} · {game.value.replace('_', ' ').title()} under rules "
+    f"{ui.fmt_text(info['rules_id'])} · shoe {ui.fmt_text(info['shoe_id'])} · Player "
+    f"{ui.fmt_text(info['player_cards'])} · Banker {ui.fmt_text(info['banker_cards'])} · "
+    f"announced {ui.fmt_text(info.get('announced'))} · dealer {ui.fmt_text(info.get('dealer_id'))}"
 )
 
 st.markdown("**Card by card** (shoe position order; counts after each card)")
@@ -103,7 +113,7 @@ for d in rebuilt.decisions:
     else:
         st.error(line)
 for note in rebuilt.notes:
-    st.warning(note)
+    st.warning(markdown_text(note))
 if rebuilt.decisions and rebuilt.winner != info["winner"] and info["winner"]:
     st.error(
         f"From the cards the winner is {rebuilt.winner} "
@@ -117,7 +127,7 @@ else:
     view = pd.DataFrame(
         {
             "seat": settlements["seat"],
-            "patron": settlements["patron_id"],
+            "patron": ui.text_cells(settlements["patron_id"]),
             "wager": settlements["wager"],
             "stake": [ui.fmt_money(v) for v in settlements["stake_cents"]],
             "expected": [

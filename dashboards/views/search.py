@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from pipeline.safe_text import visible
 
 DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
 ctx = ui.current()
@@ -23,7 +24,9 @@ for key, param in (("s_patron", "patron"), ("s_dealer", "dealer"), ("s_serial", 
         st.session_state[key] = st.query_params.get(param)  # a link can carry a search
 c1, c2, c3, c4 = st.columns(4)
 patron = c1.text_input("Patron (id or name)", key="s_patron")
-table_id = c2.selectbox("Table", ["", *tables], key="s_table", format_func=lambda t: t or "any")
+table_id = c2.selectbox(
+    "Table", ["", *tables], key="s_table", format_func=lambda t: visible(t) if t else "any"
+)
 dealer = c3.text_input("Dealer", key="s_dealer")
 serial_text = c4.text_input("Form serial", key="s_serial")
 query = q.SearchQuery(patron=patron, table_id=table_id, dealer=dealer)
@@ -83,7 +86,7 @@ targets = [f"round {r}" for r in found.rounds["round_id"]]
 targets += [f"form {s}" for s in found.forms["serial"]]
 if targets:
     c1, c2 = st.columns([3, 1])
-    target = c1.selectbox("Follow the trail of", targets, key="s_target")
+    target = c1.selectbox("Follow the trail of", targets, key="s_target", format_func=visible)
     if c2.button("Open trail", key="s_open"):
         kind, _, value = target.partition(" ")
         st.session_state["trail_kind"] = "Round" if kind == "round" else "Form serial"

@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from pipeline.safe_text import visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -20,7 +21,7 @@ with ctx.ledger() as ledger:
     board = q.table_board(ledger, day, ctx.journal)
 
 pits = sorted(str(p) for p in board["pit"].dropna().unique())
-chosen = st.multiselect("Pit", pits, key="board_pit")
+chosen = st.multiselect("Pit", pits, key="board_pit", format_func=visible)
 games = sorted(str(g) for g in board["game"].dropna().unique())
 chosen_games = st.multiselect("Game", games, key="board_game")
 if chosen:

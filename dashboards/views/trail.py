@@ -11,6 +11,7 @@ from dashboards import queries as q
 from dashboards import ui
 from pipeline.bundle.export import BundleError, export_bundle, file_sha256
 from pipeline.config.roles import Action
+from pipeline.safe_text import file_stem, markdown_text
 
 ctx = ui.current()
 ui.require_day(ctx)
@@ -42,7 +43,7 @@ with ctx.ledger() as ledger:
     found = q.trail(ledger, ctx.journal, round_id=round_id, serial=serial)
 
 if found.events.empty and all(df.empty for df in found.derived.values()):
-    st.warning(f"Nothing in the ledger for {kind.lower()} {value}.")
+    st.warning(f"Nothing in the ledger for {kind.lower()} {markdown_text(value)}.")
     st.stop()
 
 st.subheader(f"1. Raw events ({len(found.events)})")
@@ -92,11 +93,11 @@ elif st.button("Build evidence bundle", key="t_build"):
                 source=str(ctx.snapshot.live),
             )
         except BundleError as err:
-            st.error(str(err))
+            st.error(markdown_text(err))
             st.stop()
         st.session_state["bundle"] = (path.name, path.read_bytes(), file_sha256(path))
 bundle = st.session_state.get("bundle")
-if bundle and bundle[0].endswith(f"{value}.zip"):
+if bundle and bundle[0].endswith(f"-{file_stem(value)}.zip"):  # the bundle of what is shown
     name, data, digest = bundle
     st.download_button(
         f"Download {name}", data, file_name=name, mime="application/zip", key="t_download"

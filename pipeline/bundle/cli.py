@@ -52,7 +52,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
                 gaming_date=args.date,
                 out=args.out,
             )
-    except (BundleError, LedgerError) as err:
+    except (BundleError, LedgerError, ValueError) as err:  # ValueError: a path that leaves --out
         print(err, file=sys.stderr)
         return 2
     print(f"wrote {path} ({path.stat().st_size:,} bytes)")

@@ -42,6 +42,7 @@ from pipeline.events.model import TableEvent
 from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import DATE_FIELDS, Ledger
 from pipeline.rules.codes import RULE_CODES
+from pipeline.safe_text import csv_cell, file_stem, inside, visible
 
 BUNDLE_FORMAT = "baccarat-evidence-bundle/1"
 MANIFEST = "manifest.json"
@@ -87,6 +88,9 @@ class _Scope:
     """SQL predicates (OR-ed clauses) per derived table and for the deliveries."""
 
     label: str
+    """What was selected, e.g. ``round-T01-20261124-S01-R003`` (the device id as given)."""
+    stem: str
+    """The label as a file name: every device id through :func:`file_stem`."""
     clauses: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict)
     events: list[tuple[str, list[Any]]] = field(default_factory=list)
 
@@ -127,7 +131,7 @@ def _scope(
         )
         if not found:
             raise BundleError(f"no round {round_id!r} in {ledger.path}")
-        scope = _Scope(f"round-{round_id}")
+        scope = _Scope(f"round-{round_id}", f"round-{file_stem(round_id)}")
         for t, d in found:
             for table in _ROUND_TABLES | {"exceptions"}:
                 scope.add(
@@ -163,7 +167,7 @@ def _scope(
         )
         if not found:
             raise BundleError(f"no Complimentary Vigorish Form {serial} in {ledger.path}")
-        scope = _Scope(f"form-{serial}")
+        scope = _Scope(f"form-{serial}", f"form-{serial}")
         for t, d in found:
             for table in _FORM_TABLES | {"exceptions"}:
                 scope.add(table, "table_id = ? AND gaming_date = ? AND serial = ?", [t, d, serial])
@@ -198,8 +202,8 @@ def _scope(
         )
         if not found:
             raise BundleError(f"no events of table {table_id!r} in {ledger.path}")
-        label = f"table-{table_id}" + (f"-{gaming_date.isoformat()}" if gaming_date else "")
-        scope = _Scope(label)
+        day = f"-{gaming_date.isoformat()}" if gaming_date else ""
+        scope = _Scope(f"table-{table_id}{day}", f"table-{file_stem(table_id)}{day}")
         for table in DERIVED_FILES:
             scope.add(table, "table_id = ?" + day_filter, [table_id, *day_param])
         scope.events.append(("table_id = ?" + day_filter, [table_id, *day_param]))
@@ -208,16 +212,28 @@ def _scope(
 
 
 # ---------------------------------------------------------------------- files
-def _cell(value: Any) -> str:
+def _text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | tuple):
-        return json.dumps([_cell(v) for v in value])
+        return json.dumps([_text(v) for v in value])  # ASCII JSON: nothing invisible
     if isinstance(value, datetime | date):
         return value.isoformat()
     return str(value)
+
+
+def _cell(value: Any) -> str:
+    """One CSV cell: a string (a device string) through :func:`~pipeline.safe_text.csv_cell`
+    (no formula, nothing invisible); numbers, dates, flags and lists as :func:`_text`."""
+    return csv_cell(value) if isinstance(value, str) else _text(value)
+
+
+def _ascii_json(text: str) -> str:
+    """A stored ``fields_json`` re-serialised with every non-ASCII and control character as a
+    JSON escape: the same JSON value, nothing invisible, never a formula (it starts ``{``)."""
+    return json.dumps(json.loads(text))
 
 
 def _csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
@@ -258,7 +274,7 @@ def _citations(codes: Iterable[str]) -> tuple[bytes, bytes]:
 
 def _readme(label: str) -> bytes:
     return (
-        f"Evidence bundle {label}\n\n"
+        f"Evidence bundle {visible(label)}\n\n"
         "events.avro      the raw events, re-encoded from the ledger (Avro container file)\n"
         "deliveries.csv   the same deliveries as stored, with where each came from\n"
         "rows/*.csv       the derived ledger rows and the acknowledgements\n"
@@ -293,7 +309,7 @@ def export_bundle(
     journal = journal if journal is not None else AckJournal.for_ledger(ledger.path)
     target = Path(out)
     if target.is_dir():
-        target = target / f"evidence-{scope.label}.zip"
+        target = inside(target, f"evidence-{scope.stem}.zip")
     files: dict[str, bytes] = {}
     counts: dict[str, int] = {}
     referenced: set[str] = set()
@@ -331,7 +347,9 @@ def export_bundle(
         "ORDER BY source, position",
         [p for _, ps in clauses for p in ps],
     )
-    files[DELIVERIES] = _csv_bytes(_DELIVERY_COLUMNS, deliveries)
+    files[DELIVERIES] = _csv_bytes(  # fields_json, the last column, as ASCII JSON
+        _DELIVERY_COLUMNS, [(*r[:-1], _ascii_json(r[-1])) for r in deliveries]
+    )
     counts[DELIVERIES] = len(deliveries)
     codec = default_codec()
     with tempfile.TemporaryDirectory() as tmp:
@@ -511,14 +529,14 @@ def _check_events(contents: dict[str, bytes], counts: dict[str, int]) -> list[st
             "payload_type": row["payload_type"],
             "fields": json.loads(row["fields_json"]),
         }
-        decoded = {
-            "event_id": event.event_id,
-            "table_id": event.table_id,
-            "device_id": event.device_id,
+        decoded = {  # as export writes them into the CSV
+            "event_id": _cell(event.event_id),
+            "table_id": _cell(event.table_id),
+            "device_id": _cell(event.device_id),
             "seq": event.seq,
             "occurred_at": event.occurred_at,
-            "payload_type": event.payload_type,
-            "fields": json.loads(json.dumps(event.fields, default=_cell)),
+            "payload_type": _cell(event.payload_type),
+            "fields": json.loads(json.dumps(event.fields, default=_text)),
         }
         if stored != decoded:
             differing = sorted(k for k in stored if stored[k] != decoded[k])

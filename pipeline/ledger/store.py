@@ -38,6 +38,7 @@ from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.columns import gaming_date_of as gaming_date_of
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
+from pipeline.safe_text import sql_literal
 
 DATE_FIELDS = frozenset({"gaming_date"})
 
@@ -456,7 +457,7 @@ class Ledger:
     def merge_shard(self, shard: Path) -> tuple[set[TableDay], set[TableDay]]:
         """Merge a shard ledger file written by a worker (same schema, its own deliveries
         and the rows it derived from them), like :meth:`merge_batch`."""
-        self.con.execute(f"ATTACH '{shard}' AS shard (READ_ONLY)")
+        self.con.execute(f"ATTACH {sql_literal(str(shard))} AS shard (READ_ONLY)")
         try:
             batch = self._read_shard()
         finally:

@@ -21,6 +21,7 @@ import duckdb
 from pipeline.ledger.store import Ledger
 from pipeline.quality.levels import Level
 from pipeline.rules.config import TableRules
+from pipeline.safe_text import visible
 
 if TYPE_CHECKING:  # Great Expectations loads in seconds: only when a day is validated
     from pipeline.quality.run import ExpectationOutcome, QualityReport
@@ -66,7 +67,8 @@ def refusal(report: QualityReport) -> str:
         f"with a reason (baccarat-audit close --db LEDGER --gaming-day {day} "
         "--accept-quality-failures 'REASON'), which the gaming day's audit trail keeps."
     )
-    return "\n".join(lines)
+    # printed to a terminal: a device string's ESC or bidi override must not act on it
+    return "\n".join(visible(line) for line in lines)
 
 
 def _failure(o: ExpectationOutcome) -> str:

@@ -114,6 +114,8 @@ class QualityReport:
     ledger's state at closing time, and validates again when the day changed since."""
     result_file: Path | None = None
     docs_file: Path | None = None
+    docs_problem: str | None = None
+    """Why the Data Docs page is the plain one (GX's rendering failed or was unsafe)."""
     gx_results: list[Any] = field(default_factory=list, repr=False, compare=False)
     """GX's ExpectationSuiteValidationResult per validated frame, for the Data Docs."""
 
@@ -171,6 +173,7 @@ class QualityReport:
             "warnings": len(self.warnings()),
             "fingerprint": self.fingerprint,
             "seconds": round(self.seconds, 3),
+            "docs_problem": self.docs_problem,
             "suites": [
                 {
                     "name": s.name,
@@ -287,10 +290,10 @@ def write_results(report: QualityReport, out_dir: Path) -> None:
     stem = out_dir / f"quality-{report.gaming_date.isoformat()}"
     report.result_file = stem.with_suffix(".json")
     report.docs_file = stem.with_suffix(".html")
+    write_data_docs(report, report.docs_file)  # first: a rendering problem goes in the JSON
     report.result_file.write_text(
         json.dumps(report.to_json(), indent=2, default=json_default) + "\n"
     )
-    write_data_docs(report, report.docs_file)
 
 
 def _context() -> Any:

@@ -6,7 +6,6 @@ atomically (a temporary file renamed over the target), so a reader never sees ha
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import os
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.replay.findings import money
+from pipeline.safe_text import csv_cell, html_text
 
 
 @dataclass
@@ -56,7 +56,9 @@ def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
     writer = csv.DictWriter(text, fieldnames=columns)
     writer.writeheader()
     verdict = report["quality"]["verdict"]
-    writer.writerows({**t, "quality": verdict} for t in report["tables"])
+    writer.writerows(
+        {k: csv_cell(v) for k, v in {**t, "quality": verdict}.items()} for t in report["tables"]
+    )
     docs = os.path.relpath(result.quality_docs, out_dir) if result.quality_docs else None
     return {
         stem.with_suffix(".json"): json.dumps(document, indent=2, default=str).encode(),
@@ -83,18 +85,18 @@ def _seal_html(result: CloseResult) -> str:
     seal = result.seal
     if not seal:  # a page drawn from the ledger as it is (the dashboards' download)
         return (
-            f"<p>Report SHA-256 <code>{html.escape(result.report_sha256)}</code>, seal link "
-            f"<code>{html.escape(result.chain_sha256)}</code>.</p>"
+            f"<p>Report SHA-256 <code>{html_text(result.report_sha256)}</code>, seal link "
+            f"<code>{html_text(result.chain_sha256)}</code>.</p>"
         )
-    reason = f"; reason: {html.escape(str(seal['reason']))}" if seal["reason"] else ""
+    reason = f"; reason: {html_text(str(seal['reason']))}" if seal["reason"] else ""
     return (
-        f"<p>Sealed as seal event {seal['seq']} at {html.escape(str(seal['sealed_at']))} UTC by "
-        f"{html.escape(str(seal['actor']))} ({html.escape(str(seal['actor_source']))}){reason}. "
+        f"<p>Sealed as seal event {seal['seq']} at {html_text(str(seal['sealed_at']))} UTC by "
+        f"{html_text(str(seal['actor']))} ({html_text(str(seal['actor_source']))}){reason}. "
         f"Report SHA-256 <code>{result.report_sha256}</code>.</p>"
         f"<p>Seal link, the ledger's head when this day was sealed (file it elsewhere; "
         f"<code>baccarat-audit verify --expect-head</code> checks it): "
         f"<code>{result.chain_sha256}</code> (previous <code>{result.previous_chain_sha256}</code>;"
-        f" anchored in <code>{html.escape(str(seal['anchor_path']))}</code>).</p>"
+        f" anchored in <code>{html_text(str(seal['anchor_path']))}</code>).</p>"
     )
 
 
@@ -102,11 +104,11 @@ def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str |
     def table(rows: list[dict[str, Any]], money_cols: set[str]) -> str:
         if not rows:
             return "<p>None.</p>"
-        head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+        head = "".join(f"<th>{html_text(k)}</th>" for k in rows[0])
         body = "".join(
             "<tr>"
             + "".join(
-                f"<td>{html.escape(money(v) if k in money_cols and v is not None else str(v))}</td>"
+                f"<td>{html_text(money(v) if k in money_cols and v is not None else str(v))}</td>"
                 for k, v in r.items()
             )
             + "</tr>"
@@ -144,14 +146,14 @@ def quality_html(quality: dict[str, Any], docs: str | None) -> str:
     """The close report's data-quality paragraph: verdict, failures by level, Data Docs link."""
     met = quality["evaluated"] - quality["failed"]
     text = (
-        f"<h2>Data quality: {html.escape(quality['verdict'])}</h2><p>{met} of "
+        f"<h2>Data quality: {html_text(quality['verdict'])}</h2><p>{met} of "
         f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
         f"{len(quality['warnings'])} warnings (reported by the replay as NJ-DATA-* exceptions)."
     )
     if quality["accepted"]:
-        text += f" Blocking failures accepted: {html.escape(quality['accepted'])}."
+        text += f" Blocking failures accepted: {html_text(quality['accepted'])}."
     if docs is not None:
-        text += f' Details: <a href="{html.escape(docs)}">{html.escape(docs)}</a>.'
+        text += f' Details: <a href="{html_text(docs)}">{html_text(docs)}</a>.'
     text += "</p>"
     failures = quality["blocking"] + quality["warnings"]
     if not failures:
@@ -159,7 +161,7 @@ def quality_html(quality: dict[str, Any], docs: str | None) -> str:
     rows = "".join(
         "<tr>"
         + "".join(
-            f"<td>{html.escape(str(f[k]))}</td>"
+            f"<td>{html_text(str(f[k]))}</td>"
             for k in ("level", "frame", "expectation", "unexpected_count", "element_count")
         )
         + "</tr>"

@@ -15,6 +15,7 @@ from pipeline.events import default_codec
 from pipeline.events.convert import RecordBuilder
 from pipeline.events.model import TableEvent
 from pipeline.rules.config import TableRules
+from pipeline.safe_text import file_stem, inside
 from pipeline.simulate.faults import FaultKind, InjectedFault, write_manifest
 from pipeline.simulate.run import TablePlan, plan_floor, simulate_table
 
@@ -28,7 +29,7 @@ class FilesWritten:
 
 
 def table_file(out_dir: Path, gaming_date: date, table_id: str) -> Path:
-    return out_dir / "events" / gaming_date.isoformat() / f"{table_id}.avro"
+    return inside(out_dir / "events" / gaming_date.isoformat(), f"{file_stem(table_id)}.avro")
 
 
 def write_table_file(events: list[TableEvent], path: Path) -> int:

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from pipeline.bundle.acks import AckJournal, journal_path_for
 from pipeline.bundle.export import verify_bundle
 from pipeline.ledger.store import Ledger
+from pipeline.safe_text import markdown_text
 
 TIMEOUT = 120
 
@@ -114,7 +115,7 @@ def test_exception_shows_rule_and_evidence(ledger: Path) -> None:
         f"SELECT code, section, message, source_event_ids FROM exceptions "
         f"WHERE exception_id = '{chosen}'",
     )[0]
-    assert message in _texts(at)
+    assert markdown_text(message) in _texts(at)  # the device text, escaped for Markdown
     citation = at.info[0].value
     assert str(section) in citation and str(code) in citation
     evidence = _frame(at, 1)
@@ -224,7 +225,7 @@ def test_round_reconstruction(ledger: Path) -> None:
     at.selectbox(key="round_table").set_value("T02").run()
     _ok(at)
     assert str(at.selectbox(key="round_pick").value).startswith("T02-")
-    assert at.subheader[0].value.startswith("T02-")
+    assert at.subheader[0].value.startswith(markdown_text("T02-"))
 
 
 def test_roads(ledger: Path) -> None:

@@ -32,6 +32,7 @@ from pipeline.quality.suites import (
 )
 from pipeline.reports.close import close_gaming_day
 from pipeline.rules.codes import RULE_CODES
+from pipeline.safe_text import html_text
 
 DAY = date(2026, 11, 24)
 FORM_SERIALS = "ledger.comp_vig_forms: a Form serial is used once per status (3.3(c)3ii)"
@@ -214,7 +215,7 @@ def test_data_docs_read_offline_and_show_every_result(faulty_ledger: Path, tmp_p
     assert "<script" not in page.lower()
     assert "Data quality, gaming day 2026-11-24: BLOCKED" in page
     for outcome in (o for s in report.suites for o in s.expectations):
-        assert (outcome.description or "") in page
+        assert html_text(outcome.description or "") in page  # as HTML text: ' is &#x27;
     assert "a Form serial is used once per status" in page
     assert "Unexpected Value" in page  # GX's own rendering of the offending values
 
