@@ -4,7 +4,8 @@ so they are tested and benchmarked directly). Money stays in integer cents."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -14,8 +15,8 @@ import pandas as pd
 from dashboards.source import frame
 from pipeline.bundle.acks import ACKNOWLEDGE, AckJournal
 from pipeline.ledger.store import Ledger
-from pipeline.reports import close as close_report
 from pipeline.reports.close import BLOCKING_RANK
+from pipeline.reports.verify import check
 from pipeline.rules.codes import RULE_CODES
 
 SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO")
@@ -415,15 +416,19 @@ def gaming_day_status(ledger: Ledger, day: date) -> dict[str, Any] | None:
     return row
 
 
-def close_problems(ledger: Ledger, day: date) -> list[str]:
-    """What no longer matches the close of ``day`` (empty: intact), by the close's own
-    verification (``pipeline.reports.close.verify``; ``verify_chain`` in older versions)."""
-    checker: Callable[[Ledger], list[str]] | None = getattr(
-        close_report, "verify", None
-    ) or getattr(close_report, "verify_chain", None)
-    if checker is None:
-        return []
-    return [p for p in checker(ledger) if p.startswith(f"{day.isoformat()}:")]
+_ANOTHER_DAY = re.compile(r"\d{4}-\d{2}-\d{2}:")
+
+
+def close_problems(ledger: Ledger, day: date, journal: AckJournal) -> list[str]:
+    """What no longer matches the close of ``day`` (empty: intact), by ``verify``'s own
+    checks (:func:`pipeline.reports.verify.check`): the day's problems and those of the
+    record as a whole (the seal log, the anchor file, the journal), never another day's."""
+    own = f"{day.isoformat()}:"
+    return [
+        p
+        for p in check(ledger, journal=journal).problems
+        if p.startswith(own) or not _ANOTHER_DAY.match(p)
+    ]
 
 
 def previous_chain(ledger: Ledger, day: date) -> str | None:

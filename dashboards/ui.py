@@ -215,14 +215,16 @@ def require_day(ctx: Context) -> date:
 
 
 @st.cache_data(show_spinner="Verifying the close…", max_entries=8)
-def _verified_close(snapshot_key: str, snapshot_path: str, day: date) -> list[str]:
+def _verified_close(
+    snapshot_key: str, snapshot_path: str, day: date, journal_path: str
+) -> list[str]:
     with read_copy(Path(snapshot_path)) as ledger:
-        return q.close_problems(ledger, day)
+        return q.close_problems(ledger, day, AckJournal(journal_path))
 
 
 def verified_close(ctx: Context, day: date) -> list[str]:
     """What no longer matches the close of ``day``; computed once per snapshot."""
-    return _verified_close(ctx.snapshot.key, str(ctx.snapshot.path), day)
+    return _verified_close(ctx.snapshot.key, str(ctx.snapshot.path), day, str(ctx.journal.path))
 
 
 @st.cache_data(show_spinner="Computing against the exact odds…", max_entries=8)

@@ -12,7 +12,7 @@ Nothing stored is taken on trust:
   deleting the newest seal events, or the whole log, is found;
 - the acknowledgement journal must verify (HMAC per line) and still hold, unchanged, every
   acknowledgement the ledger imported from it, so emptying or editing it after a close is
-  found (:func:`pipeline.bundle.acks.journal_problems`).
+  found (:meth:`pipeline.bundle.acks.AckJournal.problems_against`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pipeline.bundle.acks import journal_problems
+from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
 from pipeline.reports.figures import canonical, sealed_content
@@ -57,9 +57,14 @@ class Verification:
 
 
 def check(
-    ledger: Ledger, anchors: Path | None = None, expect_head: str | None = None
+    ledger: Ledger,
+    anchors: Path | None = None,
+    expect_head: str | None = None,
+    journal: AckJournal | None = None,
 ) -> Verification:
-    """Every way the ledger no longer matches its seals (see the module docstring)."""
+    """Every way the ledger no longer matches its seals (see the module docstring).
+    ``journal`` is the ledger's acknowledgement journal when ``ledger`` is a copy of it (the
+    dashboards verify a snapshot)."""
     log = seal_log(ledger.con)
     last = last_entries(log)
     closed = [e for e in last.values() if e.action == CLOSE]
@@ -68,7 +73,7 @@ def check(
     for entry in sorted(closed, key=lambda e: e.gaming_date):
         problems += day_problems(ledger, entry)
     problems += anchor_problems(log, anchor_path, expect_head)
-    problems += journal_problems(ledger.path, ledger.con)
+    problems += (journal or AckJournal.for_ledger(ledger.path)).problems_against(ledger.con)
     return Verification(problems, len(closed), log[-1].link if log else None, anchor_path)
 
 

@@ -294,6 +294,17 @@ def test_gaming_day_close(ledger: Path) -> None:
     assert at.error and "no longer match what the close sealed" in at.error[0].value
 
 
+def test_a_doubled_handle_is_never_shown_as_verified(ledger: Path) -> None:
+    """Issue 11: the summary's handle doubled after the close showed under a green banner."""
+    with Ledger(ledger) as writer:
+        writer.con.execute("UPDATE table_day_summary SET handle_cents = 2 * handle_cents")
+    at = _app("close")
+    at.checkbox(key="verify_seal").check().run()
+    _ok(at)
+    assert not at.success
+    assert at.error and r"table\_day\_summary" in at.error[0].value  # markdown-escaped
+
+
 def test_form_register(ledger: Path) -> None:
     at = _app("forms")
     assert at.title[0].value == "Form register"
