@@ -13,6 +13,7 @@ import pytest
 from pipeline.config.catalog import load_catalog
 from pipeline.events.model import TableEvent
 from pipeline.ingest.stage import load_batch
+from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.ledger.store import Delivery, Ledger, LedgerError, gaming_date_of
 from tests.replay.builder import clean_day
@@ -42,7 +43,7 @@ def deliveries(
     out: list[Delivery] = []
     for table_id, events in day.items():
         chosen = events if part is None else events[part]
-        out.extend(Delivery(f"{table_id}-{name}", i, e) for i, e in enumerate(chosen))
+        out.extend(source_deliveries(f"{table_id}-{name}", chosen))
     return out
 
 
@@ -50,8 +51,8 @@ def halves(day: dict[str, list[TableEvent]]) -> tuple[list[Delivery], list[Deliv
     first, second = [], []
     for table_id, events in day.items():
         mid = len(events) // 2
-        first += [Delivery(f"{table_id}-a", i, e) for i, e in enumerate(events[:mid])]
-        second += [Delivery(f"{table_id}-b", i, e) for i, e in enumerate(events[mid:])]
+        first += source_deliveries(f"{table_id}-a", events[:mid])
+        second += source_deliveries(f"{table_id}-b", events[mid:])
     return first, second
 
 
@@ -195,7 +196,7 @@ def test_a_session_open_at_the_boundary_keeps_its_last_round(tmp_path: Path) -> 
     def load_with(tolerance: timedelta, path: Path) -> tuple[list[Any], list[Any]]:
         with Ledger(path) as ledger:
             load_batch(
-                ledger, [Delivery("T01", i, e) for i, e in enumerate(events)], [], CATALOG,
+                ledger, source_deliveries("T01", events), [], CATALOG,
                 skew_tolerance=tolerance,
             )  # fmt: skip
             days = ledger.con.execute(
@@ -215,8 +216,8 @@ def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -
     ledger as the whole day at once."""
     events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
     split = next(i for i, e in enumerate(events) if e.occurred_at >= 1_795_500_000_000_000)
-    later = [Delivery("T01-b", i, e) for i, e in enumerate(events[split:])]
-    earlier = [Delivery("T01-a", i, e) for i, e in enumerate(events[:split])]
+    later = source_deliveries("T01-b", events[split:])
+    earlier = source_deliveries("T01-a", events[:split])
     with Ledger(tmp_path / "pieces.duckdb") as pieces, Ledger(tmp_path / "whole.duckdb") as whole:
         load(pieces, [later, earlier])
         load(whole, [earlier + later])
