@@ -224,3 +224,54 @@ def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -
         assert snapshot(pieces) == snapshot(whole)
         assert pieces.table_days() == [("T01", date(2026, 11, 23))]
         assert pieces.con.execute("SELECT count(*) FROM exceptions").fetchone() == (0,)
+
+
+def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path) -> None:
+    """A ledger written before migration 6 (deliveries keyed by bare file name and position)
+    keeps every row; each gets its occurrence, and the new keys hold."""
+    path = tmp_path / "v4.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, "
+        "applied_at TIMESTAMP)"
+    )
+    for version, name, sql in MIGRATIONS:
+        if version <= 4:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    row = "(?, ?, ?, 'T01', 'T01-pit', ?, 0, DATE '2026-11-24', 'TableOpened', '{}')"
+    for source, position, event_id, seq in (
+        ("T01.avro", 0, "e-1", 1),
+        ("T01.avro", 1, "e-2", 2),
+        ("T01.avro", 2, "e-1", 1),  # a device's duplicate inside the file
+        ("kafka:table-events:3", 17, "e-1", 1),
+        ("kafka:table-events:3", 18, "e-1", 1),
+    ):
+        con.execute(f"INSERT INTO deliveries VALUES {row}", [source, position, event_id, seq])
+    con.execute("INSERT INTO input_files VALUES ('T01.avro', 'aa', 10, 3, now())")
+    con.execute(
+        "INSERT INTO dead_letters VALUES ('T01.avro', 99, 'CORRUPT_BLOCK', 'x', NULL, NULL, NULL)"
+    )
+    con.close()
+
+    with Ledger(path) as ledger:
+        assert ledger.schema_version() == MIGRATIONS[-1][0]
+        assert ledger.con.execute(
+            "SELECT source, position, event_id, occurrence FROM deliveries ORDER BY ALL"
+        ).fetchall() == [
+            ("T01.avro", 0, "e-1", 0),
+            ("T01.avro", 1, "e-2", 0),
+            ("T01.avro", 2, "e-1", 1),
+            ("kafka:table-events:3", 17, "e-1", 17),
+            ("kafka:table-events:3", 18, "e-1", 18),
+        ]
+        with pytest.raises(duckdb.ConstraintException):  # the new key holds
+            ledger.con.execute(
+                "INSERT INTO deliveries SELECT * REPLACE (position + 100 AS position) "
+                "FROM deliveries WHERE source = 'T01.avro' AND position = 2"
+            )
+        ledger.con.execute("INSERT INTO input_files VALUES ('T01.avro', 'bb', 11, 3, now())")
+        assert ledger.input_files() == {("T01.avro", "aa", 10), ("T01.avro", "bb", 11)}
+        assert ledger.con.execute(
+            "SELECT source, position, resolved_at, resolved_by FROM dead_letters"
+        ).fetchall() == [("T01.avro", 99, None, None)]
