@@ -497,6 +497,8 @@ class Ledger:
             }
             before = self.table_days_present(keys)
             touched, new = self._insert_new_deliveries("incoming_deliveries")
+            if 0 < new < batch.deliveries.num_rows:
+                self._follow_new_positions("incoming_deliveries", touched)
         finally:
             self.con.unregister("incoming_deliveries")
         resolved = 0
@@ -515,6 +517,36 @@ class Ledger:
         for table_id, day in sorted(final):
             self._write_derived(table_id, day, batch.derived[(table_id, day)])
         return Merged(touched, touched - final, new, resolved)
+
+    def _follow_new_positions(self, relation: str, days: set[TableDay]) -> None:
+        """Give the deliveries of ``relation`` already stored the positions ``relation``
+        holds them at, in the table-days it added to (those replayed again now).
+
+        A damaged version of a file numbers the events after the damage as best it can
+        (when the damage hid how many events it held, they move up); the sound version
+        delivered later holds them where a clean load would. Arrival order decides which of
+        two copies of an event counts and which deliveries are out of order, so a table-day
+        the repair completes must replay in the sound file's order."""
+        self.con.register(
+            "following_days",
+            pa.table(
+                {
+                    "table_id": pa.array([t for t, _ in days], pa.string()),
+                    "gaming_date": pa.array([d for _, d in days], pa.date32()),
+                }
+            ),
+        )
+        try:
+            self.con.execute(
+                f"""
+                UPDATE deliveries d SET position = i.position
+                FROM {relation} i, following_days f
+                WHERE d.source = i.source AND d.event_id = i.event_id AND d.seq = i.seq
+                  AND d.occurrence = i.occurrence AND d.position <> i.position
+                  AND d.table_id = f.table_id AND d.gaming_date = f.gaming_date"""
+            )
+        finally:
+            self.con.unregister("following_days")
 
     def _resolve_dead_letters(self, source: str, sha256: str) -> int:
         """Mark the open dead letters of ``source`` resolved by its version ``sha256``, which

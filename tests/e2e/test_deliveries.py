@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -132,22 +133,32 @@ def test_the_replay_command_prints_exact_counts(
     )
 
 
-def damage(path: Path) -> bytes:
-    """Overwrite 32 bytes in the middle of the file (inside a block of events); return the
-    original bytes."""
-    original = path.read_bytes()
-    middle = len(original) // 2
-    path.write_bytes(original[:middle] + b"\xff" * 32 + original[middle + 32 :])
-    return original
+def inside_a_block(data: bytes) -> int:
+    """An offset in the middle of the file: inside a block's events (the reader loses the
+    rest of that block and knows how many events it held)."""
+    return len(data) // 2
 
 
-def test_a_repaired_file_fills_the_gap_its_damage_left(tmp_path: Path) -> None:
+def at_a_block_header(data: bytes) -> int:
+    """The offset of the second block's header (the reader cannot tell how many events the
+    block held). Every block ends with the file's 16-byte sync marker, as its header does."""
+    sync = data[-16:]
+    end_of_first_block = data.index(sync, data.index(sync) + len(sync)) + len(sync)
+    return end_of_first_block
+
+
+@pytest.mark.parametrize("where", [inside_a_block, at_a_block_header], ids=lambda f: f.__name__)
+def test_a_repaired_file_fills_the_gap_its_damage_left(
+    tmp_path: Path, where: Callable[[bytes], int]
+) -> None:
     paths = write_day(tmp_path / "day", DAY, seed=21)
     clean = tmp_path / "clean.duckdb"
     load(clean, paths)
     t01_events = events_in(paths[:1])
 
-    original = damage(paths[0])
+    original = paths[0].read_bytes()
+    at = where(original)
+    paths[0].write_bytes(original[:at] + b"\xff" * 32 + original[at + 32 :])
     db = tmp_path / "repaired.duckdb"
     damaged = load(db, paths)
     lost = t01_events - events_in(paths[:1])
