@@ -36,17 +36,12 @@ class Delivery:
     ``kafka:<topic>:<partition>``), where in it (``position``: index in the file, or offset),
     what (``event``), and which delivery of that event from that source it is
     (``occurrence``: for a file, how many earlier copies of the same event id and seq the
-    file holds, see :class:`Occurrences`; for Kafka, the offset). Left out, the occurrence
-    is the position: unique within the source, as a Kafka offset is."""
+    file holds, see :class:`Occurrences`; for Kafka, the offset)."""
 
     source: str
     position: int
     event: TableEvent
-    occurrence: int = -1
-
-    def __post_init__(self) -> None:
-        if self.occurrence < 0:
-            object.__setattr__(self, "occurrence", self.position)
+    occurrence: int
 
     @property
     def key(self) -> DeliveryKey:
@@ -65,11 +60,18 @@ class Occurrences:
     the same event id and seq (a device's duplicate is a delivery of its own)."""
 
     def __init__(self) -> None:
+        self._first_seq: dict[str, int] = {}
+        """Each event id's seq when it first came (most events come once: no tuple made)."""
         self._copies: dict[tuple[str, int], int] = {}
+        """Deliveries so far of each (event id, seq) whose event id came again."""
 
     def delivery(self, source: str, position: int, event: TableEvent) -> Delivery:
-        identity = (event.event_id, event.seq)
-        occurrence = self._copies.get(identity, 0)
+        event_id, seq = event.event_id, event.seq
+        if event_id not in self._first_seq:
+            self._first_seq[event_id] = seq
+            return Delivery(source, position, event, 0)
+        identity = (event_id, seq)
+        occurrence = self._copies.get(identity, int(self._first_seq[event_id] == seq))
         self._copies[identity] = occurrence + 1
         return Delivery(source, position, event, occurrence)
 

@@ -307,7 +307,7 @@ def _classify(
             event.device_id,
             bytes(value),
         )
-    out.deliveries.append(Delivery(source, rec.offset, event))
+    out.deliveries.append(Delivery(source, rec.offset, event, rec.offset))
     return None
 
 
