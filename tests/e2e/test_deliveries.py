@@ -168,6 +168,11 @@ def test_a_repaired_file_fills_the_gap_its_damage_left(
     paths[0].write_bytes(original)  # the repaired file, delivered again under the same name
     repaired = load(db, paths)
     assert counts(repaired) == (lost, t01_events - lost, 1, 1, 0, damaged.dead_letters)
+    assert repaired.summary() == (
+        f"loaded {lost:,} new events from 1 files ({t01_events - lost:,} already in the "
+        f"ledger, 1 files skipped as already loaded); 0 dead letters "
+        f"({damaged.dead_letters:,} earlier ones resolved)"
+    )
 
     tables = {t: c for t, c in LEDGER_TABLES.items() if t not in ("input_files", "dead_letters")}
     assert snapshot(db, tables) == snapshot(clean, tables)  # no false duplicate, no gap
