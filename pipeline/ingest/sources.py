@@ -48,8 +48,10 @@ def read_file(
 
     A delivery's position is its index in the file, counting the events a damaged block
     held where its header says how many: the events after it keep the positions they have
-    in the repaired file. Its occurrence counts the earlier events of the file with the same
-    event id and seq (a device's duplicate inside one file is a delivery of its own)."""
+    in the repaired file (where the header is damaged too, the repaired file gives them its
+    positions when it is loaded: :meth:`~pipeline.ledger.store.Ledger.merge_batch`). Its
+    occurrence counts the earlier events of the file with the same event id and seq (a
+    device's duplicate inside one file is a delivery of its own)."""
     codec = codec or default_codec()
     source = file_source(path)
     position = 0
