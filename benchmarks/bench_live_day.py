@@ -64,7 +64,7 @@ def main() -> int:
     stream = sorted(
         (e for events in day.events_by_table.values() for e in events), key=lambda e: e.occurred_at
     )
-    deliveries = [Delivery("kafka:table-events:0", i, e) for i, e in enumerate(stream)]
+    deliveries = [Delivery("kafka:table-events:0", i, e, i) for i, e in enumerate(stream)]
     batches = [deliveries[i : i + args.batch] for i in range(0, len(deliveries), args.batch)]
     work = Path(tempfile.mkdtemp(prefix="bench-live-day-"))
     live = LiveTableDays(catalog)

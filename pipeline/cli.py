@@ -31,8 +31,10 @@ from pipeline.config.roles import (
 )
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
+from pipeline.ingest.errors import ClosedGamingDayError
 from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
+from pipeline.ingest.stage import LoadReport
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.oracle.cli import add_odds_parser
 from pipeline.quality.gate import QualityBlockedError
@@ -106,22 +108,28 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- ingest
 def ingest_paths(
     ledger: Ledger, paths: Sequence[Path], catalog_path: Path, *, strict: bool = False
-) -> tuple[int, int, int]:
-    """Load files into the ledger; (events, dead letters, exceptions written)."""
-    report = ingest_files(ledger, paths, catalog_path, strict=strict)
-    return report.deliveries, report.dead_letters, report.exceptions
+) -> LoadReport:
+    """Load files into the ledger; what was loaded, in exact counts."""
+    return ingest_files(ledger, paths, catalog_path, strict=strict)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    paths = [p for given in args.paths for p in event_files(given)]
+    try:
+        paths = [p for given in args.paths for p in event_files(given)]
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     with Ledger(args.db) as ledger:
         started = time.perf_counter()
-        deliveries, dead, _ = ingest_paths(ledger, paths, args.rules, strict=args.strict_decoding)
+        try:
+            report = ingest_paths(ledger, paths, args.rules, strict=args.strict_decoding)
+        except ClosedGamingDayError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
         elapsed = time.perf_counter() - started
         total = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
     print(
-        f"loaded {deliveries} events from {len(paths)} files in {elapsed:.1f} s; "
-        f"{dead} dead letters; {total[0] if total else 0} exceptions in {args.db}"
+        f"{report.summary()}; {total[0] if total else 0} exceptions in {args.db} ({elapsed:.1f} s)"
     )
     return 0
 

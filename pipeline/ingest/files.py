@@ -10,22 +10,36 @@ files, one per ledger table.
 A batch's derived rows are final when the ledger held no deliveries for that table-day
 before; otherwise the writer re-derives the table-day from every delivery it now holds (late
 data re-derives only the table-days it touches).
+
+A file is identified by its full path and content: a file loaded before, same path and same
+bytes, is skipped; another version of it (a damaged file repaired and delivered again) adds
+exactly the events the ledger lacks, and, when it decodes whole, resolves the dead letters
+the earlier version left. Events for a gaming day already closed refuse the whole load
+before anything is written (:class:`~pipeline.ingest.errors.ClosedGamingDayError`).
+
+Workers die with the process that started them (Linux ``PR_SET_PDEATHSIG``): a replay killed
+with SIGKILL leaves no worker behind.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import hashlib
 import multiprocessing
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import signal
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events import EventCodec
-from pipeline.ingest.sources import DeadLetter, read_file
+from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
+from pipeline.ingest.sources import DeadLetter, file_source, read_file
 from pipeline.ingest.stage import (
     DEFAULT_DAY_STARTS,
     DEFAULT_SKEW_TOLERANCE,
@@ -47,6 +61,7 @@ from pipeline.ledger.store import Delivery, Ledger
 class FileBatch:
     """What a worker made of one input file."""
 
+    path: Path
     batch: LedgerBatch
     deliveries: int
     dead_letters: int
@@ -74,31 +89,57 @@ def read_and_replay(path: Path, catalog_path: Path, strict: bool = False) -> Fil
             (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
         ),
         input_files=input_file_table(
-            path.name, _sha256(path), path.stat().st_size, len(deliveries)
+            file_source(path), _sha256(path), path.stat().st_size, len(deliveries)
         ),
         derived=derived_batch(prepared),
     )
-    return FileBatch(batch, len(deliveries), len(dead))
+    return FileBatch(path, batch, len(deliveries), len(dead))
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _already_loaded(path: Path, known: Mapping[str, tuple[str, int]]) -> bool:
-    """Whether the ledger holds this file, same name and content. Only a file whose name and
-    size match one loaded before is hashed here; the workers hash the others."""
-    sha256, size = known.get(path.name, ("", -1))
-    return size == path.stat().st_size and sha256 == _sha256(path)
+class _LoadedVersions:
+    """The input file versions the ledger holds, to skip a file loaded before. Only a file
+    whose path and size match a version loaded before is hashed here; the workers hash the
+    others."""
+
+    def __init__(self, versions: Iterable[tuple[str, str, int]]) -> None:
+        self.versions = set(versions)
+        self.sizes = {(source, size) for source, _, size in self.versions}
+
+    def holds(self, path: Path) -> bool:
+        source, size = file_source(path), path.stat().st_size
+        return (source, size) in self.sizes and (source, _sha256(path), size) in self.versions
 
 
-def _start_worker() -> None:
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option (linux/prctl.h): the signal this process gets when its parent dies."""
+
+
+def _start_worker(parent: int) -> None:
+    _die_with_parent(parent)
     # A worker builds a file's events and rows, hundreds of thousands of objects that live
     # until the file is done; the cyclic collector would rescan them thousands of times for
     # no garbage (measured: about 15 % of a worker's time). It runs once per file instead, over
     # what that file left (the modules loaded at start are frozen out of its scans).
     gc.freeze()
     gc.disable()
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when its parent dies: a replay killed with SIGKILL
+    cannot shut its pool down, and its workers would go on decoding for nobody."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            errno = ctypes.get_errno()
+            raise OSError(errno, f"prctl(PR_SET_PDEATHSIG) failed: {os.strerror(errno)}")
+    # A parent that died between the fork and prctl sends no signal; this worker's parent
+    # is then another process (init or a subreaper).
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _read_and_replay_in_worker(path: Path, catalog_path: Path, strict: bool) -> FileBatch:
@@ -121,6 +162,7 @@ def _batches(
         max_workers=workers,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_start_worker,
+        initargs=(os.getpid(),),
     ) as pool:
         yield from pool.map(
             _read_and_replay_in_worker,
@@ -138,15 +180,19 @@ def ingest_files(
     *,
     strict: bool = False,
 ) -> LoadReport:
-    """Load every file, one merge transaction per file, in file order; returns the totals.
+    """Load every file, one merge transaction per file; returns the exact counts.
 
-    A file already loaded with the same name and content is skipped: loading it again could
-    change nothing (deliveries are keyed by file name and position).
+    A file already loaded with the same path and content is skipped: loading it again could
+    change nothing. Raises :class:`~pipeline.ingest.errors.ClosedGamingDayError`, having
+    written nothing, when any file holds events the ledger lacks for a closed gaming day.
     """
     catalog = load_catalog(catalog_path)
     total = LoadReport()
-    known = ledger.input_files()
-    new = [p for p in paths if not _already_loaded(p, known)]
+    unique = list({file_source(p): p for p in paths}.values())  # a file given twice is one
+    loaded_before = _LoadedVersions(ledger.input_files())
+    new = [p for p in unique if not loaded_before.holds(p)]
+    total.files, total.files_skipped = len(new), len(unique) - len(new)
+    closed = ledger.closed_days()
     workers = workers if workers is not None else min(len(new), os.cpu_count() or 1)
     # While workers keep both cores busy, the writer uses one DuckDB thread, and checkpoints
     # once at the end of the load rather than per 16 MB of log: each checkpoint recompresses
@@ -155,9 +201,15 @@ def ingest_files(
     ledger.con.execute("SET threads = 1")
     ledger.con.execute("SET checkpoint_threshold = '64MB'")
     try:
-        for loaded in _batches(new, catalog_path, workers, strict):
+        batches: Iterable[FileBatch] = _batches(new, catalog_path, workers, strict)
+        if closed:
+            # Every file is read before any is written, so that a refusal leaves the ledger
+            # as it was (the usual load, into days not closed, streams file by file).
+            batches = _refuse_closed_days(ledger, list(batches), closed)
+        for loaded in batches:
             with ledger.transaction():
-                touched, stale = ledger.merge_batch(loaded.batch)
+                merged = ledger.merge_batch(loaded.batch)
+                touched, stale = merged.touched, merged.stale
                 realigned = ledger.realign_boundary_sessions(
                     {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
                 )
@@ -167,7 +219,9 @@ def ingest_files(
                     result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
                     ledger.replace_table_day(table_id, day, result)
             total.deliveries += loaded.deliveries
+            total.redelivered += loaded.deliveries - merged.new_deliveries
             total.dead_letters += loaded.dead_letters
+            total.dead_letters_resolved += merged.resolved_dead_letters
             total.table_days += sorted(touched)
         for table_id, day in set(total.table_days):
             row = ledger.con.execute(
@@ -180,3 +234,20 @@ def ingest_files(
         ledger.con.execute("RESET threads")
     ledger.con.execute("CHECKPOINT")
     return total
+
+
+def _refuse_closed_days(
+    ledger: Ledger, batches: list[FileBatch], closed: set[date]
+) -> list[FileBatch]:
+    """``batches``, unless any holds events the ledger lacks for a ``closed`` day: then
+    :class:`~pipeline.ingest.errors.ClosedGamingDayError` naming every such file and day."""
+    late = [
+        LateDelivery(file_source(loaded.path), day, events)
+        for loaded in batches
+        for day, events in sorted(
+            ledger.new_deliveries_by_day(loaded.batch.deliveries, closed).items()
+        )
+    ]
+    if late:
+        raise ClosedGamingDayError(ledger.path, late)
+    return batches

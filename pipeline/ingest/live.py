@@ -27,17 +27,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.ledger.columns import TableDay
+from pipeline.ledger.columns import DeliveryKey, TableDay
 from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.live import LiveReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
 
-DeliveryKey = tuple[str, int]
+Arrival = tuple[str, int, str, int, int]
+"""Where a delivery sorts in the ledger's order (:attr:`Delivery.arrival`)."""
 
 
-def _delivery_key(delivery: Delivery) -> DeliveryKey:
-    return (delivery.source, delivery.position)
+def _arrival(delivery: Delivery) -> Arrival:
+    return delivery.arrival
 
 
 @dataclass
@@ -54,15 +55,15 @@ class _Written:
 class _Cached:
     live: LiveReplay
     keys: set[DeliveryKey] = field(default_factory=set)
-    last: DeliveryKey = ("", -1)
+    last: Arrival = ("", -1, "", -1, -1)
     fingerprint: tuple[int, int] | None = None
     written: _Written | None = None
 
     def add(self, deliveries: Sequence[Delivery]) -> None:
         self.live.add(d.event for d in deliveries)
-        self.keys.update(map(_delivery_key, deliveries))
+        self.keys.update(d.key for d in deliveries)
         if deliveries:
-            self.last = _delivery_key(deliveries[-1])
+            self.last = deliveries[-1].arrival
 
 
 class LiveTableDays:
@@ -114,16 +115,14 @@ class LiveTableDays:
         added there again), in the ledger's order; otherwise the table-day is read back."""
         cached = self._days.get(key)
         if cached is not None:
-            new = sorted(
-                (d for d in batch if _delivery_key(d) not in cached.keys), key=_delivery_key
-            )
-            in_order = not new or _delivery_key(new[0]) > cached.last
+            new = sorted((d for d in batch if d.key not in cached.keys), key=_arrival)
+            in_order = not new or new[0].arrival > cached.last
             if in_order and len(cached.keys) + len(new) == stored[0]:
                 cached.add(new)
                 cached.fingerprint = stored
                 return cached.live
         cached = _Cached(LiveReplay(key[0], self.catalog))
-        whole = sorted({_delivery_key(d): d for d in batch}.values(), key=_delivery_key)
+        whole = sorted({d.key: d for d in batch}.values(), key=_arrival)
         if new_day and len(whole) == stored[0]:
             cached.add(whole)
         else:

@@ -36,7 +36,7 @@ DEFAULT_SKEW_TOLERANCE = timedelta(minutes=10)
 :meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`); the raw-events quality suite
 accepts timestamps this far outside the gaming day."""
 
-_ARRIVAL_ORDER = attrgetter("source", "position")
+_ARRIVAL_ORDER = attrgetter("arrival")
 
 TableDay = tuple[str, date]
 
@@ -44,10 +44,37 @@ TableDay = tuple[str, date]
 @dataclass
 class LoadReport:
     deliveries: int = 0
+    """Events the inputs read delivered, whether the ledger held them or not."""
+    redelivered: int = 0
+    """Of those, the ones the ledger already held (delivered again: nothing to add)."""
+    files: int = 0
+    """Input files read."""
+    files_skipped: int = 0
+    """Input files not read: the ledger holds the same file, same path and content."""
     dead_letters: int = 0
+    dead_letters_resolved: int = 0
+    """Earlier dead letters resolved by a sound version of the same file."""
     table_days: list[TableDay] = field(default_factory=list)
     exceptions: int = 0
     rounds: int = 0
+
+    @property
+    def new_deliveries(self) -> int:
+        """Events added to the ledger."""
+        return self.deliveries - self.redelivered
+
+    def summary(self) -> str:
+        """The counts, exact, in one line (the file path's wording)."""
+        resolved = (
+            f" ({self.dead_letters_resolved:,} earlier ones resolved)"
+            if self.dead_letters_resolved
+            else ""
+        )
+        return (
+            f"loaded {self.new_deliveries:,} new events from {self.files:,} files "
+            f"({self.redelivered:,} already in the ledger, {self.files_skipped:,} files "
+            f"skipped as already loaded); {self.dead_letters:,} dead letters{resolved}"
+        )
 
 
 def replay_or_explain(
@@ -133,7 +160,7 @@ def load_batch(
             if live is not None:
                 live.check(before)
             seen_before = {key for key, (count, _) in before.items() if count}
-            touched = ledger.add_deliveries(deliveries, day_starts)
+            touched, new = ledger.add_deliveries(deliveries, day_starts)
             realigned = ledger.realign_boundary_sessions(
                 {t for t, _ in touched}, day_starts, skew_tolerance
             )
@@ -143,6 +170,7 @@ def load_batch(
                 (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
             )
             report.deliveries = len(deliveries)
+            report.redelivered = len(deliveries) - new
             if live is not None:
                 live.forget(realigned)
                 stored = ledger.delivery_fingerprints(touched)

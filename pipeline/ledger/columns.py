@@ -26,13 +26,68 @@ TableDay = tuple[str, date]
 Row = tuple[Any, ...]
 
 
+DeliveryKey = tuple[str, str, int, int]
+"""A delivery's identity: (source, event_id, seq, occurrence)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """One event as it arrived: where from (``source``, ``position``) and what."""
+    """One event as it arrived: where from (``source``: a file's full resolved path, or
+    ``kafka:<topic>:<partition>``), where in it (``position``: index in the file, or offset),
+    what (``event``), and which delivery of that event from that source it is
+    (``occurrence``: for a file, how many earlier copies of the same event id and seq the
+    file holds, see :class:`Occurrences`; for Kafka, the offset)."""
 
     source: str
     position: int
     event: TableEvent
+    occurrence: int
+
+    @property
+    def key(self) -> DeliveryKey:
+        """What the ledger keys the delivery by: loading it again adds nothing."""
+        return (self.source, self.event.event_id, self.event.seq, self.occurrence)
+
+    @property
+    def arrival(self) -> tuple[str, int, str, int, int]:
+        """The order deliveries are replayed in, as the ledger sorts them: by source and
+        position, ties (versions of a file) broken by the key."""
+        return (self.source, self.position, self.event.event_id, self.event.seq, self.occurrence)
+
+
+class Occurrences:
+    """Numbers the deliveries of one source by occurrence: how many earlier ones it made of
+    the same event id and seq (a device's duplicate is a delivery of its own)."""
+
+    def __init__(self) -> None:
+        self._first_seq: dict[str, int] = {}
+        """Each event id's seq when it first came (most events come once: no tuple made)."""
+        self._copies: dict[tuple[str, int], int] = {}
+        """Deliveries so far of each (event id, seq) whose event id came again."""
+
+    def delivery(self, source: str, position: int, event: TableEvent) -> Delivery:
+        event_id, seq = event.event_id, event.seq
+        if event_id not in self._first_seq:
+            self._first_seq[event_id] = seq
+            return Delivery(source, position, event, 0)
+        identity = (event_id, seq)
+        occurrence = self._copies.get(identity, int(self._first_seq[event_id] == seq))
+        self._copies[identity] = occurrence + 1
+        return Delivery(source, position, event, occurrence)
+
+
+def source_deliveries(source: str, events: Iterable[TableEvent]) -> list[Delivery]:
+    """``events`` as one source delivered them, in order: positions from 0, and occurrences
+    (:class:`Occurrences`)."""
+    numbered = Occurrences()
+    return [numbered.delivery(source, i, e) for i, e in enumerate(events)]
+
+
+ARRIVAL_ORDER_SQL = "source, position, event_id, seq, occurrence"
+""":attr:`Delivery.arrival` as an ORDER BY list of ``deliveries``."""
+
+DELIVERY_KEY_SQL = "source, event_id, seq, occurrence"
+""":attr:`Delivery.key` as a column list of ``deliveries``."""
 
 
 DAY_MICROS = 86_400_000_000
@@ -80,6 +135,7 @@ def delivery_table(deliveries: Sequence[Delivery], day_starts: time) -> pa.Table
             ),
             "payload_type": pa.array([e.payload_type for e in events], pa.string()),
             "fields_json": pa.array([orjson.dumps(e.fields).decode() for e in events], pa.string()),
+            "occurrence": pa.array([d.occurrence for d in deliveries], pa.int64()),
         }
     )
 
@@ -95,6 +151,8 @@ DEAD_LETTER_SCHEMA = pa.schema(
         ("device_id", pa.string()),
         ("raw_bytes", pa.binary()),
         ("received_on", pa.date32()),
+        ("resolved_at", pa.timestamp("us")),
+        ("resolved_by", pa.string()),
     ]
 )
 
@@ -110,12 +168,16 @@ INPUT_FILE_SCHEMA = pa.schema(
 
 
 def dead_letter_table(rows: Iterable[DeadLetterRow]) -> pa.Table:
-    """Dead letters, the first of any with the same (source, position) kept."""
+    """Dead letters, not resolved yet, the first of any with the same (source, position)
+    kept."""
     first: dict[tuple[str, int], DeadLetterRow] = {}
     for row in rows:
         first.setdefault((row[0], row[1]), row)
     return pa.Table.from_pylist(
-        [dict(zip(DEAD_LETTER_SCHEMA.names, r, strict=True)) for r in first.values()],
+        [
+            dict(zip(DEAD_LETTER_SCHEMA.names, (*r, None, None), strict=True))
+            for r in first.values()
+        ],
         schema=DEAD_LETTER_SCHEMA,
     )
 

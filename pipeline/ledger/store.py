@@ -1,7 +1,10 @@
 """The DuckDB ledger: raw deliveries in, derived table-day rows out, all idempotent.
 
 Invariants (each checked by tests):
-1. Loading the same deliveries again changes nothing (keyed by source and position).
+1. Loading the same deliveries again changes nothing: a delivery is keyed by where it came
+   from in full and what it is (:attr:`~pipeline.ledger.columns.Delivery.key`), so a file
+   of the same name from another day, or a repaired version of a damaged file, adds exactly
+   the deliveries the ledger lacks.
 2. Derived rows of a table-day depend only on the set of deliveries for it, so loading a day
    whole, in halves, or in either order gives identical query results.
 3. A table-day's derived rows are replaced in one transaction: readers never see half a day.
@@ -13,17 +16,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import date, time, timedelta
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.events.model import TableEvent
 from pipeline.ledger.columns import (
+    ARRIVAL_ORDER_SQL,
     DAY_MICROS,
+    DELIVERY_KEY_SQL,
     DERIVED_ROWS,
     LedgerBatch,
     Row,
@@ -45,6 +52,20 @@ DATE_FIELDS = frozenset({"gaming_date"})
 
 class LedgerError(RuntimeError):
     """The ledger file cannot be used as it is; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Merged:
+    """What :meth:`Ledger.merge_batch` did."""
+
+    touched: set[TableDay]
+    """Table-days that received new deliveries."""
+    stale: set[TableDay]
+    """Those of them whose derived rows the caller must re-derive from all deliveries."""
+    new_deliveries: int
+    """Deliveries the ledger did not hold (the others were delivered again)."""
+    resolved_dead_letters: int
+    """Earlier dead letters of the batch's input file that its sound version resolved."""
 
 
 def _fields_from_json(text: str) -> dict[str, Any]:
@@ -144,44 +165,77 @@ class Ledger:
         self,
         deliveries: Sequence[Delivery],
         day_starts: time,
-    ) -> set[TableDay]:
-        """Store new deliveries; return the (table_id, gaming_date) pairs they touched.
+    ) -> tuple[set[TableDay], int]:
+        """Store the deliveries the ledger does not hold yet; return the (table_id,
+        gaming_date) pairs they touched and how many were new.
 
         Call inside :meth:`transaction` to commit them with the rows they produce.
         """
         if not deliveries:
-            return set()
+            return set(), 0
         self.con.register("incoming_deliveries", delivery_table(deliveries, day_starts))
         try:
             return self._insert_new_deliveries("incoming_deliveries")
         finally:
             self.con.unregister("incoming_deliveries")
 
-    def _insert_new_deliveries(self, relation: str) -> set[TableDay]:
-        """Insert the deliveries of ``relation`` not stored yet (keyed by source and
-        position); return the table-days they touched."""
+    def _insert_new_deliveries(self, relation: str) -> tuple[set[TableDay], int]:
+        """Insert the deliveries of ``relation`` not stored yet (by their key); return the
+        table-days they touched and how many were inserted."""
         sources = [
             r[0] for r in self.con.execute(f"SELECT DISTINCT source FROM {relation}").fetchall()
         ]
         if not sources:
-            return set()
+            return set(), 0
         # Constant sources let zone maps skip the stored deliveries of every other source: the
         # ledger grows by a file or a partition's batch at a time.
         stored = (
-            "(SELECT source, position FROM deliveries WHERE source IN "
+            f"(SELECT {DELIVERY_KEY_SQL} FROM deliveries WHERE source IN "
             f"({', '.join('?' * len(sources))}))"
         )
-        new = f"{relation} i ANTI JOIN {stored} d USING (source, position)"
+        new = f"{relation} i ANTI JOIN {stored} d USING ({DELIVERY_KEY_SQL})"
         touched = self.con.execute(
             f"SELECT DISTINCT i.table_id, i.gaming_date FROM {new}", sources
         ).fetchall()
-        self.con.execute(f"INSERT INTO deliveries SELECT i.* FROM {new}", sources)
-        return {(str(t), d) for t, d in touched}
+        inserted = self.con.execute(
+            f"INSERT INTO deliveries SELECT i.* FROM {new}", sources
+        ).fetchone()
+        return {(str(t), d) for t, d in touched}, int(inserted[0]) if inserted else 0
 
-    def input_files(self) -> dict[str, tuple[str, int]]:
-        """Every input file loaded: its name -> (sha256, size in bytes)."""
+    def new_deliveries_by_day(self, deliveries: pa.Table, days: set[date]) -> dict[date, int]:
+        """How many of ``deliveries`` (rows of ``deliveries``, as a worker made them) the
+        ledger does not hold yet, per gaming day, counting only ``days``."""
+        if not days:
+            return {}
+        in_days = deliveries.filter(
+            pc.is_in(deliveries["gaming_date"], pa.array(sorted(days), pa.date32()))
+        )
+        if not in_days.num_rows:
+            return {}
+        self.con.register("incoming_deliveries", in_days)
+        try:
+            rows = self.con.execute(
+                "SELECT i.gaming_date, count(*) FROM incoming_deliveries i ANTI JOIN "
+                f"deliveries d USING ({DELIVERY_KEY_SQL}) GROUP BY 1"
+            ).fetchall()
+        finally:
+            self.con.unregister("incoming_deliveries")
+        return {d: int(n) for d, n in rows}
+
+    def closed_days(self) -> set[date]:
+        """The gaming days that take no new deliveries: those with a ``gaming_days`` row
+        whose status is not REOPENED (closed, or closed with blocking findings)."""
         return {
-            str(source): (str(sha256), int(size))
+            d
+            for (d,) in self.con.execute(
+                "SELECT gaming_date FROM gaming_days WHERE status <> 'REOPENED'"
+            ).fetchall()
+        }
+
+    def input_files(self) -> set[tuple[str, str, int]]:
+        """Every version of every input file loaded: (source, sha256, size in bytes)."""
+        return {
+            (str(source), str(sha256), int(size))
             for source, sha256, size in self.con.execute(
                 "SELECT source, sha256, bytes FROM input_files"
             ).fetchall()
@@ -198,15 +252,17 @@ class Ledger:
         return len(rows)
 
     def events_for(self, table_id: str, gaming_date: date) -> list[TableEvent]:
-        """Every delivery's event of a table-day, in a fixed order (source, position)."""
+        """Every delivery's event of a table-day, in arrival order
+        (:attr:`~pipeline.ledger.columns.Delivery.arrival`)."""
         return [d.event for d in self.deliveries_for(table_id, gaming_date)]
 
     def deliveries_for(self, table_id: str, gaming_date: date) -> list[Delivery]:
-        """Every delivery of a table-day, in a fixed order (source, position)."""
+        """Every delivery of a table-day, in arrival order
+        (:attr:`~pipeline.ledger.columns.Delivery.arrival`)."""
         rows = self.con.execute(
             "SELECT source, position, event_id, table_id, device_id, seq, occurred_at, "
-            "payload_type, fields_json FROM deliveries WHERE table_id = ? AND gaming_date = ? "
-            "ORDER BY source, position",
+            "payload_type, fields_json, occurrence FROM deliveries "
+            f"WHERE table_id = ? AND gaming_date = ? ORDER BY {ARRIVAL_ORDER_SQL}",
             [table_id, gaming_date],
         ).fetchall()
         return [
@@ -214,6 +270,7 @@ class Ledger:
                 r[0],
                 r[1],
                 TableEvent(r[2], r[3], r[4], int(r[5]), int(r[6]), r[7], _fields_from_json(r[8])),
+                int(r[9]),
             )
             for r in rows
         ]
@@ -226,7 +283,7 @@ class Ledger:
             return {}
         tables = sorted({t for t, _ in wanted})
         rows = self.con.execute(
-            "SELECT table_id, gaming_date, count(*), sum(hash(source, position)) "
+            f"SELECT table_id, gaming_date, count(*), sum(hash({DELIVERY_KEY_SQL})) "
             f"FROM deliveries WHERE table_id IN ({', '.join('?' * len(tables))}) GROUP BY ALL",
             tables,
         ).fetchall()
@@ -255,35 +312,36 @@ class Ledger:
         placeholders = ", ".join("?" * len(wanted))
         rows = self.con.execute(
             f"""
-            SELECT source, position, table_id, gaming_date, occurred_at, payload_type,
-                   (occurred_at - ?) // ? AS day_number
+            SELECT table_id, gaming_date, occurred_at, payload_type,
+                   (occurred_at - ?) // ? AS day_number, {DELIVERY_KEY_SQL}
             FROM deliveries
             WHERE table_id IN ({placeholders}) AND (occurred_at - ?) % ? < ?
-            ORDER BY table_id, occurred_at, source, position
+            ORDER BY table_id, occurred_at, {ARRIVAL_ORDER_SQL}
             """,
             [offset, day, *wanted, offset, day, window],
         ).fetchall()
         windows: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
         for row in rows:
-            windows.setdefault((row[2], row[6]), []).append(row)
-        moves: list[tuple[str, int, date]] = []
+            windows.setdefault((row[0], row[4]), []).append(row)
+        moves: list[tuple[date, *tuple[Any, ...]]] = []
         changed: set[TableDay] = set()
         for (table_id, day_number), events in windows.items():
             boundary = day_number * day + offset
             open_at_boundary = self._open_at(table_id, boundary)
-            reopened = next((e[4] for e in events if e[5] == "TableOpened"), None)
+            reopened = next((e[2] for e in events if e[3] == "TableOpened"), None)
             later_day = gaming_date_of(boundary, day_starts)
             earlier_day = gaming_date_of(boundary - 1, day_starts)
-            for source, position, _, stored, occurred_at, _, _ in events:
+            for _, stored, occurred_at, _, _, *key in events:
                 keeps_session = open_at_boundary and (reopened is None or occurred_at < reopened)
                 assigned = earlier_day if keeps_session else later_day
                 if assigned != stored:
-                    moves.append((source, position, assigned))
+                    moves.append((assigned, *key))
                     changed |= {(table_id, stored), (table_id, assigned)}
         if moves:
             self.con.executemany(
-                "UPDATE deliveries SET gaming_date = ? WHERE source = ? AND position = ?",
-                [(assigned, source, position) for source, position, assigned in moves],
+                "UPDATE deliveries SET gaming_date = ? WHERE source = ? AND event_id = ? "
+                "AND seq = ? AND occurrence = ?",
+                moves,
             )
         return changed
 
@@ -418,15 +476,17 @@ class Ledger:
             self.con.unregister("incoming_rows")
 
     # ------------------------------------------------------------------ batches and shards
-    def merge_batch(self, batch: LedgerBatch) -> tuple[set[TableDay], set[TableDay]]:
+    def merge_batch(self, batch: LedgerBatch) -> Merged:
         """Merge rows made outside the ledger (by a worker process, or read from a shard
         file). Call inside :meth:`transaction`.
 
-        Returns (touched, stale): the table-days that received new deliveries, and those of
-        them whose derived rows the batch cannot supply: the ledger held deliveries for them
-        before this batch (so the batch saw only part of the day), or the batch carries no
-        rows for them. The caller re-derives the stale ones from all deliveries; the batch's
-        rows for the others are final.
+        The stale table-days of the result are those whose derived rows the batch cannot
+        supply: the ledger held deliveries for them before this batch (so the batch saw only
+        part of the day), or the batch carries no rows for them. The caller re-derives them
+        from all deliveries; the batch's rows for the others are final.
+
+        A batch of an input file that decoded without damage resolves the dead letters that
+        earlier versions of the same file left (a repaired file re-delivered).
         """
         self.con.register("incoming_deliveries", batch.deliveries)
         try:
@@ -437,24 +497,69 @@ class Ledger:
                 ).fetchall()
             }
             before = self.table_days_present(keys)
-            touched = self._insert_new_deliveries("incoming_deliveries")
+            touched, new = self._insert_new_deliveries("incoming_deliveries")
+            if 0 < new < batch.deliveries.num_rows:
+                self._follow_new_positions("incoming_deliveries", touched)
         finally:
             self.con.unregister("incoming_deliveries")
+        resolved = 0
         if batch.dead_letters.num_rows:
             self._insert_relation("dead_letters", batch.dead_letters, "ON CONFLICT DO NOTHING")
+        else:
+            for source, sha256 in zip(
+                batch.input_files["source"].to_pylist(),
+                batch.input_files["sha256"].to_pylist(),
+                strict=True,
+            ):
+                resolved += self._resolve_dead_letters(source, sha256)
         if batch.input_files.num_rows:
-            self._insert_relation(
-                "input_files",
-                batch.input_files,
-                "ON CONFLICT DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, "
-                "events = excluded.events",
-            )
+            self._insert_relation("input_files", batch.input_files, "ON CONFLICT DO NOTHING")
         final = (touched - before) & batch.derived.keys()
         for table_id, day in sorted(final):
             self._write_derived(table_id, day, batch.derived[(table_id, day)])
-        return touched, touched - final
+        return Merged(touched, touched - final, new, resolved)
 
-    def merge_shard(self, shard: Path) -> tuple[set[TableDay], set[TableDay]]:
+    def _follow_new_positions(self, relation: str, days: set[TableDay]) -> None:
+        """Give the deliveries of ``relation`` already stored the positions ``relation``
+        holds them at, in the table-days it added to (those replayed again now).
+
+        A damaged version of a file numbers the events after the damage as best it can
+        (when the damage hid how many events it held, they move up); the sound version
+        delivered later holds them where a clean load would. Arrival order decides which of
+        two copies of an event counts and which deliveries are out of order, so a table-day
+        the repair completes must replay in the sound file's order."""
+        self.con.register(
+            "following_days",
+            pa.table(
+                {
+                    "table_id": pa.array([t for t, _ in days], pa.string()),
+                    "gaming_date": pa.array([d for _, d in days], pa.date32()),
+                }
+            ),
+        )
+        try:
+            self.con.execute(
+                f"""
+                UPDATE deliveries d SET position = i.position
+                FROM {relation} i, following_days f
+                WHERE d.source = i.source AND d.event_id = i.event_id AND d.seq = i.seq
+                  AND d.occurrence = i.occurrence AND d.position <> i.position
+                  AND d.table_id = f.table_id AND d.gaming_date = f.gaming_date"""
+            )
+        finally:
+            self.con.unregister("following_days")
+
+    def _resolve_dead_letters(self, source: str, sha256: str) -> int:
+        """Mark the open dead letters of ``source`` resolved by its version ``sha256``, which
+        decoded whole: every event the damaged version lost is in this one."""
+        row = self.con.execute(
+            "UPDATE dead_letters SET resolved_at = ?, resolved_by = ? "
+            "WHERE source = ? AND resolved_at IS NULL",
+            [datetime.now(UTC).replace(tzinfo=None), sha256, source],
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def merge_shard(self, shard: Path) -> Merged:
         """Merge a shard ledger file written by a worker (same schema, its own deliveries
         and the rows it derived from them), like :meth:`merge_batch`."""
         self.con.execute(f"ATTACH {sql_literal(str(shard))} AS shard (READ_ONLY)")

@@ -17,6 +17,7 @@ import duckdb
 import pandas as pd
 
 from pipeline.events import EventCodec
+from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
 from pipeline.rules.config import TableRules
 
 STAKE_PAYLOADS: tuple[str, ...] = ("WagerPlaced", "BankerWager", "PlayerBancoWager", "BankBid")
@@ -177,13 +178,13 @@ def raw_event_frames(
     con.register("quality_tables", info)
     try:
         con.execute(
-            """
+            f"""
             CREATE OR REPLACE TEMP TABLE quality_deliveries AS
             SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
-                   d.occurred_at, d.payload_type, d.fields_json,
+                   d.occurrence, d.occurred_at, d.payload_type, d.fields_json,
                    (d.occurred_at - coalesce(t.day_start_micros, epoch_us(?::TIMESTAMP)))
                        / 1e6 AS offset_s,
-                   row_number() OVER (PARTITION BY d.event_id ORDER BY d.source, d.position)
+                   row_number() OVER (PARTITION BY d.event_id ORDER BY {ARRIVAL_ORDER_SQL})
                        AS copy_number
             FROM deliveries d LEFT JOIN quality_tables t USING (table_id)
             WHERE d.gaming_date = ?""",
@@ -195,20 +196,20 @@ def raw_event_frames(
     frames.add(
         "deliveries",
         con.execute(
-            "SELECT source, position, event_id, table_id, device_id, seq, occurred_at, "
-            "payload_type, fields_json, offset_s, copy_number FROM quality_deliveries "
-            "ORDER BY source, position"
+            "SELECT source, position, event_id, table_id, device_id, seq, occurrence, "
+            "occurred_at, payload_type, fields_json, offset_s, copy_number "
+            f"FROM quality_deliveries ORDER BY {ARRIVAL_ORDER_SQL}"
         ).df(),
-        ["table_id", "source", "position", "seq"],
+        ["table_id", "source", "position", "seq", "occurrence"],
     )
     frames.add(
         "events",
         con.execute(
-            """
+            f"""
             SELECT table_id, device_id, seq, event_id, payload_type, source, position,
-                   seq - lag(seq) OVER (PARTITION BY device_id ORDER BY source, position)
+                   seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ARRIVAL_ORDER_SQL})
                        AS seq_step
-            FROM quality_deliveries WHERE copy_number = 1 ORDER BY source, position"""
+            FROM quality_deliveries WHERE copy_number = 1 ORDER BY {ARRIVAL_ORDER_SQL}"""
         ).df(),
         ["table_id", "device_id", "seq", "payload_type"],
     )

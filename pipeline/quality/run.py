@@ -28,6 +28,7 @@ import pandas as pd
 
 from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.events import default_codec
+from pipeline.ledger.columns import DELIVERY_KEY_SQL
 from pipeline.ledger.store import Ledger
 from pipeline.quality.frames import (
     Frames,
@@ -210,7 +211,7 @@ def day_fingerprint(con: duckdb.DuckDBPyConnection, gaming_date: date) -> str:
     """A digest of what the suites read for ``gaming_date``: which deliveries are stored, and
     when each table-day was last replayed. Any load or replay of the day changes it."""
     deliveries = con.execute(
-        "SELECT count(*), coalesce(sum(hash(source, position)), 0) FROM deliveries "
+        f"SELECT count(*), coalesce(sum(hash({DELIVERY_KEY_SQL})), 0) FROM deliveries "
         "WHERE gaming_date = ?",
         [gaming_date],
     ).fetchone()

@@ -147,6 +147,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
                 ("table_id", text),
                 ("device_id", text),
                 ("seq", "int64"),
+                ("occurrence", "int64"),
                 ("occurred_at", "int64"),
                 ("payload_type", text),
                 ("fields_json", text),

@@ -27,8 +27,9 @@ rebalance abandons the batch being assembled: those records are read again from 
 offsets. Since the offsets commit
 with the rows they produced, a crash before the commit resumes at the batch's start and the
 rows were never written; a crash after it resumes after the batch. And deliveries are keyed
-by (source, offset), so even a batch processed twice (a partition moving between workers
-mid-batch) inserts nothing the second time. Stored offsets only move forward.
+by source and offset (with the event's id and seq), so even a batch processed twice (a
+partition moving between workers mid-batch) inserts nothing the second time. Stored offsets
+only move forward.
 
 The dead-letter *topic* is at-least-once: a crash between sending a dead letter and the
 ledger commit sends it again on restart; consumers of the DLQ can de-duplicate on the
@@ -68,7 +69,7 @@ from pipeline.ingest.errors import TransientError
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, LoadReport, load_batch
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
 from pipeline.rules.config import TableRules
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
@@ -92,6 +93,7 @@ killed merge keeps it waiting until someone removes the request file)."""
 REASON_NO_VALUE = "NO_VALUE"
 REASON_KEY_MISMATCH = "KEY_MISMATCH"
 REASON_INVALID_EVENT = "INVALID_EVENT"
+REASON_CLOSED_GAMING_DAY = "CLOSED_GAMING_DAY"
 
 
 class FaultPoint:
@@ -226,6 +228,44 @@ def decode_records(records: Sequence[Any], codec: EventCodec) -> _Decoded:
     return out
 
 
+def hold_closed_days(
+    decoded: _Decoded, records: Sequence[Any], closed: set[date], day_starts: day_time
+) -> None:
+    """Move the deliveries for a ``closed`` gaming day to dead letters (CLOSED_GAMING_DAY),
+    with their bytes, partition and offset. A stream cannot be refused like a file, and a
+    closed day's sealed rows must not change; held apart, the events are visible and
+    nothing is lost, while the offsets still advance. Once the day is reopened, the
+    dead letters' bytes can be delivered again."""
+    if not closed:
+        return
+    days = [gaming_date_of(d.event.occurred_at, day_starts) for d in decoded.deliveries]
+    if not closed.intersection(days):
+        return
+    by_place = {(f"kafka:{rec.topic}:{rec.partition}", rec.offset): rec for rec in records}
+    kept = []
+    for delivery, day in zip(decoded.deliveries, days, strict=True):
+        if day not in closed:
+            kept.append(delivery)
+            continue
+        rec = by_place[(delivery.source, delivery.position)]
+        event = delivery.event
+        decoded.dead_letters.append(
+            DeadLetter(
+                delivery.source,
+                delivery.position,
+                REASON_CLOSED_GAMING_DAY,
+                f"event {event.event_id} (table {event.table_id}, device {event.device_id}, "
+                f"seq {event.seq}) belongs to gaming day {day.isoformat()}, which is closed; "
+                f"reopen the day (`baccarat-audit reopen --gaming-day {day.isoformat()} "
+                "...`) and deliver this message's bytes again to add it",
+                event.device_id,
+                bytes(rec.value),
+            )
+        )
+        decoded.dead_records.append(rec)
+    decoded.deliveries = kept
+
+
 def _classify(
     rec: Any, source: str, codec: EventCodec, out: _Decoded, record: Mapping[str, Any] | None
 ) -> DeadLetter | None:
@@ -267,7 +307,7 @@ def _classify(
             event.device_id,
             bytes(value),
         )
-    out.deliveries.append(Delivery(source, rec.offset, event))
+    out.deliveries.append(Delivery(source, rec.offset, event, rec.offset))
     return None
 
 
@@ -644,7 +684,11 @@ def _process_batch(
         if fault_hook is not None:
             fault_hook(point, number)
 
-    shares = [(ledger, decode_records(part, codec)) for ledger, part in ledgers.split(records)]
+    shares = []
+    for ledger, part in ledgers.split(records):
+        decoded = decode_records(part, codec)
+        hold_closed_days(decoded, part, ledger.closed_days(), day_starts)
+        shares.append((ledger, decoded))
     fault(FaultPoint.POLLED)
     dead_records = [rec for _, decoded in shares for rec in decoded.dead_records]
     if dead_records:

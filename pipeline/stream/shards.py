@@ -106,17 +106,18 @@ def merge_partition_shards(
 def _merge_one(
     ledger: Ledger, shard: Path, catalog: Mapping[str, TableRules], report: MergeReport
 ) -> None:
-    before = _count_deliveries(ledger)
     with ledger.transaction():
-        touched, stale = ledger.merge_shard(shard)
-        for table_id, day in sorted(stale):
+        merged = ledger.merge_shard(shard)
+        for table_id, day in sorted(merged.stale):
             result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
             ledger.replace_table_day(table_id, day, result)
         _copy_offsets(ledger, shard)
-    report.deliveries += _count_deliveries(ledger) - before
-    report.copied |= touched - stale
-    report.rederived |= stale
-    log.info("merged %s: %d table-days, %d re-derived", shard, len(touched), len(stale))
+    report.deliveries += merged.new_deliveries
+    report.copied |= merged.touched - merged.stale
+    report.rederived |= merged.stale
+    log.info(
+        "merged %s: %d table-days, %d re-derived", shard, len(merged.touched), len(merged.stale)
+    )
 
 
 def _copy_offsets(ledger: Ledger, shard: Path) -> None:
@@ -131,8 +132,3 @@ def _copy_offsets(ledger: Ledger, shard: Path) -> None:
         )
     finally:
         ledger.con.execute("DETACH offsets_shard")
-
-
-def _count_deliveries(ledger: Ledger) -> int:
-    row = ledger.con.execute("SELECT count(*) FROM deliveries").fetchone()
-    return int(row[0]) if row else 0

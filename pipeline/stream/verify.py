@@ -1,10 +1,10 @@
 """Compare two ledgers by content, ignoring how the events arrived.
 
 A ledger loaded from Kafka keys its deliveries ``kafka:<topic>:<partition>`` and offset; the
-same day loaded from files keys them by file name and index. Everything derived from the
-events must still be identical. :func:`ledger_snapshot` keeps every row of every table that
-matters, minus the delivery provenance columns and replay timestamps, as a multiset;
-:func:`diff_ledgers` says which tables differ and how.
+same day loaded from files keys them by file path and occurrence in the file. Everything
+derived from the events must still be identical. :func:`ledger_snapshot` keeps every row of
+every table that matters, minus the delivery provenance columns and replay timestamps, as a
+multiset; :func:`diff_ledgers` says which tables differ and how.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import Ledger
 
 IGNORED_COLUMNS: dict[str, frozenset[str]] = {
-    "deliveries": frozenset({"source", "position"}),
-    "dead_letters": frozenset({"source", "position", "detail", "received_on"}),
+    "deliveries": frozenset({"source", "position", "occurrence"}),
+    "dead_letters": frozenset(
+        {"source", "position", "detail", "received_on", "resolved_at", "resolved_by"}
+    ),
     "table_day_summary": frozenset({"replayed_at"}),
 }
 """Columns that depend on where and when events arrived, not on the events."""

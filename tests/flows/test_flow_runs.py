@@ -206,7 +206,9 @@ def _stream_workers_shards(
             if isinstance(item, Delivery):
                 partition = tables.setdefault(item.event.table_id, len(tables) % partitions)
                 batch = by_partition.setdefault(partition, [])
-                batch.append(Delivery(f"kafka:table-events:{partition}", len(batch), item.event))
+                batch.append(
+                    Delivery(f"kafka:table-events:{partition}", len(batch), item.event, len(batch))
+                )
     shard_dir.mkdir()
     for partition, batch in by_partition.items():
         offsets = {partition: len(batch)}

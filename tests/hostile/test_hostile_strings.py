@@ -400,7 +400,8 @@ def test_a_shard_path_is_an_sql_string_not_sql(tmp_path: Path) -> None:
     shard = directory / "table-events-p000.duckdb"
     Ledger(shard).close()
     with Ledger(tmp_path / "ledger.duckdb") as ledger:
-        assert ledger.merge_shard(shard) == (set(), set())
+        merged = ledger.merge_shard(shard)
+        assert (merged.touched, merged.new_deliveries) == (set(), 0)
         assert ledger.con.execute("SELECT count(*) FROM rounds").fetchone() == (0,)
         with pytest.raises(ValueError, match="NUL"):
             ledger.merge_shard(Path(f"{shard}\x00' AS x (READ_ONLY); DROP TABLE rounds; --"))

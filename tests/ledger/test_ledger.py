@@ -12,7 +12,8 @@ import pytest
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events.model import TableEvent
-from pipeline.ingest.stage import load_batch
+from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
+from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.ledger.store import Delivery, Ledger, LedgerError, gaming_date_of
 from tests.replay.builder import clean_day
@@ -42,7 +43,7 @@ def deliveries(
     out: list[Delivery] = []
     for table_id, events in day.items():
         chosen = events if part is None else events[part]
-        out.extend(Delivery(f"{table_id}-{name}", i, e) for i, e in enumerate(chosen))
+        out.extend(source_deliveries(f"{table_id}-{name}", chosen))
     return out
 
 
@@ -50,8 +51,8 @@ def halves(day: dict[str, list[TableEvent]]) -> tuple[list[Delivery], list[Deliv
     first, second = [], []
     for table_id, events in day.items():
         mid = len(events) // 2
-        first += [Delivery(f"{table_id}-a", i, e) for i, e in enumerate(events[:mid])]
-        second += [Delivery(f"{table_id}-b", i, e) for i, e in enumerate(events[mid:])]
+        first += source_deliveries(f"{table_id}-a", events[:mid])
+        second += source_deliveries(f"{table_id}-b", events[mid:])
     return first, second
 
 
@@ -195,7 +196,7 @@ def test_a_session_open_at_the_boundary_keeps_its_last_round(tmp_path: Path) -> 
     def load_with(tolerance: timedelta, path: Path) -> tuple[list[Any], list[Any]]:
         with Ledger(path) as ledger:
             load_batch(
-                ledger, [Delivery("T01", i, e) for i, e in enumerate(events)], [], CATALOG,
+                ledger, source_deliveries("T01", events), [], CATALOG,
                 skew_tolerance=tolerance,
             )  # fmt: skip
             days = ledger.con.execute(
@@ -215,11 +216,59 @@ def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -
     ledger as the whole day at once."""
     events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
     split = next(i for i, e in enumerate(events) if e.occurred_at >= 1_795_500_000_000_000)
-    later = [Delivery("T01-b", i, e) for i, e in enumerate(events[split:])]
-    earlier = [Delivery("T01-a", i, e) for i, e in enumerate(events[:split])]
+    later = source_deliveries("T01-b", events[split:])
+    earlier = source_deliveries("T01-a", events[:split])
     with Ledger(tmp_path / "pieces.duckdb") as pieces, Ledger(tmp_path / "whole.duckdb") as whole:
         load(pieces, [later, earlier])
         load(whole, [earlier + later])
         assert snapshot(pieces) == snapshot(whole)
         assert pieces.table_days() == [("T01", date(2026, 11, 23))]
         assert pieces.con.execute("SELECT count(*) FROM exceptions").fetchone() == (0,)
+
+
+def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path) -> None:
+    """A ledger written before migration 6 (deliveries keyed by bare file name and position)
+    keeps every row; each gets its occurrence, and the new keys hold."""
+    path = tmp_path / "v4.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, "
+        "applied_at TIMESTAMP)"
+    )
+    for version, name, sql in MIGRATIONS:
+        if version <= 4:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    row = "(?, ?, ?, 'T01', 'T01-pit', ?, 0, DATE '2026-11-24', 'TableOpened', '{}')"
+    for source, position, event_id, seq in (
+        ("T01.avro", 0, "e-1", 1),
+        ("T01.avro", 1, "e-2", 2),
+        ("T01.avro", 2, "e-1", 1),  # a device's duplicate inside the file
+        ("kafka:table-events:3", 17, "e-1", 1),
+        ("kafka:table-events:3", 18, "e-1", 1),
+    ):
+        con.execute(f"INSERT INTO deliveries VALUES {row}", [source, position, event_id, seq])
+    con.execute("INSERT INTO input_files VALUES ('T01.avro', 'aa', 10, 3, now())")
+    con.execute(
+        "INSERT INTO dead_letters VALUES ('T01.avro', 99, 'CORRUPT_BLOCK', 'x', NULL, NULL, NULL)"
+    )
+    con.close()
+
+    with Ledger(path) as ledger:
+        assert ledger.schema_version() == MIGRATIONS[-1][0]
+        assert ledger.con.execute(
+            "SELECT source, position, event_id, occurrence FROM deliveries ORDER BY ALL"
+        ).fetchall() == [
+            ("T01.avro", 0, "e-1", 0),
+            ("T01.avro", 1, "e-2", 0),
+            ("T01.avro", 2, "e-1", 1),
+            ("kafka:table-events:3", 17, "e-1", 17),
+            ("kafka:table-events:3", 18, "e-1", 18),
+        ]
+        again = ledger.deliveries_for("T01", date(2026, 11, 24))
+        assert ledger.add_deliveries(again, DEFAULT_DAY_STARTS) == (set(), 0)  # the key holds
+        ledger.con.execute("INSERT INTO input_files VALUES ('T01.avro', 'bb', 11, 3, now())")
+        assert ledger.input_files() == {("T01.avro", "aa", 10), ("T01.avro", "bb", 11)}
+        assert ledger.con.execute(
+            "SELECT source, position, resolved_at, resolved_by FROM dead_letters"
+        ).fetchall() == [("T01.avro", 99, None, None)]

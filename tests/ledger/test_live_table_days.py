@@ -14,6 +14,7 @@ import pytest
 from pipeline.events.model import TableEvent
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
+from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
 from pipeline.replay.machine import replay_table
 from pipeline.simulate.faults import parse_faults
@@ -28,9 +29,15 @@ def partition_batches(day: dict[str, list[TableEvent]], source: str) -> list[lis
     """The day as a partition delivers it: every table's events in order, interleaved, cut
     into consecutive batches."""
     stream = sorted((e for events in day.values() for e in events), key=lambda e: e.occurred_at)
-    deliveries = [Delivery(source, offset, e) for offset, e in enumerate(stream)]
+    deliveries = kafka_deliveries(source, stream)
     size = len(deliveries) // BATCHES + 1
     return [deliveries[i : i + size] for i in range(0, len(deliveries), size)]
+
+
+def kafka_deliveries(source: str, events: list[TableEvent], start: int = 0) -> list[Delivery]:
+    """``events`` as consecutive offsets of a partition (a Kafka delivery's occurrence is its
+    offset)."""
+    return [Delivery(source, start + i, e, start + i) for i, e in enumerate(events)]
 
 
 def load_all(ledger: Ledger, batches: list[list[Delivery]], live: LiveTableDays | None) -> None:
@@ -59,7 +66,7 @@ def test_another_writer_between_batches_is_noticed(
     consumer's back; its fingerprint no longer matches and the day is read again."""
     batches = partition_batches(day, "kafka:t:0")
     events = next(iter(day.values()))
-    replayed_file = [Delivery("file:replay.avro", i, e) for i, e in enumerate(events[:40])]
+    replayed_file = source_deliveries("/data/replay.avro", events[:40])
     live = LiveTableDays(CATALOG)
     with Ledger(tmp_path / "live.duckdb") as fast, Ledger(tmp_path / "slow.duckdb") as slow:
         for ledger, cache in ((fast, live), (slow, None)):
@@ -140,9 +147,9 @@ def test_only_the_newest_gaming_day_is_kept(tmp_path: Path) -> None:
     )
     source = "kafka:table-events:0"
     batches = [
-        [Delivery(source, i, e) for i, e in enumerate(first)],
-        [Delivery(source, len(first) + i, e) for i, e in enumerate(second)],
-        [Delivery(source, len(first) + len(second), first[-1])],  # delivered again, late
+        kafka_deliveries(source, first),
+        kafka_deliveries(source, second, start=len(first)),
+        kafka_deliveries(source, first[-1:], start=len(first) + len(second)),  # again, late
     ]
     live = LiveTableDays(CATALOG)
     with Ledger(tmp_path / "live.duckdb") as fast, Ledger(tmp_path / "slow.duckdb") as slow:
@@ -158,17 +165,18 @@ def test_a_delivery_the_ledger_holds_under_another_day_is_not_taken_twice(
     tmp_path: Path,
 ) -> None:
     """Ledger invariant 1: a delivery key already stored is never stored again, whatever it
-    carries. A batch holding one (here a key reused for an event of the next gaming day)
-    leaves the cache one delivery ahead of the ledger unless it counts; it reads back."""
+    carries. A batch holding one (here offset 0 again, its event stamped in the next gaming
+    day) leaves the cache one delivery ahead of the ledger unless it counts; it reads
+    back."""
     first, second = (
         simulate(1, 2.0, 4, parse_faults("none"), day, CATALOG).events_by_table["T01"]
         for day in (DAY, DAY + timedelta(days=1))
     )
     source = "kafka:table-events:0"
-    reused = [Delivery(source, 0, second[0])]  # key 0 holds the first day's opening
+    reused = [Delivery(source, 0, replace(first[0], occurred_at=second[0].occurred_at), 0)]
     batches = [
-        [Delivery(source, i, e) for i, e in enumerate(first)],
-        reused + [Delivery(source, len(first) + i, e) for i, e in enumerate(second[1:])],
+        kafka_deliveries(source, first),
+        reused + kafka_deliveries(source, second[1:], start=len(first)),
     ]
     live = LiveTableDays(CATALOG)
     with Ledger(tmp_path / "live.duckdb") as fast, Ledger(tmp_path / "slow.duckdb") as slow:

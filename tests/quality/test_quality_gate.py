@@ -157,7 +157,7 @@ def _deliver_twice(db: Path) -> None:
     try:
         con.execute(
             "INSERT INTO deliveries SELECT source, 1000000, event_id, table_id, device_id, seq, "
-            "occurred_at, gaming_date, payload_type, fields_json FROM deliveries "
+            "occurred_at, gaming_date, payload_type, fields_json, occurrence + 1 FROM deliveries "
             "WHERE payload_type = 'CardDealt' ORDER BY source, position LIMIT 1"
         )
     finally:

@@ -161,7 +161,7 @@ def test_damaged_rows_fail_the_matching_expectations(clean_ledger: Path, tmp_pat
         con.execute(  # the same device seq again under a new event id, delivered last
             "INSERT INTO deliveries SELECT source, 1000000, "
             "'00000000-0000-4000-8000-000000000000', table_id, device_id, seq, occurred_at, "
-            "gaming_date, payload_type, fields_json FROM deliveries "
+            "gaming_date, payload_type, fields_json, occurrence FROM deliveries "
             "WHERE table_id = 'T01' AND payload_type = 'RoundStarted' ORDER BY position LIMIT 1"
         )
         (round_id,) = _first(

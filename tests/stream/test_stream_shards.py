@@ -59,7 +59,8 @@ def _stream_into_shards(
         published[partition] = base + len(events)
         first, end = (int(len(events) * f) for f in fraction)
         by_partition.setdefault(partition, []).extend(
-            Delivery(f"kafka:{TOPIC}:{partition}", base + i, events[i]) for i in range(first, end)
+            Delivery(f"kafka:{TOPIC}:{partition}", base + i, events[i], base + i)
+            for i in range(first, end)
         )
     for partition, deliveries in by_partition.items():
         end = max(d.position for d in deliveries) + 1
