@@ -124,7 +124,7 @@ def day_report(
     )
     dead = _rows(
         ledger,
-        "SELECT reason, count(*) AS count FROM dead_letters WHERE "
+        "SELECT reason, count(*) AS count, count(resolved_at) AS resolved FROM dead_letters WHERE "
         f"{SEALED_TABLES['dead_letters'] if sealed_at else DEAD_LETTERS_OF_DAY} "
         "GROUP BY 1 ORDER BY 1",
         day,

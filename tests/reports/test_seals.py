@@ -48,8 +48,7 @@ ACCEPT = "emulated day with injected faults"
 
 
 def emulate(out: Path, day: date, tables: int) -> list[Path]:
-    """One small emulated day's files, named by day: deliveries are keyed by the bare file
-    name on this branch (another change gives them a full identity)."""
+    """One small emulated day's files, named by day."""
     written = write_simulation(simulate(tables, 1, 11, parse_faults("all"), day), out / "sim", day)
     events = out / "events"
     events.mkdir(parents=True, exist_ok=True)
@@ -94,7 +93,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     paths = emulate(directory, DAY, 2)
     load(directory, paths)
     with Ledger(directory / LEDGER) as ledger:
-        dead_letter(ledger, paths[0].name, 10**9)
+        dead_letter(ledger, str(paths[0].resolve()), 10**9)
         row = ledger.con.execute(
             "SELECT exception_id, table_id FROM exceptions ORDER BY exception_id LIMIT 1"
         ).fetchone()
@@ -154,7 +153,6 @@ DAY_TABLES = sorted((*SEALED_TABLES, *SEAL_RECORD_TABLES))
 """Every table with rows of a closed day (the schema test above keeps this complete)."""
 
 KEYED_BY_THE_DAY = {
-    "input_files": "keyed by the file name, which is what ties the row to the day",
     "gaming_days": "keyed by the gaming date",
 }
 """Tables where a second row of the same day is refused by the ledger's own key."""
@@ -412,14 +410,16 @@ def test_out_of_order_reopen_late_file_and_reclose_all_verify(tmp_path: Path) ->
     out = tmp_path / "reports"
     anchors = out / ANCHOR_FILE
     with Ledger(tmp_path / LEDGER) as ledger:
-        dead_letter(ledger, second[0].name, 10**9)
+        dead_letter(ledger, str(second[0].resolve()), 10**9)
         day2 = close(ledger, NEXT_DAY, out)
-        assert day2.report["dead_letters"] == [{"reason": "DAMAGED_BLOCK", "count": 1}]
+        assert day2.report["dead_letters"] == [
+            {"reason": "DAMAGED_BLOCK", "count": 1, "resolved": 0}
+        ]
         assert verify(ledger, anchors) == []
         day1 = close(ledger, DAY, out)
         assert day1.report["dead_letters"] == []
         assert verify(ledger, anchors) == []
-        dead_letter(ledger, second[0].name, 10**9 + 1)
+        dead_letter(ledger, str(second[0].resolve()), 10**9 + 1)
         assert verify(ledger, anchors) == []
         reopen_gaming_day(
             ledger, DAY, "late file from T03", actor="accountant", actor_source="test"
