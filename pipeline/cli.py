@@ -88,10 +88,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- ingest
 def ingest_paths(
-    ledger: Ledger, paths: Sequence[Path], catalog_path: Path, *, strict: bool = False
+    ledger: Ledger,
+    paths: Sequence[Path],
+    catalog_path: Path,
+    *,
+    strict: bool = False,
+    allow_unverified: bool = False,
 ) -> tuple[int, int, int]:
     """Load files into the ledger; (events, dead letters, exceptions written)."""
-    report = ingest_files(ledger, paths, catalog_path, strict=strict)
+    report = ingest_files(
+        ledger, paths, catalog_path, strict=strict, allow_unverified=allow_unverified
+    )
     return report.deliveries, report.dead_letters, report.exceptions
 
 
@@ -99,7 +106,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths = [p for given in args.paths for p in event_files(given)]
     with Ledger(args.db) as ledger:
         started = time.perf_counter()
-        deliveries, dead, _ = ingest_paths(ledger, paths, args.rules, strict=args.strict_decoding)
+        deliveries, dead, _ = ingest_paths(
+            ledger,
+            paths,
+            args.rules,
+            strict=args.strict_decoding,
+            allow_unverified=args.allow_unverified,
+        )
         elapsed = time.perf_counter() - started
         total = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
     print(
@@ -328,6 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
             "--strict-decoding",
             action="store_true",
             help="re-verify that every event's bytes are canonical Avro (slower)",
+        )
+        p.add_argument(
+            "--allow-unverified",
+            action="store_true",
+            help="load files that neither block checksums (codec snappy) nor a producer "
+            "digest <file>.sha256 vouch for, instead of refusing them as UNVERIFIABLE_FILE "
+            "dead letters; each such file is recorded as a LOADED_UNVERIFIED dead letter",
         )
         p.add_argument("paths", type=Path, nargs="+")
         p.set_defaults(func=cmd_ingest)

@@ -40,6 +40,9 @@ def read_file(
     damaged stretch as a dead letter: one bad block does not stop the file."""
     codec = codec or default_codec()
     source = path.name
+    notice = codec.unverified_notice(path)
+    if notice is not None:  # loaded on the operator's word: kept on the record
+        yield DeadLetter(source, 0, str(notice.reason), notice.message)
     position = 0
     for item in codec.read_model_records_tolerant(path):
         if isinstance(item, DecodeError):
