@@ -928,13 +928,15 @@ class EventCodec:
                         EventDecodeError(
                             DecodeReason.TRAILING_BYTES,
                             f"{len(raw) - stream.tell()} bytes remain after the block's "
-                            f"{count} events",
+                            f"{count} events: its header's count is wrong (the count is "
+                            "outside the checksum) or the writer's schema differs; whatever "
+                            "events they hold are not used",
                             source=source,
                             offset=block_start,
                             byte_offset=stream.tell(),
                             schema_id=schema_id,
                         ),
-                        0,
+                        None,  # how many events the bytes hold is unknown
                     )
 
     def _container_writer(
