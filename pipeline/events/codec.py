@@ -760,12 +760,7 @@ class EventCodec:
         all (readable only by a codec made with ``allow_unverified``). Raises
         :class:`EventDecodeError` for a file whose header cannot be read or whose producer
         digest does not match."""
-        file = self._open_container(path)
-        if file.codec in CHECKSUMMED_CODECS:
-            return FileIntegrity.BLOCK_CHECKSUMS
-        if _producer_digest(file) is not None:
-            return FileIntegrity.PRODUCER_DIGEST
-        return FileIntegrity.UNVERIFIED
+        return _integrity_of(self._open_container(path))
 
     def unverified_notice(self, path: str | os.PathLike[str]) -> DecodeError | None:
         """For a codec that reads unverifiable files: the record that this one was read
@@ -791,9 +786,7 @@ class EventCodec:
         """Raise :class:`EventDecodeError` when none of the file may be read: it has no block
         checksums and its producer digest is missing (unless ``allow_unverified``) or does
         not match."""
-        if file.codec in CHECKSUMMED_CODECS:
-            return  # each block is verified as it is read
-        if _producer_digest(file) is not None or self.allow_unverified:
+        if _integrity_of(file) is not FileIntegrity.UNVERIFIED or self.allow_unverified:
             return
         raise EventDecodeError(
             DecodeReason.UNVERIFIABLE_FILE,
@@ -1176,18 +1169,27 @@ def _events_in(file: _Container) -> int | None:
     return total if total is not None else (0 if pos >= len(data) else None)
 
 
+def _integrity_of(file: _Container) -> FileIntegrity:
+    """See :meth:`EventCodec.integrity`; a ``snappy`` file's blocks are checked as read."""
+    if file.codec in CHECKSUMMED_CODECS:
+        return FileIntegrity.BLOCK_CHECKSUMS
+    if _has_producer_digest(file):
+        return FileIntegrity.PRODUCER_DIGEST
+    return FileIntegrity.UNVERIFIED
+
+
 def _digest_path(source: str) -> Path:
     return Path(source + DIGEST_SUFFIX)
 
 
-def _producer_digest(file: _Container) -> str | None:
-    """The producer digest beside the file, checked against the file's bytes: ``None`` when
-    there is none; raises :class:`EventDecodeError` when it does not match."""
+def _has_producer_digest(file: _Container) -> bool:
+    """Whether a producer digest is beside the file; raises :class:`EventDecodeError` when it
+    does not match the file's bytes (or cannot be read)."""
     sidecar = _digest_path(file.source)
     try:
         text = sidecar.read_text("ascii", errors="replace")
     except FileNotFoundError:
-        return None
+        return False
     except OSError as exc:
         raise EventDecodeError(
             DecodeReason.DIGEST_MISMATCH,
@@ -1207,7 +1209,7 @@ def _producer_digest(file: _Container) -> str | None:
             offset=0,
             schema_id=file.schema_id,
         )
-    return actual
+    return True
 
 
 def _resync(data: bytes, sync: bytes, damaged: int, guess: int | None) -> int:
