@@ -735,14 +735,13 @@ class EventCodec:
         While the blocks are sound and written with this codec's schema, a block's events are
         decoded in one go; from the first block that fails (or for any other writer schema),
         the careful reader explains each problem and carries on with the next block."""
-        file: _Container | None = None
         try:
             file = self._open_container(path)
             self._check_verifiable(file)
         except EventDecodeError as error:
             if not tolerant:
                 raise
-            yield DecodeError.from_exception(error, None if file is None else _events_in(file))
+            yield DecodeError.from_exception(error, _announced_events(Path(path).read_bytes()))
             return
         pos = file.first_block
         if file.writer is self.schema:
@@ -882,19 +881,25 @@ class EventCodec:
             try:
                 count, raw, pos = _block_at(file, block_start)
             except _DamagedBlock as damage:
-                problem = damage.problem
+                problem, lost = damage.problem, damage.count
+                pos = _resync(file.data, file.sync, block_start, damage.next_block)
+                detail = problem.detail
+                if pos < 0 and (damage.next_block or 0) < len(file.data):
+                    # No intact block follows (e.g. the header's sync marker is damaged): the
+                    # rest of the file goes with this block, counted by its block headers.
+                    detail += "; no intact block follows, so the rest of the file is lost too"
+                    lost = _events_from(file.data, block_start) or lost
                 yield failure(
                     EventDecodeError(
                         problem.reason,
-                        problem.detail,
+                        detail,
                         source=source,
                         offset=block_start,
                         byte_offset=problem.position,
                         schema_id=schema_id,
                     ),
-                    damage.count,
+                    lost,
                 )
-                pos = _resync(file.data, file.sync, block_start, damage.next_block)
                 if pos < 0:
                     return
                 continue
@@ -935,7 +940,11 @@ class EventCodec:
     def _container_writer(
         self, meta: Mapping[str, bytes], source: str
     ) -> tuple[ParsedSchema, int | None]:
-        """The writer schema of a container file, preferring the registered copy."""
+        """The writer schema of a container file, preferring the registered copy.
+
+        A header that declares a registered schema id must carry that schema: Avro keeps no
+        checksum of the header, and a flipped bit in a field name would otherwise be read as
+        a schema of its own, silently giving that field the reader's default."""
         try:
             document = json.loads(meta["avro.schema"])
             fingerprint = canonical_sha256(document)
@@ -958,7 +967,17 @@ class EventCodec:
                 registered = None
             else:
                 schema_id = declared_id
-            if registered is not None and canonical_sha256(registered) == fingerprint:
+            if registered is not None:
+                if canonical_sha256(registered) != fingerprint:
+                    raise EventDecodeError(
+                        DecodeReason.SCHEMA_MISMATCH,
+                        f"the header declares schema id {declared_id} but its writer schema "
+                        "is not that registered schema: the header was damaged or the "
+                        "producer mislabelled its schema; none of its events is used",
+                        source=source,
+                        offset=0,
+                        schema_id=declared_id,
+                    )
                 self._writers[declared_id] = registered
                 return registered, declared_id
         known = self._by_fingerprint.get(fingerprint)
@@ -1152,10 +1171,20 @@ def _block_data(codec: str, data: bytes, body: int, end: int) -> bytes:
     return raw
 
 
-def _events_in(file: _Container) -> int | None:
-    """How many events the file's block headers announce (``None`` if the first cannot be
-    read): what a file refused whole takes with it."""
-    data, pos, total = file.data, file.first_block, None
+def _announced_events(data: bytes) -> int | None:
+    """How many events a container file's block headers announce (``None`` if its header
+    cannot be read): what a file refused whole takes with it."""
+    try:
+        first_block, _meta, _sync = _read_header(data)
+    except BadBytes:
+        return None
+    return _events_from(data, first_block)
+
+
+def _events_from(data: bytes, pos: int) -> int | None:
+    """How many events the block headers from ``pos`` on announce (``None`` if the first
+    cannot be read)."""
+    total = None
     try:
         while pos < len(data):
             count, body = read_long(data, pos)

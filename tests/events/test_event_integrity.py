@@ -134,6 +134,32 @@ def test_every_flipped_bit_is_a_dead_letter_never_a_changed_event(
     assert list(codec.read_events(snappy_file)) == events
 
 
+def test_a_damaged_header_stops_the_file_instead_of_changing_its_events(
+    tmp_path: Path, events: list[EventRecord]
+) -> None:
+    """Avro keeps no checksum of the header. A flipped field name in its schema would be read
+    as a schema of its own and give the field the reader's default (``face_up`` False read as
+    True); the header declares registered schema id 1, so it must carry that schema. A
+    flipped header sync marker matches no block: every event is counted lost."""
+    codec = EventCodec()
+    face_down = [dict(e, payload=(e["payload"][0], {**e["payload"][1], "face_up": False}))
+                 for e in events]  # fmt: skip
+    path = tmp_path / "T01.avro"
+    codec.write_events(path, face_down, sync_interval=2000)
+    original = path.read_bytes()
+    name = original.index(b'"face_up"')
+    path.write_bytes(flipped(original, name + 7, 1))  # face_up -> face_wp
+    [error] = list(codec.read_events_tolerant(path))
+    assert isinstance(error, DecodeError) and error.reason is DecodeReason.SCHEMA_MISMATCH
+    assert "declares schema id 1" in error.message and error.records_lost == len(events)
+    sync = original.index(original[-16:])  # the header's copy of the marker comes first
+    path.write_bytes(flipped(original, sync, 0))
+    items = list(codec.read_events_tolerant(path))
+    assert all(isinstance(i, DecodeError) for i in items)
+    assert sum(i.records_lost or 0 for i in items if isinstance(i, DecodeError)) == len(events)
+    assert "the rest of the file is lost too" in items[0].message
+
+
 def test_a_checksum_mismatch_names_the_file_the_block_and_the_events_lost(
     snappy_file: Path, events: list[EventRecord]
 ) -> None:
