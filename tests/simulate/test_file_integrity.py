@@ -35,6 +35,11 @@ def replay(tmp_path: Path, path: Path, *flags: str) -> tuple[list[tuple[str, int
     return [(str(r), int(p), str(d)) for r, p, d in dead], int(row[0]) if row else 0
 
 
+def exception_codes(tmp_path: Path) -> set[str]:
+    with duckdb.connect(str(tmp_path / "ledger.duckdb"), read_only=True) as con:
+        return {str(c) for (c,) in con.execute("SELECT DISTINCT code FROM exceptions").fetchall()}
+
+
 def test_the_emulator_writes_checksummed_files(day_file: Path) -> None:
     with day_file.open("rb") as fo:
         assert fastavro.reader(fo).metadata["avro.codec"] == "snappy"
@@ -56,6 +61,10 @@ def test_a_flipped_bit_is_a_dead_letter_and_the_rest_of_the_file_loads(
     assert reason == "CHECKSUM_MISMATCH" and position == offset
     assert f"{lost} events lost" in detail and str(path) in detail
     assert loaded == total - lost
+    assert "NJ-DATA-GAP" in exception_codes(tmp_path)  # the lost events are a sequence gap
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    assert replay(clean, day_file)[0] == [] and exception_codes(clean) == set()
 
 
 def test_an_unverifiable_file_is_refused_unless_the_operator_allows_it(
