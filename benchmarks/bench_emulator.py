@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import save, summary, timed
 
 from pipeline.events import default_codec
+from pipeline.events.codec import DEFAULT_CONTAINER_CODEC
 from pipeline.events.convert import RecordBuilder
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import plan_floor, simulate_table
@@ -55,7 +56,7 @@ def main() -> int:
             n = 0
             for table_id, records in prepared:
                 with open(raw_dir / f"{table_id}.avro", "wb") as out:
-                    fastavro.writer(out, codec.schema, records, codec="null")
+                    fastavro.writer(out, codec.schema, records, codec=DEFAULT_CONTAINER_CODEC)
                 n += len(records)
             return n
 

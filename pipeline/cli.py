@@ -107,10 +107,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- ingest
 def ingest_paths(
-    ledger: Ledger, paths: Sequence[Path], catalog_path: Path, *, strict: bool = False
+    ledger: Ledger,
+    paths: Sequence[Path],
+    catalog_path: Path,
+    *,
+    strict: bool = False,
+    allow_unverified: bool = False,
 ) -> LoadReport:
     """Load files into the ledger; what was loaded, in exact counts."""
-    return ingest_files(ledger, paths, catalog_path, strict=strict)
+    return ingest_files(
+        ledger, paths, catalog_path, strict=strict, allow_unverified=allow_unverified
+    )
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -122,7 +129,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     with Ledger(args.db) as ledger:
         started = time.perf_counter()
         try:
-            report = ingest_paths(ledger, paths, args.rules, strict=args.strict_decoding)
+            report = ingest_paths(
+                ledger,
+                paths,
+                args.rules,
+                strict=args.strict_decoding,
+                allow_unverified=args.allow_unverified,
+            )
         except ClosedGamingDayError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
@@ -513,6 +526,13 @@ def build_parser() -> argparse.ArgumentParser:
             "--strict-decoding",
             action="store_true",
             help="re-verify that every event's bytes are canonical Avro (slower)",
+        )
+        p.add_argument(
+            "--allow-unverified",
+            action="store_true",
+            help="load files that neither block checksums (codec snappy) nor a producer "
+            "digest <file>.sha256 vouch for, instead of refusing them as UNVERIFIABLE_FILE "
+            "dead letters; each such file is recorded as a LOADED_UNVERIFIED dead letter",
         )
         p.add_argument("paths", type=Path, nargs="+")
         p.set_defaults(func=cmd_ingest)

@@ -20,6 +20,11 @@ class DecodeReason(enum.StrEnum):
     SCHEMA_MISMATCH = "SCHEMA_MISMATCH"
     CORRUPT_BLOCK = "CORRUPT_BLOCK"
     UNSUPPORTED_CODEC = "UNSUPPORTED_CODEC"
+    CHECKSUM_MISMATCH = "CHECKSUM_MISMATCH"
+    UNVERIFIABLE_FILE = "UNVERIFIABLE_FILE"
+    DIGEST_MISMATCH = "DIGEST_MISMATCH"
+    LOADED_UNVERIFIED = "LOADED_UNVERIFIED"
+    """Not a failure: the record that a file was loaded without an integrity check."""
 
 
 ADVICE: dict[DecodeReason, str] = {
@@ -67,7 +72,28 @@ ADVICE: dict[DecodeReason, str] = {
     ),
     DecodeReason.UNSUPPORTED_CODEC: (
         "The container file uses a compression codec this pipeline does not read; write "
-        "files with the 'null' or 'deflate' codec."
+        "files with the 'snappy' codec (block checksums)."
+    ),
+    DecodeReason.CHECKSUM_MISMATCH: (
+        "The block's data no longer matches the checksum written with it: bits changed in "
+        "storage or transit, and its events are not used (a changed event could accuse a "
+        "dealer). Fetch the file again from the device or gateway and deliver it; the other "
+        "blocks of this file were verified and loaded."
+    ),
+    DecodeReason.UNVERIFIABLE_FILE: (
+        "Nothing proves these bytes are the ones the device wrote. Have the producer write "
+        "the 'snappy' codec (each block checksummed), or deliver the producer's SHA-256 of "
+        "the file as <file>.sha256 beside it; only if neither is possible, load it with "
+        "--allow-unverified, which the ledger records."
+    ),
+    DecodeReason.DIGEST_MISMATCH: (
+        "The file differs from the one its producer digested (or the digest is unreadable): "
+        "fetch both again from the device or gateway and deliver them together."
+    ),
+    DecodeReason.LOADED_UNVERIFIED: (
+        "Loaded on the operator's --allow-unverified: the events are in the ledger, but "
+        "nothing proves they are the bytes the device wrote, so a finding that rests on them "
+        "can be challenged. Obtain the producer's digest or a checksummed copy and compare."
     ),
 }
 

@@ -67,17 +67,21 @@ class FileBatch:
     dead_letters: int
 
 
-def read_and_replay(path: Path, catalog_path: Path, strict: bool = False) -> FileBatch:
+def read_and_replay(
+    path: Path, catalog_path: Path, strict: bool = False, allow_unverified: bool = False
+) -> FileBatch:
     """Decode one file and replay its table-days into ledger rows.
 
     Pure with respect to the ledger, so it runs in a worker process. ``strict`` re-encodes
     every decoded event to prove its bytes were canonical (see ``schemas/README.md``), at
     about twice the decoding cost; Kafka messages, which arrive one by one from any
-    producer, are always decoded strictly.
+    producer, are always decoded strictly. ``allow_unverified`` loads a file that neither
+    block checksums nor a producer digest vouch for, and records that it did (see
+    ``schemas/README.md``, "Integrity of files").
     """
     deliveries: list[Delivery] = []
     dead: list[DeadLetter] = []
-    for item in read_file(path, EventCodec(verify=strict)):
+    for item in read_file(path, EventCodec(verify=strict, allow_unverified=allow_unverified)):
         if isinstance(item, DeadLetter):
             dead.append(item)
         else:
@@ -142,17 +146,19 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _read_and_replay_in_worker(path: Path, catalog_path: Path, strict: bool) -> FileBatch:
+def _read_and_replay_in_worker(
+    path: Path, catalog_path: Path, strict: bool, allow_unverified: bool
+) -> FileBatch:
     gc.collect()
-    return read_and_replay(path, catalog_path, strict)
+    return read_and_replay(path, catalog_path, strict, allow_unverified)
 
 
 def _batches(
-    paths: Sequence[Path], catalog_path: Path, workers: int, strict: bool
+    paths: Sequence[Path], catalog_path: Path, workers: int, strict: bool, allow_unverified: bool
 ) -> Iterator[FileBatch]:
     if workers <= 1 or len(paths) <= 1:
         for path in paths:
-            yield read_and_replay(path, catalog_path, strict)
+            yield read_and_replay(path, catalog_path, strict, allow_unverified)
         return
     # Largest first, so no worker is left with a big file while the other idles at the end.
     largest_first = sorted(paths, key=lambda p: -p.stat().st_size)
@@ -169,6 +175,7 @@ def _batches(
             largest_first,
             [catalog_path] * len(paths),
             [strict] * len(paths),
+            [allow_unverified] * len(paths),
         )
 
 
@@ -179,6 +186,7 @@ def ingest_files(
     workers: int | None = None,
     *,
     strict: bool = False,
+    allow_unverified: bool = False,
 ) -> LoadReport:
     """Load every file, one merge transaction per file; returns the exact counts.
 
@@ -201,7 +209,9 @@ def ingest_files(
     ledger.con.execute("SET threads = 1")
     ledger.con.execute("SET checkpoint_threshold = '64MB'")
     try:
-        batches: Iterable[FileBatch] = _batches(new, catalog_path, workers, strict)
+        batches: Iterable[FileBatch] = _batches(
+            new, catalog_path, workers, strict, allow_unverified
+        )
         if closed:
             # Every file is read before any is written, so that a refusal leaves the ledger
             # as it was (the usual load, into days not closed, streams file by file).

@@ -54,6 +54,9 @@ def read_file(
     device's duplicate inside one file is a delivery of its own)."""
     codec = codec or default_codec()
     source = file_source(path)
+    notice = codec.unverified_notice(path)
+    if notice is not None:  # loaded on the operator's word: kept on the record
+        yield DeadLetter(source, 0, str(notice.reason), notice.message)
     position = 0
     numbered = Occurrences()
     for item in codec.read_model_records_tolerant(path):

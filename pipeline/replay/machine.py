@@ -37,7 +37,7 @@ from pipeline.replay.rows import (
     VigRow,
     WagerRow,
 )
-from pipeline.replay.sequencer import Sequenced, sequence
+from pipeline.replay.sequencer import FIRST_SEQ, Sequenced, missing_heads, sequence
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
@@ -214,16 +214,30 @@ class TableReplay:
 
     def withheld(self, arrived: list[TableEvent]) -> ReplayResult:
         """Half a day (or a day whose opening was lost): nothing can be checked without the
-        table's rules. Say so once; the day is re-derived when the opening arrives."""
+        table's rules. Say so once, naming each device whose events start past seq 1 (the
+        day's head is missing: NJ-DATA-HEAD-MISSING); the day is re-derived when the opening
+        arrives."""
+        heads = missing_heads(arrived)
+        where = "; ".join(
+            f"{e.device_id} starts at seq {e.seq} ({e.seq - FIRST_SEQ} event(s) missing before "
+            f"{e.payload_type} {e.event_id})"
+            for e in heads
+        )
         self.findings.append(
             Finding(
-                "NJ-DATA-GAP",
+                "NJ-DATA-HEAD-MISSING" if heads else "NJ-DATA-GAP",
                 Severity.HIGH,
                 self.table_id,
                 f"{len(arrived)} events arrived for table {self.table_id} but not its "
                 "TableOpened event, which names the game and rules; the table-day is withheld "
-                "until it arrives. Deliver the pit terminal's opening event.",
-                event_ids=tuple(e.event_id for e in arrived[:3]),
+                "until it arrives. "
+                + (
+                    f"The day's head is missing: {where}. Find and deliver the pit terminal's "
+                    "opening event and the events before these, then replay the table-day."
+                    if heads
+                    else "Deliver the pit terminal's opening event."
+                ),
+                event_ids=tuple(e.event_id for e in (heads or arrived[:3])),
             )
         )
         self.result.event_count = len(arrived)

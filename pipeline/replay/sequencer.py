@@ -5,6 +5,9 @@
   (NJ-DATA-REORDERED).
 - A missing ``seq`` is a gap (NJ-DATA-GAP): the rounds around it are marked incomplete and are
   never guessed at.
+- A device whose first event of the table-day is not ``seq`` 1 lost the day's head
+  (NJ-DATA-HEAD-MISSING): a device numbers its events from 1 when the table opens
+  (schemas/README.md), so every round up to its first event is marked incomplete.
 - A device clock running backwards is reported (NJ-DATA-CLOCK-SKEW).
 
 The order the replay sees does not depend on the order events were delivered or loaded:
@@ -90,9 +93,22 @@ class Sequencer:
         incomplete: set[str] = set()
         for _, stream in sorted(self._devices.items()):
             findings += stream.reorders
+            first = stream.in_order[0] if stream.in_order else None
+            if first is not None and first.seq > FIRST_SEQ:
+                rounds = self._rounds_until(first)
+                findings.append(head_missing(first, rounds))
+                incomplete |= rounds
             findings += stream.gaps
             incomplete |= stream.incomplete
         return Sequenced(self._merged, findings, incomplete, len(self._duplicates))
+
+    def _rounds_until(self, first: TableEvent) -> set[str]:
+        """The rounds a device's missing head could hold events of: every round with an event
+        (of any device) up to the device's first delivered one, and that one's round. Only
+        a day with a missing head pays for this scan."""
+        rounds = {e.round_id for e in self._merged if e.occurred_at <= first.occurred_at}
+        rounds.add(first.round_id)
+        return {r for r in rounds if r}
 
     def _merges_at_end(self, device: str, first: TableEvent) -> bool:
         """Whether the device's first new event merges after every event merged since the
@@ -105,6 +121,45 @@ class Sequencer:
             if (event.occurred_at, event.device_id) > key:
                 return False
         return True
+
+
+FIRST_SEQ = 1
+"""A device numbers its events of a table-day from 1, at the table's opening."""
+
+
+def head_missing(first: TableEvent, rounds: set[str]) -> Finding:
+    """NJ-DATA-HEAD-MISSING: the device's first delivered event of the day is ``first``, not
+    seq 1; ``rounds`` are the rounds withheld for it."""
+    missing = first.seq - FIRST_SEQ
+    named = ", ".join(sorted(rounds)[:3]) + (", ..." if len(rounds) > 3 else "")
+    withheld = (
+        f"{len(rounds)} round(s) up to that event ({named}) are marked incomplete and their "
+        "checks withheld"
+        if rounds
+        else "no round precedes it"
+    )
+    return Finding(
+        "NJ-DATA-HEAD-MISSING",
+        Severity.HIGH,
+        first.table_id,
+        f"{first.device_id} starts the table-day at seq {first.seq} ({first.payload_type} "
+        f"{first.event_id}), not at seq {FIRST_SEQ}: its first {missing} event(s) never "
+        f"arrived; {withheld}. Find the device's missing events (its log, or the file or "
+        "delivery that held the start of the day), deliver them, then replay the table-day.",
+        round_id=first.round_id,
+        event_ids=(first.event_id,),
+    )
+
+
+def missing_heads(events: Iterable[TableEvent]) -> list[TableEvent]:
+    """The first event (lowest ``seq``) of each device that does not start at seq 1, by
+    device."""
+    firsts: dict[str, TableEvent] = {}
+    for event in events:
+        known = firsts.get(event.device_id)
+        if known is None or event.seq < known.seq:
+            firsts[event.device_id] = event
+    return [e for _, e in sorted(firsts.items()) if e.seq > FIRST_SEQ]
 
 
 def _duplicate(event: TableEvent) -> Finding:
@@ -132,7 +187,7 @@ class _DeviceStream:
         """Gaps and clock skew, in ``seq`` order."""
         self.incomplete: set[str] = set()
         self._highest = 0
-        self._expected = 1
+        self._expected = FIRST_SEQ
         self._previous: TableEvent | None = None
 
     def extend(self, arrivals: list[TableEvent]) -> bool:
@@ -164,7 +219,7 @@ class _DeviceStream:
 
     def _check_gap_and_clock(self, event: TableEvent) -> None:
         previous, expected = self._previous, self._expected
-        if event.seq > expected:
+        if previous is not None and event.seq > expected:  # a missing head: see sequenced()
             rounds = {r for r in (previous.round_id if previous else None, event.round_id) if r}
             self.incomplete |= rounds
             missing = f"seq {expected}"

@@ -218,6 +218,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("NJ-DATA-GAP", "3.7-3.10",
      "A device sequence gap: the affected round cannot be reconstructed and is marked "
      "incomplete, never guessed."),
+    ("NJ-DATA-HEAD-MISSING", "3.7-3.10",
+     "A table-day whose device events do not start at seq 1 (or without its TableOpened) "
+     "lost its head: the rounds before the first event delivered are marked incomplete, never "
+     "guessed."),
     ("NJ-DATA-DUPLICATE", "3.7-3.10",
      "An event delivered twice is applied once."),
     ("NJ-DATA-REORDERED", "3.7-3.10",

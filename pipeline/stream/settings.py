@@ -10,6 +10,11 @@ variable to set, e.g.::
 
 ``api_version`` is deliberately not a setting: kafka-python probes the broker, which works
 for Apache Kafka, Redpanda, MSK and the bundled tansu broker alike.
+
+``check_crcs`` (default on) makes the consumer verify each record batch's CRC-32C, so bytes
+damaged between the producer and the consumer are an error, not an event. It is a setting
+(``BACCARAT_KAFKA_CHECK_CRCS=false``), never consumer tuning, so that turning it off is an
+explicit, visible choice (:meth:`KafkaSettings.describe` says so).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ DLQ_SUFFIX = ".dlq"
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
 _PASSWORD_MECHANISMS = frozenset({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 ENV_VARS: dict[str, str] = {
     "bootstrap_servers": "BOOTSTRAP_SERVERS",
@@ -45,6 +51,7 @@ ENV_VARS: dict[str, str] = {
     "ssl_certfile": "SSL_CERTFILE",
     "ssl_keyfile": "SSL_KEYFILE",
     "partitions": "PARTITIONS",
+    "check_crcs": "CHECK_CRCS",
 }
 """Setting name -> environment variable name without :data:`PREFIX`."""
 
@@ -67,7 +74,8 @@ class KafkaSettings:
     """Where the cluster is, how to authenticate, and the pipeline's topic and group names.
 
     ``dlq_topic`` defaults to ``<topic>.dlq``. ``partitions`` is used only when the pipeline
-    creates a missing topic; an existing topic keeps its partition count.
+    creates a missing topic; an existing topic keeps its partition count. ``check_crcs``: see
+    the module docstring.
     """
 
     bootstrap_servers: str = "127.0.0.1:9092"
@@ -83,6 +91,7 @@ class KafkaSettings:
     ssl_certfile: str | None = None
     ssl_keyfile: str | None = None
     partitions: int = DEFAULT_PARTITIONS
+    check_crcs: bool = True
 
     def __post_init__(self) -> None:
         if not self.dlq_topic:
@@ -111,6 +120,11 @@ class KafkaSettings:
                 except ValueError:
                     problems.append(f"{PREFIX + suffix}={raw!r} must be a whole number, e.g. 6")
                     continue
+            elif setting == "check_crcs":
+                if raw.lower() not in _BOOLEANS:
+                    problems.append(f"{PREFIX + suffix}={raw!r} must be true or false")
+                    continue
+                values[setting] = _BOOLEANS[raw.lower()]
             else:
                 values[setting] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -248,8 +262,19 @@ class KafkaSettings:
         return {**self.client_kwargs(), **tuning}
 
     def consumer_kwargs(self, **tuning: Any) -> dict[str, Any]:
-        """KafkaConsumer arguments: the connection, the group, plus ``tuning``."""
-        return {**self.client_kwargs(), "group_id": self.group_id, **tuning}
+        """KafkaConsumer arguments: the connection, the group, record-batch CRC checks (the
+        ``check_crcs`` setting), plus ``tuning``, which may not set the CRC check."""
+        if "check_crcs" in tuning:
+            raise ValueError(
+                "check_crcs is not consumer tuning: the record-batch CRC check is on unless "
+                f"the {env_var('check_crcs')} setting turns it off"
+            )
+        return {
+            **self.client_kwargs(),
+            "group_id": self.group_id,
+            "check_crcs": self.check_crcs,
+            **tuning,
+        }
 
     def describe(self) -> str:
         """One line for logs, without secrets."""
@@ -258,7 +283,8 @@ class KafkaSettings:
             auth += f"/{self.sasl_mechanism}"
             if self.sasl_plain_username:
                 auth += f" as {self.sasl_plain_username}"
+        crcs = "" if self.check_crcs else f"; record CRCs NOT checked ({env_var('check_crcs')})"
         return (
             f"{self.bootstrap_servers} ({auth}) topic {self.topic}, dead letters "
-            f"{self.dlq_topic}, group {self.group_id}"
+            f"{self.dlq_topic}, group {self.group_id}{crcs}"
         )

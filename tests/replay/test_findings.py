@@ -113,25 +113,30 @@ def test_money(cents: int, text: str) -> None:
     assert money(cents) == text
 
 
-@pytest.mark.rule("NJ-DATA-GAP")
+@pytest.mark.rule("NJ-DATA-HEAD-MISSING")
 def test_day_without_table_opened() -> None:
-    """N.J.A.C. 19:47-3.7-3.10: NJ-DATA-GAP: without TableOpened the game and rules are unknown; one
-    HIGH finding, no rows, no crash, evidence the first events that did arrive."""
+    """N.J.A.C. 19:47-3.7-3.10: NJ-DATA-HEAD-MISSING: without TableOpened the game and rules
+    are unknown; one HIGH finding, no rows, no crash. The pit terminal's events start at seq 2:
+    the finding names the device, the first seq seen, how many are missing and that event."""
     b, _ = busy_day()
     events = b.events[1:]
+    first = events[0]
+    assert (first.device_id, first.seq) == ("T09-pit", 2)
     result = b.replay(events)
     f = only(result)
     assert (f.code, f.severity, f.table_id, f.round_id) == (
-        "NJ-DATA-GAP",
+        "NJ-DATA-HEAD-MISSING",
         Severity.HIGH,
         "T09",
         None,
     )
-    assert f.event_ids == tuple(e.event_id for e in events[:3])
+    assert f.event_ids == (first.event_id,)
     assert f.message == (
         f"{len(events)} events arrived for table T09 but not its TableOpened event, which names "
-        "the game and rules; the table-day is withheld until it arrives. Deliver the pit "
-        "terminal's opening event."
+        "the game and rules; the table-day is withheld until it arrives. The day's head is "
+        f"missing: T09-pit starts at seq 2 (1 event(s) missing before {first.payload_type} "
+        f"{first.event_id}). Find and deliver the pit terminal's opening event and the events "
+        "before these, then replay the table-day."
     )
     assert (result.rounds, result.settlements, result.event_count) == ([], [], len(events))
 

@@ -91,17 +91,17 @@ def test_an_event_arriving_late_starts_the_machine_over() -> None:
     assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
 
 
-@pytest.mark.rule("NJ-DATA-GAP")
+@pytest.mark.rule("NJ-DATA-HEAD-MISSING")
 def test_a_day_without_its_opening_is_withheld_until_it_arrives() -> None:
-    """N.J.A.C. 19:47-3.7-3.10: NJ-DATA-GAP until the TableOpened event naming the rules
-    arrives; then the day replays as a whole."""
+    """N.J.A.C. 19:47-3.7-3.10: NJ-DATA-HEAD-MISSING until the TableOpened event naming the
+    rules (the pit terminal's seq 1) arrives; then the day replays as a whole."""
     events = delivered("none", "T03")
     opening, rest = events[0], events[1:]
     assert opening.payload_type == "TableOpened"
     live = LiveReplay("T03", CATALOG)
     live.add(rest)
     assert live.result() == replay_table("T03", rest, CATALOG)
-    assert [f.code for f in live.result().findings] == ["NJ-DATA-GAP"]
+    assert [f.code for f in live.result().findings] == ["NJ-DATA-HEAD-MISSING"]
     live.add([opening])
     assert live.result() == replay_table("T03", [*rest, opening], CATALOG)
 
