@@ -132,6 +132,10 @@ class TableReplay:
         self.round: RoundState | None = None
         self.incomplete: set[str] = set()
         self.deferred: dict[int, SeatBalance] = {}
+        self.deferred_unknown_after: str | None = None
+        """The first incomplete round of the shoe: from it on, the seats' deferred balances
+        may lack events that were lost, so findings about them are withheld until the next
+        shoe starts with every balance settled (3.3(c)2)."""
         self.seated: dict[int, str | None] = {}
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
@@ -246,7 +250,10 @@ class TableReplay:
     def feed(self, events: list[TableEvent]) -> None:
         """Apply events in the sequencer's order; ``self.incomplete`` must already hold the
         rounds the sequencer found incomplete."""
+        incomplete = self.incomplete
         for event in events:
+            if incomplete and self.deferred_unknown_after is None and event.round_id in incomplete:
+                self.deferred_unknown_after = event.round_id
             handler = _HANDLERS.get(event.payload_type)
             if handler is not None:
                 handler(self, event)
@@ -309,6 +316,7 @@ class TableReplay:
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:
         self._close_round()
+        self.deferred_unknown_after = None
         rules = self.require_rules()
         self.shoe = ShoeState(str(e.get("shoe_id")), e, int(e.get("cards_in_shoe")))
         self.summary.shoes += 1
@@ -618,7 +626,7 @@ class TableReplay:
         amount = int(e.get("amount_cents"))
         balance = self.deferred.get(seat)
         owed = balance.cents if balance else 0
-        if amount > owed:
+        if amount > owed and self.deferred_unknown_after is None:
             self.find(
                 "deferred_deadline",
                 Severity.CRITICAL,
@@ -648,7 +656,7 @@ class TableReplay:
         documented = self.forms.issued(e)
         if seat is not None and int(seat) in self.deferred:
             balance = self.deferred[int(seat)]
-            if documented != balance.cents:
+            if documented != balance.cents and self.deferred_unknown_after is None:
                 self.find(
                     "PB-3.3c3-COMP-FORM",
                     Severity.CRITICAL,
@@ -684,6 +692,12 @@ class TableReplay:
         balance = self.deferred.get(seat)
         if balance is None or balance.cents == 0:
             return
+        if self.deferred_unknown_after is None:
+            self._deadline_missed(seat, why, e, balance)
+        self.summary.vig_uncollected_cents += balance.cents
+        self._write_off(seat, e, balance)
+
+    def _deadline_missed(self, seat: int, why: str, e: TableEvent, balance: SeatBalance) -> None:
         self.find(
             "deferred_deadline",
             Severity.CRITICAL,
@@ -696,7 +710,9 @@ class TableReplay:
             event_ids=(*balance.event_ids, e.event_id),
             between_rounds=True,
         )
-        self.summary.vig_uncollected_cents += balance.cents
+
+    def _write_off(self, seat: int, e: TableEvent, balance: SeatBalance) -> None:
+        """The balance left at a deadline is uncollected vigorish without a Form."""
         self._vig_row(
             replace(
                 e,

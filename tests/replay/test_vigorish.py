@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pipeline.replay.findings import Severity
-from tests.replay.builder import only, table
+from tests.replay.builder import codes, only, table
 
 BANKER_7_6: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S"}
 TIE_7: dict[str, Any] = {"player": "4H 3C", "banker": "2D 5S"}
@@ -450,3 +450,36 @@ def test_more_deferred_vigorish_paid_than_marked() -> None:
         (paid,),
     )
     assert f.message == "Seat 3 paid $10.00 of deferred vigorish but only $5.25 was marked."
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE", "NJ-DATA-GAP")
+def test_a_lost_deferral_accuses_no_one_of_collecting_it() -> None:
+    """NJ-DATA-GAP with PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2 and (c)4: when the
+    VigDeferred event was lost (a damaged block: a seq gap), the later collection of that
+    deferred vigorish looks like more than was marked. The balance is unknown, so the gap is
+    reported and the deferral checks are withheld until the next shoe, never guessed."""
+    b = table()
+    r = b.round(**DEFERRED)
+    b.round(**BANKER_7_6)
+    b.end_shoe()  # the dealer collects the $5.25 marker before the shoe is completed
+    b.close()
+    lost = b.by_id(r.vig[3])
+    result = b.replay([e for e in b.events if e is not lost])
+    assert "NJ-DATA-GAP" in codes(result)
+    assert not [c for c in codes(result) if "DEFERRED" in c or c.endswith("-VIG")]
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_deferral_checks_resume_with_the_next_shoe_after_a_gap() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2: every balance is settled when a
+    shoe is completed, so a gap in one shoe withholds nothing in the next."""
+    b = table()
+    r = b.round(**DEFERRED)
+    b.end_shoe()
+    b.shoe()
+    b.round(**DEFERRED)
+    b.end_shoe(settle_deferred=False)
+    b.close()
+    lost = b.by_id(r.vig[3])
+    result = b.replay([e for e in b.events if e is not lost])
+    assert codes(result).count("PB-3.3c4-DEFERRED-DEADLINE") == 1
