@@ -11,9 +11,6 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from pipeline.bundle.export import BundleError, export_bundle, file_sha256, verify_bundle
-from pipeline.ledger.store import Ledger, LedgerError
-
 
 def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -42,6 +39,9 @@ def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:
+    from pipeline.bundle.export import BundleError, export_bundle, file_sha256
+    from pipeline.ledger.store import Ledger, LedgerError
+
     try:
         with Ledger(args.db, read_only=True) as ledger:
             path = export_bundle(
@@ -61,6 +61,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
+    from pipeline.bundle.export import verify_bundle
+
     problems = verify_bundle(args.path, expected_sha256=args.expected_sha256)
     for problem in problems:
         print(problem)
