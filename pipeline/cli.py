@@ -91,7 +91,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         from pipeline.simulate.sinks import simulate_to_files
 
         written = simulate_to_files(
-            args.tables, args.hours, args.seed, rates, args.date, args.out, catalog
+            args.tables, args.hours, args.seed, rates, args.date, args.out, catalog, args.workers
         )
         print(
             f"wrote {len(written.paths)} table files ({written.bytes / 1e6:.1f} MB) under "
@@ -517,6 +517,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument(
         "--date", type=date.fromisoformat, default=_yesterday(), help="gaming date (YYYY-MM-DD)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        help="processes emulating and writing tables at once (default: one per core, at most "
+        "one per table); the files do not depend on it",
     )
     p.add_argument("--kafka", metavar="BOOTSTRAP", help="publish to Kafka instead of files")
     p.add_argument("--topic", default="table-events")
