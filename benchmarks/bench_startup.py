@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -91,6 +92,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     result = measure(2 if args.smoke else args.repeat)
+    # Wall time of a short process tracks how busy the machine is; CPU time much less so.
+    result["load_average_after"] = list(os.getloadavg())
     result["command"] = " ".join(["python", "benchmarks/bench_startup.py", *sys.argv[1:]])
     result["note"] = (
         "whole processes, wall and user+system CPU; the CLI as `python -m pipeline` from the "
