@@ -73,6 +73,9 @@ def write_simulation(result: SimulationResult, out_dir: Path, gaming_date: date)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 1:
+        print(f"simulate: --workers {args.workers}: give 1 or more processes", file=sys.stderr)
+        return 2
     rates = parse_faults(args.faults)
     catalog = _catalog(args)
     started = time.perf_counter()
@@ -521,8 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers",
         type=int,
-        help="processes emulating and writing tables at once (default: one per core, at most "
-        "one per table); the files do not depend on it",
+        help="processes emulating and writing table files at once (default: one per core, at "
+        "most one per table); the files do not depend on it",
     )
     p.add_argument("--kafka", metavar="BOOTSTRAP", help="publish to Kafka instead of files")
     p.add_argument("--topic", default="table-events")

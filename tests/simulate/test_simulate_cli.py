@@ -87,3 +87,12 @@ def test_simulate_reports_the_files_it_wrote(
     assert (tmp_path / "faults.jsonl").read_bytes() == (
         one_after_another / "faults.jsonl"
     ).read_bytes()
+
+
+@pytest.mark.parametrize("workers", ["0", "-2"])
+def test_no_workers_is_refused(
+    workers: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _cli(tmp_path, "--workers", workers) == 2
+    assert f"--workers {workers}" in capsys.readouterr().err
+    assert not (tmp_path / "events").exists()
