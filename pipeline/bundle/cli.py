@@ -2,6 +2,8 @@
 
 Wire into :func:`pipeline.cli.build_parser` with ``add_bundle_parser(sub)``.
 Exit codes follow the CLI's: 0 done and intact, 1 the bundle has problems, 2 bad input.
+The commands import the export and the ledger (DuckDB) when they run, so registering them
+costs the main CLI's ``--help`` nothing.
 """
 
 from __future__ import annotations
