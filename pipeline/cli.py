@@ -13,7 +13,11 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+# Only what building the parser needs is imported here. DuckDB, pandas, pyarrow, fastavro,
+# Great Expectations and Kafka load inside the commands that use them, so `--help`, `odds`
+# and `validate-rules` start in a fraction of the time (tests/test_cli_startup.py guards it).
 from pipeline.bundle.acks import ACTIONS, AckJournal, JournalError
 from pipeline.bundle.cli import add_bundle_parser
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
@@ -29,33 +33,20 @@ from pipeline.config.roles import (
     authorize,
     load_roles,
 )
-from pipeline.events import default_codec
-from pipeline.events.convert import to_record
 from pipeline.ingest.errors import ClosedGamingDayError
-from pipeline.ingest.files import ingest_files
-from pipeline.ingest.sources import event_files
-from pipeline.ingest.stage import LoadReport
-from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.oracle.cli import add_odds_parser
-from pipeline.quality.gate import QualityBlockedError
 from pipeline.replay.findings import money
-from pipeline.reports.close import (
-    DayClosedError,
-    ReportsNotWrittenError,
-    SealBrokenError,
-    close_gaming_day,
-    reopen_gaming_day,
-    write_reports,
-)
-from pipeline.reports.groundtruth import compare
 from pipeline.reports.render import CloseResult
-from pipeline.reports.verify import check
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.config import TableRules
-from pipeline.safe_text import file_stem, inside
+from pipeline.safe_text import file_stem, inside, visible
 from pipeline.simulate.faults import parse_faults
-from pipeline.simulate.run import SimulationResult, simulate, write_fault_manifest
 from pipeline.stream.cli import add_merge_shards_parser, add_stream_parser
+
+if TYPE_CHECKING:
+    from pipeline.ingest.stage import LoadReport
+    from pipeline.ledger.store import Ledger
+    from pipeline.simulate.run import SimulationResult
 
 DEFAULT_OUT = Path("out")
 
@@ -67,6 +58,10 @@ def _yesterday() -> date:
 # ---------------------------------------------------------------------- simulate
 def write_simulation(result: SimulationResult, out_dir: Path, gaming_date: date) -> list[Path]:
     """One Avro container file per table per gaming day, plus the fault manifest."""
+    from pipeline.events import default_codec
+    from pipeline.events.convert import to_record
+    from pipeline.simulate.run import write_fault_manifest
+
     codec = default_codec()
     day_dir = out_dir / "events" / gaming_date.isoformat()
     day_dir.mkdir(parents=True, exist_ok=True)
@@ -80,27 +75,39 @@ def write_simulation(result: SimulationResult, out_dir: Path, gaming_date: date)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 1:
+        print(f"simulate: --workers {args.workers}: give 1 or more processes", file=sys.stderr)
+        return 2
     rates = parse_faults(args.faults)
+    catalog = _catalog(args)
     started = time.perf_counter()
-    result = simulate(args.tables, args.hours, args.seed, rates, args.date, _catalog(args))
     if args.kafka:
+        from pipeline.simulate.run import simulate, write_fault_manifest
         from pipeline.stream.producer import publish
 
+        result = simulate(args.tables, args.hours, args.seed, rates, args.date, catalog)
         sent = publish(result, args.kafka, topic=args.topic)
         print(f"published {sent} events to {args.topic} at {args.kafka}")
         write_fault_manifest(args.out, result)
+        events, faults = result.event_count, len(result.faults)
     else:
-        paths = write_simulation(result, args.out, args.date)
-        size = sum(p.stat().st_size for p in paths)
+        # The tables are independent: emulate and write them in worker processes, as the demo
+        # does (same seed, same events and manifest as one after another).
+        from pipeline.simulate.sinks import simulate_to_files
+
+        written = simulate_to_files(
+            args.tables, args.hours, args.seed, rates, args.date, args.out, catalog, args.workers
+        )
         print(
-            f"wrote {len(paths)} table files ({size / 1e6:.1f} MB) under "
+            f"wrote {len(written.paths)} table files ({written.bytes / 1e6:.1f} MB) under "
             f"{args.out / 'events' / args.date.isoformat()}"
         )
+        events, faults = written.events, len(written.faults)
     elapsed = time.perf_counter() - started
     print(
-        f"{result.event_count} events from {args.tables} tables over {args.hours} h in "
-        f"{elapsed:.1f} s ({result.event_count / elapsed:,.0f} events/s); "
-        f"{len(result.faults)} faults injected -> {args.out / 'faults.jsonl'}"
+        f"{events} events from {args.tables} tables over {args.hours} h in "
+        f"{elapsed:.1f} s ({events / elapsed:,.0f} events/s); "
+        f"{faults} faults injected -> {args.out / 'faults.jsonl'}"
     )
     return 0
 
@@ -115,12 +122,17 @@ def ingest_paths(
     allow_unverified: bool = False,
 ) -> LoadReport:
     """Load files into the ledger; what was loaded, in exact counts."""
+    from pipeline.ingest.files import ingest_files
+
     return ingest_files(
         ledger, paths, catalog_path, strict=strict, allow_unverified=allow_unverified
     )
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from pipeline.ingest.sources import event_files
+    from pipeline.ledger.store import Ledger
+
     try:
         paths = [p for given in args.paths for p in event_files(given)]
     except FileNotFoundError as err:
@@ -149,6 +161,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- exceptions
 def cmd_exceptions(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+
     where, params = ["severity_rank >= ?"], [args.min_rank]
     for column, value in (
         ("table_id", args.table),
@@ -182,7 +196,8 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             )
             if r[c] is not None
         )
-        print(f"[{r['severity']}] {r['code']} {where_text}: {r['message']}")
+        # device strings reach a terminal: control characters are shown, never obeyed
+        print(visible(f"[{r['severity']}] {r['code']} {where_text}: {r['message']}"))
     return 0
 
 
@@ -209,6 +224,10 @@ def _print_seal(closed: CloseResult) -> None:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+    from pipeline.quality.gate import QualityBlockedError
+    from pipeline.reports.close import DayClosedError, ReportsNotWrittenError, close_gaming_day
+
     accepting = [Action.ACCEPT_QUALITY_FAILURES] if args.accept_quality_failures else []
     actor = _authorized(args, Action.CLOSE, *accepting)
     if actor is None:
@@ -260,6 +279,9 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+    from pipeline.reports.close import SealBrokenError, write_reports
+
     with Ledger(args.db, read_only=True) as ledger:
         try:
             written = write_reports(ledger, args.gaming_day, args.out)
@@ -275,6 +297,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_reopen(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+    from pipeline.reports.close import reopen_gaming_day
+
     actor = _authorized(args, Action.REOPEN)
     if actor is None:
         return 2
@@ -297,6 +322,8 @@ def cmd_reopen(args: argparse.Namespace) -> int:
 def cmd_ack(args: argparse.Namespace) -> int:
     """Acknowledge or escalate exceptions from a script, as the dashboards' form does: into
     the ledger's journal, authenticated, by an actor with the analyst role."""
+    from pipeline.ledger.store import Ledger, LedgerError
+
     journal = AckJournal.for_ledger(args.db)
     if not (args.note or "").strip():
         print("ack: --note is required: say why (it is kept with the record)", file=sys.stderr)
@@ -383,6 +410,9 @@ def _re_sign(args: argparse.Namespace, journal: AckJournal) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+    from pipeline.reports.verify import check
+
     with Ledger(args.db, read_only=True) as ledger:
         checked = check(ledger, args.anchors, args.expect_head)
     for problem in checked.problems:
@@ -396,6 +426,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import Ledger
+    from pipeline.reports.groundtruth import compare
+
     with Ledger(args.db, read_only=True) as ledger:
         comparison = compare(ledger, args.manifest)
     if args.json:
@@ -509,6 +542,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument(
         "--date", type=date.fromisoformat, default=_yesterday(), help="gaming date (YYYY-MM-DD)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        help="processes emulating and writing table files at once (default: one per core, at "
+        "most one per table); the files do not depend on it",
     )
     p.add_argument("--kafka", metavar="BOOTSTRAP", help="publish to Kafka instead of files")
     p.add_argument("--topic", default="table-events")

@@ -47,11 +47,12 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import IO, Any
-
-import duckdb
+from typing import IO, TYPE_CHECKING, Any
 
 from pipeline.config.keys import authentic, authenticate
+
+if TYPE_CHECKING:  # only annotations: the CLI imports this module for `ack --help`
+    import duckdb
 
 ACKNOWLEDGE = "ACKNOWLEDGE"
 ESCALATE = "ESCALATE"

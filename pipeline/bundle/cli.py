@@ -2,6 +2,8 @@
 
 Wire into :func:`pipeline.cli.build_parser` with ``add_bundle_parser(sub)``.
 Exit codes follow the CLI's: 0 done and intact, 1 the bundle has problems, 2 bad input.
+The commands import the export and the ledger (DuckDB) when they run, so registering them
+costs the main CLI's ``--help`` nothing.
 """
 
 from __future__ import annotations
@@ -10,9 +12,6 @@ import argparse
 import sys
 from datetime import date
 from pathlib import Path
-
-from pipeline.bundle.export import BundleError, export_bundle, file_sha256, verify_bundle
-from pipeline.ledger.store import Ledger, LedgerError
 
 
 def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,6 +41,9 @@ def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:
+    from pipeline.bundle.export import BundleError, export_bundle, file_sha256
+    from pipeline.ledger.store import Ledger, LedgerError
+
     try:
         with Ledger(args.db, read_only=True) as ledger:
             path = export_bundle(
@@ -61,6 +63,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
+    from pipeline.bundle.export import verify_bundle
+
     problems = verify_bundle(args.path, expected_sha256=args.expected_sha256)
     for problem in problems:
         print(problem)

@@ -25,7 +25,6 @@ from typing import Any
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.ingest.errors import TransientError
-from pipeline.ledger.store import LedgerError
 from pipeline.stream.settings import KafkaSettings, KafkaSettingsError, env_var
 
 EX_TEMPFAIL = 75
@@ -90,6 +89,7 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
 
 
 def cmd_stream(args: argparse.Namespace) -> int:
+    from pipeline.ledger.store import LedgerError
     from pipeline.stream.consumer import BatchReport, run_consumer
     from pipeline.stream.ledgers import ShardDirectory
 
@@ -182,7 +182,7 @@ def add_merge_shards_parser(
 
 
 def cmd_merge_shards(args: argparse.Namespace) -> int:
-    from pipeline.ledger.store import Ledger
+    from pipeline.ledger.store import Ledger, LedgerError
     from pipeline.stream.shards import NoShardsError, merge_partition_shards
 
     if not args.shard_dir.is_dir():

@@ -392,6 +392,21 @@ def test_a_blocked_close_names_hostile_tables_without_obeying_them(tmp_path: Pat
     assert "'../T02\\x1b\\u202e=cmd'" in close.err  # the table is named, escaped
 
 
+def test_the_exceptions_command_shows_control_characters_never_sends_them(
+    day: HostileDay,
+) -> None:
+    """A terminal obeys ESC sequences and bidi overrides: the exception list prints them as
+    visible symbols."""
+    listed = _run(["exceptions", "--db", str(day.db), "--limit", "100000"])
+    assert listed.code == 0, listed.err
+    with Ledger(day.db, read_only=True) as ledger:
+        printed = ledger.con.execute(
+            "SELECT table_id, round_id, message FROM exceptions"
+        ).fetchall()
+    assert any(_invisible(str(value)) for row in printed for value in row)  # not vacuous
+    assert _invisible(listed.out) == set()
+
+
 def test_a_shard_path_is_an_sql_string_not_sql(tmp_path: Path) -> None:
     """``ATTACH`` takes no parameters: a shard directory named with a quote is quoted, a
     NUL is refused, and nothing else is executed."""
