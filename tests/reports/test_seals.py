@@ -758,3 +758,58 @@ def test_a_close_to_a_place_it_cannot_write_seals_nothing(
     assert "nothing was sealed" in capsys.readouterr().err
     with Ledger(db, read_only=True) as ledger:
         assert seal_log(ledger.con) == []
+
+
+def test_a_close_killed_at_any_moment_is_recovered_by_report_or_a_new_close(
+    loaded: Path, tmp_path: Path
+) -> None:
+    """kill -9 of a real `baccarat-audit close` at moments spread over its run (quality gate,
+    seal, anchor, reports): afterwards the day is either not sealed, and closing it again
+    works, or sealed, and `report` completes its anchor line and files; either way verify is
+    intact. The moments are fractions of an uninterrupted close's duration, measured first."""
+    import random
+    import subprocess
+    import sys
+    import time
+
+    cli = [sys.executable, "-m", "pipeline.cli"]
+
+    def command(directory: Path, *extra: str) -> list[str]:
+        return [*cli, *extra, "--db", str(directory / LEDGER), "--gaming-day", str(DAY)]
+
+    def closing(directory: Path) -> list[str]:
+        return [
+            *command(directory, "close"),
+            *("--out", str(directory / "reports"), "--actor", "demo-controller"),
+            *("--accept-quality-failures", ACCEPT),
+        ]
+
+    def finished(args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, capture_output=True, text=True, timeout=600, check=False)
+
+    reference = copy(loaded, tmp_path / "reference")
+    started = time.monotonic()
+    assert finished(closing(reference)).returncode in (0, 1)
+    duration = time.monotonic() - started
+    chance = random.Random(11)
+    killed = 0
+    for attempt, fraction in enumerate(sorted(chance.uniform(0.2, 0.95) for _ in range(3))):
+        directory = copy(loaded, tmp_path / f"killed-{attempt}")
+        process = subprocess.Popen(
+            closing(directory), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(fraction * duration)
+        process.kill()
+        killed += process.wait() == -9
+        with Ledger(directory / LEDGER, read_only=True) as ledger:
+            sealed = [e.action for e in seal_log(ledger.con)] == ["CLOSE"]
+        recovery = (
+            finished([*command(directory, "report"), "--out", str(directory / "reports")])
+            if sealed
+            else finished(closing(directory))
+        )
+        assert recovery.returncode in (0, 1), (fraction, sealed, recovery.stderr)
+        checked = finished([*cli, "verify", "--db", str(directory / LEDGER)])
+        assert checked.returncode == 0, (fraction, sealed, checked.stdout)
+        assert (directory / "reports" / f"close-{DAY}.html").exists()
+    assert killed >= 2, "the moments chosen fell after the close had ended"
