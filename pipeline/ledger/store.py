@@ -50,6 +50,10 @@ from pipeline.safe_text import sql_literal
 DATE_FIELDS = frozenset({"gaming_date"})
 
 
+CLOSED_GAMING_DAY = "CLOSED_GAMING_DAY"
+"""The dead-letter reason of an event that arrived for a gaming day already closed."""
+
+
 class LedgerError(RuntimeError):
     """The ledger file cannot be used as it is; the message says why and what to do."""
 
@@ -567,19 +571,55 @@ class Ledger:
             batch = self._read_shard()
         finally:
             self.con.execute("DETACH shard")
-        return self.merge_batch(batch)
+        merged = self.merge_batch(batch)
+        # Events held while their day was closed, now delivered: their dead letters are
+        # resolved, unless a closed day's seal holds them (they stay as that day sealed them).
+        self.con.execute(
+            """
+            UPDATE dead_letters SET resolved_at = now()::TIMESTAMP, resolved_by = ?
+            WHERE reason = ? AND resolved_at IS NULL
+              AND (received_on IS NULL OR NOT list_contains(?::DATE[], received_on))
+              AND (source, position) IN (SELECT source, position FROM deliveries)
+            """,
+            [f"merge of {shard.name}", CLOSED_GAMING_DAY, sorted(self.closed_days())],
+        )
+        return merged
 
     def _read_shard(self) -> LedgerBatch:
+        """The attached shard's rows as a batch. Its deliveries for a gaming day the ledger
+        has closed, and does not hold yet, are held apart as ``CLOSED_GAMING_DAY`` dead
+        letters (the event as JSON for bytes): a closed day's sealed rows must not change,
+        and nothing may be lost. After the day is reopened, the next merge adds them."""
+
         def read(sql: str, params: Sequence[Any] = ()) -> pa.Table:
             return self.con.sql(sql, params=list(params)).to_arrow_table()
 
+        closed = [sorted(self.closed_days())]
+        open_days = "NOT list_contains(?::DATE[], gaming_date)"
         days = self.con.execute(
-            "SELECT DISTINCT table_id, gaming_date FROM shard.deliveries"
+            f"SELECT DISTINCT table_id, gaming_date FROM shard.deliveries WHERE {open_days}",
+            closed,
         ).fetchall()
         rows_of = [t for t in DERIVED_TABLES if t != "table_day_win"]
+        held = read(
+            """
+            SELECT s.source, s.position, ? AS reason,
+                   format('event {} (table {}, device {}, seq {}) belongs to gaming day {}, '
+                          'which is closed; reopen the day and merge the shards again to add '
+                          'it', s.event_id, s.table_id, s.device_id, s.seq, s.gaming_date)
+                       AS detail,
+                   s.device_id, encode(s.fields_json) AS raw_bytes, NULL::DATE AS received_on,
+                   NULL::TIMESTAMP AS resolved_at, NULL::VARCHAR AS resolved_by
+            FROM shard.deliveries s
+            ANTI JOIN deliveries d USING (source, event_id, seq, occurrence)
+            WHERE list_contains(?::DATE[], s.gaming_date)
+            """,
+            [CLOSED_GAMING_DAY, *closed],
+        )
+        dead = read("SELECT * FROM shard.dead_letters")
         return LedgerBatch(
-            deliveries=read("SELECT * FROM shard.deliveries"),
-            dead_letters=read("SELECT * FROM shard.dead_letters"),
+            deliveries=read(f"SELECT * FROM shard.deliveries WHERE {open_days}", closed),
+            dead_letters=pa.concat_tables([dead, held.cast(dead.schema)]),
             input_files=read("SELECT * FROM shard.input_files"),
             derived={
                 (str(t), d): {

@@ -69,7 +69,7 @@ from pipeline.ingest.errors import TransientError
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, LoadReport, load_batch
-from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
+from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger, gaming_date_of
 from pipeline.rules.config import TableRules
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
@@ -93,7 +93,7 @@ killed merge keeps it waiting until someone removes the request file)."""
 REASON_NO_VALUE = "NO_VALUE"
 REASON_KEY_MISMATCH = "KEY_MISMATCH"
 REASON_INVALID_EVENT = "INVALID_EVENT"
-REASON_CLOSED_GAMING_DAY = "CLOSED_GAMING_DAY"
+REASON_CLOSED_GAMING_DAY = CLOSED_GAMING_DAY
 
 
 class FaultPoint:

@@ -19,13 +19,14 @@ from pipeline.events.convert import from_record, to_record
 from pipeline.events.model import TableEvent
 from pipeline.ingest.errors import TransientError
 from pipeline.ingest.stage import load_batch
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger
+from pipeline.reports.close import close_gaming_day, reopen_gaming_day, verify
 from pipeline.rules.config import TableRules
 from pipeline.simulate.run import SimulationResult
 from pipeline.stream.ledgers import merge_request_path, shard_path
 from pipeline.stream.retry import Backoff
 from pipeline.stream.shards import NoShardsError, merge_partition_shards
-from pipeline.stream.verify import ledger_snapshot
+from pipeline.stream.verify import COMPARED_TABLES, diff_ledgers, ledger_snapshot
 
 TOPIC = "table-events"
 GROUP = "auditors"
@@ -99,6 +100,52 @@ def test_merging_is_idempotent_as_shards_grow(
     assert first.deliveries + grown.deliveries == small_day.event_count
     assert sum(offsets.values()) == small_day.event_count
     assert_same_ledger(db, file_ledger)
+
+
+def test_a_closed_day_takes_nothing_from_a_shard_until_it_is_reopened(
+    small_day: SimulationResult,
+    file_ledger: Path,
+    catalog: Mapping[str, TableRules],
+    tmp_path: Path,
+) -> None:
+    """Late events for a closed day, merged from a partition shard, are held apart as
+    CLOSED_GAMING_DAY dead letters (nothing lost, the seal intact); once the day is reopened,
+    the next merge adds them, resolving those dead letters, and the ledger equals the one
+    loaded from files."""
+    shards, db, reports = tmp_path / "shards", tmp_path / "merged.duckdb", tmp_path / "reports"
+    _stream_into_shards(small_day, shards, catalog, (0.0, 0.5))
+    actor, actor_source = "demo-controller", "test"
+    with Ledger(db) as ledger:
+        merge_partition_shards(ledger, shards, catalog)
+        (day,) = {d for _, d in ledger.table_days()}
+        close_gaming_day(
+            ledger,
+            day,
+            reports,
+            actor=actor,
+            actor_source=actor_source,
+            accept_quality_failures="half a day",
+        )
+        sealed = ledger_snapshot(ledger)
+    _stream_into_shards(small_day, shards, catalog, (0.5, 1.0))
+    with Ledger(db) as ledger:
+        merge_partition_shards(ledger, shards, catalog)
+        held = ledger.con.execute(
+            "SELECT count(*) FROM dead_letters WHERE reason = ? AND detail LIKE ?",
+            [CLOSED_GAMING_DAY, f"%belongs to gaming day {day}, which is closed%"],
+        ).fetchone()
+        assert verify(ledger) == []
+        assert ledger_snapshot(ledger)["deliveries"] == sealed["deliveries"]
+        reopen_gaming_day(ledger, day, "late events held", actor=actor, actor_source=actor_source)
+        merge_partition_shards(ledger, shards, catalog)
+        open_letters = ledger.con.execute(
+            "SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL"
+        ).fetchone()
+    assert held is not None and held[0] > 0
+    assert held[0] == small_day.event_count - sum(sealed["deliveries"].values())
+    assert open_letters == (0,)
+    rows = [table for table in COMPARED_TABLES if table != "dead_letters"]
+    assert diff_ledgers(ledger_snapshot(file_ledger, rows), ledger_snapshot(db, rows)) == []
 
 
 def _hold_lock(ledger: Path, seconds: float) -> subprocess.Popen[str]:
