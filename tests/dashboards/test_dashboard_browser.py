@@ -103,8 +103,8 @@ def test_exception_queue_in_chromium(
         str(chosen["message"]),
         str(chosen["section"]),
         statement,
+        f"{len(rows)} of {len(rows)}",  # the metric paints last on a loaded machine
     )
-    assert f"{len(rows)} of {len(rows)}" in text.replace("\n", " ")
     assert f"Table {chosen['table_id']}" in text.replace("\n", " ")
     assert "Evidence: the events this exception rests on" in text
     browser.screenshot(shots / "exception-queue.png")
