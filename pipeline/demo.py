@@ -72,7 +72,7 @@ def run_demo(args: argparse.Namespace) -> int:
         f"collected {money(totals['vig_collected_cents'])}, complimentary (Forms) "
         f"{money(totals['comp_vig_cents'])}; {audit.close.blocking} blocking exceptions"
     )
-    print(f"   report {audit.close.files[-1]} (chain {audit.close.chain_sha256[:16]})")
+    print(f"   report {audit.close.files[-1]} (seal link {audit.close.chain_sha256[:16]})")
     quality = audit.close.report["quality"]
     print(
         f"   data quality (checked before the close): {quality['verdict']} "
