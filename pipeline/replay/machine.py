@@ -134,8 +134,9 @@ class TableReplay:
         self.deferred: dict[int, SeatBalance] = {}
         self.deferred_unknown_after: str | None = None
         """The first incomplete round of the shoe: from it on, the seats' deferred balances
-        may lack events that were lost, so findings about them are withheld until the next
-        shoe starts with every balance settled (3.3(c)2)."""
+        may lack events that were lost, so a finding about them cannot be confirmed; it is
+        reported as such, not as a critical one, until the next shoe starts with every
+        balance settled (3.3(c)2)."""
         self.seated: dict[int, str | None] = {}
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
@@ -626,12 +627,12 @@ class TableReplay:
         amount = int(e.get("amount_cents"))
         balance = self.deferred.get(seat)
         owed = balance.cents if balance else 0
-        if amount > owed and self.deferred_unknown_after is None:
+        if amount > owed:
             self.find(
                 "deferred_deadline",
-                Severity.CRITICAL,
+                self._deferral_severity(),
                 f"Seat {seat} paid {money(amount)} of deferred vigorish but only "
-                f"{money(owed)} was marked.",
+                f"{money(owed)} was marked.{self._deferral_caveat()}",
                 seat=seat,
                 expected=owed,
                 actual=amount,
@@ -656,12 +657,13 @@ class TableReplay:
         documented = self.forms.issued(e)
         if seat is not None and int(seat) in self.deferred:
             balance = self.deferred[int(seat)]
-            if documented != balance.cents and self.deferred_unknown_after is None:
+            if documented != balance.cents:
                 self.find(
                     "PB-3.3c3-COMP-FORM",
-                    Severity.CRITICAL,
+                    self._deferral_severity(),
                     f"Form {e.get('serial')} documents {money(documented)} for seat "
-                    f"{seat} but {money(balance.cents)} of vigorish was deferred there.",
+                    f"{seat} but {money(balance.cents)} of vigorish was deferred there."
+                    f"{self._deferral_caveat()}",
                     seat=int(seat),
                     expected=balance.cents,
                     actual=documented,
@@ -686,33 +688,40 @@ class TableReplay:
         self.forms.duplicate(e)
 
     # ------------------------------------------------------------------ deferred deadlines
+    def _deferral_severity(self) -> Severity:
+        """A deferred-vigorish difference is critical, unless events of the shoe were lost
+        (then it may be theirs, and it cannot be confirmed)."""
+        return Severity.CRITICAL if self.deferred_unknown_after is None else Severity.MEDIUM
+
+    def _deferral_caveat(self) -> str:
+        if self.deferred_unknown_after is None:
+            return ""
+        return (
+            f" This cannot be confirmed: round {self.deferred_unknown_after} of this shoe lost "
+            "events (NJ-DATA-GAP), which may hold the missing deferral or collection; deliver "
+            "them and replay the table-day."
+        )
+
     def _deadline(self, seat: int, why: str, e: TableEvent) -> None:
         """3.3(c)2 and (c)4: deferred vigorish is collected or documented when the shoe is
         completed or the patron leaves, whichever is first."""
         balance = self.deferred.get(seat)
         if balance is None or balance.cents == 0:
             return
-        if self.deferred_unknown_after is None:
-            self._deadline_missed(seat, why, e, balance)
-        self.summary.vig_uncollected_cents += balance.cents
-        self._write_off(seat, e, balance)
-
-    def _deadline_missed(self, seat: int, why: str, e: TableEvent, balance: SeatBalance) -> None:
         self.find(
             "deferred_deadline",
-            Severity.CRITICAL,
+            self._deferral_severity(),
             f"Seat {seat} still owed {money(balance.cents)} of deferred vigorish when "
             f"{why}; it must be collected or documented on a Complimentary Vigorish Form "
-            "first (N.J.A.C. 19:47-3.3(c)4). Treat it as uncollected without a form.",
+            "first (N.J.A.C. 19:47-3.3(c)4). Treat it as uncollected without a form."
+            f"{self._deferral_caveat()}",
             seat=seat,
             expected=balance.cents,
             actual=0,
             event_ids=(*balance.event_ids, e.event_id),
             between_rounds=True,
         )
-
-    def _write_off(self, seat: int, e: TableEvent, balance: SeatBalance) -> None:
-        """The balance left at a deadline is uncollected vigorish without a Form."""
+        self.summary.vig_uncollected_cents += balance.cents
         self._vig_row(
             replace(
                 e,
