@@ -43,7 +43,13 @@ from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
-from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
+from pipeline.rules.irregularities import (
+    ErrorCardFate,
+    card_after_stay,
+    disclosed_card_discards,
+    face_up_in_shoe_discards,
+    unauthorized_player_third_card,
+)
 from pipeline.rules.outcome import RoundOutcome, outcome_of
 from pipeline.rules.roles import (
     BancoKind,
@@ -58,6 +64,14 @@ from pipeline.rules.shoe import burned_cards, shoe_problems
 
 HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
 
+ERROR_CARD_SUBJECTS = {
+    "PLAYER_THIRD_CARD_UNAUTHORIZED": "unauthorized_third",
+    "BANKER_EXTRA_CARD": "drawn_in_error",
+}
+"""Irregularities reported during a round about one card dealt in error: the round goes on
+with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). A card
+the Banker's Hand was not entitled to is a card drawn in error."""
+
 
 class UnknownRulesError(LookupError):
     """A table opened under a rules id the catalog does not hold."""
@@ -69,6 +83,7 @@ class DealtCard:
     hand: str
     position: int
     event_id: str
+    face_up: bool = True
 
 
 @dataclass
@@ -92,6 +107,29 @@ class RoundState:
     voided: TableEvent | None = None
     cut_card: TableEvent | None = None
     bank: list[TableEvent] = field(default_factory=list)
+    error_card: ErrorCard | None = None
+
+
+@dataclass
+class ErrorCard:
+    """A card dealt in error during the round, reported and moved where the regulation sends
+    it; ``as_dealt`` are the round's cards before the move, to recognise a round settled as if
+    nothing had happened."""
+
+    report: TableEvent
+    card: DealtCard
+    fate: ErrorCardFate
+    subject: str
+    as_dealt: tuple[DealtCard, ...]
+
+
+@dataclass
+class CarriedCard:
+    """A card that must open the next hand of play (3.12(a)-(b), 4.12(g), 7.11(a)-(b))."""
+
+    report: TableEvent
+    subject: str
+    position: int
 
 
 @dataclass
@@ -145,7 +183,7 @@ class TableReplay:
         self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
         self.suivi_seat: int | None = None
         self.after_voluntary_pass = False
-        self.drawn_in_error: TableEvent | None = None
+        self.carried: CarriedCard | None = None
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -340,7 +378,13 @@ class TableReplay:
 
     def on_CardDealt(self, e: TableEvent) -> None:
         card = Card(Rank[str(e.get("rank"))], Suit[str(e.get("suit"))])
-        dealt = DealtCard(card, str(e.get("hand")), int(e.get("position")), e.event_id)
+        dealt = DealtCard(
+            card,
+            str(e.get("hand")),
+            int(e.get("position")),
+            e.event_id,
+            e.get("face_up") is not False,
+        )
         if self.shoe is not None:
             self.shoe.last_position = max(self.shoe.last_position, dealt.position)
         if dealt.hand == "BURN":
@@ -348,32 +392,74 @@ class TableReplay:
                 self.shoe.burn_cards.append(dealt)
             return
         self._check_burn()
+        rnd = self.round
+        if rnd is not None and rnd.error_card is not None and self._after_error_card(rnd, dealt):
+            return
         if dealt.hand == "DISCARD":
             if self.irregularity is not None:
                 self.irregularity.discards.append(dealt)
             return
-        if self.round is None or self.round.round_id != e.round_id:
+        if rnd is None or rnd.round_id != e.round_id:
             self._unattributable(e)
             return
-        if self.irregularity is not None and not self.round.simulated:
+        if self.irregularity is not None and not rnd.simulated and rnd.error_card is None:
             self._close_irregularity(None)
-        if self.drawn_in_error is not None and not self.round.simulated:
-            self._check_drawn_in_error(dealt)
-        self.round.cards.append(dealt)
+        carried = self.carried
+        if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
+            self._check_carried(carried, dealt)
+        rnd.cards.append(dealt)
 
-    def _check_drawn_in_error(self, first: DealtCard) -> None:
-        """3.12(b): the card drawn in error (undisclosed) opens the next hand of play."""
-        report, self.drawn_in_error = self.drawn_in_error, None
-        assert report is not None
-        if first.position != int(report.get("position")):
+    def _check_carried(self, carried: CarriedCard, first: DealtCard) -> None:
+        """3.12(a)-(b), 4.12(g), 7.11(a)-(b): the card dealt or drawn in error (undisclosed)
+        opens the next hand of play."""
+        self.carried = None
+        if first.position != carried.position:
+            code = code_for(self.game, carried.subject)
             self.find(
-                "PB-3.12b-DRAWN-IN-ERROR",
+                code,
                 Severity.MEDIUM,
-                f"The card drawn in error at shoe position {report.get('position')} was not "
-                f"the first card of the next hand (it began at position {first.position}); "
-                "N.J.A.C. 19:47-3.12(b).",
-                event_ids=(report.event_id, first.event_id),
+                f"The card {self._error_what(carried.report)} at shoe position "
+                f"{carried.position} was not the first card of the next hand (it began at "
+                f"position {first.position}); {rule(code).citation}.",
+                event_ids=(carried.report.event_id, first.event_id),
             )
+
+    @staticmethod
+    def _error_what(report: TableEvent) -> str:
+        kind = str(report.get("kind"))
+        if kind == "PLAYER_THIRD_CARD_UNAUTHORIZED":
+            return "dealt to the Player's Hand without authorization"
+        if kind == "BANKER_EXTRA_CARD":
+            return "dealt to the Banker's Hand in excess"
+        return "drawn in error"
+
+    def _after_error_card(self, rnd: RoundState, dealt: DealtCard) -> bool:
+        """After a card dealt in error became the Banker's third card (3.12(a), 4.12(e)-(f),
+        7.11(a)): the Banker takes no other card and the card is not discarded. Returns whether
+        ``dealt`` is consumed here (the shoe reading the moved card again, or a card the
+        regulation does not let into the round)."""
+        error = rnd.error_card
+        assert error is not None
+        if error.fate is not ErrorCardFate.BANKER_THIRD_CARD:
+            return False
+        if dealt.position == error.card.position and dealt.hand == "BANKER":
+            return True  # the card read again where the dealer placed it
+        if dealt.hand == "BANKER":
+            where = f"the Banker's Hand took another card ({dealt.card}) instead"
+        elif dealt.hand == "DISCARD" and dealt.position == error.card.position:
+            where = "it was discarded instead"
+        else:
+            return False
+        code = code_for(self.game, error.subject)
+        self.find(
+            code,
+            Severity.HIGH,
+            f"The card {self._error_what(error.report)} ({error.card.card}, position "
+            f"{error.card.position}) becomes the Banker's third card, because the Banker's "
+            f"Hand must draw ({rule(code).citation}); {where}.",
+            event_ids=(error.report.event_id, error.card.event_id, dealt.event_id),
+        )
+        return True
 
     def _unattributable(self, e: TableEvent) -> None:
         """An event of a round that is not the one in play (its RoundStarted was lost or came
@@ -425,13 +511,17 @@ class TableReplay:
 
     # ------------------------------------------------------------------ irregularities
     def on_IrregularityReported(self, e: TableEvent) -> None:
+        kind = str(e.get("kind"))
+        rnd = self.round
+        if kind in ERROR_CARD_SUBJECTS and rnd is not None and rnd.round_id == e.round_id:
+            self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind])
+            return
         self._close_round()
         self._close_irregularity(None)
         rules = self.require_rules()
-        kind = str(e.get("kind"))
         if kind == "CARD_DRAWN_IN_ERROR" and e.get("position") is not None:
             # 3.12(b): an undisclosed card drawn in error is the next hand's first card.
-            self.drawn_in_error = e
+            self.carried = CarriedCard(e, "drawn_in_error", int(e.get("position")))
             return
         rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
         if rank is None:
@@ -440,18 +530,86 @@ class TableReplay:
             expected: int | None = face_up_in_shoe_discards(rank)
         elif kind == "CARD_DISCLOSED_IN_ERROR":
             expected = disclosed_card_discards(rules, rank)
-            reported = e.get("procedure")
-            if reported is not None and reported != rules.disclosed_card_procedure.name:
-                self.find(
-                    "disclosed",
-                    Severity.MEDIUM,
-                    f"The dealer followed {reported} but the casino pre-selected "
-                    f"{rules.disclosed_card_procedure.name} for a disclosed card.",
-                    event_ids=(e.event_id,),
-                )
+            self._check_reported_procedure(rules, e)
         else:
             return
         self.irregularity = Irregularity(e, expected)
+
+    def _check_reported_procedure(self, rules: TableRules, e: TableEvent) -> None:
+        reported = e.get("procedure")
+        if reported is not None and reported != rules.disclosed_card_procedure.name:
+            self.find(
+                "disclosed",
+                Severity.MEDIUM,
+                f"The dealer followed {reported} but the casino pre-selected "
+                f"{rules.disclosed_card_procedure.name} for a disclosed card.",
+                event_ids=(e.event_id,),
+            )
+
+    def _error_card(self, rnd: RoundState, e: TableEvent, subject: str) -> None:
+        """A card dealt in error during the round: the round goes on, with the card where the
+        regulation sends it.
+
+        - An unauthorized third card to the Player's Hand (3.12(a), 7.11(a)), or in Chemin de
+          Fer a card to the Dominant Player after "Stay" (4.12(e)): the Banker's third card if
+          the Banker's Hand must draw (in Chemin de Fer also when it may), else the next
+          hand's first card, or if disclosed the pre-selected procedure of 3.12(c), 4.12(h),
+          7.11(c).
+        - A card the Banker's Hand was not entitled to is a card drawn in error (3.12(b),
+          4.12(g), 7.11(b)): the next hand's first card, or if disclosed the (c)/(h) procedure.
+
+        The announcement and settlements are then checked against the corrected hands.
+        """
+        rules = self.require_rules()
+        code = code_for(self.game, subject)
+        position = e.get("position")
+        dealt = next((c for c in reversed(rnd.cards) if c.position == position), None)
+        player = [c for c in rnd.cards if c.hand == "PLAYER"]
+        banker = [c for c in rnd.cards if c.hand == "BANKER"]
+        what = self._error_what(e)
+        expected_hand = player if subject == "unauthorized_third" else banker
+        if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
+            self.find(
+                code,
+                Severity.MEDIUM,
+                f"A card {what} was reported at shoe position {position}, but round "
+                f"{rnd.round_id} has no such card there; the report cannot be applied "
+                f"({rule(code).citation}). Correct the report or the card reading.",
+                event_ids=(e.event_id,),
+            )
+            return
+        p2 = hand_points(c.card for c in player[:2])
+        b2 = hand_points(c.card for c in banker[:2])
+        if subject == "unauthorized_third":
+            if player_rule(self.game, p2, b2) is Draw.DRAW:
+                self.find(
+                    code,
+                    Severity.MEDIUM,
+                    f"The Player's Hand with {p2} (Banker {b2}) was entitled to the card at "
+                    f"position {position}, reported as {what} "
+                    f"({rule(code).citation}); it stays the Player's card. Correct the report.",
+                    event_ids=(e.event_id, dealt.event_id),
+                )
+                return
+            if self.game is Game.CHEMIN_DE_FER:
+                fate = card_after_stay(p2, b2, dealer_called_card=False)
+            else:
+                fate = unauthorized_player_third_card(rules, p2, b2, dealt.face_up)
+        else:
+            fate = (
+                ErrorCardFate.DISCLOSED_PROCEDURE
+                if dealt.face_up
+                else ErrorCardFate.NEXT_HAND_FIRST_CARD
+            )
+        rnd.error_card = ErrorCard(e, dealt, fate, subject, tuple(rnd.cards))
+        rnd.cards.remove(dealt)
+        if fate is ErrorCardFate.BANKER_THIRD_CARD:
+            rnd.cards.append(replace(dealt, hand="BANKER"))
+        elif fate is ErrorCardFate.NEXT_HAND_FIRST_CARD:
+            self.carried = CarriedCard(e, subject, dealt.position)
+        else:
+            self._check_reported_procedure(rules, e)
+            self.irregularity = Irregularity(e, disclosed_card_discards(rules, dealt.card.rank))
 
     def _close_irregularity(self, simulated_round: RoundState | None) -> None:
         """3.12(c)-(d): count what went to the discard rack after the irregular card."""
@@ -468,7 +626,7 @@ class TableReplay:
                     subject,
                     Severity.MEDIUM,
                     "The pre-selected procedure is a simulated round with the disclosed "
-                    "card (N.J.A.C. 19:47-3.12(c)3); none was dealt.",
+                    f"card ({rule(code_for(self.game, subject)).citation}3); none was dealt.",
                     event_ids=ids,
                 )
             return
@@ -861,9 +1019,42 @@ class TableReplay:
         late = self._check_late(rnd)
         self._record_wagers(rnd, late)
         self._check_announcement(rnd, outcome, row)
+        if rnd.error_card is not None:
+            self._check_error_card_kept(rnd.error_card, rnd.announced, outcome)
         self._check_settlements(rules, rnd, outcome)
         if rules.game is Game.CHEMIN_DE_FER:
             self._check_bank(rnd, outcome)
+
+    def _check_error_card_kept(
+        self, error: ErrorCard, announced: TableEvent | None, outcome: RoundOutcome
+    ) -> None:
+        """The round was announced as if the card dealt in error had stayed in the hand it
+        reached: the dealer did not apply 3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)."""
+        player = tuple(c.card for c in error.as_dealt if c.hand == "PLAYER")
+        banker = tuple(c.card for c in error.as_dealt if c.hand == "BANKER")
+        if announced is None or len(banker) > 3:
+            return
+        as_dealt = outcome_of(player, banker)
+        said = (announced.get("player_points"), announced.get("banker_points"))
+        kept = (as_dealt.player_points, as_dealt.banker_points)
+        if said != kept or kept == (outcome.player_points, outcome.banker_points):
+            return
+        code = code_for(self.game, error.subject)
+        goes = {
+            ErrorCardFate.BANKER_THIRD_CARD: "becomes the Banker's third card",
+            ErrorCardFate.NEXT_HAND_FIRST_CARD: "opens the next hand",
+            ErrorCardFate.DISCLOSED_PROCEDURE: "goes by the pre-selected disclosed-card procedure",
+        }[error.fate]
+        self.find(
+            code,
+            Severity.HIGH,
+            f"Round announced {said[0]}-{said[1]}, counting the card "
+            f"{self._error_what(error.report)} ({error.card.card}, position {error.card.position}) in the "
+            f"{HAND_NAMES[error.card.hand]}'s Hand; it {goes} ({rule(code).citation}), which "
+            f"makes the round {outcome.player_points}-{outcome.banker_points} "
+            f"{outcome.winner.value}.",
+            event_ids=(error.report.event_id, error.card.event_id, announced.event_id),
+        )
 
     def _check_void(self, rnd: RoundState) -> None:
         """3.12(e): a round is void only if the shoe cannot complete it."""

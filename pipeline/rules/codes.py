@@ -182,6 +182,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.12e-CARD-AFTER-STAY", "4.12(e)-(f)",
      "A card dealt after \"Stay\" becomes the Banker's if the Banker must (or, under (e), may) "
      "draw."),
+    ("CF-4.12g-DRAWN-IN-ERROR", "4.12(g)",
+     "An undisclosed card drawn in error is the next hand's first card."),
     ("CF-4.12h-DISCLOSED", "4.12(h)",
      "A disclosed card dealt in error is handled by the pre-selected procedure (h)1, (h)2 or "
      "(h)3."),
@@ -212,6 +214,11 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "the first card and its count."),
     ("MB-7.11-IRREGULARITIES", "7.11",
      "Irregularities as in 3.12, with the Minibaccarat disclosed-card choice."),
+    ("MB-7.11a-UNAUTHORIZED-THIRD", "7.11(a)",
+     "An unauthorized Player third card becomes the Banker's third card if the Banker must "
+     "draw by Table 2 of 7.9, else the next hand's first card."),
+    ("MB-7.11b-DRAWN-IN-ERROR", "7.11(b)",
+     "An undisclosed card drawn in error is the next hand's first card."),
     ("MB-7.2d-NO-MORE-BETS", "7.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
     # --- Data integrity: what the devices delivered, not what the dealer did
@@ -247,6 +254,10 @@ _BY_GAME: Mapping[str, tuple[str, str, str]] = {
     "deferred_deadline":  ("PB-3.3c4-DEFERRED-DEADLINE", "CF-4.10c-VIG",
                            "PB-3.3c4-DEFERRED-DEADLINE"),
     "disclosed":          ("PB-3.12c-DISCLOSED", "CF-4.12h-DISCLOSED", "MB-7.11-IRREGULARITIES"),
+    "unauthorized_third": ("PB-3.12a-UNAUTHORIZED-THIRD", "CF-4.12e-CARD-AFTER-STAY",
+                           "MB-7.11a-UNAUTHORIZED-THIRD"),
+    "drawn_in_error":     ("PB-3.12b-DRAWN-IN-ERROR", "CF-4.12g-DRAWN-IN-ERROR",
+                           "MB-7.11b-DRAWN-IN-ERROR"),
     "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11-IRREGULARITIES"),
     "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
                            "PB-3.12e-INSUFFICIENT"),
