@@ -39,7 +39,7 @@ from pipeline.replay.rows import (
 )
 from pipeline.replay.sequencer import Sequenced, sequence
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
-from pipeline.rules.codes import code_for, rule
+from pipeline.rules.codes import code_for, regulates, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
@@ -364,6 +364,8 @@ class TableReplay:
             self.round.cut_card = e
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
+        if not regulates(self.game, "last_hand"):
+            return  # Chemin de Fer: 4.12(g), (j), (k) know the cutting card, not "last hand"
         if self.shoe:
             self.shoe.last_hand_announced = True
         if self.shoe and self.shoe.cut_card_round != e.round_id:
@@ -372,7 +374,7 @@ class TableReplay:
                 Severity.MEDIUM,
                 f'"Last hand" was announced after round {e.round_id} but the cutting '
                 f"card appeared in {self.shoe.cut_card_round or 'no round'} "
-                "(N.J.A.C. 19:47-3.8(e)).",
+                f"({self._citation('last_hand')}).",
                 event_ids=(e.event_id,),
             )
 
@@ -492,7 +494,7 @@ class TableReplay:
             self.find(
                 "burn",
                 Severity.MEDIUM,
-                f"Shoe {shoe.shoe_id}: no card was burned before play (N.J.A.C. 19:47-3.5(e)).",
+                f"Shoe {shoe.shoe_id}: no card was burned before play ({self._citation('burn')}).",
                 event_ids=(shoe.started.event_id,),
             )
             return
@@ -505,7 +507,7 @@ class TableReplay:
                 Severity.MEDIUM,
                 f"Shoe {shoe.shoe_id}: the first card was {first}, so {expected} cards "
                 f"are burned (it and {expected - 1} more, tens and faces count ten, "
-                f"N.J.A.C. 19:47-3.5(e)); {actual} were burned.",
+                f"{self._citation('burn')}); {actual} were burned.",
                 event_ids=tuple(c.event_id for c in shoe.burn_cards),
             )
 
@@ -655,13 +657,14 @@ class TableReplay:
                 self._close_irregularity(None)
         else:
             self._close_irregularity(None)
-        if self.shoe is not None and self.shoe.cut_card_round and not simulated:
+        last_hand_rule = regulates(self.game, "last_hand")
+        if self.shoe is not None and self.shoe.cut_card_round and not simulated and last_hand_rule:
             if self.shoe.rounds_after_cut == 0 and not self.shoe.last_hand_announced:
                 self.find(
                     "last_hand",
                     Severity.MEDIUM,
                     f'The cutting card appeared in {self.shoe.cut_card_round} but "last hand" '
-                    "was not announced before the next round (N.J.A.C. 19:47-3.8(e)).",
+                    f"was not announced before the next round ({self._citation('last_hand')}).",
                     event_ids=(e.event_id,),
                     round_id=self.shoe.cut_card_round,
                 )
@@ -671,8 +674,8 @@ class TableReplay:
                     "last_hand",
                     Severity.MEDIUM,
                     f'Round {e.round_id} was dealt after the "last hand" that followed '
-                    f"the cutting card in {self.shoe.cut_card_round} (N.J.A.C. "
-                    "19:47-3.8(e)).",
+                    f"the cutting card in {self.shoe.cut_card_round} "
+                    f"({self._citation('last_hand')}).",
                     event_ids=(e.event_id,),
                     round_id=e.round_id,
                 )
@@ -833,7 +836,8 @@ class TableReplay:
             Severity.CRITICAL,
             f"Seat {seat} still owed {money(balance.cents)} of deferred vigorish when "
             f"{why}; it must be collected or documented on a Complimentary Vigorish Form "
-            "first (N.J.A.C. 19:47-3.3(c)4). Treat it as uncollected without a form.",
+            f"first ({self._citation('deferred_deadline')}). Treat it as uncollected without a "
+            "form.",
             seat=seat,
             expected=balance.cents,
             actual=0,
@@ -939,7 +943,7 @@ class TableReplay:
                 "CF-4.11a1-BANK-PASS",
                 Severity.HIGH,
                 f"The Banker at seat {seat} lost round {lost_round} but kept the bank "
-                "(N.J.A.C. 19:47-4.11(a)1).",
+                f"({rule('CF-4.11a1-BANK-PASS').citation}).",
                 seat=seat,
                 round_id=lost_round,
                 event_ids=(*lost_evidence, *kept),
@@ -956,12 +960,12 @@ class TableReplay:
             outcome = outcome_of(player, banker)
         elif not incomplete and not rnd.simulated:
             status = "INCOMPLETE"
+            subject = "one_more" if len(player) > 3 or len(banker) > 3 else "deal_order"
             self.find(
-                "one_more" if len(player) > 3 or len(banker) > 3 else "deal_order",
+                subject,
                 Severity.HIGH,
                 f"Round {rnd.round_id} has {len(player)} Player and {len(banker)} Banker "
-                "cards; each hand has two cards and at most one more (N.J.A.C. "
-                "19:47-3.7(c), 3.8(d)).",
+                f"cards; each hand has two cards and at most one more ({self._cite(subject)}).",
                 event_ids=tuple(c.event_id for c in rnd.cards),
             )
         if rnd.simulated:
@@ -971,7 +975,7 @@ class TableReplay:
                     "disclosed",
                     Severity.HIGH,
                     f"Wagers were accepted on simulated round {rnd.round_id}; no wagers are "
-                    "accepted in the simulated round of N.J.A.C. 19:47-3.12(c)3.",
+                    f"accepted in the simulated round of {self._citation('disclosed')}3.",
                     event_ids=tuple(i for ids in rnd.wager_events.values() for i in ids),
                 )
         row = RoundRow(
@@ -1049,8 +1053,9 @@ class TableReplay:
             code,
             Severity.HIGH,
             f"Round announced {said[0]}-{said[1]}, counting the card "
-            f"{self._error_what(error.report)} ({error.card.card}, position {error.card.position}) in the "
-            f"{HAND_NAMES[error.card.hand]}'s Hand; it {goes} ({rule(code).citation}), which "
+            f"{self._error_what(error.report)} ({error.card.card}, position "
+            f"{error.card.position}) in the {HAND_NAMES[error.card.hand]}'s Hand; it {goes} "
+            f"({rule(code).citation}), which "
             f"makes the round {outcome.player_points}-{outcome.banker_points} "
             f"{outcome.winner.value}.",
             event_ids=(error.report.event_id, error.card.event_id, announced.event_id),
@@ -1066,8 +1071,8 @@ class TableReplay:
                 "insufficient",
                 Severity.HIGH,
                 f"Round {rnd.round_id} was voided for insufficient cards with {left} "
-                "cards left in the shoe; six always complete a round "
-                "(N.J.A.C. 19:47-3.12(e)).",
+                f"cards left in the shoe; six always complete a round "
+                f"({self._citation('insufficient')}).",
                 event_ids=(rnd.voided.event_id,),
             )
 
@@ -1144,6 +1149,10 @@ class TableReplay:
                 )
             self.find(subject, Severity.HIGH, text, event_ids=ids)
 
+    def _citation(self, subject: str) -> str:
+        """The section this game's rule for ``subject`` is in, as cited in messages."""
+        return rule(code_for(self.game, subject)).citation
+
     def _cite(self, subject: str) -> str:
         code = code_for(self.game, subject)
         table = {
@@ -1197,7 +1206,7 @@ class TableReplay:
             self.find(
                 "announce",
                 Severity.HIGH,
-                f"No result was announced for round {rnd.round_id} (N.J.A.C. 19:47-3.10(a)).",
+                f"No result was announced for round {rnd.round_id} ({self._citation('announce')}).",
                 event_ids=(rnd.started_event,),
             )
             return
@@ -1222,33 +1231,25 @@ class TableReplay:
             self.find(
                 "announce",
                 Severity.HIGH,
-                f"The dealer announced {'; '.join(wrong)} (N.J.A.C. 19:47-3.10(a)).",
+                f"The dealer announced {'; '.join(wrong)} ({self._citation('announce')}).",
                 event_ids=(a.event_id, *(c.event_id for c in rnd.cards)),
             )
 
     def _check_settlements(self, rules: TableRules, rnd: RoundState, outcome: RoundOutcome) -> None:
         offered = offered_wagers(rules)
+        recorded: dict[tuple[int, Wager], list[TableEvent]] = {}
+        for e in rnd.settled:
+            recorded.setdefault((int(e.get("seat")), Wager[str(e.get("wager"))]), []).append(e)
         by_seat: dict[int, dict[Wager, int]] = {}
         for (seat, wager), amount in rnd.wagers.items():
             if amount <= 0:
                 continue
             if wager not in offered:
-                self.find(
-                    "PB-3.2b-WAGER-OFFERED",
-                    Severity.HIGH,
-                    f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
-                    f"{rules.rules_id!r} do not offer (N.J.A.C. 19:47-3.2(b)).",
-                    seat=seat,
-                    actual=amount,
-                    event_ids=tuple(rnd.wager_events[(seat, wager)]),
-                )
+                self._unoffered(rules, rnd, seat, wager, amount, recorded.pop((seat, wager), []))
                 continue
             by_seat.setdefault(seat, {})[wager] = amount
         if rules.bonus_requires_base_wager:
             self._check_bonus_base(rnd, by_seat)
-        recorded: dict[tuple[int, Wager], list[TableEvent]] = {}
-        for e in rnd.settled:
-            recorded.setdefault((int(e.get("seat")), Wager[str(e.get("wager"))]), []).append(e)
         vig_recorded: dict[int, list[TableEvent]] = {}
         for e in rnd.vig:
             vig_recorded.setdefault(int(e.get("seat")), []).append(e)
@@ -1260,7 +1261,7 @@ class TableReplay:
         for (seat, wager), events in recorded.items():
             e = events[-1]
             self.find(
-                "PB-3.10b-SETTLEMENT",
+                "settlement",
                 Severity.CRITICAL,
                 f"Seat {seat} was settled {e.get('outcome')} on {wager.value} paying "
                 f"{money(int(e.get('paid_cents')))} without a wager on record.",
@@ -1283,6 +1284,31 @@ class TableReplay:
             )
         self._check_order(rules, rnd)
 
+    def _unoffered(
+        self,
+        rules: TableRules,
+        rnd: RoundState,
+        seat: int,
+        wager: Wager,
+        amount: int,
+        settled: list[TableEvent],
+    ) -> None:
+        """3.2(b), 4.6(a)-4.7(a), 7.2(b): a wager the table does not offer. It is one finding,
+        naming its settlement too, if the pit settled it: the settlement is not a second
+        error "without a wager on record"."""
+        paid = sum(int(e.get("paid_cents")) for e in settled)
+        then = f"; it was settled paying {money(paid)}" if settled else ""
+        code = code_for(self.game, "wager_offered")
+        self.find(
+            code,
+            Severity.HIGH,
+            f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
+            f"{rules.rules_id!r} do not offer ({rule(code).citation}){then}.",
+            seat=seat,
+            actual=amount,
+            event_ids=(*rnd.wager_events[(seat, wager)], *(e.event_id for e in settled)),
+        )
+
     def _check_bonus_base(
         self,
         rnd: RoundState,
@@ -1296,7 +1322,7 @@ class TableReplay:
                     "PB-3.2b-WAGER-OFFERED",
                     Severity.HIGH,
                     f"Seat {seat} made a {bonus[0].value} wager without a Banker or Player "
-                    "wager, which this table requires (N.J.A.C. 19:47-3.2(b)).",
+                    f"wager, which this table requires ({rule('PB-3.2b-WAGER-OFFERED').citation}).",
                     seat=seat,
                     event_ids=tuple(rnd.wager_events[(seat, bonus[0])]),
                 )
@@ -1396,7 +1422,7 @@ class TableReplay:
                 "MB-7.3d-TIE-VIG",
                 Severity.CRITICAL,
                 f"Seat {seat}'s 25 percent tie vigorish was deferred; it is collected "
-                "before the next round's first card (N.J.A.C. 19:47-7.3(d)).",
+                f"before the next round's first card ({rule('MB-7.3d-TIE-VIG').citation}).",
                 seat=seat,
                 expected=due,
                 actual=0,
@@ -1498,7 +1524,7 @@ class TableReplay:
                 "PB-3.10b-SETTLEMENT",
                 Severity.MEDIUM,
                 f"{problem} (procedure (b){rules.settlement_procedure.value} of "
-                "N.J.A.C. 19:47-3.10(b) applies in this pit).",
+                f"{rule('PB-3.10b-SETTLEMENT').citation} applies in this pit).",
                 event_ids=tuple(s[2] for s in steps),
             )
 

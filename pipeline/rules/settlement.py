@@ -10,6 +10,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import Cents, Odds, Paytable, TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome, Winner
@@ -193,7 +194,8 @@ def settle(
     if wager not in offered_wagers(rules):
         raise WagerNotOfferedError(
             f"{wager.value} is not offered under rules {rules.rules_id!r} "
-            "(N.J.A.C. 19:47-3.2(b): no other wagers shall be accepted)"
+            f"({rule(code_for(rules.game, 'wager_offered')).citation}: no other wagers shall be "
+            "accepted)"
         )
     if stake <= 0:
         raise ValueError(f"a {wager.value} stake must be a positive number of cents, got {stake}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from pipeline.rules.cards import RANKS, SUITS, Card, hand_points
-from pipeline.rules.codes import code_for
+from pipeline.rules.codes import code_for, regulates
 from pipeline.rules.config import Cents, DisclosedCardProcedure, ShuffleMethod, TableRules
 from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_round
 from pipeline.rules.draw import Draw, banker_rule, player_rule
@@ -457,6 +457,10 @@ class TableEmulator:
             except InsufficientCardsError:
                 break
             if shoe.cut_card_seen:
+                if not regulates(self.game, "last_hand"):
+                    # Chemin de Fer (4.12(g), (k)): the hand with the cutting card is the
+                    # shoe's last; no "last hand" is announced and none follows.
+                    break
                 if shoe.rounds_after_cut_card is None:
                     shoe.rounds_after_cut_card = 0
                     self.out.emit(
@@ -535,7 +539,8 @@ class TableEmulator:
         )
         deal = deal_round(self.game, shoe.remaining, self._options())
         self._emit_deal(shoe, round_id, deal)
-        if shoe.cut_card_seen and shoe.rounds_after_cut_card is None:
+        last_hand_rule = regulates(self.game, "last_hand")
+        if shoe.cut_card_seen and shoe.rounds_after_cut_card is None and last_hand_rule:
             # 3.8(e): the hand in which the cutting card appeared is completed, then "last
             # hand" is announced, simulated or not.
             shoe.rounds_after_cut_card = 0

@@ -39,6 +39,7 @@ from pipeline.replay.findings import Finding
 from pipeline.replay.machine import replay_table
 from pipeline.replay.rows import ReplayResult
 from pipeline.rules.cards import Card, cards, hand_points
+from pipeline.rules.codes import regulates
 from pipeline.rules.config import ShuffleMethod, TableRules
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
@@ -593,7 +594,9 @@ class TableDayBuilder:
                 voluntary=False,
                 round_id=None,
             )
-        if cut_card and (last_hand is None or last_hand):
+        if last_hand is None:  # 3.8(e); Chemin de Fer has no "last hand"
+            last_hand = regulates(self.game, "last_hand")
+        if cut_card and last_hand:
             handle.last_hand = self.emit(
                 "pit", "LastHandAnnounced", shoe_id=self.shoe_id, round_id=round_id
             )
