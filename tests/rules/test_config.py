@@ -61,6 +61,11 @@ LEGAL = [
         rules(MB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=12), id="mb-two-batch"
     ),
     pytest.param(rules(MB, shuffle_method=ShuffleMethod.FEATHERED), id="mb-feathered"),
+    pytest.param(rules(MB, shuffle_method=ShuffleMethod.CONTINUOUS), id="mb-continuous-7.12"),
+    pytest.param(rules(CF, shuffle_method=ShuffleMethod.MANUAL_WASH), id="cf-wash-4.4(a)2"),
+    pytest.param(
+        rules(PB, bonus_paytable=Paytable.C, bonus_requires_base_wager=True), id="pb-bonus-base"
+    ),
     pytest.param(rules(MB, disclosed_ten_value_discards=0), id="mb-ten-discards-0"),
     pytest.param(rules(MB, no_vig_banker_six=True, total_card_wagers=True), id="mb-e1"),
     pytest.param(rules(CF, vig_percent=4, vig_rounding=True), id="cf"),
@@ -143,8 +148,41 @@ ILLEGAL = [
     ),
     pytest.param(
         rules(PB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=12),
-        {("shuffle_method", "N.J.A.C. 19:47-7.1(d)")},
+        {("shuffle_method", "N.J.A.C. 19:47-3.5(a)")},
         id="two-batch-on-pb",
+    ),
+    pytest.param(
+        rules(PB, shuffle_method=ShuffleMethod.CONTINUOUS),
+        {("shuffle_method", "N.J.A.C. 19:47-3.5(a)")},
+        id="continuous-on-pb",
+    ),
+    pytest.param(
+        rules(CF, shuffle_method=ShuffleMethod.CONTINUOUS),
+        {("shuffle_method", "N.J.A.C. 19:47-4.4(a)")},
+        id="continuous-on-cf",
+    ),
+    pytest.param(
+        rules(CF, shuffle_method=ShuffleMethod.FEATHERED),
+        {("shuffle_method", "N.J.A.C. 19:47-4.4(a)")},
+        id="feathered-on-cf",
+    ),
+    pytest.param(
+        rules(MB, shuffle_method=ShuffleMethod.MANUAL_WASH),
+        {("shuffle_method", "N.J.A.C. 19:47-7.5(b)")},
+        id="wash-on-mb",
+    ),
+    pytest.param(
+        rules(CF, tie_odds=Odds(9, 1)), {("tie_odds", "N.J.A.C. 19:47-4.7(g)")}, id="tie-odds-on-cf"
+    ),
+    pytest.param(
+        rules(PB, dragon_7_odds=Odds(50, 1)),
+        {("dragon_7_odds", "N.J.A.C. 19:47-3.3(i)")},
+        id="dragon-odds-without-dragon",
+    ),
+    pytest.param(
+        rules(PB, bonus_requires_base_wager=True),
+        {("bonus_requires_base_wager", "N.J.A.C. 19:47-3.2(b)")},
+        id="base-wager-without-bonus",
     ),
     pytest.param(
         rules(PB, shuffle_method=ShuffleMethod.FEATHERED),
