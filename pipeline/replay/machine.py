@@ -59,7 +59,14 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
 )
-from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
+from pipeline.rules.settlement import (
+    Result,
+    Settlement,
+    Wager,
+    offered_wagers,
+    settle_seat,
+    within_table_limits,
+)
 from pipeline.rules.shoe import burned_cards, shoe_problems
 
 HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
@@ -1247,6 +1254,8 @@ class TableReplay:
             if wager not in offered:
                 self._unoffered(rules, rnd, seat, wager, amount, recorded.pop((seat, wager), []))
                 continue
+            if not within_table_limits(rules, amount):
+                self._outside_limits(rules, rnd, seat, wager, amount)
             by_seat.setdefault(seat, {})[wager] = amount
         if rules.bonus_requires_base_wager:
             self._check_bonus_base(rnd, by_seat)
@@ -1307,6 +1316,27 @@ class TableReplay:
             seat=seat,
             actual=amount,
             event_ids=(*rnd.wager_events[(seat, wager)], *(e.event_id for e in settled)),
+        )
+
+    def _outside_limits(
+        self, rules: TableRules, rnd: RoundState, seat: int, wager: Wager, amount: int
+    ) -> None:
+        """8.2: a wager under the table's minimum or over its maximum. It is still settled
+        (the patron's money was at risk), and its settlement is checked like any other."""
+        low = amount < rules.min_wager_cents
+        limit = rules.min_wager_cents if low else rules.max_wager_cents
+        code = "NJ-8.2-TABLE-LIMITS"
+        self.find(
+            code,
+            Severity.MEDIUM,
+            f"Seat {seat} wagered {money(amount)} on {wager.value}, "
+            f"{'under the minimum' if low else 'over the maximum'} of {money(limit)} that rules "
+            f"{rules.rules_id!r} set for the table ({rule(code).citation}). Refuse such a wager "
+            "or correct the table's filed limits.",
+            seat=seat,
+            expected=limit,
+            actual=amount,
+            event_ids=tuple(rnd.wager_events[(seat, wager)]),
         )
 
     def _check_bonus_base(

@@ -2,7 +2,8 @@
 enforces, with a stable code. Exceptions, reports and tests cite these codes.
 
 A code reads GAME-SECTION-SUBJECT: ``PB`` Punto Banco (subchapter 3), ``CF`` Chemin de Fer
-(4), ``MB`` Minibaccarat (7). Where Minibaccarat repeats a Punto Banco rule word for word,
+(4), ``MB`` Minibaccarat (7), ``NJ`` the rules of subchapter 8 for all games and the
+integrity of the data itself. Where Minibaccarat repeats a Punto Banco rule word for word,
 its rounds cite the Punto Banco code together with the 7.x section (see ``mirrors``).
 """
 
@@ -236,6 +237,12 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "An undisclosed card drawn in error is the next hand's first card."),
     ("MB-7.2d-NO-MORE-BETS", "7.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    # --- All games, subchapter 8. The given texts hold only the title of 19:47-8.2, "Minimum and
+    # maximum wagers; additional wagering requirements", and 8.3 (notice of the rules of the
+    # games); the limits themselves are the ones the casino filed for the table
+    # (TableRules.min_wager_cents, max_wager_cents) and posted at it.
+    ("NJ-8.2-TABLE-LIMITS", "8.2",
+     "Every wager is at least the table's minimum and at most its maximum."),
     # --- Data integrity: what the devices delivered, not what the dealer did
     ("NJ-DATA-GAP", "3.7-3.10",
      "A device sequence gap: the affected round cannot be reconstructed and is marked "

@@ -352,7 +352,7 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
     if rules.min_wager_cents <= 0 or rules.max_wager_cents < rules.min_wager_cents:
         bad(
             "min_wager_cents",
-            "3.2",
+            "8.2",
             f"table limits must satisfy 0 < minimum <= maximum, got {rules.min_wager_cents} "
             f"and {rules.max_wager_cents}",
         )

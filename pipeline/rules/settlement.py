@@ -129,6 +129,14 @@ def offered_wagers(rules: TableRules) -> frozenset[Wager]:
     return frozenset(offered)
 
 
+def within_table_limits(rules: TableRules, stake_cents: Cents) -> bool:
+    """Whether a wager of ``stake_cents`` is within the table's limits, N.J.A.C. 19:47-8.2
+    (``NJ-8.2-TABLE-LIMITS``): at least the minimum and at most the maximum the casino filed for
+    the table and posts at it. The given texts hold only the section's title, "Minimum and
+    maximum wagers"; the bounds are inclusive, as a posted "$100 minimum" accepts $100."""
+    return rules.min_wager_cents <= stake_cents <= rules.max_wager_cents
+
+
 def bonus_result(outcome: RoundOutcome, side: Winner) -> tuple[Result, int]:
     """Result of an optional bonus wager on ``side`` and its paytable line, 3.2(a)5.
 

@@ -994,17 +994,17 @@ def busy_day() -> tuple[TableDayBuilder, list[RoundHandle]]:
     rounds = [
         b.round(player="TH 6C", banker="3D 4S", wagers={3: {"BANKER": 10_100}}, defer_vig={3}),
         b.round(
-            player="2H 3C 4D", banker="5D KS", wagers={3: {"PLAYER": 10_000}, 5: {"BANKER": 5_000}}
+            player="2H 3C 4D", banker="5D KS", wagers={3: {"PLAYER": 10_000}, 5: {"BANKER": 10_000}}
         ),
         b.round(
             player="4H 3C",
             banker="2D 5S",
-            wagers={3: {"TIE": 10_000}, 5: {"BANKER": 5_000}},
-            late_wagers=[(5, "TIE", 2_500)],
+            wagers={3: {"TIE": 10_000}, 5: {"BANKER": 10_000}},
+            late_wagers=[(5, "TIE", 10_000)],
             paid={(3, "TIE"): 90_000},
         ),
         b.round(
-            player="9H KC", banker="2D 3S", wagers={7: {"PLAYER": 10_000, "PLAYER_BONUS": 5_000}}
+            player="9H KC", banker="2D 3S", wagers={7: {"PLAYER": 10_000, "PLAYER_BONUS": 10_000}}
         ),
     ]
     b.form_issued(seat=3, serial=1002)

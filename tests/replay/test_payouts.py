@@ -75,9 +75,9 @@ DRAGON: dict[str, Any] = {"player": "TH 6C", "banker": "3D 2S 2C"}  # three-card
             "pb-5-classic",
             BANKER_7_6,
             "CARDS_4",
-            2_510,
-            3_766,
-            3_765,
+            10_001,
+            15_002,
+            15_001,
             "PB-3.3f-TOTAL-CARDS",
             "3.2(a)4, 3.3(f)",
             "overpaid by $0.01",
@@ -219,7 +219,7 @@ def test_payout_over_or_under(
     3.3(b) 8 or 9 to 1, 3.3(c) Banker 1 to 1, 3.3(e)1 Banker six 1 to 2, 3.3(f) total cards 3 to 2 /
     2 to 1, 3.3(g) bonus Paytable A or B, 3.3(i) dragon 7 40 to 1, 4.7(g) Chemin de Fer 1 to 1) is
     one CRITICAL finding with the expected and recorded payouts and the wager and settlement events.
-    Fractions of a cent are not paid (3 to 2 on $25.10 is $37.65)."""
+    Fractions of a cent are not paid (3 to 2 on $100.01 is $150.01, not $150.015)."""
     b = table(rules_id, "T07")
     if rules_id == "cf-5":
         banco = [(5, "BANCO_SEUL", None)]

@@ -240,11 +240,11 @@ ILLEGAL = [
         id="mb-ten-discards-2",
     ),
     pytest.param(
-        rules(PB, min_wager_cents=0), {("min_wager_cents", "N.J.A.C. 19:47-3.2")}, id="min-0"
+        rules(PB, min_wager_cents=0), {("min_wager_cents", "N.J.A.C. 19:47-8.2")}, id="min-0"
     ),
     pytest.param(
         rules(PB, min_wager_cents=5000, max_wager_cents=2500),
-        {("min_wager_cents", "N.J.A.C. 19:47-3.2")},
+        {("min_wager_cents", "N.J.A.C. 19:47-8.2")},
         id="max-below-min",
     ),
 ]

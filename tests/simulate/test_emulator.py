@@ -205,3 +205,25 @@ def test_chemin_de_fer_shoes_end_with_the_cutting_card_hand(
         else:
             assert last_hands == cut_rounds
     assert chemmy_cuts > 0
+
+
+def test_every_wager_is_within_its_tables_limits() -> None:
+    """N.J.A.C. 19:47-8.2 (NJ-8.2-TABLE-LIMITS): on a 24-table floor (every filed configuration,
+    Chemin de Fer's $100 minimum included) no emulated wager is under the table minimum or over
+    its maximum, not even the last partial banco that covers what is left of a bank."""
+    catalog = load_catalog()
+    day = simulate(24, 2, seed=5, rates={}, gaming_date=DAY)  # seed 5 met the case
+    checked = 0
+    for events in day.events_by_table.values():
+        opened = next(e for e in events if e.payload_type == "TableOpened")
+        rules = catalog[opened.fields["rules_id"]]
+        stakes: dict[tuple[str | None, int, str], int] = defaultdict(int)
+        for e in events:
+            if e.payload_type == "WagerPlaced":
+                stakes[(e.round_id, e.fields["seat"], e.fields["wager"])] += e.fields[
+                    "amount_cents"
+                ]
+        for key, amount in stakes.items():
+            assert rules.min_wager_cents <= amount <= rules.max_wager_cents, (rules.rules_id, key)
+        checked += len(stakes)
+    assert checked > 1_000
