@@ -41,6 +41,7 @@ from pipeline.replay.sequencer import Sequenced, sequence
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
 from pipeline.rules.codes import code_for, regulates, rule
 from pipeline.rules.config import TableRules
+from pipeline.rules.deal import void_for_insufficient_cards
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import (
@@ -1073,7 +1074,7 @@ class TableReplay:
         if self.shoe is None or rnd.voided is None:
             return
         left = self.shoe.cards_in_shoe - (self.shoe.last_position + 1)
-        if left >= 6:
+        if not void_for_insufficient_cards(left):
             self.find(
                 "insufficient",
                 Severity.HIGH,
