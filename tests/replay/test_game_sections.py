@@ -112,3 +112,41 @@ def test_chemin_de_fer_tie_bet_is_not_a_wager_there() -> None:
     f = only(b.replay())
     assert f.code == "CF-4.7a-WAGERS"
     assert "(N.J.A.C. 19:47-4.6(a), 4.7(a))" in f.message
+
+
+@pytest.mark.parametrize(
+    ("kind", "code"),
+    [
+        ("CARD_DISCLOSED_IN_ERROR", "MB-7.11c-DISCLOSED"),
+        ("CARD_FACE_UP_IN_SHOE", "MB-7.11d-FACE-UP"),
+    ],
+)
+@pytest.mark.rule("MB-7.11c-DISCLOSED", "MB-7.11d-FACE-UP")
+def test_minibaccarat_irregularities_cite_7_11(kind: str, code: str) -> None:
+    """MB-7.11c-DISCLOSED, MB-7.11d-FACE-UP, N.J.A.C. 19:47-7.11(c)1 and (d): a 7 disclosed in
+    error or found face up goes to the discard rack with seven more cards; three more is a
+    finding under Minibaccarat's own section."""
+    b = table("mb-5-rounded")
+    b.round(player="9H KC", banker="2D 3S", wagers={3: {"PLAYER": 10_000}})
+    b.irregularity("7D", kind, extra=3)
+    b.round(player="9C KC", banker="2D 3S", wagers={3: {"PLAYER": 10_000}})
+    f = only(b.replay())
+    assert (f.code, f.severity) == (code, Severity.MEDIUM)
+    assert f.message.endswith(
+        "requires it and 7 more cards in the discard rack; 3 more were discarded."
+    )
+
+
+@pytest.mark.rule("CF-4.10b-SETTLEMENT")
+def test_chemin_de_fer_settlement_without_a_wager_cites_4_10_b() -> None:
+    """CF-4.10b-SETTLEMENT, N.J.A.C. 19:47-4.10(b): wagers are collected and paid off after the
+    result; a payment to a seat that wagered nothing is a finding under 4.10(b), not 3.10(b)."""
+    b = cf()
+    b.round(**CF_ROUND, extra_settlements=[(7, "PLAYER", "WIN", 10_000)])
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, f.actual_cents) == (
+        "CF-4.10b-SETTLEMENT",
+        Severity.CRITICAL,
+        7,
+        10_000,
+    )

@@ -301,6 +301,53 @@ def test_odds_need_a_positive_stake_and_win(odds: Odds) -> None:
     assert problems(rules(PB, dragon_7=True, dragon_7_odds=odds)) != []
 
 
+@pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7")
+def test_odds_comparison_at_its_edges() -> None:
+    """N.J.A.C. 19:47-3.3(b), (i): Odds.at_least compares any two odds: 1 to 1 is at least 1 to
+    1, and odds with a zero side never qualify, even against themselves (PB-3.3b-TIE)."""
+    assert Odds(1, 1).at_least(Odds(1, 1))
+    assert Odds(2, 1).at_least(Odds(1, 1)) and not Odds(1, 2).at_least(Odds(1, 1))
+    assert not Odds(0, 1).at_least(Odds(0, 1))
+    assert not Odds(1, 0).at_least(Odds(0, 1))
+
+
+@pytest.mark.rule("PB-3.3b-TIE")
+@pytest.mark.parametrize(
+    ("written", "readable"),
+    [
+        ("1 to 1", True),
+        ([1, 1], True),
+        ("0 to 1", False),
+        ("8 to 0", False),
+        ([0, 1], False),
+        ([8, 0], False),
+    ],
+    ids=str,
+)
+def test_odds_are_read_with_both_sides_at_least_one(written: object, readable: bool) -> None:
+    """N.J.A.C. 19:47-3.3(b): odds are read from a rules file when both sides are positive,
+    the smallest being 1 ("1 to 1" is read, then refused by 3.3(b) itself); a zero side is
+    refused where it is read (PB-3.3b-TIE)."""
+    entry = {"rules_id": "x", "game": "PUNTO_BANCO", "tie_odds": written}
+    if readable:
+        with pytest.raises(InvalidRulesError, match=r"tie_odds: a tie pays at least 8 to 1"):
+            rules_from_mapping(entry)
+    else:
+        with pytest.raises(ValueError, match="both sides positive"):
+            rules_from_mapping(entry)
+
+
+@pytest.mark.rule("PB-3.2b-WAGER-OFFERED", "NJ-8.2-TABLE-LIMITS")
+def test_table_limits_at_their_edges() -> None:
+    """N.J.A.C. 19:47-8.2 (NJ-8.2-TABLE-LIMITS): a one-cent minimum and a table whose minimum
+    equals its maximum are allowed; a zero minimum and a maximum under the minimum are not."""
+    assert problems(rules(PB, min_wager_cents=1)) == []
+    assert problems(rules(PB, min_wager_cents=10_000, max_wager_cents=10_000)) == []
+    assert found(rules(PB, min_wager_cents=10_000, max_wager_cents=9_999)) == {
+        ("min_wager_cents", "N.J.A.C. 19:47-8.2")
+    }
+
+
 @pytest.mark.rule("PB-3.3e-ONE-OPTION", "PB-3.2a6iii-DRAGON-EXCLUSIVE", "PB-3.3b-TIE")
 def test_every_problem_is_reported_at_once() -> None:
     """N.J.A.C. 19:47-3.3(b), 3.3(e), 3.2(a)6iii, 3.1(a): a configuration with three faults
