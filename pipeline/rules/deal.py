@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.rules.cards import Card, hand_points
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome, outcome_of
@@ -58,7 +59,7 @@ class Deal:
 
 
 def _void_section(game: Game) -> str:
-    return "N.J.A.C. 19:47-4.12(k)" if game is Game.CHEMIN_DE_FER else "N.J.A.C. 19:47-3.12(e)"
+    return rule(code_for(game, "insufficient")).citation
 
 
 def deal_round(game: Game, shoe: Sequence[Card], options: Options = Options()) -> Deal:
