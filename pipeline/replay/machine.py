@@ -364,6 +364,9 @@ class TableReplay:
         for seat in sorted(self.deferred):
             self._deadline(seat, "the shoe was completed", e)
         self.shoe = None
+        # A card kept for "the next hand of play" goes into the reshuffle with the shoe: the
+        # next shoe opens with its own cards (3.12(a)-(b); 4.12(g) once the cutting card is out).
+        self.carried = None
 
     def on_CutCardReached(self, e: TableEvent) -> None:
         if self.shoe:

@@ -246,3 +246,25 @@ def test_report_of_a_card_the_player_was_entitled_to() -> None:
     f = only(b.replay())
     assert f.code == "PB-3.12a-UNAUTHORIZED-THIRD"
     assert "was entitled to the card at position 8" in f.message
+
+
+@pytest.mark.parametrize("rules_id", ["pb-5-classic", "cf-5"])
+@pytest.mark.rule("PB-3.12b-DRAWN-IN-ERROR", "CF-4.12g-DRAWN-IN-ERROR")
+def test_card_kept_for_the_next_hand_goes_into_the_reshuffle(rules_id: str) -> None:
+    """PB-3.12b-DRAWN-IN-ERROR, CF-4.12g-DRAWN-IN-ERROR, N.J.A.C. 19:47-3.12(b), 4.12(g): when
+    the shoe ends after the round with the card kept for the next hand (4.12(g): "providing
+    that the cutting card has not been exposed"), that card is reshuffled; the next shoe's
+    first round is not expected to begin with it."""
+    b = table(rules_id)
+    stakes: dict[str, Any] = {"bank": cf_bank()} if rules_id == "cf-5" else {"wagers": WAGERS}
+    b.round(
+        player="TH 7C",
+        banker="3D 4S",
+        **stakes,
+        in_error=DealtInError("9H", "BANKER_EXTRA_CARD", face_up=False),
+    )
+    b.end_shoe()
+    b.shoe()
+    b.round(player="9H KC", banker="2D 3S", **stakes)
+    b.end_shoe()
+    assert b.replay().findings == []
