@@ -39,11 +39,18 @@ from pipeline.replay.rows import (
 )
 from pipeline.replay.sequencer import FIRST_SEQ, Sequenced, missing_heads, sequence
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
-from pipeline.rules.codes import code_for, rule
+from pipeline.rules.codes import code_for, regulates, rule
 from pipeline.rules.config import TableRules
+from pipeline.rules.deal import void_for_insufficient_cards
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
-from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
+from pipeline.rules.irregularities import (
+    ErrorCardFate,
+    card_after_stay,
+    disclosed_card_discards,
+    face_up_in_shoe_discards,
+    unauthorized_player_third_card,
+)
 from pipeline.rules.outcome import RoundOutcome, outcome_of
 from pipeline.rules.roles import (
     BancoKind,
@@ -53,10 +60,25 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
 )
-from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
+from pipeline.rules.settlement import (
+    Result,
+    Settlement,
+    Wager,
+    offered_wagers,
+    settle_seat,
+    within_table_limits,
+)
 from pipeline.rules.shoe import burned_cards, shoe_problems
 
 HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
+
+ERROR_CARD_SUBJECTS = {
+    "PLAYER_THIRD_CARD_UNAUTHORIZED": "unauthorized_third",
+    "BANKER_EXTRA_CARD": "drawn_in_error",
+}
+"""Irregularities reported during a round about one card dealt in error: the round goes on
+with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). A card
+the Banker's Hand was not entitled to is a card drawn in error."""
 
 
 class UnknownRulesError(LookupError):
@@ -69,6 +91,7 @@ class DealtCard:
     hand: str
     position: int
     event_id: str
+    face_up: bool = True
 
 
 @dataclass
@@ -92,6 +115,29 @@ class RoundState:
     voided: TableEvent | None = None
     cut_card: TableEvent | None = None
     bank: list[TableEvent] = field(default_factory=list)
+    error_card: ErrorCard | None = None
+
+
+@dataclass
+class ErrorCard:
+    """A card dealt in error during the round, reported and moved where the regulation sends
+    it; ``as_dealt`` are the round's cards before the move, to recognise a round settled as if
+    nothing had happened."""
+
+    report: TableEvent
+    card: DealtCard
+    fate: ErrorCardFate
+    subject: str
+    as_dealt: tuple[DealtCard, ...]
+
+
+@dataclass
+class CarriedCard:
+    """A card that must open the next hand of play (3.12(a)-(b), 4.12(g), 7.11(a)-(b))."""
+
+    report: TableEvent
+    subject: str
+    position: int
 
 
 @dataclass
@@ -150,7 +196,7 @@ class TableReplay:
         self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
         self.suivi_seat: int | None = None
         self.after_voluntary_pass = False
-        self.drawn_in_error: TableEvent | None = None
+        self.carried: CarriedCard | None = None
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -341,6 +387,9 @@ class TableReplay:
         for seat in sorted(self.deferred):
             self._deadline(seat, "the shoe was completed", e)
         self.shoe = None
+        # A card kept for "the next hand of play" goes into the reshuffle with the shoe: the
+        # next shoe opens with its own cards (3.12(a)-(b); 4.12(g) once the cutting card is out).
+        self.carried = None
 
     def on_CutCardReached(self, e: TableEvent) -> None:
         if self.shoe:
@@ -349,6 +398,8 @@ class TableReplay:
             self.round.cut_card = e
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
+        if not regulates(self.game, "last_hand"):
+            return  # Chemin de Fer: 4.12(g), (j), (k) know the cutting card, not "last hand"
         if self.shoe:
             self.shoe.last_hand_announced = True
         if self.shoe and self.shoe.cut_card_round != e.round_id:
@@ -357,13 +408,19 @@ class TableReplay:
                 Severity.MEDIUM,
                 f'"Last hand" was announced after round {e.round_id} but the cutting '
                 f"card appeared in {self.shoe.cut_card_round or 'no round'} "
-                "(N.J.A.C. 19:47-3.8(e)).",
+                f"({self._citation('last_hand')}).",
                 event_ids=(e.event_id,),
             )
 
     def on_CardDealt(self, e: TableEvent) -> None:
         card = Card(Rank[str(e.get("rank"))], Suit[str(e.get("suit"))])
-        dealt = DealtCard(card, str(e.get("hand")), int(e.get("position")), e.event_id)
+        dealt = DealtCard(
+            card,
+            str(e.get("hand")),
+            int(e.get("position")),
+            e.event_id,
+            e.get("face_up") is not False,
+        )
         if self.shoe is not None:
             self.shoe.last_position = max(self.shoe.last_position, dealt.position)
         if dealt.hand == "BURN":
@@ -371,32 +428,74 @@ class TableReplay:
                 self.shoe.burn_cards.append(dealt)
             return
         self._check_burn()
+        rnd = self.round
+        if rnd is not None and rnd.error_card is not None and self._after_error_card(rnd, dealt):
+            return
         if dealt.hand == "DISCARD":
             if self.irregularity is not None:
                 self.irregularity.discards.append(dealt)
             return
-        if self.round is None or self.round.round_id != e.round_id:
+        if rnd is None or rnd.round_id != e.round_id:
             self._unattributable(e)
             return
-        if self.irregularity is not None and not self.round.simulated:
+        if self.irregularity is not None and not rnd.simulated and rnd.error_card is None:
             self._close_irregularity(None)
-        if self.drawn_in_error is not None and not self.round.simulated:
-            self._check_drawn_in_error(dealt)
-        self.round.cards.append(dealt)
+        carried = self.carried
+        if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
+            self._check_carried(carried, dealt)
+        rnd.cards.append(dealt)
 
-    def _check_drawn_in_error(self, first: DealtCard) -> None:
-        """3.12(b): the card drawn in error (undisclosed) opens the next hand of play."""
-        report, self.drawn_in_error = self.drawn_in_error, None
-        assert report is not None
-        if first.position != int(report.get("position")):
+    def _check_carried(self, carried: CarriedCard, first: DealtCard) -> None:
+        """3.12(a)-(b), 4.12(g), 7.11(a)-(b): the card dealt or drawn in error (undisclosed)
+        opens the next hand of play."""
+        self.carried = None
+        if first.position != carried.position:
+            code = code_for(self.game, carried.subject)
             self.find(
-                "PB-3.12b-DRAWN-IN-ERROR",
+                code,
                 Severity.MEDIUM,
-                f"The card drawn in error at shoe position {report.get('position')} was not "
-                f"the first card of the next hand (it began at position {first.position}); "
-                "N.J.A.C. 19:47-3.12(b).",
-                event_ids=(report.event_id, first.event_id),
+                f"The card {self._error_what(carried.report)} at shoe position "
+                f"{carried.position} was not the first card of the next hand (it began at "
+                f"position {first.position}); {rule(code).citation}.",
+                event_ids=(carried.report.event_id, first.event_id),
             )
+
+    @staticmethod
+    def _error_what(report: TableEvent) -> str:
+        kind = str(report.get("kind"))
+        if kind == "PLAYER_THIRD_CARD_UNAUTHORIZED":
+            return "dealt to the Player's Hand without authorization"
+        if kind == "BANKER_EXTRA_CARD":
+            return "dealt to the Banker's Hand in excess"
+        return "drawn in error"
+
+    def _after_error_card(self, rnd: RoundState, dealt: DealtCard) -> bool:
+        """After a card dealt in error became the Banker's third card (3.12(a), 4.12(e)-(f),
+        7.11(a)): the Banker takes no other card and the card is not discarded. Returns whether
+        ``dealt`` is consumed here (the shoe reading the moved card again, or a card the
+        regulation does not let into the round)."""
+        error = rnd.error_card
+        assert error is not None
+        if error.fate is not ErrorCardFate.BANKER_THIRD_CARD:
+            return False
+        if dealt.position == error.card.position and dealt.hand == "BANKER":
+            return True  # the card read again where the dealer placed it
+        if dealt.hand == "BANKER":
+            where = f"the Banker's Hand took another card ({dealt.card}) instead"
+        elif dealt.hand == "DISCARD" and dealt.position == error.card.position:
+            where = "it was discarded instead"
+        else:
+            return False
+        code = code_for(self.game, error.subject)
+        self.find(
+            code,
+            Severity.HIGH,
+            f"The card {self._error_what(error.report)} ({error.card.card}, position "
+            f"{error.card.position}) becomes the Banker's third card, because the Banker's "
+            f"Hand must draw ({rule(code).citation}); {where}.",
+            event_ids=(error.report.event_id, error.card.event_id, dealt.event_id),
+        )
+        return True
 
     def _unattributable(self, e: TableEvent) -> None:
         """An event of a round that is not the one in play (its RoundStarted was lost or came
@@ -429,7 +528,7 @@ class TableReplay:
             self.find(
                 "burn",
                 Severity.MEDIUM,
-                f"Shoe {shoe.shoe_id}: no card was burned before play (N.J.A.C. 19:47-3.5(e)).",
+                f"Shoe {shoe.shoe_id}: no card was burned before play ({self._citation('burn')}).",
                 event_ids=(shoe.started.event_id,),
             )
             return
@@ -442,19 +541,23 @@ class TableReplay:
                 Severity.MEDIUM,
                 f"Shoe {shoe.shoe_id}: the first card was {first}, so {expected} cards "
                 f"are burned (it and {expected - 1} more, tens and faces count ten, "
-                f"N.J.A.C. 19:47-3.5(e)); {actual} were burned.",
+                f"{self._citation('burn')}); {actual} were burned.",
                 event_ids=tuple(c.event_id for c in shoe.burn_cards),
             )
 
     # ------------------------------------------------------------------ irregularities
     def on_IrregularityReported(self, e: TableEvent) -> None:
+        kind = str(e.get("kind"))
+        rnd = self.round
+        if kind in ERROR_CARD_SUBJECTS and rnd is not None and rnd.round_id == e.round_id:
+            self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind])
+            return
         self._close_round()
         self._close_irregularity(None)
         rules = self.require_rules()
-        kind = str(e.get("kind"))
         if kind == "CARD_DRAWN_IN_ERROR" and e.get("position") is not None:
             # 3.12(b): an undisclosed card drawn in error is the next hand's first card.
-            self.drawn_in_error = e
+            self.carried = CarriedCard(e, "drawn_in_error", int(e.get("position")))
             return
         rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
         if rank is None:
@@ -463,18 +566,86 @@ class TableReplay:
             expected: int | None = face_up_in_shoe_discards(rank)
         elif kind == "CARD_DISCLOSED_IN_ERROR":
             expected = disclosed_card_discards(rules, rank)
-            reported = e.get("procedure")
-            if reported is not None and reported != rules.disclosed_card_procedure.name:
-                self.find(
-                    "disclosed",
-                    Severity.MEDIUM,
-                    f"The dealer followed {reported} but the casino pre-selected "
-                    f"{rules.disclosed_card_procedure.name} for a disclosed card.",
-                    event_ids=(e.event_id,),
-                )
+            self._check_reported_procedure(rules, e)
         else:
             return
         self.irregularity = Irregularity(e, expected)
+
+    def _check_reported_procedure(self, rules: TableRules, e: TableEvent) -> None:
+        reported = e.get("procedure")
+        if reported is not None and reported != rules.disclosed_card_procedure.name:
+            self.find(
+                "disclosed",
+                Severity.MEDIUM,
+                f"The dealer followed {reported} but the casino pre-selected "
+                f"{rules.disclosed_card_procedure.name} for a disclosed card.",
+                event_ids=(e.event_id,),
+            )
+
+    def _error_card(self, rnd: RoundState, e: TableEvent, subject: str) -> None:
+        """A card dealt in error during the round: the round goes on, with the card where the
+        regulation sends it.
+
+        - An unauthorized third card to the Player's Hand (3.12(a), 7.11(a)), or in Chemin de
+          Fer a card to the Dominant Player after "Stay" (4.12(e)): the Banker's third card if
+          the Banker's Hand must draw (in Chemin de Fer also when it may), else the next
+          hand's first card, or if disclosed the pre-selected procedure of 3.12(c), 4.12(h),
+          7.11(c).
+        - A card the Banker's Hand was not entitled to is a card drawn in error (3.12(b),
+          4.12(g), 7.11(b)): the next hand's first card, or if disclosed the (c)/(h) procedure.
+
+        The announcement and settlements are then checked against the corrected hands.
+        """
+        rules = self.require_rules()
+        code = code_for(self.game, subject)
+        position = e.get("position")
+        dealt = next((c for c in reversed(rnd.cards) if c.position == position), None)
+        player = [c for c in rnd.cards if c.hand == "PLAYER"]
+        banker = [c for c in rnd.cards if c.hand == "BANKER"]
+        what = self._error_what(e)
+        expected_hand = player if subject == "unauthorized_third" else banker
+        if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
+            self.find(
+                code,
+                Severity.MEDIUM,
+                f"A card {what} was reported at shoe position {position}, but round "
+                f"{rnd.round_id} has no such card there; the report cannot be applied "
+                f"({rule(code).citation}). Correct the report or the card reading.",
+                event_ids=(e.event_id,),
+            )
+            return
+        p2 = hand_points(c.card for c in player[:2])
+        b2 = hand_points(c.card for c in banker[:2])
+        if subject == "unauthorized_third":
+            if player_rule(self.game, p2, b2) is Draw.DRAW:
+                self.find(
+                    code,
+                    Severity.MEDIUM,
+                    f"The Player's Hand with {p2} (Banker {b2}) was entitled to the card at "
+                    f"position {position}, reported as {what} "
+                    f"({rule(code).citation}); it stays the Player's card. Correct the report.",
+                    event_ids=(e.event_id, dealt.event_id),
+                )
+                return
+            if self.game is Game.CHEMIN_DE_FER:
+                fate = card_after_stay(p2, b2, dealer_called_card=False)
+            else:
+                fate = unauthorized_player_third_card(rules, p2, b2, dealt.face_up)
+        else:
+            fate = (
+                ErrorCardFate.DISCLOSED_PROCEDURE
+                if dealt.face_up
+                else ErrorCardFate.NEXT_HAND_FIRST_CARD
+            )
+        rnd.error_card = ErrorCard(e, dealt, fate, subject, tuple(rnd.cards))
+        rnd.cards.remove(dealt)
+        if fate is ErrorCardFate.BANKER_THIRD_CARD:
+            rnd.cards.append(replace(dealt, hand="BANKER"))
+        elif fate is ErrorCardFate.NEXT_HAND_FIRST_CARD:
+            self.carried = CarriedCard(e, subject, dealt.position)
+        else:
+            self._check_reported_procedure(rules, e)
+            self.irregularity = Irregularity(e, disclosed_card_discards(rules, dealt.card.rank))
 
     def _close_irregularity(self, simulated_round: RoundState | None) -> None:
         """3.12(c)-(d): count what went to the discard rack after the irregular card."""
@@ -491,7 +662,7 @@ class TableReplay:
                     subject,
                     Severity.MEDIUM,
                     "The pre-selected procedure is a simulated round with the disclosed "
-                    "card (N.J.A.C. 19:47-3.12(c)3); none was dealt.",
+                    f"card ({rule(code_for(self.game, subject)).citation}3); none was dealt.",
                     event_ids=ids,
                 )
             return
@@ -520,13 +691,14 @@ class TableReplay:
                 self._close_irregularity(None)
         else:
             self._close_irregularity(None)
-        if self.shoe is not None and self.shoe.cut_card_round and not simulated:
+        last_hand_rule = regulates(self.game, "last_hand")
+        if self.shoe is not None and self.shoe.cut_card_round and not simulated and last_hand_rule:
             if self.shoe.rounds_after_cut == 0 and not self.shoe.last_hand_announced:
                 self.find(
                     "last_hand",
                     Severity.MEDIUM,
                     f'The cutting card appeared in {self.shoe.cut_card_round} but "last hand" '
-                    "was not announced before the next round (N.J.A.C. 19:47-3.8(e)).",
+                    f"was not announced before the next round ({self._citation('last_hand')}).",
                     event_ids=(e.event_id,),
                     round_id=self.shoe.cut_card_round,
                 )
@@ -536,8 +708,8 @@ class TableReplay:
                     "last_hand",
                     Severity.MEDIUM,
                     f'Round {e.round_id} was dealt after the "last hand" that followed '
-                    f"the cutting card in {self.shoe.cut_card_round} (N.J.A.C. "
-                    "19:47-3.8(e)).",
+                    f"the cutting card in {self.shoe.cut_card_round} "
+                    f"({self._citation('last_hand')}).",
                     event_ids=(e.event_id,),
                     round_id=e.round_id,
                 )
@@ -713,8 +885,8 @@ class TableReplay:
             self._deferral_severity(),
             f"Seat {seat} still owed {money(balance.cents)} of deferred vigorish when "
             f"{why}; it must be collected or documented on a Complimentary Vigorish Form "
-            "first (N.J.A.C. 19:47-3.3(c)4). Treat it as uncollected without a form."
-            f"{self._deferral_caveat()}",
+            f"first ({self._citation('deferred_deadline')}). Treat it as uncollected without a "
+            f"form.{self._deferral_caveat()}",
             seat=seat,
             expected=balance.cents,
             actual=0,
@@ -820,7 +992,7 @@ class TableReplay:
                 "CF-4.11a1-BANK-PASS",
                 Severity.HIGH,
                 f"The Banker at seat {seat} lost round {lost_round} but kept the bank "
-                "(N.J.A.C. 19:47-4.11(a)1).",
+                f"({rule('CF-4.11a1-BANK-PASS').citation}).",
                 seat=seat,
                 round_id=lost_round,
                 event_ids=(*lost_evidence, *kept),
@@ -837,12 +1009,12 @@ class TableReplay:
             outcome = outcome_of(player, banker)
         elif not incomplete and not rnd.simulated:
             status = "INCOMPLETE"
+            subject = "one_more" if len(player) > 3 or len(banker) > 3 else "deal_order"
             self.find(
-                "one_more" if len(player) > 3 or len(banker) > 3 else "deal_order",
+                subject,
                 Severity.HIGH,
                 f"Round {rnd.round_id} has {len(player)} Player and {len(banker)} Banker "
-                "cards; each hand has two cards and at most one more (N.J.A.C. "
-                "19:47-3.7(c), 3.8(d)).",
+                f"cards; each hand has two cards and at most one more ({self._cite(subject)}).",
                 event_ids=tuple(c.event_id for c in rnd.cards),
             )
         if rnd.simulated:
@@ -852,7 +1024,7 @@ class TableReplay:
                     "disclosed",
                     Severity.HIGH,
                     f"Wagers were accepted on simulated round {rnd.round_id}; no wagers are "
-                    "accepted in the simulated round of N.J.A.C. 19:47-3.12(c)3.",
+                    f"accepted in the simulated round of {self._citation('disclosed')}3.",
                     event_ids=tuple(i for ids in rnd.wager_events.values() for i in ids),
                 )
         row = RoundRow(
@@ -900,22 +1072,56 @@ class TableReplay:
         late = self._check_late(rnd)
         self._record_wagers(rnd, late)
         self._check_announcement(rnd, outcome, row)
+        if rnd.error_card is not None:
+            self._check_error_card_kept(rnd.error_card, rnd.announced, outcome)
         self._check_settlements(rules, rnd, outcome)
         if rules.game is Game.CHEMIN_DE_FER:
             self._check_bank(rnd, outcome)
+
+    def _check_error_card_kept(
+        self, error: ErrorCard, announced: TableEvent | None, outcome: RoundOutcome
+    ) -> None:
+        """The round was announced as if the card dealt in error had stayed in the hand it
+        reached: the dealer did not apply 3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)."""
+        player = tuple(c.card for c in error.as_dealt if c.hand == "PLAYER")
+        banker = tuple(c.card for c in error.as_dealt if c.hand == "BANKER")
+        if announced is None or len(banker) > 3:
+            return
+        as_dealt = outcome_of(player, banker)
+        said = (announced.get("player_points"), announced.get("banker_points"))
+        kept = (as_dealt.player_points, as_dealt.banker_points)
+        if said != kept or kept == (outcome.player_points, outcome.banker_points):
+            return
+        code = code_for(self.game, error.subject)
+        goes = {
+            ErrorCardFate.BANKER_THIRD_CARD: "becomes the Banker's third card",
+            ErrorCardFate.NEXT_HAND_FIRST_CARD: "opens the next hand",
+            ErrorCardFate.DISCLOSED_PROCEDURE: "goes by the pre-selected disclosed-card procedure",
+        }[error.fate]
+        self.find(
+            code,
+            Severity.HIGH,
+            f"Round announced {said[0]}-{said[1]}, counting the card "
+            f"{self._error_what(error.report)} ({error.card.card}, position "
+            f"{error.card.position}) in the {HAND_NAMES[error.card.hand]}'s Hand; it {goes} "
+            f"({rule(code).citation}), which "
+            f"makes the round {outcome.player_points}-{outcome.banker_points} "
+            f"{outcome.winner.value}.",
+            event_ids=(error.report.event_id, error.card.event_id, announced.event_id),
+        )
 
     def _check_void(self, rnd: RoundState) -> None:
         """3.12(e): a round is void only if the shoe cannot complete it."""
         if self.shoe is None or rnd.voided is None:
             return
         left = self.shoe.cards_in_shoe - (self.shoe.last_position + 1)
-        if left >= 6:
+        if not void_for_insufficient_cards(left):
             self.find(
                 "insufficient",
                 Severity.HIGH,
                 f"Round {rnd.round_id} was voided for insufficient cards with {left} "
-                "cards left in the shoe; six always complete a round "
-                "(N.J.A.C. 19:47-3.12(e)).",
+                f"cards left in the shoe; six always complete a round "
+                f"({self._citation('insufficient')}).",
                 event_ids=(rnd.voided.event_id,),
             )
 
@@ -992,6 +1198,10 @@ class TableReplay:
                 )
             self.find(subject, Severity.HIGH, text, event_ids=ids)
 
+    def _citation(self, subject: str) -> str:
+        """The section this game's rule for ``subject`` is in, as cited in messages."""
+        return rule(code_for(self.game, subject)).citation
+
     def _cite(self, subject: str) -> str:
         code = code_for(self.game, subject)
         table = {
@@ -1045,7 +1255,7 @@ class TableReplay:
             self.find(
                 "announce",
                 Severity.HIGH,
-                f"No result was announced for round {rnd.round_id} (N.J.A.C. 19:47-3.10(a)).",
+                f"No result was announced for round {rnd.round_id} ({self._citation('announce')}).",
                 event_ids=(rnd.started_event,),
             )
             return
@@ -1070,33 +1280,27 @@ class TableReplay:
             self.find(
                 "announce",
                 Severity.HIGH,
-                f"The dealer announced {'; '.join(wrong)} (N.J.A.C. 19:47-3.10(a)).",
+                f"The dealer announced {'; '.join(wrong)} ({self._citation('announce')}).",
                 event_ids=(a.event_id, *(c.event_id for c in rnd.cards)),
             )
 
     def _check_settlements(self, rules: TableRules, rnd: RoundState, outcome: RoundOutcome) -> None:
         offered = offered_wagers(rules)
+        recorded: dict[tuple[int, Wager], list[TableEvent]] = {}
+        for e in rnd.settled:
+            recorded.setdefault((int(e.get("seat")), Wager[str(e.get("wager"))]), []).append(e)
         by_seat: dict[int, dict[Wager, int]] = {}
         for (seat, wager), amount in rnd.wagers.items():
             if amount <= 0:
                 continue
             if wager not in offered:
-                self.find(
-                    "PB-3.2b-WAGER-OFFERED",
-                    Severity.HIGH,
-                    f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
-                    f"{rules.rules_id!r} do not offer (N.J.A.C. 19:47-3.2(b)).",
-                    seat=seat,
-                    actual=amount,
-                    event_ids=tuple(rnd.wager_events[(seat, wager)]),
-                )
+                self._unoffered(rules, rnd, seat, wager, amount, recorded.pop((seat, wager), []))
                 continue
+            if not within_table_limits(rules, amount):
+                self._outside_limits(rules, rnd, seat, wager, amount)
             by_seat.setdefault(seat, {})[wager] = amount
         if rules.bonus_requires_base_wager:
             self._check_bonus_base(rnd, by_seat)
-        recorded: dict[tuple[int, Wager], list[TableEvent]] = {}
-        for e in rnd.settled:
-            recorded.setdefault((int(e.get("seat")), Wager[str(e.get("wager"))]), []).append(e)
         vig_recorded: dict[int, list[TableEvent]] = {}
         for e in rnd.vig:
             vig_recorded.setdefault(int(e.get("seat")), []).append(e)
@@ -1108,7 +1312,7 @@ class TableReplay:
         for (seat, wager), events in recorded.items():
             e = events[-1]
             self.find(
-                "PB-3.10b-SETTLEMENT",
+                "settlement",
                 Severity.CRITICAL,
                 f"Seat {seat} was settled {e.get('outcome')} on {wager.value} paying "
                 f"{money(int(e.get('paid_cents')))} without a wager on record.",
@@ -1131,6 +1335,52 @@ class TableReplay:
             )
         self._check_order(rules, rnd)
 
+    def _unoffered(
+        self,
+        rules: TableRules,
+        rnd: RoundState,
+        seat: int,
+        wager: Wager,
+        amount: int,
+        settled: list[TableEvent],
+    ) -> None:
+        """3.2(b), 4.6(a)-4.7(a), 7.2(b): a wager the table does not offer. It is one finding,
+        naming its settlement too, if the pit settled it: the settlement is not a second
+        error "without a wager on record"."""
+        paid = sum(int(e.get("paid_cents")) for e in settled)
+        then = f"; it was settled paying {money(paid)}" if settled else ""
+        code = code_for(self.game, "wager_offered")
+        self.find(
+            code,
+            Severity.HIGH,
+            f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
+            f"{rules.rules_id!r} do not offer ({rule(code).citation}){then}.",
+            seat=seat,
+            actual=amount,
+            event_ids=(*rnd.wager_events[(seat, wager)], *(e.event_id for e in settled)),
+        )
+
+    def _outside_limits(
+        self, rules: TableRules, rnd: RoundState, seat: int, wager: Wager, amount: int
+    ) -> None:
+        """8.2: a wager under the table's minimum or over its maximum. It is still settled
+        (the patron's money was at risk), and its settlement is checked like any other."""
+        low = amount < rules.min_wager_cents
+        limit = rules.min_wager_cents if low else rules.max_wager_cents
+        code = "NJ-8.2-TABLE-LIMITS"
+        self.find(
+            code,
+            Severity.MEDIUM,
+            f"Seat {seat} wagered {money(amount)} on {wager.value}, "
+            f"{'under the minimum' if low else 'over the maximum'} of {money(limit)} that rules "
+            f"{rules.rules_id!r} set for the table ({rule(code).citation}). Refuse such a wager "
+            "or correct the table's filed limits.",
+            seat=seat,
+            expected=limit,
+            actual=amount,
+            event_ids=tuple(rnd.wager_events[(seat, wager)]),
+        )
+
     def _check_bonus_base(
         self,
         rnd: RoundState,
@@ -1144,7 +1394,7 @@ class TableReplay:
                     "PB-3.2b-WAGER-OFFERED",
                     Severity.HIGH,
                     f"Seat {seat} made a {bonus[0].value} wager without a Banker or Player "
-                    "wager, which this table requires (N.J.A.C. 19:47-3.2(b)).",
+                    f"wager, which this table requires ({rule('PB-3.2b-WAGER-OFFERED').citation}).",
                     seat=seat,
                     event_ids=tuple(rnd.wager_events[(seat, bonus[0])]),
                 )
@@ -1244,7 +1494,7 @@ class TableReplay:
                 "MB-7.3d-TIE-VIG",
                 Severity.CRITICAL,
                 f"Seat {seat}'s 25 percent tie vigorish was deferred; it is collected "
-                "before the next round's first card (N.J.A.C. 19:47-7.3(d)).",
+                f"before the next round's first card ({rule('MB-7.3d-TIE-VIG').citation}).",
                 seat=seat,
                 expected=due,
                 actual=0,
@@ -1346,7 +1596,7 @@ class TableReplay:
                 "PB-3.10b-SETTLEMENT",
                 Severity.MEDIUM,
                 f"{problem} (procedure (b){rules.settlement_procedure.value} of "
-                "N.J.A.C. 19:47-3.10(b) applies in this pit).",
+                f"{rule('PB-3.10b-SETTLEMENT').citation} applies in this pit).",
                 event_ids=tuple(s[2] for s in steps),
             )
 

@@ -2,7 +2,8 @@
 enforces, with a stable code. Exceptions, reports and tests cite these codes.
 
 A code reads GAME-SECTION-SUBJECT: ``PB`` Punto Banco (subchapter 3), ``CF`` Chemin de Fer
-(4), ``MB`` Minibaccarat (7). Where Minibaccarat repeats a Punto Banco rule word for word,
+(4), ``MB`` Minibaccarat (7), ``NJ`` the rules of subchapter 8 for all games and the
+integrity of the data itself. Where Minibaccarat repeats a Punto Banco rule word for word,
 its rounds cite the Punto Banco code together with the 7.x section (see ``mirrors``).
 """
 
@@ -147,6 +148,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.6b-BANKER-LIMITS", "4.6(b)",
      "The Banker's first wager is at least the bid; later wagers are at least the previous "
      "and at most twice it."),
+    ("CF-4.7a-WAGERS", "4.6(a), 4.7(a)",
+     "The only wagers are the Banker's (4.6(a)) and the participants' against it (4.7(a))."),
     ("CF-4.7a-AGGREGATE", "4.7(a)",
      "Wagers against the Banker never exceed, alone or together, the Banker's wager."),
     ("CF-4.7b-SUIVI", "4.7(b)-(d)",
@@ -164,6 +167,12 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.9c-TABLE3", "4.9(c)-(g)",
      "Table 3: the Banker draws, stays or chooses (\"Op.\") by its count and the value of the "
      "Player's third card."),
+    ("CF-4.10a-ANNOUNCE", "4.10(a)",
+     "The announced counts and winner (\"Stand Off\" or \"Tie Hand\" on equal counts) match "
+     "the cards."),
+    ("CF-4.10b-SETTLEMENT", "4.10(b)",
+     "After the result is announced, wagers are collected and paid off at 1 to 1, each "
+     "against a wager on record."),
     ("CF-4.10c-VIG", "4.10(c)",
      "Vigorish of 4 or 5 percent of the Banker's winnings, optionally rounded to 25c/20c, "
      "collected immediately."),
@@ -182,6 +191,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.12e-CARD-AFTER-STAY", "4.12(e)-(f)",
      "A card dealt after \"Stay\" becomes the Banker's if the Banker must (or, under (e), may) "
      "draw."),
+    ("CF-4.12g-DRAWN-IN-ERROR", "4.12(g)",
+     "An undisclosed card drawn in error is the next hand's first card."),
     ("CF-4.12h-DISCLOSED", "4.12(h)",
      "A disclosed card dealt in error is handled by the pre-selected procedure (h)1, (h)2 or "
      "(h)3."),
@@ -198,6 +209,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("MB-7.1d-TWO-BATCH", "7.1(d)",
      "With an automated shuffler: at least 12 decks in two equal batches of different backs, "
      "alternated shoe by shoe."),
+    ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
+     "No wager other than those of 7.2(a) the table offers, unless the Commission approved it."),
     ("MB-7.3c-VIG", "7.3(c)",
      "A winning Banker wager pays 4 or 5 percent vigorish."),
     ("MB-7.3c1-VIG-ROUNDING", "7.3(c)1",
@@ -212,8 +225,24 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "the first card and its count."),
     ("MB-7.11-IRREGULARITIES", "7.11",
      "Irregularities as in 3.12, with the Minibaccarat disclosed-card choice."),
+    ("MB-7.11c-DISCLOSED", "7.11(c)",
+     "A disclosed card dealt in error is handled by the pre-selected procedure (c)1, (c)2 or "
+     "(c)3."),
+    ("MB-7.11d-FACE-UP", "7.11(d)",
+     "A card face up in the shoe is discarded with as many more cards as its value."),
+    ("MB-7.11a-UNAUTHORIZED-THIRD", "7.11(a)",
+     "An unauthorized Player third card becomes the Banker's third card if the Banker must "
+     "draw by Table 2 of 7.9, else the next hand's first card."),
+    ("MB-7.11b-DRAWN-IN-ERROR", "7.11(b)",
+     "An undisclosed card drawn in error is the next hand's first card."),
     ("MB-7.2d-NO-MORE-BETS", "7.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    # --- All games, subchapter 8. The given texts hold only the title of 19:47-8.2, "Minimum and
+    # maximum wagers; additional wagering requirements", and 8.3 (notice of the rules of the
+    # games); the limits themselves are the ones the casino filed for the table
+    # (TableRules.min_wager_cents, max_wager_cents) and posted at it.
+    ("NJ-8.2-TABLE-LIMITS", "8.2",
+     "Every wager is at least the table's minimum and at most its maximum."),
     # --- Data integrity: what the devices delivered, not what the dealer did
     ("NJ-DATA-GAP", "3.7-3.10",
      "A device sequence gap: the affected round cannot be reconstructed and is marked "
@@ -233,7 +262,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "is kept as a dead letter."),
 )
 
-_BY_GAME: Mapping[str, tuple[str, str, str]] = {
+_BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     # subject:            (Punto Banco, Chemin de Fer, Minibaccarat)
     "decks":              ("PB-3.1a-DECKS", "CF-4.1a-DECKS", "MB-7.1a-DECKS"),
     "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
@@ -250,24 +279,42 @@ _BY_GAME: Mapping[str, tuple[str, str, str]] = {
     "vig_rounding":       ("PB-3.3c1-VIG-ROUNDING", "CF-4.10c-VIG", "MB-7.3c1-VIG-ROUNDING"),
     "deferred_deadline":  ("PB-3.3c4-DEFERRED-DEADLINE", "CF-4.10c-VIG",
                            "PB-3.3c4-DEFERRED-DEADLINE"),
-    "disclosed":          ("PB-3.12c-DISCLOSED", "CF-4.12h-DISCLOSED", "MB-7.11-IRREGULARITIES"),
-    "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11-IRREGULARITIES"),
+    "disclosed":          ("PB-3.12c-DISCLOSED", "CF-4.12h-DISCLOSED", "MB-7.11c-DISCLOSED"),
+    "unauthorized_third": ("PB-3.12a-UNAUTHORIZED-THIRD", "CF-4.12e-CARD-AFTER-STAY",
+                           "MB-7.11a-UNAUTHORIZED-THIRD"),
+    "drawn_in_error":     ("PB-3.12b-DRAWN-IN-ERROR", "CF-4.12g-DRAWN-IN-ERROR",
+                           "MB-7.11b-DRAWN-IN-ERROR"),
+    "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP"),
     "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
                            "PB-3.12e-INSUFFICIENT"),
-    "last_hand":          ("PB-3.8e-LAST-HAND", "PB-3.8e-LAST-HAND", "PB-3.8e-LAST-HAND"),
-    "announce":           ("PB-3.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),
+    # Chemin de Fer has no "last hand": 4.12(g), (j) and (k) only speak of the cutting card.
+    "last_hand":          ("PB-3.8e-LAST-HAND", None, "PB-3.8e-LAST-HAND"),
+    "announce":           ("PB-3.10a-ANNOUNCE", "CF-4.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),
+    "settlement":         ("PB-3.10b-SETTLEMENT", "CF-4.10b-SETTLEMENT", "PB-3.10b-SETTLEMENT"),
+    "wager_offered":      ("PB-3.2b-WAGER-OFFERED", "CF-4.7a-WAGERS", "MB-7.2b-WAGER-OFFERED"),
 }
 # fmt: on
-"""Subjects every game regulates, each in its own section. Minibaccarat cites the Punto Banco
-code where the given text of subchapter 7 has no section of its own for it."""
+"""Subjects the games regulate, each in its own section. Minibaccarat cites the Punto Banco
+code where the given text of subchapter 7 has no section of its own for it; ``None`` is a
+subject the game's subchapter does not regulate (Chemin de Fer has no "last hand")."""
 
 RULE_CODES: Mapping[str, RuleCode] = {code: RuleCode(code, sec, text) for code, sec, text in _TABLE}
 
 
-def code_for(game: Game, subject: str) -> str:
-    """The rule code for ``subject`` (e.g. ``"burn"``) in ``game``."""
+def regulates(game: Game, subject: str) -> bool:
+    """Whether ``game``'s subchapter has a rule for ``subject`` (e.g. ``"last_hand"``)."""
     pb, cf, mb = _BY_GAME[subject]
-    return {Game.PUNTO_BANCO: pb, Game.CHEMIN_DE_FER: cf, Game.MINIBACCARAT: mb}[game]
+    return {Game.PUNTO_BANCO: pb, Game.CHEMIN_DE_FER: cf, Game.MINIBACCARAT: mb}[game] is not None
+
+
+def code_for(game: Game, subject: str) -> str:
+    """The rule code for ``subject`` (e.g. ``"burn"``) in ``game``; asking for a subject the
+    game does not regulate (see :func:`regulates`) is a programming error."""
+    pb, cf, mb = _BY_GAME[subject]
+    code = {Game.PUNTO_BANCO: pb, Game.CHEMIN_DE_FER: cf, Game.MINIBACCARAT: mb}[game]
+    if code is None:
+        raise LookupError(f"{game.value} has no rule for {subject!r}; check regulates() first")
+    return code
 
 
 def rule(code: str) -> RuleCode:

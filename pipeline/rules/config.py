@@ -48,11 +48,32 @@ class Odds(NamedTuple):
 
 
 class ShuffleMethod(Symbol):
-    MANUAL_LACE = "MANUAL_LACE"  # 3.5(a)1 / 7.5(b)2: shuffle, then lace about one deck
-    MANUAL_WASH = "MANUAL_WASH"  # 3.5(a)2: wash and stack, three dealers shuffle
+    MANUAL_LACE = "MANUAL_LACE"  # 3.5(a)1, 4.4(a)1, 7.5(b)2: shuffle, then lace about one deck
+    MANUAL_WASH = "MANUAL_WASH"  # 3.5(a)2, 4.4(a)2: wash and stack, three dealers shuffle
     FEATHERED = "FEATHERED"  # 7.5(b)1: Minibaccarat only
     AUTOMATED_BATCH = "AUTOMATED_BATCH"  # 7.1(d): two batches alternated by a shuffler
-    CONTINUOUS = "CONTINUOUS"  # 19:47-6.9 continuous shuffling shoe, Commission-approved
+    # 7.12 "Continuous shuffling shoe or device": Minibaccarat only (the given texts hold its
+    # title; subchapters 3 and 4 have no such section, and 6.9 governs subchapter 6).
+    CONTINUOUS = "CONTINUOUS"
+
+
+SHUFFLE_OPTIONS: Mapping[Game, Mapping[ShuffleMethod, str]] = {
+    Game.PUNTO_BANCO: {
+        ShuffleMethod.MANUAL_LACE: "3.5(a)1",
+        ShuffleMethod.MANUAL_WASH: "3.5(a)2",
+    },
+    Game.CHEMIN_DE_FER: {
+        ShuffleMethod.MANUAL_LACE: "4.4(a)1",
+        ShuffleMethod.MANUAL_WASH: "4.4(a)2",
+    },
+    Game.MINIBACCARAT: {
+        ShuffleMethod.FEATHERED: "7.5(b)1",
+        ShuffleMethod.MANUAL_LACE: "7.5(b)2",
+        ShuffleMethod.AUTOMATED_BATCH: "7.1(d)",
+        ShuffleMethod.CONTINUOUS: "7.12",
+    },
+}
+"""The shuffling options each game's subchapter offers, with the section offering each."""
 
 
 class DisclosedCardProcedure(Symbol):
@@ -164,6 +185,7 @@ def _game_sections(game: Game) -> Mapping[str, str]:
     """Where each choice is regulated, per game."""
     if game is Game.CHEMIN_DE_FER:
         return {
+            "shuffle": "4.4(a)",
             "decks": "4.1(a)",
             "vig": "4.10(c)",
             "disclosed": "4.12(h)1",
@@ -173,6 +195,7 @@ def _game_sections(game: Game) -> Mapping[str, str]:
         }
     if game is Game.MINIBACCARAT:
         return {
+            "shuffle": "7.5(b)",
             "decks": "7.1(a)",
             "vig": "7.3(c)",
             "disclosed": "7.11(c)1",
@@ -181,6 +204,7 @@ def _game_sections(game: Game) -> Mapping[str, str]:
             "no_vig_2": "7.3(f)2",
         }
     return {
+        "shuffle": "3.5(a)",
         "decks": "3.1(a)",
         "vig": "3.3(c)",
         "disclosed": "3.12(c)1",
@@ -201,9 +225,16 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
     game = rules.game
     pb, mini, chemmy = Game.PUNTO_BANCO, Game.MINIBACCARAT, Game.CHEMIN_DE_FER
 
+    offered_shuffles = SHUFFLE_OPTIONS[game]
+    if rules.shuffle_method not in offered_shuffles:
+        choices = ", ".join(f"{m.name} ({sec})" for m, sec in offered_shuffles.items())
+        bad(
+            "shuffle_method",
+            sec["shuffle"],
+            f"{rules.shuffle_method.name} is not a shuffling option of {game.value}; it offers "
+            f"{choices}",
+        )
     if rules.shuffle_method is ShuffleMethod.AUTOMATED_BATCH:
-        if game is not mini:
-            bad("shuffle_method", "7.1(d)", "two-batch automated shuffling is a Minibaccarat rule")
         if rules.decks < MINIMUM_DECKS_TWO_BATCH or rules.decks % 2:
             bad(
                 "decks",
@@ -215,8 +246,6 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
         bad(
             "decks", sec["decks"], f"at least {MINIMUM_DECKS} decks are required, got {rules.decks}"
         )
-    if rules.shuffle_method is ShuffleMethod.FEATHERED and game is not mini:
-        bad("shuffle_method", "3.5(a)", "feathering (7.5(b)1) is only a Minibaccarat option")
 
     if rules.vig_percent not in (4, 5):
         bad("vig_percent", sec["vig"], f"vigorish is 4 or 5 percent, got {rules.vig_percent}")
@@ -229,6 +258,13 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
 
     if game is not chemmy and not rules.tie_odds.at_least(TIE_MINIMUM):
         bad("tie_odds", sec["tie"], f"a tie pays at least {TIE_MINIMUM}, got {rules.tie_odds}")
+    if game is chemmy and rules.tie_odds != TIE_MINIMUM:
+        bad(
+            "tie_odds",
+            "4.7(g)",
+            f"Chemin de Fer has no tie bet (wagers are void on a stand off), got tie odds "
+            f"{rules.tie_odds}",
+        )
 
     if rules.no_vig_banker_six and rules.no_vig_total_card_cover:
         bad(
@@ -265,9 +301,23 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
                 "3.3(i)",
                 f"a dragon 7 wager pays at least {DRAGON_7_MINIMUM}, got {rules.dragon_7_odds}",
             )
+    elif rules.dragon_7_odds != DRAGON_7_MINIMUM:
+        bad(
+            "dragon_7_odds",
+            "3.3(i)",
+            f"dragon 7 odds of {rules.dragon_7_odds} are set but the table does not offer the "
+            "dragon 7 variation of 3.3(h)",
+        )
 
     if rules.bonus_paytable is not None and game is not pb:
         bad("bonus_paytable", "3.2(a)5", "the optional bonus wager is a Punto Banco rule")
+    if rules.bonus_requires_base_wager and rules.bonus_paytable is None:
+        bad(
+            "bonus_requires_base_wager",
+            "3.2(b)",
+            "the base-wager requirement applies to the optional bonus wager of 3.2(a)5, which "
+            "this table does not offer",
+        )
 
     if rules.tie_vig_quarter:
         if game is not mini:
@@ -302,7 +352,7 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
     if rules.min_wager_cents <= 0 or rules.max_wager_cents < rules.min_wager_cents:
         bad(
             "min_wager_cents",
-            "3.2",
+            "8.2",
             f"table limits must satisfy 0 < minimum <= maximum, got {rules.min_wager_cents} "
             f"and {rules.max_wager_cents}",
         )

@@ -10,13 +10,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.rules.cards import Card, hand_points
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome, outcome_of
 
+MOST_CARDS_IN_A_ROUND = 6
+"""Two hands of two cards and at most one more each (3.7(c), 3.8(d)): six cards always
+complete a round."""
+
 
 class InsufficientCardsError(Exception):
     """The shoe ran out mid-round: the round is void (N.J.A.C. 19:47-3.12(e), 4.12(k))."""
+
+
+def void_for_insufficient_cards(cards_left: int) -> bool:
+    """Whether a round may be void for want of cards, N.J.A.C. 19:47-3.12(e) (4.12(k)): "If
+    there are insufficient cards remaining in the shoe to complete a round of play". Below six
+    cards left a round may run out, so a void is justified; with six or more it never is."""
+    return cards_left < MOST_CARDS_IN_A_ROUND
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +59,7 @@ class Deal:
 
 
 def _void_section(game: Game) -> str:
-    return "N.J.A.C. 19:47-4.12(k)" if game is Game.CHEMIN_DE_FER else "N.J.A.C. 19:47-3.12(e)"
+    return rule(code_for(game, "insufficient")).citation
 
 
 def deal_round(game: Game, shoe: Sequence[Card], options: Options = Options()) -> Deal:

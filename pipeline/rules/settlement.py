@@ -10,6 +10,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import Cents, Odds, Paytable, TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome, Winner
@@ -128,6 +129,14 @@ def offered_wagers(rules: TableRules) -> frozenset[Wager]:
     return frozenset(offered)
 
 
+def within_table_limits(rules: TableRules, stake_cents: Cents) -> bool:
+    """Whether a wager of ``stake_cents`` is within the table's limits, N.J.A.C. 19:47-8.2
+    (``NJ-8.2-TABLE-LIMITS``): at least the minimum and at most the maximum the casino filed for
+    the table and posts at it. The given texts hold only the section's title, "Minimum and
+    maximum wagers"; the bounds are inclusive, as a posted "$100 minimum" accepts $100."""
+    return rules.min_wager_cents <= stake_cents <= rules.max_wager_cents
+
+
 def bonus_result(outcome: RoundOutcome, side: Winner) -> tuple[Result, int]:
     """Result of an optional bonus wager on ``side`` and its paytable line, 3.2(a)5.
 
@@ -193,7 +202,8 @@ def settle(
     if wager not in offered_wagers(rules):
         raise WagerNotOfferedError(
             f"{wager.value} is not offered under rules {rules.rules_id!r} "
-            "(N.J.A.C. 19:47-3.2(b): no other wagers shall be accepted)"
+            f"({rule(code_for(rules.game, 'wager_offered')).citation}: no other wagers shall be "
+            "accepted)"
         )
     if stake <= 0:
         raise ValueError(f"a {wager.value} stake must be a positive number of cents, got {stake}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from pipeline.rules.cards import RANKS, SUITS, Card, hand_points
-from pipeline.rules.codes import code_for
+from pipeline.rules.codes import code_for, regulates
 from pipeline.rules.config import Cents, DisclosedCardProcedure, ShuffleMethod, TableRules
 from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_round
 from pipeline.rules.draw import Draw, banker_rule, player_rule
@@ -457,6 +457,10 @@ class TableEmulator:
             except InsufficientCardsError:
                 break
             if shoe.cut_card_seen:
+                if not regulates(self.game, "last_hand"):
+                    # Chemin de Fer (4.12(g), (k)): the hand with the cutting card is the
+                    # shoe's last; no "last hand" is announced and none follows.
+                    break
                 if shoe.rounds_after_cut_card is None:
                     shoe.rounds_after_cut_card = 0
                     self.out.emit(
@@ -535,7 +539,8 @@ class TableEmulator:
         )
         deal = deal_round(self.game, shoe.remaining, self._options())
         self._emit_deal(shoe, round_id, deal)
-        if shoe.cut_card_seen and shoe.rounds_after_cut_card is None:
+        last_hand_rule = regulates(self.game, "last_hand")
+        if shoe.cut_card_seen and shoe.rounds_after_cut_card is None and last_hand_rule:
             # 3.8(e): the hand in which the cutting card appeared is completed, then "last
             # hand" is announced, simulated or not.
             shoe.rounds_after_cut_card = 0
@@ -556,6 +561,33 @@ class TableEmulator:
         order = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
         order += ["PLAYER"] * (len(deal.player) - 2) + ["BANKER"] * (len(deal.banker) - 2)
         return [self._deal_card(shoe, round_id, hand) for hand in order]
+
+    def _late_wager(self, round_id: str, stakes: dict[int, dict[Wager, Cents]]) -> None:
+        """Fault: a wager increased after "No More Bets" (3.2(d)). Late chips that would take
+        the wager over the table maximum are not added, so the fault is that one alone (8.2)."""
+        seat = self.rng.choice(sorted(stakes))
+        wager = next(iter(stakes[seat]))
+        extra = self.rules.min_wager_cents
+        if stakes[seat][wager] + extra > self.rules.max_wager_cents:
+            return
+        stakes[seat][wager] += extra
+        event_id = self.out.emit(
+            self.dev.bets,
+            "WagerPlaced",
+            round_id=round_id,
+            seat=seat,
+            patron_id=self.seated[seat].patron_id,
+            wager=wager.value,
+            amount_cents=extra,
+        )
+        self._fault(
+            FaultKind.LATE_WAGER,
+            f"{wager.value} increased by {extra}c after No More Bets",
+            code_for(self.game, "no_more_bets"),
+            round_id=round_id,
+            seat=seat,
+            event_ids=(event_id,),
+        )
 
     def _faulty_deal(self, shoe: Shoe) -> tuple[Deal, str, str] | None:
         """A deal where one hand draws or stays against Table 1/2/3; ``None`` if the cards
@@ -619,28 +651,7 @@ class TableEmulator:
             stakes = self._place_wagers(round_id)
         out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
         if self.game is not Game.CHEMIN_DE_FER and self.faults.roll(FaultKind.LATE_WAGER):
-            seat = self.rng.choice(sorted(stakes))
-            wager = next(iter(stakes[seat]))
-            extra = self.rules.min_wager_cents
-            stakes[seat][wager] += extra
-            patron = self.seated[seat]
-            event_id = out.emit(
-                self.dev.bets,
-                "WagerPlaced",
-                round_id=round_id,
-                seat=seat,
-                patron_id=patron.patron_id,
-                wager=wager.value,
-                amount_cents=extra,
-            )
-            self._fault(
-                FaultKind.LATE_WAGER,
-                f"{wager.value} increased by {extra}c after No More Bets",
-                code_for(self.game, "no_more_bets"),
-                round_id=round_id,
-                seat=seat,
-                event_ids=(event_id,),
-            )
+            self._late_wager(round_id, stakes)
 
         options = self._options()
         deal = deal_round(self.game, shoe.remaining, options)
@@ -896,6 +907,13 @@ class TableEmulator:
                 amount = min(self.seated[seat].unit_cents * self.rng.choice((1, 2, 3)), wager)
                 offers.append(BancoOffer(seat, BancoKind.PARTIAL, amount))
         coverage = cover_bank(banker, wager, offers, self.suivi_seat)
+        while short := [
+            o for o in coverage.accepted if o.amount_cents < self.rules.min_wager_cents
+        ]:
+            # 8.2: what is left of the bank may be less than the table minimum; nobody may wager
+            # that little, so it stays uncovered and the Banker withdraws it (4.7(e)).
+            offers = [o for o in offers if o.seat != short[0].seat]
+            coverage = cover_bank(banker, wager, offers, self.suivi_seat)
         for offer in coverage.accepted:
             out.emit(
                 pit,

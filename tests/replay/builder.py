@@ -39,6 +39,7 @@ from pipeline.replay.findings import Finding
 from pipeline.replay.machine import replay_table
 from pipeline.replay.rows import ReplayResult
 from pipeline.rules.cards import Card, cards, hand_points
+from pipeline.rules.codes import regulates
 from pipeline.rules.config import ShuffleMethod, TableRules
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
@@ -109,6 +110,25 @@ class RoundHandle:
         return only
 
 
+@dataclass(frozen=True)
+class DealtInError:
+    """A card dealt in error during a round and reported there (3.12(a)-(b), 4.12(e)-(g),
+    7.11(a)-(b)). ``card`` reaches the Player's Hand (kind PLAYER_THIRD_CARD_UNAUTHORIZED,
+    dealt after the Player's regular cards) or the Banker's Hand (BANKER_EXTRA_CARD, dealt
+    last), face up unless ``face_up=False``, then IrregularityReported names it. ``then`` is
+    what the dealer does with it: "NEXT_HAND" (it is read again as the next round's first
+    card), "DISCARD" (read again into the discard rack with ``discards`` more cards, default
+    as the pre-selected procedure requires) or "NOTHING" (left where it is, or placed in the
+    Banker's Hand when ``banker`` lists it). The round's ``player`` and ``banker`` say how the
+    dealer finally counted the hands; list the card in one of them if it counted there."""
+
+    card: str
+    kind: str = "PLAYER_THIRD_CARD_UNAUTHORIZED"
+    then: str = "NOTHING"
+    face_up: bool = True
+    discards: int | None = None
+
+
 @dataclass
 class IrregularityHandle:
     reported: str
@@ -148,6 +168,7 @@ class TableDayBuilder:
         self.round_number = 0
         self.position = 0
         self.next_serial = FIRST_SERIAL
+        self.carried: tuple[str, int] | None = None  # (round, position) opening the next hand
         self.forms: list[dict[str, Any]] = []  # what accounting will count, in issue order
 
     # ------------------------------------------------------------------ plumbing
@@ -304,19 +325,36 @@ class TableDayBuilder:
         self.shoe_id = None
         return ended
 
-    def _card(self, card: Card, round_id: str | None, hand: str, face_up: bool = True) -> str:
+    def _card(
+        self,
+        card: Card,
+        round_id: str | None,
+        hand: str,
+        face_up: bool = True,
+        *,
+        position: int | None = None,
+    ) -> str:
+        """CardDealt at the next shoe position, or at ``position`` when the shoe reads again a
+        card that left it earlier (a card dealt in error, placed where it belongs)."""
+        if (
+            position is None
+            and self.carried is not None
+            and round_id not in (None, self.carried[0])
+        ):
+            position, self.carried = self.carried[1], None
         eid = self.emit(
             "shoe",
             "CardDealt",
             shoe_id=self.shoe_id,
             round_id=round_id,
-            position=self.position,
+            position=self.position if position is None else position,
             hand=hand,
             face_up=face_up,
             rank=card.rank.name,
             suit=card.suit.name,
         )
-        self.position += 1
+        if position is None:
+            self.position += 1
         return eid
 
     # ------------------------------------------------------------------ irregularities
@@ -402,6 +440,7 @@ class TableDayBuilder:
         bank: Mapping[str, Any] | None = None,
         keep_bank: bool = False,
         hand_options: bool = True,
+        in_error: DealtInError | None = None,
     ) -> RoundHandle:
         """One round. ``player`` and ``banker`` are the final hands ("9H 2C", "3D 4S 6C").
 
@@ -415,7 +454,8 @@ class TableDayBuilder:
         cutting card appears (then "last hand" is announced unless ``last_hand=False``),
         ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer: ``bank`` = {"seat",
         "amount", "bids": {seat: cents}, "banco": [(seat, action, cents|None)]}; the bank passes
-        when the Banker's Hand loses unless ``keep_bank``.
+        when the Banker's Hand loses unless ``keep_bank``. ``in_error``: a card dealt in error
+        during the round (:class:`DealtInError`).
         """
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
@@ -492,7 +532,7 @@ class TableDayBuilder:
                 )
                 stakes[seat][wager] -= amount
 
-        self._deal(handle, p_cards, b_cards, order, cut_card)
+        self._deal(handle, p_cards, b_cards, order, cut_card, in_error)
         if self.game is Game.CHEMIN_DE_FER and hand_options:
             self._hand_options(handle, p_cards, b_cards)
         if simulated:
@@ -554,7 +594,9 @@ class TableDayBuilder:
                 voluntary=False,
                 round_id=None,
             )
-        if cut_card and (last_hand is None or last_hand):
+        if last_hand is None:  # 3.8(e); Chemin de Fer has no "last hand"
+            last_hand = regulates(self.game, "last_hand")
+        if cut_card and last_hand:
             handle.last_hand = self.emit(
                 "pit", "LastHandAnnounced", shoe_id=self.shoe_id, round_id=round_id
             )
@@ -610,9 +652,15 @@ class TableDayBuilder:
         b_cards: tuple[Card, ...],
         order: str | None,
         cut_card: bool,
+        in_error: DealtInError | None = None,
     ) -> None:
         """3.7(c): cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's; 3.8(c) the
         Player's third card before the Banker's. ``order`` overrides, e.g. "PPBB"."""
+        error_card = None
+        if in_error is not None:
+            (error_card,) = cards(in_error.card)
+            p_cards = _without(p_cards, error_card)
+            b_cards = _without(b_cards, error_card)
         if order is None:
             order = "PBPB" + "P" * (len(p_cards) - 2) + "B" * (len(b_cards) - 2)
         assert sorted(order) == sorted("P" * len(p_cards) + "B" * len(b_cards)), order
@@ -625,9 +673,46 @@ class TableDayBuilder:
                 round_id=handle.round_id,
                 position=self.position,
             )
-        for letter in order:
+        error_at = len(p_cards) + 2 if in_error and in_error.kind.startswith("PLAYER") else None
+        for i, letter in enumerate(order):
+            if i == error_at:
+                self._deal_in_error(handle, in_error, error_card)
             hand = "PLAYER" if letter == "P" else "BANKER"
             handle.cards.append(self._card(queues[letter].pop(0), handle.round_id, hand))
+        if in_error is not None and error_at in (None, len(order)):
+            self._deal_in_error(handle, in_error, error_card)
+
+    def _deal_in_error(
+        self, handle: RoundHandle, in_error: DealtInError | None, card: Card | None
+    ) -> None:
+        """The card dealt in error, its report, and what the dealer does with it."""
+        assert in_error is not None and card is not None
+        position = self.position
+        hand = "PLAYER" if in_error.kind.startswith("PLAYER") else "BANKER"
+        handle.cards.append(self._card(card, handle.round_id, hand, in_error.face_up))
+        self.emit(
+            "pit",
+            "IrregularityReported",
+            round_id=handle.round_id,
+            shoe_id=self.shoe_id,
+            kind=in_error.kind,
+            procedure=self.rules.disclosed_card_procedure.name if in_error.face_up else None,
+            card_rank=card.rank.name,
+            card_suit=card.suit.name,
+            position=position,
+            note=None,
+            reported_by=DEALER,
+        )
+        if in_error.then == "NEXT_HAND":
+            self.carried = (handle.round_id, position)
+        elif in_error.then == "DISCARD":
+            self._card(card, None, "DISCARD", position=position)
+            count = in_error.discards
+            if count is None:
+                count = disclosed_card_discards(self.rules, card.rank) or 0
+            face_down = self.rules.disclosed_card_procedure.value == 2
+            for i in range(count):
+                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
 
     def _hand_options(
         self, handle: RoundHandle, p_cards: tuple[Card, ...], b_cards: tuple[Card, ...]
@@ -823,6 +908,14 @@ class TableDayBuilder:
 
 
 # ---------------------------------------------------------------------- shortcuts and helpers
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` less its last copy of ``card`` (the card dealt in error is dealt separately)."""
+    if card not in hand:
+        return hand
+    i = len(hand) - 1 - hand[::-1].index(card)
+    return hand[:i] + hand[i + 1 :]
+
+
 def table(rules_id: str = "pb-5-classic", table_id: str = "T01", **shoe: Any) -> TableDayBuilder:
     """A builder with the table opened and a legal shoe started (``shoe`` overrides it)."""
     b = TableDayBuilder(table_id, rules_id)
@@ -901,17 +994,17 @@ def busy_day() -> tuple[TableDayBuilder, list[RoundHandle]]:
     rounds = [
         b.round(player="TH 6C", banker="3D 4S", wagers={3: {"BANKER": 10_100}}, defer_vig={3}),
         b.round(
-            player="2H 3C 4D", banker="5D KS", wagers={3: {"PLAYER": 10_000}, 5: {"BANKER": 5_000}}
+            player="2H 3C 4D", banker="5D KS", wagers={3: {"PLAYER": 10_000}, 5: {"BANKER": 10_000}}
         ),
         b.round(
             player="4H 3C",
             banker="2D 5S",
-            wagers={3: {"TIE": 10_000}, 5: {"BANKER": 5_000}},
-            late_wagers=[(5, "TIE", 2_500)],
+            wagers={3: {"TIE": 10_000}, 5: {"BANKER": 10_000}},
+            late_wagers=[(5, "TIE", 10_000)],
             paid={(3, "TIE"): 90_000},
         ),
         b.round(
-            player="9H KC", banker="2D 3S", wagers={7: {"PLAYER": 10_000, "PLAYER_BONUS": 5_000}}
+            player="9H KC", banker="2D 3S", wagers={7: {"PLAYER": 10_000, "PLAYER_BONUS": 10_000}}
         ),
     ]
     b.form_issued(seat=3, serial=1002)

@@ -95,7 +95,7 @@ def test_wager_placed_after_no_more_bets() -> None:
     dealer honoured the late tie bet, so the settlement itself is right: one finding, whose
     evidence is BettingClosed and the late wager; the wager row is marked late."""
     b = table()
-    r = b.round(player="TH 6C", banker="3D 4S", wagers=WAGERS, late_wagers=[(3, "TIE", 2_500)])
+    r = b.round(player="TH 6C", banker="3D 4S", wagers=WAGERS, late_wagers=[(3, "TIE", 10_000)])
     result = b.replay()
     f = only(result)
     assert (f.code, f.severity, f.round_id, f.seat, f.patron_id) == (
@@ -105,10 +105,10 @@ def test_wager_placed_after_no_more_bets() -> None:
         3,
         "PAT-03",
     )
-    assert (f.expected_cents, f.actual_cents) == (None, 2_500)
+    assert (f.expected_cents, f.actual_cents) == (None, 10_000)
     assert f.event_ids == (r.betting_closed, r.late[0])
     assert f.message == (
-        'Seat 3 wager placed $25.00 on TIE after "No More Bets" (N.J.A.C. 19:47-3.2(d)).'
+        'Seat 3 wager placed $100.00 on TIE after "No More Bets" (N.J.A.C. 19:47-3.2(d)).'
     )
     late = {(w.seat, w.wager): w for w in result.wagers}
     assert late[(3, "TIE")].late is True
@@ -137,7 +137,7 @@ def test_wager_withdrawn_after_no_more_bets() -> None:
     r = b.round(
         player="TH 6C",
         banker="3D 4S",
-        wagers={3: {"BANKER": 10_000, "TIE": 5_000}},
+        wagers={3: {"BANKER": 10_000, "TIE": 12_500}},
         late_withdrawals=[(3, "TIE", 2_500)],
     )
     f = only(b.replay())

@@ -205,7 +205,7 @@ def test_banker_kept_the_bank_after_losing() -> None:
     )
     assert f.message == (
         f"The Banker at seat 1 lost round {lost.round_id} but kept the bank "
-        "(N.J.A.C. 19:47-4.11(a)1)."
+        "(N.J.A.C. 19:47-4.11(a)1, (b))."
     )
 
 

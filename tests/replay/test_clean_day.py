@@ -176,7 +176,7 @@ def test_every_punto_banco_and_minibaccarat_configuration_replays_clean(rules_id
             banker=banker,
             wagers={
                 1: {"BANKER": 10_000},
-                2: {"PLAYER": 5_000, "TIE": 2_500},
+                2: {"PLAYER": 10_000, "TIE": 10_000},
                 6: {"BANKER": 10_100},
             },
             defer_vig={6} if b.rules.vig_deferral else (),

@@ -265,7 +265,7 @@ def test_fourth_card_to_a_hand_makes_the_round_incomplete() -> None:
     assert (f.severity, f.round_id, f.event_ids) == (Severity.HIGH, r.round_id, tuple(r.cards))
     assert f.message == (
         f"Round {r.round_id} has 4 Player and 2 Banker cards; each hand has two cards and at "
-        "most one more (N.J.A.C. 19:47-3.7(c), 3.8(d))."
+        "most one more (N.J.A.C. 19:47-3.8(d))."
     )
     assert result.rounds[0].status == "INCOMPLETE"
     assert result.settlements == []

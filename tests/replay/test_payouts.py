@@ -75,9 +75,9 @@ DRAGON: dict[str, Any] = {"player": "TH 6C", "banker": "3D 2S 2C"}  # three-card
             "pb-5-classic",
             BANKER_7_6,
             "CARDS_4",
-            2_510,
-            3_766,
-            3_765,
+            10_001,
+            15_002,
+            15_001,
             "PB-3.3f-TOTAL-CARDS",
             "3.2(a)4, 3.3(f)",
             "overpaid by $0.01",
@@ -219,7 +219,7 @@ def test_payout_over_or_under(
     3.3(b) 8 or 9 to 1, 3.3(c) Banker 1 to 1, 3.3(e)1 Banker six 1 to 2, 3.3(f) total cards 3 to 2 /
     2 to 1, 3.3(g) bonus Paytable A or B, 3.3(i) dragon 7 40 to 1, 4.7(g) Chemin de Fer 1 to 1) is
     one CRITICAL finding with the expected and recorded payouts and the wager and settlement events.
-    Fractions of a cent are not paid (3 to 2 on $25.10 is $37.65)."""
+    Fractions of a cent are not paid (3 to 2 on $100.01 is $150.01, not $150.015)."""
     b = table(rules_id, "T07")
     if rules_id == "cf-5":
         banco = [(5, "BANCO_SEUL", None)]
@@ -227,7 +227,9 @@ def test_payout_over_or_under(
         r = b.round(**hands, bank=bank, paid={(5, wager): paid})
         seat = 5
     else:
-        r = b.round(**hands, wagers={3: {wager: stake}}, paid={(3, wager): paid})
+        # 3.2(b): pb-4-banker6 takes a bonus wager only beside a Player or Banker wager.
+        base = {"PLAYER": stake} if wager == "PLAYER_BONUS" else {}
+        r = b.round(**hands, wagers={3: {**base, wager: stake}}, paid={(3, wager): paid})
         seat = 3
     result = b.replay()
     f = only(result)
@@ -388,3 +390,23 @@ def test_no_vigorish_variations_settle_clean() -> None:
         (10_000, 0, "PB-3.3h-DRAGON-PUSH"),
         (10_000, 0, "PB-3.3e2-TOTAL-CARD-COVER"),
     ]
+
+
+@pytest.mark.parametrize(("base", "found"), [(True, []), (False, ["PB-3.2b-WAGER-OFFERED"])])
+@pytest.mark.rule("PB-3.2b-WAGER-OFFERED")
+def test_bonus_wager_needs_a_base_wager_where_the_casino_requires_it(
+    base: bool, found: list[str]
+) -> None:
+    """PB-3.2b-WAGER-OFFERED, N.J.A.C. 19:47-3.2(b): pb-4-banker6 chose to require 'a regular
+    baccarat wager on either the Banker's Hand or Player's Hand in order to be able to place an
+    optional bonus wager'; a bonus wager alone is refused there."""
+    b = table("pb-4-banker6")
+    stakes = {"PLAYER_BONUS": 5_000, **({"PLAYER": 5_000} if base else {})}
+    b.round(**BANKER_NATURAL, wagers={3: stakes})
+    result = b.replay()
+    assert codes(result) == found
+    if found:
+        assert only(result).message == (
+            "Seat 3 made a PLAYER_BONUS wager without a Banker or Player wager, which this table "
+            "requires (N.J.A.C. 19:47-3.2(b))."
+        )

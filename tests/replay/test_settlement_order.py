@@ -149,5 +149,5 @@ def test_pit_settled_out_of_order(
 def test_procedure_followed_is_clean(rules_id: str) -> None:
     """PB-3.10b-SETTLEMENT, N.J.A.C. 19:47-3.10(b)1, (b)3 and (b)4 as each table filed."""
     b = table(rules_id)
-    b.round(player="TH 6C", banker="3D 4S", wagers={**WAGERS, 9: {"BANKER": 5_000}})
+    b.round(player="TH 6C", banker="3D 4S", wagers={**WAGERS, 9: {"BANKER": 10_000}})
     assert b.replay().findings == []

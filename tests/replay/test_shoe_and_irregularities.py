@@ -230,6 +230,25 @@ def test_round_voided_with_plenty_of_cards() -> None:
     assert [r.status for r in result.rounds] == ["COMPLETE", "VOID"]
 
 
+@pytest.mark.parametrize(
+    ("cards_left", "found"),
+    [(5, []), (6, ["PB-3.12e-INSUFFICIENT"]), (7, ["PB-3.12e-INSUFFICIENT"])],
+)
+@pytest.mark.rule("PB-3.12e-INSUFFICIENT")
+def test_void_threshold_is_six_cards_left(cards_left: int, found: list[str]) -> None:
+    """PB-3.12e-INSUFFICIENT, N.J.A.C. 19:47-3.12(e): 'If there are insufficient cards remaining
+    in the shoe to complete a round of play, that round shall be void'. A shoe left with five
+    cards (4 burned and 4 dealt of a short shoe) may not complete a round: the void is right;
+    with six or seven it is a finding. Only the void's code is read: the short shoe itself is a
+    3.1(a) finding of its own."""
+    b = table(cards_in_shoe=8 + cards_left)
+    b.round(**ROUND)
+    b.voided_round()
+    b.end_shoe()
+    voids = [c for c in codes(b.replay()) if c == "PB-3.12e-INSUFFICIENT"]
+    assert voids == found
+
+
 # ---------------------------------------------------------------------- 3.12(c) and (d)
 def around(b: TableDayBuilder) -> RoundHandle:
     """A round before the irregularity (the one after is dealt by each test)."""

@@ -279,7 +279,7 @@ def test_tie_vigorish_deferred() -> None:
     )
     assert f.message == (
         "Seat 3's 25 percent tie vigorish was deferred; it is collected before the next "
-        "round's first card (N.J.A.C. 19:47-7.3(d))."
+        "round's first card (N.J.A.C. 19:47-7.2(a)1iii, 7.3(d))."
     )
 
 
@@ -308,7 +308,8 @@ def test_deferred_vigorish_outstanding_when_the_shoe_ends() -> None:
     assert (f.expected_cents, f.actual_cents, f.event_ids) == (525, 0, (r.vig[3], ended))
     assert f.message == (
         "Seat 3 still owed $5.25 of deferred vigorish when the shoe was completed; it must be "
-        "collected or documented on a Complimentary Vigorish Form first (N.J.A.C. 19:47-3.3(c)4). "
+        "collected or documented on a Complimentary Vigorish Form first (N.J.A.C. "
+        "19:47-3.3(c)2, (c)4). "
         "Treat it as uncollected without a form."
     )
     assert [v.kind for v in result.vig_ledger] == ["DEFERRED", "WRITTEN_OFF"]

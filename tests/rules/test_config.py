@@ -61,6 +61,11 @@ LEGAL = [
         rules(MB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=12), id="mb-two-batch"
     ),
     pytest.param(rules(MB, shuffle_method=ShuffleMethod.FEATHERED), id="mb-feathered"),
+    pytest.param(rules(MB, shuffle_method=ShuffleMethod.CONTINUOUS), id="mb-continuous-7.12"),
+    pytest.param(rules(CF, shuffle_method=ShuffleMethod.MANUAL_WASH), id="cf-wash-4.4(a)2"),
+    pytest.param(
+        rules(PB, bonus_paytable=Paytable.C, bonus_requires_base_wager=True), id="pb-bonus-base"
+    ),
     pytest.param(rules(MB, disclosed_ten_value_discards=0), id="mb-ten-discards-0"),
     pytest.param(rules(MB, no_vig_banker_six=True, total_card_wagers=True), id="mb-e1"),
     pytest.param(rules(CF, vig_percent=4, vig_rounding=True), id="cf"),
@@ -143,8 +148,41 @@ ILLEGAL = [
     ),
     pytest.param(
         rules(PB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=12),
-        {("shuffle_method", "N.J.A.C. 19:47-7.1(d)")},
+        {("shuffle_method", "N.J.A.C. 19:47-3.5(a)")},
         id="two-batch-on-pb",
+    ),
+    pytest.param(
+        rules(PB, shuffle_method=ShuffleMethod.CONTINUOUS),
+        {("shuffle_method", "N.J.A.C. 19:47-3.5(a)")},
+        id="continuous-on-pb",
+    ),
+    pytest.param(
+        rules(CF, shuffle_method=ShuffleMethod.CONTINUOUS),
+        {("shuffle_method", "N.J.A.C. 19:47-4.4(a)")},
+        id="continuous-on-cf",
+    ),
+    pytest.param(
+        rules(CF, shuffle_method=ShuffleMethod.FEATHERED),
+        {("shuffle_method", "N.J.A.C. 19:47-4.4(a)")},
+        id="feathered-on-cf",
+    ),
+    pytest.param(
+        rules(MB, shuffle_method=ShuffleMethod.MANUAL_WASH),
+        {("shuffle_method", "N.J.A.C. 19:47-7.5(b)")},
+        id="wash-on-mb",
+    ),
+    pytest.param(
+        rules(CF, tie_odds=Odds(9, 1)), {("tie_odds", "N.J.A.C. 19:47-4.7(g)")}, id="tie-odds-on-cf"
+    ),
+    pytest.param(
+        rules(PB, dragon_7_odds=Odds(50, 1)),
+        {("dragon_7_odds", "N.J.A.C. 19:47-3.3(i)")},
+        id="dragon-odds-without-dragon",
+    ),
+    pytest.param(
+        rules(PB, bonus_requires_base_wager=True),
+        {("bonus_requires_base_wager", "N.J.A.C. 19:47-3.2(b)")},
+        id="base-wager-without-bonus",
     ),
     pytest.param(
         rules(PB, shuffle_method=ShuffleMethod.FEATHERED),
@@ -202,11 +240,11 @@ ILLEGAL = [
         id="mb-ten-discards-2",
     ),
     pytest.param(
-        rules(PB, min_wager_cents=0), {("min_wager_cents", "N.J.A.C. 19:47-3.2")}, id="min-0"
+        rules(PB, min_wager_cents=0), {("min_wager_cents", "N.J.A.C. 19:47-8.2")}, id="min-0"
     ),
     pytest.param(
         rules(PB, min_wager_cents=5000, max_wager_cents=2500),
-        {("min_wager_cents", "N.J.A.C. 19:47-3.2")},
+        {("min_wager_cents", "N.J.A.C. 19:47-8.2")},
         id="max-below-min",
     ),
 ]
@@ -261,6 +299,53 @@ def test_odds_need_a_positive_stake_and_win(odds: Odds) -> None:
     rejected by validation like any other illegal odds (PB-3.3b-TIE)."""
     assert problems(rules(PB, tie_odds=odds)) != []
     assert problems(rules(PB, dragon_7=True, dragon_7_odds=odds)) != []
+
+
+@pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7")
+def test_odds_comparison_at_its_edges() -> None:
+    """N.J.A.C. 19:47-3.3(b), (i): Odds.at_least compares any two odds: 1 to 1 is at least 1 to
+    1, and odds with a zero side never qualify, even against themselves (PB-3.3b-TIE)."""
+    assert Odds(1, 1).at_least(Odds(1, 1))
+    assert Odds(2, 1).at_least(Odds(1, 1)) and not Odds(1, 2).at_least(Odds(1, 1))
+    assert not Odds(0, 1).at_least(Odds(0, 1))
+    assert not Odds(1, 0).at_least(Odds(0, 1))
+
+
+@pytest.mark.rule("PB-3.3b-TIE")
+@pytest.mark.parametrize(
+    ("written", "readable"),
+    [
+        ("1 to 1", True),
+        ([1, 1], True),
+        ("0 to 1", False),
+        ("8 to 0", False),
+        ([0, 1], False),
+        ([8, 0], False),
+    ],
+    ids=str,
+)
+def test_odds_are_read_with_both_sides_at_least_one(written: object, readable: bool) -> None:
+    """N.J.A.C. 19:47-3.3(b): odds are read from a rules file when both sides are positive,
+    the smallest being 1 ("1 to 1" is read, then refused by 3.3(b) itself); a zero side is
+    refused where it is read (PB-3.3b-TIE)."""
+    entry = {"rules_id": "x", "game": "PUNTO_BANCO", "tie_odds": written}
+    if readable:
+        with pytest.raises(InvalidRulesError, match=r"tie_odds: a tie pays at least 8 to 1"):
+            rules_from_mapping(entry)
+    else:
+        with pytest.raises(ValueError, match="both sides positive"):
+            rules_from_mapping(entry)
+
+
+@pytest.mark.rule("PB-3.2b-WAGER-OFFERED", "NJ-8.2-TABLE-LIMITS")
+def test_table_limits_at_their_edges() -> None:
+    """N.J.A.C. 19:47-8.2 (NJ-8.2-TABLE-LIMITS): a one-cent minimum and a table whose minimum
+    equals its maximum are allowed; a zero minimum and a maximum under the minimum are not."""
+    assert problems(rules(PB, min_wager_cents=1)) == []
+    assert problems(rules(PB, min_wager_cents=10_000, max_wager_cents=10_000)) == []
+    assert found(rules(PB, min_wager_cents=10_000, max_wager_cents=9_999)) == {
+        ("min_wager_cents", "N.J.A.C. 19:47-8.2")
+    }
 
 
 @pytest.mark.rule("PB-3.3e-ONE-OPTION", "PB-3.2a6iii-DRAGON-EXCLUSIVE", "PB-3.3b-TIE")

@@ -7,7 +7,14 @@ import itertools
 import pytest
 
 from pipeline.rules.cards import Card, Rank, Suit, cards
-from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_round
+from pipeline.rules.deal import (
+    MOST_CARDS_IN_A_ROUND,
+    Deal,
+    InsufficientCardsError,
+    Options,
+    deal_round,
+    void_for_insufficient_cards,
+)
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import Winner
 
@@ -226,3 +233,15 @@ def test_every_two_card_count_and_third_card_value(game: Game) -> None:
             ), (p, b, fifth, sixth, option)
             checked += 1
     assert checked == 3000 * len(options)
+
+
+@pytest.mark.rule("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT")
+@pytest.mark.parametrize(
+    ("cards_left", "void"), [(0, True), (4, True), (5, True), (6, False), (7, False)]
+)
+def test_a_round_is_void_only_below_six_cards_left(cards_left: int, void: bool) -> None:
+    """N.J.A.C. 19:47-3.12(e), 4.12(k): a round is void only if the cards left may not complete
+    it; two hands of at most three cards (3.8(d)) need six at most, so with five a void is
+    justified and with six it is not (PB-3.12e-INSUFFICIENT, CF-4.12k-INSUFFICIENT)."""
+    assert MOST_CARDS_IN_A_ROUND == 6
+    assert void_for_insufficient_cards(cards_left) is void

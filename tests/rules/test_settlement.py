@@ -382,15 +382,15 @@ def test_only_offered_wagers_are_settled() -> None:
     bonus = {Wager.BANKER_BONUS, Wager.PLAYER_BONUS}
     assert offered_wagers(table(PB, bonus_paytable=Paytable.B)) == base | bonus
     assert offered_wagers(table(PB, dragon_7=True)) == base | {Wager.DRAGON_7}
-    for rules, wager in [
-        (table(PB), Wager.CARDS_4),
-        (table(PB), Wager.PLAYER_BONUS),
-        (table(PB), Wager.DRAGON_7),
-        (table(MB), Wager.DRAGON_7),
-        (table(CF), Wager.TIE),
-        (table(CF), Wager.CARDS_5),
+    for rules, wager, section in [
+        (table(PB), Wager.CARDS_4, r"3\.2\(b\)"),
+        (table(PB), Wager.PLAYER_BONUS, r"3\.2\(b\)"),
+        (table(PB), Wager.DRAGON_7, r"3\.2\(b\)"),
+        (table(MB), Wager.DRAGON_7, r"7\.2\(b\)"),
+        (table(CF), Wager.TIE, r"4\.6\(a\), 4\.7\(a\)"),
+        (table(CF), Wager.CARDS_5, r"4\.6\(a\), 4\.7\(a\)"),
     ]:
-        with pytest.raises(WagerNotOfferedError, match=r"19:47-3\.2\(b\)"):
+        with pytest.raises(WagerNotOfferedError, match=rf"N\.J\.A\.C\. 19:47-{section}"):
             settle(rules, TIE, wager, 1000)
 
 

@@ -182,3 +182,48 @@ def test_parse_faults_rejects_unknown_kind() -> None:
         parse_faults("nonsense")
     with pytest.raises(ValueError, match=r"within 0\.\.1"):
         parse_faults("payout=3")
+
+
+def test_chemin_de_fer_shoes_end_with_the_cutting_card_hand(
+    clean_day: dict[str, list[TableEvent]],
+) -> None:
+    """N.J.A.C. 19:47-3.8(e) "last hand" is a Punto Banco (and Minibaccarat) rule; Chemin de
+    Fer's 4.12(g), (k) know only the cutting card. Its tables announce no last hand and deal no
+    round after the one in which the cutting card appeared; the others announce it once."""
+    chemmy_cuts = 0
+    for events in clean_day.values():
+        game = next(e.fields["game"] for e in events if e.payload_type == "TableOpened")
+        cut_rounds = [e.round_id for e in events if e.payload_type == "CutCardReached"]
+        last_hands = [e.round_id for e in events if e.payload_type == "LastHandAnnounced"]
+        if game == Game.CHEMIN_DE_FER.value:
+            assert last_hands == []
+            chemmy_cuts += len(cut_rounds)
+            for round_id in cut_rounds:
+                after = [e for e in events if e.payload_type in ("RoundStarted", "ShoeEnded")]
+                i = next(n for n, e in enumerate(after) if e.round_id == round_id)
+                assert after[i + 1].payload_type == "ShoeEnded"
+        else:
+            assert last_hands == cut_rounds
+    assert chemmy_cuts > 0
+
+
+def test_every_wager_is_within_its_tables_limits() -> None:
+    """N.J.A.C. 19:47-8.2 (NJ-8.2-TABLE-LIMITS): on a 24-table floor (every filed configuration,
+    Chemin de Fer's $100 minimum included) no emulated wager is under the table minimum or over
+    its maximum, not even the last partial banco that covers what is left of a bank."""
+    catalog = load_catalog()
+    day = simulate(24, 2, seed=5, rates={}, gaming_date=DAY)  # seed 5 met the case
+    checked = 0
+    for events in day.events_by_table.values():
+        opened = next(e for e in events if e.payload_type == "TableOpened")
+        rules = catalog[opened.fields["rules_id"]]
+        stakes: dict[tuple[str | None, int, str], int] = defaultdict(int)
+        for e in events:
+            if e.payload_type == "WagerPlaced":
+                stakes[(e.round_id, e.fields["seat"], e.fields["wager"])] += e.fields[
+                    "amount_cents"
+                ]
+        for key, amount in stakes.items():
+            assert rules.min_wager_cents <= amount <= rules.max_wager_cents, (rules.rules_id, key)
+        checked += len(stakes)
+    assert checked > 1_000

@@ -1,0 +1,152 @@
+"""Each game is audited under its own subchapter: Chemin de Fer (N.J.A.C. 19:47-4) has no
+"last hand" and cites 4.x sections; Minibaccarat (19:47-7) cites 7.2(b) for a wager its table
+does not offer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pipeline.replay.findings import Severity
+from tests.replay.builder import TableDayBuilder, only, table
+
+CF_ROUND: dict[str, Any] = {
+    "player": "TH 6C",
+    "banker": "3D 4S",
+    "bank": {"seat": 1, "amount": 100_000, "banco": [(5, "BANCO_SEUL", None)]},
+}
+
+
+def cf() -> TableDayBuilder:
+    return table("cf-5", "T04")
+
+
+@pytest.mark.parametrize("announced", [False, True])
+@pytest.mark.rule("PB-3.8e-LAST-HAND", "CF-4.12k-INSUFFICIENT")
+def test_chemin_de_fer_has_no_last_hand(announced: bool) -> None:
+    """PB-3.8e-LAST-HAND is a Punto Banco rule (N.J.A.C. 19:47-3.8(e)); Chemin de Fer's
+    4.12(g), (j) and (k) (CF-4.12k-INSUFFICIENT) speak of the cutting card but not of a "last
+    hand": rounds after the cutting card, announced or not, raise nothing."""
+    b = cf()
+    cut = b.round(**CF_ROUND, cut_card=True, last_hand=announced)
+    b.round(**CF_ROUND)
+    b.round(**CF_ROUND)
+    b.end_shoe()
+    assert (cut.cut_card is not None, cut.last_hand is not None) == (True, announced)
+    assert b.replay().findings == []
+
+
+@pytest.mark.rule("CF-4.10a-ANNOUNCE")
+def test_chemin_de_fer_announcement_cites_4_10_a() -> None:
+    """CF-4.10a-ANNOUNCE, N.J.A.C. 19:47-4.10(a): 'the dealer calling the game shall announce
+    the Point Count of each hand indicating which hand has won the round'."""
+    b = cf()
+    r = b.round(**CF_ROUND, announce={"banker_points": 6})
+    f = only(b.replay())
+    assert (f.code, f.severity, f.round_id) == ("CF-4.10a-ANNOUNCE", Severity.HIGH, r.round_id)
+    assert (
+        f.message == "The dealer announced Banker count 6 (cards show 7) (N.J.A.C. 19:47-4.10(a))."
+    )
+
+
+@pytest.mark.rule("CF-4.12k-INSUFFICIENT")
+def test_chemin_de_fer_void_cites_4_12_k() -> None:
+    """CF-4.12k-INSUFFICIENT, N.J.A.C. 19:47-4.12(k): a hand is void only when the shoe cannot
+    complete it."""
+    b = cf()
+    b.round(**CF_ROUND)
+    b.voided_round()
+    b.end_shoe()
+    f = only(b.replay())
+    assert f.code == "CF-4.12k-INSUFFICIENT"
+    assert f.message.endswith("six always complete a round (N.J.A.C. 19:47-4.12(k)).")
+
+
+@pytest.mark.rule("CF-4.4e-BURN")
+def test_chemin_de_fer_burn_cites_4_4() -> None:
+    """CF-4.4e-BURN, N.J.A.C. 19:47-4.4(e): the first card and as many more as its count are
+    burned; a shoe with none burned cites chapter 4, not 3.5(e)."""
+    b = TableDayBuilder("T04", "cf-5")
+    b.open()
+    b.shoe(burn="")
+    b.round(**CF_ROUND)
+    f = only(b.replay())
+    assert f.code == "CF-4.4e-BURN"
+    assert f.message == "Shoe T04-S01: no card was burned before play (N.J.A.C. 19:47-4.4(d)-(e))."
+
+
+@pytest.mark.rule("MB-7.2b-WAGER-OFFERED")
+def test_minibaccarat_wager_not_offered_is_one_finding_under_7_2_b() -> None:
+    """MB-7.2b-WAGER-OFFERED, N.J.A.C. 19:47-7.2(b): 'no casino licensee ... shall accept any
+    wager at the game of minibaccarat other than those specified in (a)'. The bonus wager is a
+    Punto Banco wager; settled by the pit, it is still one finding, naming the settlement, and
+    not a second one for a settlement "without a wager on record"."""
+    b = table("mb-5-rounded")
+    r = b.round(
+        player="9H KC",
+        banker="2D 3S",
+        wagers={3: {"PLAYER": 10_000, "PLAYER_BONUS": 2_500}},
+        extra_settlements=[(3, "PLAYER_BONUS", "WIN", 2_500)],
+    )
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, f.actual_cents) == (
+        "MB-7.2b-WAGER-OFFERED",
+        Severity.HIGH,
+        3,
+        2_500,
+    )
+    assert f.event_ids == (r.wagers[(3, "PLAYER_BONUS")], r.settled_id(3, "PLAYER_BONUS"))
+    assert f.message == (
+        "Seat 3 wagered $25.00 on PLAYER_BONUS, which rules 'mb-5-rounded' do not offer "
+        "(N.J.A.C. 19:47-7.2(b)); it was settled paying $25.00."
+    )
+
+
+@pytest.mark.rule("CF-4.7a-WAGERS")
+def test_chemin_de_fer_tie_bet_is_not_a_wager_there() -> None:
+    """CF-4.7a-WAGERS, N.J.A.C. 19:47-4.6(a), 4.7(a): Chemin de Fer has only the Banker's wager
+    and the wagers against it; a tie bet is not offered."""
+    b = cf()
+    b.round(**CF_ROUND, wagers={1: {"BANKER": 100_000}, 5: {"PLAYER": 100_000, "TIE": 10_000}})
+    f = only(b.replay())
+    assert f.code == "CF-4.7a-WAGERS"
+    assert "(N.J.A.C. 19:47-4.6(a), 4.7(a))" in f.message
+
+
+@pytest.mark.parametrize(
+    ("kind", "code"),
+    [
+        ("CARD_DISCLOSED_IN_ERROR", "MB-7.11c-DISCLOSED"),
+        ("CARD_FACE_UP_IN_SHOE", "MB-7.11d-FACE-UP"),
+    ],
+)
+@pytest.mark.rule("MB-7.11c-DISCLOSED", "MB-7.11d-FACE-UP")
+def test_minibaccarat_irregularities_cite_7_11(kind: str, code: str) -> None:
+    """MB-7.11c-DISCLOSED, MB-7.11d-FACE-UP, N.J.A.C. 19:47-7.11(c)1 and (d): a 7 disclosed in
+    error or found face up goes to the discard rack with seven more cards; three more is a
+    finding under Minibaccarat's own section."""
+    b = table("mb-5-rounded")
+    b.round(player="9H KC", banker="2D 3S", wagers={3: {"PLAYER": 10_000}})
+    b.irregularity("7D", kind, extra=3)
+    b.round(player="9C KC", banker="2D 3S", wagers={3: {"PLAYER": 10_000}})
+    f = only(b.replay())
+    assert (f.code, f.severity) == (code, Severity.MEDIUM)
+    assert f.message.endswith(
+        "requires it and 7 more cards in the discard rack; 3 more were discarded."
+    )
+
+
+@pytest.mark.rule("CF-4.10b-SETTLEMENT")
+def test_chemin_de_fer_settlement_without_a_wager_cites_4_10_b() -> None:
+    """CF-4.10b-SETTLEMENT, N.J.A.C. 19:47-4.10(b): wagers are collected and paid off after the
+    result; a payment to a seat that wagered nothing is a finding under 4.10(b), not 3.10(b)."""
+    b = cf()
+    b.round(**CF_ROUND, extra_settlements=[(7, "PLAYER", "WIN", 10_000)])
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, f.actual_cents) == (
+        "CF-4.10b-SETTLEMENT",
+        Severity.CRITICAL,
+        7,
+        10_000,
+    )

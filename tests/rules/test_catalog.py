@@ -1,0 +1,92 @@
+"""The filed rule catalog (pipeline/config/rules_catalog.toml): every choice N.J.A.C. 19:47
+leaves to the casino is stated, never defaulted, including those another choice opens: tie odds
+where a tie bet is offered (3.3(b), 7.3(b)), dragon 7 odds with the dragon 7 variation (3.3(i))
+and the base-wager requirement with the bonus wager (3.2(b))."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.config.catalog import CatalogError, choices_to_state, load_catalog
+from pipeline.rules.config import Odds, rules_to_mapping
+
+STATED = {
+    "decks": 8,
+    "shuffle_method": "MANUAL_LACE",
+    "vig_percent": 5,
+    "vig_rounding": False,
+    "vig_deferral": True,
+    "disclosed_card_procedure": "DISCARD_BY_VALUE",
+    "disclosed_ten_value_discards": 10,
+    "settlement_procedure": "PAY_ALL_THEN_VIG",
+    "min_wager_cents": 2_500,
+    "max_wager_cents": 500_000,
+    "gaming_day_starts": "06:00",
+}
+
+
+def write(tmp_path: Path, **entry: object) -> Path:
+    lines = ["[t]"]
+    for name, value in {**STATED, **entry}.items():
+        rendered = str(value).lower() if isinstance(value, bool) else repr(value)
+        lines.append(f"{name} = {rendered}".replace("'", '"'))
+    path = tmp_path / "catalog.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7", "PB-3.3g-BONUS")
+@pytest.mark.parametrize(
+    ("entry", "missing"),
+    [
+        ({"game": "PUNTO_BANCO"}, ["tie_odds"]),
+        ({"game": "MINIBACCARAT", "shuffle_method": "FEATHERED"}, ["tie_odds"]),
+        (
+            {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "dragon_7": True},
+            ["dragon_7_odds"],
+        ),
+        (
+            {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "bonus_paytable": "C"},
+            ["bonus_requires_base_wager"],
+        ),
+    ],
+)
+def test_a_choice_left_unstated_is_refused(
+    tmp_path: Path, entry: dict[str, object], missing: list[str]
+) -> None:
+    """PB-3.3b-TIE, PB-3.3i-DRAGON-7, PB-3.3g-BONUS: N.J.A.C. 19:47-3.3(b), 7.3(b) (tie odds
+    "at least" 8 to 1), 3.3(i) (dragon 7 "at least" 40 to 1) and 3.2(b) (whether a bonus wager
+    needs a regular wager is "within the discretion of the casino licensee") are choices; a
+    configuration that leaves one out is refused, naming it."""
+    with pytest.raises(CatalogError) as err:
+        load_catalog(write(tmp_path, **entry))
+    assert f"[t] must state {missing!r}; these are the casino's choice" in str(err.value)
+
+
+@pytest.mark.rule("CF-4.7g-PLAYER")
+def test_chemin_de_fer_needs_no_tie_odds(tmp_path: Path) -> None:
+    """CF-4.7g-PLAYER, N.J.A.C. 19:47-4.7(g): Chemin de Fer has no tie bet, so it states no tie
+    odds; its choices are only those its subchapter opens."""
+    entry = {
+        "game": "CHEMIN_DE_FER",
+        "decks": 6,
+        "shuffle_method": "MANUAL_WASH",
+        "vig_deferral": False,
+    }
+    assert "tie_odds" not in choices_to_state(entry)
+    (rules,) = load_catalog(write(tmp_path, **entry)).values()
+    assert rules.tie_odds == Odds(8, 1)  # unused: no tie bet is offered
+
+
+@pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7")
+def test_the_packaged_catalog_states_every_choice_it_opens() -> None:
+    """PB-3.3b-TIE, PB-3.3i-DRAGON-7: N.J.A.C. 19:47-3.3(b), (i), 3.2(b): every filed
+    configuration states every choice it opens."""
+    catalog = load_catalog()
+    assert catalog
+    for rules_id, rules in catalog.items():
+        stated = rules_to_mapping(rules)
+        assert choices_to_state(stated) <= set(stated), rules_id
+    assert {r.rules_id for r in catalog.values() if r.bonus_requires_base_wager} == {"pb-4-banker6"}
