@@ -195,6 +195,9 @@ class TableReplay:
         self.passed_from_loss = False
         self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
         self.suivi_seat: int | None = None
+        self.suivi_known = True
+        """Whether ``suivi_seat`` is known: after an incomplete round (lost events) who, if
+        anyone, may take banco suivi is not, so the next 4.7(b) check is withheld."""
         self.after_voluntary_pass = False
         self.carried: CarriedCard | None = None
 
@@ -963,7 +966,7 @@ class TableReplay:
             self.pass_due = None
         to_seat = e.get("to_seat")
         self.banker_seat = int(to_seat) if to_seat is not None else None
-        self.suivi_seat = None
+        self.suivi_seat, self.suivi_known = None, True
         self.after_voluntary_pass = bool(e.get("voluntary"))
         if not self.after_voluntary_pass:
             # 4.11(b): a mandatory pass sets no wager floor; 4.11(c) (voluntary) keeps the
@@ -1000,6 +1003,8 @@ class TableReplay:
         player = tuple(c.card for c in rnd.cards if c.hand == "PLAYER")
         banker = tuple(c.card for c in rnd.cards if c.hand == "BANKER")
         incomplete = rnd.round_id in self.incomplete
+        if incomplete:
+            self.suivi_known = False
         status = "INCOMPLETE" if incomplete else "COMPLETE"
         outcome: RoundOutcome | None = None
         if rnd.voided is not None:
@@ -1627,7 +1632,7 @@ class TableReplay:
                 event_ids=ids,
             )
         expected = cover_bank(seat, bank, accepted, self.suivi_seat)
-        if sorted(expected.accepted, key=lambda o: o.seat) != sorted(
+        if self.suivi_known and sorted(expected.accepted, key=lambda o: o.seat) != sorted(
             accepted, key=lambda o: o.seat
         ):
             self.find(
@@ -1639,9 +1644,9 @@ class TableReplay:
             )
         full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
         if outcome.winner.value == "BANKER" and full:
-            self.suivi_seat = full[0].seat
+            self.suivi_seat, self.suivi_known = full[0].seat, True
         elif outcome.winner.value != "TIE":
-            self.suivi_seat = None
+            self.suivi_seat, self.suivi_known = None, True
         if curator_must_pass(outcome):
             self.pass_due = (
                 seat,

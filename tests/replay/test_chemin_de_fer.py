@@ -188,6 +188,23 @@ def test_banco_suivi_survives_a_stand_off() -> None:
     assert (f.code, f.round_id) == ("CF-4.7b-SUIVI", r.round_id)
 
 
+@pytest.mark.rule("CF-4.7b-SUIVI", "NJ-DATA-GAP")
+def test_banco_suivi_after_a_round_that_lost_events_is_not_judged() -> None:
+    """CF-4.7b-SUIVI with NJ-DATA-GAP, N.J.A.C. 19:47-4.7(b): the round seat 5 won by banco
+    seul lost its announcement (a seq gap), so who may call banco suivi next is unknown; the
+    next round's suivi is not judged (a gap is never guessed), and the round after is."""
+    b = cf()
+    lost = b.round(**BANKER_WINS, bank=bank(1, 100_000, SEUL5, bids={1: 100_000}))
+    b.round(**BANKER_WINS, bank=bank(1, 100_000, (5, "BANCO_SUIVI", None)))
+    judged = b.round(**BANKER_WINS, bank=bank(1, 100_000, (7, "BANCO_SUIVI", None)))
+    gone = b.by_id(str(lost.announced))
+    result = b.replay([e for e in b.events if e is not gone])
+    assert [(f.code, f.round_id) for f in result.findings] == [
+        ("NJ-DATA-GAP", lost.round_id),
+        ("CF-4.7b-SUIVI", judged.round_id),
+    ]
+
+
 @pytest.mark.rule("CF-4.11a1-BANK-PASS")
 def test_banker_kept_the_bank_after_losing() -> None:
     """CF-4.11a1-BANK-PASS, N.J.A.C. 19:47-4.11(a)1: 'The Banker shall pass the shoe whenever the
