@@ -306,6 +306,9 @@ class Ledger:
         less than ``tolerance`` after a boundary belongs to the earlier day when the table was
         open at the boundary and the event comes before the table's next ``TableOpened``.
         Depends only on the stored deliveries, so it is idempotent and order-insensitive.
+        A closed day's deliveries are sealed: no event is moved into or out of a closed day
+        (such an event stays where its time puts it, and the next day's replay reports the
+        fragment it makes).
         """
         wanted = sorted(set(tables))
         if not wanted:
@@ -329,6 +332,7 @@ class Ledger:
             windows.setdefault((row[0], row[4]), []).append(row)
         moves: list[tuple[date, *tuple[Any, ...]]] = []
         changed: set[TableDay] = set()
+        closed = self.closed_days()
         for (table_id, day_number), events in windows.items():
             boundary = day_number * day + offset
             open_at_boundary = self._open_at(table_id, boundary)
@@ -338,7 +342,7 @@ class Ledger:
             for _, stored, occurred_at, _, _, *key in events:
                 keeps_session = open_at_boundary and (reopened is None or occurred_at < reopened)
                 assigned = earlier_day if keeps_session else later_day
-                if assigned != stored:
+                if assigned != stored and not closed & {assigned, stored}:
                     moves.append((assigned, *key))
                     changed |= {(table_id, stored), (table_id, assigned)}
         if moves:

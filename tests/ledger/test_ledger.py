@@ -226,6 +226,24 @@ def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -
         assert pieces.con.execute("SELECT count(*) FROM exceptions").fetchone() == (0,)
 
 
+def test_no_event_is_realigned_into_a_closed_day(tmp_path: Path) -> None:
+    """The part of a session stamped after the boundary arrives once the earlier day is
+    closed (a stream cannot refuse it): it stays in the next day, where its time puts it, and
+    the closed day's deliveries do not change."""
+    events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
+    split = next(i for i, e in enumerate(events) if e.occurred_at >= 1_795_500_000_000_000)
+    with Ledger(tmp_path / "closed.duckdb") as ledger:
+        load(ledger, [source_deliveries("T01-a", events[:split])])
+        ledger.con.execute(
+            "INSERT INTO gaming_days (gaming_date, status) VALUES (DATE '2026-11-23', 'CLOSED')"
+        )
+        load(ledger, [source_deliveries("T01-b", events[split:])])
+        by_day = ledger.con.execute(
+            "SELECT gaming_date, count(*) FROM deliveries GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+    assert by_day == [(date(2026, 11, 23), split), (date(2026, 11, 24), len(events) - split)]
+
+
 def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path) -> None:
     """A ledger written before migration 6 (deliveries keyed by bare file name and position)
     keeps every row; each gets its occurrence, and the new keys hold."""
