@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -697,9 +698,21 @@ def cmd_broker(args: argparse.Namespace) -> int:
     return run_broker(args.port)
 
 
+EXIT_BROKEN_PIPE = 128 + 13
+"""What a Unix tool exits with when its reader went away (SIGPIPE): ``... | head -1``."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the try: a closed pipe is found at the last flush too
+    except BrokenPipeError:
+        # Stop quietly; stdout goes to /dev/null so the interpreter's own flush at exit
+        # raises nothing either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return code
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ measured by ``benchmarks/bench_startup.py``."""
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +108,22 @@ def test_python_dash_m_pipeline_runs_the_cli() -> None:
     )
     assert bare.returncode == 2
     assert "usage: baccarat-audit" in bare.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
+    """`baccarat-audit rules | head -1`: the pipe closes after one line; the command stops
+    with the SIGPIPE exit status a Unix tool gives (141), not a BrokenPipeError traceback.
+    The pipe holds one page, less than the output, so the command is still writing when
+    the reader goes away."""
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    with os.fdopen(read_end, "rb") as reader:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pipeline", "rules"], stdout=write_end, stderr=subprocess.PIPE
+        )
+        os.close(write_end)
+        assert reader.readline().startswith(b"| code |")
+    assert process.stderr is not None
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141, errors
+    assert "Traceback" not in errors
