@@ -36,6 +36,7 @@ from pipeline.quality.frames import (
     raw_event_frames,
     table_days,
 )
+from pipeline.quality.measure import SAMPLE, measure, settle, type_witnesses
 from pipeline.quality.suites import (
     Expectations,
     Level,
@@ -45,9 +46,6 @@ from pipeline.quality.suites import (
     raw_events_suite,
 )
 from pipeline.rules.config import TableRules
-
-SAMPLE = 20
-"""How many offending values and rows a failing expectation reports."""
 
 
 @dataclass
@@ -261,16 +259,20 @@ def validate_day(
     derived = ledger_frames(con, gaming_date)
     context = _context()
     gx_results: list[Any] = []
-    suites = [
-        _validate(
-            context,
-            "raw_events",
-            raw,
-            raw_events_suite(RawSuiteParams(contract, tables, catalog, tolerance_s)),
-            gx_results,
-        ),
-        _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
-    ]
+    try:
+        suites = [
+            _validate(
+                context,
+                "raw_events",
+                raw,
+                raw_events_suite(RawSuiteParams(contract, tables, catalog, tolerance_s)),
+                gx_results,
+            ),
+            _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
+        ]
+    finally:
+        raw.drop()
+        derived.drop()
     return QualityReport(
         gaming_date,
         ledger_path,
@@ -318,12 +320,14 @@ def _context() -> Any:
 def _validate(
     context: Any, suite: str, frames: Frames, expectations: Expectations, gx_results: list[Any]
 ) -> SuiteReport:
+    """Validate every frame of ``suite``: DuckDB counts each expectation over the whole frame
+    (:mod:`pipeline.quality.measure`), GX validates the evidence rows and reports them."""
     import great_expectations as gx
 
     started = time.perf_counter()
     source = context.data_sources.add_pandas(suite)
     outcomes: list[ExpectationOutcome] = []
-    for frame_name, frame in frames.frames.items():
+    for frame_name in frames.tables:
         wanted = expectations.get(frame_name, [])
         if not wanted:
             continue
@@ -333,17 +337,29 @@ def _validate(
         gx_suite = context.suites.add(
             gx.ExpectationSuite(name=f"{suite}.{frame_name}", expectations=wanted)
         )
+        measured = {e.id: measure(frames, frame_name, e) for e in gx_suite.expectations}
+        evidence = frames.rows_at(
+            frame_name,
+            [
+                *type_witnesses(frames, frame_name),
+                *(p for m in measured.values() if m for p in m.evidence),
+            ],
+        )
         definition = context.validation_definitions.add(
             gx.ValidationDefinition(name=f"{suite}.{frame_name}", data=batch, suite=gx_suite)
         )
         result = definition.run(
-            batch_parameters={"dataframe": frame},
+            batch_parameters={"dataframe": evidence},
             result_format={
                 "result_format": "SUMMARY",
                 "partial_unexpected_count": SAMPLE,
                 "unexpected_index_column_names": frames.index_columns[frame_name],
             },
         )
+        for r in result.results:  # GX saw the evidence rows; the counts are the whole frame's
+            m = measured[r.expectation_config.id]
+            if m is not None and r.result is not None:
+                settle(r.result, m)
         gx_results.append(result)
         outcomes.extend(_outcome(suite, frame_name, r) for r in result.results)
     failures = [o for o in outcomes if not o.success]
@@ -352,7 +368,7 @@ def _validate(
         success=not failures,
         evaluated=len(outcomes),
         failed=len(failures),
-        rows={name: len(frame) for name, frame in frames.frames.items()},
+        rows=dict(frames.rows),
         seconds=time.perf_counter() - started,
         failures=failures,
         expectations=outcomes,
