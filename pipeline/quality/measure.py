@@ -85,6 +85,9 @@ class _Sql:
     """Which of those rows fail."""
     partition: str | None = None
     """Columns whose equal values make a row a duplicate (uniqueness expectations)."""
+    witness: str | None = None
+    """Rows on which GX's pandas code behaves differently (it raises): the first of them is
+    evidence, so GX fails on the evidence exactly when it fails on the whole frame."""
     confirm: tuple[str, Callable[[str], bool]] | None = None
     """A column and GX's own Python check of it, for a predicate DuckDB only approximates
     (JSON): DuckDB's failures are candidates, and the check decides."""
@@ -124,6 +127,11 @@ def measure(frames: Frames, name: str, expectation: Expectation) -> Measured | N
             unexpected_count = len(rows)
         for row in rows[:SAMPLE]:
             evidence.extend(p for p in row[:2] if p is not None)
+    if sql.witness:
+        ((first,),) = frames.con.execute(
+            f"SELECT min({ROW}) FROM {domain} WHERE {sql.witness}"
+        ).fetchall()
+        evidence.extend([] if first is None else [int(first)])
     return Measured(
         element_count,
         nonnull_count if sql.nonnull is not None else None,
@@ -147,9 +155,12 @@ def type_witnesses(frames: Frames, name: str) -> list[int]:
     return [int(p) for p in row if p is not None]
 
 
-def settle(result: dict[str, Any], measured: Measured) -> None:
+def settle(result: dict[str, Any], measured: Measured | None) -> None:
     """Put the whole frame's counts into GX's ``result`` of the evidence rows, with the
-    percentages computed as GX computes them (``_format_map_output``)."""
+    percentages computed as GX computes them (``_format_map_output``). A result without
+    counts (GX decided from the column type, or raised) is GX's as it is."""
+    if measured is None or "element_count" not in result:
+        return
     total, nonnull, unexpected = (
         measured.element_count,
         measured.nonnull_count,
@@ -181,8 +192,14 @@ def _as_sql(e: Expectation) -> _Sql | None:
         a, b = _q(e.column_A), _q(e.column_B)
         compare = ">=" if e.or_equal else ">"
         present = f"NOT ({a} IS NULL AND {b} IS NULL)"
-        # pandas compares a missing value as false: the row is unexpected
-        return _Sql(domain, present, f"{present} AND NOT coalesce({a} {compare} {b}, false)")
+        # a float NaN compares false in pandas: the row is unexpected; a nullable integer
+        # NA makes GX raise, which the witness row reproduces on the evidence
+        return _Sql(
+            domain,
+            present,
+            f"NOT coalesce({a} {compare} {b}, false)",
+            witness=f"({a} IS NULL) <> ({b} IS NULL)",
+        )
     if isinstance(e, ExpectColumnValuesToNotBeNull):
         return _Sql(domain, None, f"{_q(e.column)} IS NULL")
     if isinstance(e, ExpectColumnValuesToBeUnique):
@@ -209,7 +226,9 @@ def _as_sql(e: Expectation) -> _Sql | None:
         return _Sql(
             domain,
             f"{column} IS NOT NULL",
-            f"NOT json_valid({column})",
+            f"(NOT json_valid({column}) OR regexp_matches({column}, {_literal(_LENIENT_JSON)}) "
+            f"OR length({column}) - length(replace(replace({column}, '[', ''), '{{', '')) "
+            f">= {_DEEP_JSON})",
             confirm=(column, _is_json),
         )
     raise TypeError(
@@ -240,6 +259,14 @@ def _search_pattern(regex: str) -> str:
     if regex.endswith("$") and not regex.endswith("\\$"):
         return regex[:-1] + r"\n?$"
     return regex
+
+
+_LENIENT_JSON = r"(^|[\[{,:])\s*[-+]?(?i:nan|inf)|,\s*[\]}]"
+"""What DuckDB's JSON parser accepts and Python's refuses: ``nan``/``inf`` in any case (Python
+takes only ``NaN``, ``Infinity``, ``-Infinity``) and trailing commas. A row matching it (or
+refused by DuckDB, which also refuses a lone surrogate Python takes) is only a candidate."""
+_DEEP_JSON = 100
+"""Brackets from which a value may nest deeper than Python's recursion limit lets it parse."""
 
 
 def _is_json(value: str) -> bool:

@@ -322,8 +322,6 @@ def _validate(
 ) -> SuiteReport:
     """Validate every frame of ``suite``: DuckDB counts each expectation over the whole frame
     (:mod:`pipeline.quality.measure`), GX validates the evidence rows and reports them."""
-    import great_expectations as gx
-
     started = time.perf_counter()
     source = context.data_sources.add_pandas(suite)
     outcomes: list[ExpectationOutcome] = []
@@ -331,13 +329,8 @@ def _validate(
         wanted = expectations.get(frame_name, [])
         if not wanted:
             continue
-        batch = source.add_dataframe_asset(frame_name).add_batch_definition_whole_dataframe(
-            "gaming_day"
-        )
-        gx_suite = context.suites.add(
-            gx.ExpectationSuite(name=f"{suite}.{frame_name}", expectations=wanted)
-        )
-        measured = {e.id: measure(frames, frame_name, e) for e in gx_suite.expectations}
+        definition = gx_definition(context, source, frame_name, wanted)
+        measured = {e.id: measure(frames, frame_name, e) for e in definition.suite.expectations}
         evidence = frames.rows_at(
             frame_name,
             [
@@ -345,21 +338,9 @@ def _validate(
                 *(p for m in measured.values() if m for p in m.evidence),
             ],
         )
-        definition = context.validation_definitions.add(
-            gx.ValidationDefinition(name=f"{suite}.{frame_name}", data=batch, suite=gx_suite)
-        )
-        result = definition.run(
-            batch_parameters={"dataframe": evidence},
-            result_format={
-                "result_format": "SUMMARY",
-                "partial_unexpected_count": SAMPLE,
-                "unexpected_index_column_names": frames.index_columns[frame_name],
-            },
-        )
+        result = gx_run(definition, evidence, frames.index_columns[frame_name])
         for r in result.results:  # GX saw the evidence rows; the counts are the whole frame's
-            m = measured[r.expectation_config.id]
-            if m is not None and r.result is not None:
-                settle(r.result, m)
+            settle(r.result, measured[r.expectation_config.id])
         gx_results.append(result)
         outcomes.extend(_outcome(suite, frame_name, r) for r in result.results)
     failures = [o for o in outcomes if not o.success]
@@ -372,6 +353,32 @@ def _validate(
         seconds=time.perf_counter() - started,
         failures=failures,
         expectations=outcomes,
+    )
+
+
+def gx_definition(context: Any, source: Any, frame: str, expectations: list[Any]) -> Any:
+    """A GX ValidationDefinition of ``expectations`` over the DataFrame asset ``frame`` of the
+    pandas data source ``source`` (named after the suite); its suite's expectations carry
+    their GX ids."""
+    import great_expectations as gx
+
+    name = f"{source.name}.{frame}"
+    batch = source.add_dataframe_asset(frame).add_batch_definition_whole_dataframe("gaming_day")
+    suite = context.suites.add(gx.ExpectationSuite(name=name, expectations=expectations))
+    return context.validation_definitions.add(
+        gx.ValidationDefinition(name=name, data=batch, suite=suite)
+    )
+
+
+def gx_run(definition: Any, frame: pd.DataFrame, index_columns: list[str]) -> Any:
+    """GX's ExpectationSuiteValidationResult of ``definition`` on ``frame``."""
+    return definition.run(
+        batch_parameters={"dataframe": frame},
+        result_format={
+            "result_format": "SUMMARY",
+            "partial_unexpected_count": SAMPLE,
+            "unexpected_index_column_names": index_columns,
+        },
     )
 
 
