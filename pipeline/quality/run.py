@@ -242,6 +242,12 @@ def run_quality(
     return report
 
 
+FRAMES_MEMORY = "512MB"
+"""DuckDB's memory while it holds a day's frames (measured: the frames of a 24-table day take
+770 MB held in memory; GX, pandas and the evidence rows take about 350 MB besides;
+spilling costs a 24-table day about 2 s)."""
+
+
 def validate_day(
     con: duckdb.DuckDBPyConnection,
     ledger_path: Path,
@@ -250,16 +256,22 @@ def validate_day(
     tolerance_s: float = 600.0,
 ) -> QualityReport:
     """Validate ``gaming_date`` over an open ledger connection (the close validates on its
-    own writer connection: DuckDB allows one configuration per file and process)."""
+    own writer connection: DuckDB allows one configuration per file and process).
+
+    The frames live in DuckDB within :data:`FRAMES_MEMORY` (beyond it DuckDB spills them to
+    its temporary directory), so a day of any size validates in bounded memory."""
     started = time.perf_counter()
     contract = event_contract(default_codec())
     fingerprint = day_fingerprint(con, gaming_date)
     tables = table_days(con, gaming_date, catalog)
-    raw = raw_event_frames(con, gaming_date, contract, tables)
-    derived = ledger_frames(con, gaming_date)
-    context = _context()
-    gx_results: list[Any] = []
+    ((memory_limit,),) = con.execute("SELECT current_setting('memory_limit')").fetchall()
+    con.execute(f"SET memory_limit = '{FRAMES_MEMORY}'")
+    raw = derived = None
     try:
+        raw = raw_event_frames(con, gaming_date, contract, tables)
+        derived = ledger_frames(con, gaming_date)
+        context = _context()
+        gx_results: list[Any] = []
         suites = [
             _validate(
                 context,
@@ -271,8 +283,10 @@ def validate_day(
             _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
         ]
     finally:
-        raw.drop()
-        derived.drop()
+        for frames in (raw, derived):
+            if frames is not None:
+                frames.drop()
+        con.execute(f"SET memory_limit = '{memory_limit}'")
     return QualityReport(
         gaming_date,
         ledger_path,
