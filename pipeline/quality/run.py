@@ -16,12 +16,13 @@ import json
 import logging
 import math
 import os
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pandas as pd
@@ -36,16 +37,11 @@ from pipeline.quality.frames import (
     raw_event_frames,
     table_days,
 )
-from pipeline.quality.measure import SAMPLE, measure, settle, type_witnesses
-from pipeline.quality.suites import (
-    Expectations,
-    Level,
-    RawSuiteParams,
-    ledger_suite,
-    level_of,
-    raw_events_suite,
-)
+from pipeline.quality.levels import Level
 from pipeline.rules.config import TableRules
+
+if TYPE_CHECKING:  # Great Expectations loads in seconds: while DuckDB builds the frames
+    from pipeline.quality.suites import Expectations
 
 
 @dataclass
@@ -264,12 +260,18 @@ def validate_day(
     contract = event_contract(default_codec())
     fingerprint = day_fingerprint(con, gaming_date)
     tables = table_days(con, gaming_date, catalog)
+    # DuckDB releases the GIL while it builds the frames: GX imports on the other core
+    gx_loaded = threading.Thread(target=_import_suites, name="import-gx", daemon=True)
+    gx_loaded.start()
     ((memory_limit,),) = con.execute("SELECT current_setting('memory_limit')").fetchall()
     con.execute(f"SET memory_limit = '{FRAMES_MEMORY}'")
     raw = derived = None
     try:
         raw = raw_event_frames(con, gaming_date, contract, tables)
         derived = ledger_frames(con, gaming_date)
+        gx_loaded.join()
+        from pipeline.quality.suites import RawSuiteParams, ledger_suite, raw_events_suite
+
         context = _context()
         gx_results: list[Any] = []
         suites = [
@@ -295,6 +297,13 @@ def validate_day(
         fingerprint,
         gx_results=gx_results,
     )
+
+
+def _import_suites() -> None:
+    """Import the suites and Great Expectations (an import error shows again, in the caller,
+    when it imports them itself)."""
+    import pipeline.quality.measure
+    import pipeline.quality.suites  # noqa: F401
 
 
 def write_results(report: QualityReport, out_dir: Path) -> None:
@@ -336,6 +345,8 @@ def _validate(
 ) -> SuiteReport:
     """Validate every frame of ``suite``: DuckDB counts each expectation over the whole frame
     (:mod:`pipeline.quality.measure`), GX validates the evidence rows and reports them."""
+    from pipeline.quality.measure import measure, settle, type_witnesses
+
     started = time.perf_counter()
     source = context.data_sources.add_pandas(suite)
     outcomes: list[ExpectationOutcome] = []
@@ -386,6 +397,8 @@ def gx_definition(context: Any, source: Any, frame: str, expectations: list[Any]
 
 def gx_run(definition: Any, frame: pd.DataFrame, index_columns: list[str]) -> Any:
     """GX's ExpectationSuiteValidationResult of ``definition`` on ``frame``."""
+    from pipeline.quality.measure import SAMPLE
+
     return definition.run(
         batch_parameters={"dataframe": frame},
         result_format={
@@ -397,6 +410,9 @@ def gx_run(definition: Any, frame: pd.DataFrame, index_columns: list[str]) -> An
 
 
 def _outcome(suite: str, frame: str, r: Any) -> ExpectationOutcome:
+    from pipeline.quality.measure import SAMPLE
+    from pipeline.quality.suites import level_of
+
     config = r.expectation_config
     kwargs = {k: _plain(v) for k, v in config.kwargs.items() if k != "batch_id"}
     if "row_condition" in kwargs and kwargs["row_condition"] is not None:
