@@ -127,10 +127,16 @@ class Frames:
         as frame ``name`` in the order of ``order_by``."""
         table = f"quality_{self.suite}_{name}"
         hidden = f" EXCLUDE ({ORDER_ONLY})" if ORDER_ONLY in select else ""
+        # numbered on the order columns alone: a window over whole rows (a day's JSON
+        # payloads) cannot spill, and would need the day in memory
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_rows AS {select}").fetchall()
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT *{hidden}, "
-            f"row_number() OVER (ORDER BY {order_by}) - 1 AS {ROW} FROM ({select}) frame"
-        )
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT r.*{hidden}, o.{ROW} "
+            f"FROM {table}_rows r JOIN (SELECT rowid AS row_id, "
+            f"row_number() OVER (ORDER BY {order_by}) - 1 AS {ROW} FROM {table}_rows) o "
+            "ON r.rowid = o.row_id"
+        ).fetchall()
+        self.con.execute(f"DROP TABLE {table}_rows").fetchall()
         self.tables[name] = table
         self.index_columns[name] = [c for c in index_columns if c in self.columns(name)]
         ((counted,),) = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
@@ -244,9 +250,13 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                    (d.occurred_at - coalesce(t.day_start_micros,
                                              epoch_us({_day_start(gaming_date)}::TIMESTAMP)))
                        / 1e6 AS offset_s,
-                   row_number() OVER (PARTITION BY d.event_id ORDER BY d.source, d.position)
-                       AS copy_number
-            FROM deliveries d LEFT JOIN quality_tables t USING (table_id)
+                   c.copy_number
+            FROM deliveries d
+            JOIN (SELECT source, position, row_number() OVER (
+                      PARTITION BY event_id ORDER BY source, position) AS copy_number
+                  FROM deliveries WHERE gaming_date = '{gaming_date.isoformat()}') c
+              USING (source, position)
+            LEFT JOIN quality_tables t USING (table_id)
             WHERE d.gaming_date = '{gaming_date.isoformat()}'""",
         "source, position",
         ["table_id", "source", "position", "seq"],
