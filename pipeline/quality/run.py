@@ -263,7 +263,6 @@ def validate_day(
     # DuckDB releases the GIL while it builds the frames: GX imports on the other core
     gx_loaded = threading.Thread(target=_import_suites, name="import-gx", daemon=True)
     gx_loaded.start()
-    ((memory_limit,),) = con.execute("SELECT current_setting('memory_limit')").fetchall()
     con.execute(f"SET memory_limit = '{FRAMES_MEMORY}'")
     raw = derived = None
     try:
@@ -288,7 +287,7 @@ def validate_day(
         for frames in (raw, derived):
             if frames is not None:
                 frames.drop()
-        con.execute(f"SET memory_limit = '{memory_limit}'")
+        con.execute("RESET memory_limit")  # as the ingest does: the ledger sets none of its own
     return QualityReport(
         gaming_date,
         ledger_path,

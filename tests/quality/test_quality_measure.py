@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -45,11 +48,15 @@ from great_expectations.expectations.core.expect_compound_columns_to_be_unique i
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.row_conditions import Column
 
+from pipeline.config.catalog import load_catalog
+from pipeline.ledger.store import Ledger
+from pipeline.quality import run
 from pipeline.quality.frames import ROW, Frames
 from pipeline.quality.measure import SAMPLE, measure, settle, type_witnesses
-from pipeline.quality.run import _context, gx_definition, gx_run
+from pipeline.quality.run import _context, gx_definition, gx_run, validate_day
 from pipeline.quality.suites import UUID_PATTERN, block, string_dtype
 
+DAY = date(2026, 11, 24)
 META = block("test")
 INDEX = ["k", "kind"]
 
@@ -248,3 +255,27 @@ def test_a_column_name_is_never_spliced_into_sql() -> None:
     hostile = ExpectColumnValuesToNotBeNull(column='n" IS NULL OR true OR "n', meta=META)
     with pytest.raises(ValueError, match="not a plain lowercase SQL name"):
         measure(frames, "f", hostile)
+
+
+def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(
+    faulty_ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The frames live in DuckDB within FRAMES_MEMORY and spill beyond it: squeezed to a few
+    MB, the faulty day gives the same outcomes; the connection has its usual limit after."""
+    catalog = load_catalog()
+    with Ledger(faulty_ledger, read_only=True) as ledger:
+        ((usual,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        roomy = validate_day(ledger.con, faulty_ledger, DAY, catalog)
+        monkeypatch.setattr(run, "FRAMES_MEMORY", "24MB")
+        squeezed = validate_day(ledger.con, faulty_ledger, DAY, catalog)
+        ((limit,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        leftovers = ledger.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE temporary"
+        ).fetchall()
+
+    assert roomy.failed > 0, "the faulty day must fail something to compare"
+    assert [asdict(o) for s in squeezed.suites for o in s.expectations] == [
+        asdict(o) for s in roomy.suites for o in s.expectations
+    ]
+    assert limit == usual
+    assert leftovers == []
