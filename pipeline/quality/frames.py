@@ -8,7 +8,7 @@ ledger frames from the derived tables (what the replay made of it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 
 from pipeline.events import EventCodec
-from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
+from pipeline.ledger.columns import ARRIVAL_ORDER_SQL, DELIVERY_KEY_SQL
 from pipeline.rules.config import TableRules
 
 STAKE_PAYLOADS: tuple[str, ...] = ("WagerPlaced", "BankerWager", "PlayerBancoWager", "BankBid")
@@ -109,14 +109,71 @@ class TableDay:
 
 @dataclass
 class Frames:
-    """Named frames for one suite, with the columns that identify a failing row."""
+    """Named frames for one suite, each a DuckDB temporary table of the ledger connection
+    (never a pandas frame of the whole day: a day's events would not fit in memory at scale).
 
-    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    A frame's rows keep the order of its ``ORDER BY`` in the column ``quality_row`` (0, 1,
+    ..), so "the first rows that fail" means the same rows a DataFrame in that order would
+    show. ``index_columns`` are the columns that identify a failing row in reports.
+    """
+
+    con: duckdb.DuckDBPyConnection
+    suite: str
+    tables: dict[str, str] = field(default_factory=dict)
     index_columns: dict[str, list[str]] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)
 
-    def add(self, name: str, frame: pd.DataFrame, index_columns: list[str]) -> None:
-        self.frames[name] = frame
-        self.index_columns[name] = [c for c in index_columns if c in frame.columns]
+    def add(self, name: str, select: str, order_by: str, index_columns: list[str]) -> None:
+        """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
+        as frame ``name`` in the order of ``order_by``."""
+        table = f"quality_{self.suite}_{name}"
+        hidden = f" EXCLUDE ({ORDER_ONLY})" if ORDER_ONLY in select else ""
+        # numbered on the order columns alone: a window over whole rows (a day's JSON
+        # payloads) cannot spill, and would need the day in memory
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_rows AS {select}").fetchall()
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT r.*{hidden}, o.{ROW} "
+            f"FROM {table}_rows r JOIN (SELECT rowid AS row_id, "
+            f"row_number() OVER (ORDER BY {order_by}) - 1 AS {ROW} FROM {table}_rows) o "
+            "ON r.rowid = o.row_id"
+        ).fetchall()
+        self.con.execute(f"DROP TABLE {table}_rows").fetchall()
+        self.tables[name] = table
+        self.index_columns[name] = [c for c in index_columns if c in self.columns(name)]
+        ((counted,),) = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
+        self.rows[name] = int(counted)
+
+    def columns(self, name: str) -> list[str]:
+        """The frame's own columns, in order (without ``quality_row``)."""
+        table = self.tables[name]
+        return [
+            str(c)
+            for (c,) in self.con.execute(
+                f"SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
+            ).fetchall()
+            if c != ROW
+        ]
+
+    def rows_at(self, name: str, positions: Iterable[int]) -> pd.DataFrame:
+        """The frame's rows at ``positions`` (``quality_row`` values), in frame order, indexed
+        by their position: the DataFrame the whole frame would give, cut to those rows."""
+        wanted = sorted(set(positions))
+        frame = self.con.execute(
+            f"SELECT * FROM {self.tables[name]} WHERE {ROW} IN (SELECT unnest(?::BIGINT[])) "
+            f"ORDER BY {ROW}",
+            [wanted],
+        ).df()
+        return frame.set_index(frame.pop(ROW).rename(None))
+
+    def drop(self) -> None:
+        for table in self.tables.values():
+            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+ROW = "quality_row"
+"""The column holding a frame row's place in the frame's order."""
+ORDER_ONLY = "quality_order"
+"""A column a frame's query may select to order its rows by, left out of the frame."""
 
 
 def table_days(
@@ -175,48 +232,51 @@ def raw_event_frames(
         [(t.table_id, t.rules_id, t.day_start_micros) for t in tables],
         columns=["table_id", "rules_id", "day_start_micros"],
     )
+    frames = Frames(con, "raw_events")
     con.register("quality_tables", info)
     try:
-        con.execute(
-            f"""
-            CREATE OR REPLACE TEMP TABLE quality_deliveries AS
-            SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
-                   d.occurrence, d.occurred_at, d.payload_type, d.fields_json,
-                   (d.occurred_at - coalesce(t.day_start_micros, epoch_us(?::TIMESTAMP)))
-                       / 1e6 AS offset_s,
-                   row_number() OVER (PARTITION BY d.event_id ORDER BY {ARRIVAL_ORDER_SQL})
-                       AS copy_number
-            FROM deliveries d LEFT JOIN quality_tables t USING (table_id)
-            WHERE d.gaming_date = ?""",
-            [datetime.combine(gaming_date, time(6, 0)), gaming_date],
-        )
+        _add_raw_event_frames(frames, gaming_date, contract)
     finally:
         con.unregister("quality_tables")
-    frames = Frames()
+    return frames
+
+
+def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventContract) -> None:
+    """The frames :func:`raw_event_frames` describes, with ``quality_tables`` registered."""
     frames.add(
         "deliveries",
-        con.execute(
-            "SELECT source, position, event_id, table_id, device_id, seq, occurrence, "
-            "occurred_at, payload_type, fields_json, offset_s, copy_number "
-            f"FROM quality_deliveries ORDER BY {ARRIVAL_ORDER_SQL}"
-        ).df(),
+        f"""
+            SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
+                   d.occurrence, d.occurred_at, d.payload_type, d.fields_json,
+                   (d.occurred_at - coalesce(t.day_start_micros,
+                                             epoch_us({_day_start(gaming_date)}::TIMESTAMP)))
+                       / 1e6 AS offset_s,
+                   c.copy_number
+            FROM deliveries d
+            JOIN (SELECT {DELIVERY_KEY_SQL}, row_number() OVER (
+                      PARTITION BY event_id ORDER BY {ARRIVAL_ORDER_SQL}) AS copy_number
+                  FROM deliveries WHERE gaming_date = '{gaming_date.isoformat()}') c
+              USING ({DELIVERY_KEY_SQL})
+            LEFT JOIN quality_tables t USING (table_id)
+            WHERE d.gaming_date = '{gaming_date.isoformat()}'""",
+        ARRIVAL_ORDER_SQL,
         ["table_id", "source", "position", "seq", "occurrence"],
     )
+    deliveries = frames.tables["deliveries"]
     frames.add(
         "events",
-        con.execute(
-            f"""
-            SELECT table_id, device_id, seq, event_id, payload_type, source, position,
-                   seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ARRIVAL_ORDER_SQL})
-                       AS seq_step
-            FROM quality_deliveries WHERE copy_number = 1 ORDER BY {ARRIVAL_ORDER_SQL}"""
-        ).df(),
+        f"""
+        SELECT table_id, device_id, seq, event_id, payload_type, source, position,
+               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ARRIVAL_ORDER_SQL})
+                   AS seq_step, occurrence AS {ORDER_ONLY}
+        FROM {deliveries} WHERE copy_number = 1""",
+        f"source, position, event_id, seq, {ORDER_ONLY}",
         ["table_id", "device_id", "seq", "payload_type"],
     )
     frames.add(
         "symbols",
         _long_fields(
-            con,
+            deliveries,
             [
                 (name, enum_name, payloads)
                 for name, by_enum in sorted(contract.enum_fields.items())
@@ -225,66 +285,77 @@ def raw_event_frames(
             value_column="value",
             cast="VARCHAR",
         ),
+        "table_id, seq, field",
         ["table_id", "seq", "payload_type", "field"],
     )
-    amounts = _long_fields(
-        con,
-        [(name, "cents", payloads) for name, payloads in sorted(contract.cents_fields.items())],
-        value_column="amount_cents",
-        cast="BIGINT",
+    frames.add(
+        "amounts",
+        f"""
+        SELECT *, CASE WHEN payload_type IN {_sql_list(STAKE_PAYLOADS)}
+                       AND field = 'amount_cents' THEN table_id END AS limit_scope
+        FROM ({
+            _long_fields(
+                deliveries,
+                [(n, "cents", payloads) for n, payloads in sorted(contract.cents_fields.items())],
+                value_column="amount_cents",
+                cast="BIGINT",
+            )
+        })""",
+        "table_id, seq, field",
+        ["table_id", "seq", "payload_type", "field"],
     )
-    stake = amounts["payload_type"].isin(STAKE_PAYLOADS) & (amounts["field"] == "amount_cents")
-    amounts["limit_scope"] = amounts["table_id"].where(stake, None)
-    frames.add("amounts", amounts, ["table_id", "seq", "payload_type", "field"])
     frames.add(
         "form_serials",
-        con.execute(
-            f"""
-            WITH series AS (
-                SELECT table_id, (fields_json->>'$.first_serial')::BIGINT AS first_serial,
-                       (fields_json->>'$.last_serial')::BIGINT AS last_serial
-                FROM quality_deliveries
-                WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
-            serials AS (
-                SELECT table_id, seq, payload_type,
-                       (fields_json->>'$.serial')::BIGINT AS serial
-                FROM quality_deliveries
-                WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
-            SELECT s.table_id, s.seq, s.payload_type, s.serial,
-                   EXISTS (SELECT 1 FROM series r WHERE r.table_id = s.table_id
-                           AND s.serial BETWEEN r.first_serial AND r.last_serial)
-                       AS in_received_series
-            FROM serials s ORDER BY s.table_id, s.seq"""
-        ).df(),
+        f"""
+        WITH series AS (
+            SELECT table_id, (fields_json->>'$.first_serial')::BIGINT AS first_serial,
+                   (fields_json->>'$.last_serial')::BIGINT AS last_serial
+            FROM {deliveries}
+            WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
+        serials AS (
+            SELECT table_id, seq, payload_type,
+                   (fields_json->>'$.serial')::BIGINT AS serial
+            FROM {deliveries}
+            WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
+        SELECT s.table_id, s.seq, s.payload_type, s.serial,
+               EXISTS (SELECT 1 FROM series r WHERE r.table_id = s.table_id
+                       AND s.serial BETWEEN r.first_serial AND r.last_serial)
+                   AS in_received_series
+        FROM serials s""",
+        "table_id, seq",
         ["table_id", "serial", "payload_type", "seq"],
     )
-    frames.add("table_days", info[["table_id", "rules_id"]].copy(), ["table_id"])
-    con.execute("DROP TABLE IF EXISTS quality_deliveries")
-    return frames
+    frames.add(
+        "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
+    )
+
+
+def _day_start(gaming_date: date) -> str:
+    """SQL literal of 06:00 on ``gaming_date``: the day start of a table without rules."""
+    return f"'{datetime.combine(gaming_date, time(6, 0)).isoformat(sep=' ')}'"
 
 
 def _long_fields(
-    con: duckdb.DuckDBPyConnection,
+    deliveries: str,
     specs: list[tuple[str, str, tuple[str, ...]]],
     *,
     value_column: str,
     cast: str,
-) -> pd.DataFrame:
+) -> str:
     """One row per (event, field) for the named payload fields that are present."""
     if not specs:
-        return pd.DataFrame(
-            columns=["table_id", "seq", "payload_type", "field", "kind", value_column]
+        return (
+            f"SELECT NULL::VARCHAR AS table_id, NULL::BIGINT AS seq, NULL::VARCHAR AS "
+            f"payload_type, NULL::VARCHAR AS field, NULL::VARCHAR AS kind, NULL::{cast} AS "
+            f"{value_column} WHERE false"
         )
     parts = [
         f"SELECT table_id, seq, payload_type, '{name}' AS field, '{kind}' AS kind, "
-        f"(fields_json->>'$.{name}')::{cast} AS {value_column} FROM quality_deliveries "
+        f"(fields_json->>'$.{name}')::{cast} AS {value_column} FROM {deliveries} "
         f"WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}"
         for name, kind, payloads in specs
     ]
-    sql = " UNION ALL ".join(parts)
-    return con.execute(
-        f"SELECT * FROM ({sql}) WHERE {value_column} IS NOT NULL ORDER BY table_id, seq, field"
-    ).df()
+    return f"SELECT * FROM ({' UNION ALL '.join(parts)}) WHERE {value_column} IS NOT NULL"
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
@@ -295,10 +366,7 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
     """Frames of the derived ledger rows of one gaming date, with ``round_known`` (the row's
     round exists in ``rounds`` for the same table-day; null when the row has no round) and
     ``has_summary`` (the exception's table-day has a ``table_day_summary`` row)."""
-    day = [gaming_date]
-
-    def q(sql: str) -> pd.DataFrame:
-        return con.execute(sql, day).df()
+    day = f"'{gaming_date.isoformat()}'"
 
     def known(alias: str) -> str:
         return (
@@ -307,82 +375,73 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
             f"AND r.round_id = {alias}.round_id) END AS round_known"
         )
 
-    frames = Frames()
+    frames = Frames(con, "ledger")
     frames.add(
         "rounds",
-        q(
-            "SELECT table_id, round_id, status, winner, player_points, banker_points, "
-            "total_cards FROM rounds WHERE gaming_date = ? ORDER BY table_id, round_id"
-        ),
+        "SELECT table_id, round_id, status, winner, player_points, banker_points, "
+        f"total_cards FROM rounds WHERE gaming_date = {day}",
+        "table_id, round_id",
         ["table_id", "round_id"],
     )
     frames.add(
         "cards",
-        q(
-            f"SELECT c.table_id, c.round_id, c.position, c.rank, c.suit, c.hand, {known('c')} "
-            "FROM cards c WHERE c.gaming_date = ? ORDER BY c.table_id, c.shoe_id, c.position"
-        ),
+        f"SELECT c.table_id, c.round_id, c.position, c.rank, c.suit, c.hand, {known('c')}, "
+        f"c.shoe_id AS {ORDER_ONLY} FROM cards c WHERE c.gaming_date = {day}",
+        f"table_id, {ORDER_ONLY}, position",
         ["table_id", "round_id", "position"],
     )
     frames.add(
         "wagers",
-        q(
-            f"SELECT w.table_id, w.round_id, w.seat, w.wager, w.amount_cents, {known('w')} "
-            "FROM wagers w WHERE w.gaming_date = ? ORDER BY w.table_id, w.round_id, w.seat"
-        ),
+        f"SELECT w.table_id, w.round_id, w.seat, w.wager, w.amount_cents, {known('w')} "
+        f"FROM wagers w WHERE w.gaming_date = {day}",
+        "table_id, round_id, seat",
         ["table_id", "round_id", "seat", "wager"],
     )
     frames.add(
         "settlements",
-        q(
-            f"SELECT s.table_id, s.round_id, s.seat, s.wager, s.stake_cents, "
-            f"s.expected_result, s.expected_paid_cents, s.expected_vig_cents, "
-            f"s.recorded_result, s.recorded_paid_cents, {known('s')} "
-            "FROM settlements s WHERE s.gaming_date = ? ORDER BY s.table_id, s.round_id, s.seat"
-        ),
+        f"SELECT s.table_id, s.round_id, s.seat, s.wager, s.stake_cents, "
+        f"s.expected_result, s.expected_paid_cents, s.expected_vig_cents, "
+        f"s.recorded_result, s.recorded_paid_cents, {known('s')} "
+        f"FROM settlements s WHERE s.gaming_date = {day}",
+        "table_id, round_id, seat",
         ["table_id", "round_id", "seat", "wager"],
     )
     frames.add(
         "vig_ledger",
-        q(
-            "SELECT table_id, round_id, seat, kind, amount_cents, balance_after_cents "
-            "FROM vig_ledger WHERE gaming_date = ? ORDER BY table_id, occurred_at"
-        ),
+        "SELECT table_id, round_id, seat, kind, amount_cents, balance_after_cents, "
+        f"occurred_at AS {ORDER_ONLY} FROM vig_ledger WHERE gaming_date = {day}",
+        f"table_id, {ORDER_ONLY}",
         ["table_id", "round_id", "seat", "kind"],
     )
     frames.add(
         "comp_vig_forms",
-        q(
-            "SELECT table_id, serial, status, amount_cents FROM comp_vig_forms "
-            "WHERE gaming_date = ? ORDER BY table_id, serial"
-        ),
+        "SELECT table_id, serial, status, amount_cents FROM comp_vig_forms "
+        f"WHERE gaming_date = {day}",
+        "table_id, serial",
         ["table_id", "serial", "status"],
     )
     frames.add(
         "form_events",
-        q(
-            "SELECT table_id, serial, kind, amount_cents, matched FROM form_events "
-            "WHERE gaming_date = ? ORDER BY table_id, serial, kind"
-        ),
+        "SELECT table_id, serial, kind, amount_cents, matched FROM form_events "
+        f"WHERE gaming_date = {day}",
+        "table_id, serial, kind",
         ["table_id", "serial", "kind"],
     )
     frames.add(
         "exceptions",
-        q(
-            "SELECT e.table_id, e.code, e.severity, e.severity_rank, e.round_id, "
-            "EXISTS (SELECT 1 FROM table_day_summary s WHERE s.table_id = e.table_id "
-            "AND s.gaming_date = e.gaming_date) AS has_summary "
-            "FROM exceptions e WHERE e.gaming_date = ? ORDER BY e.table_id, e.code"
-        ),
+        "SELECT e.table_id, e.code, e.severity, e.severity_rank, e.round_id, "
+        "EXISTS (SELECT 1 FROM table_day_summary s WHERE s.table_id = e.table_id "
+        "AND s.gaming_date = e.gaming_date) AS has_summary "
+        f"FROM exceptions e WHERE e.gaming_date = {day}",
+        "table_id, code",
         ["table_id", "code", "round_id"],
     )
     frames.add(
         "table_day_summary",
-        q(
-            "SELECT table_id, rules_id, rounds, handle_cents, vig_expected_cents, "
-            "vig_collected_cents, vig_uncollected_cents, comp_vig_cents "
-            "FROM table_day_summary WHERE gaming_date = ? ORDER BY table_id"
-        ),
+        "SELECT table_id, rules_id, rounds, handle_cents, vig_expected_cents, "
+        "vig_collected_cents, vig_uncollected_cents, comp_vig_cents "
+        f"FROM table_day_summary WHERE gaming_date = {day}",
+        "table_id",
         ["table_id"],
     )
     return frames

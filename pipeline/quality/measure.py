@@ -1,0 +1,296 @@
+"""What each expectation of a suite finds on a whole frame, counted by DuckDB where the frame
+lives, and the few rows Great Expectations must see to report it.
+
+Great Expectations on pandas needs the whole day in memory (about 1.6 kB per event) and
+spends seconds per million rows in Python. Here each expectation of a frame is translated to
+SQL that counts, over the frame's DuckDB table, exactly what GX counts on the DataFrame:
+
+- ``element_count``: the rows of the frame (those meeting the expectation's row condition);
+- ``nonnull_count``: the rows GX does not set aside as missing (the column is not null; for a
+  column pair, not both null; for compound columns, not all null); ``None`` for
+  ``expect_column_values_to_not_be_null``, which counts nulls as its unexpected values;
+- ``unexpected_count``, and the frame positions of the first :data:`SAMPLE` unexpected rows.
+
+The evidence rows are those first unexpected rows (and, for a uniqueness expectation, one
+other row of each duplicate they belong to, so the duplicate is visible among the evidence).
+GX validates the frame's expectations on the evidence rows, which yields its own result,
+sample values and identifying columns; :func:`settle` then puts the whole frame's counts in
+it. A result that depends on the column type (``expect_column_values_to_be_of_type``) is
+GX's alone: the evidence rows come from the same table, so they have the same types, and the
+first null and first value of every column are among them (:func:`type_witnesses`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from great_expectations.expectations.core.expect_column_pair_values_a_to_be_greater_than_b import (
+    ExpectColumnPairValuesAToBeGreaterThanB,
+)
+from great_expectations.expectations.core.expect_column_values_to_be_between import (
+    ExpectColumnValuesToBeBetween,
+)
+from great_expectations.expectations.core.expect_column_values_to_be_in_set import (
+    ExpectColumnValuesToBeInSet,
+)
+from great_expectations.expectations.core.expect_column_values_to_be_json_parseable import (
+    ExpectColumnValuesToBeJsonParseable,
+)
+from great_expectations.expectations.core.expect_column_values_to_be_of_type import (
+    ExpectColumnValuesToBeOfType,
+)
+from great_expectations.expectations.core.expect_column_values_to_be_unique import (
+    ExpectColumnValuesToBeUnique,
+)
+from great_expectations.expectations.core.expect_column_values_to_match_regex import (
+    ExpectColumnValuesToMatchRegex,
+)
+from great_expectations.expectations.core.expect_column_values_to_not_be_null import (
+    ExpectColumnValuesToNotBeNull,
+)
+from great_expectations.expectations.core.expect_compound_columns_to_be_unique import (
+    ExpectCompoundColumnsToBeUnique,
+)
+from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.row_conditions import ComparisonCondition, Operator
+
+from pipeline.quality.frames import ROW, Frames
+
+SAMPLE = 20
+"""How many offending values and rows a failing expectation reports."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    element_count: int
+    nonnull_count: int | None
+    unexpected_count: int
+    evidence: tuple[int, ...]
+    """Frame positions GX must see: the first unexpected rows (and their duplicates)."""
+
+
+@dataclass(frozen=True)
+class _Sql:
+    """An expectation as SQL over one frame."""
+
+    domain: str
+    """The row condition (``true`` without one)."""
+    nonnull: str | None
+    """The rows GX does not set aside as missing; ``None``: it sets none aside."""
+    unexpected: str
+    """Which of those rows fail."""
+    partition: str | None = None
+    """Columns whose equal values make a row a duplicate (uniqueness expectations)."""
+    witness: str | None = None
+    """Rows on which GX's pandas code behaves differently (it raises): the first of them is
+    evidence, so GX fails on the evidence exactly when it fails on the whole frame."""
+    confirm: tuple[str, Callable[[str], bool]] | None = None
+    """A column and GX's own Python check of it, for a predicate DuckDB only approximates
+    (JSON): DuckDB's failures are candidates, and the check decides."""
+
+
+def measure(frames: Frames, name: str, expectation: Expectation) -> Measured | None:
+    """What ``expectation`` finds on the whole frame ``name``; ``None`` when GX decides it from
+    the column type alone."""
+    sql = _as_sql(expectation)
+    if sql is None:
+        return None
+    table = frames.tables[name]
+    copies = (
+        f", count(*) OVER (PARTITION BY {sql.partition}) AS copies, "
+        f"CASE WHEN row_number() OVER (PARTITION BY {sql.partition} ORDER BY {ROW}) = 1 "
+        f"THEN lead({ROW}) OVER (PARTITION BY {sql.partition} ORDER BY {ROW}) "
+        f"ELSE first_value({ROW}) OVER (PARTITION BY {sql.partition} ORDER BY {ROW}) "
+        "END AS partner"
+        if sql.partition
+        else ", NULL::BIGINT AS partner"
+    )
+    domain = f"(SELECT *{copies} FROM {table} WHERE {sql.domain})"
+    unexpected = f"({sql.nonnull or 'true'}) AND ({sql.unexpected})"
+    ((element_count, nonnull_count, unexpected_count),) = frames.con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE {sql.nonnull or 'true'}), "
+        f"count(*) FILTER (WHERE {unexpected}) FROM {domain}"
+    ).fetchall()
+    evidence: list[int] = []
+    if unexpected_count:
+        checked = f", {sql.confirm[0]}" if sql.confirm else ""
+        rows = frames.con.execute(
+            f"SELECT {ROW}, partner{checked} FROM {domain} WHERE {unexpected} ORDER BY {ROW}"
+            + ("" if sql.confirm else f" LIMIT {SAMPLE}")
+        ).fetchall()
+        if sql.confirm:  # DuckDB named the candidates; GX's own check decides
+            rows = [r for r in rows if not sql.confirm[1](r[2])]
+            unexpected_count = len(rows)
+        for row in rows[:SAMPLE]:
+            evidence.extend(p for p in row[:2] if p is not None)
+    if sql.witness:
+        ((first,),) = frames.con.execute(
+            f"SELECT min({ROW}) FROM {domain} WHERE {sql.witness}"
+        ).fetchall()
+        evidence.extend([] if first is None else [int(first)])
+    return Measured(
+        element_count,
+        nonnull_count if sql.nonnull is not None else None,
+        unexpected_count,
+        tuple(evidence),
+    )
+
+
+def type_witnesses(frames: Frames, name: str) -> list[int]:
+    """For every column, the frame position of its first null and of its first value: the
+    pandas type of a column read from DuckDB depends on both (integers with a null become
+    floats; text without any value stays ``object``), so the evidence rows must carry them
+    for GX to see the types the whole frame has."""
+    columns = frames.columns(name)
+    if not columns:
+        return []
+    firsts = ", ".join(
+        f"min({ROW}) FILTER (WHERE {_q(c)} IS {test} NULL)" for c in columns for test in ("", "NOT")
+    )
+    (row,) = frames.con.execute(f"SELECT {firsts} FROM {frames.tables[name]}").fetchall()
+    return [int(p) for p in row if p is not None]
+
+
+def settle(result: dict[str, Any], measured: Measured | None) -> None:
+    """Put the whole frame's counts into GX's ``result`` of the evidence rows, with the
+    percentages computed as GX computes them (``_format_map_output``). A result without
+    counts (GX decided from the column type, or raised) is GX's as it is."""
+    if measured is None or "element_count" not in result:
+        return
+    total, nonnull, unexpected = (
+        measured.element_count,
+        measured.nonnull_count,
+        measured.unexpected_count,
+    )
+    result["element_count"] = total
+    result["unexpected_count"] = unexpected
+    of_total = unexpected / total * 100 if total else None
+    if nonnull is None:
+        result["unexpected_percent"] = of_total
+        return
+    of_nonnull = unexpected / nonnull * 100 if total and nonnull else None
+    result["missing_count"] = total - nonnull
+    result["missing_percent"] = (total - nonnull) / total * 100 if total else None
+    result["unexpected_percent_total"] = of_total
+    result["unexpected_percent_nonmissing"] = of_nonnull
+    result["unexpected_percent"] = of_nonnull
+
+
+def _as_sql(e: Expectation) -> _Sql | None:
+    domain = _condition(getattr(e, "row_condition", None))
+    if isinstance(e, ExpectColumnValuesToBeOfType):
+        return None
+    if isinstance(e, ExpectCompoundColumnsToBeUnique):
+        columns = ", ".join(_q(c) for c in e.column_list)
+        present = " OR ".join(f"{_q(c)} IS NOT NULL" for c in e.column_list)
+        return _Sql(domain, f"({present})", f"({present}) AND copies > 1", columns)
+    if isinstance(e, ExpectColumnPairValuesAToBeGreaterThanB):
+        a, b = _q(e.column_A), _q(e.column_B)
+        compare = ">=" if e.or_equal else ">"
+        present = f"NOT ({a} IS NULL AND {b} IS NULL)"
+        # a float NaN compares false in pandas: the row is unexpected; a nullable integer
+        # NA makes GX raise, which the witness row reproduces on the evidence
+        return _Sql(
+            domain,
+            present,
+            f"NOT coalesce({a} {compare} {b}, false)",
+            witness=f"({a} IS NULL) <> ({b} IS NULL)",
+        )
+    if isinstance(e, ExpectColumnValuesToNotBeNull):
+        return _Sql(domain, None, f"{_q(e.column)} IS NULL")
+    if isinstance(e, ExpectColumnValuesToBeUnique):
+        column = _q(e.column)
+        return _Sql(domain, f"{column} IS NOT NULL", f"{column} IS NOT NULL AND copies > 1", column)
+    if isinstance(e, ExpectColumnValuesToBeInSet):
+        column = _q(e.column)
+        values = ", ".join(_literal(v) for v in e.value_set or ())
+        return _Sql(domain, f"{column} IS NOT NULL", f"{column} NOT IN ({values})")
+    if isinstance(e, ExpectColumnValuesToBeBetween):
+        column = _q(e.column)
+        bounds = []
+        if e.min_value is not None:
+            bounds.append(f"{column} {'<=' if e.strict_min else '<'} {_literal(e.min_value)}")
+        if e.max_value is not None:
+            bounds.append(f"{column} {'>=' if e.strict_max else '>'} {_literal(e.max_value)}")
+        return _Sql(domain, f"{column} IS NOT NULL", f"({' OR '.join(bounds)})")
+    if isinstance(e, ExpectColumnValuesToMatchRegex):
+        column = _q(e.column)
+        pattern = _literal(_search_pattern(str(e.regex)))
+        return _Sql(domain, f"{column} IS NOT NULL", f"NOT regexp_matches({column}, {pattern})")
+    if isinstance(e, ExpectColumnValuesToBeJsonParseable):
+        column = _q(e.column)
+        return _Sql(
+            domain,
+            f"{column} IS NOT NULL",
+            f"(NOT json_valid({column}) OR regexp_matches({column}, {_literal(_LENIENT_JSON)}) "
+            f"OR length({column}) - length(replace(replace({column}, '[', ''), '{{', '')) "
+            f">= {_DEEP_JSON})",
+            confirm=(column, _is_json),
+        )
+    raise TypeError(
+        f"{e.expectation_type} has no SQL translation in pipeline.quality.measure; add one "
+        "(with a test that compares it with GX on a whole DataFrame) before using it in a suite"
+    )
+
+
+def _condition(condition: Any) -> str:
+    if condition is None:
+        return "true"
+    if isinstance(condition, ComparisonCondition):
+        column = _q(condition.column.name)
+        operator = Operator(condition.operator)  # GX may keep the enum's value
+        if operator is Operator.EQUAL:
+            return f"{column} = {_literal(condition.parameter)}"
+        if operator is Operator.IN:
+            return f"{column} IN ({', '.join(_literal(v) for v in condition.parameter)})"
+    raise TypeError(
+        f"row condition {condition!r} has no SQL translation in pipeline.quality.measure; "
+        "only `Column(name) == value` and `Column(name).is_in(values)` are translated"
+    )
+
+
+def _search_pattern(regex: str) -> str:
+    """``regex`` as RE2 finds it where pandas' ``str.contains`` (Python ``re.search``)
+    does: Python's final ``$`` also matches before a trailing newline."""
+    if regex.endswith("$") and not regex.endswith("\\$"):
+        return regex[:-1] + r"\n?$"
+    return regex
+
+
+_LENIENT_JSON = r"(^|[\[{,:])\s*[-+]?(?i:nan|inf)|,\s*[\]}]"
+"""What DuckDB's JSON parser accepts and Python's refuses: ``nan``/``inf`` in any case (Python
+takes only ``NaN``, ``Infinity``, ``-Infinity``) and trailing commas. A row matching it (or
+refused by DuckDB, which also refuses a lone surrogate Python takes) is only a candidate."""
+_DEEP_JSON = 100
+"""Brackets from which a value may nest deeper than Python's recursion limit lets it parse."""
+
+
+def _is_json(value: str) -> bool:
+    """GX's check (``column_values_json_parseable``): whatever ``json.loads`` accepts, such as
+    the ``NaN`` DuckDB's parser refuses."""
+    try:
+        json.loads(value)
+    except Exception:  # as GX's bare except: a nesting too deep for Python is not parseable
+        return False
+    return True
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _q(column: str) -> str:
+    if not _PLAIN.fullmatch(column):
+        raise ValueError(f"frame column {column!r} is not a plain lowercase SQL name")
+    return f'"{column}"'
