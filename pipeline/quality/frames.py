@@ -21,6 +21,10 @@ from pipeline.ledger.columns import ARRIVAL_ORDER_SQL, DELIVERY_KEY_SQL
 from pipeline.rules.config import TableRules
 
 STAKE_PAYLOADS: tuple[str, ...] = ("WagerPlaced", "BankerWager", "PlayerBancoWager", "BankBid")
+BANK_ACTIONS_NOT_STAKED: tuple[str, ...] = ("BANK_UNCOVERED_WITHDRAWN",)
+"""A ``PlayerBancoWager`` with one of these actions records the part of the bank no player
+covered, which the Banker withdraws (N.J.A.C. 19:47-4.7(d)): an amount, not a stake, so the
+table's limits do not apply to it."""
 """Payloads whose ``amount_cents`` is a stake put on the layout: the table's posted minimum and
 maximum apply to each of them. Withdrawals, payouts and vigorish are only non-negative."""
 
@@ -291,14 +295,17 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
     frames.add(
         "amounts",
         f"""
-        SELECT *, CASE WHEN payload_type IN {_sql_list(STAKE_PAYLOADS)}
-                       AND field = 'amount_cents' THEN table_id END AS limit_scope
+        SELECT * EXCLUDE (bank_action),
+               CASE WHEN payload_type IN {_sql_list(STAKE_PAYLOADS)} AND field = 'amount_cents'
+                     AND coalesce(bank_action, '') NOT IN {_sql_list(BANK_ACTIONS_NOT_STAKED)}
+                    THEN table_id END AS limit_scope
         FROM ({
             _long_fields(
                 deliveries,
                 [(n, "cents", payloads) for n, payloads in sorted(contract.cents_fields.items())],
                 value_column="amount_cents",
                 cast="BIGINT",
+                extra_columns={"bank_action": "fields_json->>'$.action'"},
             )
         })""",
         "table_id, seq, field",
@@ -341,17 +348,21 @@ def _long_fields(
     *,
     value_column: str,
     cast: str,
+    extra_columns: Mapping[str, str] | None = None,
 ) -> str:
-    """One row per (event, field) for the named payload fields that are present."""
+    """One row per (event, field) for the named payload fields that are present, with
+    ``extra_columns`` (name: SQL over the delivery row) beside them."""
+    extra = extra_columns or {}
     if not specs:
         return (
             f"SELECT NULL::VARCHAR AS table_id, NULL::BIGINT AS seq, NULL::VARCHAR AS "
             f"payload_type, NULL::VARCHAR AS field, NULL::VARCHAR AS kind, NULL::{cast} AS "
-            f"{value_column} WHERE false"
+            f"{value_column}{''.join(f', NULL AS {c}' for c in extra)} WHERE false"
         )
+    also = "".join(f", {sql} AS {c}" for c, sql in extra.items())
     parts = [
         f"SELECT table_id, seq, payload_type, '{name}' AS field, '{kind}' AS kind, "
-        f"(fields_json->>'$.{name}')::{cast} AS {value_column} FROM {deliveries} "
+        f"(fields_json->>'$.{name}')::{cast} AS {value_column}{also} FROM {deliveries} "
         f"WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}"
         for name, kind, payloads in specs
     ]

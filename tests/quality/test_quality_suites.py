@@ -227,3 +227,38 @@ def test_damaged_rows_fail_the_matching_expectations(clean_ledger: Path, tmp_pat
 def test_missing_ledger_is_an_error_not_a_finding(tmp_path: Path) -> None:
     with pytest.raises(LedgerError, match="no ledger here yet"):
         run_quality(tmp_path / "none.duckdb", DAY, tmp_path)
+
+
+def test_the_uncovered_bank_withdrawn_is_no_stake(clean_ledger: Path, tmp_path: Path) -> None:
+    """N.J.A.C. 19:47-4.7(d): the part of a Chemin de Fer bank no player covered is withdrawn
+    by the Banker (a PlayerBancoWager with action BANK_UNCOVERED_WITHDRAWN). It is an amount,
+    not a stake, so a withdrawal under the table minimum fails no limit expectation; a
+    partial wager of the same amount does."""
+    ledger = tmp_path / "withdrawn.duckdb"
+    shutil.copy(clean_ledger, ledger)
+    con = duckdb.connect(str(ledger))
+    try:
+        rows = con.execute(
+            "SELECT source, position FROM deliveries WHERE table_id = 'T01' "
+            "AND payload_type = 'WagerPlaced' ORDER BY position LIMIT 2"
+        ).fetchall()
+        for (source, position), action in zip(
+            rows, ("BANK_UNCOVERED_WITHDRAWN", "PARTIAL"), strict=True
+        ):
+            (text,) = _first(
+                con,
+                f"SELECT fields_json FROM deliveries WHERE source = '{source}' "
+                f"AND position = {position}",
+            )
+            fields = {"round_id": json.loads(text)["round_id"], "seat": 1, "action": action}
+            con.execute(
+                "UPDATE deliveries SET payload_type = 'PlayerBancoWager', fields_json = ? "
+                "WHERE source = ? AND position = ?",
+                [json.dumps({**fields, "amount_cents": 1}), source, position],
+            )
+    finally:
+        con.close()
+    report = run_quality(ledger, DAY, tmp_path)
+    (limits,) = [f for f in report.failing() if "T01 stakes are within" in (f.description or "")]
+    assert limits.unexpected_count == 1
+    assert [r["payload_type"] for r in limits.unexpected_rows] == ["PlayerBancoWager"]
