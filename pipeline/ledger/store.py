@@ -227,12 +227,21 @@ class Ledger:
         return {d: int(n) for d, n in rows}
 
     def closed_days(self) -> set[date]:
-        """The gaming days that take no new deliveries: those with a ``gaming_days`` row
-        whose status is not REOPENED (closed, or closed with blocking findings)."""
+        """The gaming days that are sealed and take no new deliveries: those whose last seal
+        event (``seal_log``, :mod:`pipeline.reports.seals`) is a CLOSE; for a day closed
+        before the seal log existed, its ``gaming_days`` status. The log, not the status, is
+        what counts, so a status edited to REOPENED opens nothing."""
         return {
             d
             for (d,) in self.con.execute(
-                "SELECT gaming_date FROM gaming_days WHERE status <> 'REOPENED'"
+                """
+                SELECT gaming_date FROM seal_log
+                GROUP BY gaming_date HAVING arg_max(action, seq) = 'CLOSE'
+                UNION
+                SELECT gaming_date FROM gaming_days
+                WHERE status <> 'REOPENED'
+                  AND gaming_date NOT IN (SELECT gaming_date FROM seal_log)
+                """
             ).fetchall()
         }
 

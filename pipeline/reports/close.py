@@ -19,11 +19,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import asdict
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import pandas as pd
 
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import load_catalog
@@ -108,15 +106,8 @@ class SealBrokenError(RuntimeError):
 
 
 def is_closed(ledger: Ledger, gaming_date: date) -> bool:
-    """Whether the day's last seal event is a close (for a day closed before the seal log
-    existed: its ``gaming_days`` status)."""
-    entry = last_entries(seal_log(ledger.con)).get(gaming_date)
-    if entry is not None:
-        return entry.action == CLOSE
-    row = ledger.con.execute(
-        "SELECT status FROM gaming_days WHERE gaming_date = ?", [gaming_date]
-    ).fetchone()
-    return row is not None and row[0] != "REOPENED"
+    """Whether the day is sealed (:meth:`~pipeline.ledger.store.Ledger.closed_days`)."""
+    return gaming_date in ledger.closed_days()
 
 
 def _refuse_empty(ledger: Ledger, gaming_date: date) -> None:
@@ -200,13 +191,6 @@ def close_gaming_day(
         EMPTY_ACTION: allow_empty.strip() if empty and allow_empty else None,
     }
 
-    def audit(action: str, reason: str | None) -> None:
-        ledger.con.execute(
-            "INSERT INTO gaming_day_audit (gaming_date, action, actor, actor_source, reason, "
-            "acted_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [gaming_date, action, actor, actor_source, reason, sealed_at],
-        )
-
     with ledger.transaction():
         ledger.con.execute(
             f"UPDATE dead_letters SET received_on = $day WHERE received_on IS NULL AND "
@@ -215,11 +199,11 @@ def close_gaming_day(
         )
         for action, reason in reasons.items():
             if reason is not None:
-                audit(action, reason)
+                _audit(ledger, gaming_date, action, actor, actor_source, reason, sealed_at)
         content = sealed_content(ledger, gaming_date, sealed_at)
         blocking = len(content["blocking_exceptions"])
         status = close_status(blocking)
-        audit(CLOSE, status)
+        _audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
         digests = day_digests(ledger.con, gaming_date, sealed_at)
         entry = append_entry(
             ledger.con,
@@ -251,13 +235,10 @@ def close_gaming_day(
             ],
         )
         ledger.con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
-        frame = pd.DataFrame(
-            [(gaming_date, table, h) for table, hashes in digests.items() for h in hashes],
-            columns=["gaming_date", "table_name", "row_sha256"],
+        ledger.con.executemany(
+            "INSERT INTO close_digests SELECT ?, ?, unnest(?::VARCHAR[])",
+            [(gaming_date, table, hashes) for table, hashes in digests.items()],
         )
-        ledger.con.register("sealed", frame)
-        ledger.con.execute("INSERT INTO close_digests SELECT * FROM sealed")
-        ledger.con.unregister("sealed")
     try:
         append_anchors(anchor_path, [entry])
         result = sealed_result(ledger, entry)
@@ -321,6 +302,23 @@ def write_reports(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseResu
     return result
 
 
+def _audit(
+    ledger: Ledger,
+    gaming_date: date,
+    action: str,
+    actor: str,
+    actor_source: str,
+    reason: str | None,
+    at: datetime,
+) -> None:
+    """One row of the day's audit trail (with the seal event of the same transaction)."""
+    ledger.con.execute(
+        "INSERT INTO gaming_day_audit (gaming_date, action, actor, actor_source, reason, "
+        "acted_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [gaming_date, action, actor, actor_source, reason, at],
+    )
+
+
 def reopen_gaming_day(
     ledger: Ledger, gaming_date: date, reason: str, *, actor: str, actor_source: str
 ) -> SealEntry:
@@ -338,11 +336,7 @@ def reopen_gaming_day(
         ledger.con.execute(
             "UPDATE gaming_days SET status = 'REOPENED' WHERE gaming_date = ?", [gaming_date]
         )
-        ledger.con.execute(
-            "INSERT INTO gaming_day_audit (gaming_date, action, actor, actor_source, reason, "
-            "acted_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [gaming_date, REOPEN, actor, actor_source, reason, reopened_at],
-        )
+        _audit(ledger, gaming_date, REOPEN, actor, actor_source, reason, reopened_at)
         entry = append_entry(
             ledger.con,
             gaming_date=gaming_date,

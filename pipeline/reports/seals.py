@@ -102,12 +102,6 @@ def last_entries(log: Iterable[SealEntry]) -> dict[date, SealEntry]:
     return {entry.gaming_date: entry for entry in log}
 
 
-def last_close(con: duckdb.DuckDBPyConnection, gaming_date: date) -> SealEntry | None:
-    """The entry that seals ``gaming_date`` now, or None when the day is not closed."""
-    entry = last_entries(seal_log(con)).get(gaming_date)
-    return entry if entry is not None and entry.action == CLOSE else None
-
-
 def append_entry(
     con: duckdb.DuckDBPyConnection,
     *,
