@@ -16,6 +16,7 @@ from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
 from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.ledger.store import Delivery, Ledger, LedgerError, gaming_date_of
+from tests.ledger.conftest import ledger_at_schema
 from tests.replay.builder import clean_day
 
 DAY = date(2026, 11, 24)
@@ -248,15 +249,7 @@ def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path)
     """A ledger written before migration 6 (deliveries keyed by bare file name and position)
     keeps every row; each gets its occurrence, and the new keys hold."""
     path = tmp_path / "v4.duckdb"
-    con = duckdb.connect(str(path))
-    con.execute(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, "
-        "applied_at TIMESTAMP)"
-    )
-    for version, name, sql in MIGRATIONS:
-        if version <= 4:
-            con.execute(sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    con = ledger_at_schema(path, 4)
     row = "(?, ?, ?, 'T01', 'T01-pit', ?, 0, DATE '2026-11-24', 'TableOpened', '{}')"
     for source, position, event_id, seq in (
         ("T01.avro", 0, "e-1", 1),

@@ -22,6 +22,7 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.cli import ingest_paths, main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.config.keys import authenticate
+from pipeline.ingest.errors import ClosedGamingDayError
 from pipeline.ledger.migrations import (
     SEAL_RECORD_TABLES,
     SEALED_TABLES,
@@ -40,6 +41,7 @@ from pipeline.reports.seals import ANCHOR_FILE, GENESIS, SealEntry, seal_log
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
+from tests.ledger.conftest import ledger_at_schema
 
 DAY = date(2026, 11, 24)
 NEXT_DAY = date(2026, 11, 25)
@@ -316,6 +318,18 @@ def test_a_status_edited_to_reopened_is_named_and_skips_nothing(
     assert checked.days_checked == 1
     assert any("gaming_days: status is 'REOPENED'" in p for p in checked.problems)
     assert any("settlements: row changed or added" in p for p in checked.problems)
+
+
+def test_a_status_edited_to_reopened_lets_no_late_file_in(closed: Path, tmp_path: Path) -> None:
+    """Whether a day takes deliveries is decided by its last seal event, not by the status
+    column: a status edited to REOPENED opens nothing, and the late file is refused whole."""
+    late = emulate(tmp_path / "late", DAY, 1)
+    with ledger_copy(closed, tmp_path) as (ledger, _):
+        ledger.con.execute("UPDATE gaming_days SET status = 'REOPENED'")
+        before = ledger.con.execute("SELECT count(*) FROM deliveries").fetchone()
+        with pytest.raises(ClosedGamingDayError, match=f"closed gaming day\\(s\\) {DAY}"):
+            ingest_paths(ledger, late, DEFAULT_CATALOG)
+        assert ledger.con.execute("SELECT count(*) FROM deliveries").fetchone() == before
 
 
 def test_deleting_the_newest_seal_and_day_row_cannot_verify_as_nothing(
@@ -690,15 +704,7 @@ def test_a_ledger_closed_before_the_seal_log_migrates_and_says_how_to_reseal(
     from pipeline.ledger.migrations import MIGRATIONS
 
     db = tmp_path / LEDGER
-    con = duckdb.connect(str(db))
-    con.execute(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, "
-        "applied_at TIMESTAMP)"
-    )
-    for version, name, sql in MIGRATIONS:
-        if version <= 4:
-            con.execute(sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    con = ledger_at_schema(db, 4)
     con.execute(
         "INSERT INTO gaming_days VALUES (?, 'CLOSED', now(), 'r', NULL, 'c', 0, 'rows', 'inputs')",
         [DAY],
