@@ -93,7 +93,8 @@ killed merge keeps it waiting until someone removes the request file)."""
 REASON_NO_VALUE = "NO_VALUE"
 REASON_KEY_MISMATCH = "KEY_MISMATCH"
 REASON_INVALID_EVENT = "INVALID_EVENT"
-REASON_CLOSED_GAMING_DAY = CLOSED_GAMING_DAY
+# (a message for a closed gaming day: pipeline.ledger.store.CLOSED_GAMING_DAY, shared with
+# the merge of partition shards)
 
 
 class FaultPoint:
@@ -253,7 +254,7 @@ def hold_closed_days(
             DeadLetter(
                 delivery.source,
                 delivery.position,
-                REASON_CLOSED_GAMING_DAY,
+                CLOSED_GAMING_DAY,
                 f"event {event.event_id} (table {event.table_id}, device {event.device_id}, "
                 f"seq {event.seq}) belongs to gaming day {day.isoformat()}, which is closed; "
                 f"reopen the day (`baccarat-audit reopen --gaming-day {day.isoformat()} "

@@ -14,11 +14,11 @@ from kafka import KafkaProducer
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS
-from pipeline.ledger.store import Ledger, gaming_date_of
+from pipeline.ledger.store import CLOSED_GAMING_DAY, Ledger, gaming_date_of
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate
-from pipeline.stream.consumer import REASON_CLOSED_GAMING_DAY, run_consumer
+from pipeline.stream.consumer import run_consumer
 from pipeline.stream.settings import KafkaSettings
 from pipeline.stream.topics import ensure_topics
 
@@ -65,7 +65,7 @@ def test_late_events_for_a_closed_day_are_held_apart_as_dead_letters(
         ).fetchall()
         stored = ledger.stored_offsets(settings.group_id, settings.topic)
     assert [(s, p, r, raw, d) for s, p, r, raw, d, _ in letters] == [
-        (f"kafka:{settings.topic}:0", offset, REASON_CLOSED_GAMING_DAY, sent[offset], e.device_id)
+        (f"kafka:{settings.topic}:0", offset, CLOSED_GAMING_DAY, sent[offset], e.device_id)
         for offset, e in enumerate(late)
     ]
     assert f"belongs to gaming day {closed}, which is closed" in letters[0][5]
