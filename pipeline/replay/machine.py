@@ -23,9 +23,10 @@ Checks, in the order a round happens:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from pipeline.events.model import TableEvent
+from pipeline.replay.checks import Phase, RoundView, run_checks
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
 from pipeline.replay.rows import (
@@ -38,10 +39,18 @@ from pipeline.replay.rows import (
     WagerRow,
 )
 from pipeline.replay.sequencer import FIRST_SEQ, Sequenced, missing_heads, sequence
+from pipeline.replay.state import (
+    CarriedCard,
+    DealtCard,
+    ErrorCard,
+    Irregularity,
+    RoundState,
+    SeatBalance,
+    ShoeState,
+)
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
 from pipeline.rules.codes import code_for, regulates, rule
 from pipeline.rules.config import TableRules
-from pipeline.rules.deal import void_for_insufficient_cards
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import (
@@ -83,88 +92,6 @@ the Banker's Hand was not entitled to is a card drawn in error."""
 
 class UnknownRulesError(LookupError):
     """A table opened under a rules id the catalog does not hold."""
-
-
-@dataclass
-class DealtCard:
-    card: Card
-    hand: str
-    position: int
-    event_id: str
-    face_up: bool = True
-
-
-@dataclass
-class RoundState:
-    round_id: str
-    shoe_id: str
-    round_number: int
-    simulated: bool
-    started_event: str
-    started_at: int
-    betting_closed: str | None = None
-    wagers: dict[tuple[int, Wager], int] = field(default_factory=dict)
-    wager_events: dict[tuple[int, Wager], list[str]] = field(default_factory=dict)
-    patrons: dict[int, str | None] = field(default_factory=dict)
-    late: list[TableEvent] = field(default_factory=list)
-    cards: list[DealtCard] = field(default_factory=list)
-    announced: TableEvent | None = None
-    settled: list[TableEvent] = field(default_factory=list)
-    vig: list[TableEvent] = field(default_factory=list)
-    options: list[TableEvent] = field(default_factory=list)
-    voided: TableEvent | None = None
-    cut_card: TableEvent | None = None
-    bank: list[TableEvent] = field(default_factory=list)
-    error_card: ErrorCard | None = None
-
-
-@dataclass
-class ErrorCard:
-    """A card dealt in error during the round, reported and moved where the regulation sends
-    it; ``as_dealt`` are the round's cards before the move, to recognise a round settled as if
-    nothing had happened."""
-
-    report: TableEvent
-    card: DealtCard
-    fate: ErrorCardFate
-    subject: str
-    as_dealt: tuple[DealtCard, ...]
-
-
-@dataclass
-class CarriedCard:
-    """A card that must open the next hand of play (3.12(a)-(b), 4.12(g), 7.11(a)-(b))."""
-
-    report: TableEvent
-    subject: str
-    position: int
-
-
-@dataclass
-class ShoeState:
-    shoe_id: str
-    started: TableEvent
-    cards_in_shoe: int
-    burn_cards: list[DealtCard] = field(default_factory=list)
-    burn_checked: bool = False
-    cut_card_round: str | None = None
-    last_hand_announced: bool = False
-    rounds_after_cut: int = 0
-    last_position: int = -1
-
-
-@dataclass
-class Irregularity:
-    event: TableEvent
-    expected_extra: int | None
-    discards: list[DealtCard] = field(default_factory=list)
-
-
-@dataclass
-class SeatBalance:
-    patron_id: str | None
-    cents: int = 0
-    event_ids: list[str] = field(default_factory=list)
 
 
 class TableReplay:
@@ -1009,7 +936,7 @@ class TableReplay:
         outcome: RoundOutcome | None = None
         if rnd.voided is not None:
             status = "VOID"
-            self._check_void(rnd)
+            self._run_checks(self._view(rnd, None), Phase.VOIDED)
         elif not incomplete and 2 <= len(player) <= 3 and 2 <= len(banker) <= 3:
             outcome = outcome_of(player, banker)
         elif not incomplete and not rnd.simulated:
@@ -1080,6 +1007,7 @@ class TableReplay:
         if rnd.error_card is not None:
             self._check_error_card_kept(rnd.error_card, rnd.announced, outcome)
         self._check_settlements(rules, rnd, outcome)
+        self._run_checks(self._view(rnd, outcome), Phase.SETTLED)
         if rules.game is Game.CHEMIN_DE_FER:
             self._check_bank(rnd, outcome)
 
@@ -1115,19 +1043,22 @@ class TableReplay:
             event_ids=(error.report.event_id, error.card.event_id, announced.event_id),
         )
 
-    def _check_void(self, rnd: RoundState) -> None:
-        """3.12(e): a round is void only if the shoe cannot complete it."""
-        if self.shoe is None or rnd.voided is None:
-            return
-        left = self.shoe.cards_in_shoe - (self.shoe.last_position + 1)
-        if not void_for_insufficient_cards(left):
+    def _view(self, rnd: RoundState, outcome: RoundOutcome | None) -> RoundView:
+        shoe = self.shoe
+        left = shoe.cards_in_shoe - (shoe.last_position + 1) if shoe is not None else None
+        return RoundView(self.require_rules(), rnd, shoe, outcome, left)
+
+    def _run_checks(self, view: RoundView, when: Phase) -> None:
+        """The registered checks of :mod:`pipeline.replay.checks` for ``when``."""
+        for flag in run_checks(view, when):
             self.find(
-                "insufficient",
-                Severity.HIGH,
-                f"Round {rnd.round_id} was voided for insufficient cards with {left} "
-                f"cards left in the shoe; six always complete a round "
-                f"({self._citation('insufficient')}).",
-                event_ids=(rnd.voided.event_id,),
+                flag.code,
+                flag.severity,
+                flag.message,
+                event_ids=flag.event_ids,
+                seat=flag.seat,
+                expected=flag.expected,
+                actual=flag.actual,
             )
 
     def _check_deal(self, rnd: RoundState) -> None:

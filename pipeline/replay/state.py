@@ -1,0 +1,94 @@
+"""The replay's state: what a table, its shoe and the round in play hold while events are
+applied. The state machine (:mod:`pipeline.replay.machine`) changes it; the checks
+(:mod:`pipeline.replay.checks`) only read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.events.model import TableEvent
+from pipeline.rules.cards import Card
+from pipeline.rules.irregularities import ErrorCardFate
+from pipeline.rules.settlement import Wager
+
+
+@dataclass
+class DealtCard:
+    card: Card
+    hand: str
+    position: int
+    event_id: str
+    face_up: bool = True
+
+
+@dataclass
+class RoundState:
+    round_id: str
+    shoe_id: str
+    round_number: int
+    simulated: bool
+    started_event: str
+    started_at: int
+    betting_closed: str | None = None
+    wagers: dict[tuple[int, Wager], int] = field(default_factory=dict)
+    wager_events: dict[tuple[int, Wager], list[str]] = field(default_factory=dict)
+    patrons: dict[int, str | None] = field(default_factory=dict)
+    late: list[TableEvent] = field(default_factory=list)
+    cards: list[DealtCard] = field(default_factory=list)
+    announced: TableEvent | None = None
+    settled: list[TableEvent] = field(default_factory=list)
+    vig: list[TableEvent] = field(default_factory=list)
+    options: list[TableEvent] = field(default_factory=list)
+    voided: TableEvent | None = None
+    cut_card: TableEvent | None = None
+    bank: list[TableEvent] = field(default_factory=list)
+    error_card: ErrorCard | None = None
+
+
+@dataclass
+class ErrorCard:
+    """A card dealt in error during the round, reported and moved where the regulation sends
+    it; ``as_dealt`` are the round's cards before the move, to recognise a round settled as if
+    nothing had happened."""
+
+    report: TableEvent
+    card: DealtCard
+    fate: ErrorCardFate
+    subject: str
+    as_dealt: tuple[DealtCard, ...]
+
+
+@dataclass
+class CarriedCard:
+    """A card that must open the next hand of play (3.12(a)-(b), 4.12(g), 7.11(a)-(b))."""
+
+    report: TableEvent
+    subject: str
+    position: int
+
+
+@dataclass
+class ShoeState:
+    shoe_id: str
+    started: TableEvent
+    cards_in_shoe: int
+    burn_cards: list[DealtCard] = field(default_factory=list)
+    burn_checked: bool = False
+    cut_card_round: str | None = None
+    last_hand_announced: bool = False
+    rounds_after_cut: int = 0
+    last_position: int = -1
+
+
+@dataclass
+class Irregularity:
+    event: TableEvent
+    expected_extra: int | None
+    discards: list[DealtCard] = field(default_factory=list)
+
+
+@dataclass
+class SeatBalance:
+    patron_id: str | None
+    cents: int = 0
+    event_ids: list[str] = field(default_factory=list)
