@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import ui
+from dashboards import charts, ui
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -31,6 +31,8 @@ if not outcomes.empty and "p_bpt" in outcomes:
 else:
     outcomes["alarm"] = False
 hold["alarm"] = hold["outside_95"].fillna(False).astype(bool) if "outside_95" in hold else False
+outcomes = outcomes.sort_values("alarm", ascending=False, kind="stable").reset_index(drop=True)
+hold = charts.alarms_first(hold)
 
 tests = 2 * len(outcomes)
 st.subheader("Banker / Player / Tie and naturals")
@@ -45,6 +47,10 @@ st.dataframe(
     width="stretch",
     key="outcomes",
     column_config={
+        "alarm": st.column_config.CheckboxColumn("Alarm"),
+        "table_id": st.column_config.TextColumn("Table"),
+        "shoe_id": st.column_config.TextColumn("Shoe"),
+        "rounds": st.column_config.NumberColumn("Rounds"),
         "p_bpt": st.column_config.NumberColumn("p (B/P/T)", format="%.4f"),
         "p_naturals": st.column_config.NumberColumn("p (naturals)", format="%.4f"),
     },
@@ -56,6 +62,9 @@ st.caption(
     f"chance alone; {int(hold['alarm'].sum())} do."
 )
 shown_hold = ui.dollars(hold[hold["alarm"]] if only else hold)
+band = charts.hold_band(shown_hold, per)
+if band is not None:
+    st.altair_chart(band, width="stretch", key="hold_band")
 st.dataframe(
     shown_hold,
     hide_index=True,
@@ -63,9 +72,15 @@ st.dataframe(
     key="hold",
     column_config={
         **ui.money_config(shown_hold),
-        **{
-            c: st.column_config.NumberColumn(c, format="%.2f")
-            for c in ("hold_pct", "expected_hold_pct", "low_pct", "high_pct", "z")
-        },
+        "alarm": st.column_config.CheckboxColumn("Outside 95 %"),
+        "table_id": st.column_config.TextColumn("Table"),
+        "shoe_id": st.column_config.TextColumn("Shoe"),
+        "rounds": st.column_config.NumberColumn("Rounds"),
+        "hold_pct": st.column_config.NumberColumn("Hold %", format="%.2f"),
+        "expected_hold_pct": st.column_config.NumberColumn("Expected hold %", format="%.2f"),
+        "low_pct": st.column_config.NumberColumn("95 % low", format="%.2f"),
+        "high_pct": st.column_config.NumberColumn("95 % high", format="%.2f"),
+        "z": st.column_config.NumberColumn("z", format="%.2f"),
+        "outside_95": None,
     },
 )

@@ -260,6 +260,10 @@ def test_statistical_alarms(ledger: Path) -> None:
     hold = _frame(at, 1)
     assert {"hold_pct", "expected_hold_pct", "low_pct", "high_pct"} <= set(hold.columns)
     assert (hold["low_pct"] < hold["expected_hold_pct"]).all()
+    alarms = list(hold["alarm"])
+    assert alarms == sorted(alarms, reverse=True)  # the alarms first
+    (band,) = at.get("vega_lite_chart")
+    assert band.proto.spec and "expected_hold_pct" in band.proto.spec
     at.select_slider(key="alpha").set_value(0.05)
     at.checkbox(key="stats_only").check().run()
     alarmed = _frame(at)
