@@ -79,7 +79,7 @@ def hold_band(hold: pd.DataFrame, per: str) -> alt.LayerChart | None:
         ),
         tooltip=tooltip,
     )
-    return alt.layer(band, expected, observed).properties(height=max(120, 22 * len(rows)))
+    return alt.LayerChart(layer=[band, expected, observed], height=max(120, 22 * len(rows)))
 
 
 def exceptions_per_hour(exceptions: pd.DataFrame) -> alt.Chart | None:
@@ -100,8 +100,8 @@ def exceptions_per_hour(exceptions: pd.DataFrame) -> alt.Chart | None:
     domain = [s for s in SEVERITY_COLOURS if s in set(counts["severity"])]
     rank = {s: i for i, s in enumerate(SEVERITY_COLOURS)}
     counts["stack"] = counts["severity"].map(rank)
-    return (
-        alt.Chart(counts)
+    chart: alt.Chart = (
+        alt.Chart(counts, height=180)
         .mark_bar()
         .encode(
             x=alt.X("hour:T", title="Hour of first evidence (UTC)"),
@@ -118,5 +118,5 @@ def exceptions_per_hour(exceptions: pd.DataFrame) -> alt.Chart | None:
                 alt.Tooltip("exceptions:Q", title="Exceptions"),
             ],
         )
-        .properties(height=180)
     )
+    return chart
