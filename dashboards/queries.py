@@ -268,6 +268,17 @@ def rounds(ledger: Ledger, day: date, table_id: str, shoe_id: str | None = None)
     return df
 
 
+def rounds_with_exceptions(ledger: Ledger, day: date, table_id: str) -> set[str]:
+    """The rounds of a table-day that have at least one exception."""
+    df = frame(
+        ledger,
+        "SELECT DISTINCT round_id FROM exceptions WHERE gaming_date = ? AND table_id = ? "
+        "AND round_id IS NOT NULL",
+        [day, table_id],
+    )
+    return {str(r) for r in df["round_id"]}
+
+
 def round_row(ledger: Ledger, round_id: str) -> dict[str, Any] | None:
     df = frame(
         ledger,

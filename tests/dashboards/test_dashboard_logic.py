@@ -12,7 +12,16 @@ from dashboard_data import DAY, ledger_copy
 from dashboards import alarms
 from dashboards import queries as q
 from dashboards.reconstruct import reconstruct
-from dashboards.roads import bead_plate, big_road
+from dashboards.roads import (
+    BLUE,
+    RED,
+    bead_plate,
+    bead_plate_html,
+    big_road,
+    derived_marks,
+    derived_road,
+    derived_road_html,
+)
 from dashboards.source import reader, snapshot
 from dashboards.stats import chi2_sf, goodness_of_fit, hold_check, round_model
 from pipeline.bundle.acks import AckJournal
@@ -147,6 +156,58 @@ def test_big_road_turns_early_when_the_cell_below_is_taken() -> None:
     player = [(c.row, c.col) for c in road if c.winner == "P"]
     # column 1 meets the banker tail at row 5, so it turns right at row 4
     assert player == [(0, 1), (1, 1), (2, 1), (3, 1), (4, 1), (4, 2), (4, 3)]
+
+
+# Streaks B B B | P P | B | P P P | B, with a tie after the second Banker (round 3).
+SHOE = ["B", "B", "T", "B", "P", "P", "B", "P", "P", "P", "B"]
+
+
+def test_big_eye_boy_compares_with_the_streak_to_the_left() -> None:
+    marks = derived_marks(big_road(SHOE), 1)
+    # starts at row 1 of streak 1 (round 6): streak 0 has a row 1 and a row 0, red; each new
+    # streak compares the lengths of the two streaks before it (2 vs 3, 1 vs 2, 3 vs 1: blue);
+    # in streak 3 row 1 meets streak 2's end (blue), row 2 lies past it (red).
+    assert marks == [(RED, 6), (BLUE, 7), (BLUE, 8), (BLUE, 9), (RED, 10), (BLUE, 11)]
+
+
+def test_small_road_and_cockroach_pig_start_later() -> None:
+    # streak 2 (round 7) has no row 1, so the small road starts at row 0 of streak 3
+    assert derived_marks(big_road(SHOE), 2) == [(BLUE, 8), (RED, 9), (BLUE, 10), (BLUE, 11)]
+    assert derived_marks(big_road(SHOE), 3) == [(RED, 9), (RED, 10), (RED, 11)]
+
+
+def test_derived_road_is_laid_out_like_the_big_road() -> None:
+    cells = derived_road(big_road(SHOE), 1)
+    assert [(c.row, c.col, c.colour) for c in cells] == [
+        (0, 0, RED),
+        (0, 1, BLUE),
+        (1, 1, BLUE),
+        (2, 1, BLUE),
+        (0, 2, RED),
+        (0, 3, BLUE),
+    ]
+    assert derived_road(big_road(["B", "P"]), 1) == []
+
+
+def test_a_regular_shoe_is_all_red() -> None:
+    # alternating single wins: every streak is as long as the ones before it
+    marks = derived_marks(big_road(["B", "P"] * 6), 1)
+    assert marks and {colour for colour, _ in marks} == {RED}
+
+
+def test_derived_roads_refuse_an_offset_below_one() -> None:
+    with pytest.raises(ValueError, match="to the left"):
+        derived_marks(big_road(SHOE), 0)
+
+
+def test_road_html_marks_rounds_with_exceptions_and_draws_each_derived_style() -> None:
+    beads = bead_plate(["B", "P", "T"], [1, 2, 3], flagged=[False, True, False])
+    html_text = bead_plate_html(beads)
+    assert html_text.count('class="c x"') == 1 and "round 2, with exceptions" in html_text
+    for offset, style in ((1, "ring"), (2, "dot"), (3, "slash")):
+        road = derived_road_html(derived_road(big_road(SHOE), offset), offset)
+        assert f'class="road derived {style}"' in road
+        assert road.count('class="c"') == len(derived_marks(big_road(SHOE), offset))
 
 
 def test_roads_refuse_unknown_winners() -> None:

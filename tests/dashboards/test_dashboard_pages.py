@@ -239,8 +239,20 @@ def test_roads(ledger: Path) -> None:
         f"'{shoe}' AND NOT simulated",
     )
     assert [int(m.value) for m in at.metric[:3]] == list(counts)
+    (flagged,) = _query(
+        ledger,
+        f"SELECT count(DISTINCT r.round_id) FROM rounds r JOIN exceptions e USING (round_id) "
+        f"WHERE r.shoe_id = '{shoe}' AND NOT r.simulated AND r.winner IS NOT NULL",
+    )
+    assert int(at.metric[4].value) == flagged[0] > 0
     html = [m.value for m in at.markdown if 'class="road' in m.value]
-    assert len(html) == 2 and html[0].count('class="c') == sum(counts)
+    assert len(html) == 5 and html[0].count('class="c') == sum(counts)
+    assert html[0].count('class="c x"') + html[0].count('class="c nat x"') == flagged[0]
+    assert ['derived ring"' in html[2], 'derived dot"' in html[3], 'derived slash"' in html[4]] == [
+        True,
+        True,
+        True,
+    ]
     at.selectbox(key="roads_table").set_value("T02").run()
     _ok(at)
     assert str(at.selectbox(key="roads_shoe").value).startswith("T02-")
