@@ -268,6 +268,22 @@ def rounds(ledger: Ledger, day: date, table_id: str, shoe_id: str | None = None)
     return df
 
 
+def first_exception_round(ledger: Ledger, day: date) -> tuple[str, str, str] | None:
+    """(table, shoe, round) of the day's most severe exception that names a round, the
+    earliest first: where an analyst opening the round page without a choice starts."""
+    df = frame(
+        ledger,
+        "SELECT e.table_id, r.shoe_id, e.round_id FROM exceptions e JOIN rounds r "
+        "ON r.table_id = e.table_id AND r.round_id = e.round_id AND r.gaming_date = e.gaming_date "
+        "WHERE e.gaming_date = ? ORDER BY e.severity_rank DESC, r.started_at, e.round_id LIMIT 1",
+        [day],
+    )
+    if df.empty:
+        return None
+    row = df.iloc[0]
+    return str(row["table_id"]), str(row["shoe_id"]), str(row["round_id"])
+
+
 def rounds_with_exceptions(ledger: Ledger, day: date, table_id: str) -> set[str]:
     """The rounds of a table-day that have at least one exception."""
     df = frame(

@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from dashboards.cards import card_text
 from pipeline.rules.cards import Rank, Suit, card_value
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
-
-_SUIT_SYMBOL = {"CLUBS": "♣", "DIAMONDS": "♦", "HEARTS": "♥", "SPADES": "♠"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +27,7 @@ class DealtCard:
 
     @property
     def label(self) -> str:
-        return f"{Rank[self.rank].value}{_SUIT_SYMBOL.get(self.suit, self.suit[:1])}"
+        return card_text(self.rank, self.suit)
 
     @property
     def short(self) -> str:

@@ -7,10 +7,15 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from dashboards.cards import hands_html
 from dashboards.reconstruct import reconstruct
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.games import Game
 from pipeline.safe_text import markdown_text, visible
+
+RESULT_WORDS = {"VOID": "PUSH (stake returned)", "PUSH": "PUSH (dragon 7, 3.3(h))"}
+"""A wager the regulation calls "void" on a tie (3.2(a)1iii) is a push to the people who
+read this page: the stake goes back, nothing is won or lost."""
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -23,6 +28,13 @@ with ctx.ledger() as ledger:
         wanted = st.query_params.get("round")
     if wanted:
         st.session_state["round_id_input"] = wanted
+    elif "round_table" not in st.session_state:
+        # Opened without a choice: start on the day's most severe exception's round.
+        start = q.first_exception_round(ledger, day)
+        if start is not None and start[0] in tables:
+            st.session_state["round_table"] = start[0]
+            st.session_state["round_shoe"] = start[1]
+            st.session_state["round_pick"] = start[2]
     typed = st.text_input(
         "Round id", key="round_id_input", help="Leave empty to choose by table and shoe."
     )
@@ -86,6 +98,18 @@ st.caption(
     f"announced {ui.fmt_text(info.get('announced'))} · dealer {ui.fmt_text(info.get('dealer_id'))}"
 )
 
+st.markdown(
+    hands_html(
+        (
+            (int(c.position), str(c.rank), str(c.suit), str(c.hand))
+            for c in cards.itertuples()
+            if c.hand in ("PLAYER", "BANKER")
+        ),
+        rebuilt.player_points,
+        rebuilt.banker_points,
+    ),
+    unsafe_allow_html=True,
+)
 st.markdown("**Card by card** (shoe position order; counts after each card)")
 st.table(
     pd.DataFrame(
@@ -131,7 +155,7 @@ else:
             "wager": settlements["wager"],
             "stake": [ui.fmt_money(v) for v in settlements["stake_cents"]],
             "expected": [
-                f"{r} {ui.fmt_money(p)}" if isinstance(r, str) else "-"
+                f"{RESULT_WORDS.get(r, r)} {ui.fmt_money(p)}" if isinstance(r, str) else "-"
                 for r, p in zip(
                     settlements["expected_result"],
                     settlements["expected_paid_cents"],
@@ -140,7 +164,9 @@ else:
             ],
             "expected vig": [ui.fmt_money(v) for v in settlements["expected_vig_cents"]],
             "recorded": [
-                f"{r} {ui.fmt_money(p)}" if isinstance(r, str) else "not settled"
+                f"{RESULT_WORDS.get(r, r)} {ui.fmt_money(p)}"
+                if isinstance(r, str)
+                else "not settled"
                 for r, p in zip(
                     settlements["recorded_result"],
                     settlements["recorded_paid_cents"],

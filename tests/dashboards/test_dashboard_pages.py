@@ -205,6 +205,13 @@ def test_round_reconstruction(ledger: Path) -> None:
     )
     at = _app("round_reconstruction")
     assert at.title[0].value == "Round reconstruction"
+    ((first,),) = _query(  # opened without a choice: the most severe exception's round
+        ledger,
+        "SELECT e.round_id FROM exceptions e JOIN rounds r USING (table_id, round_id) "
+        "ORDER BY e.severity_rank DESC, r.started_at, e.round_id LIMIT 1",
+    )
+    assert at.selectbox(key="round_pick").value == first
+    assert at.subheader[0].value == markdown_text(first)
     at.text_input(key="round_id_input").input(str(round_id)).run()
     _ok(at)
     cards = at.table[0].value
@@ -213,6 +220,9 @@ def test_round_reconstruction(ledger: Path) -> None:
         f"SELECT hand FROM cards WHERE round_id = '{round_id}' ORDER BY position",
     )
     assert list(cards["hand"]) == [h for (h,) in stored]
+    (hands,) = [m.value for m in at.markdown if 'class="hands"' in m.value]
+    dealt = [h for (h,) in stored if h in ("PLAYER", "BANKER")]
+    assert hands.count('<div class="card ') == len(dealt)
     text = _texts(at)
     assert "Table 1: Player" in text or "Natural: Player" in text
     settlements = at.table[1].value
