@@ -48,6 +48,7 @@ navigation = st.navigation(
         ],
         "Compliance": [
             page("search", "Search", "search", ":material/search:"),
+            page("investigator", "Patrons and dealers", "people", ":material/person_search:"),
             page("trail", "Trail and evidence bundle", "trail", ":material/inventory_2:"),
         ],
     }

@@ -49,6 +49,7 @@ VIEWS = (
     ("close", "Gaming-day close"),
     ("forms", "Form register"),
     ("search", "Search"),
+    ("people", "Patrons and dealers"),
     ("trail", "Trail and evidence bundle"),
 )
 

@@ -13,6 +13,7 @@ import pytest
 from dashboard_data import APP, DAY, ledger_copy, request_from
 from streamlit.testing.v1 import AppTest
 
+from dashboards import ui
 from pipeline.bundle.acks import AckJournal, journal_path_for
 from pipeline.bundle.export import verify_bundle
 from pipeline.ledger.store import Ledger
@@ -291,6 +292,52 @@ def test_statistical_alarms(ledger: Path) -> None:
     alarmed = _frame(at)
     assert len(alarmed) <= len(per_table)
     assert alarmed.empty or alarmed["alarm"].all()
+
+
+def test_patron_profile_and_dealer_report(ledger: Path) -> None:
+    ((patron, handle, net),) = _query(
+        ledger,
+        "SELECT s.patron_id, (SELECT sum(amount_cents) FROM wagers w WHERE w.patron_id = "
+        "s.patron_id), sum(CASE recorded_result WHEN 'WIN' THEN recorded_paid_cents "
+        "WHEN 'LOSE' THEN -stake_cents ELSE 0 END) FROM settlements s "
+        "WHERE s.patron_id IS NOT NULL GROUP BY ALL ORDER BY 2 DESC LIMIT 1",
+    )
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["patron"] = patron  # a shared link carries the choice
+    at.run()
+    at.switch_page("views/investigator.py").run()
+    _ok(at)
+    assert at.title[0].value == "Patrons and dealers"
+    assert at.selectbox(key="inv_patron").value == patron
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Handle"] == ui.fmt_money(handle)
+    assert metrics["Net result"] == ui.fmt_money(net)
+    by_day = _frame(at)
+    assert list(by_day["rounds"]) and by_day["rounds"].sum() > 0
+
+    dealer = str(at.selectbox(key="inv_dealer").value)
+    ((rounds, found),) = _query(
+        ledger,
+        "WITH dealt AS (SELECT r.table_id, r.round_id, coalesce(json_extract_string("
+        "(SELECT max(fields_json) FROM deliveries d WHERE d.payload_type = 'RoundStarted' AND "
+        "d.table_id = r.table_id AND json_extract_string(d.fields_json, '$.round_id') = "
+        "r.round_id), '$.dealer_id'), s.dealer_id) AS dealer_id FROM rounds r JOIN "
+        "table_day_summary s USING (table_id, gaming_date) WHERE NOT r.simulated) "
+        "SELECT count(DISTINCT table_id || round_id), count(e.exception_id) FROM dealt "
+        f"LEFT JOIN exceptions e USING (table_id, round_id) WHERE dealer_id = '{dealer}'",
+    )
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rounds dealt"] == f"{rounds:,}" and int(metrics["Exceptions"]) == found
+    assert metrics["Per 1,000 rounds"] == f"{1000 * found / rounds:.1f}"
+    codes = _frame(at, 4)
+    assert codes["exceptions"].sum() == found
+
+    fresh = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    fresh.query_params["patron"] = "<script>not-a-patron"  # a link to no such patron
+    fresh.run()
+    fresh.switch_page("views/investigator.py").run()
+    _ok(fresh)
+    assert fresh.selectbox(key="inv_patron").value != "<script>not-a-patron"
 
 
 def test_gaming_day_close(ledger: Path) -> None:

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboards" / "app.py"
 PAGES = (
     "exception_queue",
+    "investigator",
     "table_board",
     "round_reconstruction",
     "roads",

@@ -1,0 +1,102 @@
+"""Compliance: one patron's play and one dealer's record, across every gaming day the ledger
+holds. A link can carry the choice (``?patron=...`` or ``?dealer=...``)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import profiles, ui
+from pipeline.safe_text import visible
+
+DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
+ctx = ui.current()
+st.title("Patrons and dealers")
+st.caption(
+    "Across every gaming day in the ledger. A patron's net result is what the recorded "
+    "settlements gave the patron (winnings paid less losing stakes), before vigorish, which "
+    "is shown apart. A dealer's rate is exceptions in the rounds the dealer dealt per 1,000 "
+    "of those rounds. These figures say where to look; they accuse no one."
+)
+
+with ctx.ledger() as ledger:
+    patron_ids = profiles.patrons(ledger)
+    dealer_ids = profiles.dealers(ledger)
+
+
+def _chosen(key: str, param: str, options: list[str]) -> None:
+    """A choice a link carries, if it is one of the options (never an arbitrary string)."""
+    wanted = st.query_params.get(param)
+    if key not in st.session_state and wanted in options:
+        st.session_state[key] = wanted
+
+
+patron_tab, dealer_tab = st.tabs(["Patron profile", "Dealer report"])
+
+with patron_tab:
+    if not patron_ids:
+        st.info("No patron wagered or was named on a Form.")
+    else:
+        _chosen("inv_patron", "patron", patron_ids)
+        patron = st.selectbox("Patron", patron_ids, key="inv_patron", format_func=visible)
+        with ctx.ledger() as ledger:
+            days = profiles.patron_days(ledger, patron)
+            forms = profiles.patron_forms(ledger, patron)
+            findings = profiles.patron_exceptions(ledger, patron)
+        m = st.columns(6)
+        m[0].metric("Gaming days", len(days))
+        m[1].metric("Handle", ui.fmt_money(int(days["handle_cents"].sum())))
+        m[2].metric("Net result", ui.fmt_money(int(days["net_cents"].sum())))
+        m[3].metric("Vigorish", ui.fmt_money(int(days["vig_cents"].sum())))
+        m[4].metric("Forms", int(days["forms"].sum()))
+        m[5].metric("Exceptions", int(days["exceptions"].sum()))
+        by_day = ui.dollars(days)
+        st.dataframe(
+            by_day,
+            hide_index=True,
+            width="stretch",
+            key="inv_patron_days",
+            column_config={**ui.money_config(by_day), "gaming_date": DAY_COLUMN},
+        )
+        st.markdown("**Complimentary Vigorish Forms**")
+        forms_view = ui.dollars(forms)
+        st.dataframe(
+            forms_view,
+            hide_index=True,
+            width="stretch",
+            key="inv_patron_forms",
+            column_config={**ui.money_config(forms_view), "gaming_date": DAY_COLUMN},
+        )
+        st.markdown("**Exceptions naming the patron**")
+        st.dataframe(
+            findings,
+            hide_index=True,
+            width="stretch",
+            key="inv_patron_exceptions",
+            column_config={"gaming_date": DAY_COLUMN},
+        )
+
+with dealer_tab:
+    if not dealer_ids:
+        st.info("No dealer is named on a played round.")
+    else:
+        _chosen("inv_dealer", "dealer", dealer_ids)
+        dealer = st.selectbox("Dealer", dealer_ids, key="inv_dealer", format_func=visible)
+        with ctx.ledger() as ledger:
+            dealt = profiles.dealer_days(ledger, dealer)
+            codes = profiles.dealer_codes(ledger, dealer)
+        rounds = int(dealt["rounds"].sum())
+        found = int(dealt["exceptions"].sum())
+        m = st.columns(4)
+        m[0].metric("Gaming days", len(dealt))
+        m[1].metric("Rounds dealt", f"{rounds:,}")
+        m[2].metric("Exceptions", found)
+        m[3].metric("Per 1,000 rounds", f"{1000 * found / rounds:.1f}" if rounds else "-")
+        st.dataframe(
+            dealt,
+            hide_index=True,
+            width="stretch",
+            key="inv_dealer_days",
+            column_config={"gaming_date": DAY_COLUMN},
+        )
+        st.markdown("**Exceptions by rule code**")
+        st.dataframe(codes, hide_index=True, width="stretch", key="inv_dealer_codes")
