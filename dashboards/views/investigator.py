@@ -86,11 +86,11 @@ with dealer_tab:
             codes = profiles.dealer_codes(ledger, dealer)
         rounds = int(dealt["rounds"].sum())
         found = int(dealt["exceptions"].sum())
-        m = st.columns(4)
-        m[0].metric("Gaming days", len(dealt))
-        m[1].metric("Rounds dealt", f"{rounds:,}")
-        m[2].metric("Exceptions", found)
-        m[3].metric("Per 1,000 rounds", f"{1000 * found / rounds:.1f}" if rounds else "-")
+        d = st.columns(4)
+        d[0].metric("Gaming days", len(dealt))
+        d[1].metric("Rounds dealt", f"{rounds:,}")
+        d[2].metric("Exceptions", found)
+        d[3].metric("Per 1,000 rounds", f"{1000 * found / rounds:.1f}" if rounds else "-")
         st.dataframe(
             dealt,
             hide_index=True,
