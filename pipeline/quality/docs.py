@@ -119,10 +119,11 @@ _ALLOWED_TAGS = frozenset(
     {"html", "head", "meta", "title", "style", "body", "div", "span", "p", "a", "i", "b"}
     | {"strong", "em", "code", "pre", "br", "hr", "ul", "ol", "li", "small"}
     | {"h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tfoot", "tr", "td", "th"}
+    | {"dl", "dt", "dd"}
 )
 _ALLOWED_ATTRIBUTES = frozenset(
     {"class", "id", "style", "href", "hidden", "aria-hidden", "colspan", "rowspan"}
-    | {"charset", "name", "content", "title"}
+    | {"charset", "name", "content", "title", "lang"}
 )
 _URL_SCHEME = re.compile(r"\s*(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
 _ACTIVE_CSS = re.compile(r"url\(|expression\(|@import", re.IGNORECASE)

@@ -6,16 +6,20 @@ atomically (a temporary file renamed over the target), so a reader never sees ha
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
 from pipeline.replay.findings import money
-from pipeline.safe_text import csv_cell, html_text
+from pipeline.safe_text import csv_cell, visible
 
 
 @dataclass
@@ -81,93 +85,69 @@ def write_atomically(files: dict[Path, bytes]) -> list[Path]:
     return list(files)
 
 
-def _seal_html(result: CloseResult) -> str:
-    seal = result.seal
-    if not seal:  # a page drawn from the ledger as it is (the dashboards' download)
-        return (
-            f"<p>Report SHA-256 <code>{html_text(result.report_sha256)}</code>, seal link "
-            f"<code>{html_text(result.chain_sha256)}</code>.</p>"
-        )
-    reason = f"; reason: {html_text(str(seal['reason']))}" if seal["reason"] else ""
-    return (
-        f"<p>Sealed as seal event {seal['seq']} at {html_text(str(seal['sealed_at']))} UTC by "
-        f"{html_text(str(seal['actor']))} ({html_text(str(seal['actor_source']))}){reason}. "
-        f"Report SHA-256 <code>{result.report_sha256}</code>.</p>"
-        f"<p>Seal link, the ledger's head when this day was sealed (file it elsewhere; "
-        f"<code>baccarat-audit verify --expect-head</code> checks it): "
-        f"<code>{result.chain_sha256}</code> (previous <code>{result.previous_chain_sha256}</code>;"
-        f" anchored in <code>{html_text(str(seal['anchor_path']))}</code>).</p>"
+COMP_VIG_CITATION = "N.J.A.C. 19:47-3.3(c)3vii"
+"""Where Forms' amounts are reported as complimentaries."""
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("pipeline.reports", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    environment.filters["text"] = lambda value: visible("" if value is None else str(value))
+    environment.filters["dollars"] = money
+    environment.filters["cell"] = _cell
+    environment.filters["heading"] = heading
+    return environment
+
+
+def heading(column: str, money_columns: Collection[str] = ()) -> str:
+    """A report column's name for a person: ``handle_cents`` -> ``Handle ($)``."""
+    words = column.removesuffix("_cents").replace("_", " ")
+    label = words[:1].upper() + words[1:]
+    return f"{label} ($)" if column in money_columns else label
+
+
+def _cell(value: object, is_money: bool) -> str:
+    if value is None:
+        return ""
+    if is_money and isinstance(value, int):
+        return money(value)
+    return visible(str(value))
+
+
+def money_columns(report: dict[str, Any]) -> frozenset[str]:
+    """Every column of the report's tables that holds cents."""
+    return frozenset(
+        column
+        for key in ("tables", "win_by_wager", "forms", "unmatched_form_copies")
+        for row in report[key]
+        for column in row
+        if column.endswith("_cents")
     )
 
 
 def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str | None) -> str:
-    def table(rows: list[dict[str, Any]], money_cols: set[str]) -> str:
-        if not rows:
-            return "<p>None.</p>"
-        head = "".join(f"<th>{html_text(k)}</th>" for k in rows[0])
-        body = "".join(
-            "<tr>"
-            + "".join(
-                f"<td>{html_text(money(v) if k in money_cols and v is not None else str(v))}</td>"
-                for k, v in r.items()
-            )
-            + "</tr>"
-            for r in rows
-        )
-        return f"<table><tr>{head}</tr>{body}</table>"
-
-    cents = {k for k in (report["tables"][0] if report["tables"] else {}) if k.endswith("_cents")}
-    cents |= {"recorded_win_cents", "expected_win_cents", "amount_cents"}
-    totals = report["totals"]
-    return f"""<!doctype html><html><head><meta charset="utf-8">
-<title>Gaming day close {report["gaming_date"]}</title>
-<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
-td,th{{border:1px solid #999;padding:3px 8px;text-align:right}}th{{background:#eee}}</style>
-</head><body>
-<h1>Gaming day close {report["gaming_date"]}: {result.status}</h1>
-<p>Handle {money(totals["handle_cents"])}; win {money(totals["win_cents"])} (hold
-{totals["hold_pct"]} % of handle); vigorish collected {money(totals["vig_collected_cents"])},
-uncollected without a Form {money(totals["vig_uncollected_cents"])}, documented on Forms as
-complimentaries {money(totals["comp_vig_cents"])} (N.J.A.C. 19:47-3.3(c)3vii).</p>
-{_seal_html(result)}
-{quality_html(report["quality"], quality_docs)}
-<h2>Tables</h2>{table(report["tables"], cents)}
-<h2>Win by wager type</h2>{table(report["win_by_wager"], cents)}
-<h2>Complimentary Vigorish Forms</h2>{table(report["forms"], cents)}
-<h2>Unmatched originals and duplicates</h2>{table(report["unmatched_form_copies"], cents)}
-<h2>Exceptions by code</h2>{table(report["exceptions_by_code"], set())}
-<h2>Blocking exceptions (critical; not acknowledged, or escalated since)</h2>
-{table(report["blocking_exceptions"][:200], set())}
-<h2>Dead letters of this gaming day</h2>{table(report["dead_letters"], set())}
-</body></html>"""
-
-
-def quality_html(quality: dict[str, Any], docs: str | None) -> str:
-    """The close report's data-quality paragraph: verdict, failures by level, Data Docs link."""
-    met = quality["evaluated"] - quality["failed"]
-    text = (
-        f"<h2>Data quality: {html_text(quality['verdict'])}</h2><p>{met} of "
-        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
-        f"{len(quality['warnings'])} warnings (reported by the replay as NJ-DATA-* exceptions)."
-    )
-    if quality["accepted"]:
-        text += f" Blocking failures accepted: {html_text(quality['accepted'])}."
-    if docs is not None:
-        text += f' Details: <a href="{html_text(docs)}">{html_text(docs)}</a>.'
-    text += "</p>"
-    failures = quality["blocking"] + quality["warnings"]
-    if not failures:
-        return text
-    rows = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html_text(str(f[k]))}</td>"
-            for k in ("level", "frame", "expectation", "unexpected_count", "element_count")
-        )
-        + "</tr>"
-        for f in failures
-    )
+    """The close report as one HTML page, from a Jinja2 template with autoescaping; a print
+    stylesheet lays it out on landscape pages."""
     return (
-        f"{text}<table><tr><th>level</th><th>frame</th><th>expectation</th>"
-        f"<th>rows failing</th><th>rows</th></tr>{rows}</table>"
+        _templates()
+        .get_template("close.html.j2")
+        .render(
+            report=report,
+            totals=report["totals"],
+            quality=report["quality"],
+            quality_docs=quality_docs,
+            status=result.status,
+            seal=result.seal,
+            report_sha256=result.report_sha256,
+            chain_sha256=result.chain_sha256,
+            previous_chain_sha256=result.previous_chain_sha256,
+            comp_citation=COMP_VIG_CITATION,
+            money_columns=money_columns(report),
+            no_money=frozenset(),
+        )
     )

@@ -1,0 +1,99 @@
+"""The close report's HTML page: from a Jinja2 template with autoescaping, dollars labelled
+as dollars, a print layout, and device strings shown as text."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from pipeline.quality.docs import remote_references, unsafe_markup
+from pipeline.reports.render import CloseResult, heading, render_html
+
+HOSTILE_TABLE = "T01<script>alert(1)</script>\u202e"
+
+
+def _report(**changes: Any) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "gaming_date": "2026-11-24",
+        "totals": {
+            "handle_cents": 9_412_345_678,
+            "win_cents": -12_345,
+            "hold_pct": 1.25,
+            "vig_collected_cents": 50_025,
+            "vig_uncollected_cents": 0,
+            "comp_vig_cents": 1_500,
+        },
+        "quality": {
+            "verdict": "PASSED",
+            "evaluated": 40,
+            "failed": 0,
+            "blocking": [],
+            "warnings": [],
+            "accepted": [],
+        },
+        "tables": [
+            {"table_id": HOSTILE_TABLE, "pit": "PIT-1", "handle_cents": 9_412_345_678, "rounds": 3}
+        ],
+        "win_by_wager": [{"wager": "BANKER", "recorded_win_cents": -12_345}],
+        "forms": [],
+        "unmatched_form_copies": [],
+        "exceptions_by_code": [{"code": "PB-3.3c-VIG", "count": 2}],
+        "blocking_exceptions": [],
+        "dead_letters": [],
+    }
+    report.update(changes)
+    return report
+
+
+def _result(report: dict[str, Any], seal: dict[str, Any] | None = None) -> CloseResult:
+    return CloseResult(date(2026, 11, 24), report, "a" * 64, "b" * 64, None, 0, [], seal=seal or {})
+
+
+def test_money_columns_are_headed_and_written_in_dollars() -> None:
+    page = render_html(_report(), _result(_report()), None)
+    assert "<th>Handle ($)</th>" in page and "handle_cents" not in page
+    assert '<td class="money">$94,123,456.78</td>' in page
+    assert '<td class="money">-$123.45</td>' in page  # a losing wager type
+    assert "<dt>Handle</dt><dd>$94,123,456.78</dd>" in page
+    assert "<th>Rounds</th>" in page and "<td>3</td>" in page  # counts stay counts
+
+
+def test_headings() -> None:
+    assert heading("handle_cents", {"handle_cents"}) == "Handle ($)"
+    assert heading("table_id") == "Table id"
+
+
+def test_device_strings_are_escaped_and_shown() -> None:
+    page = render_html(_report(), _result(_report()), None)
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;[U+202E]" in page
+    assert unsafe_markup(page) == [] and remote_references(page) == []
+
+
+def test_seal_fields_are_escaped_too() -> None:
+    seal = {
+        "seq": 7,
+        "sealed_at": "2026-11-25 07:00:00",
+        "actor": "<b>mallory</b>",
+        "actor_source": "cli",
+        "reason": "",
+        "anchor_path": "out/seal-anchors.jsonl",
+    }
+    page = render_html(_report(), _result(_report(), seal), None)
+    assert "by &lt;b&gt;mallory&lt;/b&gt; (cli)" in page and "Sealed as seal event 7" in page
+
+
+def test_the_page_has_a_print_layout_that_repeats_table_headers() -> None:
+    page = render_html(_report(), _result(_report()), None)
+    style = re.search(r"<style>(.*?)</style>", page, re.DOTALL)
+    assert style is not None
+    assert "@page{size:A4 landscape" in style.group(1)
+    assert "@media print" in style.group(1) and "thead{display:table-header-group}" in style.group(
+        1
+    )
+    assert page.count("<thead>") == page.count("<table>")
+
+
+def test_the_page_is_the_same_bytes_every_time() -> None:
+    first = render_html(_report(), _result(_report()), "quality-2026-11-24.html")
+    assert first == render_html(_report(), _result(_report()), "quality-2026-11-24.html")
