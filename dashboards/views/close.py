@@ -9,6 +9,7 @@ from dashboards import queries as q
 from dashboards import ui
 from pipeline.quality.gate import stored_section
 from pipeline.reports.close import CloseResult, day_report, render_html
+from pipeline.reports.spreadsheet import workbook
 from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
@@ -137,15 +138,17 @@ result = CloseResult(
     files=[],
 )
 page = render_html(report, result, None)
+draft: str | None = None
 if not closed or problems:
     why = "is not closed" if not closed else "no longer matches its close"
-    page = page.replace(
-        "<body>",
-        f'<body><p style="color:#b00;font-weight:bold">DRAFT: this gaming day {why}; the '
-        "figures are the ledger's as of this download, not a sealed close.</p>",
-        1,
+    draft = (
+        f"this gaming day {why}; the figures are the ledger's as of this download, not a "
+        "sealed close."
     )
-d1, d2, d3 = st.columns(3)
+    page = page.replace(
+        "<body>", f'<body><p style="color:#b00;font-weight:bold">DRAFT: {draft}</p>', 1
+    )
+d1, d2, d3, d4 = st.columns(4)
 d1.download_button(
     "Tables (CSV)",
     ui.csv_download(pd.DataFrame(report["tables"])),
@@ -166,4 +169,11 @@ d3.download_button(
     file_name=f"close-{day.isoformat()}.html",
     mime="text/html",
     key="dl_html",
+)
+d4.download_button(
+    "Day report (Excel)",
+    workbook(result, draft),
+    file_name=f"close-{day.isoformat()}.xlsx",
+    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    key="dl_xlsx",
 )

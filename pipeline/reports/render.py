@@ -10,15 +10,16 @@ import functools
 import io
 import json
 import os
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 from pipeline.replay.findings import money
+from pipeline.reports.labels import heading, money_columns
 from pipeline.safe_text import csv_cell, visible
 
 
@@ -50,7 +51,9 @@ def close_status(blocking: int) -> str:
 
 
 def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
-    """The close-<date>.json/.csv/.html files of a sealed close, by path."""
+    """The close-<date>.json/.csv/.html/.xlsx files of a sealed close, by path."""
+    from pipeline.reports.spreadsheet import workbook  # XlsxWriter only when writing one
+
     stem = out_dir / f"close-{result.gaming_date.isoformat()}"
     report = result.report
     document = {**report, "report_sha256": result.report_sha256, "seal": result.seal}
@@ -68,6 +71,7 @@ def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
         stem.with_suffix(".json"): json.dumps(document, indent=2, default=str).encode(),
         stem.with_suffix(".csv"): text.getvalue().encode(),
         stem.with_suffix(".html"): render_html(report, result, docs).encode(),
+        stem.with_suffix(".xlsx"): workbook(result),
     }
 
 
@@ -91,6 +95,8 @@ COMP_VIG_CITATION = "N.J.A.C. 19:47-3.3(c)3vii"
 
 @functools.cache
 def _templates() -> jinja2.Environment:
+    import jinja2  # only the commands that write a report pay for it
+
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("pipeline.reports", "templates"),
         autoescape=True,
@@ -104,30 +110,12 @@ def _templates() -> jinja2.Environment:
     return environment
 
 
-def heading(column: str, money_columns: Collection[str] = ()) -> str:
-    """A report column's name for a person: ``handle_cents`` -> ``Handle ($)``."""
-    words = column.removesuffix("_cents").replace("_", " ")
-    label = words[:1].upper() + words[1:]
-    return f"{label} ($)" if column in money_columns else label
-
-
 def _cell(value: object, is_money: bool) -> str:
     if value is None:
         return ""
     if is_money and isinstance(value, int):
         return money(value)
     return visible(str(value))
-
-
-def money_columns(report: dict[str, Any]) -> frozenset[str]:
-    """Every column of the report's tables that holds cents."""
-    return frozenset(
-        column
-        for key in ("tables", "win_by_wager", "forms", "unmatched_form_copies")
-        for row in report[key]
-        for column in row
-        if column.endswith("_cents")
-    )
 
 
 def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str | None) -> str:

@@ -351,7 +351,7 @@ def test_gaming_day_close(ledger: Path) -> None:
     assert len(tables) == _query(ledger, "SELECT count(*) FROM table_day_summary")[0][0]
     blocking = _frame(at, 3)
     assert (blocking["code"] != "").all() and len(blocking) > 0
-    assert len(at.get("download_button")) == 3
+    assert len(at.get("download_button")) == 4
     pit = str(tables["pit"].iloc[0])
     at.multiselect(key="close_pit").set_value([pit]).run()
     assert set(_frame(at, 1)["pit"]) == {pit} and len(_frame(at, 1)) < len(tables)

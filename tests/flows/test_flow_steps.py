@@ -145,6 +145,7 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
         "close-2026-11-24.json",
         "close-2026-11-24.csv",
         "close-2026-11-24.html",
+        "close-2026-11-24.xlsx",
     }
     assert all(p.exists() for p in first.close.files)
     assert first.quality.result_file == reports / "quality-2026-11-24.json"

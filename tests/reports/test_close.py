@@ -110,9 +110,10 @@ def test_figures_reconcile(ledger_path: Path, tmp_path: Path) -> None:
 def test_close_writes_reports_and_refuses_a_second_close(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
         first = close(ledger, tmp_path / "r")
-        assert [p.suffix for p in first.files] == [".json", ".csv", ".html"]
+        assert [p.suffix for p in first.files] == [".json", ".csv", ".html", ".xlsx"]
         assert all(p.stat().st_size > 0 for p in first.files)
-        assert "N.J.A.C. 19:47-3.3(c)3vii" in first.files[-1].read_text()
+        html_page = next(p for p in first.files if p.suffix == ".html")
+        assert "N.J.A.C. 19:47-3.3(c)3vii" in html_page.read_text()
         with pytest.raises(DayClosedError, match="reopen it with a reason"):
             close(ledger, tmp_path / "r")
         with pytest.raises(ValueError, match="needs a reason"):

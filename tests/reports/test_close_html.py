@@ -1,14 +1,20 @@
-"""The close report's HTML page: from a Jinja2 template with autoescaping, dollars labelled
-as dollars, a print layout, and device strings shown as text."""
+"""The close report's HTML page (a Jinja2 template with autoescaping, dollars labelled as
+dollars, a print layout, device strings shown as text) and its workbook."""
 
 from __future__ import annotations
 
+import html
+import io
 import re
-from datetime import date
+import time
+import zipfile
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pipeline.quality.docs import remote_references, unsafe_markup
-from pipeline.reports.render import CloseResult, heading, render_html
+from pipeline.reports.labels import heading
+from pipeline.reports.render import CloseResult, render_html
+from pipeline.reports.spreadsheet import SHEETS, workbook
 
 HOSTILE_TABLE = "T01<script>alert(1)</script>\u202e"
 
@@ -97,3 +103,61 @@ def test_the_page_has_a_print_layout_that_repeats_table_headers() -> None:
 def test_the_page_is_the_same_bytes_every_time() -> None:
     first = render_html(_report(), _result(_report()), "quality-2026-11-24.html")
     assert first == render_html(_report(), _result(_report()), "quality-2026-11-24.html")
+
+
+# ---------------------------------------------------------------------- the workbook
+def _sheets(book: bytes) -> dict[str, str]:
+    """Each worksheet's XML by sheet name, and the shared strings as ``"strings"``."""
+    with zipfile.ZipFile(io.BytesIO(book)) as z:
+        names = re.findall(
+            r'<sheet name="([^"]+)" sheetId="(\d+)"', z.read("xl/workbook.xml").decode()
+        )
+        sheets = {
+            html.unescape(name): z.read(f"xl/worksheets/sheet{n}.xml").decode() for name, n in names
+        }
+        sheets["strings"] = z.read("xl/sharedStrings.xml").decode()
+        return sheets
+
+
+def test_the_workbook_holds_every_part_of_the_report_in_dollars() -> None:
+    formula = '=HYPERLINK("http://evil.example","x")'
+    report = _report(forms=[{"serial": 1001, "patron_name": formula, "amount_cents": 1_500}])
+    sheets = _sheets(workbook(_result(report)))
+    assert list(sheets)[:-1] == ["Summary", *(title for title, _ in SHEETS)]
+    strings = html.unescape(sheets["strings"])
+    assert "Handle ($)" in strings and "handle_cents" not in strings
+    assert "<v>94123456.78</v>" in sheets["Tables"]  # the cents, shown as dollars
+    assert "<v>-123.45</v>" in sheets["Win by wager"]
+    assert "<v>15</v>" in sheets["Forms"] and formula in strings
+    assert all("<f>" not in xml for xml in sheets.values())  # a string is never a formula
+    assert "T01<script>alert(1)</script>[U+202E]" in strings
+
+
+def test_money_cells_round_back_to_the_exact_cent() -> None:
+    for cents in (1, 5, 10, 99, 12_345, 9_412_345_678, -1, -50, 2**52 // 100):
+        assert round(cents / 100 * 100) == cents
+
+
+def test_the_workbook_is_the_same_bytes_every_time() -> None:
+    seal = {
+        "seq": 7,
+        "sealed_at": datetime(2026, 11, 25, 7, 0, tzinfo=UTC),
+        "actor": "demo-controller",
+        "actor_source": "cli",
+        "reason": "",
+        "anchor_path": "out/seal-anchors.jsonl",
+    }
+    first = workbook(_result(_report(), seal))
+    time.sleep(1.1)  # a workbook stamped with the clock would differ now
+    assert workbook(_result(_report(), seal)) == first
+
+
+def test_a_draft_workbook_says_so_first() -> None:
+    sheets = _sheets(workbook(_result(_report()), draft="this gaming day is not closed"))
+    first_row = re.search(r'<row r="1".*?</row>', sheets["Summary"], re.DOTALL)
+    assert first_row is not None
+    strings = re.findall(r"<t[^>]*>([^<]*)</t>", sheets["strings"])
+    cells = [
+        strings[int(i)] for i in re.findall(r'<c [^>]*t="s"[^>]*><v>(\d+)</v>', first_row.group(0))
+    ]
+    assert cells == ["DRAFT", "this gaming day is not closed"]
