@@ -25,7 +25,7 @@ def streamlit_command(port: int) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "dashboards.warm",  # streamlit run, with the pages' modules imported first
         "run",
         str(APP),
         "--server.address",
