@@ -532,6 +532,8 @@ class SearchQuery:
     serial: int | None = None
     start: datetime | None = None
     end: datetime | None = None
+    page: int = 0
+    """Which page of :data:`SEARCH_PAGE` matching rounds to list (the summary covers all)."""
 
     def empty(self) -> bool:
         return not (
@@ -539,11 +541,20 @@ class SearchQuery:
         )
 
 
+SEARCH_PAGE = 500
+"""Rounds listed per page of a search; the summary by day and table counts every match."""
+
+
 @dataclass
 class SearchResult:
     rounds: pd.DataFrame
+    """One page of the matching rounds, oldest first."""
     forms: pd.DataFrame
     exceptions: pd.DataFrame
+    rounds_total: int = 0
+    """How many rounds match in all."""
+    summary: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Every matching round counted by gaming day and table: rounds, handle, exceptions."""
 
 
 def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
@@ -569,6 +580,7 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
             WHERE ?::VARCHAR IS NULL OR w.patron_id ILIKE ? OR n.patron_name ILIKE ?
             GROUP BY ALL
         )
+        , matched AS (
         SELECT r.gaming_date, r.table_id, r.round_id, r.started_at, r.winner,
                r.player_cards, r.banker_cards, coalesce(d.dealer_id, s.dealer_id) AS dealer_id,
                p.patrons, p.handle_cents,
@@ -584,28 +596,42 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
           AND (?::BIGINT IS NULL OR r.started_at >= ?)
           AND (?::BIGINT IS NULL OR r.started_at <= ?)
           AND ?::BIGINT IS NULL
-        ORDER BY r.started_at LIMIT 500"""
+        )"""
     table = query.table_id or None
     dealer = f"%{query.dealer.strip()}%" if query.dealer.strip() else None
+    round_params = [
+        patron,
+        patron,
+        patron,
+        table,
+        table,
+        dealer,
+        dealer,
+        start,
+        start,
+        end,
+        end,
+        query.serial,
+    ]
     rounds_df = frame(
         ledger,
-        round_sql,
-        [
-            patron,
-            patron,
-            patron,
-            table,
-            table,
-            dealer,
-            dealer,
-            start,
-            start,
-            end,
-            end,
-            query.serial,
-        ],
+        round_sql + " SELECT *, count(*) OVER () AS total FROM matched "
+        "ORDER BY started_at, table_id, round_id LIMIT ? OFFSET ?",
+        [*round_params, SEARCH_PAGE, max(query.page, 0) * SEARCH_PAGE],
     )
+    total = int(rounds_df["total"].iloc[0]) if len(rounds_df) else 0
+    rounds_df = rounds_df.drop(columns=["total"])
     rounds_df["started"] = micros_series(rounds_df["started_at"])
+    summary = frame(
+        ledger,
+        round_sql + " SELECT gaming_date, table_id, count(*) AS rounds, "
+        "coalesce(sum(handle_cents), 0)::BIGINT AS handle_cents, "
+        "count(*) FILTER (WHERE exceptions > 0) AS rounds_with_exceptions, "
+        "sum(exceptions)::BIGINT AS exceptions FROM matched GROUP BY ALL ORDER BY ALL",
+        round_params,
+    )
+    if not len(rounds_df) and query.page > 0:  # past the last page: count the matches
+        total = int(summary["rounds"].sum())
     forms = frame(
         ledger,
         """
@@ -654,7 +680,7 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
             end,
         ],
     )
-    return SearchResult(rounds_df, forms, ex)
+    return SearchResult(rounds_df, forms, ex, total, summary)
 
 
 # ---------------------------------------------------------------------- trail

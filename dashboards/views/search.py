@@ -48,10 +48,27 @@ if query.empty():
     st.info("Give at least one criterion.")
     st.stop()
 
+query.page = int(st.session_state.get("s_page", 1)) - 1
 with ctx.ledger() as ledger:
     found = q.search(ledger, query)
 
-st.subheader(f"Rounds ({len(found.rounds)}{'+' if len(found.rounds) == 500 else ''})")
+pages = max(1, -(-found.rounds_total // q.SEARCH_PAGE))
+first = query.page * q.SEARCH_PAGE
+st.subheader(f"Rounds ({found.rounds_total:,} match)")
+if not found.summary.empty:
+    st.caption("Every matching round, by gaming day and table.")
+    summary_view = ui.dollars(found.summary)
+    st.dataframe(
+        summary_view,
+        hide_index=True,
+        width="stretch",
+        key="s_summary",
+        column_config={**ui.money_config(summary_view), "gaming_date": DAY_COLUMN},
+    )
+if pages > 1:
+    st.number_input(f"Page of {q.SEARCH_PAGE} rounds (1-{pages})", 1, pages, key="s_page", step=1)
+if len(found.rounds):
+    st.caption(f"Rounds {first + 1:,}-{first + len(found.rounds):,} of {found.rounds_total:,}.")
 rounds_view = ui.dollars(found.rounds.drop(columns=["started_at"]))
 st.dataframe(
     rounds_view,

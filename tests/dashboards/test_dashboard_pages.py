@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from dashboard_data import APP, DAY, ledger_copy, request_from
 from streamlit.testing.v1 import AppTest
 
+from dashboards import queries as q
 from dashboards import ui
 from pipeline.bundle.acks import AckJournal, journal_path_for
 from pipeline.bundle.export import verify_bundle
@@ -396,21 +398,44 @@ def test_search_by_patron_table_and_serial(ledger: Path) -> None:
     )
     at.text_input(key="s_patron").input(str(patron)).run()
     _ok(at)
-    rounds = _frame(at)
+    rounds = _frame(at, 1)
     assert len(rounds) > 0 and (rounds["patrons"] == patron).all()
-    assert str(patron) in set(_frame(at, 1)["patron_id"])
+    assert str(patron) in set(_frame(at, 2)["patron_id"])
     at.text_input(key="s_patron").input(str(name)).run()  # by name, as seated
-    assert str(patron) in set(_frame(at, 1)["patron_id"])
-    assert _frame(at)["patrons"].str.contains(str(patron)).any()
-    at.selectbox(key="s_table").set_value("T02").run()
-    assert set(_frame(at)["table_id"]) <= {"T02"}
+    assert str(patron) in set(_frame(at, 2)["patron_id"])
+    assert _frame(at, 1)["patrons"].str.contains(str(patron)).any()
+    played_at = str(_frame(at, 1)["table_id"].iloc[0])
+    at.selectbox(key="s_table").set_value(played_at).run()
+    summary, rounds = _frame(at), _frame(at, 1)  # every match by day and table, then a page
+    assert set(summary.columns) >= {"gaming_date", "table_id", "rounds", "handle"}
+    assert set(summary["table_id"]) == set(rounds["table_id"]) == {played_at}
+    assert summary["rounds"].sum() == len(rounds)
 
     at.text_input(key="s_patron").input("")
     at.selectbox(key="s_table").set_value("")
     ((serial,),) = _query(ledger, "SELECT min(serial) FROM comp_vig_forms")
     at.text_input(key="s_serial").input(str(serial)).run()
-    assert list(_frame(at, 1)["serial"]) == [serial]
+    assert list(_frame(at, 1)["serial"]) == [serial]  # no summary: no round matches
     assert _frame(at).empty  # a serial names a Form, not rounds
+
+
+def test_search_pages_through_every_match(ledger: Path) -> None:
+    ((total,),) = _query(ledger, "SELECT count(*) FROM rounds")
+    assert total > q.SEARCH_PAGE  # the emulated day has enough rounds for two pages
+    at = _app("search")
+    at.checkbox(key="s_use_time").check().run()  # a time range that holds the whole day
+    at.date_input(key="s_from_day").set_value(DAY - timedelta(days=1))
+    at.date_input(key="s_to_day").set_value(DAY + timedelta(days=2)).run()
+    _ok(at)
+    assert at.subheader[0].value == f"Rounds ({total:,} match)"
+    assert _frame(at)["rounds"].sum() == total
+    first = _frame(at, 1)
+    assert len(first) == q.SEARCH_PAGE
+    at.number_input(key="s_page").set_value(2).run()
+    second = _frame(at, 1)
+    assert len(second) == min(q.SEARCH_PAGE, total - q.SEARCH_PAGE)
+    assert not set(first["round_id"]) & set(second["round_id"])
+    assert f"Rounds 501-{500 + len(second):,} of {total:,}." in [c.value for c in at.caption]
 
 
 def test_trail_and_evidence_bundle(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
