@@ -12,7 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from dashboards import queries as q
 from dashboards.source import frame
+from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger
 
 ROUND_DEALERS = """
@@ -160,3 +162,37 @@ def dealer_codes(ledger: Ledger, dealer_id: str) -> pd.DataFrame:
     )
     df["per_1000_rounds"] = (1000 * df["exceptions"] / df["rounds"]).round(1)
     return df.drop(columns=["rounds"])
+
+
+def unresolved_across_days(ledger: Ledger, journal: AckJournal) -> pd.DataFrame:
+    """Every exception not acknowledged (open or escalated) on any gaming day, most severe
+    and oldest first: the investigator's queue across days."""
+    days = [
+        q.exceptions(ledger, day, journal).assign(gaming_date=day) for day in q.gaming_dates(ledger)
+    ]
+    frames = [d[d["status"] != "ACKNOWLEDGED"] for d in days if not d.empty]
+    if not frames:
+        return pd.DataFrame(
+            columns=["gaming_date", "status", "severity", "code", "table_id", "round_id"]
+        )
+    columns = [
+        "gaming_date",
+        "status",
+        "severity",
+        "code",
+        "table_id",
+        "round_id",
+        "seat",
+        "patron_id",
+        "expected_cents",
+        "actual_cents",
+        "message",
+        "exception_id",
+    ]
+    both = pd.concat(frames, ignore_index=True)
+    ranked = both.sort_values(
+        ["severity_rank", "gaming_date", "occurred_at"],
+        ascending=[False, True, True],
+        kind="stable",
+    )
+    return ranked[[c for c in columns if c in ranked]].reset_index(drop=True)

@@ -30,7 +30,9 @@ def _chosen(key: str, param: str, options: list[str]) -> None:
         st.session_state[key] = wanted
 
 
-patron_tab, dealer_tab = st.tabs(["Patron profile", "Dealer report"])
+patron_tab, dealer_tab, queue_tab = st.tabs(
+    ["Patron profile", "Dealer report", "Unresolved across days"]
+)
 
 with patron_tab:
     if not patron_ids:
@@ -100,3 +102,24 @@ with dealer_tab:
         )
         st.markdown("**Exceptions by rule code**")
         st.dataframe(codes, hide_index=True, width="stretch", key="inv_dealer_codes")
+
+with queue_tab:
+    with ctx.ledger() as ledger:
+        unresolved = profiles.unresolved_across_days(ledger, ctx.journal)
+    st.caption(
+        "Every exception not acknowledged, on every gaming day in the ledger, most severe and "
+        "oldest first. Acknowledge or escalate them on the exception queue of their day."
+    )
+    if unresolved.empty:
+        st.success("Nothing unresolved on any gaming day.")
+    else:
+        counts = unresolved.groupby(["gaming_date", "severity"]).size().unstack(fill_value=0)
+        st.dataframe(counts, width="stretch", key="inv_unresolved_counts")
+        unresolved_view = ui.dollars(unresolved)
+        st.dataframe(
+            unresolved_view,
+            hide_index=True,
+            width="stretch",
+            key="inv_unresolved",
+            column_config={**ui.money_config(unresolved_view), "gaming_date": DAY_COLUMN},
+        )

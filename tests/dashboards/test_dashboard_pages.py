@@ -334,6 +334,11 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     codes = _frame(at, 4)
     assert codes["exceptions"].sum() == found
 
+    unresolved = _frame(at, 6)
+    ((open_count,),) = _query(ledger, "SELECT count(*) FROM exceptions")  # none acknowledged
+    assert len(unresolved) == open_count
+    assert unresolved["severity"].iloc[0] == "CRITICAL"
+
     fresh = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     fresh.query_params["patron"] = "<script>not-a-patron"  # a link to no such patron
     fresh.run()
