@@ -9,7 +9,8 @@ choice (4.9(f)), and gives the Dominant Player a choice on 5 (4.9(a)2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from pipeline.rules.cards import is_natural
 from pipeline.rules.games import Game
@@ -111,3 +112,67 @@ def banker_rule(
         return Draw.STAY
     table = TABLE_3 if game is Game.CHEMIN_DE_FER else TABLE_2
     return table[banker_points][player_third_value]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRuling:
+    """Which rule decided whether one hand took a third card, and whether it was followed:
+    the explanation of a draw that the replay's findings and the round reconstruction give."""
+
+    hand: str
+    """``"PLAYER"`` or ``"BANKER"``."""
+    subject: str
+    """The rule, as a subject of :func:`pipeline.rules.codes.code_for`: ``"natural"``
+    (3.9(a), 4.9(a)4), ``"player_draw"`` (Table 1, 4.9(a)) or ``"banker_draw"`` (Table 2,
+    Table 3)."""
+    cell: Draw
+    drew: bool
+    player_points: int
+    """The Player's two-card count."""
+    banker_points: int
+    """The Banker's two-card count."""
+    player_third: int | None
+    """The value of the Player's third card (``None`` when the Player's Hand stayed), which
+    the Banker's table is read by."""
+
+    @property
+    def natural(self) -> bool:
+        return self.subject == "natural"
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the hand drew or stayed as the rule allows."""
+        return self.cell.permits(self.drew)
+
+
+def draw_rulings(
+    game: Game, player_values: Sequence[int], banker_values: Sequence[int]
+) -> tuple[DrawRuling, DrawRuling]:
+    """The rulings on the Player's and the Banker's draw of a round whose hands hold cards
+    of ``player_values`` and ``banker_values`` (card values, in the order dealt; at least two
+    each): a natural ends the deal (3.9(a)), else the Player's Hand by Table 1 (4.9(a)), then
+    the Banker's by Table 2 (Table 3) against the Player's third card."""
+    p2, b2 = sum(player_values[:2]) % 10, sum(banker_values[:2]) % 10
+    player_drew, banker_drew = len(player_values) >= 3, len(banker_values) >= 3
+    third = player_values[2] if player_drew else None
+    natural = naturals_end_deal(p2, b2)
+    return (
+        DrawRuling(
+            "PLAYER",
+            "natural" if natural else "player_draw",
+            player_rule(game, p2, b2),
+            player_drew,
+            p2,
+            b2,
+            None,
+        ),
+        DrawRuling(
+            "BANKER",
+            "natural" if natural else "banker_draw",
+            banker_rule(game, p2, b2, third),
+            banker_drew,
+            p2,
+            b2,
+            third,
+        ),
+    )
