@@ -50,9 +50,10 @@ class Variant:
         """The citation a message gives for the game's rule on ``subject``: its first
         section, naming the draw table where the rule is one (``N.J.A.C. 19:47-3.9(c) Table
         2``)."""
-        first_section = rule(code_for(self.game, subject)).section.split("-")[0].split(",")[0]
+        ruled = rule(code_for(self.game, subject))
+        first = ruled._replace(section=ruled.section.split("-")[0].split(",")[0])
         table = {"player_draw": self.player_table, "banker_draw": self.banker_table}.get(subject)
-        return f"N.J.A.C. 19:47-{first_section}{f' {table}' if table else ''}"
+        return f"{first.citation} {table}" if table else first.citation
 
 
 VARIANTS: dict[Game, Variant] = {

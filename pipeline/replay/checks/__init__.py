@@ -194,6 +194,7 @@ __all__ = [
     "REGISTRY",
     "Flag",
     "Phase",
+    "Registered",
     "RoundView",
     "due_settlements",
     "offered_stakes",

@@ -31,6 +31,8 @@ def two_or_three_cards_a_hand(view: RoundView) -> Iterator[Flag]:
     cards = view.round.cards
     player = sum(1 for c in cards if c.hand == "PLAYER")
     banker = sum(1 for c in cards if c.hand == "BANKER")
+    if 2 <= player <= 3 and 2 <= banker <= 3:
+        return
     subject = "one_more" if player > 3 or banker > 3 else "deal_order"
     yield Flag(
         subject,
@@ -122,7 +124,7 @@ def banker_hand_draws_by_the_rules(view: RoundView) -> Iterator[Flag]:
 @round_check(when=Phase.SIMULATED)
 def no_wagers_on_a_simulated_round(view: RoundView) -> Iterator[Flag]:
     """3.12(c)3, 4.12(h)3, 7.11(c)3: no wagers are accepted in the simulated round."""
-    if view.round.wagers:
+    if view.round.simulated and view.round.wagers:
         yield Flag(
             "disclosed",
             Severity.HIGH,
