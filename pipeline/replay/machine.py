@@ -22,11 +22,12 @@ Checks, in the order a round happens:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
-from pipeline.replay.checks import Phase, RoundView, due_settlements, run_checks
+from pipeline.replay.bank import Bank
+from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
 from pipeline.replay.checks.error_cards import error_what
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
@@ -62,14 +63,6 @@ from pipeline.rules.irregularities import (
     unauthorized_player_third_card,
 )
 from pipeline.rules.outcome import RoundOutcome, outcome_of
-from pipeline.rules.roles import (
-    BancoKind,
-    BancoOffer,
-    banker_by_bid,
-    banker_wager_problem,
-    cover_bank,
-    curator_must_pass,
-)
 from pipeline.rules.settlement import (
     Settlement,
     Wager,
@@ -110,18 +103,8 @@ class TableReplay:
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
         self.summary = TableDaySummary(table_id)
-        # Chemin de Fer bank state
-        self.bids: dict[int, int] = {}
-        self.banker_seat: int | None = None
-        self.banker_last: int | None = None
-        self.bid_amount: int | None = None
-        self.passed_from_loss = False
-        self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
-        self.suivi_seat: int | None = None
-        self.suivi_known = True
-        """Whether ``suivi_seat`` is known: after an incomplete round (lost events) who, if
-        anyone, may take banco suivi is not, so the next 4.7(b) check is withheld."""
-        self.after_voluntary_pass = False
+        self.bank = Bank()
+        """Chemin de Fer's bank (4.5-4.7, 4.11)."""
         self.carried: CarriedCard | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -829,46 +812,12 @@ class TableReplay:
 
     # ------------------------------------------------------------------ Chemin de Fer bank
     def on_BankBid(self, e: TableEvent) -> None:
-        self.bids[int(e.get("seat"))] = int(e.get("amount_cents"))
+        self.bank.bid(e)
 
     def on_BankerWager(self, e: TableEvent) -> None:
-        """4.5(b) the highest bid takes the bank; 4.6(b) the Banker's wager limits."""
-        seat, amount = int(e.get("seat")), int(e.get("amount_cents"))
         if self.round is not None:
             self.round.bank.append(e)
-        if self.bids:
-            winner = banker_by_bid(self.bids)
-            if seat != winner:
-                self.find(
-                    "CF-4.5b-BANKER-BID",
-                    Severity.HIGH,
-                    f"Seat {seat} took the bank, but seat {winner} bid the most "
-                    f"({money(self.bids[winner])}).",
-                    seat=seat,
-                    event_ids=(e.event_id,),
-                )
-            self.bid_amount = self.bids.get(seat)
-            self.bids = {}
-            self.banker_last = None
-        elif self.banker_seat is not None and seat != self.banker_seat:
-            self.banker_last = None
-            self.bid_amount = None
-
-        problem = banker_wager_problem(self.banker_last, self.bid_amount, amount)
-        if problem:
-            self.find(
-                # 4.11(c): after a voluntary pass the new Banker wagers from the previous
-                # Banker's last wager up to twice it.
-                "CF-4.11c-VOLUNTARY-PASS" if self.after_voluntary_pass else "CF-4.6b-BANKER-LIMITS",
-                Severity.HIGH,
-                f"{problem} (seat {seat}).",
-                seat=seat,
-                expected=self.banker_last or self.bid_amount,
-                actual=amount,
-                event_ids=(e.event_id,),
-            )
-        self.after_voluntary_pass = False
-        self.banker_seat, self.banker_last, self.bid_amount = seat, amount, None
+        self._report(self.bank.banker_wager(e))
 
     def on_PlayerBancoWager(self, e: TableEvent) -> None:
         if self.round is not None:
@@ -876,17 +825,7 @@ class TableReplay:
 
     def on_BankPassed(self, e: TableEvent) -> None:
         self._close_round()
-        if self.pass_due is not None and int(e.get("seat")) == self.pass_due[0]:
-            self.pass_due = None
-        to_seat = e.get("to_seat")
-        self.banker_seat = int(to_seat) if to_seat is not None else None
-        self.suivi_seat, self.suivi_known = None, True
-        self.after_voluntary_pass = bool(e.get("voluntary"))
-        if not self.after_voluntary_pass:
-            # 4.11(b): a mandatory pass sets no wager floor; 4.11(c) (voluntary) keeps the
-            # previous Banker's last wager as the new Banker's floor.
-            self.banker_last = None
-            self.bid_amount = None
+        self.bank.passed(e)
 
     # ------------------------------------------------------------------ round evaluation
     def _close_round(self) -> None:
@@ -901,24 +840,12 @@ class TableReplay:
 
     def _evaluate(self, rnd: RoundState) -> None:
         rules = self.require_rules()
-        if self.pass_due is not None:
-            seat, lost_round, lost_evidence = self.pass_due
-            self.pass_due = None
-            kept = tuple(b.event_id for b in rnd.bank if b.payload_type == "BankerWager")
-            self.find(
-                "CF-4.11a1-BANK-PASS",
-                Severity.HIGH,
-                f"The Banker at seat {seat} lost round {lost_round} but kept the bank "
-                f"({rule('CF-4.11a1-BANK-PASS').citation}).",
-                seat=seat,
-                round_id=lost_round,
-                event_ids=(*lost_evidence, *kept),
-            )
+        self._report(self.bank.round_ended(rnd))
         player = tuple(c.card for c in rnd.cards if c.hand == "PLAYER")
         banker = tuple(c.card for c in rnd.cards if c.hand == "BANKER")
         incomplete = rnd.round_id in self.incomplete
         if incomplete:
-            self.suivi_known = False
+            self.bank.events_lost()
         status = "INCOMPLETE" if incomplete else "COMPLETE"
         outcome: RoundOutcome | None = None
         if rnd.voided is not None:
@@ -985,7 +912,7 @@ class TableReplay:
         self._record_settlements(view)
         self._run_checks(view, Phase.SETTLED)
         if variant(rules.game).participant_bank:
-            self._check_bank(rnd, outcome)
+            self._report(self.bank.settled(rnd, outcome))
 
     def _record_settlements(self, view: RoundView) -> None:
         """A row per wager settled, the recomputed beside the recorded, and the day's totals."""
@@ -1024,7 +951,11 @@ class TableReplay:
 
     def _run_checks(self, view: RoundView, when: Phase) -> None:
         """The registered checks of :mod:`pipeline.replay.checks` for ``when``."""
-        for flag in run_checks(view, when):
+        self._report(run_checks(view, when))
+
+    def _report(self, flags: Iterable[Flag]) -> None:
+        """Each flag as a finding of the round in play (or the round it names)."""
+        for flag in flags:
             self.find(
                 flag.code,
                 flag.severity,
@@ -1033,6 +964,7 @@ class TableReplay:
                 seat=flag.seat,
                 expected=flag.expected,
                 actual=flag.actual,
+                round_id=flag.round_id,
             )
 
     def _citation(self, subject: str) -> str:
@@ -1057,55 +989,6 @@ class TableReplay:
                 )
             )
             self.summary.handle_cents += amount
-
-    def _check_bank(self, rnd: RoundState, outcome: RoundOutcome) -> None:
-        """4.7(a)-(e): banco priority and cover; 4.11(a)1: the bank passes on a loss."""
-        offers = [e for e in rnd.bank if e.payload_type == "PlayerBancoWager"]
-        banker_wager = next((e for e in rnd.bank if e.payload_type == "BankerWager"), None)
-        if banker_wager is None:
-            return
-        bank = int(banker_wager.get("amount_cents"))
-        seat = int(banker_wager.get("seat"))
-        kinds = {k.value: k for k in BancoKind}
-        accepted = [
-            BancoOffer(int(e.get("seat")), kinds[str(e.get("action"))], int(e.get("amount_cents")))
-            for e in offers
-            if e.get("action") in kinds
-        ]
-        covered = sum(o.amount_cents for o in accepted)
-        ids = tuple(e.event_id for e in (banker_wager, *offers))
-        if covered > bank:
-            self.find(
-                "CF-4.7a-AGGREGATE",
-                Severity.HIGH,
-                f"Wagers against the Banker total {money(covered)}, more than the bank "
-                f"of {money(bank)}.",
-                expected=bank,
-                actual=covered,
-                event_ids=ids,
-            )
-        expected = cover_bank(seat, bank, accepted, self.suivi_seat)
-        if self.suivi_known and sorted(expected.accepted, key=lambda o: o.seat) != sorted(
-            accepted, key=lambda o: o.seat
-        ):
-            self.find(
-                "CF-4.7b-SUIVI",
-                Severity.HIGH,
-                "The wagers against the Banker do not follow banco suivi, then banco "
-                "seul nearest counterclockwise, then partial wagers counterclockwise.",
-                event_ids=ids,
-            )
-        full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
-        if outcome.winner.value == "BANKER" and full:
-            self.suivi_seat, self.suivi_known = full[0].seat, True
-        elif outcome.winner.value != "TIE":
-            self.suivi_seat, self.suivi_known = None, True
-        if curator_must_pass(outcome):
-            self.pass_due = (
-                seat,
-                rnd.round_id,
-                tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
-            )
 
 
 _HANDLERS: dict[str, Callable[[TableReplay, TableEvent], None]] = {

@@ -64,6 +64,9 @@ class Flag:
     seat: int | None = None
     expected: int | None = None
     actual: int | None = None
+    round_id: str | None = None
+    """The round the finding is about, when it is not the round that revealed it (a Banker
+    who kept the bank after losing the round before, 4.11(a)1)."""
 
 
 @dataclass(frozen=True, slots=True)
