@@ -50,6 +50,7 @@ from pipeline.rules.settlement import (
     offered_wagers,
     settle,
 )
+from pipeline.rules.variants import variant
 from pipeline.rules.vigorish import vigorish_on_win
 
 DEFAULT_BET_CENTS: Cents = 2_500
@@ -232,7 +233,7 @@ def house_edges(
     edges = {w.value: exact_edge(outcomes, rules, w) for w in _offered_in_order(rules)}
     notes: list[str] = []
     pct = f"{rules.vig_percent}%"
-    if rules.game is Game.CHEMIN_DE_FER:
+    if variant(rules.game).participant_bank:
         notes.append(
             f"BANKER: the patron-Banker's expected loss per unit staked after {pct} vigorish on "
             "the Banker's winnings (4.10(c)); PLAYER: a wager against the Banker, 1 to 1, void "
@@ -517,7 +518,7 @@ class OddsReport:
                 for o, n in self.outcomes.items()
             ],
         }
-        if self.rules.game is Game.CHEMIN_DE_FER:
+        if variant(self.rules.game).hand_options:
             doc["options"] = {
                 "player_draws_on_5": self.options.player_draws_on_5,
                 "banker_draws_on_option": self.options.banker_draws_on_option,
@@ -538,7 +539,7 @@ class OddsReport:
                 f"  (fewer than the {MINIMUM_DECKS} decks N.J.A.C. 19:47-3.1(a) requires; "
                 "for cross-checking only)"
             )
-        if self.rules.game is Game.CHEMIN_DE_FER:
+        if variant(self.rules.game).hand_options:
             o = self.options
             lines.append(
                 f"  options: Player {'draws' if o.player_draws_on_5 else 'stays'} on 5 "

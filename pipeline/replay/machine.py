@@ -51,7 +51,7 @@ from pipeline.replay.state import (
     ShoeState,
 )
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
-from pipeline.rules.codes import code_for, regulates, rule
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.draw import Draw, player_rule
 from pipeline.rules.games import Game
@@ -307,7 +307,7 @@ class TableReplay:
             self.round.cut_card = e
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
-        if not regulates(self.game, "last_hand"):
+        if not variant(self.game).last_hand:
             return  # Chemin de Fer: 4.12(g), (j), (k) know the cutting card, not "last hand"
         if self.shoe:
             self.shoe.last_hand_announced = True
@@ -527,7 +527,7 @@ class TableReplay:
                     event_ids=(e.event_id, dealt.event_id),
                 )
                 return
-            if self.game is Game.CHEMIN_DE_FER:
+            if variant(self.game).participant_bank:
                 fate = card_after_stay(p2, b2, dealer_called_card=False)
             else:
                 fate = unauthorized_player_third_card(rules, p2, b2, dealt.face_up)
@@ -591,7 +591,7 @@ class TableReplay:
                 self._close_irregularity(None)
         else:
             self._close_irregularity(None)
-        last_hand_rule = regulates(self.game, "last_hand")
+        last_hand_rule = variant(self.game).last_hand
         if self.shoe is not None and self.shoe.cut_card_round and not simulated and last_hand_rule:
             if self.shoe.rounds_after_cut == 0 and not self.shoe.last_hand_announced:
                 self.find(

@@ -33,6 +33,7 @@ from pipeline.rules.roles import (
 from pipeline.rules.settlement import Result, Settlement, Wager, settle_seat
 from pipeline.rules.settlement_order import settlement_sequence
 from pipeline.rules.shoe import burned_cards
+from pipeline.rules.variants import Variant, variant
 from pipeline.rules.vigorish import rounding_error, vigorish_on_win
 from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
 from pipeline.simulate.patrons import Patron, choose_wagers, new_patron
@@ -103,6 +104,7 @@ class TableEmulator:
         self.location = location
         self.rules = rules
         self.game = rules.game
+        self.variant: Variant = variant(rules.game)
         self.gaming_date = gaming_date
         self.closes_at = closes_at_micros
         self.rng = rng
@@ -196,7 +198,7 @@ class TableEmulator:
             if seat not in self.seated and self.rng.random() < 0.03:
                 self._seat_patron(seat)
         # Chemin de Fer needs a Banker and someone to wager against the bank (4.7).
-        needed = 2 if self.game is Game.CHEMIN_DE_FER else 1
+        needed = 2 if self.variant.participant_bank else 1
         while len(self.seated) < needed:
             self._seat_patron(
                 self.rng.choice([s for s in SEATS[self.game] if s not in self.seated])
@@ -645,12 +647,12 @@ class TableEmulator:
                 rule_code=code_for(self.game, "insufficient"),
             )
             raise InsufficientCardsError(round_id)
-        if self.game is Game.CHEMIN_DE_FER:
+        if self.variant.participant_bank:
             stakes = self._chemin_de_fer_wagers(round_id)
         else:
             stakes = self._place_wagers(round_id)
         out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
-        if self.game is not Game.CHEMIN_DE_FER and self.faults.roll(FaultKind.LATE_WAGER):
+        if not self.variant.participant_bank and self.faults.roll(FaultKind.LATE_WAGER):
             self._late_wager(round_id, stakes)
 
         options = self._options()
@@ -682,7 +684,7 @@ class TableEmulator:
         outcome = deal.outcome
         self._announce(round_id, outcome)
         self._settle(round_id, outcome, stakes)
-        if self.game is Game.CHEMIN_DE_FER:
+        if self.variant.participant_bank:
             self._pass_bank(outcome, round_id)
 
     def _announce(self, round_id: str, outcome: RoundOutcome) -> None:

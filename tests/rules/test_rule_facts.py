@@ -25,17 +25,19 @@ BY_VALUE = {card_value(rank): Card(rank, SUITS[0]) for rank in RANKS}
 """A card of each value 0-9."""
 
 
+@pytest.mark.rule("PB-3.7c-DEAL-ORDER", "PB-3.8c-THIRD-ORDER")
 # ---------------------------------------------------------------------- deal order
 @pytest.mark.parametrize(("player", "banker"), list(itertools.product((2, 3), repeat=2)))
 def test_the_deal_order_is_legal(player: int, banker: int) -> None:
     """PB-3.7c-DEAL-ORDER, PB-3.8c-THIRD-ORDER: the order every dealer of the product uses is
-    the one the replay accepts, and holds each hand's cards."""
+    the one the replay accepts, and holds each hand's cards (N.J.A.C. 19:47-3.7(c), 3.8(c))."""
     order = deal_order(player, banker)
     assert order[:4] == FIRST_FOUR == ("PLAYER", "BANKER", "PLAYER", "BANKER")
     assert (order.count("PLAYER"), order.count("BANKER")) == (player, banker)
     assert deal_order_problem(order) is None
 
 
+@pytest.mark.rule("PB-3.7c-DEAL-ORDER", "PB-3.8c-THIRD-ORDER")
 @pytest.mark.parametrize(
     ("hands", "subject"),
     [
@@ -48,16 +50,18 @@ def test_the_deal_order_is_legal(player: int, banker: int) -> None:
     ],
 )
 def test_a_wrong_deal_order_names_the_rule(hands: str, subject: str | None) -> None:
-    """PB-3.7c-DEAL-ORDER (the first four cards), PB-3.8c-THIRD-ORDER (third cards)."""
+    """PB-3.7c-DEAL-ORDER (the first four cards, N.J.A.C. 19:47-3.7(c)), PB-3.8c-THIRD-ORDER
+    (third cards, 3.8(c))."""
     named = ["PLAYER" if h == "P" else "BANKER" for h in hands]
     assert deal_order_problem(named) == subject
 
 
+@pytest.mark.rule("PB-3.10b-SETTLEMENT")
 # ---------------------------------------------------------------------- settlement order
 @pytest.mark.parametrize("procedure", [1, 2, 3, 4])
 def test_the_settlement_sequence_is_the_order_the_replay_accepts(procedure: int) -> None:
     """PB-3.10b-SETTLEMENT: whatever seats are at the table, the order the emulator and the
-    builder settle in is never a finding of the replay's judge."""
+    builder settle in is never a finding of the replay's judge (N.J.A.C. 19:47-3.10(b))."""
     rng = random.Random(procedure)
     for _ in range(200):
         seats = rng.sample(range(1, 13), rng.randint(0, 7))
@@ -65,6 +69,7 @@ def test_the_settlement_sequence_is_the_order_the_replay_accepts(procedure: int)
         assert settlement_order_problem(procedure, steps) is None
 
 
+@pytest.mark.rule("PB-3.10b-SETTLEMENT")
 @pytest.mark.parametrize(
     ("procedure", "expected"),
     [
@@ -82,6 +87,7 @@ def test_settlement_sequence_by_procedure(procedure: int, expected: str) -> None
     assert ", ".join(f"{k} {s}" for k, s in steps) == expected
 
 
+@pytest.mark.rule("PB-3.3c1-VIG-ROUNDING", "MB-7.3c1-VIG-ROUNDING")
 # ---------------------------------------------------------------------- vigorish rounding
 @pytest.mark.parametrize(
     ("rules_id", "stake", "charged", "rounding"),
@@ -99,17 +105,19 @@ def test_settlement_sequence_by_procedure(procedure: int, expected: str) -> None
 def test_rounding_error_is_within_one_increment(
     rules_id: str, stake: int, charged: int, rounding: bool
 ) -> None:
-    """PB-3.3c1-VIG-ROUNDING, MB-7.3c1-VIG-ROUNDING: a wrong vigorish within one rounding
-    increment of the exact percentage got the rounding wrong, not the percentage."""
+    """PB-3.3c1-VIG-ROUNDING, MB-7.3c1-VIG-ROUNDING (N.J.A.C. 19:47-3.3(c)1, 7.3(c)1): a wrong
+    vigorish within one rounding increment of the exact percentage got the rounding wrong,
+    not the percentage."""
     assert rounding_error(CATALOG[rules_id], stake, charged) is rounding
 
 
+@pytest.mark.rule("PB-3.9b-TABLE1", "PB-3.9c-TABLE2", "CF-4.9c-TABLE3")
 # ---------------------------------------------------------------------- draw explanations
 @pytest.mark.parametrize("game", list(Game))
 def test_every_honest_deal_follows_its_rulings(game: Game) -> None:
     """PB-3.9b-TABLE1, PB-3.9c-TABLE2, CF-4.9c-TABLE3: for every start of four card values
     and every fifth and sixth card, the hands the honest dealer deals agree with the rulings
-    the replay and the round reconstruction explain them by."""
+    the replay and the round reconstruction explain them by (N.J.A.C. 19:47-3.9, 4.9)."""
     for start in itertools.product(range(10), repeat=4):
         for fifth, sixth in ((0, 9), (5, 3), (9, 6)):
             shoe = [BY_VALUE[v] for v in (*start, fifth, sixth)]
@@ -120,6 +128,7 @@ def test_every_honest_deal_follows_its_rulings(game: Game) -> None:
             assert all(r.agrees for r in rulings), (start, fifth, sixth, rulings)
 
 
+@pytest.mark.rule("PB-3.9c-TABLE2", "PB-3.9a-NATURAL")
 def test_a_ruling_explains_the_cell_and_the_slip() -> None:
     """PB-3.9c-TABLE2, N.J.A.C. 19:47-3.9(c): Banker 5 against a Player's third card of 4
     draws; a Banker who stood broke Table 2; a natural decides both hands (PB-3.9a-NATURAL)."""
@@ -134,12 +143,13 @@ def test_a_ruling_explains_the_cell_and_the_slip() -> None:
     ]
 
 
+@pytest.mark.rule("PB-3.8e-LAST-HAND", "CF-4.9c-TABLE3", "MB-7.3c-VIG")
 # ---------------------------------------------------------------------- variants
 @pytest.mark.parametrize("game", list(Game))
 def test_a_variant_agrees_with_the_rule_code_table(game: Game) -> None:
     """PB-3.8e-LAST-HAND, CF-4.9c-TABLE3, MB-7.3c-VIG: a game's variant names its subchapter
     and code prefix as its own codes do, and "last hand" exactly where the code table has
-    a rule for it."""
+    a rule for it (N.J.A.C. 19:47-3.8(e), 4.9(c), 7.3(c))."""
     v = variant(game)
     assert v.game is game and VARIANTS[game] is v
     own = [code_for(game, subject) for subject in _BY_GAME if regulates(game, subject)]
@@ -148,6 +158,7 @@ def test_a_variant_agrees_with_the_rule_code_table(game: Game) -> None:
     assert v.last_hand is (game is not Game.CHEMIN_DE_FER)
 
 
+@pytest.mark.rule("PB-3.9c-TABLE2", "CF-4.9c-TABLE3")
 @pytest.mark.parametrize(
     ("game", "subject", "cited"),
     [
@@ -164,5 +175,5 @@ def test_variant_cites_the_first_section_and_its_table(
     game: Game, subject: str, cited: str
 ) -> None:
     """PB-3.9c-TABLE2, CF-4.9c-TABLE3: a message cites the first section of the game's rule,
-    from the code table, with the draw table the rule is."""
+    from the code table, with the draw table the rule is (N.J.A.C. 19:47-3.9(c), 4.9(c))."""
     assert variant(game).cite(subject) == cited
