@@ -4,20 +4,21 @@ The recorded is never overwritten by the recomputed: both are kept side by side 
 this module produces, and every difference becomes a :class:`Finding` with the rule code, the
 amounts in cents and the event ids that prove it.
 
-Checks, in the order a round happens:
+The machine applies events to the table, shoe, round and bank state; what it checks itself
+is what needs state across rounds or before a round ends:
 
 1. shoe start: decks, card count, cut, second cutting card, burn (3.1(a), 3.5(d)-(e));
-2. wagers: offered (3.2(b)), not after "No More Bets" (3.2(d));
-3. the deal: card order (3.7(c)), naturals (3.9(a)), Table 1 (3.9(b)), Table 2 (3.9(c)) or
-   Table 3 with its options recorded (4.9);
-4. the announcement (3.10(a));
-5. settlements: every wager's result and payout (3.3), vigorish (3.3(c), 4.10(c), 7.3);
-   the pit's settlement order (3.10(b));
-6. deferred vigorish until collected or documented before the reshuffle or when the patron
-   leaves (3.3(c)2, (c)4); Minibaccarat's tie vigorish collected at once (7.3(d));
-7. the cutting card and "last hand" (3.8(e)); irregularities (3.12);
-8. Chemin de Fer: bank by bid (4.5(b)), banker limits (4.6(b)), banco priority and cover
-   (4.7), bank passing on a loss (4.11(a)1).
+2. deferred vigorish until collected or documented before the reshuffle or when the patron
+   leaves (3.3(c)2, (c)4), and the Forms (:mod:`pipeline.replay.forms`);
+3. the cutting card and "last hand" (3.8(e)); irregularities between and during rounds
+   (3.12, 4.12, 7.11);
+4. Chemin de Fer's bank (:mod:`pipeline.replay.bank`): bid (4.5(b)), Banker's limits
+   (4.6(b)), banco priority and cover (4.7), passing on a loss (4.11(a)1).
+
+When a round ends it hands a read-only view to the registered round checks of
+:mod:`pipeline.replay.checks` (the deal and the draw tables, wagers, the announcement,
+settlements, vigorish, the settlement order, voids), one small function per requirement,
+and keeps their flags as findings of the round.
 """
 
 from __future__ import annotations
