@@ -112,11 +112,7 @@ class RoundView:
         return [
             e
             for e in self.round.settled
-            if (int(e.get("seat")), Wager[str(e.get("wager"))])
-            == (
-                seat,
-                wager,
-            )
+            if int(e.get("seat")) == seat and e.get("wager") == wager.value
         ]
 
     def wager_event_ids(self) -> tuple[str, ...]:
