@@ -35,6 +35,7 @@ from pipeline.oracle.enumeration import (
     shoe_counts,
     total_sequences,
 )
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import MINIMUM_DECKS, Cents, Paytable, TableRules, validated
 from pipeline.rules.deal import Options
 from pipeline.rules.games import Game
@@ -60,11 +61,6 @@ _DRAW_TABLES = {
     Game.PUNTO_BANCO: "N.J.A.C. 19:47-3.9 Tables 1 and 2",
     Game.MINIBACCARAT: "N.J.A.C. 19:47-7.9 Tables 1 and 2",
     Game.CHEMIN_DE_FER: "N.J.A.C. 19:47-4.9(a) and Table 3",
-}
-_ROUNDING_SECTION = {
-    Game.PUNTO_BANCO: "N.J.A.C. 19:47-3.3(c)1",
-    Game.MINIBACCARAT: "N.J.A.C. 19:47-7.3(c)1",
-    Game.CHEMIN_DE_FER: "N.J.A.C. 19:47-4.10(c)",
 }
 
 COVERED_BANKER = "BANKER_COVERED_3.3(e)2"
@@ -348,7 +344,7 @@ def bet_size_note(
             f"{_percent(at_bet['BANKER'])} (exact: {_percent(exact)})."
         )
     else:
-        section = _ROUNDING_SECTION[rules.game]
+        section = rule(code_for(rules.game, "vig_rounding")).citation
         inc = on.vig_increment_cents
         parts = [f"At a {bet} Banker wager, {rules.vig_percent}% vigorish on the win is exactly "
                  f"{_dollars(exact_vig)}."]  # fmt: skip
