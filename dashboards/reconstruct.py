@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from dashboards.cards import card_text
 from pipeline.rules.cards import Rank, Suit, card_value
 from pipeline.rules.codes import code_for, rule
-from pipeline.rules.draw import Draw, banker_rule, player_rule
+from pipeline.rules.deal import FIRST_FOUR
+from pipeline.rules.draw import Draw, DrawRuling, draw_rulings
 from pipeline.rules.games import Game
+from pipeline.rules.variants import variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +75,19 @@ class Reconstruction:
         return "TIE"
 
 
-def _tables(game: Game) -> tuple[str, str]:
-    if game is Game.CHEMIN_DE_FER:
-        return "4.9(a)", "Table 3"
-    return "Table 1", "Table 2"
+def _explain(ruling: DrawRuling, player_table: str, banker_table: str) -> str:
+    """One line saying which rule decided the hand's draw, e.g. "Table 2: Banker 5 vs player
+    third card 4 → D"."""
+    p2, b2 = ruling.player_points, ruling.banker_points
+    if ruling.natural and ruling.hand == "PLAYER":
+        return f"Natural: Player {p2} vs Banker {b2} → no third card"
+    if ruling.natural:
+        return f"Natural: Banker {b2} vs Player {p2} → no third card"
+    if ruling.hand == "PLAYER":
+        return f"{player_table}: Player {p2} → {ruling.cell.value}"
+    third = ruling.player_third
+    against = f"vs player third card {third}" if third is not None else "(player stood)"
+    return f"{banker_table}: Banker {b2} {against} → {ruling.cell.value}"
 
 
 def reconstruct(
@@ -113,65 +124,26 @@ def reconstruct(
         notes.append("fewer than two cards in a hand: the round is incomplete, no draw check")
         return Reconstruction(tuple(dealt), p_total, b_total, (), tuple(notes))
     first_four = [c.hand for c in dealt[:4]]
-    if first_four != ["PLAYER", "BANKER", "PLAYER", "BANKER"]:
+    if tuple(first_four) != FIRST_FOUR:
         notes.append(
             f"first four cards went {', '.join(first_four)}; 3.7(c) deals Player, Banker, "
             "Player, Banker"
         )
-    p2, b2 = sum(player[:2]) % 10, sum(banker[:2]) % 10
     prefix = f"{table_label}: " if table_label else ""
-    player_table, banker_table = _tables(game)
-    decisions: list[DrawDecision] = []
-
-    p_cell = player_rule(game, p2, b2)
-    p_drew = len(player) >= 3
-    if p2 >= 8 or b2 >= 8:
-        decisions.append(
-            DrawDecision(
-                "PLAYER",
-                f"{prefix}Natural: Player {p2} vs Banker {b2} → no third card",
-                Draw.STAY,
-                p_drew,
-                not p_drew,
-                code_for(game, "natural"),
-            )
+    rules = variant(game)
+    # Chemin de Fer's Dominant Player follows the text of 4.9(a), not a table.
+    player_table = rules.player_table or rule(code_for(game, "player_draw")).section
+    decisions = tuple(
+        DrawDecision(
+            ruling.hand,
+            prefix + _explain(ruling, player_table, rules.banker_table),
+            ruling.cell,
+            ruling.drew,
+            ruling.agrees,
+            code_for(game, ruling.subject),
         )
-        b_drew = len(banker) >= 3
-        decisions.append(
-            DrawDecision(
-                "BANKER",
-                f"{prefix}Natural: Banker {b2} vs Player {p2} → no third card",
-                Draw.STAY,
-                b_drew,
-                not b_drew,
-                code_for(game, "natural"),
-            )
-        )
-    else:
-        decisions.append(
-            DrawDecision(
-                "PLAYER",
-                f"{prefix}{player_table}: Player {p2} → {p_cell.value}",
-                p_cell,
-                p_drew,
-                p_cell.permits(p_drew),
-                code_for(game, "player_draw"),
-            )
-        )
-        third = player[2] if p_drew else None
-        b_cell = banker_rule(game, p2, b2, third)
-        against = f"vs player third card {third}" if third is not None else "(player stood)"
-        b_drew = len(banker) >= 3
-        decisions.append(
-            DrawDecision(
-                "BANKER",
-                f"{prefix}{banker_table}: Banker {b2} {against} → {b_cell.value}",
-                b_cell,
-                b_drew,
-                b_cell.permits(b_drew),
-                code_for(game, "banker_draw"),
-            )
-        )
+        for ruling in draw_rulings(game, player, banker)
+    )
     if len(player) > 3 or len(banker) > 3:
         notes.append("more than three cards in a hand (3.8(d) allows one more card per hand)")
-    return Reconstruction(tuple(dealt), p_total, b_total, tuple(decisions), tuple(notes))
+    return Reconstruction(tuple(dealt), p_total, b_total, decisions, tuple(notes))

@@ -35,6 +35,7 @@ from pipeline.oracle.enumeration import (
     shoe_counts,
     total_sequences,
 )
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import MINIMUM_DECKS, Cents, Paytable, TableRules, validated
 from pipeline.rules.deal import Options
 from pipeline.rules.games import Game
@@ -50,6 +51,7 @@ from pipeline.rules.settlement import (
     offered_wagers,
     settle,
 )
+from pipeline.rules.variants import variant
 from pipeline.rules.vigorish import vigorish_on_win
 
 DEFAULT_BET_CENTS: Cents = 2_500
@@ -59,11 +61,6 @@ _DRAW_TABLES = {
     Game.PUNTO_BANCO: "N.J.A.C. 19:47-3.9 Tables 1 and 2",
     Game.MINIBACCARAT: "N.J.A.C. 19:47-7.9 Tables 1 and 2",
     Game.CHEMIN_DE_FER: "N.J.A.C. 19:47-4.9(a) and Table 3",
-}
-_ROUNDING_SECTION = {
-    Game.PUNTO_BANCO: "N.J.A.C. 19:47-3.3(c)1",
-    Game.MINIBACCARAT: "N.J.A.C. 19:47-7.3(c)1",
-    Game.CHEMIN_DE_FER: "N.J.A.C. 19:47-4.10(c)",
 }
 
 COVERED_BANKER = "BANKER_COVERED_3.3(e)2"
@@ -232,7 +229,7 @@ def house_edges(
     edges = {w.value: exact_edge(outcomes, rules, w) for w in _offered_in_order(rules)}
     notes: list[str] = []
     pct = f"{rules.vig_percent}%"
-    if rules.game is Game.CHEMIN_DE_FER:
+    if variant(rules.game).participant_bank:
         notes.append(
             f"BANKER: the patron-Banker's expected loss per unit staked after {pct} vigorish on "
             "the Banker's winnings (4.10(c)); PLAYER: a wager against the Banker, 1 to 1, void "
@@ -347,7 +344,7 @@ def bet_size_note(
             f"{_percent(at_bet['BANKER'])} (exact: {_percent(exact)})."
         )
     else:
-        section = _ROUNDING_SECTION[rules.game]
+        section = rule(code_for(rules.game, "vig_rounding")).citation
         inc = on.vig_increment_cents
         parts = [f"At a {bet} Banker wager, {rules.vig_percent}% vigorish on the win is exactly "
                  f"{_dollars(exact_vig)}."]  # fmt: skip
@@ -517,7 +514,7 @@ class OddsReport:
                 for o, n in self.outcomes.items()
             ],
         }
-        if self.rules.game is Game.CHEMIN_DE_FER:
+        if variant(self.rules.game).hand_options:
             doc["options"] = {
                 "player_draws_on_5": self.options.player_draws_on_5,
                 "banker_draws_on_option": self.options.banker_draws_on_option,
@@ -538,7 +535,7 @@ class OddsReport:
                 f"  (fewer than the {MINIMUM_DECKS} decks N.J.A.C. 19:47-3.1(a) requires; "
                 "for cross-checking only)"
             )
-        if self.rules.game is Game.CHEMIN_DE_FER:
+        if variant(self.rules.game).hand_options:
             o = self.options
             lines.append(
                 f"  options: Player {'draws' if o.player_draws_on_5 else 'stays'} on 5 "

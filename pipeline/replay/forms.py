@@ -20,7 +20,15 @@ from datetime import date
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
+from pipeline.rules.codes import rule
 from pipeline.rules.games import Game
+
+COMPLETE = "PB-3.3c3-COMP-FORM"
+SEQUENCE = "PB-3.3c3ii-FORM-SEQUENCE"
+MATCH = "PB-3.3c3iv-FORM-MATCH"
+VOID = "PB-3.3c3vi-FORM-VOID"
+"""The Form rules of 3.3(c)3 (which 7.3(c)3 applies to Minibaccarat); messages cite them
+from the rule-code table."""
 
 REQUIRED_SIGNATURES = ("dealer_signature", "pit_boss_signature", "pit_clerk_signature")
 REQUIRED_FIELDS: dict[Game, tuple[str, ...]] = {
@@ -81,27 +89,27 @@ class FormControl:
         """(c)3ii: sequential use of a received series."""
         if not self._in_series(serial):
             self._find(
-                "PB-3.3c3ii-FORM-SEQUENCE",
+                SEQUENCE,
                 f"Form {serial} is not in any series received at this table; every "
-                "series must be accounted for (N.J.A.C. 19:47-3.3(c)3ii).",
+                f"series must be accounted for ({rule(SEQUENCE).citation}).",
                 serial,
                 (e.event_id,),
             )
         elif serial in self.used:
             first = self.used[serial][0]
             self._find(
-                "PB-3.3c3ii-FORM-SEQUENCE",
+                SEQUENCE,
                 f"Form {serial} was used twice (first as {first.status.lower()} by event "
                 f"{first.event_id}); serials are used once, in order "
-                "(N.J.A.C. 19:47-3.3(c)3ii).",
+                f"({rule(SEQUENCE).citation}).",
                 serial,
                 (first.event_id, e.event_id),
             )
         elif self.highest_used is not None and serial < self.highest_used:
             self._find(
-                "PB-3.3c3ii-FORM-SEQUENCE",
+                SEQUENCE,
                 f"Form {serial} was used after Form {self.highest_used}; each series is "
-                "used in sequential order (N.J.A.C. 19:47-3.3(c)3ii).",
+                f"used in sequential order ({rule(SEQUENCE).citation}).",
                 serial,
                 (e.event_id,),
             )
@@ -138,8 +146,8 @@ class FormControl:
             missing.append("patron signature or the reason it could not be obtained")
         if missing:
             self._find(
-                "PB-3.3c3-COMP-FORM",
-                f"Form {serial} lacks the {', '.join(missing)} (N.J.A.C. 19:47-3.3(c)3i).",
+                COMPLETE,
+                f"Form {serial} lacks the {', '.join(missing)} ({rule(COMPLETE).citation}).",
                 serial,
                 (e.event_id,),
             )
@@ -177,8 +185,8 @@ class FormControl:
                 flaws.append(f"lacks the {who}'s signature")
         if flaws:
             self._find(
-                "PB-3.3c3vi-FORM-VOID",
-                f"Void Form {serial} {' and '.join(flaws)} (N.J.A.C. 19:47-3.3(c)3vi).",
+                VOID,
+                f"Void Form {serial} {' and '.join(flaws)} ({rule(VOID).citation}).",
                 serial,
                 (e.event_id,),
             )
@@ -198,10 +206,10 @@ class FormControl:
                 for serial in range(first, max(used_here) + 1):
                     if serial not in self.used:
                         self._find(
-                            "PB-3.3c3ii-FORM-SEQUENCE",
+                            SEQUENCE,
                             f"Form {serial} of series {first}-{last} is missing: neither "
                             "used nor voided, though later forms were used "
-                            "(N.J.A.C. 19:47-3.3(c)3ii).",
+                            f"({rule(SEQUENCE).citation}).",
                             serial,
                             (s.event_id,),
                         )
@@ -233,11 +241,11 @@ class FormControl:
             o_amount = sum(int(e.get("amount_cents")) for e in orig)
             d_amount = sum(int(e.get("amount_cents")) for e in dup)
             self._find(
-                "PB-3.3c3iv-FORM-MATCH",
+                MATCH,
                 f"Form {serial}: the drop-box original ({len(orig)} counted, "
                 f"{money(o_amount)}) does not match the duplicate at accounting "
                 f"({len(dup)} received, {money(d_amount)}) in serial, amount, patron, "
-                "table or gaming date (N.J.A.C. 19:47-3.3(c)3iv).",
+                f"table or gaming date ({rule(MATCH).citation}).",
                 serial,
                 tuple(e.event_id for e in (*orig, *dup)),
                 expected=o_amount,
@@ -246,10 +254,12 @@ class FormControl:
         for serial, rows in self.used.items():
             if not any(int(e.get("serial")) == serial for e in (*self.originals, *self.duplicates)):
                 what = "issued" if any(r.status == "ISSUED" for r in rows) else "voided"
+                # A void Form goes to accounting too (3.3(c)3vi).
+                cited = [rule(MATCH).citation] + ([rule(VOID).citation] if what == "voided" else [])
                 self._find(
-                    "PB-3.3c3iv-FORM-MATCH",
+                    MATCH,
                     f"Form {serial} was {what} but neither its original nor its duplicate "
-                    "reached accounting (N.J.A.C. 19:47-3.3(c)3iii-iv, (c)3vi).",
+                    f"reached accounting ({', '.join(cited)}).",
                     serial,
                     tuple(r.event_id for r in rows),
                 )

@@ -4,29 +4,32 @@ The recorded is never overwritten by the recomputed: both are kept side by side 
 this module produces, and every difference becomes a :class:`Finding` with the rule code, the
 amounts in cents and the event ids that prove it.
 
-Checks, in the order a round happens:
+The machine applies events to the table, shoe, round and bank state; what it checks itself
+is what needs state across rounds or before a round ends:
 
 1. shoe start: decks, card count, cut, second cutting card, burn (3.1(a), 3.5(d)-(e));
-2. wagers: offered (3.2(b)), not after "No More Bets" (3.2(d));
-3. the deal: card order (3.7(c)), naturals (3.9(a)), Table 1 (3.9(b)), Table 2 (3.9(c)) or
-   Table 3 with its options recorded (4.9);
-4. the announcement (3.10(a));
-5. settlements: every wager's result and payout (3.3), vigorish (3.3(c), 4.10(c), 7.3);
-   the pit's settlement order (3.10(b));
-6. deferred vigorish until collected or documented before the reshuffle or when the patron
-   leaves (3.3(c)2, (c)4); Minibaccarat's tie vigorish collected at once (7.3(d));
-7. the cutting card and "last hand" (3.8(e)); irregularities (3.12);
-8. Chemin de Fer: bank by bid (4.5(b)), banker limits (4.6(b)), banco priority and cover
-   (4.7), bank passing on a loss (4.11(a)1).
+2. deferred vigorish until collected or documented before the reshuffle or when the patron
+   leaves (3.3(c)2, (c)4), and the Forms (:mod:`pipeline.replay.forms`);
+3. the cutting card and "last hand" (3.8(e)); irregularities between and during rounds
+   (3.12, 4.12, 7.11);
+4. Chemin de Fer's bank (:mod:`pipeline.replay.bank`): bid (4.5(b)), Banker's limits
+   (4.6(b)), banco priority and cover (4.7), passing on a loss (4.11(a)1).
+
+When a round ends it hands a read-only view to the registered round checks of
+:mod:`pipeline.replay.checks` (the deal and the draw tables, wagers, the announcement,
+settlements, vigorish, the settlement order, voids), one small function per requirement,
+and keeps their flags as findings of the round.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
-from pipeline.replay.checks import Phase, RoundView, run_checks
+from pipeline.replay.bank import Bank
+from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
+from pipeline.replay.checks.error_cards import error_what
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
 from pipeline.replay.rows import (
@@ -49,9 +52,9 @@ from pipeline.replay.state import (
     ShoeState,
 )
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
-from pipeline.rules.codes import code_for, regulates, rule
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
-from pipeline.rules.draw import Draw, banker_rule, player_rule
+from pipeline.rules.draw import Draw, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import (
     ErrorCardFate,
@@ -61,25 +64,12 @@ from pipeline.rules.irregularities import (
     unauthorized_player_third_card,
 )
 from pipeline.rules.outcome import RoundOutcome, outcome_of
-from pipeline.rules.roles import (
-    BancoKind,
-    BancoOffer,
-    banker_by_bid,
-    banker_wager_problem,
-    cover_bank,
-    curator_must_pass,
-)
 from pipeline.rules.settlement import (
-    Result,
     Settlement,
     Wager,
-    offered_wagers,
-    settle_seat,
-    within_table_limits,
 )
 from pipeline.rules.shoe import burned_cards, shoe_problems
-
-HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
+from pipeline.rules.variants import variant
 
 ERROR_CARD_SUBJECTS = {
     "PLAYER_THIRD_CARD_UNAUTHORIZED": "unauthorized_third",
@@ -114,18 +104,8 @@ class TableReplay:
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
         self.summary = TableDaySummary(table_id)
-        # Chemin de Fer bank state
-        self.bids: dict[int, int] = {}
-        self.banker_seat: int | None = None
-        self.banker_last: int | None = None
-        self.bid_amount: int | None = None
-        self.passed_from_loss = False
-        self.pass_due: tuple[int, str, tuple[str, ...]] | None = None
-        self.suivi_seat: int | None = None
-        self.suivi_known = True
-        """Whether ``suivi_seat`` is known: after an incomplete round (lost events) who, if
-        anyone, may take banco suivi is not, so the next 4.7(b) check is withheld."""
-        self.after_voluntary_pass = False
+        self.bank = Bank()
+        """Chemin de Fer's bank (4.5-4.7, 4.11)."""
         self.carried: CarriedCard | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -328,7 +308,7 @@ class TableReplay:
             self.round.cut_card = e
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
-        if not regulates(self.game, "last_hand"):
+        if not variant(self.game).last_hand:
             return  # Chemin de Fer: 4.12(g), (j), (k) know the cutting card, not "last hand"
         if self.shoe:
             self.shoe.last_hand_announced = True
@@ -384,20 +364,11 @@ class TableReplay:
             self.find(
                 code,
                 Severity.MEDIUM,
-                f"The card {self._error_what(carried.report)} at shoe position "
+                f"The card {error_what(carried.report)} at shoe position "
                 f"{carried.position} was not the first card of the next hand (it began at "
                 f"position {first.position}); {rule(code).citation}.",
                 event_ids=(carried.report.event_id, first.event_id),
             )
-
-    @staticmethod
-    def _error_what(report: TableEvent) -> str:
-        kind = str(report.get("kind"))
-        if kind == "PLAYER_THIRD_CARD_UNAUTHORIZED":
-            return "dealt to the Player's Hand without authorization"
-        if kind == "BANKER_EXTRA_CARD":
-            return "dealt to the Banker's Hand in excess"
-        return "drawn in error"
 
     def _after_error_card(self, rnd: RoundState, dealt: DealtCard) -> bool:
         """After a card dealt in error became the Banker's third card (3.12(a), 4.12(e)-(f),
@@ -420,7 +391,7 @@ class TableReplay:
         self.find(
             code,
             Severity.HIGH,
-            f"The card {self._error_what(error.report)} ({error.card.card}, position "
+            f"The card {error_what(error.report)} ({error.card.card}, position "
             f"{error.card.position}) becomes the Banker's third card, because the Banker's "
             f"Hand must draw ({rule(code).citation}); {where}.",
             event_ids=(error.report.event_id, error.card.event_id, dealt.event_id),
@@ -532,7 +503,7 @@ class TableReplay:
         dealt = next((c for c in reversed(rnd.cards) if c.position == position), None)
         player = [c for c in rnd.cards if c.hand == "PLAYER"]
         banker = [c for c in rnd.cards if c.hand == "BANKER"]
-        what = self._error_what(e)
+        what = error_what(e)
         expected_hand = player if subject == "unauthorized_third" else banker
         if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
             self.find(
@@ -557,7 +528,7 @@ class TableReplay:
                     event_ids=(e.event_id, dealt.event_id),
                 )
                 return
-            if self.game is Game.CHEMIN_DE_FER:
+            if variant(self.game).participant_bank:
                 fate = card_after_stay(p2, b2, dealer_called_card=False)
             else:
                 fate = unauthorized_player_third_card(rules, p2, b2, dealt.face_up)
@@ -621,7 +592,7 @@ class TableReplay:
                 self._close_irregularity(None)
         else:
             self._close_irregularity(None)
-        last_hand_rule = regulates(self.game, "last_hand")
+        last_hand_rule = variant(self.game).last_hand
         if self.shoe is not None and self.shoe.cut_card_round and not simulated and last_hand_rule:
             if self.shoe.rounds_after_cut == 0 and not self.shoe.last_hand_announced:
                 self.find(
@@ -842,46 +813,12 @@ class TableReplay:
 
     # ------------------------------------------------------------------ Chemin de Fer bank
     def on_BankBid(self, e: TableEvent) -> None:
-        self.bids[int(e.get("seat"))] = int(e.get("amount_cents"))
+        self.bank.bid(e)
 
     def on_BankerWager(self, e: TableEvent) -> None:
-        """4.5(b) the highest bid takes the bank; 4.6(b) the Banker's wager limits."""
-        seat, amount = int(e.get("seat")), int(e.get("amount_cents"))
         if self.round is not None:
             self.round.bank.append(e)
-        if self.bids:
-            winner = banker_by_bid(self.bids)
-            if seat != winner:
-                self.find(
-                    "CF-4.5b-BANKER-BID",
-                    Severity.HIGH,
-                    f"Seat {seat} took the bank, but seat {winner} bid the most "
-                    f"({money(self.bids[winner])}).",
-                    seat=seat,
-                    event_ids=(e.event_id,),
-                )
-            self.bid_amount = self.bids.get(seat)
-            self.bids = {}
-            self.banker_last = None
-        elif self.banker_seat is not None and seat != self.banker_seat:
-            self.banker_last = None
-            self.bid_amount = None
-
-        problem = banker_wager_problem(self.banker_last, self.bid_amount, amount)
-        if problem:
-            self.find(
-                # 4.11(c): after a voluntary pass the new Banker wagers from the previous
-                # Banker's last wager up to twice it.
-                "CF-4.11c-VOLUNTARY-PASS" if self.after_voluntary_pass else "CF-4.6b-BANKER-LIMITS",
-                Severity.HIGH,
-                f"{problem} (seat {seat}).",
-                seat=seat,
-                expected=self.banker_last or self.bid_amount,
-                actual=amount,
-                event_ids=(e.event_id,),
-            )
-        self.after_voluntary_pass = False
-        self.banker_seat, self.banker_last, self.bid_amount = seat, amount, None
+        self._report(self.bank.banker_wager(e))
 
     def on_PlayerBancoWager(self, e: TableEvent) -> None:
         if self.round is not None:
@@ -889,17 +826,7 @@ class TableReplay:
 
     def on_BankPassed(self, e: TableEvent) -> None:
         self._close_round()
-        if self.pass_due is not None and int(e.get("seat")) == self.pass_due[0]:
-            self.pass_due = None
-        to_seat = e.get("to_seat")
-        self.banker_seat = int(to_seat) if to_seat is not None else None
-        self.suivi_seat, self.suivi_known = None, True
-        self.after_voluntary_pass = bool(e.get("voluntary"))
-        if not self.after_voluntary_pass:
-            # 4.11(b): a mandatory pass sets no wager floor; 4.11(c) (voluntary) keeps the
-            # previous Banker's last wager as the new Banker's floor.
-            self.banker_last = None
-            self.bid_amount = None
+        self.bank.passed(e)
 
     # ------------------------------------------------------------------ round evaluation
     def _close_round(self) -> None:
@@ -914,51 +841,25 @@ class TableReplay:
 
     def _evaluate(self, rnd: RoundState) -> None:
         rules = self.require_rules()
-        if self.pass_due is not None:
-            seat, lost_round, lost_evidence = self.pass_due
-            self.pass_due = None
-            kept = tuple(b.event_id for b in rnd.bank if b.payload_type == "BankerWager")
-            self.find(
-                "CF-4.11a1-BANK-PASS",
-                Severity.HIGH,
-                f"The Banker at seat {seat} lost round {lost_round} but kept the bank "
-                f"({rule('CF-4.11a1-BANK-PASS').citation}).",
-                seat=seat,
-                round_id=lost_round,
-                event_ids=(*lost_evidence, *kept),
-            )
+        self._report(self.bank.round_ended(rnd))
         player = tuple(c.card for c in rnd.cards if c.hand == "PLAYER")
         banker = tuple(c.card for c in rnd.cards if c.hand == "BANKER")
         incomplete = rnd.round_id in self.incomplete
         if incomplete:
-            self.suivi_known = False
+            self.bank.events_lost()
         status = "INCOMPLETE" if incomplete else "COMPLETE"
         outcome: RoundOutcome | None = None
         if rnd.voided is not None:
             status = "VOID"
-            self._run_checks(self._view(rnd, None), Phase.VOIDED)
+            self._run_checks(self._view(rnd), Phase.VOIDED)
         elif not incomplete and 2 <= len(player) <= 3 and 2 <= len(banker) <= 3:
             outcome = outcome_of(player, banker)
         elif not incomplete and not rnd.simulated:
             status = "INCOMPLETE"
-            subject = "one_more" if len(player) > 3 or len(banker) > 3 else "deal_order"
-            self.find(
-                subject,
-                Severity.HIGH,
-                f"Round {rnd.round_id} has {len(player)} Player and {len(banker)} Banker "
-                f"cards; each hand has two cards and at most one more ({self._cite(subject)}).",
-                event_ids=tuple(c.event_id for c in rnd.cards),
-            )
+            self._run_checks(self._view(rnd), Phase.MISDEALT)
         if rnd.simulated:
             self._close_irregularity(rnd)
-            if rnd.wagers:
-                self.find(
-                    "disclosed",
-                    Severity.HIGH,
-                    f"Wagers were accepted on simulated round {rnd.round_id}; no wagers are "
-                    f"accepted in the simulated round of {self._citation('disclosed')}3.",
-                    event_ids=tuple(i for ids in rnd.wager_events.values() for i in ids),
-                )
+            self._run_checks(self._view(rnd), Phase.SIMULATED)
         row = RoundRow(
             self.table_id,
             rnd.shoe_id,
@@ -994,63 +895,68 @@ class TableReplay:
         row.winner, row.total_cards = outcome.winner.value, outcome.total_cards
         row.natural = outcome.player_natural or outcome.banker_natural
         row.dragon_7 = outcome.dragon_7
-        self._check_deal(rnd)
+        self._run_checks(self._view(rnd, outcome), Phase.DEALT)
         row.options_taken = ",".join(
             f"{o.get('hand')}:{'DRAW' if o.get('drew') else 'STAY'}" for o in rnd.options
         )
         if rnd.simulated:
             return
         self.summary.rounds += 1
-        late = self._check_late(rnd)
-        self._record_wagers(rnd, late)
-        self._check_announcement(rnd, outcome, row)
-        if rnd.error_card is not None:
-            self._check_error_card_kept(rnd.error_card, rnd.announced, outcome)
-        self._check_settlements(rules, rnd, outcome)
-        self._run_checks(self._view(rnd, outcome), Phase.SETTLED)
-        if rules.game is Game.CHEMIN_DE_FER:
-            self._check_bank(rnd, outcome)
+        self._record_wagers(rnd, late_ids={e.event_id for e in rnd.late})
+        if rnd.announced is not None:
+            a = rnd.announced
+            row.announced = (
+                f"{a.get('player_points')}-{a.get('banker_points')} "
+                f"{a.get('winner')} {a.get('total_cards')} cards"
+            )
+        view = self._view(rnd, outcome, due_settlements(rules, rnd, outcome))
+        self._record_settlements(view)
+        self._run_checks(view, Phase.SETTLED)
+        if variant(rules.game).participant_bank:
+            self._report(self.bank.settled(rnd, outcome))
 
-    def _check_error_card_kept(
-        self, error: ErrorCard, announced: TableEvent | None, outcome: RoundOutcome
-    ) -> None:
-        """The round was announced as if the card dealt in error had stayed in the hand it
-        reached: the dealer did not apply 3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)."""
-        player = tuple(c.card for c in error.as_dealt if c.hand == "PLAYER")
-        banker = tuple(c.card for c in error.as_dealt if c.hand == "BANKER")
-        if announced is None or len(banker) > 3:
-            return
-        as_dealt = outcome_of(player, banker)
-        said = (announced.get("player_points"), announced.get("banker_points"))
-        kept = (as_dealt.player_points, as_dealt.banker_points)
-        if said != kept or kept == (outcome.player_points, outcome.banker_points):
-            return
-        code = code_for(self.game, error.subject)
-        goes = {
-            ErrorCardFate.BANKER_THIRD_CARD: "becomes the Banker's third card",
-            ErrorCardFate.NEXT_HAND_FIRST_CARD: "opens the next hand",
-            ErrorCardFate.DISCLOSED_PROCEDURE: "goes by the pre-selected disclosed-card procedure",
-        }[error.fate]
-        self.find(
-            code,
-            Severity.HIGH,
-            f"Round announced {said[0]}-{said[1]}, counting the card "
-            f"{self._error_what(error.report)} ({error.card.card}, position "
-            f"{error.card.position}) in the {HAND_NAMES[error.card.hand]}'s Hand; it {goes} "
-            f"({rule(code).citation}), which "
-            f"makes the round {outcome.player_points}-{outcome.banker_points} "
-            f"{outcome.winner.value}.",
-            event_ids=(error.report.event_id, error.card.event_id, announced.event_id),
-        )
+    def _record_settlements(self, view: RoundView) -> None:
+        """A row per wager settled, the recomputed beside the recorded, and the day's totals."""
+        rnd = view.round
+        for seat, settlements in view.due.items():
+            for s in settlements:
+                events = view.settled_on(seat, s.wager)
+                self.result.settlements.append(
+                    SettlementRow(
+                        self.table_id,
+                        rnd.round_id,
+                        seat,
+                        rnd.patrons.get(seat),
+                        s.wager.value,
+                        s.stake_cents,
+                        s.result.value,
+                        s.paid_cents,
+                        s.vig_cents,
+                        str(events[-1].get("outcome")) if events else None,
+                        sum(int(x.get("paid_cents")) for x in events) if events else None,
+                        s.rule_code,
+                        tuple(x.event_id for x in events),
+                    )
+                )
+                self.summary.add_settlement(s)
 
-    def _view(self, rnd: RoundState, outcome: RoundOutcome | None) -> RoundView:
+    def _view(
+        self,
+        rnd: RoundState,
+        outcome: RoundOutcome | None = None,
+        due: Mapping[int, tuple[Settlement, ...]] | None = None,
+    ) -> RoundView:
         shoe = self.shoe
         left = shoe.cards_in_shoe - (shoe.last_position + 1) if shoe is not None else None
-        return RoundView(self.require_rules(), rnd, shoe, outcome, left)
+        return RoundView(self.require_rules(), rnd, shoe, outcome, left, due or {})
 
     def _run_checks(self, view: RoundView, when: Phase) -> None:
         """The registered checks of :mod:`pipeline.replay.checks` for ``when``."""
-        for flag in run_checks(view, when):
+        self._report(run_checks(view, when))
+
+    def _report(self, flags: Iterable[Flag]) -> None:
+        """Each flag as a finding of the round in play (or the round it names)."""
+        for flag in flags:
             self.find(
                 flag.code,
                 flag.severity,
@@ -1059,111 +965,12 @@ class TableReplay:
                 seat=flag.seat,
                 expected=flag.expected,
                 actual=flag.actual,
+                round_id=flag.round_id,
             )
-
-    def _check_deal(self, rnd: RoundState) -> None:
-        """3.7(c) the order of the first four cards; 3.8(c) third cards; 3.9 Tables 1-3."""
-        order = [c.hand for c in rnd.cards]
-        expected_start = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
-        ids = tuple(c.event_id for c in rnd.cards)
-        dealt = "-".join(h[0] for h in order)
-        if order[:4] != expected_start:
-            self.find(
-                "deal_order",
-                Severity.HIGH,
-                f"Cards went to {dealt}; the first and third go to the Player's Hand, the "
-                f"second and fourth to the Banker's ({self._cite('deal_order')}).",
-                event_ids=ids,
-            )
-            return
-        if sorted(order[4:], reverse=True) != order[4:]:
-            self.find(
-                "third_order",
-                Severity.HIGH,
-                f"Cards went to {dealt}; a third card goes first to the Player's Hand, then "
-                f"to the Banker's ({self._cite('third_order')}).",
-                event_ids=ids,
-            )
-            return
-        game = self.game
-        player = [c for c in rnd.cards if c.hand == "PLAYER"]
-        banker = [c for c in rnd.cards if c.hand == "BANKER"]
-        p2 = hand_points(c.card for c in player[:2])
-        b2 = hand_points(c.card for c in banker[:2])
-        player_drew = len(player) == 3
-        banker_drew = len(banker) == 3
-        p_rule = player_rule(game, p2, b2)
-        if not p_rule.permits(player_drew):
-            natural = p2 >= 8 or b2 >= 8
-            subject = "natural" if natural else "player_draw"
-            reason = (
-                f"with a natural ({'Player' if p2 >= 8 else 'Banker'} "
-                f"{p2 if p2 >= 8 else b2}) no more cards are dealt"
-                if natural
-                else f"the Player's Hand with {p2} must {'draw' if p_rule is Draw.DRAW else 'stay'}"
-            )
-            self.find(
-                subject,
-                Severity.HIGH,
-                f"{reason[0].upper()}{reason[1:]}: {self._cite(subject)}; the Player's "
-                f"Hand {'drew' if player_drew else 'stayed'}.",
-                event_ids=ids,
-            )
-            return
-        third = player[2].card.value if player_drew else None
-        b_rule = banker_rule(game, p2, b2, third)
-        if not b_rule.permits(banker_drew):
-            if p2 >= 8 or b2 >= 8:
-                subject = "natural"
-                text = (
-                    f"With a natural no more cards are dealt: {self._cite(subject)}; the "
-                    "Banker's Hand drew."
-                )
-            else:
-                subject = "banker_draw"
-                against = (
-                    f"when the Player's third card is {third}"
-                    if third is not None
-                    else "when the Player's Hand stays"
-                )
-                must = "draw" if b_rule is Draw.DRAW else "stay"
-                did = "drew" if banker_drew else "stood"
-                text = (
-                    f"Banker with {b2} must {must} {against}: {self._cite(subject)}; the "
-                    f"dealer {'let the Banker draw' if banker_drew else did}."
-                )
-            self.find(subject, Severity.HIGH, text, event_ids=ids)
 
     def _citation(self, subject: str) -> str:
         """The section this game's rule for ``subject`` is in, as cited in messages."""
         return rule(code_for(self.game, subject)).citation
-
-    def _cite(self, subject: str) -> str:
-        code = code_for(self.game, subject)
-        table = {
-            "banker_draw": " Table 3" if self.game is Game.CHEMIN_DE_FER else " Table 2",
-            "player_draw": " Table 1" if self.game is not Game.CHEMIN_DE_FER else "",
-        }
-        first_subsection = rule(code).section.split("-")[0].split(",")[0]
-        return f"N.J.A.C. 19:47-{first_subsection}{table.get(subject, '')}"
-
-    def _check_late(self, rnd: RoundState) -> set[str]:
-        """3.2(d), 4.7(e), 7.2(d): nothing is wagered after "No More Bets"."""
-        late_ids = set()
-        for e in rnd.late:
-            seat = int(e.get("seat"))
-            late_ids.add(e.event_id)
-            self.find(
-                "no_more_bets",
-                Severity.HIGH,
-                f"Seat {seat} {e.payload_type.replace('Wager', 'wager ').lower()} "
-                f'{money(int(e.get("amount_cents")))} on {e.get("wager")} after "No More '
-                f'Bets" ({self._cite("no_more_bets")}).',
-                seat=seat,
-                actual=int(e.get("amount_cents")),
-                event_ids=tuple(x for x in (rnd.betting_closed, e.event_id) if x),
-            )
-        return late_ids
 
     def _record_wagers(self, rnd: RoundState, late_ids: set[str]) -> None:
         for (seat, wager), amount in sorted(
@@ -1184,407 +991,6 @@ class TableReplay:
             )
             self.summary.handle_cents += amount
 
-    def _check_announcement(self, rnd: RoundState, outcome: RoundOutcome, row: RoundRow) -> None:
-        """3.10(a): the announced counts, winner and total cards match the cards."""
-        a = rnd.announced
-        if a is None:
-            self.find(
-                "announce",
-                Severity.HIGH,
-                f"No result was announced for round {rnd.round_id} ({self._citation('announce')}).",
-                event_ids=(rnd.started_event,),
-            )
-            return
-        row.announced = (
-            f"{a.get('player_points')}-{a.get('banker_points')} "
-            f"{a.get('winner')} {a.get('total_cards')} cards"
-        )
-        wrong = []
-        checks: list[tuple[str, object, object]] = [
-            ("Player count", a.get("player_points"), outcome.player_points),
-            ("Banker count", a.get("banker_points"), outcome.banker_points),
-            ("winner", a.get("winner"), outcome.winner.value),
-            ("total cards", a.get("total_cards"), outcome.total_cards),
-        ]
-        if self.require_rules().dragon_7:
-            # 3.10(a): in the 3.3(h) variation the dealer announces "dragon 7".
-            checks.append(("dragon 7", bool(a.get("dragon_7")), outcome.dragon_7))
-        for name, recorded, actual in checks:
-            if recorded != actual:
-                wrong.append(f"{name} {recorded} (cards show {actual})")
-        if wrong:
-            self.find(
-                "announce",
-                Severity.HIGH,
-                f"The dealer announced {'; '.join(wrong)} ({self._citation('announce')}).",
-                event_ids=(a.event_id, *(c.event_id for c in rnd.cards)),
-            )
-
-    def _check_settlements(self, rules: TableRules, rnd: RoundState, outcome: RoundOutcome) -> None:
-        offered = offered_wagers(rules)
-        recorded: dict[tuple[int, Wager], list[TableEvent]] = {}
-        for e in rnd.settled:
-            recorded.setdefault((int(e.get("seat")), Wager[str(e.get("wager"))]), []).append(e)
-        by_seat: dict[int, dict[Wager, int]] = {}
-        for (seat, wager), amount in rnd.wagers.items():
-            if amount <= 0:
-                continue
-            if wager not in offered:
-                self._unoffered(rules, rnd, seat, wager, amount, recorded.pop((seat, wager), []))
-                continue
-            if not within_table_limits(rules, amount):
-                self._outside_limits(rules, rnd, seat, wager, amount)
-            by_seat.setdefault(seat, {})[wager] = amount
-        if rules.bonus_requires_base_wager:
-            self._check_bonus_base(rnd, by_seat)
-        vig_recorded: dict[int, list[TableEvent]] = {}
-        for e in rnd.vig:
-            vig_recorded.setdefault(int(e.get("seat")), []).append(e)
-        for seat, stakes in sorted(by_seat.items()):
-            settlements = settle_seat(rules, outcome, stakes)
-            for s in settlements:
-                self._compare_settlement(rnd, seat, s, recorded.pop((seat, s.wager), []))
-            self._compare_vig(rules, rnd, seat, settlements, stakes, vig_recorded.pop(seat, []))
-        for (seat, wager), events in recorded.items():
-            e = events[-1]
-            self.find(
-                "settlement",
-                Severity.CRITICAL,
-                f"Seat {seat} was settled {e.get('outcome')} on {wager.value} paying "
-                f"{money(int(e.get('paid_cents')))} without a wager on record.",
-                seat=seat,
-                expected=0,
-                actual=int(e.get("paid_cents")),
-                event_ids=(e.event_id,),
-            )
-        for seat, events in vig_recorded.items():
-            amount = sum(int(e.get("amount_cents")) for e in events)
-            self.find(
-                "vig",
-                Severity.CRITICAL,
-                f"Seat {seat} was charged {money(amount)} of vigorish with no winning "
-                "Banker wager to charge it on.",
-                seat=seat,
-                expected=0,
-                actual=amount,
-                event_ids=tuple(e.event_id for e in events),
-            )
-        self._check_order(rules, rnd)
-
-    def _unoffered(
-        self,
-        rules: TableRules,
-        rnd: RoundState,
-        seat: int,
-        wager: Wager,
-        amount: int,
-        settled: list[TableEvent],
-    ) -> None:
-        """3.2(b), 4.6(a)-4.7(a), 7.2(b): a wager the table does not offer. It is one finding,
-        naming its settlement too, if the pit settled it: the settlement is not a second
-        error "without a wager on record"."""
-        paid = sum(int(e.get("paid_cents")) for e in settled)
-        then = f"; it was settled paying {money(paid)}" if settled else ""
-        code = code_for(self.game, "wager_offered")
-        self.find(
-            code,
-            Severity.HIGH,
-            f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
-            f"{rules.rules_id!r} do not offer ({rule(code).citation}){then}.",
-            seat=seat,
-            actual=amount,
-            event_ids=(*rnd.wager_events[(seat, wager)], *(e.event_id for e in settled)),
-        )
-
-    def _outside_limits(
-        self, rules: TableRules, rnd: RoundState, seat: int, wager: Wager, amount: int
-    ) -> None:
-        """8.2: a wager under the table's minimum or over its maximum. It is still settled
-        (the patron's money was at risk), and its settlement is checked like any other."""
-        low = amount < rules.min_wager_cents
-        limit = rules.min_wager_cents if low else rules.max_wager_cents
-        code = "NJ-8.2-TABLE-LIMITS"
-        self.find(
-            code,
-            Severity.MEDIUM,
-            f"Seat {seat} wagered {money(amount)} on {wager.value}, "
-            f"{'under the minimum' if low else 'over the maximum'} of {money(limit)} that rules "
-            f"{rules.rules_id!r} set for the table ({rule(code).citation}). Refuse such a wager "
-            "or correct the table's filed limits.",
-            seat=seat,
-            expected=limit,
-            actual=amount,
-            event_ids=tuple(rnd.wager_events[(seat, wager)]),
-        )
-
-    def _check_bonus_base(
-        self,
-        rnd: RoundState,
-        by_seat: Mapping[int, Mapping[Wager, int]],
-    ) -> None:
-        """3.2(b): where the casino requires it, a bonus wager needs a Banker or Player wager."""
-        for seat, stakes in sorted(by_seat.items()):
-            bonus = [w for w in (Wager.BANKER_BONUS, Wager.PLAYER_BONUS) if w in stakes]
-            if bonus and Wager.BANKER not in stakes and Wager.PLAYER not in stakes:
-                self.find(
-                    "PB-3.2b-WAGER-OFFERED",
-                    Severity.HIGH,
-                    f"Seat {seat} made a {bonus[0].value} wager without a Banker or Player "
-                    f"wager, which this table requires ({rule('PB-3.2b-WAGER-OFFERED').citation}).",
-                    seat=seat,
-                    event_ids=tuple(rnd.wager_events[(seat, bonus[0])]),
-                )
-
-    def _compare_settlement(
-        self, rnd: RoundState, seat: int, s: Settlement, events: list[TableEvent]
-    ) -> None:
-        e = events[-1] if events else None
-        recorded_result = str(e.get("outcome")) if e else None
-        recorded_paid = sum(int(x.get("paid_cents")) for x in events) if e else None
-        self.result.settlements.append(
-            SettlementRow(
-                self.table_id,
-                rnd.round_id,
-                seat,
-                rnd.patrons.get(seat),
-                s.wager.value,
-                s.stake_cents,
-                s.result.value,
-                s.paid_cents,
-                s.vig_cents,
-                recorded_result,
-                recorded_paid,
-                s.rule_code,
-                tuple(x.event_id for x in events),
-            )
-        )
-        self.summary.add_settlement(s)
-        ids = tuple(rnd.wager_events.get((seat, s.wager), ()))
-        if len(events) > 1:
-            self.find(
-                s.rule_code,
-                Severity.CRITICAL,
-                f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} was settled "
-                f"{len(events)} times, paying {money(recorded_paid or 0)} in all; it is "
-                f"settled once and pays {money(s.paid_cents)} ({self._why(s)}).",
-                seat=seat,
-                expected=s.paid_cents,
-                actual=recorded_paid,
-                event_ids=(*ids, *(x.event_id for x in events)),
-            )
-            return
-        if e is None:
-            self.find(
-                s.rule_code,
-                Severity.CRITICAL,
-                f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} was never "
-                f"settled; it should {s.result.value.lower()}"
-                f"{' ' + money(s.paid_cents) if s.paid_cents else ''}.",
-                seat=seat,
-                expected=s.paid_cents,
-                actual=None,
-                event_ids=ids,
-            )
-            return
-        if recorded_result != s.result.value or recorded_paid != s.paid_cents:
-            assert recorded_paid is not None
-            diff = recorded_paid - s.paid_cents
-            how = (
-                f"overpaid by {money(diff)}"
-                if diff > 0
-                else f"underpaid by {money(-diff)}"
-                if diff < 0
-                else "settled wrongly"
-            )
-            self.find(
-                s.rule_code,
-                Severity.CRITICAL,
-                f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} should "
-                f"{s.result.value.lower()} and be paid {money(s.paid_cents)} "
-                f"({self._why(s)}); it was recorded {recorded_result} paying "
-                f"{money(recorded_paid)}: {how}.",
-                seat=seat,
-                expected=s.paid_cents,
-                actual=recorded_paid,
-                event_ids=(*ids, e.event_id),
-            )
-
-    def _why(self, s: Settlement) -> str:
-        return rule(s.rule_code).citation
-
-    def _compare_vig(
-        self,
-        rules: TableRules,
-        rnd: RoundState,
-        seat: int,
-        settlements: tuple[Settlement, ...],
-        stakes: Mapping[Wager, int],
-        recorded: list[TableEvent],
-    ) -> None:
-        due = sum(s.vig_cents for s in settlements)
-        charged = sum(int(e.get("amount_cents")) for e in recorded)
-        ids = tuple(e.event_id for e in recorded)
-        tie_vig = any(s.rule_code == "MB-7.3d-TIE-VIG" and s.vig_cents for s in settlements)
-        if tie_vig and any(e.payload_type == "VigDeferred" for e in recorded):
-            self.find(
-                "MB-7.3d-TIE-VIG",
-                Severity.CRITICAL,
-                f"Seat {seat}'s 25 percent tie vigorish was deferred; it is collected "
-                f"before the next round's first card ({rule('MB-7.3d-TIE-VIG').citation}).",
-                seat=seat,
-                expected=due,
-                actual=0,
-                event_ids=ids,
-            )
-        deferred = [e for e in recorded if e.payload_type == "VigDeferred"]
-        if deferred and not rules.vig_deferral and not tie_vig:
-            self.find(
-                "vig",
-                Severity.CRITICAL,
-                f"Seat {seat}'s vigorish of {money(charged)} was deferred, but at this table "
-                f"it is collected immediately ({self._cite('vig')}).",
-                seat=seat,
-                expected=due,
-                actual=0,
-                event_ids=tuple(e.event_id for e in deferred),
-            )
-        if due == charged:
-            return
-        evidence = tuple(rnd.wager_events.get((seat, Wager.BANKER), ())) + ids
-        if due == 0:
-            banker_won = any(
-                s.wager is Wager.BANKER and s.result is Result.WIN for s in settlements
-            )
-            if banker_won:  # a winning Banker wager owes nothing only under a variation
-                code, why = self._no_vig_rule(rules)
-            else:
-                code, why = code_for(self.game, "vig"), "no Banker wager won this round"
-            self.find(
-                code,
-                Severity.CRITICAL,
-                f"Seat {seat} was charged {money(charged)} of vigorish, but {why} "
-                f"({rule(code).citation}).",
-                seat=seat,
-                expected=0,
-                actual=charged,
-                event_ids=evidence,
-            )
-            return
-        stake = stakes.get(Wager.BANKER, 0)
-        subject = "vig"
-        if not tie_vig and charged:
-            # Within one rounding increment of the exact percentage: the percentage was right
-            # and the rounding wrong (3.3(c)1, 7.3(c)1).
-            increment = replace(rules, vig_rounding=True).vig_increment_cents
-            exact = stake * rules.vig_percent  # hundredths of a cent
-            if abs(charged * 100 - exact) < increment * 100:
-                subject = "vig_rounding"
-        code = "MB-7.3d-TIE-VIG" if tie_vig else code_for(self.game, subject)
-        basis = self._vig_basis(rules, stake, due, tie_vig)
-        what = "collected or marked" if charged else "neither collected nor marked"
-        short = due - charged
-        self.find(
-            code,
-            Severity.CRITICAL,
-            f"Vigorish {'short' if short > 0 else 'over'} by {money(abs(short))} on seat "
-            f"{seat}: expected {basis}, {what} {money(charged)}.",
-            seat=seat,
-            expected=due,
-            actual=charged,
-            event_ids=evidence,
-        )
-
-    def _no_vig_rule(self, rules: TableRules) -> tuple[str, str]:
-        """Which variation waives the Banker's vigorish at this table, and why."""
-        if rules.tie_vig_quarter:
-            return "MB-7.3d-TIE-VIG", "the 25 percent tie vigorish replaces it at this table"
-        if self.game is Game.MINIBACCARAT:
-            return "MB-7.3f-NO-VIG", "this table's no-vigorish option waives it"
-        return "PB-3.10b5-NO-VIG-MARKED", "this table's no-vigorish variation waives it"
-
-    def _vig_basis(self, rules: TableRules, stake: int, due: int, tie_vig: bool) -> str:
-        if tie_vig:
-            return (
-                f"{money(due)} (25 % of the {money(stake)} Banker wager on a tie, "
-                f"{rule('MB-7.3d-TIE-VIG').citation})"
-            )
-        rounding = f" rounded up to {rules.vig_increment_cents}c" if rules.vig_rounding else ""
-        cite = rule(code_for(self.game, "vig_rounding" if rules.vig_rounding else "vig"))
-        return f"{money(due)} ({rules.vig_percent} % of {money(stake)}{rounding}, {cite.citation})"
-
-    def _check_order(self, rules: TableRules, rnd: RoundState) -> None:
-        """3.10(b): losing wagers first; then the pit's procedure (b)1-4."""
-        if rules.game is Game.CHEMIN_DE_FER:
-            return
-        steps: list[tuple[str, int, str]] = []
-        vig_ids = {e.event_id for e in rnd.vig}
-        merged = sorted([*rnd.settled, *rnd.vig], key=lambda e: (e.device_id, e.seq))
-        for e in merged:
-            if e.event_id in vig_ids:
-                steps.append(("VIG", int(e.get("seat")), e.event_id))
-            elif e.get("outcome") == "LOSE":
-                steps.append(("LOSE", int(e.get("seat")), e.event_id))
-            elif e.get("outcome") == "WIN":
-                steps.append(("PAY", int(e.get("seat")), e.event_id))
-        problem = settlement_order_problem(rules.settlement_procedure.value, steps)
-        if problem:
-            self.find(
-                "PB-3.10b-SETTLEMENT",
-                Severity.MEDIUM,
-                f"{problem} (procedure (b){rules.settlement_procedure.value} of "
-                f"{rule('PB-3.10b-SETTLEMENT').citation} applies in this pit).",
-                event_ids=tuple(s[2] for s in steps),
-            )
-
-    def _check_bank(self, rnd: RoundState, outcome: RoundOutcome) -> None:
-        """4.7(a)-(e): banco priority and cover; 4.11(a)1: the bank passes on a loss."""
-        offers = [e for e in rnd.bank if e.payload_type == "PlayerBancoWager"]
-        banker_wager = next((e for e in rnd.bank if e.payload_type == "BankerWager"), None)
-        if banker_wager is None:
-            return
-        bank = int(banker_wager.get("amount_cents"))
-        seat = int(banker_wager.get("seat"))
-        kinds = {k.value: k for k in BancoKind}
-        accepted = [
-            BancoOffer(int(e.get("seat")), kinds[str(e.get("action"))], int(e.get("amount_cents")))
-            for e in offers
-            if e.get("action") in kinds
-        ]
-        covered = sum(o.amount_cents for o in accepted)
-        ids = tuple(e.event_id for e in (banker_wager, *offers))
-        if covered > bank:
-            self.find(
-                "CF-4.7a-AGGREGATE",
-                Severity.HIGH,
-                f"Wagers against the Banker total {money(covered)}, more than the bank "
-                f"of {money(bank)}.",
-                expected=bank,
-                actual=covered,
-                event_ids=ids,
-            )
-        expected = cover_bank(seat, bank, accepted, self.suivi_seat)
-        if self.suivi_known and sorted(expected.accepted, key=lambda o: o.seat) != sorted(
-            accepted, key=lambda o: o.seat
-        ):
-            self.find(
-                "CF-4.7b-SUIVI",
-                Severity.HIGH,
-                "The wagers against the Banker do not follow banco suivi, then banco "
-                "seul nearest counterclockwise, then partial wagers counterclockwise.",
-                event_ids=ids,
-            )
-        full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
-        if outcome.winner.value == "BANKER" and full:
-            self.suivi_seat, self.suivi_known = full[0].seat, True
-        elif outcome.winner.value != "TIE":
-            self.suivi_seat, self.suivi_known = None, True
-        if curator_must_pass(outcome):
-            self.pass_due = (
-                seat,
-                rnd.round_id,
-                tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
-            )
-
 
 _HANDLERS: dict[str, Callable[[TableReplay, TableEvent], None]] = {
     name.removeprefix("on_"): handler
@@ -1594,47 +1000,6 @@ _HANDLERS: dict[str, Callable[[TableReplay, TableEvent], None]] = {
 """What each payload type does to the replay (``on_<PayloadType>``)."""
 
 
-def settlement_order_problem(procedure: int, steps: list[tuple[str, int, str]]) -> str | None:
-    """What is out of order in a round's settlement steps, or ``None``.
-
-    ``steps`` are ("LOSE" | "PAY" | "VIG", seat, event id) in the order the pit recorded them.
-    """
-    kinds = [k for k, _, _ in steps]
-    if "LOSE" in kinds and any(
-        k != "LOSE" for k in kinds[: max(i for i, k in enumerate(kinds) if k == "LOSE")]
-    ):
-        return "A losing wager was collected after winners were paid or vigorish taken"
-    rest = [(k, seat) for k, seat, _ in steps if k != "LOSE"]
-    seats_desc = [seat for _, seat in rest]
-    if procedure in (1, 2):
-        first, second = ("PAY", "VIG") if procedure == 1 else ("VIG", "PAY")
-        block = [k for k, _ in rest]
-        if (
-            first in block
-            and second in block
-            and (
-                max(i for i, k in enumerate(block) if k == first)
-                > min(i for i, k in enumerate(block) if k == second)
-            )
-        ):
-            return f"Every {first.lower()} step comes before any {second.lower()} step"
-        for kind in (first, second):
-            seats = [seat for k, seat in rest if k == kind]
-            if seats != sorted(seats, reverse=True):
-                return "Seats are settled from the highest numbered position down"
-        return None
-    if seats_desc != sorted(seats_desc, reverse=True):
-        return "Seats are settled one by one from the highest numbered position down"
-    first = "PAY" if procedure == 3 else "VIG"
-    by_seat: dict[int, list[str]] = {}
-    for k, seat in rest:
-        by_seat.setdefault(seat, []).append(k)
-    for seat, ks in by_seat.items():
-        if len(ks) > 1 and ks[0] != first and first in ks:
-            return f"Seat {seat}: {first.lower()} comes first at each position"
-    return None
-
-
 def replay_table(
     table_id: str, events: list[TableEvent], catalog: Mapping[str, TableRules]
 ) -> ReplayResult:
@@ -1642,4 +1007,4 @@ def replay_table(
     return TableReplay(table_id, catalog).replay(events)
 
 
-__all__ = ["TableReplay", "UnknownRulesError", "replay_table", "settlement_order_problem"]
+__all__ = ["TableReplay", "UnknownRulesError", "replay_table"]

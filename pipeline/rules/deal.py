@@ -20,6 +20,30 @@ MOST_CARDS_IN_A_ROUND = 6
 complete a round."""
 
 
+FIRST_FOUR = ("PLAYER", "BANKER", "PLAYER", "BANKER")
+"""The hands the first four cards go to: the first and third to the Player's Hand, the
+second and fourth to the Banker's (3.7(c), 4.8(d))."""
+
+
+def deal_order(player_cards: int, banker_cards: int) -> tuple[str, ...]:
+    """The hands, in the order the cards of a round with ``player_cards`` and
+    ``banker_cards`` are dealt: the first four (3.7(c), 4.8(d)), then a third card first to
+    the Player's Hand and then to the Banker's (3.8(c))."""
+    return FIRST_FOUR + ("PLAYER",) * (player_cards - 2) + ("BANKER",) * (banker_cards - 2)
+
+
+def deal_order_problem(hands: Sequence[str]) -> str | None:
+    """What is out of order in the hands the round's cards went to, as the subject of the
+    rule broken: ``"deal_order"`` (the first four, 3.7(c), 4.8(d)), ``"third_order"`` (a
+    Banker's third card before the Player's, 3.8(c)), or ``None``."""
+    if tuple(hands[:4]) != FIRST_FOUR:
+        return "deal_order"
+    thirds = tuple(hands[4:])
+    if thirds != deal_order(2 + thirds.count("PLAYER"), 2 + thirds.count("BANKER"))[4:]:
+        return "third_order"
+    return None
+
+
 class InsufficientCardsError(Exception):
     """The shoe ran out mid-round: the round is void (N.J.A.C. 19:47-3.12(e), 4.12(k))."""
 

@@ -9,79 +9,13 @@ choice (4.9(f)), and gives the Dominant Player a choice on 5 (4.9(a)2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pipeline.rules.cards import is_natural
+from pipeline.rules.draw_tables import Draw
 from pipeline.rules.games import Game
-from pipeline.rules.symbol import Symbol
-
-
-class Draw(Symbol):
-    """A cell of a draw table: must draw, must stay, or the hand's option (4.9(f))."""
-
-    DRAW = "D"
-    STAY = "S"
-    OPTION = "Op."
-
-    def permits(self, drew: bool) -> bool:
-        """Whether drawing (or staying) is allowed by this cell."""
-        return self is Draw.OPTION or (self is Draw.DRAW) == drew
-
-
-NO_THIRD_CARD = None
-"""Column key for "If No Third Card Drawn" by the Player's Hand."""
-
-DrawTable = Mapping[int, Mapping[int | None, Draw]]
-
-
-def _table(rows: Mapping[int, str]) -> DrawTable:
-    """Build a banker table from rows written like the regulation: "nothird|0123456789"."""
-    table: dict[int, dict[int | None, Draw]] = {}
-    for banker_points in range(10):
-        if banker_points in rows:
-            no_third, by_value = rows[banker_points].split("|")
-            cells = [Draw("Op." if c == "O" else c) for c in no_third + by_value]
-        else:
-            # Rows 0-2 are "BANKER'S HAND DRAWS"; rows 7-9 are "BANKER'S HAND STAYS".
-            cells = [Draw.DRAW if banker_points <= 2 else Draw.STAY] * 11
-        table[banker_points] = {NO_THIRD_CARD: cells[0]} | dict(enumerate(cells[1:]))
-    return table
-
-
-TABLE_1: Mapping[int, Draw] = {p: Draw.DRAW if p <= 5 else Draw.STAY for p in range(10)}
-"""N.J.A.C. 19:47-3.9(b) Table 1: the Player's Hand draws on 0 to 5 and stays on 6 to 9."""
-
-TABLE_2: DrawTable = _table(
-    {
-        3: "D|DDDDDDDDSD",
-        4: "D|SSDDDDDDSS",
-        5: "D|SSSSDDDDSS",
-        6: "S|SSSSSSDDSS",
-    }
-)
-"""N.J.A.C. 19:47-3.9(c) Table 2 (also 7.9): the Banker's Hand by its two-card point count
-(row) and the value of the Player's third card (column)."""
-
-TABLE_3: DrawTable = _table(
-    {
-        3: "D|DDDDDDDDSO",
-        4: "D|SSDDDDDDSS",
-        5: "D|SSSSODDDSS",
-        6: "S|SSSSSSDDSS",
-    }
-)
-"""N.J.A.C. 19:47-4.9(c) Table 3: Table 2 with the Banker's option ("Op.") on 3 against a
-third card of 9 and on 5 against a third card of 4 (4.9(f), example in 4.9(g)).
-
-The source text lost one repeated cell per row in extraction (rows have 10 of 11 cells); the
-reading here restores the dropped cell inside the run of equal cells, which is the only
-reading consistent with every row and with the example in 4.9(g)."""
-
-CHEMIN_DE_FER_PLAYER: Mapping[int, Draw] = {
-    p: Draw.DRAW if p <= 4 else Draw.OPTION if p == 5 else Draw.STAY for p in range(10)
-}
-"""N.J.A.C. 19:47-4.9(a): the Dominant Player draws on 0-4, has the option on 5, stays on 6-7
-and announces "Natural" on 8-9."""
+from pipeline.rules.variants import variant
 
 
 def naturals_end_deal(player_points: int, banker_points: int) -> bool:
@@ -97,8 +31,7 @@ def player_rule(game: Game, player_points: int, banker_points: int) -> Draw:
     """
     if naturals_end_deal(player_points, banker_points):
         return Draw.STAY
-    table = CHEMIN_DE_FER_PLAYER if game is Game.CHEMIN_DE_FER else TABLE_1
-    return table[player_points]
+    return variant(game).player_draws[player_points]
 
 
 def banker_rule(
@@ -109,5 +42,78 @@ def banker_rule(
     or 4.9(c)-(g) Table 3 in Chemin de Fer. A 10-value third card counts as 0 (3.1(b))."""
     if naturals_end_deal(player_points, banker_points):
         return Draw.STAY
-    table = TABLE_3 if game is Game.CHEMIN_DE_FER else TABLE_2
-    return table[banker_points][player_third_value]
+    return variant(game).banker_draws[banker_points][player_third_value]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRuling:
+    """Which rule decided whether one hand took a third card, and whether it was followed:
+    the explanation of a draw that the replay's findings and the round reconstruction give."""
+
+    hand: str
+    """``"PLAYER"`` or ``"BANKER"``."""
+    subject: str
+    """The rule, as a subject of :func:`pipeline.rules.codes.code_for`: ``"natural"``
+    (3.9(a), 4.9(a)4), ``"player_draw"`` (Table 1, 4.9(a)) or ``"banker_draw"`` (Table 2,
+    Table 3)."""
+    cell: Draw
+    drew: bool
+    player_points: int
+    """The Player's two-card count."""
+    banker_points: int
+    """The Banker's two-card count."""
+    player_third: int | None
+    """The value of the Player's third card (``None`` when the Player's Hand stayed), which
+    the Banker's table is read by."""
+
+    @property
+    def natural(self) -> bool:
+        return self.subject == "natural"
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the hand drew or stayed as the rule allows."""
+        return self.cell.permits(self.drew)
+
+
+def draw_rulings(
+    game: Game, player_values: Sequence[int], banker_values: Sequence[int]
+) -> tuple[DrawRuling, DrawRuling]:
+    """The rulings on the Player's and the Banker's draw of a round whose hands hold cards
+    of ``player_values`` and ``banker_values`` (card values, in the order dealt; at least two
+    each): a natural ends the deal (3.9(a)), else the Player's Hand by Table 1 (4.9(a)), then
+    the Banker's by Table 2 (Table 3) against the Player's third card."""
+    p2, b2 = sum(player_values[:2]) % 10, sum(banker_values[:2]) % 10
+    player_drew, banker_drew = len(player_values) >= 3, len(banker_values) >= 3
+    third = player_values[2] if player_drew else None
+    natural = naturals_end_deal(p2, b2)
+    return (
+        DrawRuling(
+            "PLAYER",
+            "natural" if natural else "player_draw",
+            player_rule(game, p2, b2),
+            player_drew,
+            p2,
+            b2,
+            None,
+        ),
+        DrawRuling(
+            "BANKER",
+            "natural" if natural else "banker_draw",
+            banker_rule(game, p2, b2, third),
+            banker_drew,
+            p2,
+            b2,
+            third,
+        ),
+    )
+
+
+__all__ = [
+    "Draw",
+    "DrawRuling",
+    "banker_rule",
+    "draw_rulings",
+    "naturals_end_deal",
+    "player_rule",
+]

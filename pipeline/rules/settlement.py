@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import Cents, Odds, Paytable, TableRules
-from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome, Winner
 from pipeline.rules.symbol import Symbol
+from pipeline.rules.variants import variant
 from pipeline.rules.vigorish import tie_vigorish, vigorish_on_win
 
 
@@ -117,7 +117,7 @@ class WagerNotOfferedError(ValueError):
 @functools.cache
 def offered_wagers(rules: TableRules) -> frozenset[Wager]:
     """The wagers a table may accept, N.J.A.C. 19:47-3.2(a)-(b), 4.6-4.7, 7.2(a)-(b)."""
-    if rules.game is Game.CHEMIN_DE_FER:
+    if variant(rules.game).participant_bank:
         return frozenset({Wager.BANKER, Wager.PLAYER})
     offered = {Wager.BANKER, Wager.PLAYER, Wager.TIE}
     if rules.total_card_wagers:
@@ -182,11 +182,7 @@ def _banker(
             return s(Wager.BANKER, stake, Result.WIN, stake, 0, "PB-3.3e2-TOTAL-CARD-COVER")
     if rules.tie_vig_quarter:
         return s(Wager.BANKER, stake, Result.WIN, stake, 0, "MB-7.3d-TIE-VIG")
-    code = {
-        Game.PUNTO_BANCO: "PB-3.3c-VIG",
-        Game.MINIBACCARAT: "MB-7.3c-VIG",
-        Game.CHEMIN_DE_FER: "CF-4.10c-VIG",
-    }[rules.game]
+    code = code_for(rules.game, "vig")
     return s(Wager.BANKER, stake, Result.WIN, stake, vigorish_on_win(rules, stake), code)
 
 
@@ -212,7 +208,7 @@ def settle(
     if wager is Wager.BANKER:
         return _banker(rules, outcome, stake, seat_stakes or {wager: stake})
     if wager is Wager.PLAYER:
-        code = "CF-4.7g-PLAYER" if rules.game is Game.CHEMIN_DE_FER else "PB-3.3a-PLAYER"
+        code = variant(rules.game).player_wager_code
         if winner is Winner.TIE:
             return s(wager, stake, Result.VOID, rule_code=code)
         if winner is Winner.PLAYER:

@@ -16,6 +16,8 @@ collected and the casino may not collect more than the percentage, so the fracti
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pipeline.rules.config import Cents, TableRules
 
 
@@ -39,3 +41,12 @@ def tie_vigorish(banker_wager_cents: Cents) -> Cents:
     """Minibaccarat's optional vigorish of 25 percent of the Banker wager on a tie,
     N.J.A.C. 19:47-7.3(d); a fraction of a cent is dropped."""
     return banker_wager_cents // 4
+
+
+def rounding_error(rules: TableRules, amount_won_cents: Cents, charged_cents: Cents) -> bool:
+    """Whether a wrong vigorish of ``charged_cents`` on ``amount_won_cents`` got the
+    percentage right and the rounding wrong: it is within one rounding increment of the exact
+    percentage (3.3(c)1, 4.10(c), 7.3(c)1), whether or not this table rounds."""
+    increment = replace(rules, vig_rounding=True).vig_increment_cents
+    exact = amount_won_cents * rules.vig_percent  # hundredths of a cent
+    return charged_cents > 0 and abs(charged_cents * 100 - exact) < increment * 100

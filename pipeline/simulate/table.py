@@ -10,14 +10,14 @@ code the replay must report.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
 
 from pipeline.rules.cards import RANKS, SUITS, Card, hand_points
 from pipeline.rules.codes import code_for, regulates
 from pipeline.rules.config import Cents, DisclosedCardProcedure, ShuffleMethod, TableRules
-from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_round
+from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_order, deal_round
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
@@ -31,8 +31,10 @@ from pipeline.rules.roles import (
     curator_must_pass,
 )
 from pipeline.rules.settlement import Result, Settlement, Wager, settle_seat
+from pipeline.rules.settlement_order import settlement_sequence
 from pipeline.rules.shoe import burned_cards
-from pipeline.rules.vigorish import vigorish_on_win
+from pipeline.rules.variants import Variant, variant
+from pipeline.rules.vigorish import rounding_error, vigorish_on_win
 from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
 from pipeline.simulate.patrons import Patron, choose_wagers, new_patron
 from pipeline.simulate.stream import Devices, TableStream
@@ -102,6 +104,7 @@ class TableEmulator:
         self.location = location
         self.rules = rules
         self.game = rules.game
+        self.variant: Variant = variant(rules.game)
         self.gaming_date = gaming_date
         self.closes_at = closes_at_micros
         self.rng = rng
@@ -195,7 +198,7 @@ class TableEmulator:
             if seat not in self.seated and self.rng.random() < 0.03:
                 self._seat_patron(seat)
         # Chemin de Fer needs a Banker and someone to wager against the bank (4.7).
-        needed = 2 if self.game is Game.CHEMIN_DE_FER else 1
+        needed = 2 if self.variant.participant_bank else 1
         while len(self.seated) < needed:
             self._seat_patron(
                 self.rng.choice([s for s in SEATS[self.game] if s not in self.seated])
@@ -558,8 +561,7 @@ class TableEmulator:
     def _emit_deal(self, shoe: Shoe, round_id: str, deal: Deal) -> list[str]:
         """3.7(c): cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's; then the
         Player's third card and the Banker's third card (3.8(c))."""
-        order = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
-        order += ["PLAYER"] * (len(deal.player) - 2) + ["BANKER"] * (len(deal.banker) - 2)
+        order = deal_order(len(deal.player), len(deal.banker))
         return [self._deal_card(shoe, round_id, hand) for hand in order]
 
     def _late_wager(self, round_id: str, stakes: dict[int, dict[Wager, Cents]]) -> None:
@@ -645,12 +647,12 @@ class TableEmulator:
                 rule_code=code_for(self.game, "insufficient"),
             )
             raise InsufficientCardsError(round_id)
-        if self.game is Game.CHEMIN_DE_FER:
+        if self.variant.participant_bank:
             stakes = self._chemin_de_fer_wagers(round_id)
         else:
             stakes = self._place_wagers(round_id)
         out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
-        if self.game is not Game.CHEMIN_DE_FER and self.faults.roll(FaultKind.LATE_WAGER):
+        if not self.variant.participant_bank and self.faults.roll(FaultKind.LATE_WAGER):
             self._late_wager(round_id, stakes)
 
         options = self._options()
@@ -682,7 +684,7 @@ class TableEmulator:
         outcome = deal.outcome
         self._announce(round_id, outcome)
         self._settle(round_id, outcome, stakes)
-        if self.game is Game.CHEMIN_DE_FER:
+        if self.variant.participant_bank:
             self._pass_bank(outcome, round_id)
 
     def _announce(self, round_id: str, outcome: RoundOutcome) -> None:
@@ -741,39 +743,20 @@ class TableEmulator:
         """3.10(b): losing wagers first, then the pit's procedure (b)1-4 for paying winners
         and marking or collecting vigorish, seats in descending order."""
         by_seat = {seat: settle_seat(self.rules, outcome, s) for seat, s in stakes.items()}
-        seats = sorted(by_seat, reverse=True)
-        for seat in seats:
+
+        def settle(seat: int, results: tuple[Result, ...]) -> None:
             for s in by_seat[seat]:
-                if s.result is Result.LOSE:
-                    self._emit_settlement(round_id, seat, s)
-        for seat in seats:
-            for s in by_seat[seat]:
-                if s.result in (Result.VOID, Result.PUSH):
+                if s.result in results:
                     self._emit_settlement(round_id, seat, s)
 
-        def pay(seat: int) -> None:
-            for s in by_seat[seat]:
-                if s.result is Result.WIN:
-                    self._emit_settlement(round_id, seat, s)
-
-        def vig(seat: int) -> None:
-            self._vigorish(round_id, seat, by_seat[seat], stakes[seat])
-
-        procedure = self.rules.settlement_procedure.value
-        if procedure in (1, 2):
-            first, second = (pay, vig) if procedure == 1 else (vig, pay)
-            for seat in seats:
-                first(seat)
-            for seat in seats:
-                second(seat)
-        else:
-            for seat in seats:
-                if procedure == 3:
-                    pay(seat)
-                    vig(seat)
-                else:
-                    vig(seat)
-                    pay(seat)
+        steps: dict[str, Callable[[int], None]] = {
+            "LOSE": lambda seat: settle(seat, (Result.LOSE,)),
+            "VOID": lambda seat: settle(seat, (Result.VOID, Result.PUSH)),
+            "PAY": lambda seat: settle(seat, (Result.WIN,)),
+            "VIG": lambda seat: self._vigorish(round_id, seat, by_seat[seat], stakes[seat]),
+        }
+        for step, seat in settlement_sequence(self.rules.settlement_procedure.value, by_seat):
+            steps[step](seat)
 
     def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> None:
         paid = s.paid_cents
@@ -823,18 +806,15 @@ class TableEmulator:
             other_pct = replace(self.rules, vig_percent=9 - self.rules.vig_percent)
             other_rounding = replace(self.rules, vig_rounding=not self.rules.vig_rounding)
             candidates = [
-                ("missed", 0, "vig"),
-                ("wrong percentage", vigorish_on_win(other_pct, banker_stake), "vig"),
+                ("missed", 0),
+                ("wrong percentage", vigorish_on_win(other_pct, banker_stake)),
             ]
-            if self.game is not Game.CHEMIN_DE_FER:
-                candidates.append(
-                    (
-                        "wrong rounding",
-                        vigorish_on_win(other_rounding, banker_stake),
-                        "vig_rounding",
-                    )
-                )
-            detail, owed, subject = self.rng.choice(candidates)
+            if code_for(self.game, "vig_rounding") != code_for(self.game, "vig"):
+                # Chemin de Fer's rounding is part of its one vigorish rule (4.10(c)).
+                candidates.append(("wrong rounding", vigorish_on_win(other_rounding, banker_stake)))
+            detail, owed = self.rng.choice(candidates)
+            # The replay names the rule the amount breaks, whatever the dealer's slip was.
+            subject = "vig_rounding" if rounding_error(self.rules, banker_stake, owed) else "vig"
             tie_vig = any(s.result is Result.VOID and s.vig_cents for s in settlements)
             if owed == due or (tie_vig and detail != "missed"):
                 owed = due

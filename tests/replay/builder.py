@@ -41,12 +41,14 @@ from pipeline.replay.rows import ReplayResult
 from pipeline.rules.cards import Card, cards, hand_points
 from pipeline.rules.codes import regulates
 from pipeline.rules.config import ShuffleMethod, TableRules
+from pipeline.rules.deal import deal_order
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
 from pipeline.rules.outcome import RoundOutcome, Winner, outcome_of
 from pipeline.rules.roles import counterclockwise_from
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
+from pipeline.rules.settlement_order import settlement_sequence
 
 CATALOG: Mapping[str, TableRules] = load_catalog()
 """The filed rule configurations (pipeline/config/rules_catalog.toml)."""
@@ -662,7 +664,7 @@ class TableDayBuilder:
             p_cards = _without(p_cards, error_card)
             b_cards = _without(b_cards, error_card)
         if order is None:
-            order = "PBPB" + "P" * (len(p_cards) - 2) + "B" * (len(b_cards) - 2)
+            order = "".join(hand[0] for hand in deal_order(len(p_cards), len(b_cards)))
         assert sorted(order) == sorted("P" * len(p_cards) + "B" * len(b_cards)), order
         queues = {"P": list(p_cards), "B": list(b_cards)}
         if cut_card:
@@ -764,7 +766,6 @@ class TableDayBuilder:
             }
             by_seat[seat] = settle_seat(self.rules, outcome, positive)
         handle.settlements = by_seat
-        seats = sorted(by_seat, reverse=True)
 
         def settled(seat: int, s: Settlement, kind: str) -> list[Step]:
             key = (seat, s.wager.value)
@@ -776,19 +777,9 @@ class TableDayBuilder:
             )
             return [Step(kind, seat, "WagerSettled", fields)]
 
-        steps: list[Step] = []
-        for seat in seats:
-            for s in by_seat[seat]:
-                if s.result is Result.LOSE:
-                    steps += settled(seat, s, "LOSE")
-        for seat in seats:
-            for s in by_seat[seat]:
-                if s.result in (Result.VOID, Result.PUSH):
-                    steps += settled(seat, s, "VOID")
-
-        def pay(seat: int) -> list[Step]:
-            wins = [s for s in by_seat.get(seat, ()) if s.result is Result.WIN]
-            return [step for s in wins for step in settled(seat, s, "PAY")]
+        def settle(seat: int, wanted: tuple[Result, ...], kind: str) -> list[Step]:
+            chosen = [s for s in by_seat.get(seat, ()) if s.result in wanted]
+            return [step for s in chosen for step in settled(seat, s, kind)]
 
         def collect(seat: int) -> list[Step]:
             amount = vig.get(seat, sum(s.vig_cents for s in by_seat.get(seat, ())))
@@ -803,18 +794,18 @@ class TableDayBuilder:
             }
             return [Step("VIG", seat, payload, fields)]
 
-        seats = sorted({*by_seat, *vig}, reverse=True)
+        steps: dict[str, Callable[[int], list[Step]]] = {
+            "LOSE": lambda seat: settle(seat, (Result.LOSE,), "LOSE"),
+            "VOID": lambda seat: settle(seat, (Result.VOID, Result.PUSH), "VOID"),
+            "PAY": lambda seat: settle(seat, (Result.WIN,), "PAY"),
+            "VIG": collect,
+        }
         procedure = self.rules.settlement_procedure.value
-        if procedure in (1, 2):
-            first, second = (pay, collect) if procedure == 1 else (collect, pay)
-            for seat in seats:
-                steps += first(seat)
-            for seat in seats:
-                steps += second(seat)
-        else:
-            for seat in seats:
-                steps += pay(seat) + collect(seat) if procedure == 3 else collect(seat) + pay(seat)
-        return steps
+        return [
+            step
+            for kind, seat in settlement_sequence(procedure, {*by_seat, *vig})
+            for step in steps[kind](seat)
+        ]
 
     # ------------------------------------------------------------------ forms
     def form_issued(

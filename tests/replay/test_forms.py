@@ -252,7 +252,7 @@ def test_issued_form_never_reached_accounting() -> None:
     assert (f.code, f.serial, f.event_ids) == ("PB-3.3c3iv-FORM-MATCH", 1001, (form,))
     assert f.message == (
         "Form 1001 was issued but neither its original nor its duplicate reached accounting "
-        "(N.J.A.C. 19:47-3.3(c)3iii-iv, (c)3vi)."
+        "(N.J.A.C. 19:47-3.3(c)3iii-iv)."
     )
 
 

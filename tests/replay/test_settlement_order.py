@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from pipeline.replay.findings import Severity
-from pipeline.replay.machine import settlement_order_problem
+from pipeline.rules.settlement_order import settlement_order_problem
 from tests.replay.builder import Step, only, table
 
 

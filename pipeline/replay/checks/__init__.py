@@ -21,8 +21,8 @@ into the game's code; the citation in a message comes from the same table
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Severity
@@ -31,11 +31,21 @@ from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome
+from pipeline.rules.settlement import Settlement, Wager, offered_wagers, settle_seat
+from pipeline.rules.variants import Variant, variant
 
 
 class Phase(enum.Enum):
     """Which rounds a check reads."""
 
+    MISDEALT = "misdealt"
+    """A complete, non-simulated round whose hands cannot give an outcome (a hand with fewer
+    than two or more than three cards)."""
+    SIMULATED = "simulated"
+    """A simulated round of 3.12(c)3, 4.12(h)3, 7.11(c)3, after the irregularity it resolves
+    was counted."""
+    DEALT = "dealt"
+    """A complete round whose hands give an outcome, simulated or not: the deal itself."""
     SETTLED = "settled"
     """A complete, non-simulated round whose hands give an outcome: announcement, wagers,
     settlements and vigorish are all on record."""
@@ -54,6 +64,9 @@ class Flag:
     seat: int | None = None
     expected: int | None = None
     actual: int | None = None
+    round_id: str | None = None
+    """The round the finding is about, when it is not the round that revealed it (a Banker
+    who kept the bank after losing the round before, 4.11(a)1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +80,17 @@ class RoundView:
     outcome: RoundOutcome | None = None
     cards_left: int | None = None
     """Cards left in the shoe after the last one dealt, when the shoe is known."""
+    due: Mapping[int, tuple[Settlement, ...]] = field(default_factory=dict)
+    """The recomputed settlement of every seat's offered wagers (:func:`due_settlements`),
+    at :attr:`Phase.SETTLED`; the machine lists the same ones in its settlement rows."""
 
     @property
     def game(self) -> Game:
         return self.rules.game
+
+    @property
+    def variant(self) -> Variant:
+        return variant(self.rules.game)
 
     def code(self, subject_or_code: str) -> str:
         """The rule code of ``subject_or_code`` in this round's game."""
@@ -82,11 +102,43 @@ class RoundView:
         """``N.J.A.C. 19:47-...`` for the game's rule on ``subject_or_code``."""
         return rule(self.code(subject_or_code)).citation
 
+    def cite(self, subject: str) -> str:
+        """The first section of the game's rule on ``subject``, naming its draw table
+        (:meth:`Variant.cite`)."""
+        return self.variant.cite(subject)
+
+    def settled_on(self, seat: int, wager: Wager) -> list[TableEvent]:
+        """The settlements recorded for ``seat``'s ``wager``, in order."""
+        return [
+            e
+            for e in self.round.settled
+            if int(e.get("seat")) == seat and e.get("wager") == wager.value
+        ]
+
     def wager_event_ids(self) -> tuple[str, ...]:
         return tuple(i for ids in self.round.wager_events.values() for i in ids)
 
     def settlements(self) -> tuple[TableEvent, ...]:
         return tuple(self.round.settled)
+
+
+def offered_stakes(rules: TableRules, rnd: RoundState) -> dict[int, dict[Wager, int]]:
+    """Each seat's standing wagers the table offers (a wager the table does not offer is a
+    finding, never settled), by seat."""
+    offered = offered_wagers(rules)
+    stakes: dict[int, dict[Wager, int]] = {}
+    for (seat, wager), amount in rnd.wagers.items():
+        if amount > 0 and wager in offered:
+            stakes.setdefault(seat, {})[wager] = amount
+    return stakes
+
+
+def due_settlements(
+    rules: TableRules, rnd: RoundState, outcome: RoundOutcome
+) -> dict[int, tuple[Settlement, ...]]:
+    """What each seat's offered wagers settle at (3.3, 4.10(b)-(c), 7.3), seats in order."""
+    stakes = offered_stakes(rules, rnd)
+    return {seat: settle_seat(rules, outcome, stakes[seat]) for seat in sorted(stakes)}
 
 
 RoundCheck = Callable[[RoundView], Iterable[Flag]]
@@ -128,6 +180,23 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 
 # The modules below register their checks on import; the list is the registry's table of
 # contents.
-from pipeline.replay.checks import voids  # noqa: E402,F401
+from pipeline.replay.checks import (  # noqa: E402,F401
+    announcement,
+    deal,
+    error_cards,
+    settlement,
+    voids,
+    wagers,
+)
 
-__all__ = ["REGISTRY", "Flag", "Phase", "RoundView", "round_check", "run_checks"]
+__all__ = [
+    "REGISTRY",
+    "Flag",
+    "Phase",
+    "Registered",
+    "RoundView",
+    "due_settlements",
+    "offered_stakes",
+    "round_check",
+    "run_checks",
+]

@@ -1,0 +1,135 @@
+"""What differs between the three games of N.J.A.C. 19:47, in one place.
+
+Like python-chess's variants, a game is data plus a few named facts that the rules, the
+replay, the emulator and the dashboards read, instead of comparing ``Game`` members wherever
+a game behaves differently. The per-subject rule codes stay in :mod:`pipeline.rules.codes`
+(``code_for``); this module holds the facts that are not one code per subject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pipeline.rules.codes import code_for, regulates, rule
+from pipeline.rules.draw_tables import (
+    CHEMIN_DE_FER_PLAYER,
+    TABLE_1,
+    TABLE_2,
+    TABLE_3,
+    Draw,
+    DrawTable,
+)
+from pipeline.rules.games import Game
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    game: Game
+    subchapter: int
+    """The subchapter of N.J.A.C. 19:47 that governs the game (3, 4 or 7)."""
+    code_prefix: str
+    """The prefix of the game's own rule codes (``PB``, ``CF``, ``MB``)."""
+    player_draws: Mapping[int, Draw]
+    """What the Player's Hand does on its two-card count, naturals aside: Table 1 (3.9(b),
+    7.9) or the Dominant Player's rule (4.9(a))."""
+    banker_draws: DrawTable
+    """What the Banker's Hand does by its count and the Player's third card: Table 2 (3.9(c),
+    7.9) or Table 3 (4.9(c))."""
+    player_table: str | None
+    """The table of the Player's third-card rule, as messages name it: "Table 1" (3.9(b),
+    7.9); Chemin de Fer's Dominant Player follows the text of 4.9(a), which has no table."""
+    banker_table: str
+    """The table of the Banker's third-card rule: "Table 2" (3.9(c), 7.9) or "Table 3"
+    (4.9(c), with the Banker's options)."""
+    participant_bank: bool
+    """A participant holds the bank and the Dominant Player plays the Player's Hand
+    (4.5-4.8, 4.11): Chemin de Fer. Its only wagers are the Banker's and the wagers against
+    it (4.6(a), 4.7(a)); a card dealt after "Stay" follows 4.12(e)-(f)."""
+    player_wager_code: str
+    """The rule a wager on the Player's Hand is settled by: 3.2(a)2, 3.3(a) (Minibaccarat
+    repeats it) or, against the Chemin de Fer Banker, 4.7(g)."""
+    settlement_order: bool
+    """Whether the pit's settlement procedure of 3.10(b)1-4 orders the settlement (Punto
+    Banco, and Minibaccarat, whose 7.10 refers to it); Chemin de Fer settles by 4.10(b)."""
+    no_vig_code: str
+    """The rule under which a winning Banker wager owes no vigorish at a table with a
+    no-vigorish variation: 3.10(b)5 (3.3(e), (h)) or Minibaccarat's own 7.3(f)."""
+    no_vig_term: str
+    """What the game's text calls that: a "variation" (3.3(e), (h)) or an "option" (7.3(f))."""
+
+    @property
+    def hand_options(self) -> bool:
+        """Whether the hands may choose to draw or stay on some counts (an "Op." cell):
+        Chemin de Fer's Dominant Player on 5 (4.9(a)2) and Banker (4.9(f))."""
+        banker_cells = (cell for row in self.banker_draws.values() for cell in row.values())
+        return Draw.OPTION in {*self.player_draws.values(), *banker_cells}
+
+    @property
+    def last_hand(self) -> bool:
+        """Whether the cutting card brings a "last hand" (3.8(e)); Chemin de Fer's 4.12(g),
+        (j), (k) know the cutting card only."""
+        return regulates(self.game, "last_hand")
+
+    def cite(self, subject: str) -> str:
+        """The citation a message gives for the game's rule on ``subject``: its first
+        section, naming the draw table where the rule is one (``N.J.A.C. 19:47-3.9(c) Table
+        2``)."""
+        ruled = rule(code_for(self.game, subject))
+        first = ruled._replace(section=ruled.section.split("-")[0].split(",")[0])
+        table = {"player_draw": self.player_table, "banker_draw": self.banker_table}.get(subject)
+        return f"{first.citation} {table}" if table else first.citation
+
+
+VARIANTS: dict[Game, Variant] = {
+    Game.PUNTO_BANCO: Variant(
+        Game.PUNTO_BANCO,
+        subchapter=3,
+        code_prefix="PB",
+        player_draws=TABLE_1,
+        banker_draws=TABLE_2,
+        player_table="Table 1",
+        banker_table="Table 2",
+        participant_bank=False,
+        player_wager_code="PB-3.3a-PLAYER",
+        settlement_order=True,
+        no_vig_code="PB-3.10b5-NO-VIG-MARKED",
+        no_vig_term="variation",
+    ),
+    Game.CHEMIN_DE_FER: Variant(
+        Game.CHEMIN_DE_FER,
+        subchapter=4,
+        code_prefix="CF",
+        player_draws=CHEMIN_DE_FER_PLAYER,
+        banker_draws=TABLE_3,
+        player_table=None,
+        banker_table="Table 3",
+        participant_bank=True,
+        player_wager_code="CF-4.7g-PLAYER",
+        settlement_order=False,
+        no_vig_code="PB-3.10b5-NO-VIG-MARKED",
+        no_vig_term="variation",
+    ),
+    Game.MINIBACCARAT: Variant(
+        Game.MINIBACCARAT,
+        subchapter=7,
+        code_prefix="MB",
+        player_draws=TABLE_1,
+        banker_draws=TABLE_2,
+        player_table="Table 1",
+        banker_table="Table 2",
+        participant_bank=False,
+        player_wager_code="PB-3.3a-PLAYER",
+        settlement_order=True,
+        no_vig_code="MB-7.3f-NO-VIG",
+        no_vig_term="option",
+    ),
+}
+
+
+def variant(game: Game) -> Variant:
+    """The variant of ``game``."""
+    return VARIANTS[game]
+
+
+__all__ = ["VARIANTS", "Variant", "variant"]
