@@ -21,11 +21,14 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.ingest.errors import TransientError
 from pipeline.stream.settings import KafkaSettings, KafkaSettingsError, env_var
+
+if TYPE_CHECKING:
+    from pipeline.stream.alerts import AlertDispatcher
 
 EX_TEMPFAIL = 75
 
@@ -84,8 +87,60 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         help="rule catalog (TOML) of the casino's filed configurations",
     )
     p.add_argument("--verbose", "-v", action="store_true", help="log each batch")
+    add_alert_options(p)
     p.set_defaults(func=cmd_stream)
     return p
+
+
+def add_alert_options(p: argparse.ArgumentParser) -> None:
+    """``--alert-*``: push exception notices to people (:mod:`pipeline.stream.alerts`)."""
+    from pipeline.replay.findings import Severity
+
+    alert = p.add_argument_group(
+        "alerts", "push raised and withdrawn exceptions to people; a failing receiver is "
+        "retried, then counted and logged, and never stops the stream"
+    )  # fmt: skip
+    alert.add_argument(
+        "--alert-webhook", metavar="URL", help="POST each alert as JSON, signed with the "
+        "audit key in header X-Baccarat-Signature: sha256=<HMAC of the body>"
+    )  # fmt: skip
+    alert.add_argument("--alert-smtp", metavar="HOST:PORT", help="e-mail alerts via this relay")
+    alert.add_argument(
+        "--alert-to", metavar="ADDRESS", action="append", default=[],
+        help="e-mail recipient (repeatable; needed with --alert-smtp)",
+    )  # fmt: skip
+    alert.add_argument(
+        "--alert-min-severity", choices=[s.name for s in Severity], default="HIGH",
+        help="alert on exceptions of at least this severity (default: HIGH)",
+    )  # fmt: skip
+    alert.add_argument(
+        "--alert-code", metavar="CODE", action="append", default=[],
+        help="alert only on this rule code (repeatable; default: every code)",
+    )  # fmt: skip
+
+
+def alert_dispatcher(args: argparse.Namespace) -> AlertDispatcher | None:
+    """The :class:`~pipeline.stream.alerts.AlertDispatcher` the options ask for (``None``
+    without a channel); raises ValueError naming the option to fix."""
+    from pipeline.replay.findings import Severity
+    from pipeline.rules.codes import RULE_CODES
+    from pipeline.stream.alerts import AlertDispatcher, AlertFilter, EmailChannel, WebhookChannel
+
+    unknown = [c for c in args.alert_code if c not in RULE_CODES]
+    if unknown:
+        raise ValueError(f"--alert-code {', '.join(unknown)}: no such rule code")
+    if args.alert_to and not args.alert_smtp:
+        raise ValueError("--alert-to needs --alert-smtp HOST:PORT (the relay to send through)")
+    only = AlertFilter(Severity[args.alert_min_severity], frozenset(args.alert_code))
+    dispatcher = AlertDispatcher()
+    if args.alert_webhook:
+        dispatcher.add(WebhookChannel(args.alert_webhook), only)
+    if args.alert_smtp:
+        host, _, port = args.alert_smtp.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--alert-smtp {args.alert_smtp!r}: give HOST:PORT")
+        dispatcher.add(EmailChannel(host, int(port), args.alert_to), only)
+    return dispatcher if dispatcher.routes else None
 
 
 def cmd_stream(args: argparse.Namespace) -> int:
@@ -101,7 +156,8 @@ def cmd_stream(args: argparse.Namespace) -> int:
             dlq_topic=args.dlq_topic,
         )
         catalog = load_catalog(args.rules)
-    except (KafkaSettingsError, CatalogError) as err:
+        alerts = alert_dispatcher(args)
+    except (KafkaSettingsError, CatalogError, ValueError) as err:
         print(err, file=sys.stderr)
         return 2
     if args.max_batch < 1:
@@ -146,13 +202,18 @@ def cmd_stream(args: argparse.Namespace) -> int:
             on_batch=on_batch,
             on_assignment=on_assignment,
             stop=stop,
+            alerts=alerts,
         )
     except (TransientError, LedgerError) as err:
         print(f"gave up: {err}", file=sys.stderr)
         return EX_TEMPFAIL
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if alerts is not None:
+            alerts.close()
     print(report.summary())
+    if alerts is not None:
+        print(alerts.summary())
     return 0
 
 
