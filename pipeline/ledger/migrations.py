@@ -263,9 +263,13 @@ ALTER TABLE acknowledgements ADD COLUMN record_hmac VARCHAR;
         # written in the transaction that re-derived the table-day, so a notice is never lost
         # between the ledger and the audit-exceptions topic; published_at is set once sent
         # (pipeline.ledger.notices)
+        # (a sequence numbers them: consumers in one process share the file, and their
+        # transactions must not draw the same number)
         """
+CREATE SEQUENCE exception_notice_seq START 1;
 CREATE TABLE exception_notices (
-    notice_seq BIGINT PRIMARY KEY, state VARCHAR NOT NULL,
+    notice_seq BIGINT PRIMARY KEY DEFAULT nextval('exception_notice_seq'),
+    state VARCHAR NOT NULL,
     exception_id VARCHAR NOT NULL, table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL,
     code VARCHAR NOT NULL, section VARCHAR NOT NULL, severity VARCHAR NOT NULL,
     severity_rank INTEGER NOT NULL, shoe_id VARCHAR, round_id VARCHAR, seat INTEGER,

@@ -49,10 +49,8 @@ changes AS (
                       AND a.gaming_date = c.gaming_date AND a.exception_id = c.exception_id)
 )
 INSERT INTO exception_notices
-SELECT (SELECT coalesce(max(notice_seq), 0) FROM exception_notices)
-           + row_number() OVER (ORDER BY gaming_date, table_id, state DESC, exception_id),
-       state, {_FIELDS}, $recorded_at, NULL
-FROM changes
+SELECT nextval('exception_notice_seq'), state, {_FIELDS}, $recorded_at, NULL
+FROM (SELECT * FROM changes ORDER BY gaming_date, table_id, state DESC, exception_id)
 """
 # (state DESC: a table-day's withdrawals go out before its new exceptions)
 

@@ -81,6 +81,14 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         "replays the table-days it touches)",
     )
     p.add_argument(
+        "--lend-every",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="with --db: let go of the ledger between batches at least this often, so the "
+        "dashboards can take a fresh snapshot while the stream runs (default 1; 0: never)",
+    )
+    p.add_argument(
         "--rules",
         type=Path,
         default=DEFAULT_CATALOG,
@@ -160,8 +168,8 @@ def cmd_stream(args: argparse.Namespace) -> int:
     except (KafkaSettingsError, CatalogError, ValueError) as err:
         print(err, file=sys.stderr)
         return 2
-    if args.max_batch < 1:
-        print("--max-batch must be at least 1", file=sys.stderr)
+    if args.max_batch < 1 or args.lend_every < 0:
+        print("--max-batch must be at least 1 and --lend-every at least 0", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -203,6 +211,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
             on_assignment=on_assignment,
             stop=stop,
             alerts=alerts,
+            lend_every=args.lend_every,
         )
     except (TransientError, LedgerError) as err:
         print(f"gave up: {err}", file=sys.stderr)

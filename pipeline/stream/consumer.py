@@ -515,6 +515,7 @@ def run_consumer(
     backoff: Backoff | None = None,
     consumer_config: Mapping[str, Any] | None = None,
     alerts: AlertDispatcher | None = None,
+    lend_every: float = 0.0,
 ) -> ConsumerReport:
     """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
     file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
@@ -527,7 +528,8 @@ def run_consumer(
     batch, ``on_assignment`` with the partitions after each (re)assignment; ``fault_hook``
     at each :class:`FaultPoint` (tests). ``max_batches`` stops after that many batches.
     ``alerts`` receives every exception notice once it is on the exceptions topic (the
-    caller closes it).
+    caller closes it). ``lend_every``: with one ledger file, let readers copy it at least
+    that often (:class:`~pipeline.stream.ledgers.OneLedger`); 0: never.
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -552,7 +554,10 @@ def run_consumer(
     if isinstance(ledger, ShardDirectory):
         ledgers = PartitionShards(ledger.path, topic)
     else:
-        ledgers = OneLedger(retrying(lambda: Ledger(ledger), f"opening the ledger {ledger}"))
+        path = ledger
+        ledgers = OneLedger(
+            lambda: retrying(lambda: Ledger(path), f"opening the ledger {path}"), lend_every
+        )
     consumer: KafkaConsumer | None = None
     dlq = AcknowledgedSender(settings, settings.dlq_topic, retrying)
     notices = NoticePublisher(
@@ -581,6 +586,7 @@ def run_consumer(
         generation = 0
         while not (stop is not None and stop.is_set()):
             partitions.settle()
+            ledgers.lend()
             polled_at = time.monotonic()
             records = _poll_batch(consumer, max_batch, batch_wait, retrying, listener)
             now = time.monotonic()
