@@ -699,3 +699,14 @@ def fields_text(fields_json: str) -> str:
     except (TypeError, ValueError):
         return str(fields_json)
     return ", ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+
+
+def exception_tables(ledger: Ledger, day: date) -> pd.DataFrame:
+    """Each exception of a gaming day with its table, round and severity (what the table
+    board needs to mark the new ones)."""
+    return frame(
+        ledger,
+        "SELECT exception_id, table_id, round_id, code, severity FROM exceptions "
+        "WHERE gaming_date = ? ORDER BY severity_rank DESC, table_id, exception_id",
+        [day],
+    )

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import alarms
+from dashboards import alarms, live
 from dashboards import queries as q
 from dashboards.source import (
     LedgerUnavailable,
@@ -185,6 +185,7 @@ def sidebar() -> Context:
             st.error(f"Nobody can act until the roles file is mended: {err}")
         if roles is not None:
             actor = _signed_in(roles)
+        live.sidebar_toggles()
         if st.button("Refresh data", key="refresh"):
             st.rerun()
     ctx = Context(snap, day, journal(), actor, roles)

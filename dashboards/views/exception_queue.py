@@ -7,8 +7,8 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
+from dashboards import live, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
@@ -21,8 +21,10 @@ st.caption(
     "escalate it to hand it on."
 )
 
+live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     all_rows = q.exceptions(ledger, day, ctx.journal)
+new_since = live.NewSince(day, all_rows["exception_id"])
 
 if all_rows.empty:
     st.success("No exceptions on this gaming day.")
@@ -68,15 +70,18 @@ with st.expander("Filters", expanded=True):
             f.start = pd.Timestamp(start, tz="UTC").to_pydatetime()
             f.end = pd.Timestamp(end, tz="UTC").to_pydatetime()
 
-rows = f.apply(all_rows)
+rows = new_since.mark(f.apply(all_rows))
 blocking = int(all_rows["blocking"].sum())
-m1, m2, m3 = st.columns(3)
+m1, m2, m3, m4 = st.columns(4)
 m1.metric("Shown", f"{len(rows)} of {len(all_rows)}")
-m2.metric("Open critical (block the close)", blocking)
-m3.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
+m2.metric("New since you looked", len(new_since.new))
+m3.metric("Open critical (block the close)", blocking)
+m4.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
+new_since.announce(all_rows, "queue")
 
 table = rows[
     [
+        "new",
         "severity",
         "code",
         "table_id",
@@ -97,6 +102,7 @@ st.dataframe(
     width="stretch",
     key="queue",
     column_config={
+        "new": st.column_config.CheckboxColumn("new", help="not seen since you last looked"),
         "occurred": st.column_config.DatetimeColumn("first evidence (UTC)", format="HH:mm:ss"),
         "message": st.column_config.TextColumn("message", width="large"),
     },
