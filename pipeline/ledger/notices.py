@@ -6,9 +6,11 @@ confirm stays, one they explain is gone, a new one appears. :func:`record_notice
 the same transaction, compares the table-day's exceptions with the last notice of each and
 appends a ``RAISED`` notice for every exception not announced yet (or withdrawn before and
 found again) and a ``WITHDRAWN`` notice, carrying the withdrawn exception's fields, for every
-announced one that is gone. Since notices commit with the rows they describe, a crash cannot
-lose one; the ledger is an outbox that :func:`pending_notices` reads and
-:func:`mark_published` empties once the consumer has sent them (at least once).
+announced one that is gone. An exception only ending the day now produces (the live replay's
+round in play) is left for later: the next events may complete the round. Since notices
+commit with the rows they describe, a crash cannot lose one; the ledger is an outbox that
+:func:`pending_notices` reads and :func:`mark_published` empties once the consumer has sent
+them (at least once).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ announced AS (
 ),
 changes AS (
     SELECT 'RAISED' AS state, {_FIELDS} FROM current c
-    WHERE NOT EXISTS (SELECT 1 FROM announced a WHERE a.table_id = c.table_id
+    WHERE NOT list_contains($provisional::VARCHAR[], c.exception_id)
+      AND NOT EXISTS (SELECT 1 FROM announced a WHERE a.table_id = c.table_id
                       AND a.gaming_date = c.gaming_date AND a.exception_id = c.exception_id)
     UNION ALL
     SELECT 'WITHDRAWN' AS state, {_FIELDS} FROM announced a
@@ -81,9 +84,17 @@ class ExceptionNotice:
     """UTC, naive (as the ledger stores timestamps)."""
 
 
-def record_notices(ledger: Ledger, table_days: Iterable[tuple[str, date]]) -> int:
+def record_notices(
+    ledger: Ledger,
+    table_days: Iterable[tuple[str, date]],
+    provisional: Iterable[str] = (),
+) -> int:
     """Append the notices of what changed in these table-days' exceptions since their last
-    notices; returns how many. Call inside the transaction that re-derived them."""
+    notices; returns how many. Call inside the transaction that re-derived them.
+
+    ``provisional``: ids of exceptions the next events may still explain (the live replay's
+    round in play, :attr:`~pipeline.replay.live.LiveReplay.provisional`): not raised yet,
+    and not withdrawn either if they were raised before."""
     days = sorted(set(table_days))
     if not days:
         return 0
@@ -92,6 +103,7 @@ def record_notices(ledger: Ledger, table_days: Iterable[tuple[str, date]]) -> in
         {
             "tables": [t for t, _ in days],
             "dates": [d for _, d in days],
+            "provisional": sorted(set(provisional)),
             "recorded_at": datetime.now(UTC).replace(tzinfo=None),
         },
     ).fetchall()

@@ -789,7 +789,8 @@ def _load_share(
         current = tx.stored_offsets(group, topic)
         forward = {p: o for p, o in decoded.next_offsets.items() if o > current.get(p, -1)}
         tx.store_offsets(group, topic, forward)
-        record_notices(tx, notice_days(decoded.deliveries, day_starts))
+        days = notice_days(decoded.deliveries, day_starts)
+        record_notices(tx, days, live.provisional(days))
         fault(FaultPoint.BEFORE_COMMIT)
 
     loaded: LoadReport = retrying(

@@ -88,3 +88,20 @@ def test_a_ledger_from_before_the_outbox_migrates(tmp_path: Path) -> None:
     ledger_at_schema(path, 7).close()
     with Ledger(path) as ledger:
         assert derive(ledger, "T01", GAP) == 1
+
+
+def test_an_exception_of_the_round_in_play_waits_until_it_is_final(tmp_path: Path) -> None:
+    def rederive(*provisional: str) -> int:
+        with ledger.transaction():
+            ledger.replace_table_day("T01", DAY, ReplayResult("T01", findings=[SHORT, GAP]))
+            return record_notices(ledger, [("T01", DAY)], provisional)
+
+    with Ledger(tmp_path / "ledger.duckdb") as ledger:
+        assert rederive(SHORT.finding_id) == 1, "only the gap: the payout may still be made"
+        assert rederive() == 1, "the round ended: now the short payout is final"
+        assert rederive(SHORT.finding_id) == 0, "raised, present: never withdrawn for that"
+        notices = pending_notices(ledger)
+    assert [(n.state, n.code) for n in notices] == [
+        (RAISED, "NJ-DATA-GAP"),
+        (RAISED, "PB-3.10b-SETTLEMENT"),
+    ]
