@@ -8,7 +8,9 @@
 - :class:`NewSince` remembers, per gaming day, the exceptions the user has seen: those on
   screen when the day was first shown, plus those the user marked as seen. Everything else
   is new: marked in the tables, announced, and for CRITICAL ones a red banner, a toast and,
-  when the user turned it on in the sidebar, a short tone.
+  when the user turned it on in the sidebar, a short tone. On a streamed ledger only the
+  exceptions the live feed announced can be new (not those of a round still in play,
+  :func:`dashboards.queries.announced_exceptions`).
 """
 
 from __future__ import annotations
@@ -55,9 +57,13 @@ def _watch(shown_key: str) -> None:
 class NewSince:
     """The exceptions of ``day`` the user has not seen yet (see the module doc)."""
 
-    def __init__(self, day: date, exception_ids: Iterable[str]) -> None:
+    def __init__(
+        self, day: date, exception_ids: Iterable[str], announced: set[str] | None = None
+    ) -> None:
         self.day = day
         self.ids = {str(i) for i in exception_ids}
+        if announced is not None:
+            self.ids &= announced
         seen: dict[date, set[str]] = st.session_state.setdefault("_seen_exceptions", {})
         self.seen = seen.setdefault(day, set(self.ids))
         self.new = self.ids - self.seen

@@ -710,3 +710,27 @@ def exception_tables(ledger: Ledger, day: date) -> pd.DataFrame:
         "WHERE gaming_date = ? ORDER BY severity_rank DESC, table_id, exception_id",
         [day],
     )
+
+
+def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
+    """The exceptions of a gaming day the live feed announced and has not withdrawn (their
+    latest notice is RAISED, :mod:`pipeline.ledger.notices`); ``None`` when the day has no
+    notices (a ledger loaded from files, or from before the live feed), where every
+    exception counts. The stream's ledger also holds the exceptions of each table's round
+    in play, which the next events may explain: only announced ones are news."""
+    exists = frame(
+        ledger,
+        "SELECT count(*) AS n FROM information_schema.tables "
+        "WHERE table_name = 'exception_notices'",
+    )
+    if not int(exists["n"].iloc[0]):
+        return None
+    latest = frame(
+        ledger,
+        "SELECT exception_id, arg_max(state, notice_seq) AS state FROM exception_notices "
+        "WHERE gaming_date = ? GROUP BY exception_id",
+        [day],
+    )
+    if latest.empty:
+        return None
+    return set(latest.loc[latest["state"] == "RAISED", "exception_id"].astype(str))

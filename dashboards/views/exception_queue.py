@@ -24,7 +24,8 @@ st.caption(
 live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     all_rows = q.exceptions(ledger, day, ctx.journal)
-new_since = live.NewSince(day, all_rows["exception_id"])
+    announced = q.announced_exceptions(ledger, day)
+new_since = live.NewSince(day, all_rows["exception_id"], announced)
 
 if all_rows.empty:
     st.success("No exceptions on this gaming day.")

@@ -21,7 +21,8 @@ live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     board = q.table_board(ledger, day, ctx.journal)
     found = q.exception_tables(ledger, day)
-new_since = live.NewSince(day, found["exception_id"])
+    announced = q.announced_exceptions(ledger, day)
+new_since = live.NewSince(day, found["exception_id"], announced)
 new_per_table = found[found["exception_id"].isin(new_since.new)]["table_id"].value_counts()
 board = board.assign(new_exceptions=[int(new_per_table.get(t, 0)) for t in board["table_id"]])
 

@@ -14,6 +14,7 @@ import pytest
 from dashboard_data import APP, DAY, ledger_copy
 from streamlit.testing.v1 import AppTest
 
+from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.safe_text import markdown_text
 
@@ -120,3 +121,17 @@ def test_a_new_exception_does_not_move_the_one_being_inspected(ledger: Path) -> 
     run(at)
     assert at.selectbox(key="inspect").value == inspected
     assert len(at.selectbox(key="inspect").options) == len(options) + 1
+
+
+def test_on_a_streamed_ledger_only_what_the_feed_announced_is_new(ledger: Path) -> None:
+    """The stream's ledger holds the exceptions of each round in play too; those the next
+    events may explain are not news until the feed raises them."""
+    at = run(AppTest.from_file(str(APP), default_timeout=TIMEOUT))
+    add_exception(ledger, "live-final")
+    add_exception(ledger, "live-in-play")
+    with Ledger(ledger) as writer, writer.transaction():
+        record_notices(writer, [("T01", DAY)], provisional=["live-in-play"])
+    run(at)
+    assert metric(at, "New since you looked") == "1"
+    rows = at.dataframe[0].value
+    assert list(rows.loc[rows["new"], "exception_id"]) == ["live-final"]
