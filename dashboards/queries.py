@@ -718,12 +718,7 @@ def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
     notices (a ledger loaded from files, or from before the live feed), where every
     exception counts. The stream's ledger also holds the exceptions of each table's round
     in play, which the next events may explain: only announced ones are news."""
-    exists = frame(
-        ledger,
-        "SELECT count(*) AS n FROM information_schema.tables "
-        "WHERE table_name = 'exception_notices'",
-    )
-    if not int(exists["n"].iloc[0]):
+    if not _has_notices(ledger):
         return None
     latest = frame(
         ledger,
@@ -734,3 +729,37 @@ def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
     if latest.empty:
         return None
     return set(latest.loc[latest["state"] == "RAISED", "exception_id"].astype(str))
+
+
+def exception_whereabouts(ledger: Ledger, exception_id: str) -> tuple[date | None, str | None]:
+    """Where a linked exception went: the gaming day that holds it (``None``: no day does),
+    and, if the live feed withdrew it, when (UTC, ISO) and on which gaming day."""
+    held = frame(
+        ledger, "SELECT min(gaming_date) AS day FROM exceptions WHERE exception_id = ?",
+        [exception_id],
+    )  # fmt: skip
+    day = held["day"].iloc[0]
+    withdrawn: str | None = None
+    if _has_notices(ledger):
+        last = frame(
+            ledger,
+            "SELECT state, recorded_at, gaming_date FROM exception_notices "
+            "WHERE exception_id = ? ORDER BY notice_seq DESC LIMIT 1",
+            [exception_id],
+        )
+        if not last.empty and last["state"].iloc[0] == "WITHDRAWN":
+            withdrawn = (
+                f"{pd.Timestamp(last['recorded_at'].iloc[0]).isoformat(timespec='seconds')} "
+                f"(gaming day {pd.Timestamp(last['gaming_date'].iloc[0]).date().isoformat()})"
+            )
+    return (None if pd.isna(day) else pd.Timestamp(day).date()), withdrawn
+
+
+def _has_notices(ledger: Ledger) -> bool:
+    """Whether the ledger has the live feed's outbox (a ledger from before it has not)."""
+    exists = frame(
+        ledger,
+        "SELECT count(*) AS n FROM information_schema.tables "
+        "WHERE table_name = 'exception_notices'",
+    )
+    return bool(int(exists["n"].iloc[0]))
