@@ -21,7 +21,8 @@ clock for every process on the machine) to:
 Before the clock starts, a warm-up sends the day's first events and one probe, so the
 queue has a gaming day to show when the browser opens it. ``--smoke`` (what
 tests/benchmarks runs): 500 events/s for 8 s, 3 tables, no browser, nothing saved; prints
-the result as JSON.
+the result as JSON. The machine's load average is recorded with the result: the consumer
+shares the cores with the broker, the producer, the dashboard and the browser.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import argparse
 import json
 import math
 import multiprocessing as mp
+import os
 import pickle
 import sys
 import tempfile
@@ -193,6 +195,7 @@ class QueueWatcher:
 
 
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    load_before = os.getloadavg()[0]
     messages, probes = build_messages(args.rate, args.seconds, args.tables, args.probe_every)
     warm = WARM_UP_EVENTS + 1
     messages_file, sent_file = work / "messages.pickle", work / "sent.pickle"
@@ -304,6 +307,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "max_batch": args.max_batch,
         "lend_every_s": args.lend_every,
         "probes": len(ordered),
+        "load_average_1min_before_after": [load_before, os.getloadavg()[0]],
+        "cpus": os.cpu_count(),
         "consumer": {
             "batches": report.batches,
             "notices": report.notices,
