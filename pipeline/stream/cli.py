@@ -5,7 +5,9 @@ Wire into the main parser with :func:`add_stream_parser` and :func:`add_merge_sh
 also runnable on its own as ``python -m pipeline.stream.cli stream --bootstrap HOST:PORT
 --db FILE ...``.
 
-Connection settings come from ``BACCARAT_KAFKA_*`` variables
+Every exception the stream raises or withdraws goes to the ``audit-exceptions`` topic
+(:mod:`pipeline.stream.notices`) and, with ``--alert-webhook`` or ``--alert-smtp``, to people
+(:mod:`pipeline.stream.alerts`). Connection settings come from ``BACCARAT_KAFKA_*`` variables
 (:mod:`pipeline.stream.settings`); the options given here win over them.
 Exit status: 0 done, 2 bad input or configuration, 75 the broker or the ledger stayed
 unavailable after retries (try again later).
@@ -40,8 +42,10 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         help="consume table events from Kafka into the ledger (exactly-once)",
         description=(
             "Consume the events topic in a consumer group, load and replay each batch into "
-            "the ledger with its offsets in the same transaction, and send undecodable "
-            "messages to the dead-letter topic. Settings not given as options come from "
+            "the ledger with its offsets in the same transaction, send undecodable "
+            "messages to the dead-letter topic, and publish every exception raised or "
+            "withdrawn to the exceptions topic (BACCARAT_KAFKA_EXCEPTIONS_TOPIC, default "
+            "audit-exceptions). Settings not given as options come from "
             "BACCARAT_KAFKA_* environment variables."
         ),
     )
@@ -85,7 +89,7 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         type=float,
         default=1.0,
         metavar="SECONDS",
-        help="with --db: let go of the ledger between batches at least this often, so the "
+        help="with --db: let go of the ledger between batches, at most this often, so the "
         "dashboards can take a fresh snapshot while the stream runs (default 1; 0: never)",
     )
     p.add_argument(

@@ -528,8 +528,9 @@ def run_consumer(
     batch, ``on_assignment`` with the partitions after each (re)assignment; ``fault_hook``
     at each :class:`FaultPoint` (tests). ``max_batches`` stops after that many batches.
     ``alerts`` receives every exception notice once it is on the exceptions topic (the
-    caller closes it). ``lend_every``: with one ledger file, let readers copy it at least
-    that often (:class:`~pipeline.stream.ledgers.OneLedger`); 0: never.
+    caller closes it). ``lend_every``: with one ledger file, let readers copy it between
+    batches, at most once per that many seconds (:class:`~pipeline.stream.ledgers.OneLedger`);
+    0: never.
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
