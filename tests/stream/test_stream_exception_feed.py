@@ -2,8 +2,9 @@
 topic (and alerted by webhook, signed); the event that explains it WITHDRAWS it.
 
 One table for one clean hour, with one device event held back: the consumer finds a gap
-(NJ-DATA-GAP, HIGH). The held-back event then arrives late: the gap is explained, and the
-replay notes the late arrival instead (NJ-DATA-REORDERED, INFO, below the alert threshold).
+(NJ-DATA-GAP, HIGH). The held-back event then arrives late, consumed by the ``stream``
+command alerting on gaps only: the gap is explained, and the replay notes the late arrival
+instead (NJ-DATA-REORDERED, INFO, not alerted).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
 from pipeline.stream.alerts import SIGNATURE_HEADER, AlertDispatcher, AlertFilter, WebhookChannel
-from pipeline.stream.consumer import ConsumerReport, run_consumer
+from pipeline.stream.cli import main as stream_main
+from pipeline.stream.consumer import run_consumer
 from pipeline.stream.producer import EventPublisher
 from pipeline.stream.settings import KafkaSettings
 
@@ -45,6 +47,7 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     read_topic: Any,
     webhook: WebhookReceiver,
     tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     settings = stream_settings
     events = simulate(1, 1, 7, parse_faults("none"), DAY, catalog).events_by_table["T01"]
@@ -52,23 +55,20 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     db = tmp_path / "ledger.duckdb"
     codec = NoticeCodec()
 
-    def stream(events_sent: list[Any]) -> tuple[ConsumerReport, list[dict[str, Any]]]:
-        with EventPublisher(settings) as publisher:
-            for event in events_sent:
-                publisher.send(event)
-        alerts = AlertDispatcher()
-        alerts.add(WebhookChannel(webhook.url), AlertFilter())
-        received = len(webhook.bodies)
-        report = run_consumer(settings, db, catalog, until_idle=1.0, alerts=alerts)
-        alerts.close(timeout=10)
-        sent = len(webhook.bodies) - received
-        assert alerts.summary() == f"alerts: {sent} sent by webhook, 0 failed"
-        records = read_topic(settings, settings.exceptions_topic, report.notices)
+    def published(expected: int) -> list[dict[str, Any]]:
+        records = read_topic(settings, settings.exceptions_topic, expected)
         for record in records:
             assert record.key == b"T01", "keyed by table, like the events"
-        return report, [codec.decode(r.value) for r in records]
+        return [codec.decode(r.value) for r in records]
 
-    first, notices = stream([e for e in events if e is not held_back])
+    with EventPublisher(settings) as publisher:
+        publisher.send_many(e for e in events if e is not held_back)
+    alerts = AlertDispatcher()
+    alerts.add(WebhookChannel(webhook.url), AlertFilter())
+    first = run_consumer(settings, db, catalog, until_idle=1.0, alerts=alerts)
+    alerts.close(timeout=10)
+    assert alerts.summary() == "alerts: 1 sent by webhook, 0 failed"
+    notices = published(first.notices)
     [gap] = notices
     assert (gap["state"], gap["code"], gap["severity"], gap["table_id"]) == (
         "RAISED", "NJ-DATA-GAP", "HIGH", "T01",
@@ -82,7 +82,20 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     assert authentic(alert.body, alert.headers[SIGNATURE_HEADER].removeprefix("sha256="))
     assert json.loads(alert.body)["finding_id"] == gap["finding_id"]
 
-    second, notices = stream([held_back])
+    # the late event arrives; this time through the command, alerting on gaps only
+    with EventPublisher(settings) as publisher:
+        publisher.send(held_back)
+    argv = ["stream", "--bootstrap", settings.bootstrap_servers, "--db", str(db)]
+    argv += ["--topic", settings.topic, "--group", settings.group_id, "--until-idle", "1"]
+    argv += ["--alert-webhook", webhook.url, "--alert-min-severity", "INFO"]
+    argv += ["--alert-code", "NJ-DATA-GAP"]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("BACCARAT_KAFKA_EXCEPTIONS_TOPIC", settings.exceptions_topic)
+        assert stream_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "(2 raised or withdrawn on the exceptions topic)" in out
+    assert "alerts: 1 sent by webhook, 0 failed" in out
+    notices = published(3)
     assert [(n["state"], n["code"]) for n in notices] == [
         ("RAISED", "NJ-DATA-GAP"),
         ("WITHDRAWN", "NJ-DATA-GAP"),
@@ -91,9 +104,8 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     withdrawn = notices[1]
     assert withdrawn["finding_id"] == gap["finding_id"]
     assert withdrawn["evidence_event_ids"] == gap["evidence_event_ids"]
-    assert second.notices == 2
     assert [json.loads(a.body)["state"] for a in webhook.bodies] == ["RAISED", "WITHDRAWN"], (
-        "the INFO notice is below the HIGH threshold"
+        "NJ-DATA-REORDERED is not among the alerted codes"
     )
     with Ledger(db, read_only=True) as ledger:
         unsent = ledger.con.execute(
