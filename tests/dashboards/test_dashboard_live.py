@@ -135,3 +135,17 @@ def test_on_a_streamed_ledger_only_what_the_feed_announced_is_new(ledger: Path) 
     assert metric(at, "New since you looked") == "1"
     rows = at.dataframe[0].value
     assert list(rows.loc[rows["new"], "exception_id"]) == ["live-final"]
+
+
+def test_the_tone_plays_once_per_new_critical_exception_when_asked_for(ledger: Path) -> None:
+    at = run(AppTest.from_file(str(APP), default_timeout=TIMEOUT))
+    add_exception(ledger, "live-quiet")
+    run(at)
+    assert at.error and not at.get("audio"), "no tone unless the user turned it on"
+    at.toggle(key="live_sound").set_value(True)
+    add_exception(ledger, "live-loud")
+    run(at)
+    assert len(at.get("audio")) == 1
+    run(at)
+    assert not at.get("audio"), "announced once, not at every rerun"
+    assert at.error, "the banner stays until the exceptions are marked seen"
