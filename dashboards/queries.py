@@ -752,3 +752,67 @@ def fields_text(fields_json: str) -> str:
     except (TypeError, ValueError):
         return str(fields_json)
     return ", ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+
+
+def exception_tables(ledger: Ledger, day: date) -> pd.DataFrame:
+    """Each exception of a gaming day with its table, round and severity (what the table
+    board needs to mark the new ones)."""
+    return frame(
+        ledger,
+        "SELECT exception_id, table_id, round_id, code, severity FROM exceptions "
+        "WHERE gaming_date = ? ORDER BY severity_rank DESC, table_id, exception_id",
+        [day],
+    )
+
+
+def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
+    """The exceptions of a gaming day the live feed announced and has not withdrawn (their
+    latest notice is RAISED, :mod:`pipeline.ledger.notices`); ``None`` when the day has no
+    notices (a ledger loaded from files, or from before the live feed), where every
+    exception counts. The stream's ledger also holds the exceptions of each table's round
+    in play, which the next events may explain: only announced ones are news."""
+    if not _has_notices(ledger):
+        return None
+    latest = frame(
+        ledger,
+        "SELECT exception_id, arg_max(state, notice_seq) AS state FROM exception_notices "
+        "WHERE gaming_date = ? GROUP BY exception_id",
+        [day],
+    )
+    if latest.empty:
+        return None
+    return set(latest.loc[latest["state"] == "RAISED", "exception_id"].astype(str))
+
+
+def exception_whereabouts(ledger: Ledger, exception_id: str) -> tuple[date | None, str | None]:
+    """Where a linked exception went: the gaming day that holds it (``None``: no day does),
+    and, if the live feed withdrew it, when (UTC, ISO) and on which gaming day."""
+    held = frame(
+        ledger, "SELECT min(gaming_date) AS day FROM exceptions WHERE exception_id = ?",
+        [exception_id],
+    )  # fmt: skip
+    day = held["day"].iloc[0]
+    withdrawn: str | None = None
+    if _has_notices(ledger):
+        last = frame(
+            ledger,
+            "SELECT state, recorded_at, gaming_date FROM exception_notices "
+            "WHERE exception_id = ? ORDER BY notice_seq DESC LIMIT 1",
+            [exception_id],
+        )
+        if not last.empty and last["state"].iloc[0] == "WITHDRAWN":
+            withdrawn = (
+                f"{pd.Timestamp(last['recorded_at'].iloc[0]).isoformat(timespec='seconds')} "
+                f"(gaming day {pd.Timestamp(last['gaming_date'].iloc[0]).date().isoformat()})"
+            )
+    return (None if pd.isna(day) else pd.Timestamp(day).date()), withdrawn
+
+
+def _has_notices(ledger: Ledger) -> bool:
+    """Whether the ledger has the live feed's outbox (a ledger from before it has not)."""
+    exists = frame(
+        ledger,
+        "SELECT count(*) AS n FROM information_schema.tables "
+        "WHERE table_name = 'exception_notices'",
+    )
+    return bool(int(exists["n"].iloc[0]))

@@ -71,7 +71,10 @@ class Snapshot:
 _lock = threading.Lock()
 _snapshots: dict[Path, Snapshot] = {}
 _retired: list[tuple[Path, float]] = []
-RETIRED_SECONDS = 120.0
+RETIRED_SECONDS = 30.0
+"""How long a superseded copy is kept for page runs that took it. While a stream writes the
+ledger, the live pages take a new copy about every second (:mod:`dashboards.live`), so this
+bounds the disk the copies use to about 30 of them."""
 _dir: Path | None = None
 
 

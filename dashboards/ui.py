@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import alarms
+from dashboards import alarms, live
 from dashboards import queries as q
 from dashboards.source import (
     LedgerUnavailable,
@@ -185,6 +185,7 @@ def sidebar() -> Context:
             st.error(f"Nobody can act until the roles file is mended: {err}")
         if roles is not None:
             actor = _signed_in(roles)
+        live.sidebar_toggles()
         if st.button("Refresh data", key="refresh"):
             st.rerun()
     ctx = Context(snap, day, journal(), actor, roles)
@@ -293,9 +294,10 @@ def fmt_money(cents: Any) -> str:
     return money(int(cents))
 
 
-def ack_form(ctx: Context, exception_id: str, table_id: str, key: str = "ack") -> None:
-    """Acknowledge or escalate one exception, with a note; stored in the journal. Shown only
-    to a signed-in user whose roles allow it."""
+def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack") -> None:
+    """Acknowledge or escalate the ``targets`` ((exception id, table id) pairs: one, or the
+    rows selected in the queue) with one note; one journal record each. Shown only to a
+    signed-in user whose roles allow it."""
     actor, roles = ctx.actor, ctx.roles
     if actor is None or roles is None:
         st.info("Sign in to acknowledge or escalate: without a signed-in user this is read-only.")
@@ -315,25 +317,37 @@ def ack_form(ctx: Context, exception_id: str, table_id: str, key: str = "ack") -
             format_func=lambda a: {ACKNOWLEDGE: "Acknowledge", ESCALATE: "Escalate"}[a],
         )
         note = st.text_area("Note (why; required)", key=f"{key}-note")
-        submitted = st.form_submit_button("Record", key=f"{key}-submit")
+        label = "Record" if len(targets) == 1 else f"Record for all {len(targets)}"
+        submitted = st.form_submit_button(label, key=f"{key}-submit")
     if submitted:
+        records = []
         try:
             authorize(actor, Action[action], roles)
-            record = ctx.journal.append(
-                exception_id=exception_id,
-                action=action,
-                note=note,
-                actor=actor.name,
-                actor_source=actor.source,
-                table_id=table_id,
-                gaming_date=ctx.day,
-            )
+            for exception_id, table_id in targets:
+                records.append(
+                    ctx.journal.append(
+                        exception_id=exception_id,
+                        action=action,
+                        note=note,
+                        actor=actor.name,
+                        actor_source=actor.source,
+                        table_id=table_id,
+                        gaming_date=ctx.day,
+                    )
+                )
         except (JournalError, NotAuthorizedError) as err:
-            st.error(markdown_text(err))
+            done = f" ({len(records)} of {len(targets)} recorded before it)" if records else ""
+            st.error(markdown_text(f"{err}{done}"))
             return
+        first = records[0]
+        what = (
+            f"exception {first.exception_id}"
+            if len(records) == 1
+            else f"{len(records)} exceptions ({', '.join(r.exception_id for r in records)})"
+        )
         st.session_state["_flash"] = (
-            f"{record.action} of exception {exception_id} recorded by {record.actor} at "
-            f"{record.acted_at} (journal {ctx.journal.path.name}, record {record.hmac[:12]})."
+            f"{first.action} of {what} recorded by {first.actor} at {first.acted_at} (journal "
+            f"{ctx.journal.path.name}, record {', '.join(r.hmac[:12] for r in records)})."
         )
         st.rerun()
 
@@ -343,3 +357,4 @@ def flash() -> None:
     message = st.session_state.pop("_flash", None)
     if message:
         st.success(markdown_text(message))  # it names the actor and the exception
+        st.toast(markdown_text(message), icon=":material/check_circle:")  # where one looks

@@ -1,4 +1,7 @@
-"""Surveillance: the exception queue, each exception with its rule and its evidence."""
+"""Surveillance: the exception queue, each exception with its rule and its evidence.
+
+Click a row to open it; select several to acknowledge or escalate them with one note. The
+filters and the open exception live in the URL (:mod:`dashboards.triage`)."""
 
 from __future__ import annotations
 
@@ -7,8 +10,8 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
+from dashboards import live, triage, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
@@ -21,8 +24,15 @@ st.caption(
     "escalate it to hand it on."
 )
 
+selected_rows = st.session_state.get("queue", {}).get("selection", {}).get("rows", [])
+if selected_rows:
+    st.caption("Live updates pause while rows are selected, so the selection stays put.")
+else:
+    live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     all_rows = q.exceptions(ledger, day, ctx.journal)
+    announced = q.announced_exceptions(ledger, day)
+new_since = live.NewSince(day, all_rows["exception_id"], announced)
 
 if all_rows.empty:
     st.success("No exceptions on this gaming day.")
@@ -32,6 +42,13 @@ if all_rows.empty:
 def options(column: str) -> list[str]:
     return sorted(str(v) for v in all_rows[column].dropna().unique())
 
+
+STATUS_DEFAULT = ["OPEN", "ESCALATED"]
+for key, column in (("f_table", "table_id"), ("f_pit", "pit"), ("f_code", "code"),
+                    ("f_dealer", "dealer_id")):  # fmt: skip
+    triage.from_url(key, options(column))
+triage.from_url("f_severity", list(q.SEVERITIES))
+triage.from_url("f_status", list(q.STATUSES))
 
 with st.expander("Filters", expanded=True):
     c1, c2, c3 = st.columns(3)
@@ -48,8 +65,9 @@ with st.expander("Filters", expanded=True):
     f.codes = c4.multiselect("Rule code", options("code"), key="f_code")
     f.dealers = c5.multiselect("Dealer", options("dealer_id"), key="f_dealer", format_func=visible)
     f.statuses = c6.multiselect(
-        "Status", list(q.STATUSES), default=["OPEN", "ESCALATED"], key="f_status"
-    )
+        "Status", list(q.STATUSES), default=triage.default("f_status", STATUS_DEFAULT),
+        key="f_status",
+    )  # fmt: skip
     times = all_rows["occurred"].dropna()
     if len(times) and times.min() < times.max():
         low = times.min().tz_convert(None).to_pydatetime().replace(second=0, microsecond=0)
@@ -68,15 +86,26 @@ with st.expander("Filters", expanded=True):
             f.start = pd.Timestamp(start, tz="UTC").to_pydatetime()
             f.end = pd.Timestamp(end, tz="UTC").to_pydatetime()
 
-rows = f.apply(all_rows)
+triage.to_url({"f_status": STATUS_DEFAULT})
+rows = new_since.mark(f.apply(all_rows))
+rows = rows.assign(
+    at_stake=[
+        None if cents is None else cents / 100
+        for cents in map(triage.at_stake_cents, rows["expected_cents"], rows["actual_cents"])
+    ],
+    age=[triage.age(t) for t in rows["occurred"]],
+)
 blocking = int(all_rows["blocking"].sum())
-m1, m2, m3 = st.columns(3)
+m1, m2, m3, m4 = st.columns(4)
 m1.metric("Shown", f"{len(rows)} of {len(all_rows)}")
-m2.metric("Open critical (block the close)", blocking)
-m3.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
+m2.metric("New since you looked", len(new_since.new))
+m3.metric("Open critical (block the close)", blocking)
+m4.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
+new_since.announce(all_rows, "queue")
 
 table = rows[
     [
+        "new",
         "severity",
         "code",
         "table_id",
@@ -85,18 +114,28 @@ table = rows[
         "round_id",
         "seat",
         "serial",
+        "at_stake",
         "occurred",
+        "age",
         "status",
         "message",
         "exception_id",
     ]
 ]
-st.dataframe(
+picked = st.dataframe(
     table,
     hide_index=True,
     width="stretch",
     key="queue",
+    on_select="rerun",
+    selection_mode="multi-row",
     column_config={
+        "new": st.column_config.CheckboxColumn("new", help="not seen since you last looked"),
+        "round_id": st.column_config.TextColumn("round", width="medium"),
+        "at_stake": st.column_config.NumberColumn(
+            "at stake", format="dollar", help="recorded amount minus the required one"
+        ),
+        "age": st.column_config.TextColumn("age", help="since the first evidence"),
         "occurred": st.column_config.DatetimeColumn("first evidence (UTC)", format="HH:mm:ss"),
         "message": st.column_config.TextColumn("message", width="large"),
     },
@@ -107,7 +146,32 @@ if rows.empty:
     st.stop()
 
 ids = list(rows["exception_id"])
-wanted = st.query_params.get("exception")
+chosen_rows = [str(table.iloc[i]["exception_id"]) for i in picked.selection.rows if i < len(table)]
+if len(chosen_rows) == 1 and st.session_state.get("_clicked") != chosen_rows[0]:
+    st.session_state["_clicked"] = chosen_rows[0]  # a click opens the row, once
+    st.session_state["inspect"] = chosen_rows[0]
+    st.query_params[triage.EXCEPTION_PARAM] = chosen_rows[0]
+if len(chosen_rows) > 1:
+    st.subheader(f"{len(chosen_rows)} selected")
+    chosen_frame = rows[rows["exception_id"].isin(chosen_rows)]
+    listed = (f"{r.code} at {r.table_id} ({r.exception_id})" for r in chosen_frame.itertuples())
+    st.caption(markdown_text("; ".join(listed)))
+    ui.ack_form(
+        ctx,
+        [(str(r.exception_id), str(r.table_id)) for r in chosen_frame.itertuples()],
+        key="bulk",
+    )
+    st.divider()
+
+wanted = st.query_params.get(triage.EXCEPTION_PARAM)
+if wanted and wanted not in ids and "inspect" not in st.session_state:
+    hidden = all_rows.loc[all_rows["exception_id"] == wanted, "status"]
+    with ctx.ledger() as ledger:
+        held_on, withdrawn = q.exception_whereabouts(ledger, wanted)
+    why = triage.stale_link(
+        wanted, day, held_on, withdrawn, None if hidden.empty else str(hidden.iloc[0])
+    )
+    st.session_state["_stale_link"] = (why, ids[0])  # said until another one is opened
 index = ids.index(wanted) if wanted in ids else 0
 
 
@@ -129,6 +193,12 @@ chosen = st.selectbox(
     "Inspect exception", ids, index=index, format_func=labels.__getitem__, key="inspect"
 )
 row = rows[rows["exception_id"] == chosen].iloc[0]
+stale = st.session_state.get("_stale_link")
+if stale is not None and stale[1] == chosen:
+    st.warning(stale[0], icon=":material/link_off:")
+else:
+    st.session_state.pop("_stale_link", None)
+    st.query_params[triage.EXCEPTION_PARAM] = str(chosen)  # the link shows what is open
 
 st.subheader(f"{row['severity']} · {row['code']} · {row['status']}")
 st.markdown(f"**What happened.** {markdown_text(row['message'])}")
@@ -178,4 +248,4 @@ if history.empty:
     st.caption("None yet.")
 else:
     st.dataframe(history, hide_index=True, width="stretch", key="history")
-ui.ack_form(ctx, str(chosen), str(row["table_id"]))
+ui.ack_form(ctx, [(str(chosen), str(row["table_id"]))])

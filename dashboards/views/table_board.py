@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboards import live, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.safe_text import visible
 
 ctx = ui.current()
@@ -17,8 +17,14 @@ st.caption(
     "collected) over handle; open exceptions are those not acknowledged."
 )
 
+live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     board = q.table_board(ledger, day, ctx.journal)
+    found = q.exception_tables(ledger, day)
+    announced = q.announced_exceptions(ledger, day)
+new_since = live.NewSince(day, found["exception_id"], announced)
+new_per_table = found[found["exception_id"].isin(new_since.new)]["table_id"].value_counts()
+board = board.assign(new_exceptions=[int(new_per_table.get(t, 0)) for t in board["table_id"]])
 
 pits = sorted(str(p) for p in board["pit"].dropna().unique())
 chosen = st.multiselect("Pit", pits, key="board_pit", format_func=visible)
@@ -29,11 +35,13 @@ if chosen:
 if chosen_games:
     board = board[board["game"].isin(chosen_games)]
 
-m = st.columns(4)
+m = st.columns(5)
 m[0].metric("Tables", len(board))
 m[1].metric("Rounds", int(board["rounds"].sum()))
 m[2].metric("Open exceptions", int(board["open_exceptions"].sum()))
 m[3].metric("Open critical", int(board["open_critical"].sum()))
+m[4].metric("New since you looked", int(board["new_exceptions"].sum()))
+new_since.announce(found, "board")
 
 view = board.assign(
     shoe=[
@@ -57,6 +65,7 @@ view = ui.dollars(
             "shoe_progress",
             "open_exceptions",
             "open_critical",
+            "new_exceptions",
             "handle_cents",
             "win_cents",
             "hold_pct",
@@ -74,5 +83,8 @@ st.dataframe(
             "shoe progress", min_value=0.0, max_value=1.0, format="percent"
         ),
         "hold_pct": st.column_config.NumberColumn("hold %", format="%.2f"),
+        "new_exceptions": st.column_config.NumberColumn(
+            "new", help="exceptions not seen since you last looked"
+        ),
     },
 )

@@ -90,6 +90,16 @@ class LiveTableDays:
             if key in self._days and self._days[key].fingerprint != fingerprint:
                 del self._days[key]
 
+    def provisional(self, keys: Iterable[TableDay]) -> set[str]:
+        """The ids of the findings of these table-days' last results that only ending the
+        day now produced (:attr:`~pipeline.replay.live.LiveReplay.provisional`)."""
+        return {
+            finding.finding_id
+            for key in keys
+            if key in self._days
+            for finding in self._days[key].live.provisional
+        }
+
     def forget(self, keys: Iterable[TableDay] | None = None) -> None:
         """Forget these table-days (all when ``None``)."""
         if keys is None:

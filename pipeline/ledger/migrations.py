@@ -257,6 +257,28 @@ ALTER TABLE acknowledgements ADD COLUMN actor_source VARCHAR;
 ALTER TABLE acknowledgements ADD COLUMN record_hmac VARCHAR;
 """,
     ),
+    (
+        9,
+        "exception notices: the live feed's outbox of exceptions raised and withdrawn",
+        # written in the transaction that re-derived the table-day, so a notice is never lost
+        # between the ledger and the audit-exceptions topic; published_at is set once sent
+        # (pipeline.ledger.notices)
+        # (a sequence numbers them: consumers in one process share the file, and their
+        # transactions must not draw the same number)
+        """
+CREATE SEQUENCE exception_notice_seq START 1;
+CREATE TABLE exception_notices (
+    notice_seq BIGINT PRIMARY KEY DEFAULT nextval('exception_notice_seq'),
+    state VARCHAR NOT NULL,
+    exception_id VARCHAR NOT NULL, table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL,
+    code VARCHAR NOT NULL, section VARCHAR NOT NULL, severity VARCHAR NOT NULL,
+    severity_rank INTEGER NOT NULL, shoe_id VARCHAR, round_id VARCHAR, seat INTEGER,
+    patron_id VARCHAR, serial BIGINT, expected_cents BIGINT, actual_cents BIGINT,
+    message VARCHAR NOT NULL, source_event_ids VARCHAR[],
+    recorded_at TIMESTAMP NOT NULL, published_at TIMESTAMP
+);
+""",
+    ),
 )
 
 
@@ -307,6 +329,8 @@ per-row digests and each day's status row against the log's entries."""
 UNSEALED_TABLES: dict[str, str] = {
     "schema_migrations": "the ledger's schema history, no rows of a gaming day",
     "consumer_offsets": "where a Kafka consumer resumes; the rows it loaded are sealed",
+    "exception_notices": "the live feed's outbox (what was published when); the exceptions "
+    "it announces are sealed",
 }
 """Tables with no rows of a gaming day. Every table of the schema is in exactly one of
 SEALED_TABLES, SEAL_RECORD_TABLES and UNSEALED_TABLES (a test holds the schema to it)."""

@@ -18,6 +18,7 @@ import copy
 from collections.abc import Iterable, Mapping
 
 from pipeline.events.model import TableEvent
+from pipeline.replay.findings import Finding
 from pipeline.replay.machine import TableReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import Sequencer
@@ -38,7 +39,13 @@ class LiveReplay:
         :data:`~pipeline.replay.rows.APPENDED_ROWS` lists are the machine's, final until it
         starts over; the rest come from ending the day now (the round in play). ``None``
         when the last result did not come from the machine."""
+        self.provisional: tuple[Finding, ...] = ()
+        """After :meth:`result`: its findings that come only from ending the day now, while
+        the table is still open (the round in play, an open irregularity, the Forms'
+        day-end reconciliation); the next events may complete them. Once the table closed,
+        none."""
         self._opened = False
+        self._closed = False
         self._sequencer = Sequencer()
         self._in_place = True
         """Whether the sequencer's order only grew at its end since the machine applied it."""
@@ -53,12 +60,14 @@ class LiveReplay:
         added = list(events)
         self.arrived += added
         self._opened = self._opened or any(e.payload_type == "TableOpened" for e in added)
+        self._closed = self._closed or any(e.payload_type == "TableClosed" for e in added)
         self._in_place = self._sequencer.add(added) and self._in_place
 
     def result(self) -> ReplayResult:
         """``replay_table(table_id, arrived, catalog)``, without replaying it all again.
         Raises :class:`~pipeline.replay.machine.UnknownRulesError` as it does."""
         self.settled = None
+        self.provisional = ()
         if not self._opened:
             return TableReplay(self.table_id, self.catalog).withheld(self.arrived)
         sequenced = self._sequencer.sequenced()
@@ -73,7 +82,12 @@ class LiveReplay:
         machine.feed(sequenced.events[applied:])
         self._machine, self._applied, self._in_place = machine, len(sequenced.events), True
         self.settled = {name: len(getattr(machine.result, name)) for name in APPENDED_ROWS}
-        return _copy_to_end(machine).finish(sequenced)
+        ending = _copy_to_end(machine)
+        final = len(ending.result.findings)
+        result = ending.finish(sequenced)  # the sequencer's findings go first
+        if not self._closed:
+            self.provisional = tuple(result.findings[len(sequenced.findings) + final :])
+        return result
 
 
 def _copy_to_end(machine: TableReplay) -> TableReplay:

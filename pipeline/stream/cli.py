@@ -5,7 +5,9 @@ Wire into the main parser with :func:`add_stream_parser` and :func:`add_merge_sh
 also runnable on its own as ``python -m pipeline.stream.cli stream --bootstrap HOST:PORT
 --db FILE ...``.
 
-Connection settings come from ``BACCARAT_KAFKA_*`` variables
+Every exception the stream raises or withdraws goes to the ``audit-exceptions`` topic
+(:mod:`pipeline.stream.notices`) and, with ``--alert-webhook`` or ``--alert-smtp``, to people
+(:mod:`pipeline.stream.alerts`). Connection settings come from ``BACCARAT_KAFKA_*`` variables
 (:mod:`pipeline.stream.settings`); the options given here win over them.
 Exit status: 0 done, 2 bad input or configuration, 75 the broker or the ledger stayed
 unavailable after retries (try again later).
@@ -21,11 +23,14 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.ingest.errors import TransientError
 from pipeline.stream.settings import KafkaSettings, KafkaSettingsError, env_var
+
+if TYPE_CHECKING:
+    from pipeline.stream.alerts import AlertDispatcher
 
 EX_TEMPFAIL = 75
 
@@ -37,8 +42,10 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         help="consume table events from Kafka into the ledger (exactly-once)",
         description=(
             "Consume the events topic in a consumer group, load and replay each batch into "
-            "the ledger with its offsets in the same transaction, and send undecodable "
-            "messages to the dead-letter topic. Settings not given as options come from "
+            "the ledger with its offsets in the same transaction, send undecodable "
+            "messages to the dead-letter topic, and publish every exception raised or "
+            "withdrawn to the exceptions topic (BACCARAT_KAFKA_EXCEPTIONS_TOPIC, default "
+            "audit-exceptions). Settings not given as options come from "
             "BACCARAT_KAFKA_* environment variables."
         ),
     )
@@ -78,14 +85,74 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         "replays the table-days it touches)",
     )
     p.add_argument(
+        "--lend-every",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="with --db: let go of the ledger between batches, at most this often, so the "
+        "dashboards can take a fresh snapshot while the stream runs (default 1; 0: never)",
+    )
+    p.add_argument(
         "--rules",
         type=Path,
         default=DEFAULT_CATALOG,
         help="rule catalog (TOML) of the casino's filed configurations",
     )
     p.add_argument("--verbose", "-v", action="store_true", help="log each batch")
+    add_alert_options(p)
     p.set_defaults(func=cmd_stream)
     return p
+
+
+def add_alert_options(p: argparse.ArgumentParser) -> None:
+    """``--alert-*``: push exception notices to people (:mod:`pipeline.stream.alerts`)."""
+    from pipeline.replay.findings import Severity
+
+    alert = p.add_argument_group(
+        "alerts", "push raised and withdrawn exceptions to people; a failing receiver is "
+        "retried, then counted and logged, and never stops the stream"
+    )  # fmt: skip
+    alert.add_argument(
+        "--alert-webhook", metavar="URL", help="POST each alert as JSON, signed with the "
+        "audit key in header X-Baccarat-Signature: sha256=<HMAC of the body>"
+    )  # fmt: skip
+    alert.add_argument("--alert-smtp", metavar="HOST:PORT", help="e-mail alerts via this relay")
+    alert.add_argument(
+        "--alert-to", metavar="ADDRESS", action="append", default=[],
+        help="e-mail recipient (repeatable; needed with --alert-smtp)",
+    )  # fmt: skip
+    alert.add_argument(
+        "--alert-min-severity", choices=[s.name for s in Severity], default="HIGH",
+        help="alert on exceptions of at least this severity (default: HIGH)",
+    )  # fmt: skip
+    alert.add_argument(
+        "--alert-code", metavar="CODE", action="append", default=[],
+        help="alert only on this rule code (repeatable; default: every code)",
+    )  # fmt: skip
+
+
+def alert_dispatcher(args: argparse.Namespace) -> AlertDispatcher | None:
+    """The :class:`~pipeline.stream.alerts.AlertDispatcher` the options ask for (``None``
+    without a channel); raises ValueError naming the option to fix."""
+    from pipeline.replay.findings import Severity
+    from pipeline.rules.codes import RULE_CODES
+    from pipeline.stream.alerts import AlertDispatcher, AlertFilter, EmailChannel, WebhookChannel
+
+    unknown = [c for c in args.alert_code if c not in RULE_CODES]
+    if unknown:
+        raise ValueError(f"--alert-code {', '.join(unknown)}: no such rule code")
+    if args.alert_to and not args.alert_smtp:
+        raise ValueError("--alert-to needs --alert-smtp HOST:PORT (the relay to send through)")
+    only = AlertFilter(Severity[args.alert_min_severity], frozenset(args.alert_code))
+    dispatcher = AlertDispatcher()
+    if args.alert_webhook:
+        dispatcher.add(WebhookChannel(args.alert_webhook), only)
+    if args.alert_smtp:
+        host, _, port = args.alert_smtp.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--alert-smtp {args.alert_smtp!r}: give HOST:PORT")
+        dispatcher.add(EmailChannel(host, int(port), args.alert_to), only)
+    return dispatcher if dispatcher.routes else None
 
 
 def cmd_stream(args: argparse.Namespace) -> int:
@@ -101,11 +168,12 @@ def cmd_stream(args: argparse.Namespace) -> int:
             dlq_topic=args.dlq_topic,
         )
         catalog = load_catalog(args.rules)
-    except (KafkaSettingsError, CatalogError) as err:
+        alerts = alert_dispatcher(args)
+    except (KafkaSettingsError, CatalogError, ValueError) as err:
         print(err, file=sys.stderr)
         return 2
-    if args.max_batch < 1:
-        print("--max-batch must be at least 1", file=sys.stderr)
+    if args.max_batch < 1 or args.lend_every < 0:
+        print("--max-batch must be at least 1 and --lend-every at least 0", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -146,13 +214,19 @@ def cmd_stream(args: argparse.Namespace) -> int:
             on_batch=on_batch,
             on_assignment=on_assignment,
             stop=stop,
+            alerts=alerts,
+            lend_every=args.lend_every,
         )
     except (TransientError, LedgerError) as err:
         print(f"gave up: {err}", file=sys.stderr)
         return EX_TEMPFAIL
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if alerts is not None:
+            alerts.close()
     print(report.summary())
+    if alerts is not None:
+        print(alerts.summary())
     return 0
 
 

@@ -15,7 +15,11 @@ How a batch goes through
    letters, the replayed table-days *and the next offsets of those partitions*, in one
    DuckDB transaction. The table-days keep replaying in memory between batches
    (:mod:`pipeline.ingest.live`), so a batch costs about its own size, not its day's.
-4. The offsets are then also committed to Kafka, best effort, for lag monitoring only.
+4. The same transaction records what changed in those table-days' exceptions (raised,
+   or withdrawn because a later event explained them) as notices
+   (:mod:`pipeline.ledger.notices`); once it is committed they are sent to the exceptions
+   topic and handed to the alerts (:mod:`pipeline.stream.notices`).
+5. The offsets are then also committed to Kafka, best effort, for lag monitoring only.
 
 Why nothing is lost or counted twice
 ------------------------------------
@@ -58,7 +62,6 @@ from typing import Any
 from kafka import (
     ConsumerRebalanceListener,
     KafkaConsumer,
-    KafkaProducer,
     OffsetAndMetadata,
     TopicPartition,
 )
@@ -69,10 +72,14 @@ from pipeline.ingest.errors import TransientError
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ingest.stage import DEFAULT_DAY_STARTS, LoadReport, load_batch
+from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger, gaming_date_of
 from pipeline.rules.config import TableRules
+from pipeline.stream.alerts import AlertDispatcher
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
+from pipeline.stream.notices import NoticePublisher, notice_days
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
+from pipeline.stream.sender import AcknowledgedSender
 from pipeline.stream.settings import KafkaSettings
 from pipeline.stream.topics import ensure_topics
 
@@ -108,7 +115,8 @@ class FaultPoint:
     """Inside a ledger transaction (one per partition shard): rows and offsets written, not
     committed."""
     COMMITTED = "committed"
-    """Every ledger transaction of the batch is committed; Kafka has not been told."""
+    """Every ledger transaction of the batch is committed; its exception notices are not
+    sent yet and Kafka has not been told."""
     KAFKA_COMMITTED = "kafka_committed"
     """The offsets were also sent to Kafka (best effort); the batch is done."""
 
@@ -149,6 +157,8 @@ class ConsumerReport:
     """Distinct table-days touched."""
     exceptions: int = 0
     """Findings of the last replay of each touched table-day."""
+    notices: int = 0
+    """Exception notices (raised or withdrawn) sent to the exceptions topic."""
     retries: int = 0
     rebalances: int = 0
     """Assignments after the first (another worker joined or left, or partitions moved)."""
@@ -179,7 +189,8 @@ class ConsumerReport:
             f"partitions {self.partitions or '-'}) in {self.batches:,} batches: "
             f"{self.events:,} events loaded, {self.dead_letters:,} dead letters, "
             f"{self.table_days_replayed:,} table-day replays of {len(self.table_days):,} "
-            f"table-days, {self.exceptions:,} exceptions; {self.busy_seconds:.1f} s of work "
+            f"table-days, {self.exceptions:,} exceptions ({self.notices:,} raised or "
+            f"withdrawn on the exceptions topic); {self.busy_seconds:.1f} s of work "
             f"({self.events_per_second:,.0f} events/s) in {self.elapsed:.1f} s, group join {join}, "
             f"{self.retries} retries, {self.rebalances} rebalances; stopped: {self.stopped}"
         )
@@ -503,6 +514,8 @@ def run_consumer(
     codec: EventCodec | None = None,
     backoff: Backoff | None = None,
     consumer_config: Mapping[str, Any] | None = None,
+    alerts: AlertDispatcher | None = None,
+    lend_every: float = 0.0,
 ) -> ConsumerReport:
     """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
     file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
@@ -514,6 +527,10 @@ def run_consumer(
     ``max_batch``: most records per batch. ``on_batch`` is called after each committed
     batch, ``on_assignment`` with the partitions after each (re)assignment; ``fault_hook``
     at each :class:`FaultPoint` (tests). ``max_batches`` stops after that many batches.
+    ``alerts`` receives every exception notice once it is on the exceptions topic (the
+    caller closes it). ``lend_every``: with one ledger file, let readers copy it between
+    batches, at most once per that many seconds (:class:`~pipeline.stream.ledgers.OneLedger`);
+    0: never.
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -538,9 +555,15 @@ def run_consumer(
     if isinstance(ledger, ShardDirectory):
         ledgers = PartitionShards(ledger.path, topic)
     else:
-        ledgers = OneLedger(retrying(lambda: Ledger(ledger), f"opening the ledger {ledger}"))
+        path = ledger
+        ledgers = OneLedger(
+            lambda: retrying(lambda: Ledger(path), f"opening the ledger {path}"), lend_every
+        )
     consumer: KafkaConsumer | None = None
-    dlq = _DeadLetterSender(settings, retrying)
+    dlq = AcknowledgedSender(settings, settings.dlq_topic, retrying)
+    notices = NoticePublisher(
+        settings, retrying, on_sent=alerts.submit if alerts is not None else None
+    )
     try:
         tuning: dict[str, Any] = {
             "enable_auto_commit": False,
@@ -564,6 +587,7 @@ def run_consumer(
         generation = 0
         while not (stop is not None and stop.is_set()):
             partitions.settle()
+            ledgers.lend()
             polled_at = time.monotonic()
             records = _poll_batch(consumer, max_batch, batch_wait, retrying, listener)
             now = time.monotonic()
@@ -582,7 +606,7 @@ def run_consumer(
             records = [r for r in records if r.partition in partitions.open]
             if records:
                 _process_batch(
-                    records, codec, ledgers, live, settings, dlq, consumer, report,
+                    records, codec, ledgers, live, settings, dlq, notices, consumer, report,
                     polled_at=polled_at,
                     day_starts=day_starts,
                     on_batch=on_batch,
@@ -618,6 +642,7 @@ def run_consumer(
                 consumer.close(autocommit=False)
         finally:
             dlq.close()
+            notices.close()
             ledgers.close()
     return report
 
@@ -664,7 +689,8 @@ def _process_batch(
     ledgers: PartitionLedgers,
     live: LiveTableDays,
     settings: KafkaSettings,
-    dlq: _DeadLetterSender,
+    dlq: AcknowledgedSender,
+    notices: NoticePublisher,
     consumer: KafkaConsumer,
     report: ConsumerReport,
     *,
@@ -676,7 +702,7 @@ def _process_batch(
     retrying: Callable[[Callable[[], Any], str], Any],
 ) -> None:
     """Decode the batch, send its dead letters, then load each ledger's share of it with
-    that share's offsets in one transaction."""
+    that share's offsets and exception notices in one transaction; then send the notices."""
     started = polled_at
     number = report.batches + 1
     group, topic = settings.group_id, settings.topic
@@ -694,7 +720,13 @@ def _process_batch(
     dead_records = [rec for _, decoded in shares for rec in decoded.dead_records]
     if dead_records:
         letters = [letter for _, decoded in shares for letter in decoded.dead_letters]
-        dlq.send(dead_records, letters, group)
+        dlq.send(
+            [
+                (rec.key, rec.value, dlq_headers(rec, letter, group))
+                for rec, letter in zip(dead_records, letters, strict=True)
+            ],
+            "dead letters",
+        )
     fault(FaultPoint.DEAD_LETTERS_SENT)
 
     next_offsets: dict[int, int] = {}
@@ -710,6 +742,8 @@ def _process_batch(
         if loaded.table_days:
             report._exceptions_by_day.update(_exceptions_per_day(ledger, loaded.table_days))
     fault(FaultPoint.COMMITTED)
+    for ledger, _ in shares:
+        report.notices += notices.publish_pending(ledger)
     if commit_to_kafka:
         _commit_to_kafka(consumer, topic, next_offsets, sync=False)
     fault(FaultPoint.KAFKA_COMMITTED)
@@ -749,12 +783,15 @@ def _load_share(
     fault: Callable[[str], None],
     retrying: Callable[[Callable[[], Any], str], Any],
 ) -> LoadReport:
-    """One ledger transaction: deliveries, dead letters, replayed table-days, offsets."""
+    """One ledger transaction: deliveries, dead letters, replayed table-days, offsets,
+    exception notices."""
 
     def store_offsets(tx: Ledger) -> None:
         current = tx.stored_offsets(group, topic)
         forward = {p: o for p, o in decoded.next_offsets.items() if o > current.get(p, -1)}
         tx.store_offsets(group, topic, forward)
+        days = notice_days(decoded.deliveries, day_starts)
+        record_notices(tx, days, live.provisional(days))
         fault(FaultPoint.BEFORE_COMMIT)
 
     loaded: LoadReport = retrying(
@@ -802,51 +839,3 @@ def _commit_to_kafka(
 def _log_commit_failure(offsets: Any, response: Any) -> None:
     if isinstance(response, BaseException):
         log.info("Kafka offset commit failed (%s); the ledger has the offsets", response)
-
-
-class _DeadLetterSender:
-    """Sends rejected records to the DLQ topic and waits for the acknowledgements."""
-
-    def __init__(
-        self, settings: KafkaSettings, retrying: Callable[[Callable[[], Any], str], Any]
-    ) -> None:
-        self.settings = settings
-        self.retrying = retrying
-        self._producer: KafkaProducer | None = None
-        self.sent = 0
-
-    def _get(self) -> KafkaProducer:
-        if self._producer is None:
-            self._producer = self.retrying(
-                lambda: KafkaProducer(
-                    **self.settings.producer_kwargs(
-                        acks="all", enable_idempotence=True, linger_ms=5
-                    )
-                ),
-                f"connecting the dead-letter producer to {self.settings.bootstrap_servers}",
-            )
-        return self._producer
-
-    def send(self, records: Sequence[Any], letters: Sequence[DeadLetter], group: str) -> None:
-        def attempt() -> None:
-            producer = self._get()
-            futures = [
-                producer.send(
-                    self.settings.dlq_topic,
-                    key=rec.key,
-                    value=rec.value,
-                    headers=dlq_headers(rec, letter, group),
-                )
-                for rec, letter in zip(records, letters, strict=True)
-            ]
-            producer.flush()
-            for future in futures:
-                future.get(timeout=30)
-
-        self.retrying(attempt, f"sending dead letters to {self.settings.dlq_topic}")
-        self.sent += len(letters)
-
-    def close(self) -> None:
-        if self._producer is not None:
-            self._producer.close()
-            self._producer = None

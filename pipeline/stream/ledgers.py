@@ -28,7 +28,7 @@ import socket
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,10 @@ class PartitionLedgers(ABC):
     def close(self) -> None:
         """Let go of every ledger."""
 
+    @abstractmethod
+    def lend(self) -> None:
+        """Called while the consumer waits for the broker: a chance to let readers in."""
+
     def split(self, records: Sequence[Any]) -> list[tuple[Ledger, list[Any]]]:
         """``records`` grouped by the ledger they go to (one transaction each)."""
         by_partition: dict[int, list[Any]] = defaultdict(list)
@@ -121,10 +125,23 @@ class PartitionLedgers(ABC):
 
 
 class OneLedger(PartitionLedgers):
-    """Every partition into one open ledger, closed with the consumer."""
+    """Every partition into one ledger, closed with the consumer.
 
-    def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
+    DuckDB keeps every other process out of a file a writer holds, even readers, so the
+    dashboards could only show what the ledger held before the consumer started. With
+    ``lend_every`` seconds, the consumer lets go of the file while it waits for the broker,
+    at most that often, so that a reader (a dashboard taking its snapshot,
+    :mod:`dashboards.source`) can copy it; the next batch opens it again (``open_ledger``
+    retries while a reader holds it). About 0.1 s of closing and opening per loan.
+    """
+
+    def __init__(self, open_ledger: Callable[[], Ledger], lend_every: float = 0.0) -> None:
+        self._open_ledger = open_ledger
+        self._ledger: Ledger | None = open_ledger()
+        self.path = self._ledger.path
+        self.lend_every = lend_every
+        self._opened_at = time.monotonic()
+        self.loans = 0
 
     def open(self, partition: int) -> bool:
         return True
@@ -133,16 +150,31 @@ class OneLedger(PartitionLedgers):
         pass  # shared by every partition: closed with the consumer
 
     def ledger(self, partition: int) -> Ledger:
+        if self._ledger is None:
+            self._ledger = self._open_ledger()
+            self._opened_at = time.monotonic()
         return self._ledger
 
     def merge_requested(self, partition: int) -> bool:
         return False
 
     def describe(self, partition: int) -> str:
-        return str(self._ledger.path)
+        return str(self.path)
+
+    def lend(self) -> None:
+        if (
+            self.lend_every > 0
+            and self._ledger is not None
+            and time.monotonic() - self._opened_at >= self.lend_every
+        ):
+            self._ledger.close()
+            self._ledger = None
+            self.loans += 1
 
     def close(self) -> None:
-        self._ledger.close()
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
 
 
 class PartitionShards(PartitionLedgers):
@@ -175,6 +207,9 @@ class PartitionShards(PartitionLedgers):
 
     def describe(self, partition: int) -> str:
         return str(shard_path(self.directory, self.topic, partition))
+
+    def lend(self) -> None:
+        pass  # readers use the merged ledger; a merge asks for a shard by merge request
 
     def close(self) -> None:
         for partition in list(self._open):

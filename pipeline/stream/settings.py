@@ -31,6 +31,7 @@ DEFAULT_GROUP = "baccarat-audit"
 DEFAULT_CLIENT_ID = "baccarat-audit"
 DEFAULT_PARTITIONS = 6
 DLQ_SUFFIX = ".dlq"
+DEFAULT_EXCEPTIONS_TOPIC = "audit-exceptions"
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
@@ -42,6 +43,7 @@ ENV_VARS: dict[str, str] = {
     "client_id": "CLIENT_ID",
     "topic": "TOPIC",
     "dlq_topic": "DLQ_TOPIC",
+    "exceptions_topic": "EXCEPTIONS_TOPIC",
     "group_id": "GROUP_ID",
     "security_protocol": "SECURITY_PROTOCOL",
     "sasl_mechanism": "SASL_MECHANISM",
@@ -73,8 +75,10 @@ class KafkaSettingsError(ValueError):
 class KafkaSettings:
     """Where the cluster is, how to authenticate, and the pipeline's topic and group names.
 
-    ``dlq_topic`` defaults to ``<topic>.dlq``. ``partitions`` is used only when the pipeline
-    creates a missing topic; an existing topic keeps its partition count. ``check_crcs``: see
+    ``dlq_topic`` defaults to ``<topic>.dlq``. ``exceptions_topic`` is where the consumer
+    publishes the exceptions it raises and withdraws (:mod:`pipeline.stream.notices`).
+    ``partitions`` is used only when the pipeline creates a missing topic; an existing topic
+    keeps its partition count. ``check_crcs``: see
     the module docstring.
     """
 
@@ -82,6 +86,7 @@ class KafkaSettings:
     client_id: str = DEFAULT_CLIENT_ID
     topic: str = DEFAULT_TOPIC
     dlq_topic: str = ""
+    exceptions_topic: str = DEFAULT_EXCEPTIONS_TOPIC
     group_id: str = DEFAULT_GROUP
     security_protocol: str = "PLAINTEXT"
     sasl_mechanism: str | None = None
@@ -170,13 +175,18 @@ class KafkaSettings:
                     f"{env_var('bootstrap_servers')}: {server!r} is not HOST:PORT "
                     "(e.g. broker-1.example:9092)"
                 )
-        for setting in ("topic", "dlq_topic", "group_id", "client_id"):
+        for setting in ("topic", "dlq_topic", "exceptions_topic", "group_id", "client_id"):
             value = getattr(self, setting)
             if not value or any(c.isspace() for c in value):
                 problems.append(f"{env_var(setting)}={value!r} must be a non-empty name")
         if self.topic == self.dlq_topic:
             problems.append(
                 f"{env_var('dlq_topic')} must differ from {env_var('topic')} ({self.topic!r})"
+            )
+        if self.exceptions_topic in (self.topic, self.dlq_topic):
+            problems.append(
+                f"{env_var('exceptions_topic')} must differ from the events and dead-letter "
+                f"topics ({self.exceptions_topic!r})"
             )
         if not isinstance(self.partitions, int) or self.partitions < 1:
             problems.append(f"{env_var('partitions')}={self.partitions!r} must be at least 1")
@@ -286,5 +296,6 @@ class KafkaSettings:
         crcs = "" if self.check_crcs else f"; record CRCs NOT checked ({env_var('check_crcs')})"
         return (
             f"{self.bootstrap_servers} ({auth}) topic {self.topic}, dead letters "
-            f"{self.dlq_topic}, group {self.group_id}{crcs}"
+            f"{self.dlq_topic}, exceptions to {self.exceptions_topic}, group "
+            f"{self.group_id}{crcs}"
         )

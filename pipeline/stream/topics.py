@@ -1,4 +1,4 @@
-"""Create the pipeline's topics (events and dead letters) when they are missing."""
+"""Create the pipeline's topics (events, dead letters, exception notices) when missing."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ TOPIC_EXISTS = kafka_errors.TopicAlreadyExistsError.errno
 def ensure_topics(
     settings: KafkaSettings, *, partitions: int | None = None, timeout_ms: int = 15_000
 ) -> dict[str, bool]:
-    """Make sure ``settings.topic`` and ``settings.dlq_topic`` exist; return, per topic,
+    """Make sure the events, dead-letter and exception topics exist; return, per topic,
     whether this call created it.
 
     New topics get ``partitions`` (default ``settings.partitions``) partitions and the
@@ -33,8 +33,9 @@ def ensure_topics(
     )
     try:
         existing = set(admin.list_topics())
-        wanted = [t for t in (settings.topic, settings.dlq_topic) if t not in existing]
-        created = dict.fromkeys((settings.topic, settings.dlq_topic), False)
+        topics = (settings.topic, settings.dlq_topic, settings.exceptions_topic)
+        wanted = [t for t in topics if t not in existing]
+        created = dict.fromkeys(topics, False)
         if not wanted:
             return created
         spec: dict[str, dict[str, Any]] = {

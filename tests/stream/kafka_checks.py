@@ -31,6 +31,7 @@ def unique_settings(bootstrap: str) -> KafkaSettings:
     return KafkaSettings(
         bootstrap_servers=bootstrap,
         topic=f"table-events-{suffix}",
+        exceptions_topic=f"audit-exceptions-{suffix}",
         group_id=f"auditors-{suffix}",
         client_id=f"test-{suffix}",
     )

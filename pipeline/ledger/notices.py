@@ -1,0 +1,145 @@
+"""Exception notices: what changed in a table-day's exceptions, kept in the ledger until sent.
+
+When the live consumer re-derives a table-day, its exceptions are replaced whole
+(:meth:`~pipeline.ledger.store.Ledger.replace_table_day`): an exception the new events
+confirm stays, one they explain is gone, a new one appears. :func:`record_notices`, run in
+the same transaction, compares the table-day's exceptions with the last notice of each and
+appends a ``RAISED`` notice for every exception not announced yet (or withdrawn before and
+found again) and a ``WITHDRAWN`` notice, carrying the withdrawn exception's fields, for every
+announced one that is gone. An exception only ending the day now produces (the live replay's
+round in play) is left for later: the next events may complete the round. Since notices
+commit with the rows they describe, a crash cannot lose one; the ledger is an outbox that
+:func:`pending_notices` reads and :func:`mark_published` empties once the consumer has sent
+them (at least once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from pipeline.ledger.store import Ledger
+
+RAISED = "RAISED"
+WITHDRAWN = "WITHDRAWN"
+
+_FIELDS = (
+    "exception_id, table_id, gaming_date, code, section, severity, severity_rank, shoe_id, "
+    "round_id, seat, patron_id, serial, expected_cents, actual_cents, message, source_event_ids"
+)
+
+_RECORD = f"""
+WITH days AS (SELECT unnest($tables::VARCHAR[]) AS table_id,
+                     unnest($dates::DATE[]) AS gaming_date),
+current AS (SELECT e.* FROM exceptions e JOIN days USING (table_id, gaming_date)),
+latest AS (
+    SELECT max(n.notice_seq) AS notice_seq
+    FROM exception_notices n JOIN days USING (table_id, gaming_date)
+    GROUP BY n.table_id, n.gaming_date, n.exception_id
+),
+announced AS (
+    SELECT n.* FROM exception_notices n JOIN latest USING (notice_seq) WHERE n.state = 'RAISED'
+),
+changes AS (
+    SELECT 'RAISED' AS state, {_FIELDS} FROM current c
+    WHERE NOT list_contains($provisional::VARCHAR[], c.exception_id)
+      AND NOT EXISTS (SELECT 1 FROM announced a WHERE a.table_id = c.table_id
+                      AND a.gaming_date = c.gaming_date AND a.exception_id = c.exception_id)
+    UNION ALL
+    SELECT 'WITHDRAWN' AS state, {_FIELDS} FROM announced a
+    WHERE NOT EXISTS (SELECT 1 FROM current c WHERE a.table_id = c.table_id
+                      AND a.gaming_date = c.gaming_date AND a.exception_id = c.exception_id)
+)
+INSERT INTO exception_notices
+SELECT nextval('exception_notice_seq'), state, {_FIELDS}, $recorded_at, NULL
+FROM (SELECT * FROM changes ORDER BY gaming_date, table_id, state DESC, exception_id)
+"""
+# (state DESC: a table-day's withdrawals go out before its new exceptions)
+
+
+@dataclass(frozen=True, slots=True)
+class ExceptionNotice:
+    """One row of ``exception_notices``: an exception raised or withdrawn, with its fields."""
+
+    notice_seq: int
+    state: str
+    exception_id: str
+    table_id: str
+    gaming_date: date
+    code: str
+    section: str
+    severity: str
+    severity_rank: int
+    shoe_id: str | None
+    round_id: str | None
+    seat: int | None
+    patron_id: str | None
+    serial: int | None
+    expected_cents: int | None
+    actual_cents: int | None
+    message: str
+    source_event_ids: tuple[str, ...]
+    recorded_at: datetime
+    """UTC, naive (as the ledger stores timestamps)."""
+
+
+def record_notices(
+    ledger: Ledger,
+    table_days: Iterable[tuple[str, date]],
+    provisional: Iterable[str] = (),
+) -> int:
+    """Append the notices of what changed in these table-days' exceptions since their last
+    notices; returns how many. Call inside the transaction that re-derived them.
+
+    ``provisional``: ids of exceptions the next events may still explain (the live replay's
+    round in play, :attr:`~pipeline.replay.live.LiveReplay.provisional`): not raised yet,
+    and not withdrawn either if they were raised before."""
+    days = sorted(set(table_days))
+    if not days:
+        return 0
+    row = ledger.con.execute(
+        _RECORD + " RETURNING notice_seq",
+        {
+            "tables": [t for t, _ in days],
+            "dates": [d for _, d in days],
+            "provisional": sorted(set(provisional)),
+            "recorded_at": datetime.now(UTC).replace(tzinfo=None),
+        },
+    ).fetchall()
+    return len(row)
+
+
+def pending_notices(ledger: Ledger) -> list[ExceptionNotice]:
+    """The notices not sent yet, in the order they were recorded."""
+    cursor = ledger.con.execute(
+        f"SELECT notice_seq, state, {_FIELDS}, recorded_at FROM exception_notices "
+        "WHERE published_at IS NULL ORDER BY notice_seq"
+    )
+    names = [column[0] for column in cursor.description]
+    notices = []
+    for row in cursor.fetchall():
+        values = dict(zip(names, row, strict=True))
+        values["source_event_ids"] = tuple(values["source_event_ids"] or ())
+        notices.append(ExceptionNotice(**values))
+    return notices
+
+
+def mark_published(ledger: Ledger, notices: Sequence[ExceptionNotice], at: datetime) -> None:
+    """Note that ``notices`` were sent at ``at`` (UTC)."""
+    if notices:
+        ledger.con.execute(
+            "UPDATE exception_notices SET published_at = ? "
+            "WHERE list_contains(?::BIGINT[], notice_seq)",
+            [at.astimezone(UTC).replace(tzinfo=None), [n.notice_seq for n in notices]],
+        )
+
+
+__all__ = [
+    "RAISED",
+    "WITHDRAWN",
+    "ExceptionNotice",
+    "mark_published",
+    "pending_notices",
+    "record_notices",
+]

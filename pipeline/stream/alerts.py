@@ -1,0 +1,252 @@
+"""Alerts: exception notices pushed to people, by webhook (JSON POST) and e-mail (SMTP).
+
+Each channel has an :class:`AlertFilter` (a minimum severity and, optionally, the rule codes
+it carries). :class:`AlertDispatcher` delivers on its own thread, so a slow or dead receiver
+never holds up the stream: each alert is tried a few times with backoff, then given up,
+with an ERROR log line naming the exception and a ``failed`` count in the run's summary.
+Nothing is lost by that: the exception is in the ledger and its notice on the
+audit-exceptions topic.
+
+A webhook body is signed: header ``X-Baccarat-Signature: sha256=<hex>``, the HMAC-SHA-256 of
+the exact body bytes under the application's key (:mod:`pipeline.config.keys`), so the
+receiver can tell the pipeline's alerts from anyone else's POSTs
+(:func:`pipeline.config.keys.authentic`).
+
+Table, round and patron ids and the message quote strings the floor's devices chose. Every
+string of an alert goes through :func:`pipeline.safe_text.visible`, so control and bidi
+characters cannot forge e-mail headers, new lines in a chat message, or hide text; JSON
+encoding does the quoting.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import smtplib
+import socket
+import threading
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from typing import Any, Protocol
+
+from pipeline.config.keys import authenticate
+from pipeline.ledger.notices import ExceptionNotice
+from pipeline.replay.findings import Severity, money
+from pipeline.safe_text import visible
+from pipeline.stream.retry import Backoff
+
+log = logging.getLogger(__name__)
+
+SIGNATURE_HEADER = "X-Baccarat-Signature"
+SEND_TIMEOUT_SECONDS = 5.0
+DEFAULT_BACKOFF = Backoff(initial=0.5, factor=2.0, maximum=4.0, attempts=4, deadline=15.0)
+"""Four tries over about 3.5 s: long enough for a receiver restarting, short enough that a
+dead one does not pile up a queue."""
+
+
+@dataclass(frozen=True)
+class AlertFilter:
+    """Which notices a channel carries: at least ``min_severity``, and one of ``codes``
+    (every code when empty)."""
+
+    min_severity: Severity = Severity.HIGH
+    codes: frozenset[str] = frozenset()
+
+    def wants(self, notice: ExceptionNotice) -> bool:
+        return notice.severity_rank >= self.min_severity and (
+            not self.codes or notice.code in self.codes
+        )
+
+
+def alert_document(notice: ExceptionNotice) -> dict[str, Any]:
+    """The alert as JSON-ready data, every string made visible (see the module doc)."""
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else visible(value)
+
+    return {
+        "state": notice.state,
+        "finding_id": notice.exception_id,
+        "code": notice.code,
+        "severity": notice.severity,
+        "section": notice.section,
+        "table_id": text(notice.table_id),
+        "gaming_date": notice.gaming_date.isoformat(),
+        "shoe_id": text(notice.shoe_id),
+        "round_id": text(notice.round_id),
+        "seat": notice.seat,
+        "patron_id": text(notice.patron_id),
+        "serial": notice.serial,
+        "expected_cents": notice.expected_cents,
+        "actual_cents": notice.actual_cents,
+        "message": visible(notice.message),
+        "evidence_event_ids": [visible(e) for e in notice.source_event_ids],
+        "recorded_at": notice.recorded_at.isoformat() + "Z",
+    }
+
+
+def alert_headline(notice: ExceptionNotice) -> str:
+    """One line: ``[CRITICAL] PB-3.10b-SETTLEMENT raised at table T01, round R7``."""
+    where = f"table {visible(notice.table_id)}"
+    if notice.round_id is not None:
+        where += f", round {visible(notice.round_id)}"
+    return f"[{notice.severity}] {notice.code} {notice.state.lower()} at {where}"
+
+
+class AlertChannel(Protocol):
+    name: str
+
+    def send(self, notice: ExceptionNotice) -> None:
+        """Deliver one alert; raise on any failure (the dispatcher retries)."""
+
+
+class WebhookChannel:
+    """POSTs each alert as JSON to ``url``, signed (see the module doc)."""
+
+    name = "webhook"
+
+    def __init__(self, url: str, timeout: float = SEND_TIMEOUT_SECONDS) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"--alert-webhook {url!r}: give an http:// or https:// URL")
+        self.url = url
+        self.timeout = timeout
+
+    def send(self, notice: ExceptionNotice) -> None:
+        body = json.dumps(alert_document(notice), sort_keys=True).encode("utf-8")
+        request = urllib.request.Request(
+            self.url,
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                SIGNATURE_HEADER: "sha256=" + authenticate(body),
+            },
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            response.read()  # urlopen raises HTTPError for 4xx and 5xx
+
+
+class EmailChannel:
+    """Sends each alert as a plain-text e-mail through an SMTP relay at ``host:port``."""
+
+    name = "e-mail"
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        to: Sequence[str],
+        sender: str | None = None,
+        timeout: float = SEND_TIMEOUT_SECONDS,
+    ) -> None:
+        if not to:
+            raise ValueError("--alert-smtp needs at least one --alert-to ADDRESS")
+        self.host, self.port, self.to = host, port, list(to)
+        self.sender = sender or f"baccarat-audit@{socket.getfqdn()}"
+        self.timeout = timeout
+
+    def message(self, notice: ExceptionNotice) -> EmailMessage:
+        doc = alert_document(notice)
+        mail = EmailMessage()
+        mail["Subject"] = alert_headline(notice)
+        mail["From"] = self.sender
+        mail["To"] = ", ".join(self.to)
+        lines = [str(doc["message"]), "", f"{doc['section']} (rule {doc['code']})"]
+        for label, key in (
+            ("Table", "table_id"), ("Gaming day", "gaming_date"), ("Shoe", "shoe_id"),
+            ("Round", "round_id"), ("Seat", "seat"), ("Patron", "patron_id"),
+            ("Form serial", "serial"),
+        ):  # fmt: skip
+            if doc[key] is not None:
+                lines.append(f"{label}: {doc[key]}")
+        for label, cents in (
+            ("Expected", notice.expected_cents),
+            ("Recorded", notice.actual_cents),
+        ):
+            if cents is not None:
+                lines.append(f"{label}: {money(cents)}")
+        lines += [f"Exception id: {doc['finding_id']}", f"Recorded at: {doc['recorded_at']}"]
+        mail.set_content("\n".join(lines) + "\n")
+        return mail
+
+    def send(self, notice: ExceptionNotice) -> None:
+        with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
+            smtp.send_message(self.message(notice))
+
+
+@dataclass
+class _Route:
+    channel: AlertChannel
+    only: AlertFilter
+
+
+@dataclass
+class AlertDispatcher:
+    """Delivers alerts on a background thread (see the module doc). ``close`` waits for the
+    queue to drain."""
+
+    routes: list[_Route] = field(default_factory=list)
+    backoff: Backoff = DEFAULT_BACKOFF
+    sleep: Callable[[float], None] = time.sleep
+    sent: Counter[str] = field(default_factory=Counter)
+    failed: Counter[str] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self._queue: queue.Queue[tuple[_Route, ExceptionNotice] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    def add(self, channel: AlertChannel, only: AlertFilter) -> None:
+        self.routes.append(_Route(channel, only))
+
+    def submit(self, notices: Sequence[ExceptionNotice]) -> None:
+        """Queue the alerts for ``notices`` on every channel that wants them; returns at once."""
+        for notice in notices:
+            for route in self.routes:
+                if route.only.wants(notice):
+                    if self._thread is None:
+                        self._thread = threading.Thread(
+                            target=self._run, name="alerts", daemon=True
+                        )
+                        self._thread.start()
+                    self._queue.put((route, notice))
+
+    def close(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def summary(self) -> str:
+        names = [r.channel.name for r in self.routes]
+        return "alerts: " + ", ".join(
+            f"{self.sent[n]} sent by {n}, {self.failed[n]} failed" for n in dict.fromkeys(names)
+        )
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            self._deliver(*item)
+
+    def _deliver(self, route: _Route, notice: ExceptionNotice) -> None:
+        delays = self.backoff.delays()
+        for attempt in range(len(delays) + 1):
+            try:
+                route.channel.send(notice)
+            except Exception as exc:  # any receiver failure: retried, then counted
+                if attempt < len(delays):
+                    self.sleep(delays[attempt])
+                    continue
+                self.failed[route.channel.name] += 1
+                log.error(
+                    "alert not delivered by %s after %d attempts (%s: %s): %s, exception %s; "
+                    "it is in the ledger and on the exceptions topic",
+                    route.channel.name, attempt + 1, type(exc).__name__, exc,
+                    alert_headline(notice), notice.exception_id,
+                )  # fmt: skip
+            else:
+                self.sent[route.channel.name] += 1
+                return

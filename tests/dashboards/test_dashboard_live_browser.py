@@ -1,0 +1,65 @@
+"""In Chromium: an exception written to the ledger while the analyst watches the queue (or
+the table board) shows up on its own, within seconds, announced as new; nobody clicks.
+
+Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _chromium import CHROMIUM, Browser, chromium, free_port
+from dashboard_data import ledger_copy
+from test_dashboard_live import add_exception
+
+from dashboards.server import running_dashboard
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.xdist_group("chromium"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
+    ),
+]
+
+ARRIVES_WITHIN = 15.0
+"""Seconds: the page checks the ledger every second; the rest is the snapshot copy and the
+page's rerun on a machine shared with other test runs."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    db = ledger_copy(tmp_path_factory.mktemp("live-ledger"), tables=3, hours=2.0)
+    log = db.parent / "streamlit.log"
+    with log.open("w") as out, running_dashboard(db, free_port(), log=out) as base:
+        yield base, db
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.mark.parametrize(
+    ("url", "title"), [("exceptions", "Exception queue"), ("tables", "Table board")]
+)
+def test_a_new_critical_exception_appears_without_a_click(
+    server: tuple[str, Path], browser: Browser, url: str, title: str, tmp_path: Path
+) -> None:
+    base, db = server
+    browser.navigate(f"{base}/{url}")
+    browser.wait_for(title, "New since you looked", timeout=90)
+    assert "new CRITICAL exception(s)" not in browser.text()
+
+    add_exception(db, f"live-browser-{url}")
+    written = time.monotonic()
+    text = browser.wait_for("1 new CRITICAL exception(s)", timeout=ARRIVES_WITHIN, poll=0.2)
+    seconds = time.monotonic() - written
+    assert "PB-3.10b-SETTLEMENT at table T01, round R-LIVE-1" in text
+    print(f"{title}: the new exception showed {seconds:.1f} s after it was written")
+    browser.screenshot(tmp_path / f"live-{url}.png")

@@ -1,0 +1,144 @@
+"""Triage on the exception queue through AppTest: links carry filters and the open exception,
+a link that no longer fits says why instead of showing another exception, several selected
+rows are acknowledged with one note, and each row shows the money at stake and its age."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from dashboard_data import APP, DAY, ledger_copy, request_from
+from streamlit.testing.v1 import AppTest
+
+from dashboards import triage
+from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.ledger.notices import record_notices
+from pipeline.ledger.store import Ledger
+
+TIMEOUT = 120
+
+
+@pytest.fixture
+def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    db = ledger_copy(tmp_path)
+    monkeypatch.setenv("BACCARAT_DB", str(db))
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+        monkeypatch.delenv(name, raising=False)
+    yield db
+
+
+def opened(**params: str | list[str]) -> AppTest:
+    """The queue opened from a link with these query parameters."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rows_of(at: AppTest) -> pd.DataFrame:
+    frame = at.dataframe[0].value
+    assert isinstance(frame, pd.DataFrame)
+    return frame
+
+
+def exceptions(db: Path) -> pd.DataFrame:
+    with Ledger(db, read_only=True) as ledger:
+        return ledger.con.execute(
+            "SELECT exception_id, code, table_id, expected_cents, actual_cents FROM exceptions "
+            "ORDER BY exception_id"
+        ).df()
+
+
+def test_a_link_opens_the_view_it_names(ledger: Path) -> None:
+    every = exceptions(ledger)
+    code = str(every["code"].value_counts().index[0])
+    target = str(every.loc[every["code"] == code, "exception_id"].iloc[-1])
+    at = opened(code=code, exception=target, table="not-a-table")
+    assert at.multiselect(key="f_code").value == [code]
+    assert at.multiselect(key="f_table").value == [], "a value the page lacks is dropped"
+    assert set(rows_of(at)["code"]) == {code}
+    assert at.selectbox(key="inspect").value == target
+    assert not at.warning
+
+
+def test_filters_and_the_open_exception_go_into_the_url(ledger: Path) -> None:
+    at = opened()
+    at.multiselect(key="f_severity").set_value(["CRITICAL"]).run()
+    assert at.query_params["severity"] == "CRITICAL"
+    assert "status" not in at.query_params, "the default status filter stays out of links"
+    second = str(rows_of(at)["exception_id"].iloc[1])
+    at.selectbox(key="inspect").set_value(second).run()
+    assert at.query_params["exception"] == second
+
+
+def test_a_stale_link_says_what_happened(ledger: Path) -> None:
+    every = exceptions(ledger)
+    acknowledged = str(every["exception_id"].iloc[0])
+    AckJournal(journal_path_for(ledger)).append(
+        exception_id=acknowledged, action="ACKNOWLEDGE", note="explained on video",
+        actor="demo-analyst", actor_source="test", table_id=str(every["table_id"].iloc[0]),
+        gaming_date=DAY,
+    )  # fmt: skip
+    at = opened(exception=acknowledged)
+    [warning] = [w.value for w in at.warning]
+    assert "is ACKNOWLEDGED, which the Status filter hides" in warning
+    assert at.query_params["exception"] == acknowledged, "the link is kept while it is said"
+
+    at = opened(exception="no-such-exception")
+    assert "is not in the ledger" in at.warning[0].value
+
+    withdrawn = str(every["exception_id"].iloc[1])
+    with Ledger(ledger) as writer, writer.transaction():
+        table_id = str(every["table_id"].iloc[1])
+        record_notices(writer, [(table_id, DAY)])
+        writer.con.execute("DELETE FROM exceptions WHERE exception_id = ?", [withdrawn])
+        record_notices(writer, [(table_id, DAY)])
+    at = opened(exception=withdrawn)
+    assert "was withdrawn at" in at.warning[0].value
+    assert "a later event explained it" in at.warning[0].value
+
+
+def test_several_selected_rows_are_acknowledged_with_one_note(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="demo-analyst")
+    at = opened()
+    queue = rows_of(at)
+    chosen = [str(i) for i in queue["exception_id"].iloc[:3]]
+    at.session_state["queue"] = {"selection": {"rows": [0, 1, 2], "columns": []}}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(s.value == "3 selected" for s in at.subheader)
+    at.radio(key="bulk-action").set_value("ACKNOWLEDGE")
+    at.text_area(key="bulk-note").input("duplicates from the T02 shoe reader restart")
+    at.button(key="bulk-submit").click().run()
+    records = AckJournal(journal_path_for(ledger)).records()
+    assert sorted(r.exception_id for r in records) == sorted(chosen)
+    assert {r.note for r in records} == {"duplicates from the T02 shoe reader restart"}
+    assert any("3 exceptions" in s.value for s in at.success)
+
+
+def test_each_row_shows_the_money_at_stake_and_its_age(ledger: Path) -> None:
+    rows = rows_of(opened())
+    every = exceptions(ledger).set_index("exception_id")
+    money = rows.dropna(subset=["at_stake"]).iloc[0]
+    known = every.loc[money["exception_id"]]
+    assert money["at_stake"] == abs(known["expected_cents"] - known["actual_cents"]) / 100
+    assert rows["age"].str.match(r"^(\d+ (s|min)|\d+ h \d\d min|\d+ d \d+ h|–)$").all()
+
+
+def test_ages_read_the_way_people_say_them() -> None:
+    now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+    assert triage.age(now - timedelta(seconds=45), now) == "45 s"
+    assert triage.age(now - timedelta(minutes=12, seconds=5), now) == "12 min"
+    assert triage.age(now - timedelta(hours=3, minutes=5), now) == "3 h 05 min"
+    assert triage.age(now - timedelta(days=2, hours=4), now) == "2 d 4 h"
+    assert triage.age(now + timedelta(seconds=3), now) == "0 s", "a device clock ahead"
+    assert triage.age(None, now) == "–"
+    assert triage.at_stake_cents(2000, 1000) == 1000 == triage.at_stake_cents(1000, 2000)
+    assert triage.at_stake_cents(None, 1000) is None

@@ -1,0 +1,172 @@
+"""Alerts against local receivers: a signed webhook and an SMTP relay, each filtered by
+severity and code; device strings cannot forge headers or hide text; a receiver that fails
+is retried, then counted and logged, and never holds up the caller."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import time
+from dataclasses import replace
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+from alert_receivers import SmtpReceiver, WebhookReceiver
+
+from pipeline.config.keys import authentic
+from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice
+from pipeline.replay.findings import Severity
+from pipeline.stream.alerts import (
+    SIGNATURE_HEADER,
+    AlertDispatcher,
+    AlertFilter,
+    EmailChannel,
+    WebhookChannel,
+)
+from pipeline.stream.cli import main as stream_main
+from pipeline.stream.retry import Backoff
+
+SHORT_PAY = ExceptionNotice(
+    notice_seq=1, state=RAISED, exception_id="f00d", table_id="T01",
+    gaming_date=date(2026, 11, 24), code="PB-3.10b-SETTLEMENT",
+    section="N.J.A.C. 19:47-3.10(b)", severity="CRITICAL", severity_rank=4, shoe_id="S1",
+    round_id="T01-R007", seat=3, patron_id=None, serial=None, expected_cents=2000,
+    actual_cents=1000, message="Player wager on seat 3 paid $10.00, owed $20.00",
+    source_event_ids=("e1", "e2"), recorded_at=datetime(2026, 11, 24, 22, 15, 3),
+)  # fmt: skip
+GAP = replace(
+    SHORT_PAY, notice_seq=2, exception_id="beef", code="NJ-DATA-GAP", severity="HIGH",
+    severity_rank=3, message="device T01-shoe skipped seq 7",
+)  # fmt: skip
+DUPLICATE = replace(
+    SHORT_PAY, notice_seq=3, exception_id="cafe", code="NJ-DATA-DUPLICATE", severity="INFO",
+    severity_rank=0, message="event delivered twice",
+)  # fmt: skip
+HOSTILE = replace(
+    SHORT_PAY, notice_seq=4, exception_id="bad1",
+    round_id="R1\r\nBcc: thief@example.com", table_id="T01\u202etxt.exe",
+    message="paid\r\nX-Injected: yes\n\nlook here",
+)  # fmt: skip
+NO_WAIT = Backoff(initial=0.01, attempts=3, maximum=0.01)
+
+
+def delivered(dispatcher: AlertDispatcher) -> AlertDispatcher:
+    dispatcher.close(timeout=30)
+    return dispatcher
+
+
+def test_the_webhook_gets_each_wanted_alert_signed_with_the_audit_key() -> None:
+    with WebhookReceiver() as receiver:
+        alerts = AlertDispatcher()
+        alerts.add(WebhookChannel(receiver.url), AlertFilter(Severity.HIGH))
+        alerts.submit([SHORT_PAY, GAP, DUPLICATE, replace(GAP, state=WITHDRAWN)])
+        delivered(alerts)
+    bodies = [json.loads(post.body) for post in receiver.bodies]
+    assert [(b["code"], b["state"]) for b in bodies] == [
+        ("PB-3.10b-SETTLEMENT", RAISED), ("NJ-DATA-GAP", RAISED), ("NJ-DATA-GAP", WITHDRAWN),
+    ], "INFO is below the threshold"  # fmt: skip
+    first = bodies[0]
+    assert (first["expected_cents"], first["actual_cents"], first["seat"]) == (2000, 1000, 3)
+    assert first["evidence_event_ids"] == ["e1", "e2"] and first["round_id"] == "T01-R007"
+    for post in receiver.bodies:
+        assert post.headers["Content-Type"] == "application/json"
+        tag = post.headers[SIGNATURE_HEADER].removeprefix("sha256=")
+        assert authentic(post.body, tag)
+        assert not authentic(post.body.replace(b"2000", b"9000"), tag), "a forged body fails"
+    assert alerts.summary() == "alerts: 3 sent by webhook, 0 failed"
+
+
+def test_a_code_list_narrows_what_a_channel_carries() -> None:
+    only_gaps = AlertFilter(Severity.INFO, frozenset({"NJ-DATA-GAP"}))
+    assert [n.code for n in (SHORT_PAY, GAP, DUPLICATE) if only_gaps.wants(n)] == ["NJ-DATA-GAP"]
+    critical = AlertFilter(Severity.CRITICAL)
+    assert [n.code for n in (SHORT_PAY, GAP, DUPLICATE) if critical.wants(n)] == [
+        "PB-3.10b-SETTLEMENT"
+    ]
+
+
+def test_the_email_names_the_exception_and_the_money() -> None:
+    with SmtpReceiver() as relay:
+        alerts = AlertDispatcher()
+        channel = EmailChannel("127.0.0.1", relay.port, ["pit@casino.example", "sv@casino.example"])
+        alerts.add(channel, AlertFilter(Severity.CRITICAL))
+        alerts.submit([SHORT_PAY, GAP])
+        delivered(alerts)
+    [mail] = relay.messages
+    assert relay.recipients == [["pit@casino.example", "sv@casino.example"]]
+    assert mail["Subject"] == "[CRITICAL] PB-3.10b-SETTLEMENT raised at table T01, round T01-R007"
+    body = mail.get_content()
+    assert "Expected: $20.00" in body and "Recorded: $10.00" in body
+    assert "N.J.A.C. 19:47-3.10(b)" in body and "Exception id: f00d" in body
+    assert alerts.summary() == "alerts: 1 sent by e-mail, 0 failed"
+
+
+def test_device_strings_cannot_forge_headers_or_hide_text() -> None:
+    with SmtpReceiver() as relay, WebhookReceiver() as hook:
+        alerts = AlertDispatcher()
+        alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter())
+        alerts.add(WebhookChannel(hook.url), AlertFilter())
+        alerts.submit([HOSTILE])
+        delivered(alerts)
+    [mail] = relay.messages
+    assert relay.recipients == [["pit@casino.example"]], "no Bcc smuggled in"
+    assert mail["Bcc"] is None and mail["X-Injected"] is None
+    assert "\r" not in mail["Subject"] and "\n" not in mail["Subject"]
+    assert "\u202e" not in mail["Subject"] and "\u202e" not in mail.get_content()
+    [post] = hook.bodies
+    sent = json.loads(post.body)
+    assert "\n" not in sent["message"] and "\u202e" not in sent["table_id"]
+    assert "X-Injected" not in post.headers
+
+
+def test_a_receiver_that_fails_at_first_is_retried_until_it_answers() -> None:
+    with WebhookReceiver(fail=2) as receiver:
+        alerts = AlertDispatcher(backoff=NO_WAIT)
+        alerts.add(WebhookChannel(receiver.url), AlertFilter())
+        alerts.submit([SHORT_PAY])
+        delivered(alerts)
+    assert receiver.attempts == 3 and len(receiver.bodies) == 1
+    assert alerts.summary() == "alerts: 1 sent by webhook, 0 failed"
+
+
+def test_a_dead_receiver_is_counted_and_logged_and_never_blocks(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        dead_port = unused.getsockname()[1]
+    with SmtpReceiver(fail=100) as relay:
+        alerts = AlertDispatcher(backoff=Backoff(initial=0.3, attempts=3, maximum=0.3))
+        alerts.add(WebhookChannel(f"http://127.0.0.1:{dead_port}/alerts"), AlertFilter())
+        alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter())
+        started = time.monotonic()
+        alerts.submit([SHORT_PAY, GAP])
+        assert time.monotonic() - started < 0.1, "submitting does not wait for the receivers"
+        with caplog.at_level(logging.ERROR, logger="pipeline.stream.alerts"):
+            delivered(alerts)
+    assert relay.attempts == 6, "three tries for each of the two alerts"
+    assert alerts.summary() == "alerts: 0 sent by webhook, 2 failed, 0 sent by e-mail, 2 failed"
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 4
+    assert any("webhook after 3 attempts" in m and "exception f00d" in m for m in lines)
+
+
+@pytest.mark.parametrize(
+    ("options", "complaint"),
+    [
+        (["--alert-code", "NJ-NOT-A-CODE"], "--alert-code NJ-NOT-A-CODE: no such rule code"),
+        (["--alert-to", "pit@casino.example"], "--alert-to needs --alert-smtp"),
+        (["--alert-smtp", "relay-without-port"], "give HOST:PORT"),
+        (["--alert-webhook", "file:///etc/passwd"], "give an http:// or https:// URL"),
+        (["--alert-smtp", "127.0.0.1:25"], "--alert-smtp needs at least one --alert-to"),
+    ],
+)
+def test_the_stream_command_refuses_alert_options_that_cannot_work(
+    options: list[str], complaint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["stream", "--bootstrap", "127.0.0.1:9", "--db", str(tmp_path / "l.duckdb")]
+    assert stream_main(argv + options) == 2
+    assert complaint in capsys.readouterr().err
+    assert not (tmp_path / "l.duckdb").exists(), "refused before anything was opened"
