@@ -28,6 +28,9 @@ _STYLE = """<style>
 .floor .open{font-weight:600}.floor .crit{color:#c62828}
 </style>"""
 
+LIVE_WITHIN_MICROS = 3_600_000_000
+"""A day whose last event is within the hour is still being played: ages run on the clock."""
+
 GAME_SHORT = {"PUNTO_BANCO": "PB", "CHEMIN_DE_FER": "CF", "MINIBACCARAT": "MB"}
 
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from dashboards import live, triage, ui
+from dashboards import charts, live, triage, ui
 from dashboards import queries as q
 from pipeline.safe_text import markdown_text, visible
 
@@ -102,6 +102,10 @@ m2.metric("New since you looked", len(new_since.new))
 m3.metric("Open critical (block the close)", blocking)
 m4.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
 new_since.announce(all_rows, "queue")
+per_hour = charts.exceptions_per_hour(rows)
+if per_hour is not None:
+    with st.expander("Exceptions per hour, by severity", expanded=True):
+        st.altair_chart(per_hour, width="stretch", key="per_hour")
 
 table = rows[
     [

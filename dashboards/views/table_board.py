@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
-from dashboards import live, ui
+from dashboards import floor, live, ui
 from dashboards import queries as q
 from pipeline.safe_text import visible
 
@@ -20,6 +22,7 @@ st.caption(
 live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     board = q.table_board(ledger, day, ctx.journal)
+    facts = floor.floor_facts(ledger, day)
     found = q.exception_tables(ledger, day)
     announced = q.announced_exceptions(ledger, day)
 new_since = live.NewSince(day, found["exception_id"], announced)
@@ -42,6 +45,21 @@ m[2].metric("Open exceptions", int(board["open_exceptions"].sum()))
 m[3].metric("Open critical", int(board["open_critical"].sum()))
 m[4].metric("New since you looked", int(board["new_exceptions"].sum()))
 new_since.announce(found, "board")
+
+newest = int(facts["last_event_at"].max()) if len(facts) else 0
+clock = time.time_ns() // 1000
+# a day still being played is measured against the clock, a past day against its last event
+now = clock if clock - newest < floor.LIVE_WITHIN_MICROS else newest
+st.markdown(
+    floor.floor_html(board, facts, now),
+    unsafe_allow_html=True,
+)
+st.caption(
+    "A tile per table: its state, shoe progress, open exceptions (red: a critical one) and "
+    "hold; the last event's age is measured "
+    + ("now." if now == clock else "to the day's last event (the day is over).")
+)
+st.subheader("Every table")
 
 view = board.assign(
     shoe=[

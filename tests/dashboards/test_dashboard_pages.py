@@ -70,6 +70,8 @@ def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 def test_exception_queue_filters_change_the_rows(ledger: Path) -> None:
     at = _app()
     assert at.title[0].value == "Exception queue"
+    (per_hour,) = at.get("vega_lite_chart")  # exceptions per hour by severity
+    assert "severity" in per_hour.proto.spec and "exceptions" in per_hour.proto.spec
     everything = _frame(at)
     total = _query(ledger, "SELECT count(*) FROM exceptions")[0][0]
     assert len(everything) == total  # nothing acknowledged yet: all OPEN
@@ -195,9 +197,15 @@ def test_table_board(ledger: Path) -> None:
     }
     assert board["shoe_progress"].between(0, 1).all()
     assert board["open_exceptions"].sum() == _query(ledger, "SELECT count(*) FROM exceptions")[0][0]
+    (grid,) = [m.value for m in at.markdown if 'class="floor"' in m.value]
+    assert grid.count('<div class="tile ') == len(board)  # the floor: a tile per table
+    assert grid.count(' critical"') == int((board["open_critical"] > 0).sum())
+    assert any("to the day's last event" in c.value for c in at.caption)  # a past day
     pit = str(summary[0][2])
     at.multiselect(key="board_pit").set_value([pit]).run()
     assert set(_frame(at)["pit"]) == {pit} and len(_frame(at)) < len(board)
+    (grid,) = [m.value for m in at.markdown if 'class="floor"' in m.value]
+    assert grid.count('<div class="tile ') == len(_frame(at)) and grid.count("<h4>Pit ") == 1
 
 
 def test_round_reconstruction(ledger: Path) -> None:
