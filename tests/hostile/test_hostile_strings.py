@@ -132,6 +132,7 @@ def test_the_hostile_day_replays_closes_and_exports(day: HostileDay) -> None:
                 ("close", "csv"),
                 ("close", "html"),
                 ("close", "json"),
+                ("close", "xlsx"),
                 ("quality", "html"),
                 ("quality", "json"),
             )
