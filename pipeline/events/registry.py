@@ -22,7 +22,9 @@ Confluent Schema Registry client can replace this class without touching the cod
 Command line (run from the repository root)::
 
     python -m pipeline.events check      # verify the manifest against the files
-    python -m pipeline.events register   # register changed sources as a new id
+    python -m pipeline.events register   # register changed sources as a new id, and
+                                         # regenerate pipeline/events/payloads.py
+    python -m pipeline.events payloads   # regenerate payloads.py from the latest id
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any, Protocol
 
 from fastavro.schema import parse_schema, to_parsing_canonical_form
 
+from pipeline.events import payload_codegen
 from pipeline.events._binary import collect_names
 from pipeline.events.compat import Problem, compatibility_problems
 
@@ -492,9 +495,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print(f"registered id {entry.id}: {entry.subject} v{entry.version} -> {entry.file}")
             FileSchemaRegistry(directory)  # verify the result
+            if directory is None:
+                print(f"regenerated {payload_codegen.write()}")
+            return 0
+        if command == "payloads":
+            print(f"regenerated {payload_codegen.write()}")
             return 0
     except RegistryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print("usage: python -m pipeline.events [check|register] [SCHEMA_DIR]", file=sys.stderr)
+    print(
+        "usage: python -m pipeline.events [check|register|payloads] [SCHEMA_DIR]",
+        file=sys.stderr,
+    )
     return 2
