@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
+from pipeline.events.payloads import DeviceFault
 from pipeline.replay.checks import Phase, RoundView, run_checks
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
@@ -281,6 +282,23 @@ class TableReplay:
         self._close_round()
         for seat in sorted(self.deferred):
             self._deadline(seat, "the table closed", e)
+
+    def on_DeviceFault(self, e: TableEvent) -> None:
+        """No rule of 19:47 governs the devices, and what a fault loses, repeats or reorders
+        the sequencer finds by seq; but a fault a device reports and recovers from (a card
+        read twice, a jam) leaves no gap, so the round it names is flagged for review."""
+        fault = e.payload_as(DeviceFault)
+        self.find(
+            "NJ-DATA-DEVICE-FAULT",
+            Severity.LOW,
+            f"Device {e.device_id} reported fault {fault.code} ({fault.message}) "
+            + (f"during round {fault.round_id}" if fault.round_id else "between rounds")
+            + f" at seq {e.seq}: check the events it sent around then against the table's "
+            "surveillance record.",
+            event_ids=(e.event_id,),
+            round_id=fault.round_id,
+            between_rounds=fault.round_id is None,
+        )
 
     def on_PatronSeated(self, e: TableEvent) -> None:
         self.seated[int(e.get("seat"))] = e.get("patron_id")
