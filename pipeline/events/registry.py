@@ -346,12 +346,13 @@ class FileSchemaRegistry:
         if previous and source == self._documents[previous[-1].id]:
             return None
         problems: list[str] = []
-        for entry in self.entries:
-            if entry.subject == self.subject:
-                problems += [
-                    f"against id {entry.id}: {p}"
-                    for p in policy_violations(self._schemas[entry.id], parsed)
-                ]
+        for entry in previous:
+            problems += [
+                f"against id {entry.id}: {p}"
+                for p in policy_violations(
+                    self._schemas[entry.id], parsed, forward=entry is previous[-1]
+                )
+            ]
         if problems:
             raise RegistryError(
                 "the source change breaks the evolution policy (schemas/README.md):\n  "
@@ -387,24 +388,55 @@ class FileSchemaRegistry:
         return entry
 
 
-def policy_violations(old: ParsedSchema, new: ParsedSchema) -> list[str]:
+def policy_violations(old: ParsedSchema, new: ParsedSchema, *, forward: bool = True) -> list[str]:
     """Why ``new`` may not follow ``old`` in the same subject (empty if it may).
 
-    The new schema must read everything written with the old one (backward), and the old
-    schema must read everything written with the new one (forward) except payload record
-    types appended to the envelope's union, which old readers cannot know.
+    The new schema must read everything written with the old one (backward: :meth:`register`
+    checks it against every earlier version, so archives stay readable). With ``forward``
+    (:meth:`register` asks it of the latest version only, so consumers one version behind keep
+    reading during a rollout), the old schema must read everything written with the new one,
+    except:
+
+    - payload record types appended to the envelope's union, which old readers cannot know;
+    - an enum's fallback symbol, added as its ``default`` together with the default: it is
+      what readers substitute for symbols they do not know, and producers never write it.
+
+    Once an enum has a default, symbols appended to it pass the forward check against the
+    versions that have it: a new wager type is a new version, not a new contract.
     """
+    old, new = _parse(old, "the old schema"), _parse(new, "the new schema")  # full names
     backward = compatibility_problems(reader=new, writer=old)
-    forward = [
+    fallbacks = _new_fallback_symbols(old, new)
+    forward_problems = [
         p
-        for p in compatibility_problems(reader=old, writer=new)
+        for p in (compatibility_problems(reader=old, writer=new) if forward else ())
         if not (p.kind == Problem.UNION_BRANCH_MISSING and _PAYLOAD_BRANCH.fullmatch(p.path))
+        and not (p.kind == Problem.ENUM_SYMBOL_MISSING and p.symbols == fallbacks.get(p.enum))
     ]
     return (
         [f"new schema cannot read old data: {p}" for p in backward]
-        + [f"old schema cannot read new data: {p}" for p in forward]
+        + [f"old schema cannot read new data: {p}" for p in forward_problems]
         + _order_violations(old, new)
     )
+
+
+def _new_fallback_symbols(old: ParsedSchema, new: ParsedSchema) -> dict[str, tuple[str]]:
+    """Enum name -> the default ``new`` gives an enum of ``old`` that had none, when the
+    default is a symbol ``old`` lacks."""
+    old_names = collect_names(old)
+    found: dict[str, tuple[str]] = {}
+    for name, schema in collect_names(new).items():
+        before = old_names.get(name)
+        if (
+            schema.get("type") == "enum"
+            and "default" in schema
+            and before is not None
+            and before.get("type") == "enum"
+            and "default" not in before
+            and schema["default"] not in before["symbols"]
+        ):
+            found[name] = (schema["default"],)
+    return found
 
 
 def _order_violations(old: ParsedSchema, new: ParsedSchema) -> list[str]:
