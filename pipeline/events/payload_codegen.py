@@ -11,8 +11,9 @@ the registered schema.
 Avro types map to Python as the decoders return them: ``string`` to ``str``, ``int`` and
 ``long`` to ``int``, ``boolean`` to ``bool``, ``int`` with logical type ``date`` to
 :class:`datetime.date`, an enum to a ``Literal`` of its symbols (the strings the decoders
-return), ``["null", T]`` to ``T | None``. A type the generator does not know (an array, a
-nested record) stops it with :class:`PayloadCodegenError` rather than producing ``Any``.
+return), an array to a ``list``, ``["null", T]`` to ``T | None``. A type the generator does
+not know (a map, a nested record, a float) stops it with :class:`PayloadCodegenError` rather
+than producing ``Any``.
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ class _Types:
         logical = _LOGICAL.get((kind, schema.get("logicalType", "")))
         if logical is not None:
             return logical
+        if kind == "array":
+            return f"list[{self.annotation(schema['items'], f'{where}[]')}]"
         if kind == "enum":
             self.enums[schema["name"]] = list(schema["symbols"])
             return str(schema["name"])

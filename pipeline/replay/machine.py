@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
-from pipeline.events.payloads import DeviceFault
+from pipeline.events.payloads import CuratorChanged, DeviceFault
 from pipeline.replay.checks import Phase, RoundView, run_checks
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
@@ -42,6 +42,8 @@ from pipeline.replay.rows import (
 from pipeline.replay.sequencer import FIRST_SEQ, Sequenced, missing_heads, sequence
 from pipeline.replay.state import (
     CarriedCard,
+    CuratorChange,
+    CuratorState,
     DealtCard,
     ErrorCard,
     Irregularity,
@@ -114,6 +116,7 @@ class TableReplay:
         self.seated: dict[int, str | None] = {}
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
+        self.curator = CuratorState()
         self.summary = TableDaySummary(table_id)
         # Chemin de Fer bank state
         self.bids: dict[int, int] = {}
@@ -299,6 +302,24 @@ class TableReplay:
             round_id=fault.round_id,
             between_rounds=fault.round_id is None,
         )
+
+    def on_CuratorChanged(self, e: TableEvent) -> None:
+        """3.6(b)-(d), 3.11: the shoe changed hands. :mod:`pipeline.replay.checks.curator`
+        reads the change when the round in play (or the next one) closes."""
+        change = e.payload_as(CuratorChanged)
+        curator = self.curator
+        curator.changes.append(
+            CuratorChange(
+                e.event_id,
+                change.round_id,
+                curator.seat,
+                curator.known,
+                tuple(change.declined),
+                change.seat,
+                tuple(sorted(self.seated)),
+            )
+        )
+        curator.known, curator.seat = True, change.seat
 
     def on_PatronSeated(self, e: TableEvent) -> None:
         self.seated[int(e.get("seat"))] = e.get("patron_id")
@@ -929,6 +950,7 @@ class TableReplay:
             self._evaluate(rnd)
         finally:
             self.round = None
+            self.curator.changes.clear()
 
     def _evaluate(self, rnd: RoundState) -> None:
         rules = self.require_rules()
@@ -1064,7 +1086,7 @@ class TableReplay:
     def _view(self, rnd: RoundState, outcome: RoundOutcome | None) -> RoundView:
         shoe = self.shoe
         left = shoe.cards_in_shoe - (shoe.last_position + 1) if shoe is not None else None
-        return RoundView(self.require_rules(), rnd, shoe, outcome, left)
+        return RoundView(self.require_rules(), rnd, shoe, outcome, left, self.curator)
 
     def _run_checks(self, view: RoundView, when: Phase) -> None:
         """The registered checks of :mod:`pipeline.replay.checks` for ``when``."""

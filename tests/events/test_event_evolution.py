@@ -262,7 +262,11 @@ def test_a_new_wager_type_is_a_new_version_not_a_new_contract(
     lucky = evolve(current, add_wager_type)
     assert policy_violations(current, lucky) == []
     assert compatibility_problems(reader=current, writer=lucky) == []
-    closed = compatibility_problems(reader=v1_document, writer=lucky)
+    closed = [
+        p
+        for p in compatibility_problems(reader=v1_document, writer=lucky)
+        if p.kind is not Problem.UNION_BRANCH_MISSING  # event types added since v1
+    ]
     assert {(p.kind, p.symbols) for p in closed} == {
         (Problem.ENUM_SYMBOL_MISSING, ("OTHER", "LUCKY_6"))
     }

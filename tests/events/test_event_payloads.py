@@ -79,7 +79,7 @@ def test_a_type_without_a_python_mapping_stops_the_generator(
 ) -> None:
     document = copy.deepcopy(registry.document(registry.id_for_latest()))
     card = next(r for r in payload_records(document) if r["name"] == "CardDealt")
-    card["fields"].append({"name": "weights", "type": {"type": "array", "items": "double"}})
+    card["fields"].append({"name": "weights", "type": {"type": "map", "values": "long"}})
     with pytest.raises(PayloadCodegenError, match=r"CardDealt\.weights: no Python type"):
         render(document, 99)
 

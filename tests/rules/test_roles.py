@@ -17,6 +17,7 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
     next_holder,
+    shoe_offer_order,
 )
 
 SUIVI, SEUL, PARTIAL = BancoKind.SUIVI, BancoKind.SEUL, BancoKind.PARTIAL
@@ -47,6 +48,20 @@ def test_next_holder_is_to_the_right_then_counterclockwise() -> None:
     assert next_holder(3, []) is None
     assert counterclockwise_from(3, [6, 1, 4, 3]) == [4, 6, 1, 3]
     assert counterclockwise_from(0, [3, 1, 2]) == [1, 2, 3]  # 3.6(b): start at seat 1
+
+
+@pytest.mark.rule("PB-3.6b-CURATOR")
+def test_the_order_the_shoe_is_offered_in() -> None:
+    """N.J.A.C. 19:47-3.6(b): at the commencement of play (or after the dealer held the shoe,
+    3.6(d)) from seat 1, counterclockwise; 3.11(b): after a relinquishment from the seat to the
+    right of the previous curator, counterclockwise, never back to that curator, even if he
+    left (PB-3.6b-CURATOR)."""
+    assert shoe_offer_order(None, [5, 2, 7]) == [2, 5, 7]
+    assert shoe_offer_order(None, []) == []
+    assert shoe_offer_order(5, [2, 5, 7]) == [7, 2]
+    assert shoe_offer_order(7, [2, 5, 7]) == [2, 5]
+    assert shoe_offer_order(4, [2, 5, 7]) == [5, 7, 2]  # the curator in seat 4 left
+    assert shoe_offer_order(3, [3]) == []
 
 
 @pytest.mark.rule("PB-3.6b-CURATOR", "PB-3.11a1-CURATOR-PASS", "CF-4.11a1-BANK-PASS")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Severity
-from pipeline.replay.state import RoundState, ShoeState
+from pipeline.replay.state import CuratorState, RoundState, ShoeState
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
@@ -67,6 +67,8 @@ class RoundView:
     outcome: RoundOutcome | None = None
     cards_left: int | None = None
     """Cards left in the shoe after the last one dealt, when the shoe is known."""
+    curator: CuratorState | None = None
+    """Punto Banco's curator, with the changes recorded since the previous round closed."""
 
     @property
     def game(self) -> Game:
@@ -128,6 +130,6 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 
 # The modules below register their checks on import; the list is the registry's table of
 # contents.
-from pipeline.replay.checks import voids  # noqa: E402,F401
+from pipeline.replay.checks import curator, voids  # noqa: E402,F401
 
 __all__ = ["REGISTRY", "Flag", "Phase", "RoundView", "round_check", "run_checks"]
