@@ -81,7 +81,9 @@ def test_banker_by_bid() -> None:
     assert banker_by_bid({1: 50_000, 4: 100_000, 6: 75_000}) == 4
     assert banker_by_bid({6: 100_000, 2: 100_000, 4: 100_000}) == 2
     assert banker_by_bid({5: 1}) == 5
-    with pytest.raises(ValueError, match=r"19:47-4\.5\(b\)"):
+    with pytest.raises(
+        ValueError, match=r"^no bids: the bank cannot be awarded \(N\.J\.A\.C\. 19:47-4\.5\(b\)\)$"
+    ):
         banker_by_bid({})
 
 
@@ -132,6 +134,7 @@ def test_unqualified_suivi_falls_back_to_seul_nearest_counterclockwise() -> None
     got = cover_bank(5, 10_000, offers, suivi_seat=3)
     assert got.accepted == (BancoOffer(6, SEUL, 10_000),)
     assert got.dominant_seat == 6
+    assert got.uncovered_cents == 0  # banco seul covers the whole bank: nothing withdrawn, 4.7(e)
     wrap = cover_bank(8, 10_000, [BancoOffer(6, SEUL, 10_000), BancoOffer(2, SEUL, 10_000)], None)
     assert wrap.accepted == (BancoOffer(2, SEUL, 10_000),)
 
