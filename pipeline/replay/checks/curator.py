@@ -5,7 +5,9 @@ The pit terminal reports every change of curator (``CuratorChanged``): at the co
 play and whenever the shoe is relinquished, with the seats that declined it. A table that has
 not reported a curator yet is not checked: its devices predate the event, or the day's first
 report was lost, and the holder of the shoe is unknown. Minibaccarat is dealt by the dealer
-and Chemin de Fer passes a bank (4.11), so neither has these checks.
+and Chemin de Fer passes a bank (4.11), so neither has these checks. A pass is read as part of
+the round it follows when it is recorded before that round closes (before the next round, the
+shoe's end or the table's close); the pit records it as the shoe moves, before anything else.
 
 3.7(d), dealing the four initial cards face down and keeping the Banker's Hand under the shoe
 until the Player's Hand is called, changes where the cards lie, not the order the shoe reads
