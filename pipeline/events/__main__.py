@@ -1,4 +1,4 @@
-"""``python -m pipeline.events [check|register] [SCHEMA_DIR]``: the schema registry's tool."""
+"""``python -m pipeline.events [check|register|payloads] [SCHEMA_DIR]``: the registry's tool."""
 
 from pipeline.events.registry import main
 

@@ -51,6 +51,10 @@ class Incompatibility:
     path: str
     """Where, e.g. ``payload`` or ``payload<CardDealt>.rank``."""
     message: str
+    symbols: tuple[str, ...] = ()
+    """For ``ENUM_SYMBOL_MISSING``: the writer's symbols the reader does not know."""
+    enum: str = ""
+    """For ``ENUM_SYMBOL_MISSING``: the enum's full name."""
 
     def __str__(self) -> str:
         return f"{self.path or '<root>'}: {self.message} [{self.kind.value}]"
@@ -161,6 +165,8 @@ def compatibility_problems(reader: Any, writer: Any) -> list[Incompatibility]:
                     Problem.ENUM_SYMBOL_MISSING,
                     path,
                     f"writer symbols {missing} are unknown to the reader, which has no default",
+                    tuple(missing),
+                    r["name"],
                 )
         elif rk == "fixed":
             if r["size"] != w["size"]:

@@ -22,7 +22,9 @@ Confluent Schema Registry client can replace this class without touching the cod
 Command line (run from the repository root)::
 
     python -m pipeline.events check      # verify the manifest against the files
-    python -m pipeline.events register   # register changed sources as a new id
+    python -m pipeline.events register   # register changed sources as a new id, and
+                                         # regenerate pipeline/events/payloads.py
+    python -m pipeline.events payloads   # regenerate payloads.py from the latest id
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any, Protocol
 
 from fastavro.schema import parse_schema, to_parsing_canonical_form
 
+from pipeline.events import payload_codegen
 from pipeline.events._binary import collect_names
 from pipeline.events.compat import Problem, compatibility_problems
 
@@ -343,12 +346,13 @@ class FileSchemaRegistry:
         if previous and source == self._documents[previous[-1].id]:
             return None
         problems: list[str] = []
-        for entry in self.entries:
-            if entry.subject == self.subject:
-                problems += [
-                    f"against id {entry.id}: {p}"
-                    for p in policy_violations(self._schemas[entry.id], parsed)
-                ]
+        for entry in previous:
+            problems += [
+                f"against id {entry.id}: {p}"
+                for p in policy_violations(
+                    self._schemas[entry.id], parsed, forward=entry is previous[-1]
+                )
+            ]
         if problems:
             raise RegistryError(
                 "the source change breaks the evolution policy (schemas/README.md):\n  "
@@ -384,24 +388,55 @@ class FileSchemaRegistry:
         return entry
 
 
-def policy_violations(old: ParsedSchema, new: ParsedSchema) -> list[str]:
+def policy_violations(old: ParsedSchema, new: ParsedSchema, *, forward: bool = True) -> list[str]:
     """Why ``new`` may not follow ``old`` in the same subject (empty if it may).
 
-    The new schema must read everything written with the old one (backward), and the old
-    schema must read everything written with the new one (forward) except payload record
-    types appended to the envelope's union, which old readers cannot know.
+    The new schema must read everything written with the old one (backward: :meth:`register`
+    checks it against every earlier version, so archives stay readable). With ``forward``
+    (:meth:`register` asks it of the latest version only, so consumers one version behind keep
+    reading during a rollout), the old schema must read everything written with the new one,
+    except:
+
+    - payload record types appended to the envelope's union, which old readers cannot know;
+    - an enum's fallback symbol, added as its ``default`` together with the default: it is
+      what readers substitute for symbols they do not know, and producers never write it.
+
+    Once an enum has a default, symbols appended to it pass the forward check against the
+    versions that have it: a new wager type is a new version, not a new contract.
     """
+    old, new = _parse(old, "the old schema"), _parse(new, "the new schema")  # full names
     backward = compatibility_problems(reader=new, writer=old)
-    forward = [
+    fallbacks = _new_fallback_symbols(old, new)
+    forward_problems = [
         p
-        for p in compatibility_problems(reader=old, writer=new)
+        for p in (compatibility_problems(reader=old, writer=new) if forward else ())
         if not (p.kind == Problem.UNION_BRANCH_MISSING and _PAYLOAD_BRANCH.fullmatch(p.path))
+        and not (p.kind == Problem.ENUM_SYMBOL_MISSING and p.symbols == fallbacks.get(p.enum))
     ]
     return (
         [f"new schema cannot read old data: {p}" for p in backward]
-        + [f"old schema cannot read new data: {p}" for p in forward]
+        + [f"old schema cannot read new data: {p}" for p in forward_problems]
         + _order_violations(old, new)
     )
+
+
+def _new_fallback_symbols(old: ParsedSchema, new: ParsedSchema) -> dict[str, tuple[str]]:
+    """Enum name -> the default ``new`` gives an enum of ``old`` that had none, when the
+    default is a symbol ``old`` lacks."""
+    old_names = collect_names(old)
+    found: dict[str, tuple[str]] = {}
+    for name, schema in collect_names(new).items():
+        before = old_names.get(name)
+        if (
+            schema.get("type") == "enum"
+            and "default" in schema
+            and before is not None
+            and before.get("type") == "enum"
+            and "default" not in before
+            and schema["default"] not in before["symbols"]
+        ):
+            found[name] = (schema["default"],)
+    return found
 
 
 def _order_violations(old: ParsedSchema, new: ParsedSchema) -> list[str]:
@@ -492,9 +527,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print(f"registered id {entry.id}: {entry.subject} v{entry.version} -> {entry.file}")
             FileSchemaRegistry(directory)  # verify the result
+            if directory is None:
+                print(f"regenerated {payload_codegen.write()}")
+            return 0
+        if command == "payloads":
+            print(f"regenerated {payload_codegen.write()}")
             return 0
     except RegistryError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print("usage: python -m pipeline.events [check|register] [SCHEMA_DIR]", file=sys.stderr)
+    print(
+        "usage: python -m pipeline.events [check|register|payloads] [SCHEMA_DIR]",
+        file=sys.stderr,
+    )
     return 2

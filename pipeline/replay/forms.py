@@ -9,6 +9,8 @@
 - (c)3iii-iv: at the end of the gaming day each original from the drop box is matched with the
   duplicate the pit clerk forwarded to accounting.
 - (c)3vii: documented vigorish is a complimentary in the table game win calculation.
+
+The Form events are read as their typed payload records (:mod:`pipeline.events.payloads`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from pipeline.events.model import TableEvent
+from pipeline.events.payloads import (
+    CompVigFormIssued,
+    CompVigFormVoided,
+    FormDuplicateReceived,
+    FormOriginalCounted,
+    FormSeriesReceived,
+)
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
 from pipeline.rules.codes import rule
@@ -40,6 +50,24 @@ REQUIRED_FIELDS: dict[Game, tuple[str, ...]] = {
 }
 
 
+class Series(NamedTuple):
+    event_id: str
+    form: FormSeriesReceived
+
+
+class Copy(NamedTuple):
+    """A Form's original counted from the drop box, or its duplicate received at accounting."""
+
+    event_id: str
+    form: FormOriginalCounted | FormDuplicateReceived
+
+    def key(self) -> tuple[int, int, str | None, str, date, bool]:
+        """What (c)3iv compares between the original and the duplicate."""
+        f = self.form
+        return (f.serial, f.amount_cents, f.patron_name, f.table_location, f.gaming_date,
+                f.marked_void)  # fmt: skip
+
+
 @dataclass
 class FormControl:
     table_id: str
@@ -47,11 +75,11 @@ class FormControl:
     game: Game = Game.PUNTO_BANCO
     location: str | None = None
     gaming_date: date | None = None
-    series_list: list[TableEvent] = field(default_factory=list)
+    series_list: list[Series] = field(default_factory=list)
     used: dict[int, list[FormRow]] = field(default_factory=dict)
     highest_used: int | None = None
-    originals: list[TableEvent] = field(default_factory=list)
-    duplicates: list[TableEvent] = field(default_factory=list)
+    originals: list[Copy] = field(default_factory=list)
+    duplicates: list[Copy] = field(default_factory=list)
     matched_ids: set[str] = field(default_factory=set)
 
     def _find(
@@ -77,13 +105,10 @@ class FormControl:
         )
 
     def series(self, e: TableEvent) -> None:
-        self.series_list.append(e)
+        self.series_list.append(Series(e.event_id, e.payload_as(FormSeriesReceived)))
 
     def _in_series(self, serial: int) -> bool:
-        return any(
-            int(s.get("first_serial")) <= serial <= int(s.get("last_serial"))
-            for s in self.series_list
-        )
+        return any(s.form.first_serial <= serial <= s.form.last_serial for s in self.series_list)
 
     def _use(self, serial: int, row: FormRow, e: TableEvent) -> None:
         """(c)3ii: sequential use of a received series."""
@@ -117,22 +142,23 @@ class FormControl:
         self.highest_used = max(serial, self.highest_used or serial)
 
     def issued(self, e: TableEvent) -> int:
-        serial = int(e.get("serial"))
+        form = e.payload_as(CompVigFormIssued)
+        serial = form.serial
         row = FormRow(
             self.table_id,
             serial,
             "ISSUED",
-            int(e.get("amount_cents")),
-            e.get("patron_name"),
-            e.get("patron_id"),
-            e.get("gaming_date"),
-            e.get("pit"),
-            e.get("table_location"),
-            e.get("dealer_signature"),
-            e.get("pit_boss_signature"),
-            e.get("pit_clerk_signature"),
-            e.get("patron_signature"),
-            e.get("signature_missing_reason"),
+            form.amount_cents,
+            form.patron_name,
+            form.patron_id,
+            form.gaming_date,
+            form.pit,
+            form.table_location,
+            form.dealer_signature,
+            form.pit_boss_signature,
+            form.pit_clerk_signature,
+            form.patron_signature,
+            form.signature_missing_reason,
             None,
             e.event_id,
         )
@@ -140,9 +166,9 @@ class FormControl:
         missing = [
             f.replace("_", " ")
             for f in (*REQUIRED_FIELDS[self.game], *REQUIRED_SIGNATURES)
-            if not e.get(f)
+            if not getattr(form, f)
         ]
-        if not e.get("patron_signature") and not e.get("signature_missing_reason"):
+        if not form.patron_signature and not form.signature_missing_reason:
             missing.append("patron signature or the reason it could not be obtained")
         if missing:
             self._find(
@@ -154,7 +180,8 @@ class FormControl:
         return row.amount_cents
 
     def voided(self, e: TableEvent) -> None:
-        serial = int(e.get("serial"))
+        form = e.payload_as(CompVigFormVoided)
+        serial = form.serial
         row = FormRow(
             self.table_id,
             serial,
@@ -166,22 +193,22 @@ class FormControl:
             None,
             None,
             None,
-            e.get("pit_boss_signature"),
-            e.get("pit_clerk_signature"),
+            form.pit_boss_signature,
+            form.pit_clerk_signature,
             None,
             None,
-            bool(e.get("marked_void")),
+            form.marked_void,
             e.event_id,
         )
         self._use(serial, row, e)
         flaws = []
-        if not e.get("marked_void"):
+        if not form.marked_void:
             flaws.append("is not marked VOID")
-        for field_name, who in (
-            ("pit_boss_signature", "pit boss"),
-            ("pit_clerk_signature", "pit clerk"),
+        for signature, who in (
+            (form.pit_boss_signature, "pit boss"),
+            (form.pit_clerk_signature, "pit clerk"),
         ):
-            if not e.get(field_name):
+            if not signature:
                 flaws.append(f"lacks the {who}'s signature")
         if flaws:
             self._find(
@@ -192,15 +219,15 @@ class FormControl:
             )
 
     def original(self, e: TableEvent) -> None:
-        self.originals.append(e)
+        self.originals.append(Copy(e.event_id, e.payload_as(FormOriginalCounted)))
 
     def duplicate(self, e: TableEvent) -> None:
-        self.duplicates.append(e)
+        self.duplicates.append(Copy(e.event_id, e.payload_as(FormDuplicateReceived)))
 
     def close_day(self) -> None:
         """End of the gaming day: gaps in the used series; originals against duplicates."""
         for s in self.series_list:
-            first, last = int(s.get("first_serial")), int(s.get("last_serial"))
+            first, last = s.form.first_serial, s.form.last_serial
             used_here = [serial for serial in self.used if first <= serial <= last]
             if used_here:
                 for serial in range(first, max(used_here) + 1):
@@ -215,31 +242,20 @@ class FormControl:
                         )
         self._match()
 
-    @staticmethod
-    def _key(e: TableEvent) -> tuple[int, int, object, object, object, bool]:
-        return (
-            int(e.get("serial")),
-            int(e.get("amount_cents")),
-            e.get("patron_name"),
-            e.get("table_location"),
-            e.get("gaming_date"),
-            bool(e.get("marked_void")),
-        )
-
     def _match(self) -> None:
         """(c)3iv: each original from the drop box against its duplicate from the pit clerk."""
-        originals = Counter(map(self._key, self.originals))
-        duplicates = Counter(map(self._key, self.duplicates))
+        originals = Counter(c.key() for c in self.originals)
+        duplicates = Counter(c.key() for c in self.duplicates)
         unmatched = (originals - duplicates) + (duplicates - originals)
-        for events, others in ((self.originals, duplicates), (self.duplicates, originals)):
-            for e in events:
-                if others[self._key(e)] > 0:
-                    self.matched_ids.add(e.event_id)
+        for copies, others in ((self.originals, duplicates), (self.duplicates, originals)):
+            for c in copies:
+                if others[c.key()] > 0:
+                    self.matched_ids.add(c.event_id)
         for serial in sorted({key[0] for key in unmatched}):
-            orig = [e for e in self.originals if int(e.get("serial")) == serial]
-            dup = [e for e in self.duplicates if int(e.get("serial")) == serial]
-            o_amount = sum(int(e.get("amount_cents")) for e in orig)
-            d_amount = sum(int(e.get("amount_cents")) for e in dup)
+            orig = [c for c in self.originals if c.form.serial == serial]
+            dup = [c for c in self.duplicates if c.form.serial == serial]
+            o_amount = sum(c.form.amount_cents for c in orig)
+            d_amount = sum(c.form.amount_cents for c in dup)
             self._find(
                 MATCH,
                 f"Form {serial}: the drop-box original ({len(orig)} counted, "
@@ -247,12 +263,12 @@ class FormControl:
                 f"({len(dup)} received, {money(d_amount)}) in serial, amount, patron, "
                 f"table or gaming date ({rule(MATCH).citation}).",
                 serial,
-                tuple(e.event_id for e in (*orig, *dup)),
+                tuple(c.event_id for c in (*orig, *dup)),
                 expected=o_amount,
                 actual=d_amount,
             )
         for serial, rows in self.used.items():
-            if not any(int(e.get("serial")) == serial for e in (*self.originals, *self.duplicates)):
+            if not any(c.form.serial == serial for c in (*self.originals, *self.duplicates)):
                 what = "issued" if any(r.status == "ISSUED" for r in rows) else "voided"
                 # A void Form goes to accounting too (3.3(c)3vi).
                 cited = [rule(MATCH).citation] + ([rule(VOID).citation] if what == "voided" else [])
@@ -275,23 +291,23 @@ class FormControl:
 
     def event_rows(self) -> list[FormEventRow]:
         out = []
-        for kind, events in (
+        for kind, copies in (
             ("ORIGINAL_COUNTED", self.originals),
             ("DUPLICATE_RECEIVED", self.duplicates),
         ):
-            for e in events:
+            for c in copies:
                 out.append(
                     FormEventRow(
                         self.table_id,
-                        int(e.get("serial")),
+                        c.form.serial,
                         kind,
-                        int(e.get("amount_cents")),
-                        e.get("patron_name"),
-                        e.get("table_location"),
-                        e.get("gaming_date"),
-                        bool(e.get("marked_void")),
-                        e.event_id in self.matched_ids,
-                        e.event_id,
+                        c.form.amount_cents,
+                        c.form.patron_name,
+                        c.form.table_location,
+                        c.form.gaming_date,
+                        c.form.marked_void,
+                        c.event_id in self.matched_ids,
+                        c.event_id,
                     )
                 )
         return out
@@ -299,7 +315,7 @@ class FormControl:
     def series_rows(self) -> list[FormSeriesRow]:
         out = []
         for s in self.series_list:
-            first, last = int(s.get("first_serial")), int(s.get("last_serial"))
+            first, last = s.form.first_serial, s.form.last_serial
             rows = [r for serial, rs in self.used.items() if first <= serial <= last for r in rs]
             out.append(
                 FormSeriesRow(

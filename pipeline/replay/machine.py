@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
+from pipeline.events.payloads import CuratorChanged, DeviceFault
 from pipeline.replay.bank import Bank
 from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
 from pipeline.replay.checks.error_cards import error_what
@@ -44,6 +45,8 @@ from pipeline.replay.rows import (
 from pipeline.replay.sequencer import FIRST_SEQ, Sequenced, missing_heads, sequence
 from pipeline.replay.state import (
     CarriedCard,
+    CuratorChange,
+    CuratorState,
     DealtCard,
     ErrorCard,
     Irregularity,
@@ -103,6 +106,7 @@ class TableReplay:
         self.seated: dict[int, str | None] = {}
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
+        self.curator = CuratorState()
         self.summary = TableDaySummary(table_id)
         self.bank = Bank()
         """Chemin de Fer's bank (4.5-4.7, 4.11)."""
@@ -261,6 +265,41 @@ class TableReplay:
         self._close_round()
         for seat in sorted(self.deferred):
             self._deadline(seat, "the table closed", e)
+
+    def on_DeviceFault(self, e: TableEvent) -> None:
+        """No rule of 19:47 governs the devices, and what a fault loses, repeats or reorders
+        the sequencer finds by seq; but a fault a device reports and recovers from (a card
+        read twice, a jam) leaves no gap, so the round it names is flagged for review."""
+        fault = e.payload_as(DeviceFault)
+        self.find(
+            "NJ-DATA-DEVICE-FAULT",
+            Severity.LOW,
+            f"Device {e.device_id} reported fault {fault.code} ({fault.message}) "
+            + (f"during round {fault.round_id}" if fault.round_id else "between rounds")
+            + f" at seq {e.seq}: check the events it sent around then against the table's "
+            "surveillance record.",
+            event_ids=(e.event_id,),
+            round_id=fault.round_id,
+            between_rounds=fault.round_id is None,
+        )
+
+    def on_CuratorChanged(self, e: TableEvent) -> None:
+        """3.6(b)-(d), 3.11: the shoe changed hands. :mod:`pipeline.replay.checks.curator`
+        reads the change when the round in play (or the next one) closes."""
+        change = e.payload_as(CuratorChanged)
+        curator = self.curator
+        curator.changes.append(
+            CuratorChange(
+                e.event_id,
+                change.round_id,
+                curator.seat,
+                curator.known,
+                tuple(change.declined),
+                change.seat,
+                tuple(sorted(self.seated)),
+            )
+        )
+        curator.known, curator.seat = True, change.seat
 
     def on_PatronSeated(self, e: TableEvent) -> None:
         self.seated[int(e.get("seat"))] = e.get("patron_id")
@@ -838,6 +877,7 @@ class TableReplay:
             self._evaluate(rnd)
         finally:
             self.round = None
+            self.curator.changes.clear()
 
     def _evaluate(self, rnd: RoundState) -> None:
         rules = self.require_rules()
@@ -948,7 +988,9 @@ class TableReplay:
     ) -> RoundView:
         shoe = self.shoe
         left = shoe.cards_in_shoe - (shoe.last_position + 1) if shoe is not None else None
-        return RoundView(self.require_rules(), rnd, shoe, outcome, left, due or {})
+        return RoundView(
+            self.require_rules(), rnd, shoe, outcome, left, due or {}, curator=self.curator
+        )
 
     def _run_checks(self, view: RoundView, when: Phase) -> None:
         """The registered checks of :mod:`pipeline.replay.checks` for ``when``."""

@@ -92,3 +92,32 @@ class SeatBalance:
     patron_id: str | None
     cents: int = 0
     event_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CuratorChange:
+    """One CuratorChanged event, with the table as it stood when the shoe changed hands."""
+
+    event_id: str
+    after_round: str | None
+    """The round after which the shoe changed hands; ``None`` at the commencement of play."""
+    previous: int | None
+    """The participant who held the shoe; ``None``: nobody yet, or the dealer (3.6(d))."""
+    previous_known: bool
+    """Whether ``previous`` is known: the table had reported a curator before this change."""
+    declined: tuple[int, ...]
+    seat: int | None
+    """The new curator; ``None``: the dealer acts as curator."""
+    seated: tuple[int, ...]
+    """The seats occupied when the shoe was offered."""
+
+
+@dataclass
+class CuratorState:
+    """Punto Banco's curator (3.6, 3.11), known from the table's first CuratorChanged on."""
+
+    known: bool = False
+    seat: int | None = None
+    changes: list[CuratorChange] = field(default_factory=list)
+    """Changes recorded since the last round closed; the checks of the round closing next read
+    them, then the machine forgets them."""

@@ -257,6 +257,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Events delivered out of order are re-sequenced by the device's sequence number."),
     ("NJ-DATA-CLOCK-SKEW", "3.7-3.10",
      "A device clock ran backwards; times from that device are suspect."),
+    ("NJ-DATA-DEVICE-FAULT", "3.7-3.10",
+     "A fault a device reports is flagged for review with the round it names: events may be "
+     "wrong though none is missing by sequence."),
     ("NJ-DATA-CONTRACT", "3.7-3.10",
      "An event that breaks the event contract (undecodable, unknown schema, or out of place) "
      "is kept as a dead letter."),

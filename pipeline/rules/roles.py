@@ -32,11 +32,25 @@ def curator_must_pass(outcome: RoundOutcome) -> bool:
     return outcome.winner is Winner.PLAYER
 
 
+def shoe_offer_order(previous: int | None, seated: Iterable[int]) -> list[int]:
+    """The seats the dealer offers the shoe to, in order, until one accepts
+    (``PB-3.6b-CURATOR``). N.J.A.C. 19:47-3.6(b): at the commencement of play, "the participant
+    in seat number one" first, then "each of the other participants in turn counterclockwise";
+    3.11(b): after a relinquishment, "the participant immediately to the right of the previous
+    curator", then "each of the other participants in turn counterclockwise" (the previous
+    curator is not one of the others). ``previous`` is ``None`` at the commencement of play and
+    when the dealer held the shoe (3.6(d)): then the offer starts again at seat 1. If nobody
+    accepts, the dealer acts as curator (3.6(d)2)."""
+    if previous is None:
+        return sorted(set(seated))
+    return [seat for seat in counterclockwise_from(previous, seated) if seat != previous]
+
+
 def next_holder(previous: int, accepting: Iterable[int]) -> int | None:
     """The new curator or Banker after a mandatory pass: the first participant to the right of
     the previous holder, then counterclockwise, who accepts (3.11(b), 4.11(b)). ``None``: the
     dealer acts as curator (3.6(d)2)."""
-    order = [seat for seat in counterclockwise_from(previous, accepting) if seat != previous]
+    order = shoe_offer_order(previous, accepting)
     return order[0] if order else None
 
 

@@ -28,6 +28,11 @@ class Wager(Symbol):
     BANKER_BONUS = "BANKER_BONUS"
     PLAYER_BONUS = "PLAYER_BONUS"
     DRAGON_7 = "DRAGON_7"
+    OTHER = "OTHER"
+    """A wager type this version of the event contract does not know: a device running a later
+    schema version that adds a side bet is read with this symbol (the Avro enum default of
+    WagerType). No table offers it, so the replay reports the wager under 3.2(b), 4.7(a) or
+    7.2(b) instead of dropping the event or settling it as some other wager."""
 
 
 class Result(Symbol):

@@ -29,6 +29,7 @@ from pipeline.rules.roles import (
     counterclockwise_from,
     cover_bank,
     curator_must_pass,
+    shoe_offer_order,
 )
 from pipeline.rules.settlement import Result, Settlement, Wager, settle_seat
 from pipeline.rules.settlement_order import settlement_sequence
@@ -126,6 +127,8 @@ class TableEmulator:
         self.passed_bank_wager: Cents | None = None
         self.shoe_id: str | None = None
         self._covering = cover_bank(0, 0, (), None)
+        # Punto Banco's curator (3.6, 3.11); None: the dealer, or play has not commenced
+        self.curator_seat: int | None = None
 
     # ------------------------------------------------------------------ helpers
     def _fault(self, kind: FaultKind, detail: str, rule_code: str, **where: object) -> None:
@@ -158,6 +161,8 @@ class TableEmulator:
         )
         for seat in self.rng.sample(SEATS[self.game], k=min(4, len(SEATS[self.game]))):
             self._seat_patron(seat)
+        if self.game is Game.PUNTO_BANCO:
+            self._offer_shoe(after_round=None)  # 3.6(b): the commencement of play
         while out.clock_micros < self.closes_at:
             self._play_shoe()
         for seat in sorted(self.seated):
@@ -188,7 +193,7 @@ class TableEmulator:
         if self.suivi_seat == seat:
             self.suivi_seat = None
 
-    def _between_rounds(self) -> None:
+    def _between_rounds(self, round_id: str) -> None:
         for seat in list(self.seated):
             patron = self.seated[seat]
             patron.rounds_left -= 1
@@ -203,6 +208,27 @@ class TableEmulator:
             self._seat_patron(
                 self.rng.choice([s for s in SEATS[self.game] if s not in self.seated])
             )
+        if self.curator_seat is not None and self.curator_seat not in self.seated:
+            self._offer_shoe(after_round=round_id)  # the curator left: 3.11(b)
+
+    def _offer_shoe(self, after_round: str | None) -> None:
+        """3.6(b)-(d), 3.11(b): the dealer offers the shoe in order until a participant
+        accepts; if nobody does, the dealer acts as curator."""
+        declined = []
+        order = shoe_offer_order(self.curator_seat, self.seated)
+        self.curator_seat = None
+        for seat in order:
+            if self.rng.random() < 0.75:
+                self.curator_seat = seat
+                break
+            declined.append(seat)
+        self.out.emit(
+            self.dev.pit,
+            "CuratorChanged",
+            round_id=after_round,
+            declined=declined,
+            seat=self.curator_seat,
+        )
 
     # ------------------------------------------------------------------ deferred vigorish
     def _resolve_deferred(self, seat: int, deadline: str) -> None:
@@ -471,7 +497,7 @@ class TableEmulator:
                     )
                 else:
                     break
-            self._between_rounds()
+            self._between_rounds(round_id)
             self._maybe_irregularity(shoe)
         for seat in sorted(self.seated, reverse=True):
             self._resolve_deferred(seat, deadline="shoe ended")
@@ -686,6 +712,10 @@ class TableEmulator:
         self._settle(round_id, outcome, stakes)
         if self.variant.participant_bank:
             self._pass_bank(outcome, round_id)
+        elif self.curator_seat is not None and (
+            curator_must_pass(outcome) or self.rng.random() < 0.05
+        ):
+            self._offer_shoe(after_round=round_id)  # 3.11(a): compulsory or by choice
 
     def _announce(self, round_id: str, outcome: RoundOutcome) -> None:
         """3.10(a): the dealer announces each hand's count, the winner and total cards."""

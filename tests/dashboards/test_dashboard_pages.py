@@ -211,8 +211,9 @@ def test_table_board(ledger: Path) -> None:
 def test_round_reconstruction(ledger: Path) -> None:
     ((round_id,),) = _query(
         ledger,
+        # a payout against the vigorish rule (not a vigorish shortfall): its settlement disagrees
         "SELECT round_id FROM exceptions WHERE code LIKE '%-VIG' AND round_id IS NOT "
-        "NULL ORDER BY round_id LIMIT 1",
+        "NULL AND message LIKE '%was recorded % paying %' ORDER BY round_id LIMIT 1",
     )
     at = _app("round_reconstruction")
     assert at.title[0].value == "Round reconstruction"

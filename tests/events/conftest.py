@@ -56,6 +56,8 @@ def strategy_for(schema: Any, names: dict[str, Any]) -> st.SearchStrategy[Any]:
         return st.dates()
     if kind == "enum":
         return st.sampled_from(schema["symbols"])
+    if kind == "array":
+        return st.lists(strategy_for(schema["items"], names), max_size=6)
     if kind == "record":
         return st.fixed_dictionaries(
             {f["name"]: strategy_for(f["type"], names) for f in schema["fields"]}

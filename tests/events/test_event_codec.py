@@ -18,8 +18,10 @@ from pipeline.events import (
     EventDecodeError,
     EventEncodeError,
     EventRecord,
+    FileSchemaRegistry,
     InMemorySchemaRegistry,
     decode_event,
+    default_registry,
     encode_event,
     make_event,
     payload_type,
@@ -174,7 +176,8 @@ def test_make_event_rejects_naive_times_and_bad_seq() -> None:
 def test_wire_format_is_confluent_framing(codec: EventCodec) -> None:
     data = encode_event(card())
     assert data[0] == 0
-    assert int.from_bytes(data[1:5], "big") == codec.schema_id == 1
+    latest = default_registry().id_for_latest()
+    assert int.from_bytes(data[1:5], "big") == codec.schema_id == latest
     # Avro binary of the envelope starts with event_id: zig-zag length 36 (=72, 0x48) + text
     assert data[5] == 72 and data[6:42] == str(EVENT_ID).encode()
 
@@ -387,14 +390,15 @@ def test_corrupted_messages_never_escape_as_other_errors(data: st.DataObject) ->
         assert encode_event(decoded) == bytes(good)
 
 
-def test_negative_indexes_are_caught_by_verification(v1_document: dict[str, Any]) -> None:
+def test_negative_indexes_are_caught_by_verification(registry: FileSchemaRegistry) -> None:
     """fastavro reads index -1 as the last symbol; the verifying decoder refuses it."""
     good = encode_event(card())
     position = differing_byte(good, encode_event(card(rank=Rank.KING)))
     bad = bytearray(good)
     bad[position] = 1  # zig-zag -1
     assert decode_error(bytes(bad)).reason is DecodeReason.ENUM_OUT_OF_RANGE
-    trusting = EventCodec(InMemorySchemaRegistry({1: v1_document}), verify=False)
+    latest = registry.id_for_latest()
+    trusting = EventCodec(InMemorySchemaRegistry({latest: registry.document(latest)}), verify=False)
     assert trusting.decode(bytes(bad))["payload"][1]["rank"] == "KING"  # why verify is on
 
 

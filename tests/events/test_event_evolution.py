@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import io
+import json
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,13 +19,17 @@ from pipeline.events import (
     DecodeReason,
     EventCodec,
     EventDecodeError,
+    FileSchemaRegistry,
     InMemorySchemaRegistry,
     make_event,
 )
 from pipeline.events.compat import Problem, compatibility_problems
+from pipeline.events.convert import from_record, to_record
 from pipeline.events.registry import policy_violations
+from tests.replay.builder import TableDayBuilder
 
 NOW = dt.datetime(2025, 3, 1, 22, 0, tzinfo=dt.UTC)
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 NEW_FIELD = {
     "name": "read_confidence",
     "type": ["null", "int"],
@@ -228,3 +236,115 @@ def test_breaking_changes_are_refused(
 ) -> None:
     violations = policy_violations(v1_document, evolve(v1_document, change))
     assert any(expected in v for v in violations), violations
+
+
+# -- an evolvable wager type ------------------------------------------------------------------
+
+
+def add_wager_type(document: dict[str, Any]) -> None:
+    """A side bet a later v1.x adds: appended to WagerType, which has the default OTHER."""
+    record(document, "WagerType")["symbols"].append("LUCKY_6")
+
+
+@pytest.fixture(scope="module")
+def current(registry: FileSchemaRegistry) -> dict[str, Any]:
+    """The latest registered envelope, the one the pipeline reads with."""
+    document: dict[str, Any] = json.loads(json.dumps(registry.document(registry.id_for_latest())))
+    return document
+
+
+def test_a_new_wager_type_is_a_new_version_not_a_new_contract(
+    v1_document: dict[str, Any], current: dict[str, Any]
+) -> None:
+    """From the version that gave WagerType its default on, a wager type appended to it passes
+    the policy both ways; v1, whose WagerType is closed, cannot read it, which is why the
+    forward check asks it of the latest version only (the registry's rollout rule)."""
+    lucky = evolve(current, add_wager_type)
+    assert policy_violations(current, lucky) == []
+    assert compatibility_problems(reader=current, writer=lucky) == []
+    closed = [
+        p
+        for p in compatibility_problems(reader=v1_document, writer=lucky)
+        if p.kind is not Problem.UNION_BRANCH_MISSING  # event types added since v1
+    ]
+    assert {(p.kind, p.symbols) for p in closed} == {
+        (Problem.ENUM_SYMBOL_MISSING, ("OTHER", "LUCKY_6"))
+    }
+    assert {p.path for p in closed} >= {"payload<WagerPlaced>.wager", "payload<WagerSettled>.wager"}
+    assert policy_violations(v1_document, lucky, forward=False) == []
+
+
+def test_the_fallback_symbol_is_exempt_only_as_the_enum_default(
+    v1_document: dict[str, Any],
+) -> None:
+    """Adding OTHER to a closed enum without making it the default is a symbol v1 readers
+    cannot read; made the default, it is what they are told never to receive."""
+
+    def other_shuffle(document: dict[str, Any]) -> None:
+        record(document, "ShuffleMethod")["symbols"].append("OTHER")
+
+    def other_shuffle_default(document: dict[str, Any]) -> None:
+        other_shuffle(document)
+        record(document, "ShuffleMethod")["default"] = "OTHER"
+
+    refused = policy_violations(v1_document, evolve(v1_document, other_shuffle))
+    assert any("ShuffleMethod" in v or "shuffle_method" in v for v in refused), refused
+    assert policy_violations(v1_document, evolve(v1_document, other_shuffle_default)) == []
+    # a second new symbol beside the fallback is still one v1 cannot read
+    both = evolve(
+        v1_document,
+        other_shuffle_default,
+        lambda d: record(d, "ShuffleMethod")["symbols"].append("RIFFLE"),
+    )
+    assert any("RIFFLE" in v for v in policy_violations(v1_document, both))
+
+
+def test_the_registry_registers_a_new_wager_type(tmp_path: Path) -> None:
+    schemas = tmp_path / "schemas"
+    shutil.copytree(SCHEMA_DIR, schemas)
+    common = json.loads((schemas / "common.avsc").read_text())
+    next(e for e in common if e["name"] == "WagerType")["symbols"].append("LUCKY_6")
+    (schemas / "common.avsc").write_text(json.dumps(common, indent=2) + "\n")
+    before = FileSchemaRegistry(schemas, verify_sources=False)
+    entry = before.register()
+    assert entry is not None and entry.id == before.id_for_latest() + 1
+    assert "LUCKY_6" in str(FileSchemaRegistry(schemas).schema_for_id(entry.id))
+
+
+def test_a_wager_type_the_pipeline_does_not_know_is_reported_not_dropped(
+    registry: FileSchemaRegistry, current: dict[str, Any]
+) -> None:
+    """A device on a later v1.x sends a LUCKY_6 side bet and its settlement; the pipeline,
+    still on the current schema, reads both as OTHER and the replay reports the wager as one
+    the table does not offer (N.J.A.C. 19:47-3.2(b)), naming its settlement, with no crash,
+    no dead letter and no other finding."""
+    latest = registry.id_for_latest()
+    schemas = {i: registry.document(i) for i in range(1, latest + 1)}
+    schemas[latest + 1] = evolve(current, add_wager_type)
+    device = EventCodec(InMemorySchemaRegistry(schemas), reader_schema_id=latest + 1)
+    pipeline = EventCodec(InMemorySchemaRegistry(schemas, latest=latest))
+
+    b = TableDayBuilder("T01", rules_id="pb-5-classic")
+    b.open()
+    b.shoe()
+    r = b.round(player="2H 4C", banker="3D 4S", wagers={3: {"BANKER": 10_000}, 5: {"TIE": 500}})
+    b.end_shoe()
+    b.close()
+    sent = []
+    for event in b.events:
+        if event.get("wager") == "TIE":
+            event = dataclasses.replace(event, fields={**event.fields, "wager": "LUCKY_6"})
+        sent.append(device.encode(to_record(device, event)))
+    assert all(data[1:5] == (latest + 1).to_bytes(4, "big") for data in sent)
+
+    received = [from_record(pipeline.decode(data)) for data in sent]
+    lucky = [e for e in received if e.payload_type in ("WagerPlaced", "WagerSettled")]
+    assert sorted({e.get("wager") for e in lucky}) == ["BANKER", "OTHER"]
+    findings = b.replay(received).findings
+    assert [(f.code, f.seat, f.actual_cents) for f in findings] == [
+        ("PB-3.2b-WAGER-OFFERED", 5, 500)
+    ]
+    other = [e.event_id for e in lucky if e.get("wager") == "OTHER"]
+    assert set(findings[0].event_ids) == set(other) and len(other) == 2
+    assert findings[0].round_id == r.round_id
+    assert "on OTHER, which rules 'pb-5-classic' do not offer" in findings[0].message

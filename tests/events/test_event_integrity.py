@@ -139,7 +139,7 @@ def test_a_damaged_header_stops_the_file_instead_of_changing_its_events(
 ) -> None:
     """Avro keeps no checksum of the header. A flipped field name in its schema would be read
     as a schema of its own and give the field the reader's default (``face_up`` False read as
-    True); the header declares registered schema id 1, so it must carry that schema. A
+    True); the header declares the registered schema id, so it must carry that schema. A
     flipped header sync marker matches no block: every event is counted lost."""
     codec = EventCodec()
     face_down = [dict(e, payload=(e["payload"][0], {**e["payload"][1], "face_up": False}))
@@ -151,7 +151,9 @@ def test_a_damaged_header_stops_the_file_instead_of_changing_its_events(
     path.write_bytes(flipped(original, name + 7, 1))  # face_up -> face_wp
     [error] = list(codec.read_events_tolerant(path))
     assert isinstance(error, DecodeError) and error.reason is DecodeReason.SCHEMA_MISMATCH
-    assert "declares schema id 1" in error.message and error.records_lost == len(events)
+    assert f"declares schema id {codec.schema_id}" in error.message and error.records_lost == len(
+        events
+    )
     sync = original.index(original[-16:])  # the header's copy of the marker comes first
     path.write_bytes(flipped(original, sync, 0))
     errors = [i for i in codec.read_events_tolerant(path) if isinstance(i, DecodeError)]

@@ -19,6 +19,8 @@ from pipeline.events import (
 from pipeline.events.registry import SUBJECT, canonical_sha256, inline_schema, main
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+LATEST = FileSchemaRegistry(SCHEMA_DIR).id_for_latest()
+"""The repository's latest schema id, which the sources must build."""
 
 
 @pytest.fixture
@@ -70,13 +72,13 @@ def test_changed_source_without_new_id_is_an_error(schema_copy: Path) -> None:
             {"name": "reader_id", "type": ["null", "string"], "default": None, "doc": "x" * 12}
         ),
     )
-    with pytest.raises(RegistryError, match=r"differ from schema id 1.*register"):
+    with pytest.raises(RegistryError, match=rf"differ from schema id {LATEST}.*register"):
         FileSchemaRegistry(schema_copy)
 
 
 def test_doc_change_also_needs_a_new_id(schema_copy: Path) -> None:
     _edit_json(schema_copy / "common.avsc", lambda common: common[0].update(doc="Changed."))
-    with pytest.raises(RegistryError, match="differ from schema id 1"):
+    with pytest.raises(RegistryError, match=f"differ from schema id {LATEST}"):
         FileSchemaRegistry(schema_copy)
 
 
@@ -119,12 +121,12 @@ def test_register_a_compatible_change_as_a_new_id(schema_copy: Path) -> None:
         ),
     )
     entry = FileSchemaRegistry(schema_copy, verify_sources=False).register()
-    assert entry is not None and (entry.id, entry.version) == (2, 2)
-    registry = FileSchemaRegistry(schema_copy)  # verifies again, sources match id 2
-    assert registry.id_for_latest() == 2
+    assert entry is not None and (entry.id, entry.version) == (LATEST + 1, LATEST + 1)
+    registry = FileSchemaRegistry(schema_copy)  # verifies again, sources match the new id
+    assert registry.id_for_latest() == LATEST + 1
     assert (schema_copy / "registered" / "table-events-value.v1.avsc").read_bytes() == before
     v1_fields = str(registry.schema_for_id(1))
-    assert "reader_id" not in v1_fields and "reader_id" in str(registry.schema_for_id(2))
+    assert "reader_id" not in v1_fields and "reader_id" in str(registry.schema_for_id(entry.id))
     # registering again without a change does nothing
     assert FileSchemaRegistry(schema_copy).register() is None
 
@@ -139,7 +141,7 @@ def test_register_refuses_a_breaking_change(schema_copy: Path) -> None:
     with pytest.raises(RegistryError, match=r"reader_id.*FIELD_WITHOUT_DEFAULT"):
         FileSchemaRegistry(schema_copy, verify_sources=False).register()
     manifest = json.loads((schema_copy / "registry.json").read_text())
-    assert [e["id"] for e in manifest["schemas"]] == [1]
+    assert [e["id"] for e in manifest["schemas"]] == list(range(1, LATEST + 1))
 
 
 def test_register_refuses_a_symbol_added_to_a_closed_enum(schema_copy: Path) -> None:
@@ -177,7 +179,7 @@ def test_in_memory_registry(v1_document: dict[str, Any]) -> None:
 
 def test_command_line_check(capsys: pytest.CaptureFixture[str], schema_copy: Path) -> None:
     assert main(["check", str(schema_copy)]) == 0
-    assert "sources match id 1" in capsys.readouterr().out
+    assert f"sources match id {LATEST}" in capsys.readouterr().out
     (schema_copy / "registry.json").write_text("{")
     assert main(["check", str(schema_copy)]) == 1
     assert "cannot read the manifest" in capsys.readouterr().err

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from pipeline.config.catalog import load_catalog
 from pipeline.replay.live import LiveReplay
 from pipeline.simulate.faults import parse_faults
@@ -13,7 +15,11 @@ from pipeline.simulate.run import simulate
 CATALOG = load_catalog()
 
 
+@pytest.mark.rule("NJ-DATA-DUPLICATE")
 def test_a_clean_day_cut_anywhere_has_only_provisional_findings_and_a_duplicate_is_final() -> None:
+    """N.J.A.C. 19:47-3.7-3.10 as the devices record them: a batch that ends mid-round leaves
+    only provisional findings (the next events complete the round); a duplicate delivery is
+    final at once (NJ-DATA-DUPLICATE)."""
     events = simulate(1, 1, 5, parse_faults("none"), date(2026, 11, 24), CATALOG).events_by_table[
         "T01"
     ]

@@ -68,6 +68,12 @@ def shoe_started(b: TableDayBuilder) -> str:
             "CF-4.4e-BURN",
             "cut at card 3 of 312; the cutting card goes at least 10 cards in from either end",
         ),
+        (
+            "cf-5",
+            {"cards_in_shoe": 311},
+            "CF-4.1a-DECKS",
+            "311 cards in the shoe; 6 decks hold 312",
+        ),
     ],
 )
 @pytest.mark.rule(
@@ -77,6 +83,7 @@ def shoe_started(b: TableDayBuilder) -> str:
     "MB-7.1a-DECKS",
     "MB-7.5f-BURN",
     "CF-4.4e-BURN",
+    "CF-4.1a-DECKS",
 )
 def test_shoe_started_wrongly(rules_id: str, shoe: dict[str, Any], code: str, message: str) -> None:
     """PB-3.1a-DECKS: N.J.A.C. 19:47-3.1(a) (decks and cards), 3.5(d) (cut at least 10 cards in from

@@ -17,6 +17,7 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
     next_holder,
+    shoe_offer_order,
 )
 
 SUIVI, SEUL, PARTIAL = BancoKind.SUIVI, BancoKind.SEUL, BancoKind.PARTIAL
@@ -49,6 +50,20 @@ def test_next_holder_is_to_the_right_then_counterclockwise() -> None:
     assert counterclockwise_from(0, [3, 1, 2]) == [1, 2, 3]  # 3.6(b): start at seat 1
 
 
+@pytest.mark.rule("PB-3.6b-CURATOR")
+def test_the_order_the_shoe_is_offered_in() -> None:
+    """N.J.A.C. 19:47-3.6(b): at the commencement of play (or after the dealer held the shoe,
+    3.6(d)) from seat 1, counterclockwise; 3.11(b): after a relinquishment from the seat to the
+    right of the previous curator, counterclockwise, never back to that curator, even if he
+    left (PB-3.6b-CURATOR)."""
+    assert shoe_offer_order(None, [5, 2, 7]) == [2, 5, 7]
+    assert shoe_offer_order(None, []) == []
+    assert shoe_offer_order(5, [2, 5, 7]) == [7, 2]
+    assert shoe_offer_order(7, [2, 5, 7]) == [2, 5]
+    assert shoe_offer_order(4, [2, 5, 7]) == [5, 7, 2]  # the curator in seat 4 left
+    assert shoe_offer_order(3, [3]) == []
+
+
 @pytest.mark.rule("PB-3.6b-CURATOR", "PB-3.11a1-CURATOR-PASS", "CF-4.11a1-BANK-PASS")
 def test_passed_shoe_does_not_return_to_the_previous_holder() -> None:
     """N.J.A.C. 19:47-3.11(b), 4.11(b): a relinquished shoe is offered to the participant to
@@ -66,7 +81,9 @@ def test_banker_by_bid() -> None:
     assert banker_by_bid({1: 50_000, 4: 100_000, 6: 75_000}) == 4
     assert banker_by_bid({6: 100_000, 2: 100_000, 4: 100_000}) == 2
     assert banker_by_bid({5: 1}) == 5
-    with pytest.raises(ValueError, match=r"19:47-4\.5\(b\)"):
+    with pytest.raises(
+        ValueError, match=r"^no bids: the bank cannot be awarded \(N\.J\.A\.C\. 19:47-4\.5\(b\)\)$"
+    ):
         banker_by_bid({})
 
 
@@ -117,6 +134,7 @@ def test_unqualified_suivi_falls_back_to_seul_nearest_counterclockwise() -> None
     got = cover_bank(5, 10_000, offers, suivi_seat=3)
     assert got.accepted == (BancoOffer(6, SEUL, 10_000),)
     assert got.dominant_seat == 6
+    assert got.uncovered_cents == 0  # banco seul covers the whole bank: nothing withdrawn, 4.7(e)
     wrap = cover_bank(8, 10_000, [BancoOffer(6, SEUL, 10_000), BancoOffer(2, SEUL, 10_000)], None)
     assert wrap.accepted == (BancoOffer(2, SEUL, 10_000),)
 

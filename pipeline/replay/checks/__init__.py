@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Severity
-from pipeline.replay.state import RoundState, ShoeState
+from pipeline.replay.state import CuratorState, RoundState, ShoeState
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
@@ -83,6 +83,8 @@ class RoundView:
     due: Mapping[int, tuple[Settlement, ...]] = field(default_factory=dict)
     """The recomputed settlement of every seat's offered wagers (:func:`due_settlements`),
     at :attr:`Phase.SETTLED`; the machine lists the same ones in its settlement rows."""
+    curator: CuratorState | None = None
+    """Punto Banco's curator, with the changes recorded since the previous round closed."""
 
     @property
     def game(self) -> Game:
@@ -182,6 +184,7 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 # contents.
 from pipeline.replay.checks import (  # noqa: E402,F401
     announcement,
+    curator,
     deal,
     error_cards,
     settlement,

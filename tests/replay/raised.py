@@ -1,0 +1,228 @@
+"""Which rule codes the replay raises from events, in which tests, reading which events: the
+evidence behind ``docs/rule-codes.md``.
+
+``python -m tests.replay.raised`` runs the replay's scenario tests (``tests/replay`` and the
+evolution test that replays a wager type added by a later schema) with a plugin that watches
+every replay, then writes ``docs/rule-codes.md``: for each code of
+:data:`pipeline.rules.codes.RULE_CODES`, the payload types of the events its findings cite and
+the tests that raise it. A code that no replay of events raises is listed in
+:data:`NOT_FROM_EVENTS` with what raises it instead and the test that shows it.
+``--check`` writes nothing and exits 1 if a code is neither raised from events nor listed there,
+or if ``docs/rule-codes.md`` is not what the command would write;
+``tests/replay/test_rule_codes_raised.py`` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from pipeline.events.model import TableEvent
+from pipeline.replay.findings import Finding
+from pipeline.replay.machine import TableReplay
+from pipeline.replay.rows import ReplayResult
+from pipeline.replay.sequencer import Sequenced
+from pipeline.rules.codes import RULE_CODES
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "rule-codes.md"
+SCENARIOS = ("tests/replay", "tests/events/test_event_evolution.py")
+"""The tests whose replays count as "raised from events"."""
+SELF = "tests/replay/test_rule_codes_raised.py"
+
+
+class Elsewhere(NamedTuple):
+    """A code no replay of events raises: what raises it instead (or that nothing does yet),
+    and the test that shows it."""
+
+    source: str
+    test: str
+
+
+CONFIGURATION = "configuration: `pipeline validate-rules` refuses the rule set or floor"
+DEFINITION = "a definition every draw, announcement and settlement check applies"
+NOT_YET = "**not raised from events yet** (issue 12): only the rules helper is tested"
+
+NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
+    "PB-3.1b-VALUE": Elsewhere(DEFINITION, "test_cards"),
+    "PB-3.1c-POINT-COUNT": Elsewhere(DEFINITION, "test_cards"),
+    "PB-3.3c2-VIG-DEFERRED": Elsewhere(
+        "the VigDeferred event is the marker; what it carries is checked under "
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        "test_vigorish",
+    ),
+    "PB-3.3e2-TOTAL-CARD-COVER": Elsewhere(
+        "no filed Punto Banco rule set offers 3.3(e)2; Minibaccarat's 7.3(f)2 settlements cite "
+        "it (issue 12: Minibaccarat cites Punto Banco)",
+        "test_settlement",
+    ),
+    "PB-3.3c3vii-COMPLIMENTARY": Elsewhere(
+        "a figure, not a finding: the day's comp_vig_cents in the table game win", "test_close"
+    ),
+    "PB-3.3d-VIG-ONE-RATE": Elsewhere(CONFIGURATION, "test_config"),
+    "PB-3.3e-ONE-OPTION": Elsewhere(CONFIGURATION, "test_config"),
+    "PB-3.2a6iii-DRAGON-EXCLUSIVE": Elsewhere(CONFIGURATION, "test_config"),
+    "PB-3.5b-SHUFFLE-PIT": Elsewhere(CONFIGURATION, "test_config"),
+    "PB-3.10c1-PIT-PROCEDURE": Elsewhere(CONFIGURATION, "test_config"),
+    "MB-7.1d-TWO-BATCH": Elsewhere(
+        CONFIGURATION + " (under 12 decks); a shoe's decks are compared with the filed ones "
+        "under MB-7.1a-DECKS",
+        "test_config",
+    ),
+    "NJ-DATA-CONTRACT": Elsewhere(
+        "data integrity: the decoders and the ingest's dead letters", "test_ledger"
+    ),
+    "CF-4.7e-UNCOVERED": Elsewhere(NOT_YET, "test_roles"),
+    "CF-4.8c-DOMINANT": Elsewhere(NOT_YET, "test_roles"),
+    "CF-4.12b-BANKER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
+    "CF-4.12c-PLAYER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
+    "CF-4.12d-BANKER-TWO": Elsewhere(NOT_YET, "test_irregularities"),
+    "CF-4.12j-FACE-UP": Elsewhere(NOT_YET, "test_irregularities"),
+    "MB-7.11-IRREGULARITIES": Elsewhere(NOT_YET, "test_irregularities"),
+}
+"""Every code no replay of events raises, with what raises it instead. A code that becomes
+raised from events must leave this list (the check says so)."""
+
+
+@dataclass
+class Raised:
+    tests: set[str] = field(default_factory=set)
+    payloads: set[str] = field(default_factory=set)
+
+
+@dataclass(eq=False)  # pluggy keeps plugins in sets
+class Watch:
+    """A pytest plugin noting every finding every replay returns, with the test it ran in."""
+
+    raised: dict[str, Raised] = field(default_factory=dict)
+    test: str = ""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.test = f"{Path(str(item.path)).stem}::{getattr(item, 'originalname', item.name)}"
+
+    def note(self, findings: Iterable[Finding], events: Iterable[TableEvent]) -> None:
+        kinds = {e.event_id: e.payload_type for e in events}
+        for finding in findings:
+            entry = self.raised.setdefault(finding.code, Raised())
+            entry.tests.add(self.test)
+            entry.payloads.update(kinds[i] for i in finding.event_ids if i in kinds)
+
+
+def watched(watch: Watch) -> Callable[[], None]:
+    """Wrap TableReplay.finish and .withheld so ``watch`` sees every replay; returns the undo."""
+    finish, withheld = TableReplay.finish, TableReplay.withheld
+
+    def finish_watched(self: TableReplay, sequenced: Sequenced) -> ReplayResult:
+        result = finish(self, sequenced)
+        watch.note(result.findings, sequenced.events)
+        return result
+
+    def withheld_watched(self: TableReplay, arrived: list[TableEvent]) -> ReplayResult:
+        result = withheld(self, arrived)
+        watch.note(result.findings, arrived)
+        return result
+
+    TableReplay.finish = finish_watched  # type: ignore[method-assign]
+    TableReplay.withheld = withheld_watched  # type: ignore[method-assign]
+
+    def undo() -> None:
+        TableReplay.finish = finish  # type: ignore[method-assign]
+        TableReplay.withheld = withheld  # type: ignore[method-assign]
+
+    return undo
+
+
+def collect(scenarios: Sequence[str] = SCENARIOS) -> dict[str, Raised]:
+    watch = Watch()
+    undo = watched(watch)
+    try:
+        status = pytest.main(
+            [*scenarios, f"--ignore={SELF}", "--hypothesis-seed=0", "-q", "-p", "no:cacheprovider"],
+            plugins=[watch],
+        )
+    finally:
+        undo()
+    if status != 0:
+        raise SystemExit(f"the scenario tests failed (pytest exit {status}); fix them first")
+    return watch.raised
+
+
+def _cell(items: Iterable[str]) -> str:
+    return ", ".join(f"`{i}`" for i in sorted(items))
+
+
+def render(raised: Mapping[str, Raised]) -> str:
+    lines = [
+        "# Rule codes",
+        "",
+        "Every code of `pipeline/rules/codes.py`, with the events its findings cite and the",
+        "tests that raise it from a replay of events. Generated by `python -m tests.replay.raised`",
+        "(do not edit); `tests/replay/test_rule_codes_raised.py` fails when a code is never",
+        "raised from events and not marked below as raised by something else, and when this",
+        "file is out of date.",
+        "",
+        "The curator rules (3.6(b)-(d), 3.11) are read from the pit terminal's `CuratorChanged`",
+        "events (schema id 3); a table whose devices never send one is not checked. 3.7(d), the",
+        "four initial cards dealt face down with the Banker's Hand kept under the shoe until the",
+        'Player\'s Hand is called (the "squeeze"), has no code: it changes where the cards lie,',
+        "not the order the shoe reads them in, so the deal-order check (3.7(c)) covers both",
+        "procedures and nothing the devices record tells them apart.",
+        "",
+        "| code | section | statement | events read | raised by |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for code, entry in RULE_CODES.items():
+        seen = raised.get(code)
+        if seen is not None:
+            events, tests = _cell(seen.payloads) or "(the table-day)", _cell(seen.tests)
+        elif code in NOT_FROM_EVENTS:
+            elsewhere = NOT_FROM_EVENTS[code]
+            events, tests = f"none: {elsewhere.source}", f"`{elsewhere.test}`"
+        else:
+            events, tests = "**never raised**", ""
+        lines.append(f"| `{code}` | {entry.citation} | {entry.statement} | {events} | {tests} |")
+    return "\n".join(lines) + "\n"
+
+
+def problems(raised: Mapping[str, Any]) -> list[str]:
+    """Codes neither raised from events nor listed in NOT_FROM_EVENTS, and stale entries."""
+    found = [
+        f"{code}: no replay of events raises it and NOT_FROM_EVENTS does not say what does"
+        for code in RULE_CODES
+        if code not in raised and code not in NOT_FROM_EVENTS
+    ]
+    found += [
+        f"{code}: listed in NOT_FROM_EVENTS but raised from events; remove it from the list"
+        for code in NOT_FROM_EVENTS
+        if code in raised
+    ]
+    found += [f"{code}: not a rule code" for code in NOT_FROM_EVENTS if code not in RULE_CODES]
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.replay.raised", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="compare, write nothing")
+    args = parser.parse_args(argv)
+    raised = collect()
+    text = render(raised)
+    wrong = problems(raised)
+    if args.check:
+        if DOC.read_text() != text:
+            wrong.append(f"{DOC.name} is out of date: run python -m tests.replay.raised")
+    else:
+        DOC.write_text(text)
+    for line in wrong:
+        print(f"rule-codes: {line}", file=sys.stderr)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
