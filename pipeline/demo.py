@@ -17,7 +17,6 @@ from pipeline.ingest.errors import TerminalError
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 from pipeline.reports.groundtruth import compare
-from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.sinks import simulate_to_files
 
 
@@ -32,7 +31,7 @@ def run_demo(args: argparse.Namespace) -> int:
         args.tables,
         args.hours,
         args.seed,
-        parse_faults(args.faults),
+        args.faults,
         args.date,
         out,
         load_catalog(args.rules),
