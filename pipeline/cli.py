@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 # and `validate-rules` start in a fraction of the time (tests/test_cli_startup.py guards it).
 from pipeline.bundle.acks import ACTIONS, AckJournal
 from pipeline.bundle.cli import add_bundle_parser
-from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
+from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.config.roles import (
     ACTOR_ENV,
     ROLES_ENV,
@@ -385,7 +385,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pipeline.reports.close import write_reports
 
     with Ledger(args.db, read_only=True) as ledger:
-        written = write_reports(ledger, args.gaming_day, args.out)
+        written = write_reports(
+            ledger, args.gaming_day, args.out, gaming_day_of(load_catalog(args.rules))
+        )
     print(f"gaming day {args.gaming_day}: {written.status}, reports written from the seal")
     _print_seal(written)
     return 0
@@ -795,6 +797,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "report", help="write a closed day's reports again, byte for byte, from its seal"
     )
+    common(p)
     add_db_option(p)
     p.add_argument(
         "--gaming-day", type=_gaming_date, required=True, metavar="YYYY-MM-DD", help="closed day"

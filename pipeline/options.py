@@ -11,7 +11,8 @@ DB_ENV = "BACCARAT_DB"
 
 
 def add_db_option(p: argparse.ArgumentParser, what: str = "the ledger (DuckDB file)") -> None:
-    """``--db``, defaulting to ``$BACCARAT_DB``; :func:`pipeline.cli.main` refuses the command when neither is given."""
+    """``--db``, defaulting to ``$BACCARAT_DB``; :func:`pipeline.cli.main` refuses the
+    command when neither is given."""
     given = os.environ.get(DB_ENV)
     p.add_argument(
         "--db",

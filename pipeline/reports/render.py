@@ -10,11 +10,13 @@ import io
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.replay.findings import money
+from pipeline.rules.gaming_day import GamingDay, micros_of
 from pipeline.safe_text import csv_cell, html_text
 
 
@@ -34,6 +36,8 @@ class CloseResult:
     seal: dict[str, Any] = field(default_factory=dict)
     """The seal entry (seq, time, actor, digests...); empty for a page drawn from the ledger
     as it is rather than from a seal."""
+    gaming_day: GamingDay = field(default_factory=gaming_day_of)
+    """The casino's gaming day (the catalog's), for the local times the report shows."""
 
     @property
     def status(self) -> str:
@@ -89,14 +93,32 @@ def _seal_html(result: CloseResult) -> str:
             f"<code>{html_text(result.chain_sha256)}</code>.</p>"
         )
     reason = f"; reason: {html_text(str(seal['reason']))}" if seal["reason"] else ""
+    sealed_at = seal["sealed_at"]
+    local = (
+        f" ({result.gaming_day.local(micros_of(sealed_at.replace(tzinfo=UTC)))})"
+        if isinstance(sealed_at, datetime)
+        else ""
+    )
     return (
-        f"<p>Sealed as seal event {seal['seq']} at {html_text(str(seal['sealed_at']))} UTC by "
+        f"<p>Sealed as seal event {seal['seq']} at {html_text(str(sealed_at))} UTC{local} by "
         f"{html_text(str(seal['actor']))} ({html_text(str(seal['actor_source']))}){reason}. "
         f"Report SHA-256 <code>{result.report_sha256}</code>.</p>"
         f"<p>Seal link, the ledger's head when this day was sealed (file it elsewhere; "
         f"<code>baccarat-audit verify --expect-head</code> checks it): "
         f"<code>{result.chain_sha256}</code> (previous <code>{result.previous_chain_sha256}</code>;"
         f" anchored in <code>{html_text(str(seal['anchor_path']))}</code>).</p>"
+    )
+
+
+def _window_html(result: CloseResult) -> str:
+    """When the day began and ended on the casino's clock: 23 or 25 hours across a
+    daylight-saving change, which the figures below cover."""
+    day = result.gaming_day
+    start, end = day.bounds_micros(result.gaming_date)
+    return (
+        f"<p>Gaming day {result.gaming_date}: from {html_text(day.local(start))} to "
+        f"{html_text(day.local(end))} ({day.hours(result.gaming_date):g} hours, "
+        f"{html_text(day.zone.key)}).</p>"
     )
 
 
@@ -125,6 +147,7 @@ def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str |
 td,th{{border:1px solid #999;padding:3px 8px;text-align:right}}th{{background:#eee}}</style>
 </head><body>
 <h1>Gaming day close {report["gaming_date"]}: {result.status}</h1>
+{_window_html(result)}
 <p>Handle {money(totals["handle_cents"])}; win {money(totals["win_cents"])} (hold
 {totals["hold_pct"]} % of handle); vigorish collected {money(totals["vig_collected_cents"])},
 uncollected without a Form {money(totals["vig_uncollected_cents"])}, documented on Forms as
