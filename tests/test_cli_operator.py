@@ -10,6 +10,7 @@ import argparse
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -340,3 +341,41 @@ def test_no_progress_noise_when_not_on_a_terminal(day: Day) -> None:
     for run in (day.simulated, day.replayed, day.closed):
         assert run.err == "", run.err
         assert "\x1b" not in run.out
+
+
+# ------------------------------------------------------------------ make and the demo
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_make_help_lists_every_target() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):(?!=)", makefile, re.MULTILINE))
+    assert {"run", "test", "demo-stream", "dashboard", "shell"} <= targets  # not vacuous
+    shown = subprocess.run(
+        ["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    missing = [t for t in sorted(targets - {"help"}) if f"make {t} " not in shown]
+    assert missing == []
+    assert "DASHBOARD_PORT=" in shown and ".venv/bin/baccarat-audit" in shown
+
+
+def test_the_demo_table_stays_aligned_on_a_94_million_dollar_handle() -> None:
+    from pipeline.demo import text_table
+
+    lines = text_table(
+        ("table", "game", "handle", "exceptions"),
+        [("T01", "PUNTO_BANCO", "$94,123,456.50", 3), ("T02", "MINI", "$5.00", 12_345)],
+        right={"handle", "exceptions"},
+    )
+    assert len({len(line) for line in lines}) == 1  # every line as long: columns line up
+    assert lines[1].index("$94") + len("$94,123,456.50") == lines[2].index("$5.00") + 5
+    assert lines[0].endswith("exceptions") and lines[2].endswith("12345")
+
+
+def test_the_next_step_names_a_command_a_fresh_shell_finds() -> None:
+    from pipeline.demo import installed_command
+
+    command = installed_command()
+    assert command.endswith("baccarat-audit") or command.endswith(" -m pipeline")
+    if command.endswith("baccarat-audit"):
+        assert Path(command).exists()  # a path, not a bare name that needs PATH
