@@ -7,6 +7,7 @@ terminal. The real program runs in a subprocess wherever the process boundary ma
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -379,3 +380,32 @@ def test_the_next_step_names_a_command_a_fresh_shell_finds() -> None:
     assert command.endswith("baccarat-audit") or command.endswith(" -m pipeline")
     if command.endswith("baccarat-audit"):
         assert Path(command).exists()  # a path, not a bare name that needs PATH
+
+
+def test_progress_is_drawn_on_a_terminal(tmp_path: Path) -> None:
+    """The same command with stderr on a terminal (a pseudo-terminal here) shows its bar
+    there, and its stdout still carries only the results."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pipeline", "simulate", "--tables", "2", "--hours", "0.2",
+             "--workers", "1", "--out", str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            text=True,
+            timeout=120,
+            env={**os.environ, "TERM": "xterm", "COLUMNS": "100"},
+        )  # fmt: skip
+        os.close(follower)
+        drawn = b""
+        with contextlib.suppress(OSError):  # the terminal reports EIO once drained
+            while chunk := os.read(leader, 65536):
+                drawn += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"emulating tables" in drawn
+    assert "emulating" not in done.stdout and "\x1b" not in done.stdout
+    assert done.stdout.startswith("wrote 2 table files")
