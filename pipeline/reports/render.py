@@ -6,23 +6,18 @@ atomically (a temporary file renamed over the target), so a reader never sees ha
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
 import os
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.config.catalog import gaming_day_of
 from pipeline.replay.findings import money
 from pipeline.rules.gaming_day import GamingDay, micros_of
-from pipeline.safe_text import csv_cell, visible
-
-if TYPE_CHECKING:
-    import jinja2  # loaded when a report is drawn, not when the command line starts
+from pipeline.safe_text import csv_cell, html_text
 
 
 @dataclass
@@ -90,64 +85,112 @@ def write_atomically(files: dict[Path, bytes]) -> list[Path]:
     return list(files)
 
 
-MONEY_COLUMNS = frozenset({"recorded_win_cents", "expected_win_cents", "amount_cents"})
-"""Integer-cent columns beyond the ``*_cents`` of the tables' rows: shown as dollars."""
-
-
-def _label(column: str, money_columns: Collection[str]) -> str:
-    """A column header an accountant reads: ``handle_cents`` is "handle ($)", ``hold_pct``
-    "hold (%)"."""
-    if column in money_columns:
-        return f"{column.removesuffix('_cents').replace('_', ' ')} ($)"
-    if column.endswith("_pct"):
-        return f"{column.removesuffix('_pct').replace('_', ' ')} (%)"
-    return column.replace("_", " ")
-
-
-def _shown(value: object) -> object:
-    """Every value the template prints, before autoescaping: control characters and bidi
-    overrides from device strings made visible, never obeyed."""
-    return visible(value) if isinstance(value, str) else value
-
-
-@functools.cache
-def _template() -> jinja2.Template:
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("pipeline.reports", "templates"),
-        autoescape=True,
-        finalize=_shown,
-        undefined=jinja2.StrictUndefined,  # a field the report lacks is an error, not ""
-        keep_trailing_newline=True,
+def _seal_html(result: CloseResult) -> str:
+    seal = result.seal
+    if not seal:  # a page drawn from the ledger as it is (the dashboards' download)
+        return (
+            f"<p>Report SHA-256 <code>{html_text(result.report_sha256)}</code>, seal link "
+            f"<code>{html_text(result.chain_sha256)}</code>.</p>"
+        )
+    reason = f"; reason: {html_text(str(seal['reason']))}" if seal["reason"] else ""
+    sealed_at = seal["sealed_at"]
+    local = (
+        f" ({result.gaming_day.local(micros_of(sealed_at.replace(tzinfo=UTC)))})"
+        if isinstance(sealed_at, datetime)
+        else ""
     )
-    env.filters["dollars"] = money
-    env.filters["label"] = _label
-    return env.get_template("close.html.j2")
+    return (
+        f"<p>Sealed as seal event {seal['seq']} at {html_text(str(sealed_at))} UTC{local} by "
+        f"{html_text(str(seal['actor']))} ({html_text(str(seal['actor_source']))}){reason}. "
+        f"Report SHA-256 <code>{result.report_sha256}</code>.</p>"
+        f"<p>Seal link, the ledger's head when this day was sealed (file it elsewhere; "
+        f"<code>baccarat-audit verify --expect-head</code> checks it): "
+        f"<code>{result.chain_sha256}</code> (previous <code>{result.previous_chain_sha256}</code>;"
+        f" anchored in <code>{html_text(str(seal['anchor_path']))}</code>).</p>"
+    )
+
+
+def _window_html(result: CloseResult) -> str:
+    """When the day began and ended on the casino's clock: 23 or 25 hours across a
+    daylight-saving change, which the figures below cover."""
+    day = result.gaming_day
+    start, end = day.bounds_micros(result.gaming_date)
+    return (
+        f"<p>Gaming day {result.gaming_date}: from {html_text(day.local(start))} to "
+        f"{html_text(day.local(end))} ({day.hours(result.gaming_date):g} hours, "
+        f"{html_text(day.zone.key)}).</p>"
+    )
 
 
 def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str | None) -> str:
-    """The close report as HTML (``templates/close.html.j2``, autoescaped), with a print
-    stylesheet that fits a landscape A4 page."""
-    day = result.gaming_day
-    start, end = day.bounds_micros(result.gaming_date)
-    sealed_at = result.seal.get("sealed_at")
-    rows = report["tables"][0] if report["tables"] else {}
-    return _template().render(
-        report=report,
-        result=result,
-        totals=report["totals"],
-        quality=report["quality"],
-        quality_docs=quality_docs,
-        seal=result.seal,
-        sealed_local=(
-            day.local(micros_of(sealed_at.replace(tzinfo=UTC)))
-            if isinstance(sealed_at, datetime)
-            else None
-        ),
-        day_start=day.local(start),
-        day_end=day.local(end),
-        day_hours=f"{day.hours(result.gaming_date):g}",
-        zone=day.zone.key,
-        money_columns=MONEY_COLUMNS | {k for k in rows if k.endswith("_cents")},
+    def table(rows: list[dict[str, Any]], money_cols: set[str]) -> str:
+        if not rows:
+            return "<p>None.</p>"
+        head = "".join(f"<th>{html_text(k)}</th>" for k in rows[0])
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html_text(money(v) if k in money_cols and v is not None else str(v))}</td>"
+                for k, v in r.items()
+            )
+            + "</tr>"
+            for r in rows
+        )
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    cents = {k for k in (report["tables"][0] if report["tables"] else {}) if k.endswith("_cents")}
+    cents |= {"recorded_win_cents", "expected_win_cents", "amount_cents"}
+    totals = report["totals"]
+    return f"""<!doctype html><html><head><meta charset="utf-8">
+<title>Gaming day close {report["gaming_date"]}</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #999;padding:3px 8px;text-align:right}}th{{background:#eee}}</style>
+</head><body>
+<h1>Gaming day close {report["gaming_date"]}: {result.status}</h1>
+{_window_html(result)}
+<p>Handle {money(totals["handle_cents"])}; win {money(totals["win_cents"])} (hold
+{totals["hold_pct"]} % of handle); vigorish collected {money(totals["vig_collected_cents"])},
+uncollected without a Form {money(totals["vig_uncollected_cents"])}, documented on Forms as
+complimentaries {money(totals["comp_vig_cents"])} (N.J.A.C. 19:47-3.3(c)3vii).</p>
+{_seal_html(result)}
+{quality_html(report["quality"], quality_docs)}
+<h2>Tables</h2>{table(report["tables"], cents)}
+<h2>Win by wager type</h2>{table(report["win_by_wager"], cents)}
+<h2>Complimentary Vigorish Forms</h2>{table(report["forms"], cents)}
+<h2>Unmatched originals and duplicates</h2>{table(report["unmatched_form_copies"], cents)}
+<h2>Exceptions by code</h2>{table(report["exceptions_by_code"], set())}
+<h2>Blocking exceptions (critical; not acknowledged, or escalated since)</h2>
+{table(report["blocking_exceptions"][:200], set())}
+<h2>Dead letters of this gaming day</h2>{table(report["dead_letters"], set())}
+</body></html>"""
+
+
+def quality_html(quality: dict[str, Any], docs: str | None) -> str:
+    """The close report's data-quality paragraph: verdict, failures by level, Data Docs link."""
+    met = quality["evaluated"] - quality["failed"]
+    text = (
+        f"<h2>Data quality: {html_text(quality['verdict'])}</h2><p>{met} of "
+        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
+        f"{len(quality['warnings'])} warnings (reported by the replay as NJ-DATA-* exceptions)."
+    )
+    if quality["accepted"]:
+        text += f" Blocking failures accepted: {html_text(quality['accepted'])}."
+    if docs is not None:
+        text += f' Details: <a href="{html_text(docs)}">{html_text(docs)}</a>.'
+    text += "</p>"
+    failures = quality["blocking"] + quality["warnings"]
+    if not failures:
+        return text
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{html_text(str(f[k]))}</td>"
+            for k in ("level", "frame", "expectation", "unexpected_count", "element_count")
+        )
+        + "</tr>"
+        for f in failures
+    )
+    return (
+        f"{text}<table><tr><th>level</th><th>frame</th><th>expectation</th>"
+        f"<th>rows failing</th><th>rows</th></tr>{rows}</table>"
     )
