@@ -14,14 +14,18 @@ PIP_FLAGS   ?= --quiet --disable-pip-version-check
 VPY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 
-.PHONY: help run test lint bench broker dashboard
+.PHONY: help run shell test bench broker dashboard demo-stream
 
 help:
-	@echo "make run     set up .venv and run the demo job (baccarat-audit demo)"
-	@echo "make test    ruff, mypy and pytest (parallel, pytest-xdist)"
-	@echo "make bench   run every benchmarks/bench_*.py"
-	@echo "make broker  local in-memory Kafka-protocol broker on port $(BROKER_PORT)"
-	@echo "make dashboard  Streamlit dashboards on http://127.0.0.1:$(DASHBOARD_PORT) over $(DASHBOARD_DB)"
+	@echo "make run          set up .venv and run the demo job (baccarat-audit demo)"
+	@echo "make shell        a shell with .venv activated, so baccarat-audit is on PATH"
+	@echo "make test         ruff, mypy and pytest (parallel, pytest-xdist)"
+	@echo "make bench        run every benchmarks/bench_*.py"
+	@echo "make broker       local in-memory Kafka-protocol broker on port $(BROKER_PORT) (BROKER_PORT=)"
+	@echo "make demo-stream  the live path: broker, simulate -> Kafka, stream -> $(DEMO_STREAM_OUT)/ledger.duckdb"
+	@echo "make dashboard    Streamlit dashboards on http://127.0.0.1:$(DASHBOARD_PORT) over $(DASHBOARD_DB)"
+	@echo "                  (DASHBOARD_PORT=, DASHBOARD_DB=)"
+	@echo "The command itself: $(BIN)/baccarat-audit --help (after make run), or make shell."
 
 $(VPY):
 	@test -n "$(PYTHON)" || { echo "python3.11 not found on PATH" >&2; exit 1; }
@@ -37,6 +41,7 @@ define pip_install
 endef
 
 $(VENV)/.installed: pyproject.toml | $(VPY)
+	@echo "first install of the dependencies into $(VENV): about 2 minutes, once"
 	$(call pip_install,.)
 	@touch $@
 
@@ -46,6 +51,11 @@ $(VENV)/.installed-dev: pyproject.toml | $(VPY)
 
 run: $(VENV)/.installed
 	$(BIN)/baccarat-audit demo
+
+# An interactive shell with the virtualenv first on PATH; `exit` returns.
+shell: $(VENV)/.installed
+	@echo "baccarat-audit is on PATH in this shell; exit to leave"
+	@PATH="$(abspath $(BIN)):$$PATH" VIRTUAL_ENV="$(abspath $(VENV))" $(SHELL) -i
 
 # Runs every check even when an earlier one fails, then fails if any did.
 test: $(VENV)/.installed-dev
@@ -96,6 +106,9 @@ demo-stream: $(VENV)/.installed
 # The dashboards read the ledger through read-only snapshots; a 6-hour demo day is made first
 # when there is no ledger yet. Acknowledgements go to the journal next to the ledger.
 dashboard: $(VENV)/.installed
+	@! (exec 3<>/dev/tcp/127.0.0.1/$(DASHBOARD_PORT)) 2>/dev/null || { echo "port \
+	$(DASHBOARD_PORT) is in use (another dashboard?); choose another: make dashboard \
+	DASHBOARD_PORT=8502" >&2; exit 2; }
 	@test -f "$(DASHBOARD_DB)" || { $(BIN)/baccarat-audit demo --out "$(dir $(DASHBOARD_DB))" \
 		--hours 6 || true; test -f "$(DASHBOARD_DB)"; }
 	$(BIN)/python -m dashboards.server --db "$(DASHBOARD_DB)" --port $(DASHBOARD_PORT)

@@ -36,7 +36,7 @@ from flows.steps import (
     ReplayCounts,
     ShardMergeResult,
 )
-from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.ingest.errors import TransientError
 from pipeline.quality.run import QualityReport
 
@@ -316,12 +316,13 @@ def nightly_audit(
     ``shard_dir`` first), replay every table-day ingest did not just replay (all of them with
     ``force_replay``), run the quality suites and close the day.
 
-    ``gaming_date`` defaults to the gaming day that ended at the last 06:00 UTC boundary;
+    ``gaming_date`` defaults to the gaming day that ended at the last boundary (the catalog's
+    ``[gaming_day]``: local start and time zone);
     ``reports_dir`` to ``reports`` next to the ledger. A day already closed fails the close
     (terminal, not retried) unless ``reopen_reason`` says why it is closed again; so does a
     failed BLOCK expectation unless ``accept_quality_failures`` says why to close anyway.
     """
-    day = gaming_date or steps.last_closed_gaming_date()
+    day = gaming_date or steps.last_closed_gaming_date(gaming_day_of(load_catalog(catalog_path)))
     reports = reports_dir if reports_dir is not None else db.parent / "reports"
     seconds: dict[str, float] = {}
     mark = time.perf_counter()

@@ -1,7 +1,7 @@
 """Serve the audit's deployments from one long-running process (``prefect.serve``):
 
-- ``nightly-audit``: every day at the gaming-day boundary (from the rule catalog, 06:00 by
-  default, UTC like the ledger's gaming dates), audits the gaming day that just ended;
+- ``nightly-audit``: every day at the gaming-day boundary (the rule catalog's ``[gaming_day]``:
+  its local start in its time zone), audits the gaming day that just ended;
 - ``ingest``: on demand (``prefect deployment run ingest/ingest``), loads event files.
 
     python -m flows.serve --events-dir out/events --db out/ledger.duckdb
@@ -15,22 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS
-from pipeline.rules.config import TableRules
-
-TIMEZONE = "UTC"
-"""The ledger assigns gaming dates from UTC timestamps (pipeline.ledger.store.gaming_date_of)."""
-
-
-def gaming_day_boundary(catalog: Mapping[str, TableRules]) -> time:
-    """When every table's gaming day has ended: the latest ``gaming_day_starts`` filed."""
-    return max((r.gaming_day_starts for r in catalog.values()), default=DEFAULT_DAY_STARTS)
+from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 
 
 def nightly_cron(at: time) -> str:
@@ -49,12 +39,14 @@ def deployments(
 
     from flows.audit import ingest, nightly_audit
 
-    boundary = at or gaming_day_boundary(load_catalog(catalog_path))
+    # At the casino's day start, on its wall clock: Prefect's cron follows the zone's
+    # daylight-saving changes as the ledger's gaming days do.
+    day = gaming_day_of(load_catalog(catalog_path))
     events_dir, db = events_dir.resolve(), db.resolve()
     reports = (reports_dir or db.parent / "reports").resolve()
     nightly = nightly_audit.to_deployment(
         name="nightly-audit",
-        schedule=Cron(nightly_cron(boundary), timezone=TIMEZONE),
+        schedule=Cron(nightly_cron(at or day.starts), timezone=day.zone.key),
         parameters={
             "events_dir": str(events_dir),
             "db": str(db),

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from datetime import time as clock
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,10 +25,11 @@ from pipeline.config.roles import Action, Actor, authorize, load_roles, schedule
 from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
 from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS, replay_or_explain
+from pipeline.ingest.stage import replay_or_explain
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.quality.gate import QualityBlockedError
 from pipeline.quality.run import QualityReport
+from pipeline.rules.gaming_day import GamingDay, micros_of
 
 T = TypeVar("T")
 
@@ -116,15 +116,11 @@ def load_files(
     db: Path,
     paths: Sequence[Path],
     catalog_path: Path = DEFAULT_CATALOG,
-    day_starts: clock = DEFAULT_DAY_STARTS,
 ) -> IngestResult:
     """Load a batch of Avro container files and replay every table-day they touched, through
     :func:`pipeline.ingest.files.ingest_files`, one transaction per file (its digest recorded
-    in it, a file already loaded skipped). ``day_starts`` must be the ledger's boundary."""
-    if day_starts != DEFAULT_DAY_STARTS:
-        raise TerminalError(
-            f"the file path assigns gaming days at {DEFAULT_DAY_STARTS}; got {day_starts}"
-        )
+    in it, a file already loaded skipped); gaming days as the catalog's ``[gaming_day]``
+    draws them."""
     started = time.perf_counter()
     # One process: a Prefect task runs beside the engine's threads, which a fork would copy
     # mid-lock; Prefect scales out with more task runs and workers instead.
@@ -412,13 +408,10 @@ class AuditResult:
         return sum(i.dead_letters for i in self.ingested)
 
 
-def last_closed_gaming_date(
-    now: datetime | None = None, day_starts: clock = DEFAULT_DAY_STARTS
-) -> date:
-    """The gaming date that ended at the most recent boundary before ``now`` (UTC)."""
-    now = now or datetime.now(UTC)
-    shifted = now - timedelta(hours=day_starts.hour, minutes=day_starts.minute)
-    return shifted.date() - timedelta(days=1)
+def last_closed_gaming_date(gaming_day: GamingDay, now: datetime | None = None) -> date:
+    """The gaming date that ended at the most recent boundary before ``now`` (the casino's
+    local day start, daylight saving included)."""
+    return gaming_day.date_of(micros_of(now or datetime.now(UTC))) - timedelta(days=1)
 
 
 def to_replay(

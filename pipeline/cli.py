@@ -7,41 +7,48 @@ Every command prints what it did in numbers and exits non-zero when something ne
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # Only what building the parser needs is imported here. DuckDB, pandas, pyarrow, fastavro,
 # Great Expectations and Kafka load inside the commands that use them, so `--help`, `odds`
 # and `validate-rules` start in a fraction of the time (tests/test_cli_startup.py guards it).
-from pipeline.bundle.acks import ACTIONS, AckJournal, JournalError
+from pipeline.bundle.acks import ACTIONS, AckJournal
 from pipeline.bundle.cli import add_bundle_parser
-from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.config.roles import (
     ACTOR_ENV,
     ROLES_ENV,
     Action,
     Actor,
-    ActorMissingError,
-    NotAuthorizedError,
-    RolesError,
     actor_from,
     authorize,
     load_roles,
 )
-from pipeline.ingest.errors import ClosedGamingDayError
+from pipeline.exits import (
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_NEEDS_PERSON,
+    CommandError,
+    explain,
+    explain_os,
+)
+from pipeline.options import DB_ENV, add_db_option
 from pipeline.oracle.cli import add_odds_parser
+from pipeline.progress import progress
 from pipeline.replay.findings import money
 from pipeline.reports.render import CloseResult
 from pipeline.rules.codes import RULE_CODES
-from pipeline.rules.config import TableRules
 from pipeline.safe_text import file_stem, inside, visible
-from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.faults import FaultKind, parse_faults
 from pipeline.stream.cli import add_merge_shards_parser, add_stream_parser
 
 if TYPE_CHECKING:
@@ -52,8 +59,14 @@ if TYPE_CHECKING:
 DEFAULT_OUT = Path("out")
 
 
-def _yesterday() -> date:
-    return date.today() - timedelta(days=1)
+def print_json(value: Mapping[str, Any]) -> None:
+    """A command's ``--json`` result: one object, keys sorted, dates and paths as strings."""
+    print(json.dumps(value, indent=2, sort_keys=True, default=str))
+
+
+DEMO_GAMING_DATE = date(2026, 11, 24)
+"""The gaming date ``demo`` and ``simulate`` emulate unless told otherwise: one fixed date, so
+that a run, its reports and the README's walkthrough name the same day."""
 
 
 # ---------------------------------------------------------------------- simulate
@@ -76,11 +89,8 @@ def write_simulation(result: SimulationResult, out_dir: Path, gaming_date: date)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    if args.workers is not None and args.workers < 1:
-        print(f"simulate: --workers {args.workers}: give 1 or more processes", file=sys.stderr)
-        return 2
-    rates = parse_faults(args.faults)
-    catalog = _catalog(args)
+    rates = args.faults
+    catalog = load_catalog(args.rules)
     started = time.perf_counter()
     if args.kafka:
         from pipeline.simulate.run import simulate, write_fault_manifest
@@ -88,23 +98,50 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
         result = simulate(args.tables, args.hours, args.seed, rates, args.date, catalog)
         sent = publish(result, args.kafka, topic=args.topic)
-        print(f"published {sent} events to {args.topic} at {args.kafka}")
         write_fault_manifest(args.out, result)
         events, faults = result.event_count, len(result.faults)
+        wrote = f"published {sent} events to {args.topic} at {args.kafka}"
     else:
         # The tables are independent: emulate and write them in worker processes, as the demo
         # does (same seed, same events and manifest as one after another).
         from pipeline.simulate.sinks import simulate_to_files
 
-        written = simulate_to_files(
-            args.tables, args.hours, args.seed, rates, args.date, args.out, catalog, args.workers
-        )
-        print(
+        with progress("emulating tables", total=args.tables) as tick:
+            written = simulate_to_files(
+                args.tables,
+                args.hours,
+                args.seed,
+                rates,
+                args.date,
+                args.out,
+                catalog,
+                args.workers,
+                on_table=lambda _: tick(),
+            )
+        events, faults = written.events, len(written.faults)
+        wrote = (
             f"wrote {len(written.paths)} table files ({written.bytes / 1e6:.1f} MB) under "
             f"{args.out / 'events' / args.date.isoformat()}"
         )
-        events, faults = written.events, len(written.faults)
     elapsed = time.perf_counter() - started
+    if args.json:
+        print_json(
+            {
+                "gaming_date": args.date.isoformat(),
+                "tables": args.tables,
+                "hours": args.hours,
+                "events": events,
+                "faults": faults,
+                "manifest": str(args.out / "faults.jsonl"),
+                "events_dir": None
+                if args.kafka
+                else str(args.out / "events" / args.date.isoformat()),
+                "kafka_topic": args.topic if args.kafka else None,
+                "seconds": round(elapsed, 3),
+            }
+        )
+        return 0
+    print(wrote)
     print(
         f"{events} events from {args.tables} tables over {args.hours} h in "
         f"{elapsed:.1f} s ({events / elapsed:,.0f} events/s); "
@@ -137,26 +174,40 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         paths = [p for given in args.paths for p in event_files(given)]
     except FileNotFoundError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    with Ledger(args.db) as ledger:
+        raise CommandError(f"{err}; give the events directory (e.g. out/events)") from err
+    load_catalog(args.rules)  # a catalog error is said before the ledger is created
+    with Ledger(args.db) as ledger, progress("replaying", total=None):
         started = time.perf_counter()
-        try:
-            report = ingest_paths(
-                ledger,
-                paths,
-                args.rules,
-                strict=args.strict_decoding,
-                allow_unverified=args.allow_unverified,
-            )
-        except ClosedGamingDayError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
+        report = ingest_paths(
+            ledger,
+            paths,
+            args.rules,
+            strict=args.strict_decoding,
+            allow_unverified=args.allow_unverified,
+        )
         elapsed = time.perf_counter() - started
-        total = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
-    print(
-        f"{report.summary()}; {total[0] if total else 0} exceptions in {args.db} ({elapsed:.1f} s)"
-    )
+        row = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
+        total = row[0] if row else 0
+    if args.json:
+        print_json(
+            {
+                "db": str(args.db),
+                "files": report.files,
+                "files_skipped": report.files_skipped,
+                "events_delivered": report.deliveries,
+                "events_new": report.new_deliveries,
+                "events_redelivered": report.redelivered,
+                "dead_letters": report.dead_letters,
+                "dead_letters_resolved": report.dead_letters_resolved,
+                "table_days": [[t, d.isoformat()] for t, d in sorted(report.table_days)],
+                "rounds": report.rounds,
+                "exceptions": report.exceptions,
+                "exceptions_in_ledger": total,
+                "seconds": round(elapsed, 3),
+            }
+        )
+        return 0
+    print(f"{report.summary()}; {total} exceptions in {args.db} ({elapsed:.1f} s)")
     return 0
 
 
@@ -164,6 +215,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_exceptions(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import Ledger
 
+    if args.code and args.code not in RULE_CODES:
+        near = difflib.get_close_matches(args.code.upper(), RULE_CODES, n=3, cutoff=0.5)
+        raise CommandError(
+            f"--code {args.code!r} is not a rule code"
+            + (f"; did you mean {', '.join(near)}?" if near else "")
+            + " (`baccarat-audit rules` lists them all)"
+        )
     where, params = ["severity_rank >= ?"], [args.min_rank]
     for column, value in (
         ("table_id", args.table),
@@ -173,18 +231,46 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
         if value:
             where.append(f"{column} = ?")
             params.append(value)
+    matching = " AND ".join(where)
     with Ledger(args.db, read_only=True) as ledger:
+        counted = ledger.con.execute(
+            f"SELECT count(*) FROM exceptions WHERE {matching}", params
+        ).fetchone()
+        total = int(counted[0]) if counted else 0
         cursor = ledger.con.execute(
             "SELECT code, section, severity, table_id, shoe_id, round_id, seat, patron_id, "
             "serial, expected_cents, actual_cents, source_event_ids AS event_ids, message, "
-            f"exception_id, gaming_date FROM exceptions WHERE {' AND '.join(where)} "
+            f"exception_id, gaming_date FROM exceptions WHERE {matching} "
             "ORDER BY severity_rank DESC, table_id, round_id, code LIMIT ?",
             [*params, args.limit],
         )
         names = [d[0] for d in cursor.description or ()]
         rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    omitted = total - len(rows)
     if args.json:
-        print(json.dumps(rows, indent=2, default=str))
+        journal = AckJournal.for_ledger(args.db)
+        latest = journal.latest_actions()
+        for r in rows:
+            ack = latest.get(r["exception_id"])
+            r["acknowledgement"] = (
+                None
+                if ack is None
+                else {
+                    "action": ack.action,
+                    "actor": ack.actor,
+                    "at": ack.acted_at,
+                    "note": ack.note,
+                }
+            )
+        print_json(
+            {
+                "total": total,
+                "shown": len(rows),
+                "omitted": omitted,
+                "journal_verifies": not journal.verify(),
+                "items": rows,
+            }
+        )
         return 0
     for r in rows:
         where_text = " ".join(
@@ -199,21 +285,33 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
         )
         # device strings reach a terminal: control characters are shown, never obeyed
         print(visible(f"[{r['severity']}] {r['code']} {where_text}: {r['message']}"))
+    if omitted:
+        print(
+            f"{len(rows)} of {total} exceptions shown; {omitted} left out by --limit "
+            f"{args.limit} (raise it, or narrow with --table, --code, --gaming-day)"
+        )
+    elif not rows:
+        print(f"no exceptions match in {args.db}")
     return 0
 
 
-def _authorized(args: argparse.Namespace, *actions: Action) -> Actor | None:
+def _authorized(args: argparse.Namespace, *actions: Action) -> Actor:
     """Who acts (``--actor`` or ``$BACCARAT_ACTOR``), allowed every one of ``actions`` by the
-    roles file; None, having said why, when not (the command then exits 2)."""
-    try:
-        actor = actor_from(args.actor)
-        roles = load_roles(args.roles_file)
-        for action in actions:
-            authorize(actor, action, roles)
-    except (ActorMissingError, RolesError, NotAuthorizedError) as err:
-        print(err, file=sys.stderr)
-        return None
+    roles file; the roles' errors say why not (exit 2, :mod:`pipeline.exits`)."""
+    actor = actor_from(args.actor)
+    roles = load_roles(args.roles_file)
+    for action in actions:
+        authorize(actor, action, roles)
     return actor
+
+
+def _seal_json(closed: CloseResult) -> dict[str, Any]:
+    return {
+        "seq": closed.seal["seq"],
+        "head_link": closed.chain_sha256,
+        "anchor_path": str(closed.seal["anchor_path"]),
+        "reports": [str(f) for f in closed.files],
+    }
 
 
 def _print_seal(closed: CloseResult) -> None:
@@ -226,15 +324,12 @@ def _print_seal(closed: CloseResult) -> None:
 
 def cmd_close(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import Ledger
-    from pipeline.quality.gate import QualityBlockedError
-    from pipeline.reports.close import DayClosedError, ReportsNotWrittenError, close_gaming_day
+    from pipeline.reports.close import close_gaming_day
 
     accepting = [Action.ACCEPT_QUALITY_FAILURES] if args.accept_quality_failures else []
     actor = _authorized(args, Action.CLOSE, *accepting)
-    if actor is None:
-        return 2
-    catalog = _catalog(args)
-    with Ledger(args.db) as ledger:
+    catalog = load_catalog(args.rules)
+    with Ledger(args.db) as ledger, progress(f"closing gaming day {args.gaming_day}"):
         try:
             closed = close_gaming_day(
                 ledger,
@@ -246,17 +341,23 @@ def cmd_close(args: argparse.Namespace) -> int:
                 allow_empty=args.allow_empty,
                 catalog=catalog,
             )
-        except (QualityBlockedError, JournalError) as err:  # a person must act on either
-            print(err, file=sys.stderr)
-            return 1
-        except (DayClosedError, ReportsNotWrittenError, ValueError) as err:
-            print(err, file=sys.stderr)
-            return 2
-        except OSError as err:  # before the seal: nothing was sealed
-            print(f"cannot write to {args.out} ({err}); nothing was sealed", file=sys.stderr)
-            return 2
+        except OSError as err:  # ReportsNotWrittenError says what happens after the seal
+            raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
     totals = closed.report["totals"]
     quality = closed.report["quality"]
+    if args.json:
+        print_json(
+            {
+                "gaming_date": args.gaming_day.isoformat(),
+                "status": closed.status,
+                "blocking_exceptions": closed.blocking,
+                "totals": totals,
+                "quality": quality,
+                "closed_by": {"actor": actor.name, "source": actor.source},
+                "seal": _seal_json(closed),
+            }
+        )
+        return 1 if closed.blocking else 0
     print(
         f"gaming day {args.gaming_day}: {closed.status}; handle "
         f"{money(totals['handle_cents'])}, win {money(totals['win_cents'])}, vigorish "
@@ -281,17 +382,12 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import Ledger
-    from pipeline.reports.close import SealBrokenError, write_reports
+    from pipeline.reports.close import write_reports
 
     with Ledger(args.db, read_only=True) as ledger:
-        try:
-            written = write_reports(ledger, args.gaming_day, args.out)
-        except SealBrokenError as err:
-            print(err, file=sys.stderr)
-            return 1
-        except ValueError as err:
-            print(err, file=sys.stderr)
-            return 2
+        written = write_reports(
+            ledger, args.gaming_day, args.out, gaming_day_of(load_catalog(args.rules))
+        )
     print(f"gaming day {args.gaming_day}: {written.status}, reports written from the seal")
     _print_seal(written)
     return 0
@@ -302,16 +398,10 @@ def cmd_reopen(args: argparse.Namespace) -> int:
     from pipeline.reports.close import reopen_gaming_day
 
     actor = _authorized(args, Action.REOPEN)
-    if actor is None:
-        return 2
     with Ledger(args.db) as ledger:
-        try:
-            entry = reopen_gaming_day(
-                ledger, args.gaming_day, args.reason, actor=actor.name, actor_source=actor.source
-            )
-        except ValueError as err:
-            print(err, file=sys.stderr)
-            return 2
+        entry = reopen_gaming_day(
+            ledger, args.gaming_day, args.reason, actor=actor.name, actor_source=actor.source
+        )
     print(
         f"gaming day {args.gaming_day} reopened by {actor.name} ({actor.source}): {args.reason}; "
         f"seal event {entry.seq}, head link {entry.link}"
@@ -327,16 +417,12 @@ def cmd_ack(args: argparse.Namespace) -> int:
 
     journal = AckJournal.for_ledger(args.db)
     if not (args.note or "").strip():
-        print("ack: --note is required: say why (it is kept with the record)", file=sys.stderr)
-        return 2
+        raise CommandError("--note is required: say why (it is kept with the record)")
     if args.re_sign_unkeyed:
         return _re_sign(args, journal)
     if not args.exception_ids or not args.action:
-        print("ack: give --exception ID (one or more) and --action", file=sys.stderr)
-        return 2
+        raise CommandError("give --exception ID (one or more) and --action")
     actor = _authorized(args, Action[args.action])
-    if actor is None:
-        return 2
     wanted = list(dict.fromkeys(args.exception_ids))
     try:
         with Ledger(args.db, read_only=True) as ledger:
@@ -350,24 +436,19 @@ def cmd_ack(args: argparse.Namespace) -> int:
                 ).fetchall()
             }
     except LedgerError as err:
-        print(f"ack: cannot check the exception ids, nothing recorded: {err}", file=sys.stderr)
-        return 2
+        raise CommandError(f"cannot check the exception ids, nothing recorded: {err}") from err
     unknown = [e for e in wanted if e not in found]
     if unknown:
-        print(
-            f"ack: no exception {', '.join(unknown)} in {args.db}; nothing recorded (list them "
-            f"with: baccarat-audit exceptions --db {args.db} --json)",
-            file=sys.stderr,
+        raise CommandError(
+            f"no exception {', '.join(unknown)} in {args.db}; nothing recorded (list them "
+            f"with: baccarat-audit exceptions --db {args.db} --json)"
         )
-        return 2
     problems = journal.verify()
     if problems:
-        print(
-            f"ack: the journal {journal.path} does not verify, nothing recorded: "
-            + "; ".join(problems),
-            file=sys.stderr,
+        raise CommandError(
+            f"the journal {journal.path} does not verify, nothing recorded: " + "; ".join(problems),
+            EXIT_NEEDS_PERSON,
         )
-        return 1
     for exception_id in wanted:
         table_id, gaming_date, status = found[exception_id]
         record = journal.append(
@@ -393,16 +474,9 @@ def cmd_ack(args: argparse.Namespace) -> int:
 
 def _re_sign(args: argparse.Namespace, journal: AckJournal) -> int:
     if args.exception_ids or args.action:
-        print("ack: --re-sign-unkeyed takes no --exception or --action", file=sys.stderr)
-        return 2
+        raise CommandError("--re-sign-unkeyed takes no --exception or --action")
     actor = _authorized(args, Action.RE_SIGN_JOURNAL)
-    if actor is None:
-        return 2
-    try:
-        count = journal.re_sign_unkeyed(actor.name, actor.source, args.note)
-    except JournalError as err:
-        print(err, file=sys.stderr)
-        return 1
+    count = journal.re_sign_unkeyed(actor.name, actor.source, args.note)
     print(
         f"re-signed {count} records of {journal.path} as reviewed by {actor.name} "
         f"({actor.source}); the unkeyed original is kept beside it"
@@ -416,6 +490,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     with Ledger(args.db, read_only=True) as ledger:
         checked = check(ledger, args.anchors, args.expect_head)
+    if args.json:
+        print_json(
+            {
+                "intact": not checked.problems,
+                "days_checked": checked.days_checked,
+                "head": checked.head,
+                "anchors": str(checked.anchors),
+                "problems": list(checked.problems),
+            }
+        )
+        return 1 if checked.problems else 0
     for problem in checked.problems:
         print(problem)
     print(
@@ -447,26 +532,39 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- rules
 def cmd_rules(args: argparse.Namespace) -> int:
-    tests_dir = Path(args.tests)
+    tests_dir: Path = args.tests
     sources = (
         {p: p.read_text(encoding="utf-8") for p in tests_dir.rglob("test_*.py")}
         if tests_dir.exists()
         else {}
     )
+    covering = {
+        code: sorted(p.stem for p, text in sources.items() if code in text) for code in RULE_CODES
+    }
+    if args.json:
+        print_json(
+            {
+                "rules": [
+                    {
+                        "code": code,
+                        "section": r.citation,
+                        "statement": r.statement,
+                        "tests": covering[code],
+                    }
+                    for code, r in RULE_CODES.items()
+                ]
+            }
+        )
+        return 0
     print("| code | section | statement | tests |")
     print("| --- | --- | --- | --- |")
     for code, r in RULE_CODES.items():
-        covering = sorted(p.stem for p, text in sources.items() if code in text)
-        print(f"| `{code}` | {r.citation} | {r.statement} | {', '.join(covering) or '-'} |")
+        print(f"| `{code}` | {r.citation} | {r.statement} | {', '.join(covering[code]) or '-'} |")
     return 0
 
 
 def cmd_validate_rules(args: argparse.Namespace) -> int:
-    try:
-        catalog = load_catalog(args.file)
-    except CatalogError as err:
-        print(err, file=sys.stderr)
-        return 2
+    catalog = load_catalog(args.file)
     print(f"{args.file}: {len(catalog)} rule configurations, all allowed by N.J.A.C. 19:47")
     return 0
 
@@ -478,19 +576,90 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args)
 
 
-def _catalog(args: argparse.Namespace) -> Mapping[str, TableRules]:
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show (a flag, an option
+    without a default) or its help already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text.lower():
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _AuditParser(argparse.ArgumentParser):
+    """Every command's parser shows defaults (:class:`_HelpFormatter`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+class _Version(argparse.Action):
+    """``--version``: read from the installed package's metadata only when asked, so building
+    the parser stays cheap."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("baccarat-audit")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            found = "unknown (not installed; pip install -e .)"
+        print(f"baccarat-audit {found}")  # on stdout, as argparse's own version action does
+        parser.exit()
+
+
+def _nonblank(text: str) -> str:
+    """A reason or a note that goes to an audit trail: something must be said."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is blank: it needs a reason, which is kept on record")
+    return text
+
+
+def _positive(text: str) -> int:
     try:
-        return load_catalog(args.rules)
-    except CatalogError as err:
-        print(err, file=sys.stderr)
-        raise SystemExit(2) from err
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
+def _fault_rates(text: str) -> Mapping[FaultKind, float]:
+    try:
+        return parse_faults(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _gaming_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def _add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--json", action="store_true", help="print the result as one JSON object (for scripts)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    # Typed as the base class: the commands' modules register on plain ArgumentParsers, and
+    # the subparsers are of the parent's class (_AuditParser) all the same.
+    parser: argparse.ArgumentParser = _AuditParser(
         prog="baccarat-audit",
         description="Surveillance and audit pipeline for New Jersey baccarat (N.J.A.C. 19:47).",
+        epilog="Exit codes: 0 fine; 1 a person must act (blocking exceptions, broken seals, a "
+        "refused close); 2 bad input or configuration; 141 the reader went away.",
     )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def acting(p: argparse.ArgumentParser) -> None:
@@ -510,17 +679,38 @@ def build_parser() -> argparse.ArgumentParser:
             "--rules",
             type=Path,
             default=DEFAULT_CATALOG,
-            help="rule catalog (TOML) of the casino's filed configurations",
+            metavar="FILE",
+            help="rule catalog (TOML) of the casino's filed configurations, time zone and "
+            "gaming-day start",
+        )
+
+    def emulation(p: argparse.ArgumentParser, faults: str) -> None:
+        """What to emulate: shared by ``demo`` and ``simulate``, with the same defaults."""
+        p.add_argument("--tables", type=_positive, default=6, help="tables to emulate")
+        p.add_argument("--hours", type=float, default=24.0, help="hours of play per table")
+        p.add_argument("--seed", type=int, default=1, help="random seed; same seed, same events")
+        p.add_argument(
+            "--faults",
+            type=_fault_rates,
+            default=faults,
+            help="faults to inject: none, all, or KIND[=RATE],... (payout, vigorish, "
+            "third_card, late_wager, deferred_vig, forms, announcement, shoe, irregularity, "
+            "device)",
+        )
+        p.add_argument(
+            "--date",
+            type=_gaming_date,
+            default=DEMO_GAMING_DATE,
+            metavar="YYYY-MM-DD",
+            help="gaming date to emulate (a fixed date, so runs and the README agree)",
         )
 
     p = sub.add_parser("demo", help="emulate a gaming day, audit it, and show the results")
     common(p)
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    p.add_argument("--tables", type=int, default=6)
-    p.add_argument("--hours", type=float, default=24.0)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--faults", default="all")
-    p.add_argument("--date", type=date.fromisoformat, default=date(2026, 11, 24))
+    p.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="directory for events, ledger, reports"
+    )
+    emulation(p, faults="all")
     p.add_argument(
         "--plain",
         action="store_true",
@@ -530,28 +720,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="emulate tables and write their events")
     common(p)
-    p.add_argument("--tables", type=int, default=6)
-    p.add_argument("--hours", type=float, default=24.0)
-    p.add_argument("--seed", type=int, default=1)
+    emulation(p, faults="none")
     p.add_argument(
-        "--faults",
-        default="none",
-        help="none, all, or KIND[=RATE],... (payout, vigorish, third_card, "
-        "late_wager, deferred_vig, forms, announcement, shoe, irregularity, "
-        "device)",
-    )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    p.add_argument(
-        "--date", type=date.fromisoformat, default=_yesterday(), help="gaming date (YYYY-MM-DD)"
+        "--out", type=Path, default=DEFAULT_OUT, help="directory for events/ and faults.jsonl"
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=_positive,
         help="processes emulating and writing table files at once (default: one per core, at "
         "most one per table); the files do not depend on it",
     )
     p.add_argument("--kafka", metavar="BOOTSTRAP", help="publish to Kafka instead of files")
-    p.add_argument("--topic", default="table-events")
+    p.add_argument("--topic", default="table-events", help="Kafka topic (with --kafka)")
+    _add_json(p)
     p.set_defaults(func=cmd_simulate)
 
     for name in ("replay", "ingest"):
@@ -561,7 +742,7 @@ def build_parser() -> argparse.ArgumentParser:
             "ledger and replay every table-day they touch",
         )
         common(p)
-        p.add_argument("--db", type=Path, required=True)
+        add_db_option(p, "the ledger to load into (created if missing)")
         p.add_argument(
             "--strict-decoding",
             action="store_true",
@@ -574,43 +755,66 @@ def build_parser() -> argparse.ArgumentParser:
             "digest <file>.sha256 vouch for, instead of refusing them as UNVERIFIABLE_FILE "
             "dead letters; each such file is recorded as a LOADED_UNVERIFIED dead letter",
         )
-        p.add_argument("paths", type=Path, nargs="+")
+        _add_json(p)
+        p.add_argument(
+            "paths",
+            type=Path,
+            nargs="+",
+            metavar="PATH",
+            help="Avro event files, or directories searched for them",
+        )
         p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
         "close", help="close a gaming day: quality gate, row seals, seal log, reports"
     )
     common(p)
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
+    add_db_option(p)
+    p.add_argument(
+        "--gaming-day", type=_gaming_date, required=True, metavar="YYYY-MM-DD", help="day to close"
+    )
+    p.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT / "reports", help="directory for the reports"
+    )
     acting(p)
     p.add_argument(
         "--accept-quality-failures",
+        type=_nonblank,
         metavar="REASON",
         help="close even though BLOCK data-quality expectations failed; the reason and the "
         "failures accepted go to the gaming day's audit trail",
     )
     p.add_argument(
         "--allow-empty",
+        type=_nonblank,
         metavar="REASON",
         help="seal a day that has no events (refused otherwise: a mistyped or future date); "
         "the reason goes to the seal and the audit trail (not used for a day with events)",
     )
+    _add_json(p)
     p.set_defaults(func=cmd_close)
 
     p = sub.add_parser(
         "report", help="write a closed day's reports again, byte for byte, from its seal"
     )
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT / "reports")
+    common(p)
+    add_db_option(p)
+    p.add_argument(
+        "--gaming-day", type=_gaming_date, required=True, metavar="YYYY-MM-DD", help="closed day"
+    )
+    p.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT / "reports", help="directory for the reports"
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("reopen", help="reopen a closed gaming day (a seal event, audited)")
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--gaming-day", type=date.fromisoformat, required=True)
-    p.add_argument("--reason", required=True)
+    add_db_option(p)
+    p.add_argument(
+        "--gaming-day", type=_gaming_date, required=True, metavar="YYYY-MM-DD", help="day to reopen"
+    )
+    p.add_argument(
+        "--reason", type=_nonblank, required=True, help="why (kept in the day's audit trail)"
+    )
     acting(p)
     p.set_defaults(func=cmd_reopen)
 
@@ -622,7 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
         "role. With --re-sign-unkeyed (admin role), authenticate a journal written before "
         "acknowledgements were, after reviewing it.",
     )
-    p.add_argument("--db", type=Path, required=True, help="the ledger (opened read-only)")
+    add_db_option(p, "the ledger (opened read-only; the journal lies beside it)")
     p.add_argument(
         "--exception",
         dest="exception_ids",
@@ -630,16 +834,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="exception id (repeat for several)",
     )
-    p.add_argument("--action", type=str.upper, choices=ACTIONS)
+    p.add_argument(
+        "--action", type=str.upper, choices=ACTIONS, help="what is done with the exceptions"
+    )
     p.add_argument("--note", help="why (required, kept with the record)")
-    p.add_argument("--re-sign-unkeyed", action="store_true")
+    p.add_argument(
+        "--re-sign-unkeyed",
+        action="store_true",
+        help="authenticate a journal written before acknowledgements were (admin, after review)",
+    )
     acting(p)
     p.set_defaults(func=cmd_ack)
 
     p = sub.add_parser(
         "verify", help="recompute closed days from their rows against the seal log and anchors"
     )
-    p.add_argument("--db", type=Path, required=True)
+    add_db_option(p)
     p.add_argument(
         "--anchors",
         type=Path,
@@ -651,30 +861,50 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HEX",
         help="the head link filed elsewhere (printed by the last close or reopen)",
     )
+    _add_json(p)
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("evaluate", help="compare exceptions with an emulator fault manifest")
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--manifest", type=Path, required=True)
-    p.add_argument("--json", action="store_true")
+    add_db_option(p)
+    p.add_argument(
+        "--manifest", type=Path, required=True, help="the emulator's faults.jsonl (ground truth)"
+    )
+    _add_json(p)
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("exceptions", help="list exceptions from the ledger")
-    p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--gaming-day", type=date.fromisoformat)
-    p.add_argument("--table")
-    p.add_argument("--code")
-    p.add_argument("--min-rank", type=int, default=1, help="0 info .. 4 critical")
-    p.add_argument("--limit", type=int, default=50)
+    p = sub.add_parser(
+        "exceptions",
+        help="list exceptions from the ledger, most severe first",
+        description="List exceptions, most severe first, and say how many the --limit left "
+        "out. --json prints {total, shown, omitted, journal_verifies, items}; each item "
+        "carries its acknowledgement (the latest journal record, or null).",
+    )
+    add_db_option(p)
+    _add_json(p)
+    p.add_argument(
+        "--gaming-day", type=_gaming_date, metavar="YYYY-MM-DD", help="only this gaming day"
+    )
+    p.add_argument("--table", help="only this table id")
+    p.add_argument("--code", help="only this rule code (see `baccarat-audit rules`)")
+    p.add_argument(
+        "--min-rank",
+        type=int,
+        choices=range(5),
+        default=1,
+        help="lowest severity shown: 0 info, 1 low, 2 medium, 3 high, 4 critical",
+    )
+    p.add_argument("--limit", type=_positive, default=50, help="most exceptions shown")
     p.set_defaults(func=cmd_exceptions)
 
-    p = sub.add_parser("rules", help="print the rule-code table (Markdown)")
-    p.add_argument("--tests", default="tests")
+    p = sub.add_parser("rules", help="print the rule-code table (Markdown, or --json)")
+    p.add_argument(
+        "--tests", type=Path, default=Path("tests"), help="where to look for covering tests"
+    )
+    _add_json(p)
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("validate-rules", help="validate a rule catalog file")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the rule catalog (TOML)")
     p.set_defaults(func=cmd_validate_rules)
 
     add_odds_parser(sub)
@@ -688,7 +918,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Commands whose modules import heavier dependencies, loaded only when used."""
     p = sub.add_parser("broker", help="run the bundled Kafka-protocol broker (tansu)")
-    p.add_argument("--port", type=int, default=9092)
+    p.add_argument("--port", type=int, default=9092, help="TCP port to listen on")
     p.set_defaults(func=cmd_broker)
 
 
@@ -698,13 +928,19 @@ def cmd_broker(args: argparse.Namespace) -> int:
     return run_broker(args.port)
 
 
-EXIT_BROKEN_PIPE = 128 + 13
-"""What a Unix tool exits with when its reader went away (SIGPIPE): ``... | head -1``."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; errors of input, configuration or state become one message on stderr
+    and an exit code (:func:`pipeline.exits.explain`), not a traceback."""
     try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # a usage error (said, with the usage), --help or --version
+        return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
+    try:
+        if getattr(args, "needs_db", False) and args.db is None:
+            raise CommandError(
+                f"no ledger given: pass --db FILE or set {DB_ENV} (the demo's ledger is "
+                f"{DEFAULT_OUT / 'ledger.duckdb'})"
+            )
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the try: a closed pipe is found at the last flush too
     except BrokenPipeError:
@@ -712,6 +948,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # raises nothing either.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print(f"baccarat-audit {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as err:
+        explained = explain(err)
+        if explained is None:
+            raise  # a bug: its traceback is what a developer needs
+        code, message = explained
+        shown = "\n".join(map(visible, message.split("\n")))  # names may come from devices
+        print(f"baccarat-audit {args.command}: {shown}", file=sys.stderr)
     return code
 
 

@@ -9,15 +9,18 @@ temporary server per run); ``--plain`` runs the same steps without Prefect.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 import time
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from pipeline.config.catalog import load_catalog
 from pipeline.ingest.errors import TerminalError
 from pipeline.ledger.store import Ledger
+from pipeline.progress import progress
 from pipeline.replay.findings import money
 from pipeline.reports.groundtruth import compare
-from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.sinks import simulate_to_files
 
 
@@ -28,15 +31,17 @@ def run_demo(args: argparse.Namespace) -> int:
     out: Path = args.out
     db = out / "ledger.duckdb"
     started = time.perf_counter()
-    written = simulate_to_files(
-        args.tables,
-        args.hours,
-        args.seed,
-        parse_faults(args.faults),
-        args.date,
-        out,
-        load_catalog(args.rules),
-    )
+    with progress("1. emulating tables", total=args.tables) as tick:
+        written = simulate_to_files(
+            args.tables,
+            args.hours,
+            args.seed,
+            args.faults,
+            args.date,
+            out,
+            load_catalog(args.rules),
+            on_table=lambda _: tick(),
+        )
     t_sim = time.perf_counter()
     print(
         f"1. emulated {args.tables} tables for {args.hours:g} h of gaming day {args.date}: "
@@ -51,12 +56,13 @@ def run_demo(args: argparse.Namespace) -> int:
     how = "as plain functions" if args.plain else "as a Prefect flow run on the local server"
     print(f"2. nightly audit {how} (ingest + replay, quality, close) ...", flush=True)
     try:
-        if args.plain:
-            audit = run_audit_plain(events_dir, db, args.date, out / "reports", args.rules)
-        else:
-            audit = run_nightly_audit_via_server(
-                events_dir, db, args.date, out / "reports", args.rules
-            )
+        with progress("   auditing"):
+            if args.plain:
+                audit = run_audit_plain(events_dir, db, args.date, out / "reports", args.rules)
+            else:
+                audit = run_nightly_audit_via_server(
+                    events_dir, db, args.date, out / "reports", args.rules
+                )
     except TerminalError as err:  # e.g. the quality gate refused the close: say why, no trace
         print(f"   the nightly audit stopped: {err}")
         return 1
@@ -82,13 +88,17 @@ def run_demo(args: argparse.Namespace) -> int:
     )
     for line in audit.quality.failing[:5]:
         print(f"     {line}")
-    print("\n   table  game           rounds        handle          win   exceptions")
-    for t in audit.close.report["tables"]:
-        print(
-            f"   {t['table_id']:<6} {t['game']:<14} {t['rounds']:>6} "
-            f"{money(t['handle_cents']):>13} {money(t['win_cents']):>12} "
-            f"{t['exceptions']:>10}"
-        )
+    print()
+    for line in text_table(
+        ("table", "game", "rounds", "handle", "win", "exceptions"),
+        [
+            (t["table_id"], t["game"], t["rounds"], money(t["handle_cents"]),
+             money(t["win_cents"]), t["exceptions"])
+            for t in audit.close.report["tables"]
+        ],
+        right={"rounds", "handle", "win", "exceptions"},
+    ):  # fmt: skip
+        print(f"   {line}")
     with Ledger(db, read_only=True) as ledger:
         print("\n   exceptions by code:")
         for code, severity, count in ledger.con.execute(
@@ -106,8 +116,42 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"   [{severity}] {code} table {table} round {rnd}:\n      {message}")
         truth = compare(ledger, out / "faults.jsonl")
     print(f"\n4. ground truth: {truth.summary()}")
+    dashboard = "make dashboard" + ("" if db == DEFAULT_DB else f" DASHBOARD_DB={db}")
     print(
-        f"\nDone in {time.perf_counter() - started:.1f} s. Next: `baccarat-audit exceptions "
-        f"--db {db}`, `make dashboard`."
+        f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{installed_command()} "
+        f"exceptions --db {db}`, `{dashboard}`."
     )
     return 0 if truth.exact else 1
+
+
+DEFAULT_DB = Path("out") / "ledger.duckdb"
+"""The ledger ``make dashboard`` shows unless told another (its DASHBOARD_DB)."""
+
+
+def installed_command() -> str:
+    """How to reach ``baccarat-audit`` from a fresh shell: the script beside this Python
+    (``.venv/bin/baccarat-audit`` after ``make run``, relative when it is under the current
+    directory), else ``python -m pipeline``."""
+    scripts = Path(sys.executable).parent
+    script = scripts / "baccarat-audit"
+    if not script.exists():
+        return f"{sys.executable} -m pipeline"
+    with contextlib.suppress(ValueError):
+        return str(script.relative_to(Path.cwd()))
+    return str(script)
+
+
+def text_table(
+    header: Sequence[str], rows: Sequence[Sequence[object]], right: Collection[str]
+) -> list[str]:
+    """Rows as aligned text: each column as wide as its widest cell (a $94,000,000.00
+    handle included); the ``right`` columns (numbers, amounts) right-aligned."""
+    cells = [list(header), *([str(v) for v in row] for row in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return [
+        " ".join(
+            cell.rjust(width) if name in right else cell.ljust(width)
+            for cell, width, name in zip(row, widths, header, strict=True)
+        ).rstrip()
+        for row in cells
+    ]

@@ -13,6 +13,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from pipeline.options import add_db_option
+
 
 def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -21,7 +23,7 @@ def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Write the raw events (Avro), derived rows (CSV), acknowledgements, rule "
         "citations and a SHA-256 manifest of one round, Form or table into a zip.",
     )
-    p.add_argument("--db", type=Path, required=True, help="the ledger (opened read-only)")
+    add_db_option(p, "the ledger (opened read-only)")
     what = p.add_argument_group("what to export (at least one)")
     what.add_argument("--round", dest="round_id", help="round id, e.g. T01-20261124-S01-R003")
     what.add_argument("--serial", type=int, help="Complimentary Vigorish Form serial")
@@ -33,7 +35,7 @@ def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.set_defaults(func=cmd_bundle)
 
     p = sub.add_parser("verify-bundle", help="check an evidence bundle is intact")
-    p.add_argument("path", type=Path)
+    p.add_argument("path", type=Path, help="the bundle (zip) to check")
     p.add_argument(
         "--sha256", dest="expected_sha256", help="the zip's SHA-256 as printed at export"
     )

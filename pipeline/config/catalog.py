@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pipeline.rules.config import InvalidRulesError, TableRules, rules_from_mapping
+from pipeline.rules.gaming_day import GamingDay, GamingDayError, gaming_day
 
 DEFAULT_CATALOG = Path(__file__).with_name("rules_catalog.toml")
 
@@ -25,7 +27,6 @@ CHOICES_TO_STATE: frozenset[str] = frozenset(
         "settlement_procedure",
         "min_wager_cents",
         "max_wager_cents",
-        "gaming_day_starts",
     }
 )
 """Choices a filed rule configuration must state explicitly; the regulations leave them to the
@@ -49,21 +50,42 @@ def choices_to_state(entry: Mapping[str, Any]) -> frozenset[str]:
     return CHOICES_TO_STATE | opened
 
 
+GAMING_DAY_SECTION = "gaming_day"
+"""The catalog's one section that is not a rule configuration: the casino's gaming day,
+``starts`` (local HH:MM) and ``time_zone`` (IANA name), both required."""
+
+
 class CatalogError(ValueError):
     """A rule catalog that cannot be used; the message names the file and the entry."""
 
 
-def load_catalog(path: Path = DEFAULT_CATALOG) -> Mapping[str, TableRules]:
-    """Every rule configuration in ``path``, validated; all problems of all entries at once."""
+class Catalog(dict[str, TableRules]):
+    """The rule configurations by id, and the casino's gaming day they are played in."""
+
+    def __init__(self, rules: Mapping[str, TableRules], day: GamingDay) -> None:
+        super().__init__(rules)
+        self.gaming_day = day
+
+
+def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
+    """Every rule configuration in ``path``, validated, and the casino's gaming day; all
+    problems of all entries at once."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise CatalogError(f"{path}: cannot read the rule catalog: {err}") from err
     catalog: dict[str, TableRules] = {}
     errors: list[str] = []
+    day = _gaming_day_section(data.pop(GAMING_DAY_SECTION, None), errors)
     for rules_id, entry in data.items():
         if not isinstance(entry, dict):
             errors.append(f"[{rules_id}] must be a table of settings")
+            continue
+        if "gaming_day_starts" in entry:
+            errors.append(
+                f"[{rules_id}] gaming_day_starts: the gaming day is the casino's, not a "
+                f"table's; state it once as [{GAMING_DAY_SECTION}] starts and time_zone"
+            )
             continue
         missing = sorted(choices_to_state(entry) - set(entry))
         if missing:
@@ -73,6 +95,43 @@ def load_catalog(path: Path = DEFAULT_CATALOG) -> Mapping[str, TableRules]:
             catalog[rules_id] = rules_from_mapping({"rules_id": rules_id, **entry})
         except (InvalidRulesError, ValueError) as err:
             errors.append(f"[{rules_id}] {err}")
-    if errors:
+    if errors or day is None:
         raise CatalogError(f"{path}:\n" + "\n".join(errors))
-    return catalog
+    return Catalog(catalog, day)
+
+
+def _gaming_day_section(section: object, errors: list[str]) -> GamingDay | None:
+    where = f"[{GAMING_DAY_SECTION}]"
+    if not isinstance(section, dict):
+        errors.append(
+            f'{where} is required: starts = "06:00" (local) and time_zone = '
+            '"America/New_York" (the casino\'s IANA zone); the boundary follows its '
+            "daylight-saving changes"
+        )
+        return None
+    unknown = sorted(set(section) - {"starts", "time_zone"})
+    missing = sorted({"starts", "time_zone"} - set(section))
+    if unknown or missing:
+        errors.append(
+            f"{where} needs exactly starts and time_zone; missing {missing}, unknown {unknown}"
+        )
+        return None
+    try:
+        return gaming_day(section["starts"], section["time_zone"], where)
+    except GamingDayError as err:
+        errors.append(str(err))
+        return None
+
+
+def gaming_day_of(catalog: Mapping[str, TableRules] | None = None) -> GamingDay:
+    """The casino's gaming day: the one owner of its start and time zone. A catalog loaded
+    with :func:`load_catalog` carries its own; a mapping built by hand (tests, the odds
+    oracle) is played in the packaged catalog's."""
+    if isinstance(catalog, Catalog):
+        return catalog.gaming_day
+    return _packaged_gaming_day()
+
+
+@functools.cache
+def _packaged_gaming_day() -> GamingDay:
+    return load_catalog(DEFAULT_CATALOG).gaming_day

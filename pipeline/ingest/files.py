@@ -36,12 +36,11 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pipeline.config.catalog import load_catalog
+from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events import EventCodec
 from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
 from pipeline.ingest.sources import DeadLetter, file_source, read_file
 from pipeline.ingest.stage import (
-    DEFAULT_DAY_STARTS,
     DEFAULT_SKEW_TOLERANCE,
     LoadReport,
     prepare,
@@ -86,9 +85,10 @@ def read_and_replay(
             dead.append(item)
         else:
             deliveries.append(item)
-    prepared = prepare(deliveries, load_catalog(catalog_path), DEFAULT_DAY_STARTS)
+    catalog = load_catalog(catalog_path)
+    prepared = prepare(deliveries, catalog)
     batch = LedgerBatch(
-        deliveries=delivery_table(deliveries, DEFAULT_DAY_STARTS),
+        deliveries=delivery_table(deliveries, gaming_day_of(catalog)),
         dead_letters=dead_letter_table(
             (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
         ),
@@ -221,7 +221,7 @@ def ingest_files(
                 merged = ledger.merge_batch(loaded.batch)
                 touched, stale = merged.touched, merged.stale
                 realigned = ledger.realign_boundary_sessions(
-                    {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
+                    {t for t, _ in touched}, gaming_day_of(catalog), DEFAULT_SKEW_TOLERANCE
                 )
                 touched |= realigned
                 stale |= realigned

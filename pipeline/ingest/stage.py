@@ -16,20 +16,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, time, timedelta
+from datetime import date, timedelta
 from operator import attrgetter
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.events.model import TableEvent
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
-from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
+from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.findings import Finding, Severity
 from pipeline.replay.live import LiveReplay
 from pipeline.replay.machine import UnknownRulesError, replay_table
 from pipeline.replay.rows import ReplayResult
 from pipeline.rules.config import TableRules
-
-DEFAULT_DAY_STARTS = time(6, 0)
+from pipeline.rules.gaming_day import GamingDay
 
 DEFAULT_SKEW_TOLERANCE = timedelta(minutes=10)
 """How long after a gaming-day boundary a table's open session keeps its events (see
@@ -108,25 +108,24 @@ def replay_or_explain(
 
 def group_by_table_day(
     deliveries: Sequence[Delivery],
-    day_starts: time,
+    gaming_day: GamingDay,
 ) -> dict[TableDay, list[Delivery]]:
     groups: dict[TableDay, list[Delivery]] = defaultdict(list)
     for d in deliveries:
-        groups[(d.event.table_id, gaming_date_of(d.event.occurred_at, day_starts))].append(d)
+        groups[(d.event.table_id, gaming_day.date_of(d.event.occurred_at))].append(d)
     return groups
 
 
 def prepare(
-    deliveries: Sequence[Delivery],
-    catalog: Mapping[str, TableRules],
-    day_starts: time = DEFAULT_DAY_STARTS,
+    deliveries: Sequence[Delivery], catalog: Mapping[str, TableRules]
 ) -> dict[TableDay, ReplayResult]:
-    """Replay each table-day of a batch on its own (pure; safe to run in a worker process)."""
+    """Replay each table-day of a batch on its own (pure; safe to run in a worker process);
+    days as the catalog's gaming day draws them."""
     return {
         key: replay_or_explain(
             key[0], [d.event for d in sorted(group, key=_ARRIVAL_ORDER)], catalog
         )
-        for key, group in group_by_table_day(deliveries, day_starts).items()
+        for key, group in group_by_table_day(deliveries, gaming_day_of(catalog)).items()
     }
 
 
@@ -136,7 +135,6 @@ def load_batch(
     dead_letters: Iterable[DeadLetter],
     catalog: Mapping[str, TableRules],
     *,
-    day_starts: time = DEFAULT_DAY_STARTS,
     skew_tolerance: timedelta = DEFAULT_SKEW_TOLERANCE,
     prepared: Mapping[TableDay, ReplayResult] | None = None,
     live: LiveTableDays | None = None,
@@ -153,16 +151,17 @@ def load_batch(
     """
     report = LoadReport()
     dead = list(dead_letters)
-    groups = group_by_table_day(deliveries, day_starts)
+    gaming_day = gaming_day_of(catalog)
+    groups = group_by_table_day(deliveries, gaming_day)
     try:
         with ledger.transaction():
             before = ledger.delivery_fingerprints(groups)
             if live is not None:
                 live.check(before)
             seen_before = {key for key, (count, _) in before.items() if count}
-            touched, new = ledger.add_deliveries(deliveries, day_starts)
+            touched, new = ledger.add_deliveries(deliveries, gaming_day)
             realigned = ledger.realign_boundary_sessions(
-                {t for t, _ in touched}, day_starts, skew_tolerance
+                {t for t, _ in touched}, gaming_day, skew_tolerance
             )
             touched |= realigned
             rederive = seen_before | realigned

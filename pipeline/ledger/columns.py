@@ -9,10 +9,9 @@ scans them without a copy. Columns are in the order of the ledger table they go 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 import orjson
@@ -21,6 +20,7 @@ import pyarrow as pa
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import ReplayResult
+from pipeline.rules.gaming_day import GamingDay
 
 TableDay = tuple[str, date]
 Row = tuple[Any, ...]
@@ -90,35 +90,13 @@ DELIVERY_KEY_SQL = "source, event_id, seq, occurrence"
 """:attr:`Delivery.key` as a column list of ``deliveries``."""
 
 
-DAY_MICROS = 86_400_000_000
-
-
-def day_starts_micros(day_starts: time) -> int:
-    """How far into a UTC day (in microseconds) each gaming day begins."""
-    return (day_starts.hour * 3600 + day_starts.minute * 60) * 1_000_000
-
-
-def gaming_date_of(occurred_at_micros: int, day_starts: time) -> date:
-    """The gaming day an instant (UTC microseconds) belongs to: days run from ``day_starts``
-    to the next ``day_starts``."""
-    return _day((occurred_at_micros - day_starts_micros(day_starts)) // DAY_MICROS)
-
-
-@functools.lru_cache(maxsize=4096)
-def _day(days_since_epoch: int) -> date:
-    return _EPOCH_DATE + timedelta(days=days_since_epoch)
-
-
-_EPOCH_DATE = date(1970, 1, 1)
-
-
 def arrow_rows(rows: Sequence[Row]) -> pa.Table:
     """Row tuples as an Arrow table with positional column names (types inferred)."""
     columns = [pa.array(column) for column in zip(*rows, strict=True)]
     return pa.Table.from_arrays(columns, names=[f"c{i}" for i in range(len(columns))])
 
 
-def delivery_table(deliveries: Sequence[Delivery], day_starts: time) -> pa.Table:
+def delivery_table(deliveries: Sequence[Delivery], gaming_day: GamingDay) -> pa.Table:
     """Rows for ``deliveries``: the event's envelope, its gaming date and its fields as JSON."""
     events = [d.event for d in deliveries]
     return pa.table(
@@ -131,7 +109,7 @@ def delivery_table(deliveries: Sequence[Delivery], day_starts: time) -> pa.Table
             "seq": pa.array([e.seq for e in events], pa.int64()),
             "occurred_at": pa.array([e.occurred_at for e in events], pa.int64()),
             "gaming_date": pa.array(
-                [gaming_date_of(e.occurred_at, day_starts) for e in events], pa.date32()
+                [gaming_day.date_of(e.occurred_at) for e in events], pa.date32()
             ),
             "payload_type": pa.array([e.payload_type for e in events], pa.string()),
             "fields_json": pa.array([orjson.dumps(e.fields).decode() for e in events], pa.string()),

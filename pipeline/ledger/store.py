@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,22 +29,20 @@ import pyarrow.compute as pc
 from pipeline.events.model import TableEvent
 from pipeline.ledger.columns import (
     ARRIVAL_ORDER_SQL,
-    DAY_MICROS,
     DELIVERY_KEY_SQL,
     DERIVED_ROWS,
     LedgerBatch,
     Row,
     TableDay,
     arrow_rows,
-    day_starts_micros,
     dead_letter_table,
     delivery_table,
     derived_tables,
 )
 from pipeline.ledger.columns import Delivery as Delivery
-from pipeline.ledger.columns import gaming_date_of as gaming_date_of
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
+from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import sql_literal
 
 DATE_FIELDS = frozenset({"gaming_date"})
@@ -168,7 +166,7 @@ class Ledger:
     def add_deliveries(
         self,
         deliveries: Sequence[Delivery],
-        day_starts: time,
+        gaming_day: GamingDay,
     ) -> tuple[set[TableDay], int]:
         """Store the deliveries the ledger does not hold yet; return the (table_id,
         gaming_date) pairs they touched and how many were new.
@@ -177,7 +175,7 @@ class Ledger:
         """
         if not deliveries:
             return set(), 0
-        self.con.register("incoming_deliveries", delivery_table(deliveries, day_starts))
+        self.con.register("incoming_deliveries", delivery_table(deliveries, gaming_day))
         try:
             return self._insert_new_deliveries("incoming_deliveries")
         finally:
@@ -304,7 +302,7 @@ class Ledger:
         return {key: found.get(key, (0, 0)) for key in wanted}
 
     def realign_boundary_sessions(
-        self, tables: Iterable[str], day_starts: time, tolerance: timedelta
+        self, tables: Iterable[str], gaming_day: GamingDay, tolerance: timedelta
     ) -> set[TableDay]:
         """Give a table's events stamped just after a gaming-day boundary to the day whose
         session they end; return the table-days whose deliveries changed.
@@ -322,19 +320,33 @@ class Ledger:
         wanted = sorted(set(tables))
         if not wanted:
             return set()
-        day = DAY_MICROS
-        offset = day_starts_micros(day_starts)
         window = tolerance // timedelta(microseconds=1)
         placeholders = ", ".join("?" * len(wanted))
+        span = self.con.execute(
+            f"SELECT min(occurred_at), max(occurred_at) FROM deliveries "
+            f"WHERE table_id IN ({placeholders})",
+            wanted,
+        ).fetchone()
+        if span is None or span[0] is None:
+            return set()
+        # Day starts are local times: days across a daylight-saving change last 23 or 25
+        # hours, so the boundaries are listed, not computed as multiples of 24 hours.
+        boundaries = gaming_day.boundaries_micros(int(span[0]) - window, int(span[1]))
+        if not boundaries:
+            return set()
         rows = self.con.execute(
             f"""
-            SELECT table_id, gaming_date, occurred_at, payload_type,
-                   (occurred_at - ?) // ? AS day_number, {DELIVERY_KEY_SQL}
-            FROM deliveries
-            WHERE table_id IN ({placeholders}) AND (occurred_at - ?) % ? < ?
-            ORDER BY table_id, occurred_at, {ARRIVAL_ORDER_SQL}
+            SELECT d.table_id, d.gaming_date, d.occurred_at, d.payload_type,
+                   b.boundary, {", ".join(f"d.{c}" for c in DELIVERY_KEY_SQL.split(", "))}
+            FROM deliveries d
+            JOIN unnest(?::BIGINT[]) AS b(boundary)
+              ON d.occurred_at >= b.boundary AND d.occurred_at < b.boundary + ?
+            WHERE d.table_id IN ({placeholders})
+            ORDER BY d.table_id, d.occurred_at, {
+                ", ".join(f"d.{c}" for c in ARRIVAL_ORDER_SQL.split(", "))
+            }
             """,
-            [offset, day, *wanted, offset, day, window],
+            [boundaries, window, *wanted],
         ).fetchall()
         windows: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
         for row in rows:
@@ -342,12 +354,11 @@ class Ledger:
         moves: list[tuple[date, *tuple[Any, ...]]] = []
         changed: set[TableDay] = set()
         closed = self.closed_days()
-        for (table_id, day_number), events in windows.items():
-            boundary = day_number * day + offset
+        for (table_id, boundary), events in windows.items():
             open_at_boundary = self._open_at(table_id, boundary)
             reopened = next((e[2] for e in events if e[3] == "TableOpened"), None)
-            later_day = gaming_date_of(boundary, day_starts)
-            earlier_day = gaming_date_of(boundary - 1, day_starts)
+            later_day = gaming_day.date_of(boundary)
+            earlier_day = gaming_day.date_of(boundary - 1)
             for _, stored, occurred_at, _, _, *key in events:
                 keeps_session = open_at_boundary and (reopened is None or occurred_at < reopened)
                 assigned = earlier_day if keeps_session else later_day

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date
 from typing import Any
 
 import duckdb
 import pandas as pd
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL, DELIVERY_KEY_SQL
 from pipeline.rules.config import TableRules
+from pipeline.rules.gaming_day import GamingDay
 
 STAKE_PAYLOADS: tuple[str, ...] = ("WagerPlaced", "BankerWager", "PlayerBancoWager", "BankBid")
 BANK_ACTIONS_NOT_STAKED: tuple[str, ...] = ("BANK_UNCOVERED_WITHDRAWN",)
@@ -102,13 +104,13 @@ class TableDay:
     table_id: str
     rules_id: str | None
     declared_gaming_date: date
-    day_starts: time
+    gaming_day: GamingDay
     rules: TableRules | None
 
     @property
-    def day_start_micros(self) -> int:
-        start = datetime.combine(self.declared_gaming_date, self.day_starts, tzinfo=UTC)
-        return int((start - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(microseconds=1))
+    def day_micros(self) -> tuple[int, int]:
+        """The declared day as [start, end) epoch microseconds: 23, 24 or 25 hours long."""
+        return self.gaming_day.bounds_micros(self.declared_gaming_date)
 
 
 @dataclass
@@ -184,7 +186,6 @@ def table_days(
     con: duckdb.DuckDBPyConnection,
     gaming_date: date,
     catalog: Mapping[str, TableRules],
-    default_day_starts: time = time(6, 0),
 ) -> list[TableDay]:
     """Every table with deliveries on the date, and the rules its TableOpened named."""
     rows = con.execute(
@@ -206,7 +207,7 @@ def table_days(
                 str(table_id),
                 str(rules_id) if rules_id is not None else None,
                 date.fromisoformat(declared) if declared else gaming_date,
-                rules.gaming_day_starts if rules else default_day_starts,
+                gaming_day_of(catalog),
                 rules,
             )
         )
@@ -221,8 +222,10 @@ def raw_event_frames(
 ) -> Frames:
     """Frames of the raw events of one gaming date.
 
-    - ``deliveries``: every delivery, with ``offset_s`` (seconds from the start of the gaming
-      day the table's TableOpened declared) and ``copy_number`` (1 for the first delivery of an
+    - ``deliveries``: every delivery, with ``outside_s`` (seconds before the start, negative,
+      or after the end, positive, of the gaming day the table's TableOpened declared; 0
+      within it, however long the day: 23 or 25 hours across a daylight-saving change) and
+      ``copy_number (1 for the first delivery of an
       event_id, 2.. for a device's duplicate deliveries);
     - ``events``: first deliveries only, with ``seq_step`` (seq minus the seq delivered
       before it by the same device, in delivery order: strictly increasing means >= 1);
@@ -233,8 +236,8 @@ def raw_event_frames(
     - ``table_days``: one row per table with the rules_id its TableOpened named.
     """
     info = pd.DataFrame.from_records(
-        [(t.table_id, t.rules_id, t.day_start_micros) for t in tables],
-        columns=["table_id", "rules_id", "day_start_micros"],
+        [(t.table_id, t.rules_id, *t.day_micros) for t in tables],
+        columns=["table_id", "rules_id", "day_start_micros", "day_end_micros"],
     )
     frames = Frames(con, "raw_events")
     con.register("quality_tables", info)
@@ -252,16 +255,18 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         f"""
             SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
                    d.occurrence, d.occurred_at, d.payload_type, d.fields_json,
-                   (d.occurred_at - coalesce(t.day_start_micros,
-                                             epoch_us({_day_start(gaming_date)}::TIMESTAMP)))
-                       / 1e6 AS offset_s,
+                   (CASE WHEN d.occurred_at < t.day_start_micros
+                         THEN d.occurred_at - t.day_start_micros
+                         WHEN d.occurred_at >= t.day_end_micros
+                         THEN d.occurred_at - t.day_end_micros + 1
+                         ELSE 0 END) / 1e6 AS outside_s,
                    c.copy_number
             FROM deliveries d
             JOIN (SELECT {DELIVERY_KEY_SQL}, row_number() OVER (
                       PARTITION BY event_id ORDER BY {ARRIVAL_ORDER_SQL}) AS copy_number
                   FROM deliveries WHERE gaming_date = '{gaming_date.isoformat()}') c
               USING ({DELIVERY_KEY_SQL})
-            LEFT JOIN quality_tables t USING (table_id)
+            JOIN quality_tables t USING (table_id)  -- every table of the date
             WHERE d.gaming_date = '{gaming_date.isoformat()}'""",
         ARRIVAL_ORDER_SQL,
         ["table_id", "source", "position", "seq", "occurrence"],
@@ -335,11 +340,6 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
     frames.add(
         "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
     )
-
-
-def _day_start(gaming_date: date) -> str:
-    """SQL literal of 06:00 on ``gaming_date``: the day start of a table without rules."""
-    return f"'{datetime.combine(gaming_date, time(6, 0)).isoformat(sep=' ')}'"
 
 
 def _long_fields(

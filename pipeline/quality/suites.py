@@ -134,7 +134,6 @@ def string_dtype() -> str:
 
 def raw_events_suite(p: RawSuiteParams) -> Expectations:
     text = string_dtype()
-    day_s = 24 * 3600.0
     deliveries: list[Expectation] = [
         *(
             ExpectColumnValuesToBeOfType(
@@ -181,9 +180,9 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             meta=CONTRACT,
         ),
         ExpectColumnValuesToBeBetween(
-            column="offset_s",
+            column="outside_s",
             min_value=-p.tolerance_s,
-            max_value=day_s + p.tolerance_s,
+            max_value=p.tolerance_s,
             description=(
                 f"device timestamps lie within the gaming day its TableOpened declared "
                 f"(boundary from the table's rules, ± {p.tolerance_s:g} s)"

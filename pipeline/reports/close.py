@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.bundle.acks import AckJournal
-from pipeline.config.catalog import load_catalog
+from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.ledger.store import Ledger
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close
 from pipeline.reports.figures import (
@@ -60,6 +60,7 @@ from pipeline.reports.seals import (
 )
 from pipeline.reports.verify import day_problems, log_problems, verify
 from pipeline.rules.config import TableRules
+from pipeline.rules.gaming_day import GamingDay
 
 if TYPE_CHECKING:  # Great Expectations loads only when a day is validated
     from pipeline.quality.run import QualityReport
@@ -241,7 +242,7 @@ def close_gaming_day(
         )
     try:
         append_anchors(anchor_path, [entry])
-        result = sealed_result(ledger, entry)
+        result = sealed_result(ledger, entry, gaming_day_of(catalog))
         result.files = write_atomically(report_files(result, out_dir))
     except OSError as err:
         raise ReportsNotWrittenError(
@@ -253,8 +254,9 @@ def close_gaming_day(
     return result
 
 
-def sealed_result(ledger: Ledger, entry: SealEntry) -> CloseResult:
-    """The close report of a seal entry, computed from the sealed rows."""
+def sealed_result(ledger: Ledger, entry: SealEntry, gaming_day: GamingDay) -> CloseResult:
+    """The close report of a seal entry, computed from the sealed rows; local times on
+    ``gaming_day``'s clock."""
     content = sealed_content(ledger, entry.gaming_date, entry.sealed_at)
     seal = {k: v for k, v in asdict(entry).items() if k != "table_digests_json"}
     seal["table_digests"] = entry.table_digests
@@ -268,10 +270,13 @@ def sealed_result(ledger: Ledger, entry: SealEntry) -> CloseResult:
         [],
         quality_docs(ledger, entry.gaming_date),
         seal,
+        gaming_day,
     )
 
 
-def write_reports(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseResult:
+def write_reports(
+    ledger: Ledger, gaming_date: date, out_dir: Path, gaming_day: GamingDay | None = None
+) -> CloseResult:
     """Write the close reports of a sealed day again (``baccarat-audit report``), byte for
     byte as its close wrote them, and anchor the seal events a close did not get to anchor.
 
@@ -297,7 +302,7 @@ def write_reports(ledger: Ledger, gaming_date: date, out_dir: Path) -> CloseResu
     # would anchor whatever the ledger holds now); the close creates it before sealing
     if anchor_path.exists():
         append_anchors(anchor_path, unanchored(log, read_anchors(anchor_path)[0]))
-    result = sealed_result(ledger, entry)
+    result = sealed_result(ledger, entry, gaming_day or gaming_day_of())
     result.files = write_atomically(report_files(result, out_dir))
     return result
 

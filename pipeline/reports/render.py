@@ -11,15 +11,17 @@ import io
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import jinja2
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.replay.findings import money
 from pipeline.reports.labels import heading, money_columns
+from pipeline.rules.gaming_day import GamingDay, micros_of
 from pipeline.safe_text import csv_cell, visible
 
 
@@ -39,6 +41,8 @@ class CloseResult:
     seal: dict[str, Any] = field(default_factory=dict)
     """The seal entry (seq, time, actor, digests...); empty for a page drawn from the ledger
     as it is rather than from a seal."""
+    gaming_day: GamingDay = field(default_factory=gaming_day_of)
+    """The casino's gaming day (the catalog's), for the local times the report shows."""
 
     @property
     def status(self) -> str:
@@ -120,22 +124,33 @@ def _cell(value: object, is_money: bool) -> str:
 
 def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str | None) -> str:
     """The close report as one HTML page, from a Jinja2 template with autoescaping; a print
-    stylesheet lays it out on landscape pages."""
-    return (
-        _templates()
-        .get_template("close.html.j2")
-        .render(
-            report=report,
-            totals=report["totals"],
-            quality=report["quality"],
-            quality_docs=quality_docs,
-            status=result.status,
-            seal=result.seal,
-            report_sha256=result.report_sha256,
-            chain_sha256=result.chain_sha256,
-            previous_chain_sha256=result.previous_chain_sha256,
-            comp_citation=COMP_VIG_CITATION,
-            money_columns=money_columns(report),
-            no_money=frozenset(),
-        )
+    stylesheet lays it out on landscape pages. Times are shown on the casino's clock too:
+    the day's start and end (23 or 25 hours across a daylight-saving change) and the seal."""
+    day = result.gaming_day
+    start, end = day.bounds_micros(result.gaming_date)
+    sealed_at = result.seal.get("sealed_at") if result.seal else None
+    sealed_local = (
+        day.local(micros_of(sealed_at.replace(tzinfo=UTC)))
+        if isinstance(sealed_at, datetime)
+        else None
+    )
+    template = _templates().get_template("close.html.j2")
+    return template.render(
+        report=report,
+        totals=report["totals"],
+        quality=report["quality"],
+        quality_docs=quality_docs,
+        status=result.status,
+        seal=result.seal,
+        report_sha256=result.report_sha256,
+        chain_sha256=result.chain_sha256,
+        previous_chain_sha256=result.previous_chain_sha256,
+        comp_citation=COMP_VIG_CITATION,
+        money_columns=money_columns(report),
+        no_money=frozenset(),
+        day_start=day.local(start),
+        day_end=day.local(end),
+        day_hours=f"{day.hours(result.gaming_date):g}",
+        zone=day.zone.key,
+        sealed_local=sealed_local,
     )

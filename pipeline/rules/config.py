@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from datetime import time
 from typing import Any, NamedTuple
 
@@ -133,7 +133,6 @@ class TableRules:
     settlement_procedure: SettlementProcedure = SettlementProcedure.PAY_ALL_THEN_VIG
     min_wager_cents: Cents = 2_500
     max_wager_cents: Cents = 1_000_000
-    gaming_day_starts: time = field(default=time(6, 0))
 
     def __hash__(self) -> int:
         # Settlement looks the rules up (offered wagers) for every wager; hashing the id alone
@@ -412,8 +411,6 @@ def rules_from_mapping(data: Mapping[str, Any]) -> TableRules:
                 raise ValueError(f"{name}: {value!r} is not one of {choices}") from None
         elif name in _ODDS_FIELDS:
             kwargs[name] = _parse_odds(name, value)
-        elif name == "gaming_day_starts":
-            kwargs[name] = value if isinstance(value, time) else time.fromisoformat(str(value))
         else:
             kwargs[name] = value
     if "rules_id" not in kwargs or "game" not in kwargs:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
-from pipeline.config.catalog import load_catalog
+from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events.model import TableEvent
 from pipeline.rules.config import TableAssignment, TableRules, floor_problems
+from pipeline.rules.gaming_day import GamingDay, micros_of
 from pipeline.simulate.faults import (
     FaultKind,
     FaultPlan,
@@ -45,6 +46,7 @@ class TablePlan:
     location: str
     rules: TableRules
     index: int
+    gaming_day: GamingDay
 
 
 @dataclass
@@ -60,18 +62,16 @@ class SimulationResult:
 
 def plan_floor(tables: int, catalog: Mapping[str, TableRules] | None = None) -> list[TablePlan]:
     catalog = catalog or load_catalog()
+    day = gaming_day_of(catalog)
     plans = []
     for i in range(tables):
         rules_id, pit = FLOOR_PATTERN[i % len(FLOOR_PATTERN)]
-        plans.append(TablePlan(f"T{i + 1:02d}", pit, f"BAC-{i + 1:02d}", catalog[rules_id], i))
+        table_id = f"T{i + 1:02d}"
+        plans.append(TablePlan(table_id, pit, f"BAC-{i + 1:02d}", catalog[rules_id], i, day))
     problems = floor_problems(TableAssignment(p.table_id, p.pit, p.rules) for p in plans)
     if problems:
         raise ValueError("floor layout breaks N.J.A.C. 19:47: " + "; ".join(map(str, problems)))
     return plans
-
-
-def gaming_day_start(gaming_date: date, rules: TableRules) -> datetime:
-    return datetime.combine(gaming_date, rules.gaming_day_starts, tzinfo=UTC)
 
 
 def simulate_table(
@@ -79,9 +79,12 @@ def simulate_table(
 ) -> tuple[list[TableEvent], list[InjectedFault]]:
     rng = random.Random(f"{seed}:{plan.table_id}:{gaming_date.isoformat()}")
     faults = FaultPlan(rates, random.Random(f"faults:{seed}:{plan.table_id}"))
-    start = gaming_day_start(gaming_date, plan.rules)
+    start = plan.gaming_day.start_of(gaming_date)
+    # A day across a daylight-saving change lasts 23 or 25 hours: play within it.
+    next_start = plan.gaming_day.start_of(gaming_date + timedelta(days=1))
+    ends = min(start + timedelta(hours=hours), next_start)
     opens = start + timedelta(seconds=rng.uniform(0, 600))
-    closes = start + timedelta(hours=hours) - timedelta(minutes=15)
+    closes = ends - timedelta(minutes=15)
     serial_base = (gaming_date.toordinal() % 1000) * 100_000 + plan.index * 1000 + 1
     emulator = TableEmulator(
         table_id=plan.table_id,
@@ -89,8 +92,8 @@ def simulate_table(
         location=plan.location,
         rules=plan.rules,
         gaming_date=gaming_date,
-        opens_at_micros=_micros(opens),
-        closes_at_micros=_micros(closes),
+        opens_at_micros=micros_of(opens),
+        closes_at_micros=micros_of(closes),
         rng=rng,
         faults=faults,
         form_series=(serial_base, serial_base + 499),
@@ -120,10 +123,6 @@ def simulate(
 def write_fault_manifest(out_dir: Path, result: SimulationResult) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     return write_manifest(out_dir / "faults.jsonl", result.faults)
-
-
-def _micros(moment: datetime) -> int:
-    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
 
 
 def _count_from(start: int) -> Iterator[int]:

@@ -4,8 +4,9 @@ manifest come back to the parent."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
@@ -62,23 +63,29 @@ def simulate_to_files(
     out_dir: Path,
     catalog: Mapping[str, TableRules] | None = None,
     workers: int | None = None,
+    on_table: Callable[[Path], object] = lambda _: None,
 ) -> FilesWritten:
     """Emulate every table into its own file, ``workers`` tables at a time, and write the
-    ground-truth manifest ``out_dir/faults.jsonl``. Same seed, same files."""
+    ground-truth manifest ``out_dir/faults.jsonl``. Same seed, same files. ``on_table`` is
+    told each file as it is written (progress)."""
     plans = plan_floor(tables, catalog)
     workers = workers if workers is not None else min(tables, os.cpu_count() or 1)
     args = [(p, gaming_date, hours, seed, rates, out_dir) for p in plans]
-    if workers <= 1:
-        results = [_emulate_and_write(*a) for a in args]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_emulate_and_write, *zip(*args, strict=True)))
     written = FilesWritten()
-    for path, count, faults in results:
-        written.paths.append(path)
-        written.events += count
-        written.bytes += path.stat().st_size
-        written.faults.extend(faults)
+    with contextlib.ExitStack() as stack:
+        if workers <= 1:
+            emulated: Iterable[tuple[Path, int, list[InjectedFault]]] = (
+                _emulate_and_write(*a) for a in args
+            )
+        else:
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=workers))
+            emulated = pool.map(_emulate_and_write, *zip(*args, strict=True))
+        for path, count, faults in emulated:  # in table order, whichever worker finished
+            written.paths.append(path)
+            written.events += count
+            written.bytes += path.stat().st_size
+            written.faults.extend(faults)
+            on_table(path)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_manifest(out_dir / "faults.jsonl", written.faults)
     return written

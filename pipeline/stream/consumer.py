@@ -55,7 +55,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from datetime import time as day_time
 from pathlib import Path
 from typing import Any
 
@@ -66,15 +65,17 @@ from kafka import (
     TopicPartition,
 )
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec, EventDecodeError, default_codec
 from pipeline.events.convert import from_record
 from pipeline.ingest.errors import TransientError
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS, LoadReport, load_batch
+from pipeline.ingest.stage import LoadReport, load_batch
 from pipeline.ledger.notices import record_notices
-from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger, gaming_date_of
+from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger
 from pipeline.rules.config import TableRules
+from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.notices import NoticePublisher, notice_days
@@ -241,7 +242,7 @@ def decode_records(records: Sequence[Any], codec: EventCodec) -> _Decoded:
 
 
 def hold_closed_days(
-    decoded: _Decoded, records: Sequence[Any], closed: set[date], day_starts: day_time
+    decoded: _Decoded, records: Sequence[Any], closed: set[date], gaming_day: GamingDay
 ) -> None:
     """Move the deliveries for a ``closed`` gaming day to dead letters (CLOSED_GAMING_DAY),
     with their bytes, partition and offset. A stream cannot be refused like a file, and a
@@ -250,7 +251,7 @@ def hold_closed_days(
     dead letters' bytes can be delivered again."""
     if not closed:
         return
-    days = [gaming_date_of(d.event.occurred_at, day_starts) for d in decoded.deliveries]
+    days = [gaming_day.date_of(d.event.occurred_at) for d in decoded.deliveries]
     if not closed.intersection(days):
         return
     by_place = {(f"kafka:{rec.topic}:{rec.partition}", rec.offset): rec for rec in records}
@@ -510,7 +511,6 @@ def run_consumer(
     join_timeout: float = 60.0,
     commit_to_kafka: bool = True,
     create_topics: bool = True,
-    day_starts: day_time = DEFAULT_DAY_STARTS,
     codec: EventCodec | None = None,
     backoff: Backoff | None = None,
     consumer_config: Mapping[str, Any] | None = None,
@@ -608,7 +608,6 @@ def run_consumer(
                 _process_batch(
                     records, codec, ledgers, live, settings, dlq, notices, consumer, report,
                     polled_at=polled_at,
-                    day_starts=day_starts,
                     on_batch=on_batch,
                     fault_hook=fault_hook,
                     commit_to_kafka=commit_to_kafka,
@@ -695,7 +694,6 @@ def _process_batch(
     report: ConsumerReport,
     *,
     polled_at: float,
-    day_starts: day_time,
     on_batch: Callable[[BatchReport], None] | None,
     fault_hook: FaultHook | None,
     commit_to_kafka: bool,
@@ -714,7 +712,7 @@ def _process_batch(
     shares = []
     for ledger, part in ledgers.split(records):
         decoded = decode_records(part, codec)
-        hold_closed_days(decoded, part, ledger.closed_days(), day_starts)
+        hold_closed_days(decoded, part, ledger.closed_days(), gaming_day_of(live.catalog))
         shares.append((ledger, decoded))
     fault(FaultPoint.POLLED)
     dead_records = [rec for _, decoded in shares for rec in decoded.dead_records]
@@ -733,7 +731,7 @@ def _process_batch(
     table_days: list[tuple[str, date]] = []
     events = dead_letters = exceptions = 0
     for ledger, decoded in shares:
-        loaded = _load_share(ledger, decoded, live, group, topic, day_starts, fault, retrying)
+        loaded = _load_share(ledger, decoded, live, group, topic, fault, retrying)
         next_offsets.update(decoded.next_offsets)
         table_days += loaded.table_days
         events += len(decoded.deliveries)
@@ -779,7 +777,6 @@ def _load_share(
     live: LiveTableDays,
     group: str,
     topic: str,
-    day_starts: day_time,
     fault: Callable[[str], None],
     retrying: Callable[[Callable[[], Any], str], Any],
 ) -> LoadReport:
@@ -790,7 +787,7 @@ def _load_share(
         current = tx.stored_offsets(group, topic)
         forward = {p: o for p, o in decoded.next_offsets.items() if o > current.get(p, -1)}
         tx.store_offsets(group, topic, forward)
-        days = notice_days(decoded.deliveries, day_starts)
+        days = notice_days(decoded.deliveries, gaming_day_of(live.catalog))
         record_notices(tx, days, live.provisional(days))
         fault(FaultPoint.BEFORE_COMMIT)
 
@@ -800,7 +797,6 @@ def _load_share(
             decoded.deliveries,
             decoded.dead_letters,
             live.catalog,
-            day_starts=day_starts,
             live=live,
             in_same_transaction=store_offsets,
         ),

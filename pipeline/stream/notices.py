@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from datetime import time as day_time
 from typing import Any
 
 from pipeline.events.exception_notices import NoticeCodec, utc
 from pipeline.ledger.notices import ExceptionNotice, mark_published, pending_notices
-from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
+from pipeline.ledger.store import Delivery, Ledger
+from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.sender import AcknowledgedSender
 from pipeline.stream.settings import KafkaSettings
 
@@ -49,13 +49,13 @@ def notice_record(notice: ExceptionNotice, published_at: datetime) -> dict[str, 
     }
 
 
-def notice_days(deliveries: Iterable[Delivery], day_starts: day_time) -> set[tuple[str, date]]:
+def notice_days(deliveries: Iterable[Delivery], gaming_day: GamingDay) -> set[tuple[str, date]]:
     """The table-days whose exceptions a batch of deliveries may have changed: each event's
     own, and its table's day before, where a session still open at the boundary keeps its
     events (:meth:`~pipeline.ledger.store.Ledger.realign_boundary_sessions`)."""
     days: set[tuple[str, date]] = set()
     for delivery in deliveries:
-        day = gaming_date_of(delivery.event.occurred_at, day_starts)
+        day = gaming_day.date_of(delivery.event.occurred_at)
         days.add((delivery.event.table_id, day))
         days.add((delivery.event.table_id, day - timedelta(days=1)))
     return days

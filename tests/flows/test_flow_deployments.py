@@ -9,14 +9,12 @@ from typing import Any
 
 import yaml
 
-from flows.serve import deployments, gaming_day_boundary, nightly_cron
-from pipeline.config.catalog import load_catalog
+from flows.serve import deployments, nightly_cron
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_nightly_run_is_at_the_gaming_day_boundary() -> None:
-    assert gaming_day_boundary(load_catalog()) == time(6, 0)
     assert nightly_cron(time(6, 0)) == "0 6 * * *"
     assert nightly_cron(time(7, 30)) == "30 7 * * *"
 
@@ -29,7 +27,7 @@ def test_served_deployments(tmp_path: Path) -> None:
     assert nightly.name == "nightly-audit"
     (schedule,) = nightly.schedules
     assert schedule.schedule.cron == "0 6 * * *"
-    assert schedule.schedule.timezone == "UTC"
+    assert schedule.schedule.timezone == "America/New_York"  # the catalog's [gaming_day]
     assert nightly.concurrency_limit == 1
     assert nightly.parameters["reports_dir"] == str((tmp_path / "reports").resolve())
     nightly_audit.validate_parameters(nightly.parameters)
@@ -63,6 +61,6 @@ def test_prefect_yaml_deploys_the_flows_to_a_process_pool(tmp_path: Path) -> Non
         params = _templated(deployment["parameters"], {"BACCARAT_DATA": str(tmp_path)})
         flow.validate_parameters(params)
     (schedule,) = by_name["nightly-audit"]["schedules"]
-    assert (schedule["cron"], schedule["timezone"]) == ("0 6 * * *", "UTC")
+    assert (schedule["cron"], schedule["timezone"]) == ("0 6 * * *", "America/New_York")
     assert by_name["nightly-audit"]["concurrency_limit"] == 1
     assert "ingest" in by_name and "schedules" not in by_name["ingest"]

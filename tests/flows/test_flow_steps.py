@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from flows import steps
-from pipeline.config.catalog import CatalogError, load_catalog
+from pipeline.config.catalog import CatalogError, gaming_day_of, load_catalog
 from pipeline.ingest.errors import TerminalError, TransientError
 from pipeline.ingest.sources import read_file
 from pipeline.ledger.store import Delivery, Ledger, LedgerError
@@ -101,13 +101,16 @@ def test_writer_tasks_are_guarded_and_retry_transient_errors() -> None:
     assert not any(audit.WRITER_TAG in t.tags for t in readers)
 
 
-def test_last_closed_gaming_date_turns_at_the_boundary() -> None:
-    assert steps.last_closed_gaming_date(datetime(2026, 11, 25, 6, 0, 1, tzinfo=UTC)) == date(
-        2026, 11, 24
-    )
-    assert steps.last_closed_gaming_date(datetime(2026, 11, 25, 5, 59, tzinfo=UTC)) == date(
-        2026, 11, 23
-    )
+def test_last_closed_gaming_date_turns_at_the_local_boundary() -> None:
+    """06:00 in New York is 11:00 UTC in November (EST) and 10:00 UTC in July (EDT)."""
+    day = gaming_day_of()
+    assert day.describe() == "06:00 America/New_York"
+    after = datetime(2026, 11, 25, 11, 0, 1, tzinfo=UTC)
+    assert steps.last_closed_gaming_date(day, after) == date(2026, 11, 24)
+    before = datetime(2026, 11, 25, 10, 59, tzinfo=UTC)
+    assert steps.last_closed_gaming_date(day, before) == date(2026, 11, 23)
+    summer = datetime(2026, 7, 2, 10, 0, 1, tzinfo=UTC)
+    assert steps.last_closed_gaming_date(day, summer) == date(2026, 7, 1)
 
 
 def test_event_paths_prefer_the_gaming_date_directory(small_day: Path) -> None:

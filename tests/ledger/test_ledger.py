@@ -3,23 +3,26 @@ provenance on every derived row, and read-only access for readers."""
 
 from __future__ import annotations
 
-from datetime import date, time, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
 
-from pipeline.config.catalog import load_catalog
+from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events.model import TableEvent
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
+from pipeline.ingest.stage import load_batch
 from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
-from pipeline.ledger.store import Delivery, Ledger, LedgerError, gaming_date_of
+from pipeline.ledger.store import Delivery, Ledger, LedgerError
+from pipeline.rules.gaming_day import gaming_day, micros_of
 from tests.ledger.conftest import ledger_at_schema
 from tests.replay.builder import clean_day
 
 DAY = date(2026, 11, 24)
+HOUR = 3_600_000_000
+BOUNDARY = micros_of(gaming_day_of().start_of(DAY))  # 06:00 EST, 11:00 UTC
 CATALOG = load_catalog()
 
 SNAPSHOT_QUERIES = {
@@ -133,10 +136,12 @@ def test_readers_open_read_only_while_a_writer_holds_the_file(tmp_path: Path) ->
 
 
 def test_gaming_date_boundary() -> None:
-    """A gaming day runs from the boundary (06:00) to the next one."""
+    """A gaming day runs from the boundary (06:00 local, New York: 11:00 UTC in November)
+    to the next one."""
     midnight_utc = 1_795_478_400_000_000  # 2026-11-24T00:00:00Z
-    assert gaming_date_of(midnight_utc, time(6, 0)) == date(2026, 11, 23)
-    assert gaming_date_of(midnight_utc + 6 * 3600 * 1_000_000, time(6, 0)) == date(2026, 11, 24)
+    day = gaming_day("06:00", "America/New_York")
+    assert day.date_of(midnight_utc + 11 * HOUR - 1) == date(2026, 11, 23)
+    assert day.date_of(midnight_utc + 11 * HOUR) == date(2026, 11, 24)
 
 
 def test_unknown_rules_become_a_contract_exception_not_a_crash(
@@ -174,7 +179,7 @@ def across_the_boundary(events: list[TableEvent], round_starts_before: int) -> l
     the 06:00 boundary: the round's cards, its settlement and the table's closing are stamped
     in the next gaming day."""
     last_start = max(e.occurred_at for e in events if e.payload_type == "RoundStarted")
-    boundary = 1_795_500_000_000_000  # 2026-11-24T06:00:00Z
+    boundary = BOUNDARY
     shift = boundary - round_starts_before - last_start
     return [
         TableEvent(
@@ -192,7 +197,7 @@ def test_a_session_open_at_the_boundary_keeps_its_last_round(tmp_path: Path) -> 
     and the next day holds nothing. Without the tolerance the round is split and both days
     report it."""
     events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
-    assert any(e.occurred_at >= 1_795_500_000_000_000 for e in events)
+    assert any(e.occurred_at >= BOUNDARY for e in events)
 
     def load_with(tolerance: timedelta, path: Path) -> tuple[list[Any], list[Any]]:
         with Ledger(path) as ledger:
@@ -216,7 +221,7 @@ def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -
     """The next day's part of a session arriving first, then the earlier part, gives the same
     ledger as the whole day at once."""
     events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
-    split = next(i for i, e in enumerate(events) if e.occurred_at >= 1_795_500_000_000_000)
+    split = next(i for i, e in enumerate(events) if e.occurred_at >= BOUNDARY)
     later = source_deliveries("T01-b", events[split:])
     earlier = source_deliveries("T01-a", events[:split])
     with Ledger(tmp_path / "pieces.duckdb") as pieces, Ledger(tmp_path / "whole.duckdb") as whole:
@@ -232,7 +237,7 @@ def test_no_event_is_realigned_into_a_closed_day(tmp_path: Path) -> None:
     closed (a stream cannot refuse it): it stays in the next day, where its time puts it, and
     the closed day's deliveries do not change."""
     events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
-    split = next(i for i, e in enumerate(events) if e.occurred_at >= 1_795_500_000_000_000)
+    split = next(i for i, e in enumerate(events) if e.occurred_at >= BOUNDARY)
     with Ledger(tmp_path / "closed.duckdb") as ledger:
         load(ledger, [source_deliveries("T01-a", events[:split])])
         ledger.con.execute(
@@ -277,7 +282,7 @@ def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path)
             ("kafka:table-events:3", 18, "e-1", 18),
         ]
         again = ledger.deliveries_for("T01", date(2026, 11, 24))
-        assert ledger.add_deliveries(again, DEFAULT_DAY_STARTS) == (set(), 0)  # the key holds
+        assert ledger.add_deliveries(again, gaming_day_of()) == (set(), 0)  # the key holds
         ledger.con.execute("INSERT INTO input_files VALUES ('T01.avro', 'bb', 11, 3, now())")
         assert ledger.input_files() == {("T01.avro", "aa", 10), ("T01.avro", "bb", 11)}
         assert ledger.con.execute(

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.events.model import TableEvent
 from pipeline.ingest.live import LiveTableDays
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS, load_batch
+from pipeline.ingest.stage import load_batch
 from pipeline.ledger.columns import source_deliveries
-from pipeline.ledger.store import Delivery, Ledger, gaming_date_of
+from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.machine import replay_table
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -120,7 +121,7 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
     not hold, or holds twice, makes the update refuse (the caller rewrites the table-day)."""
     table_id, events = next(iter(day.items()))
     result = replay_table(table_id, events, CATALOG)
-    key = (table_id, gaming_date_of(events[0].occurred_at, DEFAULT_DAY_STARTS))
+    key = (table_id, gaming_day_of().date_of(events[0].occurred_at))
     last_round = result.rounds[-1]
     its_cards = [c for c in result.cards if c.round_id == last_round.round_id]
     with Ledger(tmp_path / "l.duckdb") as ledger, ledger.transaction():

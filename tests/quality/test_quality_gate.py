@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
-from pipeline.config.catalog import load_catalog
+from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events import default_codec
 from pipeline.ledger.store import Ledger
 from pipeline.quality.docs import remote_references
@@ -42,7 +42,7 @@ def _every_expectation() -> list[tuple[str, object]]:
     catalog = load_catalog()
     contract = event_contract(default_codec())
     rules_id, rules = next(iter(catalog.items()))
-    table = TableDay("T01", rules_id, DAY, rules.gaming_day_starts, rules)
+    table = TableDay("T01", rules_id, DAY, gaming_day_of(), rules)
     suites = {
         "raw_events": raw_events_suite(RawSuiteParams(contract, [table], catalog)),
         "ledger": ledger_suite(contract, catalog),
@@ -69,7 +69,7 @@ def test_every_expectation_declares_a_level_and_why() -> None:
     assert warned == {
         ("raw_events.deliveries", "event_id", "NJ-DATA-DUPLICATE"),
         ("raw_events.events", "seq_step", "NJ-DATA-REORDERED"),
-        ("raw_events.deliveries", "offset_s", "NJ-DATA-CLOCK-SKEW"),
+        ("raw_events.deliveries", "outside_s", "NJ-DATA-CLOCK-SKEW"),
     }
 
 

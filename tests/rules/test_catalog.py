@@ -23,12 +23,12 @@ STATED = {
     "settlement_procedure": "PAY_ALL_THEN_VIG",
     "min_wager_cents": 2_500,
     "max_wager_cents": 500_000,
-    "gaming_day_starts": "06:00",
 }
+GAMING_DAY = '[gaming_day]\nstarts = "06:00"\ntime_zone = "America/New_York"\n'
 
 
 def write(tmp_path: Path, **entry: object) -> Path:
-    lines = ["[t]"]
+    lines = [GAMING_DAY, "[t]"]
     for name, value in {**STATED, **entry}.items():
         rendered = str(value).lower() if isinstance(value, bool) else repr(value)
         lines.append(f"{name} = {rendered}".replace("'", '"'))

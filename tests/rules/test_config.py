@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-from datetime import time
 from typing import Any
 
 import pytest
@@ -453,7 +452,7 @@ def test_floor_problems_are_all_reported() -> None:
 @pytest.mark.rule("PB-3.3b-TIE", "PB-3.3c-VIG")
 def test_rules_from_mapping_parses_odds_enums_and_times() -> None:
     """N.J.A.C. 19:47-3.3(b)-(c), 3.3(g), 3.12(c), 3.10(b): a rules file names odds as "8 to 1"
-    (or [8, 1]), enums by name (or value) and the gaming day as "HH:MM" (PB-3.3b-TIE)."""
+    (or [8, 1]), and enums by name (or value) (PB-3.3b-TIE)."""
     parsed = rules_from_mapping(
         {
             "rules_id": "floor-a",
@@ -463,7 +462,6 @@ def test_rules_from_mapping_parses_odds_enums_and_times() -> None:
             "disclosed_card_procedure": "DISCARD_ONE_FACE_DOWN",
             "settlement_procedure": 3,
             "vig_percent": 4,
-            "gaming_day_starts": "05:30",
         }
     )
     assert parsed.game is PB
@@ -471,7 +469,6 @@ def test_rules_from_mapping_parses_odds_enums_and_times() -> None:
     assert parsed.bonus_paytable is Paytable.B
     assert parsed.disclosed_card_procedure is DisclosedCardProcedure.DISCARD_ONE_FACE_DOWN
     assert parsed.settlement_procedure is SettlementProcedure.PAY_THEN_VIG_PER_SEAT
-    assert parsed.gaming_day_starts == time(5, 30)
     listed = rules_from_mapping(
         {
             "rules_id": "x",

@@ -94,5 +94,5 @@ def test_no_workers_is_refused(
     workers: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _cli(tmp_path, "--workers", workers) == 2
-    assert f"--workers {workers}" in capsys.readouterr().err
+    assert f"argument --workers: expected 1 or more, got {workers}" in capsys.readouterr().err
     assert not (tmp_path / "events").exists()

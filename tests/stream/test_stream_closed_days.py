@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from kafka import KafkaProducer
 
+from pipeline.config.catalog import gaming_day_of
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
-from pipeline.ingest.stage import DEFAULT_DAY_STARTS
-from pipeline.ledger.store import CLOSED_GAMING_DAY, Ledger, gaming_date_of
+from pipeline.ledger.store import CLOSED_GAMING_DAY, Ledger
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate
@@ -35,7 +35,7 @@ def test_late_events_for_a_closed_day_are_held_apart_as_dead_letters(
     ensure_topics(settings, partitions=1)
     codec = default_codec()
     late = small_day.events_by_table["T01"][:40]
-    closed = gaming_date_of(late[0].occurred_at, DEFAULT_DAY_STARTS)
+    closed = gaming_day_of().date_of(late[0].occurred_at)
     next_day = simulate(1, 0.5, 3, parse_faults("none"), closed + timedelta(days=1))
     current = next_day.events_by_table["T01"]
     sent = [codec.encode(to_record(codec, e)) for e in late + current]
