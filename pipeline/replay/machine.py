@@ -374,6 +374,8 @@ class TableReplay:
         if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
             self._check_carried(carried, dealt)
         rnd.cards.append(dealt)
+        if rnd.first_card is None:
+            rnd.first_card = e.event_id
 
     def _check_carried(self, carried: CarriedCard, first: DealtCard) -> None:
         """3.12(a)-(b), 4.12(g), 7.11(a)-(b): the card dealt or drawn in error (undisclosed)
@@ -666,8 +668,7 @@ class TableReplay:
         rnd.wagers[key] = rnd.wagers.get(key, 0) + int(e.get("amount_cents"))
         rnd.wager_events.setdefault(key, []).append(e.event_id)
         rnd.patrons[seat] = e.get("patron_id")
-        if rnd.betting_closed is not None:
-            rnd.late.append(e)
+        _note_late(rnd, e)
 
     def on_WagerWithdrawn(self, e: TableEvent) -> None:
         rnd = self.round
@@ -675,8 +676,7 @@ class TableReplay:
             return
         key = (int(e.get("seat")), Wager[str(e.get("wager"))])
         rnd.wagers[key] = rnd.wagers.get(key, 0) - int(e.get("amount_cents"))
-        if rnd.betting_closed is not None:
-            rnd.late.append(e)
+        _note_late(rnd, e)
 
     def on_ResultAnnounced(self, e: TableEvent) -> None:
         if self.round is not None:
@@ -749,6 +749,10 @@ class TableReplay:
     def on_RoundVoided(self, e: TableEvent) -> None:
         if self.round is not None:
             self.round.voided = e
+        if self.shoe is not None and self.shoe.voided_for_insufficient is None:
+            code = e.get("rule_code")
+            if code in (None, code_for(self.game, "insufficient")):
+                self.shoe.voided_for_insufficient = e
 
     # ------------------------------------------------------------------ forms
     def on_FormSeriesReceived(self, e: TableEvent) -> None:
@@ -1001,7 +1005,7 @@ class TableReplay:
         if rnd.simulated:
             return
         self.summary.rounds += 1
-        late = self._check_late(rnd)
+        late = self._check_late(rnd) | {e.event_id for e in rnd.after_first_card}
         self._record_wagers(rnd, late)
         self._check_announcement(rnd, outcome, row)
         if rnd.error_card is not None:
@@ -1584,6 +1588,14 @@ class TableReplay:
                 rnd.round_id,
                 tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
             )
+
+
+def _note_late(rnd: RoundState, e: TableEvent) -> None:
+    """A wager event after "No More Bets" was recorded, or else after the first card."""
+    if rnd.betting_closed is not None:
+        rnd.late.append(e)
+    elif rnd.first_card is not None:
+        rnd.after_first_card.append(e)
 
 
 _HANDLERS: dict[str, Callable[[TableReplay, TableEvent], None]] = {

@@ -50,6 +50,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "No wager other than those the table offers."),
     ("PB-3.2d-NO-MORE-BETS", "3.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    ("PB-3.7b-CARDS-CLOSE-BETS", "3.2(d), 3.7(b)",
+     "\"No More Bets\" comes before \"Cards\": no wager is made, increased or withdrawn once the "
+     "first card of the round is dealt, whether or not the pit recorded \"No More Bets\"."),
     ("PB-3.3c-VIG", "3.3(c)",
      "A winning Banker wager pays vigorish of 4 or 5 percent of the amount won."),
     ("PB-3.3c1-VIG-ROUNDING", "3.3(c)1",
@@ -136,6 +139,12 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "A card face up in the shoe is discarded with as many more cards as its value."),
     ("PB-3.12e-INSUFFICIENT", "3.12(e)",
      "A round the shoe cannot complete is void."),
+    ("PB-3.12e-VOID-RETURNED", "3.12(e)",
+     "The wagers of a void round are returned: none is paid as a win, collected or charged "
+     "vigorish."),
+    ("PB-3.12e-RESHUFFLE", "3.12(e)",
+     "After a round voided for insufficient cards, a new round commences only after the entire "
+     "set of cards is reshuffled and placed in the shoe."),
     # --- Chemin de Fer, subchapter 4
     ("CF-4.1a-DECKS", "4.1(a)",
      "At least six decks and two cutting cards."),
@@ -156,6 +165,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Banco suivi before banco seul before partial wagers counterclockwise."),
     ("CF-4.7e-UNCOVERED", "4.7(e)",
      "The Banker withdraws the part of the wager nobody covered."),
+    ("CF-4.8d-CARDS-CLOSE-BETS", "4.7(e), 4.8(d)",
+     "The cards are dealt after \"No More Bets\" and \"Cards\": no wager is made, increased or "
+     "withdrawn once the first card of the hand is dealt."),
     ("CF-4.7g-PLAYER", "4.7(g), 4.10(b)",
      "Wagers against the Banker win 1 to 1 and are void on a tie."),
     ("CF-4.8c-DOMINANT", "4.8(c)",
@@ -200,6 +212,12 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "A card face up in the shoe is discarded with as many more as its value."),
     ("CF-4.12k-INSUFFICIENT", "4.12(k)",
      "A hand the shoe cannot complete is void."),
+    ("CF-4.12k-VOID-RETURNED", "4.12(k)",
+     "The wagers of a void hand are returned: none is paid as a win, collected or charged "
+     "vigorish."),
+    ("CF-4.12k-RESHUFFLE", "4.12(k)",
+     "A hand voided for insufficient cards once the cutting card is drawn is the shoe's last: "
+     "no hand is dealt from that shoe after it."),
     ("CF-4.7e-NO-MORE-BETS", "4.7(e)",
      "No wager is made, increased or withdrawn after \"No More Bets\", except the Banker's "
      "uncovered part."),
@@ -211,6 +229,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "alternated shoe by shoe."),
     ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
      "No wager other than those of 7.2(a) the table offers, unless the Commission approved it."),
+    ("MB-7.7b-CARDS-CLOSE-BETS", "7.2(d), 7.7(b)",
+     "\"No More Bets\" opens the round before the deal: no wager is made, increased or withdrawn "
+     "once the first card of the round is dealt."),
     ("MB-7.3c-VIG", "7.3(c)",
      "A winning Banker wager pays 4 or 5 percent vigorish."),
     ("MB-7.3c1-VIG-ROUNDING", "7.3(c)1",
@@ -269,6 +290,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "cut_card_14":        ("PB-3.5e-CUT-CARD-14", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "burn":               ("PB-3.5e-BURN", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),
+    "bets_after_cards":   ("PB-3.7b-CARDS-CLOSE-BETS", "CF-4.8d-CARDS-CLOSE-BETS",
+                           "MB-7.7b-CARDS-CLOSE-BETS"),
     "deal_order":         ("PB-3.7c-DEAL-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.7c-DEAL-ORDER"),
     "third_order":        ("PB-3.8c-THIRD-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.8c-THIRD-ORDER"),
     "one_more":           ("PB-3.8d-ONE-MORE", "CF-4.8d-DEAL-ORDER", "PB-3.8d-ONE-MORE"),
@@ -287,6 +310,9 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP"),
     "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
                            "PB-3.12e-INSUFFICIENT"),
+    "void_returned":      ("PB-3.12e-VOID-RETURNED", "CF-4.12k-VOID-RETURNED",
+                           "PB-3.12e-VOID-RETURNED"),
+    "void_reshuffle":     ("PB-3.12e-RESHUFFLE", "CF-4.12k-RESHUFFLE", "PB-3.12e-RESHUFFLE"),
     # Chemin de Fer has no "last hand": 4.12(g), (j) and (k) only speak of the cutting card.
     "last_hand":          ("PB-3.8e-LAST-HAND", None, "PB-3.8e-LAST-HAND"),
     "announce":           ("PB-3.10a-ANNOUNCE", "CF-4.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),

@@ -104,6 +104,7 @@ class RoundHandle:
     bank_passed: str | None = None
     cut_card: str | None = None
     last_hand: str | None = None
+    voided: str | None = None
 
     def settled_id(self, seat: int, wager: str) -> str:
         (only,) = self.settled[(seat, wager)]
@@ -400,9 +401,21 @@ class TableDayBuilder:
             )
         return IrregularityHandle(reported, discards)
 
-    def voided_round(self, reason: str = "insufficient cards") -> RoundHandle:
-        """A round voided for insufficient cards (3.12(e))."""
+    def voided_round(
+        self,
+        reason: str = "insufficient cards",
+        wagers: Mapping[int, Mapping[str, int]] | None = None,
+        *,
+        settled: Mapping[tuple[int, str], tuple[str, int]] | None = None,
+        vig: Mapping[int, int] | None = None,
+        rule_code: str | None = None,
+    ) -> RoundHandle:
+        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, then each
+        returned (settled VOID paying nothing) unless ``settled`` says (outcome, paid) for it;
+        ``vig`` cents charged per seat on top."""
         assert self.shoe_id is not None, "start a shoe first"
+        wagers = dict(wagers or {})
+        self._ensure_seated(wagers)
         self.round_number += 1
         round_id = f"{self.shoe_id}-R{self.round_number:03d}"
         started = self.emit(
@@ -413,8 +426,28 @@ class TableDayBuilder:
             round_number=self.round_number,
             simulated=False,
         )
-        self.emit("pit", "RoundVoided", round_id=round_id, reason=reason, rule_code=None)
-        return RoundHandle(round_id, self.shoe_id, started)
+        handle = RoundHandle(round_id, self.shoe_id, started)
+        for seat in sorted(wagers):
+            for wager, amount in wagers[seat].items():
+                handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+        handle.voided = self.emit(
+            "pit", "RoundVoided", round_id=round_id, reason=reason, rule_code=rule_code
+        )
+        for seat in sorted(wagers, reverse=True):
+            for wager in wagers[seat]:
+                outcome, paid = (settled or {}).get((seat, wager), ("VOID", 0))
+                fields = self._settled_fields(round_id, seat, wager, outcome, paid)
+                handle.settled[(seat, wager)] = [self.emit("pit", "WagerSettled", **fields)]
+        for seat, amount in (vig or {}).items():
+            handle.vig[seat] = self.emit(
+                "pit",
+                "VigCollected",
+                round_id=round_id,
+                seat=seat,
+                patron_id=self.seated.get(seat),
+                amount_cents=amount,
+            )
+        return handle
 
     # ------------------------------------------------------------------ rounds
     def round(
@@ -433,6 +466,8 @@ class TableDayBuilder:
         defer_vig: Iterable[int] = (),
         late_wagers: Sequence[tuple[int, str, int]] = (),
         late_withdrawals: Sequence[tuple[int, str, int]] = (),
+        after_cards: Sequence[tuple[int, str, int]] = (),
+        betting_closed: str | None = "before cards",
         settlement_order: Callable[[list[Step]], list[Step]] | None = None,
         cut_card: bool = False,
         last_hand: bool | None = None,
@@ -450,12 +485,14 @@ class TableDayBuilder:
         (seat, wager, outcome, paid) recorded on top, ``vig`` cents per seat, ``defer_vig``
         seats whose vigorish is marked instead of collected, ``late_wagers`` /
         ``late_withdrawals`` (seat, wager, cents) after "No More Bets" (the dealer honours
-        them), ``settlement_order`` to reorder the pit's settlement steps, ``cut_card`` the
-        cutting card appears (then "last hand" is announced unless ``last_hand=False``),
-        ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer: ``bank`` = {"seat",
-        "amount", "bids": {seat: cents}, "banco": [(seat, action, cents|None)]}; the bank passes
-        when the Banker's Hand loses unless ``keep_bank``. ``in_error``: a card dealt in error
-        during the round (:class:`DealtInError`).
+        them), ``after_cards`` (seat, wager, cents) placed once the cards are dealt (honoured
+        too), ``betting_closed`` when the pit records "No More Bets": "before cards" (legal),
+        "after cards" or ``None`` (never), ``settlement_order`` to reorder the pit's settlement
+        steps, ``cut_card`` the cutting card appears (then "last hand" is announced unless
+        ``last_hand=False``), ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer:
+        ``bank`` = {"seat", "amount", "bids": {seat: cents}, "banco": [(seat, action,
+        cents|None)]}; the bank passes when the Banker's Hand loses unless ``keep_bank``.
+        ``in_error``: a card dealt in error during the round (:class:`DealtInError`).
         """
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
@@ -466,7 +503,9 @@ class TableDayBuilder:
             bank_seats = {int(bank["seat"]), *bank.get("bids", {})}
             bank_seats |= {int(s) for s, _, _ in bank.get("banco", ())}
         self._ensure_seated(
-            [*wagers, *(s for s, _, _ in late_wagers), *bank_seats] if not simulated else []
+            [*wagers, *(s for s, _, _ in (*late_wagers, *after_cards)), *bank_seats]
+            if not simulated
+            else []
         )
 
         if simulated:
@@ -490,31 +529,12 @@ class TableDayBuilder:
                 wagers = self._bank_wagers(handle, bank, wagers)
             for seat in sorted(wagers):
                 for wager, amount in wagers[seat].items():
-                    handle.wagers[(seat, wager)] = self.emit(
-                        "bets",
-                        "WagerPlaced",
-                        round_id=round_id,
-                        seat=seat,
-                        patron_id=self.seated.get(seat),
-                        wager=wager,
-                        amount_cents=amount,
-                    )
-            handle.betting_closed = self.emit(
-                "pit", "BettingClosed", round_id=round_id, shoe_id=self.shoe_id
-            )
+                    handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+            if betting_closed == "before cards":
+                handle.betting_closed = self._close_betting(round_id)
             stakes = {seat: dict(w) for seat, w in wagers.items()}
             for seat, wager, amount in late_wagers:
-                handle.late.append(
-                    self.emit(
-                        "bets",
-                        "WagerPlaced",
-                        round_id=round_id,
-                        seat=seat,
-                        patron_id=self.seated.get(seat),
-                        wager=wager,
-                        amount_cents=amount,
-                    )
-                )
+                handle.late.append(self._wager(round_id, seat, wager, amount))
                 stakes.setdefault(seat, {})
                 stakes[seat][wager] = stakes[seat].get(wager, 0) + amount
             for seat, wager, amount in late_withdrawals:
@@ -533,6 +553,13 @@ class TableDayBuilder:
                 stakes[seat][wager] -= amount
 
         self._deal(handle, p_cards, b_cards, order, cut_card, in_error)
+        if not simulated:
+            for seat, wager, amount in after_cards:
+                handle.late.append(self._wager(round_id, seat, wager, amount))
+                stakes.setdefault(seat, {})
+                stakes[seat][wager] = stakes[seat].get(wager, 0) + amount
+            if betting_closed == "after cards":
+                handle.betting_closed = self._close_betting(round_id)
         if self.game is Game.CHEMIN_DE_FER and hand_options:
             self._hand_options(handle, p_cards, b_cards)
         if simulated:
@@ -601,6 +628,20 @@ class TableDayBuilder:
                 "pit", "LastHandAnnounced", shoe_id=self.shoe_id, round_id=round_id
             )
         return handle
+
+    def _close_betting(self, round_id: str) -> str:
+        return self.emit("pit", "BettingClosed", round_id=round_id, shoe_id=self.shoe_id)
+
+    def _wager(self, round_id: str, seat: int, wager: str, amount: int) -> str:
+        return self.emit(
+            "bets",
+            "WagerPlaced",
+            round_id=round_id,
+            seat=seat,
+            patron_id=self.seated.get(seat),
+            wager=wager,
+            amount_cents=amount,
+        )
 
     def _bank_wagers(
         self, handle: RoundHandle, bank: Mapping[str, Any], wagers: dict[int, Mapping[str, int]]
