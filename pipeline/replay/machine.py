@@ -276,6 +276,7 @@ class TableReplay:
         self.forms.game = self.rules.game
         self.forms.location = self.summary.location
         self.forms.gaming_date = self.summary.gaming_date
+        self.forms.pit = self.summary.pit
 
     def on_TableClosed(self, e: TableEvent) -> None:
         self._close_round()
@@ -760,9 +761,10 @@ class TableReplay:
 
     def on_CompVigFormIssued(self, e: TableEvent) -> None:
         seat = e.get("seat")
-        documented = self.forms.issued(e)
-        if seat is not None and int(seat) in self.deferred:
-            balance = self.deferred[int(seat)]
+        balance = self.deferred.get(int(seat)) if seat is not None else None
+        owed = balance.cents if balance is not None else 0
+        documented = self.forms.issued(e, owed, self._deferral_severity())
+        if seat is not None and balance is not None and owed:
             if documented != balance.cents:
                 self.find(
                     "PB-3.3c3-COMP-FORM",

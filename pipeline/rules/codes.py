@@ -64,6 +64,13 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Uncollected vigorish is documented on a Complimentary Vigorish Form with amount, "
      "gaming date, pit, table, patron and signatures of dealer, pit boss and pit clerk, and "
      "the patron's signature or why it is missing."),
+    ("PB-3.3c3-FORM-DEFERRED", "3.3(c)2, (c)3",
+     "A Form documents vigorish deferred at a seat (the marker button on that player's "
+     "number) and not collected: a Form with no seat, or for a seat that owed nothing, "
+     "documents nothing and is no complimentary."),
+    ("PB-3.3c3i-FORM-TABLE", "3.3(c)3i",
+     "The Form's gaming date, pit and table location are those of the table and day where the "
+     "vigorish was deferred."),
     ("PB-3.3c3ii-FORM-SEQUENCE", "3.3(c)3ii",
      "Every Form series received is accounted for and used in sequential order."),
     ("PB-3.3c3iv-FORM-MATCH", "3.3(c)3iii-iv",
@@ -164,7 +171,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.7b-SUIVI", "4.7(b)-(d)",
      "Banco suivi before banco seul before partial wagers counterclockwise."),
     ("CF-4.7e-UNCOVERED", "4.7(e)",
-     "The Banker withdraws the part of the wager nobody covered."),
+     "The Banker withdraws the part of the wager nobody covered: the Banker's stake, its win "
+     "and its vigorish are the covered part only."),
     ("CF-4.8d-CARDS-CLOSE-BETS", "4.7(e), 4.8(d)",
      "The cards are dealt after \"No More Bets\" and \"Cards\": no wager is made, increased or "
      "withdrawn once the first card of the hand is dealt."),
@@ -188,6 +196,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.10c-VIG", "4.10(c)",
      "Vigorish of 4 or 5 percent of the Banker's winnings, optionally rounded to 25c/20c, "
      "collected immediately."),
+    ("CF-4.10c-NO-FORM", "4.10(c)",
+     "Vigorish is collected immediately after each round the Banker wins: none is deferred, so "
+     "no Complimentary Vigorish Form documents any."),
     ("CF-4.11a1-BANK-PASS", "4.11(a)1, (b)",
      "The Banker passes the shoe when the Banker's Hand loses, to the right and "
      "counterclockwise."),
@@ -236,6 +247,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "A winning Banker wager pays 4 or 5 percent vigorish."),
     ("MB-7.3c1-VIG-ROUNDING", "7.3(c)1",
      "Rounded vigorish is 5c or the next highest multiple of 5c."),
+    ("MB-7.3c3-FORM-DEFERRED", "7.3(c)2, (c)3",
+     "A Form documents vigorish deferred at a seat and not collected: a Form with no seat, or "
+     "for a seat that owed nothing, documents nothing and is no complimentary."),
     ("MB-7.3d-TIE-VIG", "7.2(a)1iii, 7.3(d)",
      "Optionally 25 percent of each Banker wager on a tie, instead of the (c) vigorish, "
      "collected before the next round's first card."),
@@ -310,6 +324,10 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP"),
     "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
                            "PB-3.12e-INSUFFICIENT"),
+    "form_deferred":      ("PB-3.3c3-FORM-DEFERRED", "CF-4.10c-NO-FORM",
+                           "MB-7.3c3-FORM-DEFERRED"),
+    # 7.3(c)3i (the Minibaccarat text) does not ask for the gaming date, pit or location.
+    "form_table":         ("PB-3.3c3i-FORM-TABLE", None, None),
     "void_returned":      ("PB-3.12e-VOID-RETURNED", "CF-4.12k-VOID-RETURNED",
                            "PB-3.12e-VOID-RETURNED"),
     "void_reshuffle":     ("PB-3.12e-RESHUFFLE", "CF-4.12k-RESHUFFLE", "PB-3.12e-RESHUFFLE"),

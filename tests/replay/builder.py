@@ -858,11 +858,10 @@ class TableDayBuilder:
         return steps
 
     # ------------------------------------------------------------------ forms
-    def form_issued(
-        self, seat: int | None = None, *, serial: int | None = None, **overrides: Any
-    ) -> str:
+    def form_issued(self, seat: int | None, *, serial: int | None = None, **overrides: Any) -> str:
         """CompVigFormIssued (3.3(c)3i) for the vigorish deferred at ``seat``: complete and
-        signed, the next serial of the series. ``overrides`` replace any field."""
+        signed, the next serial of the series. ``overrides`` replace any field. A Form for no
+        seat (``None``, a "walk-in") documents no deferral and is a finding (3.3(c)2-3)."""
         if serial is None:
             serial = self.next_serial
         self.next_serial = max(self.next_serial, serial + 1)
