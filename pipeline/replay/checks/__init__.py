@@ -128,6 +128,11 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 
 # The modules below register their checks on import; the list is the registry's table of
 # contents.
-from pipeline.replay.checks import betting, voided, voids  # noqa: E402,F401
+from pipeline.replay.checks import (  # noqa: E402,F401
+    betting,
+    chemin_de_fer_money,
+    voided,
+    voids,
+)
 
 __all__ = ["REGISTRY", "Flag", "Phase", "RoundView", "round_check", "run_checks"]
