@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.checks import Phase, RoundView, run_checks
+from pipeline.replay.checks.disclosed import disclosed_discards_face_down
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
 from pipeline.replay.rows import (
@@ -294,6 +295,11 @@ class TableReplay:
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:
         self._close_round()
+        if self.shoe is not None:  # no ShoeEnded: the previous shoe was completed all the same
+            for seat in sorted(self.deferred):
+                self._deadline(
+                    seat, f"shoe {self.shoe.shoe_id} gave way to {e.get('shoe_id')} unended", e
+                )
         self.deferred_unknown_after = None
         rules = self.require_rules()
         self.shoe = ShoeState(str(e.get("shoe_id")), e, int(e.get("cards_in_shoe")))
@@ -599,6 +605,8 @@ class TableReplay:
                     event_ids=ids,
                 )
             return
+        for flag in disclosed_discards_face_down(self.require_rules(), irr):
+            self.find(flag.code, flag.severity, flag.message, event_ids=flag.event_ids)
         actual = len(irr.discards) - 1  # the irregular card itself is discarded too
         if actual != irr.expected_extra:
             rank = irr.event.get("card_rank")
@@ -616,12 +624,15 @@ class TableReplay:
         self._close_round()
         self._check_burn()
         simulated = bool(e.get("simulated"))
+        disclosed = None
         if simulated:
             irr = self.irregularity
             self.irregularity = None
             if irr is not None and irr.expected_extra is not None:
                 self.irregularity = irr
                 self._close_irregularity(None)
+            elif irr is not None:
+                disclosed = irr.event
         else:
             self._close_irregularity(None)
         last_hand_rule = regulates(self.game, "last_hand")
@@ -653,6 +664,7 @@ class TableReplay:
             simulated,
             e.event_id,
             e.occurred_at,
+            disclosed=disclosed,
         )
 
     def on_BettingClosed(self, e: TableEvent) -> None:
@@ -957,6 +969,7 @@ class TableReplay:
             )
         if rnd.simulated:
             self._close_irregularity(rnd)
+            self._run_checks(self._view(rnd, None), Phase.SIMULATED)
             if rnd.wagers:
                 self.find(
                     "disclosed",

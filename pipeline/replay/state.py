@@ -49,6 +49,9 @@ class RoundState:
     cut_card: TableEvent | None = None
     bank: list[TableEvent] = field(default_factory=list)
     error_card: ErrorCard | None = None
+    disclosed: TableEvent | None = None
+    """For a simulated round: the report of the disclosed card it is dealt with (3.12(c)3,
+    4.12(h)3, 7.11(c)3)."""
 
 
 @dataclass

@@ -366,10 +366,12 @@ class TableDayBuilder:
         *,
         extra: int | None = None,
         procedure: str | None = None,
+        extra_face_up: bool | None = None,
     ) -> IrregularityHandle:
         """IrregularityReported between rounds, then the card and ``extra`` more to the discard
-        rack (default: as the table's pre-selected procedure requires, 3.12(c)-(d)). Under
-        (c)3 nothing is discarded: follow with ``round(..., simulated=True)``."""
+        rack (default: as the table's pre-selected procedure requires, 3.12(c)-(d), face down
+        under (c)2 unless ``extra_face_up``). Under (c)3 nothing is discarded: follow with
+        ``round(..., simulated=True)``."""
         (the_card,) = cards(card)
         face_up = kind == "CARD_FACE_UP_IN_SHOE"
         expected = (
@@ -395,6 +397,8 @@ class TableDayBuilder:
             return IrregularityHandle(reported, [])
         discards = [self._card(the_card, None, "DISCARD")]
         face_down = self.rules.disclosed_card_procedure.value == 2 and not face_up
+        if extra_face_up is not None:
+            face_down = not extra_face_up
         for i in range(count):
             discards.append(
                 self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)

@@ -41,6 +41,9 @@ class Phase(enum.Enum):
     settlements and vigorish are all on record."""
     VOIDED = "voided"
     """A round the pit voided (3.12(e), 4.12(k))."""
+    SIMULATED = "simulated"
+    """A simulated round dealt with a disclosed card, without wagers (3.12(c)3, 4.12(h)3,
+    7.11(c)3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +134,7 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 from pipeline.replay.checks import (  # noqa: E402,F401
     betting,
     chemin_de_fer_money,
+    disclosed,
     voided,
     voids,
 )
