@@ -78,7 +78,7 @@ from pipeline.rules.settlement import (
     settle_seat,
     within_table_limits,
 )
-from pipeline.rules.shoe import burned_cards, shoe_problems
+from pipeline.rules.shoe import burned_cards, shoe_problems, shuffle_problems
 
 HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
 
@@ -128,6 +128,8 @@ class TableReplay:
         anyone, may take banco suivi is not, so the next 4.7(b) check is withheld."""
         self.after_voluntary_pass = False
         self.carried: CarriedCard | None = None
+        self.last_batch: str | None = None
+        """The two-batch shuffler's batch of the last shoe started (7.1(d)4)."""
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -295,6 +297,7 @@ class TableReplay:
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:
         self._close_round()
+        previous_batch = self.last_batch
         if self.shoe is not None:  # no ShoeEnded: the previous shoe was completed all the same
             for seat in sorted(self.deferred):
                 self._deadline(
@@ -304,13 +307,14 @@ class TableReplay:
         rules = self.require_rules()
         self.shoe = ShoeState(str(e.get("shoe_id")), e, int(e.get("cards_in_shoe")))
         self.summary.shoes += 1
+        batch, self.last_batch = e.get("batch"), e.get("batch")
         for problem in shoe_problems(
             rules,
             int(e.get("decks")),
             int(e.get("cards_in_shoe")),
             int(e.get("cut_position")),
             int(e.get("cut_card_from_back")),
-        ):
+        ) + shuffle_problems(rules, str(e.get("shuffle_method")), batch, previous_batch):
             self.find(
                 problem.rule_code,
                 Severity.MEDIUM,

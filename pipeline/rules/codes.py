@@ -96,6 +96,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "The dragon 7 wager pays at least 40 to 1."),
     ("PB-3.2a6iii-DRAGON-EXCLUSIVE", "3.2(a)6iii",
      "No dragon 7 wager together with total-card or bonus wagers."),
+    ("PB-3.5a-SHUFFLE-FILED", "3.5(a)",
+     "Each shoe is shuffled by the option the casino filed for the table."),
     ("PB-3.5b-SHUFFLE-PIT", "3.5(b)",
      "One shuffling option for all tables in a pit."),
     ("PB-3.5d-CUT", "3.5(d)",
@@ -159,6 +161,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     # --- Chemin de Fer, subchapter 4
     ("CF-4.1a-DECKS", "4.1(a)",
      "At least six decks and two cutting cards."),
+    ("CF-4.4a-SHUFFLE-FILED", "4.4(a)",
+     "Each shoe is shuffled by the option the casino filed for the table."),
     ("CF-4.4e-BURN", "4.4(d)-(e)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
@@ -246,6 +250,11 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("MB-7.1d-TWO-BATCH", "7.1(d)",
      "With an automated shuffler: at least 12 decks in two equal batches of different backs, "
      "alternated shoe by shoe."),
+    ("MB-7.1d4-BATCH-ALTERNATE", "7.1(d)4",
+     "With the automated shuffler, one batch is dealt while the other is shuffled: the shoes "
+     "alternate between the two batches."),
+    ("MB-7.5b-SHUFFLE-FILED", "7.5(b)",
+     "Each shoe is shuffled by the option the casino filed for the table."),
     ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
      "No wager other than those of 7.2(a) the table offers, unless the Commission approved it."),
     ("MB-7.7b-CARDS-CLOSE-BETS", "7.2(d), 7.7(b)",
@@ -313,6 +322,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     # subject:            (Punto Banco, Chemin de Fer, Minibaccarat)
     "decks":              ("PB-3.1a-DECKS", "CF-4.1a-DECKS", "MB-7.1a-DECKS"),
     "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "shuffle_filed":      ("PB-3.5a-SHUFFLE-FILED", "CF-4.4a-SHUFFLE-FILED",
+                           "MB-7.5b-SHUFFLE-FILED"),
     "cut_card_14":        ("PB-3.5e-CUT-CARD-14", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "burn":               ("PB-3.5e-BURN", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),

@@ -1,6 +1,7 @@
 """Shoe procedure: decks, cut, cutting card, burn and the last hand.
 
-N.J.A.C. 19:47-3.1(a), 3.5(d)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(d)-(e); 7.1(a), 7.1(d), 7.5(e)-(f).
+N.J.A.C. 19:47-3.1(a), 3.5(a), 3.5(d)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(a), 4.4(d)-(e); 7.1(a),
+7.1(d), 7.5(b), 7.5(e)-(f).
 """
 
 from __future__ import annotations
@@ -25,6 +26,38 @@ MINIMUM_CUT_CARD_FROM_BACK = 14  # 3.5(e): second cutting card at least 14 from 
 class ShoeProblem:
     rule_code: str
     message: str
+
+
+def shuffle_problems(
+    rules: TableRules, method: str, batch: str | None, previous_batch: str | None
+) -> list[ShoeProblem]:
+    """A shoe shuffled by another option than the table's filed one (3.5(a), 4.4(a), 7.5(b));
+    with the two-batch shuffler, a shoe dealt from the same batch as the one before it: one
+    batch is dealt while the other is shuffled (7.1(d)4). ``previous_batch`` is the batch of
+    the table's previous shoe that day, ``None`` for its first."""
+    found: list[ShoeProblem] = []
+    filed = rules.shuffle_method
+    if method != filed.value:
+        found.append(
+            ShoeProblem(
+                code_for(rules.game, "shuffle_filed"),
+                f"shuffled {method}, but the table's rules {rules.rules_id!r} file {filed.value}",
+            )
+        )
+    elif (
+        filed is ShuffleMethod.AUTOMATED_BATCH
+        and previous_batch is not None
+        and batch in (None, previous_batch)
+    ):
+        found.append(
+            ShoeProblem(
+                "MB-7.1d4-BATCH-ALTERNATE",
+                f"dealt from batch {batch or '(not recorded)'} after a shoe of batch "
+                f"{previous_batch}; the batches alternate, one dealt while the other is "
+                "shuffled",
+            )
+        )
+    return found
 
 
 def burned_cards(first_card: Rank) -> int:

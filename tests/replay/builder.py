@@ -286,8 +286,12 @@ class TableDayBuilder:
         cards_in_shoe: int | None = None,
         cut_position: int = 200,
         cut_card_from_back: int = 70,
+        shuffle_method: str | None = None,
+        batch: str | None = None,
     ) -> str:
-        """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first."""
+        """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first.
+        The shoe is shuffled by the table's filed option unless ``shuffle_method`` says
+        otherwise; a two-batch shuffler alternates batches A and B unless ``batch`` is given."""
         self.shoe_number += 1
         self.round_number = 0
         self.position = 0
@@ -301,10 +305,10 @@ class TableDayBuilder:
             "ShoeStarted",
             shoe_id=self.shoe_id,
             decks=decks,
-            shuffle_method=self.rules.shuffle_method.value,
+            shuffle_method=shuffle_method or self.rules.shuffle_method.value,
             cut_position=cut_position,
             cut_card_from_back=cut_card_from_back,
-            batch="A" if two_batch else None,
+            batch=batch or (("B" if self.shoe_number % 2 == 0 else "A") if two_batch else None),
             cards_in_shoe=cards_in_shoe,
         )
         for card in cards(burn):
