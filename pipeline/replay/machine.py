@@ -264,11 +264,23 @@ class TableReplay:
                 f"which the rule catalog does not hold; known: {sorted(self.catalog)}. Add the "
                 "filed configuration to the catalog and replay again."
             )
-        self.rules = self.catalog[rules_id]
+        previous, self.rules = self.rules, self.catalog[rules_id]
         if self.rules.game.value != e.get("game"):
             raise UnknownRulesError(
                 f"table {self.table_id}: TableOpened says game {e.get('game')} but rules "
                 f"{rules_id!r} are for {self.rules.game.value} (event {e.event_id})"
+            )
+        if previous is not None and _vigorish_of(previous) != _vigorish_of(self.rules):
+            self.find(
+                "vig_one_rate",
+                Severity.HIGH,
+                f"Table {self.table_id} reopened under rules {rules_id!r} charging "
+                f"{_vigorish_of(self.rules)} after {previous.rules_id!r} charging "
+                f"{_vigorish_of(previous)} the same gaming day (event {e.event_id}); one "
+                f"vigorish applies to all players at a table ({self._citation('vig_one_rate')}). "
+                "Keep the table's filed vigorish for the day.",
+                event_ids=(e.event_id,),
+                between_rounds=True,
             )
         self.summary.rules_id = rules_id
         self.summary.game = self.rules.game.value
@@ -1607,6 +1619,13 @@ class TableReplay:
                 rnd.round_id,
                 tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
             )
+
+
+def _vigorish_of(rules: TableRules) -> str:
+    """The vigorish a table charges, as its players see it (3.3(d), 4.10(d), 7.3(e))."""
+    if rules.tie_vig_quarter:
+        return "25 % of Banker wagers on a tie"
+    return f"{rules.vig_percent} %"
 
 
 def _note_late(rnd: RoundState, e: TableEvent) -> None:

@@ -207,6 +207,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.10c-NO-FORM", "4.10(c)",
      "Vigorish is collected immediately after each round the Banker wins: none is deferred, so "
      "no Complimentary Vigorish Form documents any."),
+    ("CF-4.10d-VIG-ONE-RATE", "4.10(d)",
+     "The percentage of vigorish charged at a table applies to all players at that table."),
     ("CF-4.11a1-BANK-PASS", "4.11(a)1, (b)",
      "The Banker passes the shoe when the Banker's Hand loses, to the right and "
      "counterclockwise."),
@@ -270,6 +272,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("MB-7.3d-TIE-VIG", "7.2(a)1iii, 7.3(d)",
      "Optionally 25 percent of each Banker wager on a tie, instead of the (c) vigorish, "
      "collected before the next round's first card."),
+    ("MB-7.3e-VIG-ONE-RATE", "7.3(e)",
+     "The type and percentage of vigorish charged at a table apply to all players at that "
+     "table."),
     ("MB-7.3f-NO-VIG", "7.3(f)",
      "No-vigorish options as in 3.3(e)."),
     ("MB-7.5f-BURN", "7.5(e)-(f)",
@@ -336,6 +341,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "player_draw":        ("PB-3.9b-TABLE1", "CF-4.9a-PLAYER", "PB-3.9b-TABLE1"),
     "banker_draw":        ("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.9c-TABLE2"),
     "vig":                ("PB-3.3c-VIG", "CF-4.10c-VIG", "MB-7.3c-VIG"),
+    "vig_one_rate":       ("PB-3.3d-VIG-ONE-RATE", "CF-4.10d-VIG-ONE-RATE",
+                           "MB-7.3e-VIG-ONE-RATE"),
     "vig_rounding":       ("PB-3.3c1-VIG-ROUNDING", "CF-4.10c-VIG", "MB-7.3c1-VIG-ROUNDING"),
     "deferred_deadline":  ("PB-3.3c4-DEFERRED-DEADLINE", "CF-4.10c-VIG",
                            "PB-3.3c4-DEFERRED-DEADLINE"),

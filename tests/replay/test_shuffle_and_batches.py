@@ -68,3 +68,32 @@ def test_batches_alternated_and_the_filed_shuffle_are_clean() -> None:
     cases, batches A then B, and Punto Banco shoes shuffled as filed."""
     assert codes(two_shoes("mb-tie-quarter").replay()) == []
     assert codes(two_shoes("pb-5-classic").replay()) == []
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "code", "found"),
+    [
+        ("pb-5-classic", "pb-4-banker6", "PB-3.3d-VIG-ONE-RATE", True),
+        ("mb-5-rounded", "mb-tie-quarter", "MB-7.3e-VIG-ONE-RATE", True),
+        ("pb-5-classic", "pb-dragon", "PB-3.3d-VIG-ONE-RATE", False),  # both 5 %
+    ],
+)
+@pytest.mark.rule("PB-3.3d-VIG-ONE-RATE", "MB-7.3e-VIG-ONE-RATE")
+def test_one_vigorish_per_table_for_the_day(first: str, then: str, code: str, found: bool) -> None:
+    """PB-3.3d-VIG-ONE-RATE, N.J.A.C. 19:47-3.3(d) (7.3(e)): 'The percentage of vigorish charged
+    at a baccarat table shall apply to all players at that table': a table reopened the same
+    day under rules charging another vigorish is one HIGH finding on the second opening; the
+    same vigorish under other rules is not."""
+    b = TableDayBuilder("T03", first)
+    b.open()
+    b.shoe()
+    b.round(**ROUND)
+    b.end_shoe()
+    reopened = b.open(series=(), rules_id=then, game=b.game.value)
+    result = b.replay()
+    if not found:
+        assert code not in codes(result)
+        return
+    f = only(result, code)
+    assert (f.severity, f.event_ids, f.round_id) == (Severity.HIGH, (reopened,), None)
+    assert f"after {first!r} charging 5 %" in f.message
