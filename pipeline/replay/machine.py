@@ -78,7 +78,7 @@ from pipeline.rules.settlement import (
     settle_seat,
     within_table_limits,
 )
-from pipeline.rules.shoe import burned_cards, shoe_problems, shuffle_problems
+from pipeline.rules.shoe import burned_cards, cut_card_problem, shoe_problems, shuffle_problems
 
 HAND_NAMES = {"PLAYER": "Player", "BANKER": "Banker"}
 
@@ -339,6 +339,8 @@ class TableReplay:
         self._close_irregularity(None)
         for seat in sorted(self.deferred):
             self._deadline(seat, "the shoe was completed", e)
+        if self.shoe is not None and self.shoe.cut_card_round is None:
+            self._check_cut_card(self.shoe, None, e)
         self.shoe = None
         # A card kept for "the next hand of play" goes into the reshuffle with the shoe: the
         # next shoe opens with its own cards (3.12(a)-(b); 4.12(g) once the cutting card is out).
@@ -347,8 +349,27 @@ class TableReplay:
     def on_CutCardReached(self, e: TableEvent) -> None:
         if self.shoe:
             self.shoe.cut_card_round = e.round_id
+            self._check_cut_card(self.shoe, int(e.get("position")), e)
         if self.round:
             self.round.cut_card = e
+
+    def _check_cut_card(self, shoe: ShoeState, recorded_at: int | None, e: TableEvent) -> None:
+        started = shoe.started
+        problem = cut_card_problem(
+            shoe.cards_in_shoe,
+            int(started.get("cut_card_from_back")),
+            recorded_at,
+            shoe.last_hand_position,
+        )
+        if problem:
+            self.find(
+                "cut_card_seen",
+                Severity.MEDIUM,
+                f"Shoe {shoe.shoe_id}: {problem} ({self._citation('cut_card_seen')}). Check the "
+                "shoe's cutting card reading and the hands dealt after it.",
+                event_ids=(started.event_id, e.event_id),
+                between_rounds=recorded_at is None,
+            )
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
         if not regulates(self.game, "last_hand"):
@@ -397,6 +418,8 @@ class TableReplay:
         if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
             self._check_carried(carried, dealt)
         rnd.cards.append(dealt)
+        if self.shoe is not None:
+            self.shoe.last_hand_position = max(self.shoe.last_hand_position, dealt.position)
         if rnd.first_card is None:
             rnd.first_card = e.event_id
 

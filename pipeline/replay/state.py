@@ -87,6 +87,8 @@ class ShoeState:
     last_hand_announced: bool = False
     rounds_after_cut: int = 0
     last_position: int = -1
+    last_hand_position: int = -1
+    """The furthest shoe position dealt to a hand (not burned or discarded)."""
     voided_for_insufficient: TableEvent | None = None
     """The RoundVoided that ended the shoe's play for insufficient cards (3.12(e), 4.12(k)):
     no round follows it until the next shoe."""

@@ -104,6 +104,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "The cutting card goes at least 10 cards from either end."),
     ("PB-3.5e-CUT-CARD-14", "3.5(e)",
      "The second cutting card is at least 14 cards from the back."),
+    ("PB-3.5e-CUT-CARD-SEEN", "3.5(e), 3.8(e)",
+     "The cutting card appears where it was placed in the shoe: it is recorded neither before "
+     "that card nor after a hand was dealt from beyond it."),
     ("PB-3.5e-BURN", "3.5(e)",
      "The first card and as many more as its burn count (tens and faces ten, ace one) are "
      "burned."),
@@ -166,6 +169,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.4e-BURN", "4.4(d)-(e)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
+    ("CF-4.4e-CUT-CARD-SEEN", "4.4(e), 4.12(g)",
+     "The cutting card appears where it was placed in the shoe: it is recorded neither before "
+     "that card nor after a hand was dealt from beyond it."),
     ("CF-4.5b-BANKER-BID", "4.5(b)",
      "The highest bid becomes Banker; equal bids go to the closest to the dealer "
      "counterclockwise."),
@@ -277,6 +283,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "table."),
     ("MB-7.3f-NO-VIG", "7.3(f)",
      "No-vigorish options as in 3.3(e)."),
+    ("MB-7.5e-CUT-CARD-SEEN", "7.5(e)",
+     "The cutting card appears where it was placed in the shoe: it is recorded neither before "
+     "that card nor after a hand was dealt from beyond it."),
     ("MB-7.5f-BURN", "7.5(e)-(f)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
@@ -330,6 +339,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "shuffle_filed":      ("PB-3.5a-SHUFFLE-FILED", "CF-4.4a-SHUFFLE-FILED",
                            "MB-7.5b-SHUFFLE-FILED"),
     "cut_card_14":        ("PB-3.5e-CUT-CARD-14", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "cut_card_seen":      ("PB-3.5e-CUT-CARD-SEEN", "CF-4.4e-CUT-CARD-SEEN",
+                           "MB-7.5e-CUT-CARD-SEEN"),
     "burn":               ("PB-3.5e-BURN", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),
     "bets_after_cards":   ("PB-3.7b-CARDS-CLOSE-BETS", "CF-4.8d-CARDS-CLOSE-BETS",

@@ -60,6 +60,34 @@ def shuffle_problems(
     return found
 
 
+def cut_card_problem(
+    cards_in_shoe: int,
+    cut_card_from_back: int,
+    recorded_at: int | None,
+    last_hand_position: int,
+) -> str | None:
+    """Whether the cutting card was recorded where it lies: ``cut_card_from_back`` cards from
+    the back (3.5(e)), so it appears when the card at ``cards_in_shoe - cut_card_from_back``
+    is next. ``recorded_at`` is the shoe position at which the cutting card was recorded
+    (``None``: never, by the shoe's end); ``last_hand_position`` the furthest position dealt to
+    a hand before then. Cards burned or discarded between hands may pass it: it is then seen
+    at the next hand's first card."""
+    lies_before = cards_in_shoe - cut_card_from_back
+    if recorded_at is not None and recorded_at < lies_before:
+        return (
+            f"the cutting card was recorded at position {recorded_at}, but it was placed "
+            f"{cut_card_from_back} cards from the back, before position {lies_before}"
+        )
+    if last_hand_position >= lies_before:
+        when = "before it was recorded" if recorded_at is not None else "and it was never recorded"
+        return (
+            f"hands were dealt up to position {last_hand_position}, past the cutting card "
+            f"placed {cut_card_from_back} cards from the back (before position {lies_before}), "
+            f"{when}"
+        )
+    return None
+
+
 def burned_cards(first_card: Rank) -> int:
     """Cards burned at the start of a shoe: the first card plus its burn count, where face
     cards and tens count ten and aces one, N.J.A.C. 19:47-3.5(e) (4.4(e), 7.5(f))."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -170,6 +170,7 @@ class TableDayBuilder:
         self.position = 0
         self.next_serial = FIRST_SERIAL
         self.carried: tuple[str, int] | None = None  # (round, position) opening the next hand
+        self.cut_card_placed_at: str | None = None  # the ShoeStarted that placed the cutting card
         self.forms: list[dict[str, Any]] = []  # what accounting will count, in issue order
 
     # ------------------------------------------------------------------ plumbing
@@ -285,13 +286,16 @@ class TableDayBuilder:
         decks: int | None = None,
         cards_in_shoe: int | None = None,
         cut_position: int = 200,
-        cut_card_from_back: int = 70,
+        cut_card_from_back: int | None = None,
         shuffle_method: str | None = None,
         batch: str | None = None,
     ) -> str:
         """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first.
         The shoe is shuffled by the table's filed option unless ``shuffle_method`` says
-        otherwise; a two-batch shuffler alternates batches A and B unless ``batch`` is given."""
+        otherwise; a two-batch shuffler alternates batches A and B unless ``batch`` is given.
+        Without ``cut_card_from_back`` the cutting card is placed where a round with
+        ``cut_card=True`` meets it (70 cards from the back if none does), as 3.5(e) and
+        3.8(e) read together require."""
         self.shoe_number += 1
         self.round_number = 0
         self.position = 0
@@ -307,10 +311,11 @@ class TableDayBuilder:
             decks=decks,
             shuffle_method=shuffle_method or self.rules.shuffle_method.value,
             cut_position=cut_position,
-            cut_card_from_back=cut_card_from_back,
+            cut_card_from_back=70 if cut_card_from_back is None else cut_card_from_back,
             batch=batch or (("B" if self.shoe_number % 2 == 0 else "A") if two_batch else None),
             cards_in_shoe=cards_in_shoe,
         )
+        self.cut_card_placed_at = None if cut_card_from_back is None else started
         for card in cards(burn):
             self._card(card, None, "BURN")
         return started
@@ -715,6 +720,7 @@ class TableDayBuilder:
         assert sorted(order) == sorted("P" * len(p_cards) + "B" * len(b_cards)), order
         queues = {"P": list(p_cards), "B": list(b_cards)}
         if cut_card:
+            self._place_cutting_card()
             handle.cut_card = self.emit(
                 "shoe",
                 "CutCardReached",
@@ -730,6 +736,22 @@ class TableDayBuilder:
             handle.cards.append(self._card(queues[letter].pop(0), handle.round_id, hand))
         if in_error is not None and error_at in (None, len(order)):
             self._deal_in_error(handle, in_error, error_card)
+
+    def _place_cutting_card(self) -> None:
+        """The shoe's ShoeStarted, when the test left the cutting card's place open, records it
+        where it now appears: before the next card (3.5(e), 3.8(e))."""
+        if self.cut_card_placed_at is not None:
+            return
+        i, started = next(
+            (i, e)
+            for i, e in enumerate(self._events)
+            if e.payload_type == "ShoeStarted" and e.fields["shoe_id"] == self.shoe_id
+        )
+        from_back = int(started.fields["cards_in_shoe"]) - self.position
+        self._events[i] = replace(
+            started, fields={**started.fields, "cut_card_from_back": from_back}
+        )
+        self.cut_card_placed_at = started.event_id
 
     def _deal_in_error(
         self, handle: RoundHandle, in_error: DealtInError | None, card: Card | None

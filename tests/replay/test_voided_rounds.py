@@ -13,8 +13,9 @@ from tests.replay.builder import TableDayBuilder, codes, only, table
 
 ROUND: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S", "wagers": {3: {"BANKER": 10_000}}}
 SHORT_SHOE = 8 + 5  # 4 burned, 4 dealt, 5 left: a void for insufficient cards is justified
-SHORT_SHOE_FINDINGS = {"PB-3.1a-DECKS", "PB-3.5d-CUT"}
-"""The short shoe's own findings (too few decks, a cut too near its end), beside the one tested."""
+SHORT_SHOE_FINDINGS = {"PB-3.1a-DECKS", "PB-3.5d-CUT", "PB-3.5e-CUT-CARD-SEEN"}
+"""The short shoe's own findings (too few decks, a cut too near its end, no room for the
+cutting card), beside the one tested."""
 
 
 def void_codes(result: ReplayResult) -> list[str]:
