@@ -407,11 +407,10 @@ class TableEmulator:
         self.rng.shuffle(cards)
         declared_cards = len(cards)
         cut_from_back = self.rng.randint(60, 84)
-        detail = (
-            self.rng.choice(("card_count", "burn", "cut_card"))
-            if self.faults.roll(FaultKind.SHOE)
-            else None
-        )
+        details = ["card_count", "burn", "cut_card", "shuffle"]
+        if two_batch and self.shoe_number > 1:
+            details.append("batch")  # 7.1(d)4: the same batch dealt twice running
+        detail = self.rng.choice(details) if self.faults.roll(FaultKind.SHOE) else None
         if detail == "card_count":
             cards.pop()
             declared_cards = len(cards)
@@ -434,12 +433,25 @@ class TableEmulator:
         batch = None
         if two_batch:
             batch, self.batch = self.batch, "B" if self.batch == "A" else "A"
+            if detail == "batch":
+                batch, self.batch = self.batch, batch  # the last shoe's batch again
+                self._fault(
+                    FaultKind.SHOE, f"batch {batch} dealt twice running", "MB-7.1d4-BATCH-ALTERNATE"
+                )
+        method = self.rules.shuffle_method
+        if detail == "shuffle":
+            method = self.rng.choice([m for m in ShuffleMethod if m is not method])
+            self._fault(
+                FaultKind.SHOE,
+                f"shoe recorded as shuffled {method.value}, not the filed option",
+                code_for(self.game, "shuffle_filed"),
+            )
         self.out.emit(
             self.dev.shoe,
             "ShoeStarted",
             shoe_id=shoe_id,
             decks=self.rules.decks,
-            shuffle_method=self.rules.shuffle_method.value,
+            shuffle_method=method.value,
             cut_position=cut_position,
             cut_card_from_back=cut_from_back,
             batch=batch,
