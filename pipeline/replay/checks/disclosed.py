@@ -31,7 +31,8 @@ def disclosed_discards_face_down(rules: TableRules, irr: Irregularity) -> Iterat
             f"After the card disclosed in error ({irr.event.get('card_rank')}), "
             f"{', '.join(f'{c.card} at position {c.position}' for c in shown)} went to the "
             f"discards face up; the pre-selected procedure draws the additional card face down "
-            f"and discards it undisclosed ({rule(code).citation}).",
+            f"and discards it undisclosed ({rule(code).citation}). Review the dealer's "
+            "procedure with the pit boss.",
             event_ids=(irr.event.event_id, *(c.event_id for c in shown)),
         )
 
@@ -52,6 +53,7 @@ def simulated_round_opens_with_the_disclosed_card(view: RoundView) -> Iterator[F
         Severity.MEDIUM,
         f"Simulated round {view.round.round_id} opened with {first.card} (position "
         f"{first.position}), not with the card disclosed in error ({disclosed}); the disclosed "
-        f"card is the simulated round's first card ({view.citation('simulated_first')}).",
+        f"card is the simulated round's first card ({view.citation('simulated_first')}). "
+        "Check the card reading; if it is right, review the dealer's procedure.",
         event_ids=(report.event_id, first.event_id),
     )
