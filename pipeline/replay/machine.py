@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.checks import Phase, RoundView, run_checks
+from pipeline.replay.checks.bank_passing import BankPassing
 from pipeline.replay.checks.disclosed import disclosed_discards_face_down
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
@@ -127,6 +128,7 @@ class TableReplay:
         """Whether ``suivi_seat`` is known: after an incomplete round (lost events) who, if
         anyone, may take banco suivi is not, so the next 4.7(b) check is withheld."""
         self.after_voluntary_pass = False
+        self.bank_passing = BankPassing()
         self.carried: CarriedCard | None = None
         self.last_batch: str | None = None
         """The two-batch shuffler's batch of the last shoe started (7.1(d)4)."""
@@ -237,6 +239,10 @@ class TableReplay:
             handler = _HANDLERS.get(event.payload_type)
             if handler is not None:
                 handler(self, event)
+            for flag in self.bank_passing.apply(event, event.round_id in incomplete):
+                self.find(
+                    flag.code, flag.severity, flag.message, event_ids=flag.event_ids, seat=flag.seat
+                )
 
     def finish(self, sequenced: Sequenced) -> ReplayResult:
         """End the day (the round in play, an open irregularity, the Forms) and give the

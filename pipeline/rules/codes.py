@@ -218,6 +218,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.11a1-BANK-PASS", "4.11(a)1, (b)",
      "The Banker passes the shoe when the Banker's Hand loses, to the right and "
      "counterclockwise."),
+    ("CF-4.11b-PASSED-TO", "4.11(b)",
+     "A bank the Banker had to give up goes to the seated participant to the Banker's right, "
+     "then counterclockwise, who accepts it; that participant is the next Banker."),
     ("CF-4.11c-VOLUNTARY-PASS", "4.11(c)",
      "A voluntarily passed bank goes to the first taker who matches up to twice the last "
      "wager, else the highest bidder."),

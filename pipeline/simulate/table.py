@@ -1071,12 +1071,22 @@ class TableEmulator:
             previous = self.banker_seat
             order = counterclockwise_from(previous, (s for s in self.seated if s != previous))
             to_seat = order[0] if order else None
+            recorded = to_seat
+            mandatory = curator_must_pass(outcome)
+            if mandatory and to_seat is not None and self.faults.roll(FaultKind.BANK):
+                recorded = previous  # the pit records the pass back to the Banker who lost
+                self._fault(
+                    FaultKind.BANK,
+                    f"the bank seat {previous} lost recorded as passed to seat {previous}",
+                    "CF-4.11b-PASSED-TO",
+                    seat=previous,
+                )
             self.out.emit(
                 self.dev.pit,
                 "BankPassed",
                 seat=previous,
-                to_seat=to_seat,
-                voluntary=not curator_must_pass(outcome),
+                to_seat=recorded,
+                voluntary=not mandatory,
                 round_id=round_id,
             )
             self.passed_bank_wager = self.banker_last_wager

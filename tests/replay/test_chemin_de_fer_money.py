@@ -93,3 +93,73 @@ def test_the_players_hand_is_the_dominant_players(
         assert (
             f"the Dominant Player, who alone controls that hand, was seat {dominant}" in f.message
         )
+
+
+BANKER_LOSES: dict[str, Any] = {"player": "TH 7C", "banker": "3D 3S"}
+
+
+def lost_bank(b: TableDayBuilder, to_seat: int | None) -> str:
+    """Seat 1's bank loses to seat 5's banco with seat 7 also seated; the pit records the
+    mandatory pass to ``to_seat``."""
+    b.seat(7)
+    b.round(
+        **BANKER_LOSES,
+        bank={"seat": 1, "amount": 100_000, "banco": [(5, "BANCO_SEUL", None)]},
+        keep_bank=True,
+    )
+    return b.emit("pit", "BankPassed", seat=1, to_seat=to_seat, voluntary=False, round_id=None)
+
+
+@pytest.mark.rule("CF-4.11b-PASSED-TO")
+def test_the_bank_taken_by_another_than_its_receiver() -> None:
+    """CF-4.11b-PASSED-TO, N.J.A.C. 19:47-4.11(b): the participant who accepts a passed bank
+    becomes the Banker: passed to seat 5, the next Banker's wager by seat 7 is one HIGH
+    finding naming the pass and the wager."""
+    b = cf()
+    passed = lost_bank(b, 5)
+    r = b.round(
+        **BANKER_WINS, bank={"seat": 7, "amount": 100_000, "banco": [(5, "BANCO_SEUL", None)]}
+    )
+    f = only(b.replay(), "CF-4.11b-PASSED-TO")
+    assert (f.severity, f.seat, f.round_id, f.event_ids) == (
+        Severity.HIGH,
+        7,
+        r.round_id,
+        (passed, r.banker_wager),
+    )
+    assert "passed to seat 5" in f.message and "N.J.A.C. 19:47-4.11(b)" in f.message
+
+
+@pytest.mark.parametrize(
+    ("to_seat", "who"), [(1, "the passing Banker"), (9, "no seated participant")]
+)
+@pytest.mark.rule("CF-4.11b-PASSED-TO")
+def test_the_bank_passed_to_nobody_who_may_take_it(to_seat: int, who: str) -> None:
+    """CF-4.11b-PASSED-TO, N.J.A.C. 19:47-4.11(b): the bank goes to a seated participant other
+    than the Banker who lost it."""
+    b = cf()
+    passed = lost_bank(b, to_seat)
+    f = only(b.replay(), "CF-4.11b-PASSED-TO")
+    assert (f.seat, f.event_ids) == (1, (passed,))
+    assert who in f.message
+
+
+@pytest.mark.rule("CF-4.11b-PASSED-TO")
+def test_the_bank_taken_by_its_receiver_or_bid_for_after_it_left_is_clean() -> None:
+    """CF-4.11b-PASSED-TO, N.J.A.C. 19:47-4.11(b): the legal cases: seat 5 (or, refusals not
+    being recorded, seat 7 further round) takes the bank it was passed; a receiver who left
+    before taking it leaves the bank to the next taker."""
+    for to_seat in (5, 7):
+        b = cf()
+        lost_bank(b, to_seat)
+        other = 7 if to_seat == 5 else 5
+        b.round(
+            **BANKER_WINS,
+            bank={"seat": to_seat, "amount": 100_000, "banco": [(other, "BANCO_SEUL", None)]},
+        )
+        assert "CF-4.11b-PASSED-TO" not in [f.code for f in b.replay().findings]
+    b = cf()
+    lost_bank(b, 5)
+    b.patron_leaves(5)
+    b.round(**BANKER_WINS, bank={"seat": 7, "amount": 100_000, "banco": [(1, "BANCO_SEUL", None)]})
+    assert "CF-4.11b-PASSED-TO" not in [f.code for f in b.replay().findings]
