@@ -821,7 +821,7 @@ class TableReplay:
         balance = self.deferred.get(int(seat)) if seat is not None else None
         owed = balance.cents if balance is not None else 0
         documented = self.forms.issued(e, owed, self._deferral_severity())
-        if seat is not None and balance is not None and owed:
+        if balance is not None and owed:
             if documented != balance.cents:
                 self.find(
                     "PB-3.3c3-COMP-FORM",
