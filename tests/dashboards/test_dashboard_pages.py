@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy, request_from
+from dashboard_data import APP, DAY, SETTLED_WRONGLY, ledger_copy, request_from
 from streamlit.testing.v1 import AppTest
 
 from pipeline.bundle.acks import AckJournal, journal_path_for
@@ -200,8 +200,8 @@ def test_table_board(ledger: Path) -> None:
 def test_round_reconstruction(ledger: Path) -> None:
     ((round_id,),) = _query(
         ledger,
-        "SELECT round_id FROM exceptions WHERE code LIKE '%-VIG' AND round_id IS NOT "
-        "NULL ORDER BY round_id LIMIT 1",
+        "SELECT round_id FROM exceptions e WHERE code LIKE '%-VIG' AND round_id IS NOT NULL "
+        f"AND {SETTLED_WRONGLY} ORDER BY round_id LIMIT 1",
     )
     at = _app("round_reconstruction")
     assert at.title[0].value == "Round reconstruction"
