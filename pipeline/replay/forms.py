@@ -9,6 +9,10 @@
 - (c)3iii-iv: at the end of the gaming day each original from the drop box is matched with the
   duplicate the pit clerk forwarded to accounting.
 - (c)3vii: documented vigorish is a complimentary in the table game win calculation.
+- (c)2-3: a Form documents the vigorish deferred at one seat and not collected: a Form with no
+  seat, or for a seat that owed nothing, documents nothing (no complimentary); Chemin de Fer
+  defers nothing (4.10(c)), so it has no Forms. The Form's gaming date, pit and table location
+  are the table's (3.3(c)3i).
 
 The Form events are read as their typed payload records (:mod:`pipeline.events.payloads`).
 """
@@ -30,7 +34,7 @@ from pipeline.events.payloads import (
 )
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
-from pipeline.rules.codes import rule
+from pipeline.rules.codes import code_for, regulates, rule
 from pipeline.rules.games import Game
 
 COMPLETE = "PB-3.3c3-COMP-FORM"
@@ -75,12 +79,15 @@ class FormControl:
     game: Game = Game.PUNTO_BANCO
     location: str | None = None
     gaming_date: date | None = None
+    pit: str | None = None
     series_list: list[Series] = field(default_factory=list)
     used: dict[int, list[FormRow]] = field(default_factory=dict)
     highest_used: int | None = None
     originals: list[Copy] = field(default_factory=list)
     duplicates: list[Copy] = field(default_factory=list)
     matched_ids: set[str] = field(default_factory=set)
+    undeferred_ids: set[str] = field(default_factory=set)
+    """Issued Forms that document no deferred vigorish: no complimentary (3.3(c)3vii)."""
 
     def _find(
         self,
@@ -90,13 +97,16 @@ class FormControl:
         event_ids: tuple[str, ...],
         expected: int | None = None,
         actual: int | None = None,
+        severity: Severity = Severity.CRITICAL,
+        seat: int | None = None,
     ) -> None:
         self.findings.append(
             Finding(
                 code,
-                Severity.CRITICAL,
+                severity,
                 self.table_id,
                 message,
+                seat=seat,
                 serial=serial,
                 expected_cents=expected,
                 actual_cents=actual,
@@ -141,7 +151,10 @@ class FormControl:
         self.used.setdefault(serial, []).append(row)
         self.highest_used = max(serial, self.highest_used or serial)
 
-    def issued(self, e: TableEvent) -> int:
+    def issued(self, e: TableEvent, owed_cents: int, severity: Severity = Severity.CRITICAL) -> int:
+        """A Form issued for the seat it names, which owed ``owed_cents`` of deferred vigorish
+        (0 when it names none); ``severity`` is lower when the table's events are incomplete
+        and the deferral may be among the lost ones. Returns the amount documented."""
         form = e.payload_as(CompVigFormIssued)
         serial = form.serial
         row = FormRow(
@@ -177,7 +190,62 @@ class FormControl:
                 serial,
                 (e.event_id,),
             )
+        self._check_table(serial, row, e)
+        if owed_cents == 0:
+            self._undeferred(serial, row, e, severity)
         return row.amount_cents
+
+    def _check_table(self, serial: int, row: FormRow, e: TableEvent) -> None:
+        """3.3(c)3i: the gaming date, pit and table location recorded are the table's. An
+        absent one is the missing-field finding above, not a second one here."""
+        if not regulates(self.game, "form_table"):
+            return
+        wrong = [
+            f"{name} {recorded} (the table's is {actual})"
+            for name, recorded, actual in (
+                ("gaming date", row.gaming_date, self.gaming_date),
+                ("pit", row.pit, self.pit),
+                ("table location", row.table_location, self.location),
+            )
+            if recorded and actual is not None and recorded != actual
+        ]
+        if wrong:
+            code = code_for(self.game, "form_table")
+            self._find(
+                code,
+                f"Form {serial} records {'; '.join(wrong)}, as the table opened "
+                f"({rule(code).citation}). Correct the Form: the complimentary belongs to this "
+                "table's gaming day.",
+                serial,
+                (e.event_id,),
+            )
+
+    def _undeferred(self, serial: int, row: FormRow, e: TableEvent, severity: Severity) -> None:
+        """(c)2-3 (4.10(c)): a Form documents a seat's deferred, uncollected vigorish."""
+        self.undeferred_ids.add(e.event_id)
+        code = code_for(self.game, "form_deferred")
+        seat = e.payload_as(CompVigFormIssued).seat
+        if self.game is Game.CHEMIN_DE_FER:
+            why = "Chemin de Fer vigorish is collected immediately, never deferred"
+        elif seat is None:
+            why = (
+                "it names no seat, so it cannot be tied to the marker button of a player who "
+                "owed deferred vigorish"
+            )
+        else:
+            why = f"seat {seat} owed no deferred vigorish when it was issued"
+        self._find(
+            code,
+            f"Form {serial} documents {money(row.amount_cents)} for "
+            f"{row.patron_name or 'an unnamed patron'}, but {why} ({rule(code).citation}). It "
+            "is not counted as a complimentary: find the deferral it documents, or void the Form.",
+            serial,
+            (e.event_id,),
+            expected=0,
+            actual=row.amount_cents,
+            severity=severity,
+            seat=int(seat) if seat is not None else None,
+        )
 
     def voided(self, e: TableEvent) -> None:
         form = e.payload_as(CompVigFormVoided)
@@ -283,7 +351,10 @@ class FormControl:
     def comp_cents(self) -> int:
         """(c)3vii: vigorish documented on Forms, a complimentary to the patron."""
         return sum(
-            r.amount_cents for rows in self.used.values() for r in rows if r.status == "ISSUED"
+            r.amount_cents
+            for rows in self.used.values()
+            for r in rows
+            if r.status == "ISSUED" and r.event_id not in self.undeferred_ids
         )
 
     def rows(self) -> list[FormRow]:

@@ -30,6 +30,8 @@ from pipeline.events.model import TableEvent
 from pipeline.events.payloads import CuratorChanged, DeviceFault
 from pipeline.replay.bank import Bank
 from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
+from pipeline.replay.checks.bank_passing import BankPassing
+from pipeline.replay.checks.disclosed import disclosed_discards_face_down
 from pipeline.replay.checks.error_cards import error_what
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
@@ -71,7 +73,7 @@ from pipeline.rules.settlement import (
     Settlement,
     Wager,
 )
-from pipeline.rules.shoe import burned_cards, shoe_problems
+from pipeline.rules.shoe import burned_cards, cut_card_problem, shoe_problems, shuffle_problems
 from pipeline.rules.variants import variant
 
 ERROR_CARD_SUBJECTS = {
@@ -110,7 +112,10 @@ class TableReplay:
         self.summary = TableDaySummary(table_id)
         self.bank = Bank()
         """Chemin de Fer's bank (4.5-4.7, 4.11)."""
+        self.bank_passing = BankPassing()
         self.carried: CarriedCard | None = None
+        self.last_batch: str | None = None
+        """The two-batch shuffler's batch of the last shoe started (7.1(d)4)."""
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -218,6 +223,10 @@ class TableReplay:
             handler = _HANDLERS.get(event.payload_type)
             if handler is not None:
                 handler(self, event)
+            for flag in self.bank_passing.apply(event, event.round_id in incomplete):
+                self.find(
+                    flag.code, flag.severity, flag.message, event_ids=flag.event_ids, seat=flag.seat
+                )
 
     def finish(self, sequenced: Sequenced) -> ReplayResult:
         """End the day (the round in play, an open irregularity, the Forms) and give the
@@ -245,11 +254,23 @@ class TableReplay:
                 f"which the rule catalog does not hold; known: {sorted(self.catalog)}. Add the "
                 "filed configuration to the catalog and replay again."
             )
-        self.rules = self.catalog[rules_id]
+        previous, self.rules = self.rules, self.catalog[rules_id]
         if self.rules.game.value != e.get("game"):
             raise UnknownRulesError(
                 f"table {self.table_id}: TableOpened says game {e.get('game')} but rules "
                 f"{rules_id!r} are for {self.rules.game.value} (event {e.event_id})"
+            )
+        if previous is not None and _vigorish_of(previous) != _vigorish_of(self.rules):
+            self.find(
+                "vig_one_rate",
+                Severity.HIGH,
+                f"Table {self.table_id} reopened under rules {rules_id!r} charging "
+                f"{_vigorish_of(self.rules)} after {previous.rules_id!r} charging "
+                f"{_vigorish_of(previous)} the same gaming day (event {e.event_id}); one "
+                f"vigorish applies to all players at a table ({self._citation('vig_one_rate')}). "
+                "Keep the table's filed vigorish for the day.",
+                event_ids=(e.event_id,),
+                between_rounds=True,
             )
         self.summary.rules_id = rules_id
         self.summary.game = self.rules.game.value
@@ -260,6 +281,7 @@ class TableReplay:
         self.forms.game = self.rules.game
         self.forms.location = self.summary.location
         self.forms.gaming_date = self.summary.gaming_date
+        self.forms.pit = self.summary.pit
 
     def on_TableClosed(self, e: TableEvent) -> None:
         self._close_round()
@@ -312,17 +334,24 @@ class TableReplay:
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:
         self._close_round()
+        previous_batch = self.last_batch
+        if self.shoe is not None:  # no ShoeEnded: the previous shoe was completed all the same
+            for seat in sorted(self.deferred):
+                self._deadline(
+                    seat, f"shoe {self.shoe.shoe_id} gave way to {e.get('shoe_id')} unended", e
+                )
         self.deferred_unknown_after = None
         rules = self.require_rules()
         self.shoe = ShoeState(str(e.get("shoe_id")), e, int(e.get("cards_in_shoe")))
         self.summary.shoes += 1
+        batch, self.last_batch = e.get("batch"), e.get("batch")
         for problem in shoe_problems(
             rules,
             int(e.get("decks")),
             int(e.get("cards_in_shoe")),
             int(e.get("cut_position")),
             int(e.get("cut_card_from_back")),
-        ):
+        ) + shuffle_problems(rules, str(e.get("shuffle_method")), batch, previous_batch):
             self.find(
                 problem.rule_code,
                 Severity.MEDIUM,
@@ -335,6 +364,8 @@ class TableReplay:
         self._close_irregularity(None)
         for seat in sorted(self.deferred):
             self._deadline(seat, "the shoe was completed", e)
+        if self.shoe is not None and self.shoe.cut_card_round is None:
+            self._check_cut_card(self.shoe, None, e)
         self.shoe = None
         # A card kept for "the next hand of play" goes into the reshuffle with the shoe: the
         # next shoe opens with its own cards (3.12(a)-(b); 4.12(g) once the cutting card is out).
@@ -343,8 +374,27 @@ class TableReplay:
     def on_CutCardReached(self, e: TableEvent) -> None:
         if self.shoe:
             self.shoe.cut_card_round = e.round_id
+            self._check_cut_card(self.shoe, int(e.get("position")), e)
         if self.round:
             self.round.cut_card = e
+
+    def _check_cut_card(self, shoe: ShoeState, recorded_at: int | None, e: TableEvent) -> None:
+        started = shoe.started
+        problem = cut_card_problem(
+            shoe.cards_in_shoe,
+            int(started.get("cut_card_from_back")),
+            recorded_at,
+            shoe.last_hand_position,
+        )
+        if problem:
+            self.find(
+                "cut_card_seen",
+                Severity.MEDIUM,
+                f"Shoe {shoe.shoe_id}: {problem} ({self._citation('cut_card_seen')}). Check the "
+                "shoe's cutting card reading and the hands dealt after it.",
+                event_ids=(started.event_id, e.event_id),
+                between_rounds=recorded_at is None,
+            )
 
     def on_LastHandAnnounced(self, e: TableEvent) -> None:
         if not variant(self.game).last_hand:
@@ -393,6 +443,10 @@ class TableReplay:
         if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
             self._check_carried(carried, dealt)
         rnd.cards.append(dealt)
+        if self.shoe is not None:
+            self.shoe.last_hand_position = max(self.shoe.last_hand_position, dealt.position)
+        if rnd.first_card is None:
+            rnd.first_card = e.event_id
 
     def _check_carried(self, carried: CarriedCard, first: DealtCard) -> None:
         """3.12(a)-(b), 4.12(g), 7.11(a)-(b): the card dealt or drawn in error (undisclosed)
@@ -606,6 +660,8 @@ class TableReplay:
                     event_ids=ids,
                 )
             return
+        for flag in disclosed_discards_face_down(self.require_rules(), irr):
+            self.find(flag.code, flag.severity, flag.message, event_ids=flag.event_ids)
         actual = len(irr.discards) - 1  # the irregular card itself is discarded too
         if actual != irr.expected_extra:
             rank = irr.event.get("card_rank")
@@ -623,12 +679,15 @@ class TableReplay:
         self._close_round()
         self._check_burn()
         simulated = bool(e.get("simulated"))
+        disclosed = None
         if simulated:
             irr = self.irregularity
             self.irregularity = None
             if irr is not None and irr.expected_extra is not None:
                 self.irregularity = irr
                 self._close_irregularity(None)
+            elif irr is not None:
+                disclosed = irr.event
         else:
             self._close_irregularity(None)
         last_hand_rule = variant(self.game).last_hand
@@ -660,6 +719,7 @@ class TableReplay:
             simulated,
             e.event_id,
             e.occurred_at,
+            disclosed=disclosed,
         )
 
     def on_BettingClosed(self, e: TableEvent) -> None:
@@ -676,8 +736,7 @@ class TableReplay:
         rnd.wagers[key] = rnd.wagers.get(key, 0) + int(e.get("amount_cents"))
         rnd.wager_events.setdefault(key, []).append(e.event_id)
         rnd.patrons[seat] = e.get("patron_id")
-        if rnd.betting_closed is not None:
-            rnd.late.append(e)
+        _note_late(rnd, e)
 
     def on_WagerWithdrawn(self, e: TableEvent) -> None:
         rnd = self.round
@@ -685,8 +744,7 @@ class TableReplay:
             return
         key = (int(e.get("seat")), Wager[str(e.get("wager"))])
         rnd.wagers[key] = rnd.wagers.get(key, 0) - int(e.get("amount_cents"))
-        if rnd.betting_closed is not None:
-            rnd.late.append(e)
+        _note_late(rnd, e)
 
     def on_ResultAnnounced(self, e: TableEvent) -> None:
         if self.round is not None:
@@ -759,6 +817,10 @@ class TableReplay:
     def on_RoundVoided(self, e: TableEvent) -> None:
         if self.round is not None:
             self.round.voided = e
+        if self.shoe is not None and self.shoe.voided_for_insufficient is None:
+            code = e.get("rule_code")
+            if code in (None, code_for(self.game, "insufficient")):
+                self.shoe.voided_for_insufficient = e
 
     # ------------------------------------------------------------------ forms
     def on_FormSeriesReceived(self, e: TableEvent) -> None:
@@ -766,9 +828,10 @@ class TableReplay:
 
     def on_CompVigFormIssued(self, e: TableEvent) -> None:
         seat = e.get("seat")
-        documented = self.forms.issued(e)
-        if seat is not None and int(seat) in self.deferred:
-            balance = self.deferred[int(seat)]
+        balance = self.deferred.get(int(seat)) if seat is not None else None
+        owed = balance.cents if balance is not None else 0
+        documented = self.forms.issued(e, owed, self._deferral_severity())
+        if balance is not None and owed:
             if documented != balance.cents:
                 self.find(
                     "PB-3.3c3-COMP-FORM",
@@ -942,7 +1005,8 @@ class TableReplay:
         if rnd.simulated:
             return
         self.summary.rounds += 1
-        self._record_wagers(rnd, late_ids={e.event_id for e in rnd.late})
+        late_ids = {e.event_id for e in (*rnd.late, *rnd.after_first_card)}
+        self._record_wagers(rnd, late_ids=late_ids)
         if rnd.announced is not None:
             a = rnd.announced
             row.announced = (
@@ -1032,6 +1096,21 @@ class TableReplay:
                 )
             )
             self.summary.handle_cents += amount
+
+
+def _vigorish_of(rules: TableRules) -> str:
+    """The vigorish a table charges, as its players see it (3.3(d), 4.10(d), 7.3(e))."""
+    if rules.tie_vig_quarter:
+        return "25 % of Banker wagers on a tie"
+    return f"{rules.vig_percent} %"
+
+
+def _note_late(rnd: RoundState, e: TableEvent) -> None:
+    """A wager event after "No More Bets" was recorded, or else after the first card."""
+    if rnd.betting_closed is not None:
+        rnd.late.append(e)
+    elif rnd.first_card is not None:
+        rnd.after_first_card.append(e)
 
 
 _HANDLERS: dict[str, Callable[[TableReplay, TableEvent], None]] = {

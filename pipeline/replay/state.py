@@ -30,6 +30,12 @@ class RoundState:
     started_event: str
     started_at: int
     betting_closed: str | None = None
+    first_card: str | None = None
+    """The event id of the round's first card dealt to a hand: it closes betting whatever the
+    pit terminal recorded (3.2(d) with 3.7(b), 4.7(e) with 4.8(d), 7.2(d) with 7.7(b))."""
+    after_first_card: list[TableEvent] = field(default_factory=list)
+    """Wagers made, increased or withdrawn after the first card but not after a recorded "No
+    More Bets" (those are in ``late``)."""
     wagers: dict[tuple[int, Wager], int] = field(default_factory=dict)
     wager_events: dict[tuple[int, Wager], list[str]] = field(default_factory=dict)
     patrons: dict[int, str | None] = field(default_factory=dict)
@@ -43,6 +49,9 @@ class RoundState:
     cut_card: TableEvent | None = None
     bank: list[TableEvent] = field(default_factory=list)
     error_card: ErrorCard | None = None
+    disclosed: TableEvent | None = None
+    """For a simulated round: the report of the disclosed card it is dealt with (3.12(c)3,
+    4.12(h)3, 7.11(c)3)."""
 
 
 @dataclass
@@ -78,6 +87,11 @@ class ShoeState:
     last_hand_announced: bool = False
     rounds_after_cut: int = 0
     last_position: int = -1
+    last_hand_position: int = -1
+    """The furthest shoe position dealt to a hand (not burned or discarded)."""
+    voided_for_insufficient: TableEvent | None = None
+    """The RoundVoided that ended the shoe's play for insufficient cards (3.12(e), 4.12(k)):
+    no round follows it until the next shoe."""
 
 
 @dataclass

@@ -50,6 +50,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "No wager other than those the table offers."),
     ("PB-3.2d-NO-MORE-BETS", "3.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    ("PB-3.7b-CARDS-CLOSE-BETS", "3.2(d), 3.7(b)",
+     "\"No More Bets\" comes before \"Cards\": no wager is made, increased or withdrawn once the "
+     "first card of the round is dealt, whether or not the pit recorded \"No More Bets\"."),
     ("PB-3.3c-VIG", "3.3(c)",
      "A winning Banker wager pays vigorish of 4 or 5 percent of the amount won."),
     ("PB-3.3c1-VIG-ROUNDING", "3.3(c)1",
@@ -61,6 +64,13 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Uncollected vigorish is documented on a Complimentary Vigorish Form with amount, "
      "gaming date, pit, table, patron and signatures of dealer, pit boss and pit clerk, and "
      "the patron's signature or why it is missing."),
+    ("PB-3.3c3-FORM-DEFERRED", "3.3(c)2, (c)3",
+     "A Form documents vigorish deferred at a seat (the marker button on that player's "
+     "number) and not collected: a Form with no seat, or for a seat that owed nothing, "
+     "documents nothing and is no complimentary."),
+    ("PB-3.3c3i-FORM-TABLE", "3.3(c)3i",
+     "The Form's gaming date, pit and table location are those of the table and day where the "
+     "vigorish was deferred."),
     ("PB-3.3c3ii-FORM-SEQUENCE", "3.3(c)3ii",
      "Every Form series received is accounted for and used in sequential order."),
     ("PB-3.3c3iv-FORM-MATCH", "3.3(c)3iii-iv",
@@ -86,12 +96,17 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "The dragon 7 wager pays at least 40 to 1."),
     ("PB-3.2a6iii-DRAGON-EXCLUSIVE", "3.2(a)6iii",
      "No dragon 7 wager together with total-card or bonus wagers."),
+    ("PB-3.5a-SHUFFLE-FILED", "3.5(a)",
+     "Each shoe is shuffled by the option the casino filed for the table."),
     ("PB-3.5b-SHUFFLE-PIT", "3.5(b)",
      "One shuffling option for all tables in a pit."),
     ("PB-3.5d-CUT", "3.5(d)",
      "The cutting card goes at least 10 cards from either end."),
     ("PB-3.5e-CUT-CARD-14", "3.5(e)",
      "The second cutting card is at least 14 cards from the back."),
+    ("PB-3.5e-CUT-CARD-SEEN", "3.5(e), 3.8(e)",
+     "The cutting card appears where it was placed in the shoe: it is recorded neither before "
+     "that card nor after a hand was dealt from beyond it."),
     ("PB-3.5e-BURN", "3.5(e)",
      "The first card and as many more as its burn count (tens and faces ten, ace one) are "
      "burned."),
@@ -132,16 +147,31 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("PB-3.12c-DISCLOSED", "3.12(c)",
      "A disclosed card dealt in error is handled by the pre-selected procedure (c)1, (c)2 or "
      "(c)3."),
+    ("PB-3.12c2-FACE-DOWN", "3.12(c)2",
+     "Under procedure (c)2 the additional card is drawn face down and discarded undisclosed."),
+    ("PB-3.12c3-SIMULATED-FIRST", "3.12(c)3",
+     "Under procedure (c)3 the disclosed card is the first card of the simulated round."),
     ("PB-3.12d-FACE-UP", "3.12(d)",
      "A card face up in the shoe is discarded with as many more cards as its value."),
     ("PB-3.12e-INSUFFICIENT", "3.12(e)",
      "A round the shoe cannot complete is void."),
+    ("PB-3.12e-VOID-RETURNED", "3.12(e)",
+     "The wagers of a void round are returned: none is paid as a win, collected or charged "
+     "vigorish."),
+    ("PB-3.12e-RESHUFFLE", "3.12(e)",
+     "After a round voided for insufficient cards, a new round commences only after the entire "
+     "set of cards is reshuffled and placed in the shoe."),
     # --- Chemin de Fer, subchapter 4
     ("CF-4.1a-DECKS", "4.1(a)",
      "At least six decks and two cutting cards."),
+    ("CF-4.4a-SHUFFLE-FILED", "4.4(a)",
+     "Each shoe is shuffled by the option the casino filed for the table."),
     ("CF-4.4e-BURN", "4.4(d)-(e)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
+    ("CF-4.4e-CUT-CARD-SEEN", "4.4(e), 4.12(g)",
+     "The cutting card appears where it was placed in the shoe: it is recorded neither before "
+     "that card nor after a hand was dealt from beyond it."),
     ("CF-4.5b-BANKER-BID", "4.5(b)",
      "The highest bid becomes Banker; equal bids go to the closest to the dealer "
      "counterclockwise."),
@@ -155,7 +185,11 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.7b-SUIVI", "4.7(b)-(d)",
      "Banco suivi before banco seul before partial wagers counterclockwise."),
     ("CF-4.7e-UNCOVERED", "4.7(e)",
-     "The Banker withdraws the part of the wager nobody covered."),
+     "The Banker withdraws the part of the wager nobody covered: the Banker's stake, its win "
+     "and its vigorish are the covered part only."),
+    ("CF-4.8d-CARDS-CLOSE-BETS", "4.7(e), 4.8(d)",
+     "The cards are dealt after \"No More Bets\" and \"Cards\": no wager is made, increased or "
+     "withdrawn once the first card of the hand is dealt."),
     ("CF-4.7g-PLAYER", "4.7(g), 4.10(b)",
      "Wagers against the Banker win 1 to 1 and are void on a tie."),
     ("CF-4.8c-DOMINANT", "4.8(c)",
@@ -176,9 +210,17 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.10c-VIG", "4.10(c)",
      "Vigorish of 4 or 5 percent of the Banker's winnings, optionally rounded to 25c/20c, "
      "collected immediately."),
+    ("CF-4.10c-NO-FORM", "4.10(c)",
+     "Vigorish is collected immediately after each round the Banker wins: none is deferred, so "
+     "no Complimentary Vigorish Form documents any."),
+    ("CF-4.10d-VIG-ONE-RATE", "4.10(d)",
+     "The percentage of vigorish charged at a table applies to all players at that table."),
     ("CF-4.11a1-BANK-PASS", "4.11(a)1, (b)",
      "The Banker passes the shoe when the Banker's Hand loses, to the right and "
      "counterclockwise."),
+    ("CF-4.11b-PASSED-TO", "4.11(b)",
+     "A bank the Banker had to give up goes to the seated participant to the Banker's right, "
+     "then counterclockwise, who accepts it; that participant is the next Banker."),
     ("CF-4.11c-VOLUNTARY-PASS", "4.11(c)",
      "A voluntarily passed bank goes to the first taker who matches up to twice the last "
      "wager, else the highest bidder."),
@@ -196,10 +238,20 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.12h-DISCLOSED", "4.12(h)",
      "A disclosed card dealt in error is handled by the pre-selected procedure (h)1, (h)2 or "
      "(h)3."),
+    ("CF-4.12h2-FACE-DOWN", "4.12(h)2",
+     "Under procedure (h)2 the additional card is drawn face down and discarded undisclosed."),
+    ("CF-4.12h3-SIMULATED-FIRST", "4.12(h)3",
+     "Under procedure (h)3 the disclosed card is the first card of the simulated round."),
     ("CF-4.12j-FACE-UP", "4.12(j)",
      "A card face up in the shoe is discarded with as many more as its value."),
     ("CF-4.12k-INSUFFICIENT", "4.12(k)",
      "A hand the shoe cannot complete is void."),
+    ("CF-4.12k-VOID-RETURNED", "4.12(k)",
+     "The wagers of a void hand are returned: none is paid as a win, collected or charged "
+     "vigorish."),
+    ("CF-4.12k-RESHUFFLE", "4.12(k)",
+     "A hand voided for insufficient cards once the cutting card is drawn is the shoe's last: "
+     "no hand is dealt from that shoe after it."),
     ("CF-4.7e-NO-MORE-BETS", "4.7(e)",
      "No wager is made, increased or withdrawn after \"No More Bets\", except the Banker's "
      "uncovered part."),
@@ -209,17 +261,34 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("MB-7.1d-TWO-BATCH", "7.1(d)",
      "With an automated shuffler: at least 12 decks in two equal batches of different backs, "
      "alternated shoe by shoe."),
+    ("MB-7.1d4-BATCH-ALTERNATE", "7.1(d)4",
+     "With the automated shuffler, one batch is dealt while the other is shuffled: the shoes "
+     "alternate between the two batches."),
+    ("MB-7.5b-SHUFFLE-FILED", "7.5(b)",
+     "Each shoe is shuffled by the option the casino filed for the table."),
     ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
      "No wager other than those of 7.2(a) the table offers, unless the Commission approved it."),
+    ("MB-7.7b-CARDS-CLOSE-BETS", "7.2(d), 7.7(b)",
+     "\"No More Bets\" opens the round before the deal: no wager is made, increased or withdrawn "
+     "once the first card of the round is dealt."),
     ("MB-7.3c-VIG", "7.3(c)",
      "A winning Banker wager pays 4 or 5 percent vigorish."),
     ("MB-7.3c1-VIG-ROUNDING", "7.3(c)1",
      "Rounded vigorish is 5c or the next highest multiple of 5c."),
+    ("MB-7.3c3-FORM-DEFERRED", "7.3(c)2, (c)3",
+     "A Form documents vigorish deferred at a seat and not collected: a Form with no seat, or "
+     "for a seat that owed nothing, documents nothing and is no complimentary."),
     ("MB-7.3d-TIE-VIG", "7.2(a)1iii, 7.3(d)",
      "Optionally 25 percent of each Banker wager on a tie, instead of the (c) vigorish, "
      "collected before the next round's first card."),
+    ("MB-7.3e-VIG-ONE-RATE", "7.3(e)",
+     "The type and percentage of vigorish charged at a table apply to all players at that "
+     "table."),
     ("MB-7.3f-NO-VIG", "7.3(f)",
      "No-vigorish options as in 3.3(e)."),
+    ("MB-7.5e-CUT-CARD-SEEN", "7.5(e)",
+     "The cutting card appears where it was placed in the shoe: it is recorded neither before "
+     "that card nor after a hand was dealt from beyond it."),
     ("MB-7.5f-BURN", "7.5(e)-(f)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
@@ -228,6 +297,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("MB-7.11c-DISCLOSED", "7.11(c)",
      "A disclosed card dealt in error is handled by the pre-selected procedure (c)1, (c)2 or "
      "(c)3."),
+    ("MB-7.11c2-FACE-DOWN", "7.11(c)2",
+     "Under procedure (c)2 the additional card is drawn face down and discarded undisclosed."),
+    ("MB-7.11c3-SIMULATED-FIRST", "7.11(c)3",
+     "Under procedure (c)3 the disclosed card is the first card of the simulated round."),
     ("MB-7.11d-FACE-UP", "7.11(d)",
      "A card face up in the shoe is discarded with as many more cards as its value."),
     ("MB-7.11a-UNAUTHORIZED-THIRD", "7.11(a)",
@@ -269,9 +342,15 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     # subject:            (Punto Banco, Chemin de Fer, Minibaccarat)
     "decks":              ("PB-3.1a-DECKS", "CF-4.1a-DECKS", "MB-7.1a-DECKS"),
     "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "shuffle_filed":      ("PB-3.5a-SHUFFLE-FILED", "CF-4.4a-SHUFFLE-FILED",
+                           "MB-7.5b-SHUFFLE-FILED"),
     "cut_card_14":        ("PB-3.5e-CUT-CARD-14", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "cut_card_seen":      ("PB-3.5e-CUT-CARD-SEEN", "CF-4.4e-CUT-CARD-SEEN",
+                           "MB-7.5e-CUT-CARD-SEEN"),
     "burn":               ("PB-3.5e-BURN", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),
+    "bets_after_cards":   ("PB-3.7b-CARDS-CLOSE-BETS", "CF-4.8d-CARDS-CLOSE-BETS",
+                           "MB-7.7b-CARDS-CLOSE-BETS"),
     "deal_order":         ("PB-3.7c-DEAL-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.7c-DEAL-ORDER"),
     "third_order":        ("PB-3.8c-THIRD-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.8c-THIRD-ORDER"),
     "one_more":           ("PB-3.8d-ONE-MORE", "CF-4.8d-DEAL-ORDER", "PB-3.8d-ONE-MORE"),
@@ -279,6 +358,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "player_draw":        ("PB-3.9b-TABLE1", "CF-4.9a-PLAYER", "PB-3.9b-TABLE1"),
     "banker_draw":        ("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.9c-TABLE2"),
     "vig":                ("PB-3.3c-VIG", "CF-4.10c-VIG", "MB-7.3c-VIG"),
+    "vig_one_rate":       ("PB-3.3d-VIG-ONE-RATE", "CF-4.10d-VIG-ONE-RATE",
+                           "MB-7.3e-VIG-ONE-RATE"),
     "vig_rounding":       ("PB-3.3c1-VIG-ROUNDING", "CF-4.10c-VIG", "MB-7.3c1-VIG-ROUNDING"),
     "deferred_deadline":  ("PB-3.3c4-DEFERRED-DEADLINE", "CF-4.10c-VIG",
                            "PB-3.3c4-DEFERRED-DEADLINE"),
@@ -287,9 +368,20 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
                            "MB-7.11a-UNAUTHORIZED-THIRD"),
     "drawn_in_error":     ("PB-3.12b-DRAWN-IN-ERROR", "CF-4.12g-DRAWN-IN-ERROR",
                            "MB-7.11b-DRAWN-IN-ERROR"),
+    "disclosed_face_down": ("PB-3.12c2-FACE-DOWN", "CF-4.12h2-FACE-DOWN",
+                            "MB-7.11c2-FACE-DOWN"),
+    "simulated_first":    ("PB-3.12c3-SIMULATED-FIRST", "CF-4.12h3-SIMULATED-FIRST",
+                           "MB-7.11c3-SIMULATED-FIRST"),
     "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP"),
     "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
                            "PB-3.12e-INSUFFICIENT"),
+    "form_deferred":      ("PB-3.3c3-FORM-DEFERRED", "CF-4.10c-NO-FORM",
+                           "MB-7.3c3-FORM-DEFERRED"),
+    # 7.3(c)3i (the Minibaccarat text) does not ask for the gaming date, pit or location.
+    "form_table":         ("PB-3.3c3i-FORM-TABLE", None, None),
+    "void_returned":      ("PB-3.12e-VOID-RETURNED", "CF-4.12k-VOID-RETURNED",
+                           "PB-3.12e-VOID-RETURNED"),
+    "void_reshuffle":     ("PB-3.12e-RESHUFFLE", "CF-4.12k-RESHUFFLE", "PB-3.12e-RESHUFFLE"),
     # Chemin de Fer has no "last hand": 4.12(g), (j) and (k) only speak of the cutting card.
     "last_hand":          ("PB-3.8e-LAST-HAND", None, "PB-3.8e-LAST-HAND"),
     "announce":           ("PB-3.10a-ANNOUNCE", "CF-4.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),

@@ -129,8 +129,19 @@ def cover_bank(
         take = min(by_seat[seat].amount_cents, remaining)
         accepted.append(BancoOffer(seat, BancoKind.PARTIAL, take))
         remaining -= take
-    dominant = None
-    if accepted:
-        highest = max(o.amount_cents for o in accepted)
-        dominant = next(o.seat for o in accepted if o.amount_cents == highest)
-    return Coverage(tuple(accepted), remaining, dominant)
+    return Coverage(tuple(accepted), remaining, dominant_player(banker_seat, accepted))
+
+
+def dominant_player(banker_seat: int, accepted: Sequence[BancoOffer]) -> int | None:
+    """N.J.A.C. 19:47-4.8(c): the Dominant Player, who controls the Player's Hand: whoever made
+    the banco suivi or banco seul wager; else the highest wager against the Banker, and of equal
+    ones the nearest the Banker counterclockwise. ``None`` when nobody wagered against it."""
+    for offer in accepted:
+        if offer.kind is not BancoKind.PARTIAL:
+            return offer.seat
+    if not accepted:
+        return None
+    highest = max(o.amount_cents for o in accepted)
+    return counterclockwise_from(
+        banker_seat, (o.seat for o in accepted if o.amount_cents == highest)
+    )[0]

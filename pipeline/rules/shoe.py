@@ -1,6 +1,7 @@
 """Shoe procedure: decks, cut, cutting card, burn and the last hand.
 
-N.J.A.C. 19:47-3.1(a), 3.5(d)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(d)-(e); 7.1(a), 7.1(d), 7.5(e)-(f).
+N.J.A.C. 19:47-3.1(a), 3.5(a), 3.5(d)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(a), 4.4(d)-(e); 7.1(a),
+7.1(d), 7.5(b), 7.5(e)-(f).
 """
 
 from __future__ import annotations
@@ -25,6 +26,66 @@ MINIMUM_CUT_CARD_FROM_BACK = 14  # 3.5(e): second cutting card at least 14 from 
 class ShoeProblem:
     rule_code: str
     message: str
+
+
+def shuffle_problems(
+    rules: TableRules, method: str, batch: str | None, previous_batch: str | None
+) -> list[ShoeProblem]:
+    """A shoe shuffled by another option than the table's filed one (3.5(a), 4.4(a), 7.5(b));
+    with the two-batch shuffler, a shoe dealt from the same batch as the one before it: one
+    batch is dealt while the other is shuffled (7.1(d)4). ``previous_batch`` is the batch of
+    the table's previous shoe that day, ``None`` for its first."""
+    found: list[ShoeProblem] = []
+    filed = rules.shuffle_method
+    if method != filed.value:
+        found.append(
+            ShoeProblem(
+                code_for(rules.game, "shuffle_filed"),
+                f"shuffled {method}, but the table's rules {rules.rules_id!r} file {filed.value}",
+            )
+        )
+    elif (
+        filed is ShuffleMethod.AUTOMATED_BATCH
+        and previous_batch is not None
+        and batch in (None, previous_batch)
+    ):
+        found.append(
+            ShoeProblem(
+                "MB-7.1d4-BATCH-ALTERNATE",
+                f"dealt from batch {batch or '(not recorded)'} after a shoe of batch "
+                f"{previous_batch}; the batches alternate, one dealt while the other is "
+                "shuffled",
+            )
+        )
+    return found
+
+
+def cut_card_problem(
+    cards_in_shoe: int,
+    cut_card_from_back: int,
+    recorded_at: int | None,
+    last_hand_position: int,
+) -> str | None:
+    """Whether the cutting card was recorded where it lies: ``cut_card_from_back`` cards from
+    the back (3.5(e)), so it appears when the card at ``cards_in_shoe - cut_card_from_back``
+    is next. ``recorded_at`` is the shoe position at which the cutting card was recorded
+    (``None``: never, by the shoe's end); ``last_hand_position`` the furthest position dealt to
+    a hand before then. Cards burned or discarded between hands may pass it: it is then seen
+    at the next hand's first card."""
+    lies_before = cards_in_shoe - cut_card_from_back
+    if recorded_at is not None and recorded_at < lies_before:
+        return (
+            f"the cutting card was recorded at position {recorded_at}, but it was placed "
+            f"{cut_card_from_back} cards from the back, before position {lies_before}"
+        )
+    if last_hand_position >= lies_before:
+        when = "before it was recorded" if recorded_at is not None else "and it was never recorded"
+        return (
+            f"hands were dealt up to position {last_hand_position}, past the cutting card "
+            f"placed {cut_card_from_back} cards from the back (before position {lies_before}), "
+            f"{when}"
+        )
+    return None
 
 
 def burned_cards(first_card: Rank) -> int:

@@ -28,6 +28,10 @@ class FaultKind(enum.Enum):
     SHOE = "shoe"  # 8: card count, burn count, cutting card too close to the end
     IRREGULARITY = "irregularity"  # 9: irregularity handled against the pre-selected procedure
     DEVICE = "device"  # 10: duplicates, out-of-order delivery, dropped events, clock skew
+    CARDS_CLOSE_BETS = "cards_close_bets"  # 11: a wager after the first card, "No More Bets"
+    # recorded after the cards or never
+    BANK = "bank"  # 12: Chemin de Fer: Banker settled on the uncovered bank, or the Player's
+    # Hand's choice made by someone other than the Dominant Player
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -41,6 +45,8 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.SHOE: 0.05,
     FaultKind.IRREGULARITY: 0.3,
     FaultKind.DEVICE: 0.0005,
+    FaultKind.CARDS_CLOSE_BETS: 0.003,
+    FaultKind.BANK: 0.02,
 }
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""

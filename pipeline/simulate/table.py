@@ -10,7 +10,7 @@ code the replay must report.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -267,9 +267,11 @@ class TableEmulator:
             self._void_form()
         detail = None
         if self.faults.roll(FaultKind.FORMS):
-            detail = self.rng.choice(
-                ("gap", "out_of_order", "duplicate", "mismatch", "missing_signature")
-            )
+            details = ["gap", "out_of_order", "duplicate", "mismatch", "missing_signature"]
+            details.append("walk_in")  # 3.3(c)2-3: a Form tied to no seat's deferral
+            if regulates(self.game, "form_table"):
+                details.append("wrong_pit")  # 3.3(c)3i: another pit than the table's
+            detail = self.rng.choice(details)
         serial = self.book.take()
         if detail == "gap":
             skipped, serial = serial, self.book.take()
@@ -302,13 +304,20 @@ class TableEmulator:
         if detail == "missing_signature":
             signatures[self.rng.choice(tuple(signatures))] = None  # type: ignore[assignment]
             self._fault(FaultKind.FORMS, "signature missing", "PB-3.3c3-COMP-FORM", serial=serial)
+        if detail == "wrong_pit":
+            self._fault(
+                FaultKind.FORMS,
+                "Form records another pit than the table's",
+                code_for(self.game, "form_table"),
+                serial=serial,
+            )
         form = dict(
             serial=serial,
             amount_cents=amount,
             patron_name=patron.name,
             patron_id=patron.patron_id,
             gaming_date=self.gaming_date,
-            pit=self.pit,
+            pit=f"{self.pit}-ELSEWHERE" if detail == "wrong_pit" else self.pit,
             table_location=self.location,
             round_id=None,
             seat=patron.seat,
@@ -316,17 +325,28 @@ class TableEmulator:
             signature_missing_reason=reason,
             **signatures,
         )
-        event_id = self.out.emit(self.dev.pit, "CompVigFormIssued", **form)
-        self.book.issued.append(
-            {
-                "serial": serial,
-                "amount_cents": amount,
-                "patron_name": patron.name,
-                "void": False,
-                "mismatch": detail == "mismatch",
-                "event_id": event_id,
-            }
-        )
+        event_id = self._emit_form(form, mismatch=detail == "mismatch")
+        if detail == "walk_in":
+            walk_in = self.book.take()
+            name = "Walk-in Patron"
+            self._emit_form(
+                {
+                    **form,
+                    "serial": walk_in,
+                    "seat": None,
+                    "patron_id": None,
+                    "patron_name": name,
+                    "patron_signature": name,
+                    "signature_missing_reason": None,
+                },
+                mismatch=False,
+            )
+            self._fault(
+                FaultKind.FORMS,
+                "a walk-in Form documenting no seat's deferred vigorish",
+                code_for(self.game, "form_deferred"),
+                serial=walk_in,
+            )
         if detail == "mismatch":
             self._fault(
                 FaultKind.FORMS,
@@ -335,6 +355,21 @@ class TableEmulator:
                 serial=serial,
                 event_ids=(event_id,),
             )
+
+    def _emit_form(self, form: Mapping[str, object], *, mismatch: bool) -> str:
+        """CompVigFormIssued, and the Form in the book accounting will count."""
+        event_id = self.out.emit(self.dev.pit, "CompVigFormIssued", **form)
+        self.book.issued.append(
+            {
+                "serial": form["serial"],
+                "amount_cents": form["amount_cents"],
+                "patron_name": form["patron_name"],
+                "void": False,
+                "mismatch": mismatch,
+                "event_id": event_id,
+            }
+        )
+        return event_id
 
     def _void_form(self) -> None:
         """3.3(c)3vi: a spoiled Form is marked VOID and signed by the pit boss and pit clerk."""
@@ -401,11 +436,10 @@ class TableEmulator:
         self.rng.shuffle(cards)
         declared_cards = len(cards)
         cut_from_back = self.rng.randint(60, 84)
-        detail = (
-            self.rng.choice(("card_count", "burn", "cut_card"))
-            if self.faults.roll(FaultKind.SHOE)
-            else None
-        )
+        details = ["card_count", "burn", "cut_card", "shuffle"]
+        if two_batch and self.shoe_number > 1:
+            details.append("batch")  # 7.1(d)4: the same batch dealt twice running
+        detail = self.rng.choice(details) if self.faults.roll(FaultKind.SHOE) else None
         if detail == "card_count":
             cards.pop()
             declared_cards = len(cards)
@@ -428,12 +462,25 @@ class TableEmulator:
         batch = None
         if two_batch:
             batch, self.batch = self.batch, "B" if self.batch == "A" else "A"
+            if detail == "batch":
+                batch, self.batch = self.batch, batch  # the last shoe's batch again
+                self._fault(
+                    FaultKind.SHOE, f"batch {batch} dealt twice running", "MB-7.1d4-BATCH-ALTERNATE"
+                )
+        method = self.rules.shuffle_method
+        if detail == "shuffle":
+            method = self.rng.choice([m for m in ShuffleMethod if m is not method])
+            self._fault(
+                FaultKind.SHOE,
+                f"shoe recorded as shuffled {method.value}, not the filed option",
+                code_for(self.game, "shuffle_filed"),
+            )
         self.out.emit(
             self.dev.shoe,
             "ShoeStarted",
             shoe_id=shoe_id,
             decks=self.rules.decks,
-            shuffle_method=self.rules.shuffle_method.value,
+            shuffle_method=method.value,
             cut_position=cut_position,
             cut_card_from_back=cut_from_back,
             batch=batch,
@@ -538,9 +585,28 @@ class TableEmulator:
             else disclosed_card_discards(self.rules, card.rank)
         )
         if extra is None:  # (c)3: the card opens a simulated round with no wagers
-            self._simulated_round(shoe)
+            misplaced = self.faults.roll(FaultKind.IRREGULARITY)
+            if misplaced:  # the disclosed card is discarded and the round opens with the next
+                self._deal_card(shoe, None, "DISCARD")
+            round_id = self._simulated_round(shoe)
+            if misplaced:
+                self._fault(
+                    FaultKind.IRREGULARITY,
+                    "the simulated round did not open with the disclosed card",
+                    code_for(self.game, "simulated_first"),
+                    round_id=round_id,
+                )
             return
-        if self.faults.roll(FaultKind.IRREGULARITY):
+        one_face_down = not face_up and procedure is DisclosedCardProcedure.DISCARD_ONE_FACE_DOWN
+        shown = one_face_down and self.faults.roll(FaultKind.IRREGULARITY)
+        if shown:
+            self._fault(
+                FaultKind.IRREGULARITY,
+                "the additional card of procedure (c)2 was discarded face up",
+                code_for(self.game, "disclosed_face_down"),
+                event_ids=(irregularity_id,),
+            )
+        elif self.faults.roll(FaultKind.IRREGULARITY):
             wrong = extra + 1 if extra == 0 or self.rng.random() < 0.5 else extra - 1
             self._fault(
                 FaultKind.IRREGULARITY,
@@ -552,11 +618,10 @@ class TableEmulator:
         self._deal_card(shoe, None, "DISCARD")
         for _ in range(extra):
             # (c)2 discards its one extra card face down; (c)1 and (d) face up.
-            face_down = not face_up and procedure is DisclosedCardProcedure.DISCARD_ONE_FACE_DOWN
-            self._deal_card(shoe, None, "DISCARD", face_up=not face_down)
+            self._deal_card(shoe, None, "DISCARD", face_up=not one_face_down or shown)
 
-    def _simulated_round(self, shoe: Shoe) -> None:
-        """3.12(c)3: dealt by the rules, no wagers, then discarded."""
+    def _simulated_round(self, shoe: Shoe) -> str:
+        """3.12(c)3: dealt by the rules, no wagers, then discarded. Returns its round id."""
         round_id = f"{shoe.shoe_id}-SIM{shoe.position:03d}"
         self.out.emit(
             self.dev.pit,
@@ -576,6 +641,7 @@ class TableEmulator:
             self.out.emit(
                 self.dev.pit, "LastHandAnnounced", shoe_id=shoe.shoe_id, round_id=round_id
             )
+        return round_id
 
     # ------------------------------------------------------------------ rounds
     def _options(self) -> Options:
@@ -590,9 +656,17 @@ class TableEmulator:
         order = deal_order(len(deal.player), len(deal.banker))
         return [self._deal_card(shoe, round_id, hand) for hand in order]
 
-    def _late_wager(self, round_id: str, stakes: dict[int, dict[Wager, Cents]]) -> None:
-        """Fault: a wager increased after "No More Bets" (3.2(d)). Late chips that would take
-        the wager over the table maximum are not added, so the fault is that one alone (8.2)."""
+    def _late_wager(
+        self,
+        round_id: str,
+        stakes: dict[int, dict[Wager, Cents]],
+        kind: FaultKind,
+        subject: str,
+    ) -> None:
+        """Fault: a wager increased after "No More Bets" (3.2(d)), or after the first card with
+        "No More Bets" recorded late or never (3.7(b)); the dealer honours it. Late chips that
+        would take the wager over the table maximum are not added, so the fault is that one
+        alone (8.2)."""
         seat = self.rng.choice(sorted(stakes))
         wager = next(iter(stakes[seat]))
         extra = self.rules.min_wager_cents
@@ -608,10 +682,11 @@ class TableEmulator:
             wager=wager.value,
             amount_cents=extra,
         )
+        when = "No More Bets" if kind is FaultKind.LATE_WAGER else "the first card"
         self._fault(
-            FaultKind.LATE_WAGER,
-            f"{wager.value} increased by {extra}c after No More Bets",
-            code_for(self.game, "no_more_bets"),
+            kind,
+            f"{wager.value} increased by {extra}c after {when}",
+            code_for(self.game, subject),
             round_id=round_id,
             seat=seat,
             event_ids=(event_id,),
@@ -677,9 +752,14 @@ class TableEmulator:
             stakes = self._chemin_de_fer_wagers(round_id)
         else:
             stakes = self._place_wagers(round_id)
-        out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
-        if not self.variant.participant_bank and self.faults.roll(FaultKind.LATE_WAGER):
-            self._late_wager(round_id, stakes)
+        after_cards = not self.variant.participant_bank and self.faults.roll(
+            FaultKind.CARDS_CLOSE_BETS
+        )
+        closed_after_cards = after_cards and self.rng.random() < 0.5
+        if not after_cards:
+            out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
+            if not self.variant.participant_bank and self.faults.roll(FaultKind.LATE_WAGER):
+                self._late_wager(round_id, stakes, FaultKind.LATE_WAGER, "no_more_bets")
 
         options = self._options()
         deal = deal_round(self.game, shoe.remaining, options)
@@ -694,10 +774,26 @@ class TableEmulator:
                     round_id=round_id,
                 )
         self._emit_deal(shoe, round_id, deal)
+        if after_cards:
+            self._late_wager(round_id, stakes, FaultKind.CARDS_CLOSE_BETS, "bets_after_cards")
+            if closed_after_cards:
+                out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
         for taken in deal.options_taken:
             hand, _, choice = taken.partition(":")
             two_cards = deal.player[:2] if hand == "PLAYER" else deal.banker[:2]
             chooser = self._covering.dominant_seat if hand == "PLAYER" else self.banker_seat
+            others = [
+                seat for seat in sorted(self.seated) if seat not in (chooser, self.banker_seat)
+            ]
+            if hand == "PLAYER" and others and self.faults.roll(FaultKind.BANK):
+                chooser = self.rng.choice(others)
+                self._fault(
+                    FaultKind.BANK,
+                    f"the Player's Hand's choice made by seat {chooser}, not the Dominant Player",
+                    "CF-4.8c-DOMINANT",
+                    round_id=round_id,
+                    seat=chooser,
+                )
             out.emit(
                 pit,
                 "HandOption",
@@ -946,6 +1042,16 @@ class TableEmulator:
         self.banker_last_wager = wager
         self._covering = coverage
         stakes: dict[int, dict[Wager, Cents]] = {banker: {Wager.BANKER: covered}}
+        if coverage.uncovered_cents and self.faults.roll(FaultKind.BANK):
+            stakes[banker][Wager.BANKER] = wager
+            self._fault(
+                FaultKind.BANK,
+                f"Banker's wager recorded and settled as the whole bank of {wager}c; only "
+                f"{covered}c was covered",
+                "CF-4.7e-UNCOVERED",
+                round_id=round_id,
+                seat=banker,
+            )
         for offer in coverage.accepted:
             stakes[offer.seat] = {Wager.PLAYER: offer.amount_cents}
         for seat, wagers in sorted(stakes.items()):
@@ -975,12 +1081,22 @@ class TableEmulator:
             previous = self.banker_seat
             order = counterclockwise_from(previous, (s for s in self.seated if s != previous))
             to_seat = order[0] if order else None
+            recorded = to_seat
+            mandatory = curator_must_pass(outcome)
+            if mandatory and to_seat is not None and self.faults.roll(FaultKind.BANK):
+                recorded = previous  # the pit records the pass back to the Banker who lost
+                self._fault(
+                    FaultKind.BANK,
+                    f"the bank seat {previous} lost recorded as passed to seat {previous}",
+                    "CF-4.11b-PASSED-TO",
+                    seat=previous,
+                )
             self.out.emit(
                 self.dev.pit,
                 "BankPassed",
                 seat=previous,
-                to_seat=to_seat,
-                voluntary=not curator_must_pass(outcome),
+                to_seat=recorded,
+                voluntary=not mandatory,
                 round_id=round_id,
             )
             self.passed_bank_wager = self.banker_last_wager

@@ -27,6 +27,13 @@ from pipeline.cli import main  # noqa: E402
 
 APP = ROOT / "dashboards" / "app.py"
 DAY = date(2026, 11, 24)
+SETTLED_WRONGLY = (
+    "EXISTS (SELECT 1 FROM settlements x WHERE x.table_id = e.table_id AND x.round_id = "
+    "e.round_id AND (x.expected_paid_cents IS DISTINCT FROM x.recorded_paid_cents OR "
+    "x.expected_result IS DISTINCT FROM x.recorded_result))"
+)
+"""SQL: exception ``e``'s round has a wager settled wrongly (not only its vigorish), which the
+round page marks "NO"."""
 
 
 @functools.cache

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import DAY, ledger_copy
+from dashboard_data import DAY, SETTLED_WRONGLY, ledger_copy
 
 from dashboards import queries as q
 from dashboards.reconstruct import reconstruct
@@ -119,8 +119,7 @@ def test_round_reconstruction_in_chromium(
         (round_id, table_id, game) = ledger.con.execute(
             "SELECT e.round_id, e.table_id, s.game FROM exceptions e JOIN table_day_summary s "
             "USING (table_id, gaming_date) WHERE (e.code LIKE '%-VIG' OR e.code LIKE '%PLAYER') "
-            "AND e.message LIKE '%was recorded % paying %' "  # a payout: its settlement disagrees
-            "ORDER BY e.severity_rank DESC, e.round_id LIMIT 1"
+            f"AND {SETTLED_WRONGLY} ORDER BY e.severity_rank DESC, e.round_id LIMIT 1"
         ).fetchone() or (None, None, None)
         assert round_id is not None
         cards = q.round_cards(ledger, str(table_id), str(round_id))

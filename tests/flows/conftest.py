@@ -69,7 +69,7 @@ def small_day(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def faulty_day(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Like ``small_day`` with every Form faulted and more device faults: seed 2 reuses a
+    """Like ``small_day`` with every Form faulted and more device faults: seed 3 reuses a
     Form serial, so the quality suites fail; returns the events dir."""
     rates = {**DEFAULT_RATES, FaultKind.FORMS: 1.0, FaultKind.DEVICE: 0.003}
-    return emulate_events(tmp_path_factory.mktemp("faulty-day"), 2, 2.0, 2, rates)
+    return emulate_events(tmp_path_factory.mktemp("faulty-day"), 2, 2.0, 3, rates)

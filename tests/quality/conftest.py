@@ -42,7 +42,7 @@ def clean_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def faulty_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every fault kind, every Form faulted and more device faults: seed 2 reuses a Form
+    """Every fault kind, every Form faulted and more device faults: seed 3 reuses a Form
     serial, delivers an event twice and delivers events out of order."""
     rates = {**DEFAULT_RATES, FaultKind.FORMS: 1.0, FaultKind.DEVICE: 0.003}
-    return emulate_day(tmp_path_factory.mktemp("faulty"), 2, rates)
+    return emulate_day(tmp_path_factory.mktemp("faulty"), 3, rates)

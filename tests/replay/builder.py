@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -106,6 +106,7 @@ class RoundHandle:
     bank_passed: str | None = None
     cut_card: str | None = None
     last_hand: str | None = None
+    voided: str | None = None
 
     def settled_id(self, seat: int, wager: str) -> str:
         (only,) = self.settled[(seat, wager)]
@@ -171,6 +172,7 @@ class TableDayBuilder:
         self.position = 0
         self.next_serial = FIRST_SERIAL
         self.carried: tuple[str, int] | None = None  # (round, position) opening the next hand
+        self.cut_card_placed_at: str | None = None  # the ShoeStarted that placed the cutting card
         self.forms: list[dict[str, Any]] = []  # what accounting will count, in issue order
 
     # ------------------------------------------------------------------ plumbing
@@ -286,9 +288,16 @@ class TableDayBuilder:
         decks: int | None = None,
         cards_in_shoe: int | None = None,
         cut_position: int = 200,
-        cut_card_from_back: int = 70,
+        cut_card_from_back: int | None = None,
+        shuffle_method: str | None = None,
+        batch: str | None = None,
     ) -> str:
-        """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first."""
+        """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first.
+        The shoe is shuffled by the table's filed option unless ``shuffle_method`` says
+        otherwise; a two-batch shuffler alternates batches A and B unless ``batch`` is given.
+        Without ``cut_card_from_back`` the cutting card is placed where a round with
+        ``cut_card=True`` meets it (70 cards from the back if none does), as 3.5(e) and
+        3.8(e) read together require."""
         self.shoe_number += 1
         self.round_number = 0
         self.position = 0
@@ -302,12 +311,13 @@ class TableDayBuilder:
             "ShoeStarted",
             shoe_id=self.shoe_id,
             decks=decks,
-            shuffle_method=self.rules.shuffle_method.value,
+            shuffle_method=shuffle_method or self.rules.shuffle_method.value,
             cut_position=cut_position,
-            cut_card_from_back=cut_card_from_back,
-            batch="A" if two_batch else None,
+            cut_card_from_back=70 if cut_card_from_back is None else cut_card_from_back,
+            batch=batch or (("B" if self.shoe_number % 2 == 0 else "A") if two_batch else None),
             cards_in_shoe=cards_in_shoe,
         )
+        self.cut_card_placed_at = None if cut_card_from_back is None else started
         for card in cards(burn):
             self._card(card, None, "BURN")
         return started
@@ -367,10 +377,12 @@ class TableDayBuilder:
         *,
         extra: int | None = None,
         procedure: str | None = None,
+        extra_face_up: bool | None = None,
     ) -> IrregularityHandle:
         """IrregularityReported between rounds, then the card and ``extra`` more to the discard
-        rack (default: as the table's pre-selected procedure requires, 3.12(c)-(d)). Under
-        (c)3 nothing is discarded: follow with ``round(..., simulated=True)``."""
+        rack (default: as the table's pre-selected procedure requires, 3.12(c)-(d), face down
+        under (c)2 unless ``extra_face_up``). Under (c)3 nothing is discarded: follow with
+        ``round(..., simulated=True)``."""
         (the_card,) = cards(card)
         face_up = kind == "CARD_FACE_UP_IN_SHOE"
         expected = (
@@ -396,15 +408,29 @@ class TableDayBuilder:
             return IrregularityHandle(reported, [])
         discards = [self._card(the_card, None, "DISCARD")]
         face_down = self.rules.disclosed_card_procedure.value == 2 and not face_up
+        if extra_face_up is not None:
+            face_down = not extra_face_up
         for i in range(count):
             discards.append(
                 self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
             )
         return IrregularityHandle(reported, discards)
 
-    def voided_round(self, reason: str = "insufficient cards") -> RoundHandle:
-        """A round voided for insufficient cards (3.12(e))."""
+    def voided_round(
+        self,
+        reason: str = "insufficient cards",
+        wagers: Mapping[int, Mapping[str, int]] | None = None,
+        *,
+        settled: Mapping[tuple[int, str], tuple[str, int]] | None = None,
+        vig: Mapping[int, int] | None = None,
+        rule_code: str | None = None,
+    ) -> RoundHandle:
+        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, then each
+        returned (settled VOID paying nothing) unless ``settled`` says (outcome, paid) for it;
+        ``vig`` cents charged per seat on top."""
         assert self.shoe_id is not None, "start a shoe first"
+        wagers = dict(wagers or {})
+        self._ensure_seated(wagers)
         self.round_number += 1
         round_id = f"{self.shoe_id}-R{self.round_number:03d}"
         started = self.emit(
@@ -415,8 +441,28 @@ class TableDayBuilder:
             round_number=self.round_number,
             simulated=False,
         )
-        self.emit("pit", "RoundVoided", round_id=round_id, reason=reason, rule_code=None)
-        return RoundHandle(round_id, self.shoe_id, started)
+        handle = RoundHandle(round_id, self.shoe_id, started)
+        for seat in sorted(wagers):
+            for wager, amount in wagers[seat].items():
+                handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+        handle.voided = self.emit(
+            "pit", "RoundVoided", round_id=round_id, reason=reason, rule_code=rule_code
+        )
+        for seat in sorted(wagers, reverse=True):
+            for wager in wagers[seat]:
+                outcome, paid = (settled or {}).get((seat, wager), ("VOID", 0))
+                fields = self._settled_fields(round_id, seat, wager, outcome, paid)
+                handle.settled[(seat, wager)] = [self.emit("pit", "WagerSettled", **fields)]
+        for seat, amount in (vig or {}).items():
+            handle.vig[seat] = self.emit(
+                "pit",
+                "VigCollected",
+                round_id=round_id,
+                seat=seat,
+                patron_id=self.seated.get(seat),
+                amount_cents=amount,
+            )
+        return handle
 
     # ------------------------------------------------------------------ rounds
     def round(
@@ -435,6 +481,8 @@ class TableDayBuilder:
         defer_vig: Iterable[int] = (),
         late_wagers: Sequence[tuple[int, str, int]] = (),
         late_withdrawals: Sequence[tuple[int, str, int]] = (),
+        after_cards: Sequence[tuple[int, str, int]] = (),
+        betting_closed: str | None = "before cards",
         settlement_order: Callable[[list[Step]], list[Step]] | None = None,
         cut_card: bool = False,
         last_hand: bool | None = None,
@@ -452,12 +500,14 @@ class TableDayBuilder:
         (seat, wager, outcome, paid) recorded on top, ``vig`` cents per seat, ``defer_vig``
         seats whose vigorish is marked instead of collected, ``late_wagers`` /
         ``late_withdrawals`` (seat, wager, cents) after "No More Bets" (the dealer honours
-        them), ``settlement_order`` to reorder the pit's settlement steps, ``cut_card`` the
-        cutting card appears (then "last hand" is announced unless ``last_hand=False``),
-        ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer: ``bank`` = {"seat",
-        "amount", "bids": {seat: cents}, "banco": [(seat, action, cents|None)]}; the bank passes
-        when the Banker's Hand loses unless ``keep_bank``. ``in_error``: a card dealt in error
-        during the round (:class:`DealtInError`).
+        them), ``after_cards`` (seat, wager, cents) placed once the cards are dealt (honoured
+        too), ``betting_closed`` when the pit records "No More Bets": "before cards" (legal),
+        "after cards" or ``None`` (never), ``settlement_order`` to reorder the pit's settlement
+        steps, ``cut_card`` the cutting card appears (then "last hand" is announced unless
+        ``last_hand=False``), ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer:
+        ``bank`` = {"seat", "amount", "bids": {seat: cents}, "banco": [(seat, action,
+        cents|None)]}; the bank passes when the Banker's Hand loses unless ``keep_bank``.
+        ``in_error``: a card dealt in error during the round (:class:`DealtInError`).
         """
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
@@ -468,7 +518,9 @@ class TableDayBuilder:
             bank_seats = {int(bank["seat"]), *bank.get("bids", {})}
             bank_seats |= {int(s) for s, _, _ in bank.get("banco", ())}
         self._ensure_seated(
-            [*wagers, *(s for s, _, _ in late_wagers), *bank_seats] if not simulated else []
+            [*wagers, *(s for s, _, _ in (*late_wagers, *after_cards)), *bank_seats]
+            if not simulated
+            else []
         )
 
         if simulated:
@@ -492,31 +544,12 @@ class TableDayBuilder:
                 wagers = self._bank_wagers(handle, bank, wagers)
             for seat in sorted(wagers):
                 for wager, amount in wagers[seat].items():
-                    handle.wagers[(seat, wager)] = self.emit(
-                        "bets",
-                        "WagerPlaced",
-                        round_id=round_id,
-                        seat=seat,
-                        patron_id=self.seated.get(seat),
-                        wager=wager,
-                        amount_cents=amount,
-                    )
-            handle.betting_closed = self.emit(
-                "pit", "BettingClosed", round_id=round_id, shoe_id=self.shoe_id
-            )
+                    handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+            if betting_closed == "before cards":
+                handle.betting_closed = self._close_betting(round_id)
             stakes = {seat: dict(w) for seat, w in wagers.items()}
             for seat, wager, amount in late_wagers:
-                handle.late.append(
-                    self.emit(
-                        "bets",
-                        "WagerPlaced",
-                        round_id=round_id,
-                        seat=seat,
-                        patron_id=self.seated.get(seat),
-                        wager=wager,
-                        amount_cents=amount,
-                    )
-                )
+                handle.late.append(self._wager(round_id, seat, wager, amount))
                 stakes.setdefault(seat, {})
                 stakes[seat][wager] = stakes[seat].get(wager, 0) + amount
             for seat, wager, amount in late_withdrawals:
@@ -535,6 +568,13 @@ class TableDayBuilder:
                 stakes[seat][wager] -= amount
 
         self._deal(handle, p_cards, b_cards, order, cut_card, in_error)
+        if not simulated:
+            for seat, wager, amount in after_cards:
+                handle.late.append(self._wager(round_id, seat, wager, amount))
+                stakes.setdefault(seat, {})
+                stakes[seat][wager] = stakes[seat].get(wager, 0) + amount
+            if betting_closed == "after cards":
+                handle.betting_closed = self._close_betting(round_id)
         if self.game is Game.CHEMIN_DE_FER and hand_options:
             self._hand_options(handle, p_cards, b_cards)
         if simulated:
@@ -604,6 +644,20 @@ class TableDayBuilder:
             )
         return handle
 
+    def _close_betting(self, round_id: str) -> str:
+        return self.emit("pit", "BettingClosed", round_id=round_id, shoe_id=self.shoe_id)
+
+    def _wager(self, round_id: str, seat: int, wager: str, amount: int) -> str:
+        return self.emit(
+            "bets",
+            "WagerPlaced",
+            round_id=round_id,
+            seat=seat,
+            patron_id=self.seated.get(seat),
+            wager=wager,
+            amount_cents=amount,
+        )
+
     def _bank_wagers(
         self, handle: RoundHandle, bank: Mapping[str, Any], wagers: dict[int, Mapping[str, int]]
     ) -> dict[int, Mapping[str, int]]:
@@ -668,6 +722,7 @@ class TableDayBuilder:
         assert sorted(order) == sorted("P" * len(p_cards) + "B" * len(b_cards)), order
         queues = {"P": list(p_cards), "B": list(b_cards)}
         if cut_card:
+            self._place_cutting_card()
             handle.cut_card = self.emit(
                 "shoe",
                 "CutCardReached",
@@ -683,6 +738,22 @@ class TableDayBuilder:
             handle.cards.append(self._card(queues[letter].pop(0), handle.round_id, hand))
         if in_error is not None and error_at in (None, len(order)):
             self._deal_in_error(handle, in_error, error_card)
+
+    def _place_cutting_card(self) -> None:
+        """The shoe's ShoeStarted, when the test left the cutting card's place open, records it
+        where it now appears: before the next card (3.5(e), 3.8(e))."""
+        if self.cut_card_placed_at is not None:
+            return
+        i, started = next(
+            (i, e)
+            for i, e in enumerate(self._events)
+            if e.payload_type == "ShoeStarted" and e.fields["shoe_id"] == self.shoe_id
+        )
+        from_back = int(started.fields["cards_in_shoe"]) - self.position
+        self._events[i] = replace(
+            started, fields={**started.fields, "cut_card_from_back": from_back}
+        )
+        self.cut_card_placed_at = started.event_id
 
     def _deal_in_error(
         self, handle: RoundHandle, in_error: DealtInError | None, card: Card | None
@@ -808,11 +879,10 @@ class TableDayBuilder:
         ]
 
     # ------------------------------------------------------------------ forms
-    def form_issued(
-        self, seat: int | None = None, *, serial: int | None = None, **overrides: Any
-    ) -> str:
+    def form_issued(self, seat: int | None, *, serial: int | None = None, **overrides: Any) -> str:
         """CompVigFormIssued (3.3(c)3i) for the vigorish deferred at ``seat``: complete and
-        signed, the next serial of the series. ``overrides`` replace any field."""
+        signed, the next serial of the series. ``overrides`` replace any field. A Form for no
+        seat (``None``, a "walk-in") documents no deferral and is a finding (3.3(c)2-3)."""
         if serial is None:
             serial = self.next_serial
         self.next_serial = max(self.next_serial, serial + 1)

@@ -65,7 +65,6 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
     "PB-3.3c3vii-COMPLIMENTARY": Elsewhere(
         "a figure, not a finding: the day's comp_vig_cents in the table game win", "test_close"
     ),
-    "PB-3.3d-VIG-ONE-RATE": Elsewhere(CONFIGURATION, "test_config"),
     "PB-3.3e-ONE-OPTION": Elsewhere(CONFIGURATION, "test_config"),
     "PB-3.2a6iii-DRAGON-EXCLUSIVE": Elsewhere(CONFIGURATION, "test_config"),
     "PB-3.5b-SHUFFLE-PIT": Elsewhere(CONFIGURATION, "test_config"),
@@ -78,12 +77,9 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
     "NJ-DATA-CONTRACT": Elsewhere(
         "data integrity: the decoders and the ingest's dead letters", "test_ledger"
     ),
-    "CF-4.7e-UNCOVERED": Elsewhere(NOT_YET, "test_roles"),
-    "CF-4.8c-DOMINANT": Elsewhere(NOT_YET, "test_roles"),
     "CF-4.12b-BANKER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
     "CF-4.12c-PLAYER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
     "CF-4.12d-BANKER-TWO": Elsewhere(NOT_YET, "test_irregularities"),
-    "CF-4.12j-FACE-UP": Elsewhere(NOT_YET, "test_irregularities"),
     "MB-7.11-IRREGULARITIES": Elsewhere(NOT_YET, "test_irregularities"),
 }
 """Every code no replay of events raises, with what raises it instead. A code that becomes

@@ -5,6 +5,7 @@ the replay writes a citation by hand instead of taking it from the rule-code tab
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -74,7 +75,7 @@ def _chemin_de_fer() -> TableDayBuilder:
     return b
 
 
-SHORT_SHOE = {"PB-3.1a-DECKS", "PB-3.5d-CUT"}
+SHORT_SHOE = {"PB-3.1a-DECKS", "PB-3.5d-CUT", "PB-3.5e-CUT-CARD-SEEN"}
 """What the replay finds at the start of a shoe too short for a full deck count, before any
 round check runs."""
 
@@ -95,7 +96,8 @@ def _views(build: Callable[[], TableDayBuilder], monkeypatch: pytest.MonkeyPatch
     run = run_checks
 
     def capture(view: RoundView, when: Phase) -> list[Flag]:
-        seen[when].append(view)
+        # the view as the checks saw it then: its round and shoe are the machine's live state
+        seen[when].append(copy.deepcopy(view))
         return run(view, when)
 
     with monkeypatch.context() as patched:

@@ -292,7 +292,7 @@ def test_editing_a_row_and_its_close_digest_is_still_caught(closed: Path, tmp_pa
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         digest = "sha256(r::VARCHAR) FROM rounds r WHERE rowid = (SELECT min(rowid) FROM rounds)"
         before = ledger.con.execute(f"SELECT {digest}").fetchone()
-        ledger.con.execute(  # the other winner, whichever the emulated round had
+        ledger.con.execute(  # whatever the first round's winner was, it now reads otherwise
             "UPDATE rounds SET winner = CASE winner WHEN 'PLAYER' THEN 'BANKER' ELSE 'PLAYER' END "
             "WHERE rowid = (SELECT min(rowid) FROM rounds)"
         )

@@ -16,6 +16,7 @@ from pipeline.rules.roles import (
     counterclockwise_from,
     cover_bank,
     curator_must_pass,
+    dominant_player,
     next_holder,
     shoe_offer_order,
 )
@@ -198,3 +199,17 @@ def test_partial_coverage_never_exceeds_the_bank(
         assert got.uncovered_cents == 0
     else:
         assert covered == sum(offers.values())
+
+
+@pytest.mark.rule("CF-4.8c-DOMINANT")
+def test_dominant_player() -> None:
+    """CF-4.8c-DOMINANT, N.J.A.C. 19:47-4.8(c): the banco suivi or seul wagerer; else the
+    highest wager; of equal ones the nearest the Banker counterclockwise (from seat 6: 7 before
+    2); nobody against the bank, no Dominant Player."""
+    seul = BancoOffer(2, BancoKind.SEUL, 10_000)
+    assert dominant_player(6, [seul]) == 2
+    partial = [BancoOffer(2, BancoKind.PARTIAL, 5_000), BancoOffer(7, BancoKind.PARTIAL, 5_000)]
+    assert dominant_player(6, partial) == 7
+    assert dominant_player(1, partial) == 2
+    assert dominant_player(6, [*partial, BancoOffer(3, BancoKind.PARTIAL, 6_000)]) == 3
+    assert dominant_player(6, []) is None

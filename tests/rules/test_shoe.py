@@ -8,7 +8,13 @@ import pytest
 from pipeline.rules.cards import Rank
 from pipeline.rules.config import ShuffleMethod, TableRules
 from pipeline.rules.games import Game
-from pipeline.rules.shoe import burned_cards, may_deal_another_round, shoe_problems
+from pipeline.rules.shoe import (
+    burned_cards,
+    cut_card_problem,
+    may_deal_another_round,
+    shoe_problems,
+    shuffle_problems,
+)
 
 from ._golden import card_values
 
@@ -141,3 +147,35 @@ def test_last_hand_after_the_cutting_card() -> None:
     assert may_deal_another_round(0)  # the hand it appeared in is done: one more, the last
     assert not may_deal_another_round(1)  # the last hand is done
     assert not may_deal_another_round(5)
+
+
+@pytest.mark.rule("PB-3.5a-SHUFFLE-FILED", "MB-7.1d4-BATCH-ALTERNATE")
+def test_shuffle_recorded_against_the_filed_option() -> None:
+    """PB-3.5a-SHUFFLE-FILED, N.J.A.C. 19:47-3.5(a), 7.1(d)4: the method recorded for a shoe is
+    the table's filed one; two-batch shoes alternate A and B, the first shoe of the day free."""
+    assert shuffle_problems(PB_8, "MANUAL_LACE", None, None) == []
+    assert codes(shuffle_problems(PB_8, "MANUAL_WASH", None, None)) == ["PB-3.5a-SHUFFLE-FILED"]
+    assert shuffle_problems(MB_12_TWO_BATCH, "AUTOMATED_BATCH", "A", None) == []
+    assert shuffle_problems(MB_12_TWO_BATCH, "AUTOMATED_BATCH", "B", "A") == []
+    for batch in ("A", None):
+        found = shuffle_problems(MB_12_TWO_BATCH, "AUTOMATED_BATCH", batch, "A")
+        assert codes(found) == ["MB-7.1d4-BATCH-ALTERNATE"]
+
+
+@pytest.mark.parametrize(
+    ("recorded_at", "last_hand", "problem"),
+    [
+        (346, 345, None),  # recorded at the card it lies before
+        (350, 345, None),  # cards between were burned or discarded, not dealt to hands
+        (None, 345, None),  # the shoe ended before reaching it
+        (345, 344, "recorded at position 345"),  # before where it was placed
+        (350, 347, "past the cutting card"),  # hands dealt beyond it before the record
+        (None, 346, "never recorded"),
+    ],
+)
+@pytest.mark.rule("PB-3.5e-CUT-CARD-SEEN")
+def test_cut_card_problem(recorded_at: int | None, last_hand: int, problem: str | None) -> None:
+    """PB-3.5e-CUT-CARD-SEEN, N.J.A.C. 19:47-3.5(e), 3.8(e): 70 cards from the back of 416 the
+    cutting card lies before position 346; the boundaries either side."""
+    found = cut_card_problem(416, 70, recorded_at, last_hand)
+    assert (found is None) if problem is None else (found is not None and problem in found)

@@ -156,8 +156,9 @@ def test_clean_days_are_legal(clean_day: dict[str, list[TableEvent]]) -> None:
 
 def test_every_fault_kind_is_injected_and_on_record() -> None:
     """--faults all injects each kind; the manifest names the rule code the replay must
-    report and where."""
-    result = simulate(6, 12, seed=2, rates=parse_faults("all"), gaming_date=DAY)
+    report and where. (A sample: the seed is one whose 72 table-hours draw every kind, the
+    rarest being a shoe fault at 5 % of shoes.)"""
+    result = simulate(6, 12, seed=3, rates=parse_faults("all"), gaming_date=DAY)
     kinds = {f.kind for f in result.faults}
     assert kinds == {k.value for k in FaultKind}
     for fault in result.faults:

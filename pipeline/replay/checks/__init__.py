@@ -42,8 +42,8 @@ class Phase(enum.Enum):
     """A complete, non-simulated round whose hands cannot give an outcome (a hand with fewer
     than two or more than three cards)."""
     SIMULATED = "simulated"
-    """A simulated round of 3.12(c)3, 4.12(h)3, 7.11(c)3, after the irregularity it resolves
-    was counted."""
+    """A simulated round dealt with a disclosed card, without wagers (3.12(c)3, 4.12(h)3,
+    7.11(c)3), after the irregularity it resolves was counted."""
     DEALT = "dealt"
     """A complete round whose hands give an outcome, simulated or not: the deal itself."""
     SETTLED = "settled"
@@ -184,10 +184,14 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 # contents.
 from pipeline.replay.checks import (  # noqa: E402,F401
     announcement,
+    betting,
+    chemin_de_fer_money,
     curator,
     deal,
+    disclosed,
     error_cards,
     settlement,
+    voided,
     voids,
     wagers,
 )

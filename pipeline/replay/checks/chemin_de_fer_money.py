@@ -1,0 +1,98 @@
+"""Chemin de Fer money and control of the hands: the Banker's stake is the covered part of the
+bank (4.7(e)), and the Dominant Player controls the Player's Hand (4.8(c))."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipeline.events.model import TableEvent
+from pipeline.replay.checks import Flag, Phase, RoundView, round_check
+from pipeline.replay.findings import Severity, money
+from pipeline.rules.games import Game
+from pipeline.rules.roles import BancoKind, BancoOffer, dominant_player
+from pipeline.rules.settlement import Wager, settle_seat
+
+UNCOVERED_WITHDRAWN = "BANK_UNCOVERED_WITHDRAWN"
+
+
+def _banker_wager(view: RoundView) -> TableEvent | None:
+    return next((e for e in view.round.bank if e.payload_type == "BankerWager"), None)
+
+
+def _accepted(view: RoundView) -> list[BancoOffer]:
+    """The wagers against the Banker recorded for the round, in the order recorded."""
+    kinds = {k.value: k for k in BancoKind}
+    return [
+        BancoOffer(int(e.get("seat")), kinds[str(e.get("action"))], int(e.get("amount_cents")))
+        for e in view.round.bank
+        if e.payload_type == "PlayerBancoWager" and e.get("action") in kinds
+    ]
+
+
+@round_check(when=Phase.SETTLED, games=(Game.CHEMIN_DE_FER,))
+def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
+    """4.7(e): the Banker withdraws what nobody covered, so the Banker's wager that wins, loses
+    and owes vigorish is the bank less its uncovered part. A $1,000 bank covered for $400 is a
+    $400 Banker wager: it wins $400 and owes vigorish on $400, not on $1,000."""
+    banker = _banker_wager(view)
+    outcome = view.outcome
+    if banker is None or outcome is None:
+        return
+    seat, bank = int(banker.get("seat")), int(banker.get("amount_cents"))
+    covered = min(bank, sum(o.amount_cents for o in _accepted(view)))
+    stake = view.round.wagers.get((seat, Wager.BANKER))
+    if stake is None or stake == covered:
+        return
+    withdrawn = [
+        e
+        for e in view.round.bank
+        if e.payload_type == "PlayerBancoWager" and e.get("action") == UNCOVERED_WITHDRAWN
+    ]
+    (due,) = settle_seat(view.rules, outcome, {Wager.BANKER: covered})
+    paid = sum(
+        int(e.get("paid_cents"))
+        for e in view.round.settled
+        if int(e.get("seat")) == seat and e.get("wager") == Wager.BANKER.value
+    )
+    vig = sum(int(e.get("amount_cents")) for e in view.round.vig if int(e.get("seat")) == seat)
+    ids = view.round.wager_events.get((seat, Wager.BANKER), [])
+    yield Flag(
+        "CF-4.7e-UNCOVERED",
+        Severity.CRITICAL,
+        f"The Banker at seat {seat} wagered a bank of {money(bank)} of which {money(covered)} "
+        f"was covered, so {money(bank - covered)} is withdrawn and the Banker's wager is "
+        f"{money(covered)} ({view.citation('CF-4.7e-UNCOVERED')}); it was recorded as "
+        f"{money(stake)}. On {money(covered)} the Banker's wager should "
+        f"{due.result.value.lower()} paying {money(due.paid_cents)} with {money(due.vig_cents)} "
+        f"vigorish; {money(paid)} was paid and {money(vig)} vigorish charged. Correct the "
+        "Banker's wager and its settlement.",
+        seat=seat,
+        expected=covered,
+        actual=stake,
+        event_ids=(banker.event_id, *(e.event_id for e in withdrawn), *ids),
+    )
+
+
+@round_check(when=Phase.SETTLED, games=(Game.CHEMIN_DE_FER,))
+def dominant_player_controls_the_players_hand(view: RoundView) -> Iterator[Flag]:
+    """4.8(c): the Player's Hand's choices are the Dominant Player's: the banco suivi or banco
+    seul wagerer, else the highest wager against the Banker, nearest the Banker
+    counterclockwise on equal ones."""
+    banker = _banker_wager(view)
+    if banker is None:
+        return
+    dominant = dominant_player(int(banker.get("seat")), _accepted(view))
+    for option in view.round.options:
+        chooser = option.get("seat")
+        if option.get("hand") != "PLAYER" or chooser is None or int(chooser) == dominant:
+            continue
+        yield Flag(
+            "CF-4.8c-DOMINANT",
+            Severity.HIGH,
+            f"Seat {chooser} made the Player's Hand's choice to "
+            f"{'draw' if option.get('drew') else 'stay'}, but the Dominant Player, who alone "
+            f"controls that hand, was seat {dominant} ({view.citation('CF-4.8c-DOMINANT')}). "
+            "The dealer takes the Player's Hand's decisions from the Dominant Player only.",
+            seat=int(chooser),
+            event_ids=(option.event_id, banker.event_id),
+        )
