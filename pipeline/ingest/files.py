@@ -14,8 +14,9 @@ data re-derives only the table-days it touches).
 A file is identified by its full path and content: a file loaded before, same path and same
 bytes, is skipped; another version of it (a damaged file repaired and delivered again) adds
 exactly the events the ledger lacks, and, when it decodes whole, resolves the dead letters
-the earlier version left. Events for a gaming day already closed refuse the whole load
-before anything is written (:class:`~pipeline.ingest.errors.ClosedGamingDayError`).
+the earlier version left. Events for a gaming day already closed refuse the whole load and
+leave the ledger as it was (:class:`~pipeline.ingest.errors.ClosedGamingDayError`): with a
+closed day in the ledger, the load is one transaction, rolled back on refusal.
 
 Workers die with the process that started them (Linux ``PR_SET_PDEATHSIG``): a replay killed
 with SIGKILL leaves no worker behind.
@@ -30,7 +31,7 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -55,6 +56,7 @@ from pipeline.ledger.columns import (
     input_file_table,
 )
 from pipeline.ledger.store import Delivery, Ledger
+from pipeline.rules.config import TableRules
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,8 @@ def ingest_files(
     strict: bool = False,
     allow_unverified: bool = False,
 ) -> LoadReport:
-    """Load every file, one merge transaction per file; returns the exact counts.
+    """Load every file, one merge transaction per file (one for the whole load when the
+    ledger holds a closed day); returns the exact counts.
 
     A file already loaded with the same path and content is skipped: loading it again could
     change nothing. Raises :class:`~pipeline.ingest.errors.ClosedGamingDayError`, having
@@ -203,36 +206,18 @@ def ingest_files(
     closed = ledger.closed_days()
     workers = workers if workers is not None else min(len(new), os.cpu_count() or 1)
     # While workers keep both cores busy, the writer uses one DuckDB thread, and checkpoints
-    # once at the end of the load rather than per 16 MB of log: each checkpoint recompresses
-    # what changed, and a load changes everything (measured: a third of the writer's time
-    # for a 24-table day).
+    # per 64 MB of log rather than per 16 MB: each checkpoint recompresses what changed, and
+    # a load changes everything (measured: a third of the writer's time for a 24-table day).
     ledger.con.execute("SET threads = 1")
     ledger.con.execute("SET checkpoint_threshold = '64MB'")
     try:
-        batches: Iterable[FileBatch] = _batches(
-            new, catalog_path, workers, strict, allow_unverified
-        )
+        batches = _batches(new, catalog_path, workers, strict, allow_unverified)
         if closed:
-            # Every file is read before any is written, so that a refusal leaves the ledger
-            # as it was (the usual load, into days not closed, streams file by file).
-            batches = _refuse_closed_days(ledger, list(batches), closed)
-        for loaded in batches:
-            with ledger.transaction():
-                merged = ledger.merge_batch(loaded.batch)
-                touched, stale = merged.touched, merged.stale
-                realigned = ledger.realign_boundary_sessions(
-                    {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
-                )
-                touched |= realigned
-                stale |= realigned
-                for table_id, day in sorted(stale):
-                    result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
-                    ledger.replace_table_day(table_id, day, result)
-            total.deliveries += loaded.deliveries
-            total.redelivered += loaded.deliveries - merged.new_deliveries
-            total.dead_letters += loaded.dead_letters
-            total.dead_letters_resolved += merged.resolved_dead_letters
-            total.table_days += sorted(touched)
+            _load_refusing_closed_days(ledger, batches, closed, catalog, total)
+        else:
+            for loaded in batches:
+                with ledger.transaction():
+                    _merge(ledger, loaded, catalog, total)
         for table_id, day in set(total.table_days):
             row = ledger.con.execute(
                 "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
@@ -246,18 +231,55 @@ def ingest_files(
     return total
 
 
-def _refuse_closed_days(
-    ledger: Ledger, batches: list[FileBatch], closed: set[date]
-) -> list[FileBatch]:
-    """``batches``, unless any holds events the ledger lacks for a ``closed`` day: then
-    :class:`~pipeline.ingest.errors.ClosedGamingDayError` naming every such file and day."""
-    late = [
-        LateDelivery(file_source(loaded.path), day, events)
-        for loaded in batches
-        for day, events in sorted(
-            ledger.new_deliveries_by_day(loaded.batch.deliveries, closed).items()
-        )
-    ]
-    if late:
-        raise ClosedGamingDayError(ledger.path, late)
-    return batches
+def _merge(
+    ledger: Ledger, loaded: FileBatch, catalog: Mapping[str, TableRules], total: LoadReport
+) -> None:
+    """Merge one file's batch and re-derive the table-days it left stale; call inside
+    :meth:`~pipeline.ledger.store.Ledger.transaction`. Adds the file's counts to ``total``."""
+    merged = ledger.merge_batch(loaded.batch)
+    touched, stale = merged.touched, merged.stale
+    realigned = ledger.realign_boundary_sessions(
+        {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
+    )
+    touched |= realigned
+    stale |= realigned
+    for table_id, day in sorted(stale):
+        result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
+        ledger.replace_table_day(table_id, day, result)
+    total.deliveries += loaded.deliveries
+    total.redelivered += loaded.deliveries - merged.new_deliveries
+    total.dead_letters += loaded.dead_letters
+    total.dead_letters_resolved += merged.resolved_dead_letters
+    total.table_days += sorted(touched)
+
+
+def _load_refusing_closed_days(
+    ledger: Ledger,
+    batches: Iterable[FileBatch],
+    closed: set[date],
+    catalog: Mapping[str, TableRules],
+    total: LoadReport,
+) -> None:
+    """Merge ``batches`` in one transaction, rolled back with
+    :class:`~pipeline.ingest.errors.ClosedGamingDayError` naming every file and day if any
+    batch holds events the ledger lacks for a ``closed`` day.
+
+    The batches stream as in any load, one file's rows in memory at a time: holding them all
+    until every file was checked cost the whole load in memory. Each file is checked before
+    it is merged, against deliveries that files merged before it cannot have changed for a
+    closed day (they were checked too), so the count is the same as against the ledger
+    before the load. After the first late file the others are still read, only to be named.
+    """
+    late: list[LateDelivery] = []
+    with ledger.transaction():
+        for loaded in batches:
+            late += [
+                LateDelivery(file_source(loaded.path), day, events)
+                for day, events in sorted(
+                    ledger.new_deliveries_by_day(loaded.batch.deliveries, closed).items()
+                )
+            ]
+            if not late:
+                _merge(ledger, loaded, catalog, total)
+        if late:
+            raise ClosedGamingDayError(ledger.path, late)

@@ -21,6 +21,7 @@ import pytest
 from pipeline.cli import main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.events import DecodeError, default_codec
+from pipeline.ingest import files as files_module
 from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
 from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
@@ -233,3 +234,50 @@ def test_a_closed_day_does_not_block_the_next_days_files(two_days: Path, tmp_pat
     both = load(db, event_files(two_days / "events"))
     day_two = events_in(event_files(two_days / "events" / NEXT.isoformat()))
     assert counts(both) == (day_two, 0, 2, 2, 0, 0)
+
+
+def test_a_late_file_after_next_days_files_leaves_them_unwritten_too(
+    two_days: Path, tmp_path: Path
+) -> None:
+    """The refusal comes after the next day's files were merged in the same load (the load
+    streams file by file): they are rolled back with it, and every late file is named."""
+    day_one = event_files(two_days / "events" / DAY.isoformat())
+    day_two = event_files(two_days / "events" / NEXT.isoformat())
+    db = tmp_path / "ledger.duckdb"
+    load(db, day_one[:1])
+    close_directly(db, DAY)
+    before = snapshot(db)
+
+    late_files = [*day_one[1:], write_day(tmp_path / "again", DAY, seed=13)[0]]
+    with Ledger(db) as ledger, pytest.raises(ClosedGamingDayError) as refused:
+        ingest_files(ledger, day_two + late_files, DEFAULT_CATALOG, workers=1)
+    assert refused.value.late == tuple(
+        LateDelivery(str(p.resolve()), DAY, events_in([p])) for p in late_files
+    )
+    assert snapshot(db) == before
+
+
+def test_with_a_closed_day_each_file_is_merged_before_the_next_is_read(
+    two_days: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A closed day in the ledger no longer makes the load read every file first: memory
+    holds one file's rows, whatever the size of the load."""
+    db = tmp_path / "ledger.duckdb"
+    load(db, event_files(two_days / "events" / DAY.isoformat()))
+    close_directly(db, DAY)
+    steps: list[str] = []
+    read, merge = files_module.read_and_replay, Ledger.merge_batch
+
+    def reading(path: Path, *args: Any) -> Any:
+        steps.append(f"read {path.name}")
+        return read(path, *args)
+
+    def merging(self: Ledger, batch: Any) -> Any:
+        steps.append(f"merge {batch.input_files['source'][0].as_py().rsplit('/', 1)[-1]}")
+        return merge(self, batch)
+
+    monkeypatch.setattr(files_module, "read_and_replay", reading)
+    monkeypatch.setattr(Ledger, "merge_batch", merging)
+    report = load(db, event_files(two_days / "events" / NEXT.isoformat()))
+    assert steps == ["read T01.avro", "merge T01.avro", "read T02.avro", "merge T02.avro"]
+    assert report.files == 2
