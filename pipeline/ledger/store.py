@@ -364,15 +364,13 @@ class Ledger:
 
     def _open_at(self, table_id: str, instant: int) -> bool:
         """Whether the table's last opening or closing stamped before ``instant`` opened it."""
-        # fetchall, not fetchone: a streamed result left unread keeps the connection busy,
-        # and the next register() in the same transaction (a load of several files) fails.
-        rows = self.con.execute(
+        row = self.con.execute(
             "SELECT payload_type FROM deliveries WHERE table_id = ? AND occurred_at < ? "
             "AND payload_type IN ('TableOpened', 'TableClosed') "
             "ORDER BY occurred_at DESC, source DESC, position DESC LIMIT 1",
             [table_id, instant],
-        ).fetchall()
-        return bool(rows and rows[0][0] == "TableOpened")
+        ).fetchone()
+        return bool(row and row[0] == "TableOpened")
 
     def table_days_present(self, keys: Iterable[tuple[str, date]]) -> set[tuple[str, date]]:
         """Which of these (table_id, gaming_date) pairs already have deliveries."""

@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import weakref
 from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
@@ -257,27 +259,28 @@ def test_a_late_file_after_next_days_files_leaves_them_unwritten_too(
     assert snapshot(db) == before
 
 
-def test_with_a_closed_day_each_file_is_merged_before_the_next_is_read(
+def test_with_a_closed_day_the_load_holds_one_files_rows_at_a_time(
     two_days: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A closed day in the ledger no longer makes the load read every file first: memory
-    holds one file's rows, whatever the size of the load."""
+    """A closed day in the ledger makes the load check every file before writing any; the
+    files checked wait on disk, not in memory, and nothing is left behind."""
     db = tmp_path / "ledger.duckdb"
     load(db, event_files(two_days / "events" / DAY.isoformat()))
     close_directly(db, DAY)
-    steps: list[str] = []
-    read, merge = files_module.read_and_replay, Ledger.merge_batch
+    alive: list[weakref.ref[files_module.FileBatch]] = []
+    held_when_read: list[int] = []
+    read = files_module.read_and_replay
 
-    def reading(path: Path, *args: Any) -> Any:
-        steps.append(f"read {path.name}")
-        return read(path, *args)
-
-    def merging(self: Ledger, batch: Any) -> Any:
-        steps.append(f"merge {batch.input_files['source'][0].as_py().rsplit('/', 1)[-1]}")
-        return merge(self, batch)
+    def reading(path: Path, *args: Any) -> files_module.FileBatch:
+        gc.collect()
+        held_when_read.append(sum(ref() is not None for ref in alive))
+        batch = read(path, *args)
+        alive.append(weakref.ref(batch))
+        return batch
 
     monkeypatch.setattr(files_module, "read_and_replay", reading)
-    monkeypatch.setattr(Ledger, "merge_batch", merging)
     report = load(db, event_files(two_days / "events" / NEXT.isoformat()))
-    assert steps == ["read T01.avro", "merge T01.avro", "read T02.avro", "merge T02.avro"]
+    assert held_when_read == [0, 0]
     assert report.files == 2
+    assert report.new_deliveries == events_in(event_files(two_days / "events" / NEXT.isoformat()))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.duckdb"]
