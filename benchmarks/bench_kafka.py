@@ -4,6 +4,7 @@ consumption of the same topic (target >= 80 %), and end-to-end latency at a stea
     python benchmarks/bench_kafka.py [--tables 6] [--hours 6] [--batches 5000,50000]
         [--rate 5000] [--latency-max-batch 5000,50000] [--latency-tables 6]
         [--latency-hours 6] [--skip-latency]
+    python benchmarks/bench_kafka.py --smoke   # 1 table, 30 minutes, every step once
 
 Everything runs against the bundled in-memory tansu broker
 (:func:`pipeline.stream.broker.local_broker`), started once for the whole run.
@@ -47,7 +48,7 @@ from typing import Any
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import save
+from _common import SMOKE_HELP, save
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events import default_codec
@@ -530,7 +531,14 @@ def main() -> int:
     )
     parser.add_argument("--group-max-batch", type=int, default=50000)
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables = args.latency_tables = 1
+        args.hours = args.latency_hours = 0.5
+        args.batches = args.latency_max_batch = "500"
+        args.group_workers, args.group_max_batch = "1", 500
+        args.rate, args.latency_attempts = 500.0, 1
     batches = [int(b) for b in args.batches.split(",") if b.strip()]
     group_workers = [int(w) for w in args.group_workers.split(",") if w.strip()]
     began = time.monotonic()
@@ -598,7 +606,7 @@ def main() -> int:
         "minus the producer's send() time (separate process, CLOCK_MONOTONIC); for "
         "exceptions, of the latest-sent of their source events."
     )
-    path = save("kafka", result)
+    path = "not saved (--smoke)" if args.smoke else save("kafka", result)
     runs = result["throughput"]["runs"]
     ratios = ", ".join(
         f"max_batch {r['max_batch']}: raw {r['raw_events_per_s']:,.0f} vs pipeline "
