@@ -129,8 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
         print(f"wrote {args.out}")
     rows = results["by_decks"].values()
-    ok = all(r["identical_counts"] and r["odds_under_target"] for r in rows)
-    return 0 if ok else 1
+    identical = all(r["identical_counts"] for r in rows)
+    fast_enough = all(r["odds_under_target"] for r in rows)
+    # A smoke run proves the benchmark runs and the two enumerations agree, not how fast.
+    return 0 if identical and (fast_enough or args.smoke) else 1
 
 
 if __name__ == "__main__":
