@@ -24,6 +24,7 @@ SMOKE_OUTPUT = {
     "bench_oracle.py": r"1 decks: fast min .* identical: True",
     "bench_dashboard.py": r"trail +\d+\.\d+s.*\n\n(NOT )?every page under 2\.0 s; not saved",
     "bench_flows.py": r"overhead per nightly_audit run: median -?\d+\.\d\d s .* not saved",
+    "bench_closed_day_load.py": r"[\d,]+ events loaded next to a closed day: .* ratio \d+\.\d\d",
     "bench_close.py": r"1 tables, [\d,]+ events: replay .* close/replay \d+\.\d\d",
     "bench_kafka.py": r"[\d,]+ events: max_batch 500: raw .* CPU per event \d+\.\d\dx the "
     r"file path's .* latency at 500 events/s .* p99 \d+ ms",
