@@ -13,6 +13,8 @@ from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
+SMOKE_HELP = "the smallest run that exercises every step; saves nothing (the test suite runs it)"
+
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[list[float], Any]:
     """Wall times of ``repeat`` runs of ``fn`` and the last run's result."""

@@ -1,8 +1,9 @@
 """Dashboard page load times on a 24-table gaming day, against the raw DuckDB queries for the
 same data measured in the same run (issue "dashboards and reports": under 2 s per page).
 
-    python benchmarks/bench_dashboard.py [--tables 24] [--hours 24] [--db LEDGER]
-                                         [--repeat 5] [--no-browser]
+    python benchmarks/bench_dashboard.py [--tables 24] [--hours 24] [--faults SPEC]
+                                         [--db LEDGER] [--repeat 5] [--no-browser]
+    python benchmarks/bench_dashboard.py --smoke   # 1 table, 1 hour, no browser, no file
 
 For each page:
 
@@ -18,9 +19,11 @@ For each page:
   shows, Streamlit reports the run finished and the text is unchanged between two polls
   0.1 s apart, so they include up to about 0.2 s of polling.
 
-Without ``--db`` the gaming day is emulated first (all fault kinds), replayed into a fresh
-ledger and closed, as ``baccarat-audit demo --tables 24 --hours 24`` does; that setup time is
-reported separately. Writes ``benchmarks/results/dashboard.json``.
+Without ``--db`` the gaming day is emulated first (``--faults``, by default every kind but
+``forms``, whose injected re-used serials the quality gate blocks by design), replayed into a
+fresh ledger and closed, as ``baccarat-audit demo`` does; that setup time is reported
+separately. A page is under target when its cold, warm, in-app and browser first-load times
+all are. Writes ``benchmarks/results/dashboard.json``.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ for path in (ROOT, ROOT / "benchmarks", ROOT / "tests" / "dashboards"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from _common import save, summary, timed  # noqa: E402
+from _common import SMOKE_HELP, save, summary, timed  # noqa: E402
 
 from dashboards import alarms  # noqa: E402
 from dashboards import queries as q  # noqa: E402
@@ -67,7 +70,15 @@ PAGES = (
 )
 
 
-def build(tables: int, hours: float, out: Path) -> tuple[Path, float]:
+PASSING_FAULTS = (
+    "payout,vigorish,third_card,late_wager,deferred_vig,announcement,shoe,irregularity,device"
+)
+"""Every fault kind but ``forms``: a Form serial used twice is a BLOCK expectation of the
+quality gate (the Form register, 3.3(c)3ii), so a day with them cannot be closed without an
+accepted reason; the other kinds are findings the pages show."""
+
+
+def build(tables: int, hours: float, faults: str, out: Path) -> tuple[Path, float]:
     from pipeline.cli import ingest_paths, write_simulation
     from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
     from pipeline.reports.close import close_gaming_day
@@ -75,7 +86,7 @@ def build(tables: int, hours: float, out: Path) -> tuple[Path, float]:
     from pipeline.simulate.run import simulate
 
     started = time.perf_counter()
-    result = simulate(tables, hours, 1, parse_faults("all"), DAY, load_catalog())
+    result = simulate(tables, hours, 1, parse_faults(faults), DAY, load_catalog())
     paths = write_simulation(result, out, DAY)
     db = out / "ledger.duckdb"
     with Ledger(db) as ledger:
@@ -209,7 +220,11 @@ def main() -> int:
     parser.add_argument("--db", type=Path, help="use this ledger instead of emulating one")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--faults", default=PASSING_FAULTS, help="the emulated day's faults")
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.hours, args.repeat, args.no_browser = 1, 1.0, 1, True
 
     work = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
     setup_s = None
@@ -217,7 +232,7 @@ def main() -> int:
         db = args.db
     else:
         print(f"emulating {args.tables} tables x {args.hours:g} h into {work} ...", flush=True)
-        db, setup_s = build(args.tables, args.hours, work)
+        db, setup_s = build(args.tables, args.hours, args.faults, work)
         print(f"  built and closed in {setup_s:.1f} s", flush=True)
     os.environ["BACCARAT_DB"] = str(db)
     os.environ["BACCARAT_ACKS"] = str(work / "acks.jsonl")
@@ -263,7 +278,7 @@ def main() -> int:
         warm = pages[page]["warm_median_s"]
         first_s = web[page]["first_load_s"] if isinstance(web, dict) else None
         web_s = web[page]["in_app_median_s"] if isinstance(web, dict) else None
-        slowest = max(pages[page]["cold_s"], warm, web_s or 0.0)
+        slowest = max(pages[page]["cold_s"], warm, web_s or 0.0, first_s or 0.0)
         results[page] = {
             "baseline_queries": base[page],
             "apptest": pages[page],
@@ -278,23 +293,26 @@ def main() -> int:
             f"{(f'{web_s:.3f}s' if web_s is not None else '-'):>9}"
         )
     ok = all(r["under_target"] for r in results.values())
-    path = save(
-        "dashboard",
-        {
-            "target_seconds_per_page": TARGET_SECONDS,
-            "all_pages_under_target": ok,
-            "dataset": {"tables_requested": args.tables, "hours": args.hours, **size},
-            "setup_seconds": setup_s,
-            "snapshot_copy_seconds": snapshot_s,
-            "repeat": args.repeat,
-            "median_of_warm": statistics.median(
-                p["apptest"]["warm_median_s"] for p in results.values()
-            ),
-            "pages": results,
+    measured = {
+        "target_seconds_per_page": TARGET_SECONDS,
+        "all_pages_under_target": ok,
+        "dataset": {
+            "tables_requested": args.tables,
+            "hours": args.hours,
+            "faults": None if args.db else args.faults,
+            **size,
         },
-    )
+        "setup_seconds": setup_s,
+        "snapshot_copy_seconds": snapshot_s,
+        "repeat": args.repeat,
+        "median_of_warm": statistics.median(
+            p["apptest"]["warm_median_s"] for p in results.values()
+        ),
+        "pages": results,
+    }
+    path = "not saved (--smoke)" if args.smoke else save("dashboard", measured)
     print(f"\n{'every page under' if ok else 'NOT every page under'} {TARGET_SECONDS} s; {path}")
-    return 0 if ok else 1
+    return 0 if ok or args.smoke else 1  # a smoke run proves it runs, not how fast
 
 
 if __name__ == "__main__":

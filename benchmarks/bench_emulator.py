@@ -2,6 +2,7 @@
 the same records from a prepared list in the same run (issue 3: at least half the raw rate).
 
     python benchmarks/bench_emulator.py [--tables 24] [--hours 24] [--repeat 1]
+    python benchmarks/bench_emulator.py --smoke     # 1 table, 30 minutes: that it still runs
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import fastavro
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import save, summary, timed
+from _common import SMOKE_HELP, save, summary, timed
 
 from pipeline.events import default_codec
 from pipeline.events.codec import DEFAULT_CONTAINER_CODEC
@@ -33,7 +34,10 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=24)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.hours = 1, 0.5
     work = Path(tempfile.mkdtemp(prefix="bench-emulator-"))
     try:
         rates = parse_faults("all")
@@ -80,7 +84,7 @@ def main() -> int:
         "note": "the emulator runs one table per worker process (all cores); the raw baseline "
         "is fastavro writing prepared records in one process",
     }
-    path = save("emulator", result)
+    path = "not saved (--smoke)" if args.smoke else save("emulator", result)
     print(
         f"{written.events:,} events, {written.bytes / 1e6:.1f} MB: emulator "
         f"{emu_rate:,.0f} events/s, raw fastavro write {raw_rate:,.0f} events/s, ratio "

@@ -4,6 +4,7 @@ reading each touched table-day back from the ledger and replaying it whole (the 
 without it), in the same run on the same batches.
 
     python benchmarks/bench_live_day.py [--tables 4] [--hours 24] [--batch 2000]
+    python benchmarks/bench_live_day.py --smoke     # 1 table, 1 hour, batches of 200
 
 No broker: the day's events, in time order as one partition delivers them, go through
 :func:`pipeline.ingest.stage.load_batch` batch by batch into a fresh DuckDB ledger, each
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import save
+from _common import SMOKE_HELP, save
 
 from pipeline.config.catalog import load_catalog
 from pipeline.ingest.live import LiveTableDays
@@ -58,7 +59,10 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--batch", type=int, default=2000)
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.hours, args.batch = 1, 1.0, 200
     catalog = load_catalog()
     day = simulate(args.tables, args.hours, 3, parse_faults("all"), DAY, catalog)
     stream = sorted(
@@ -96,7 +100,7 @@ def main() -> int:
         "speedup_last_quarter": by_quarter(reread)[-1] / by_quarter(kept)[-1],
         "ledgers_identical": True,
     }
-    path = save("live_day", result)
+    path = "not saved (--smoke)" if args.smoke else save("live_day", result)
     quarters = " / ".join(
         f"{a * 1000:.0f} vs {b * 1000:.0f} ms"
         for a, b in zip(by_quarter(kept), by_quarter(reread), strict=True)

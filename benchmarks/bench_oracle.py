@@ -1,6 +1,7 @@
 """Benchmark the exact odds oracle against the nested-loop baseline, measured in the same run.
 
     python benchmarks/bench_oracle.py [--repeats 7] [--baseline-repeats 3] [--decks 6 8]
+    python benchmarks/bench_oracle.py --smoke   # 1 deck, once each: that it still runs
 
 Times, for each shoe size:
 
@@ -116,14 +117,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--baseline-repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--smoke", action="store_true", help="1 deck, once each; writes no results file"
+    )
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.decks, args.repeats, args.baseline_repeats = [1], 1, 1
     results = run(args.decks, args.repeats, args.baseline_repeats)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    if not args.smoke:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {args.out}")
     rows = results["by_decks"].values()
-    ok = all(r["identical_counts"] and r["odds_under_target"] for r in rows)
-    return 0 if ok else 1
+    identical = all(r["identical_counts"] for r in rows)
+    fast_enough = all(r["odds_under_target"] for r in rows)
+    # A smoke run proves the benchmark runs and the two enumerations agree, not how fast.
+    return 0 if identical and (fast_enough or args.smoke) else 1
 
 
 if __name__ == "__main__":

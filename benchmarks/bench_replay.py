@@ -2,6 +2,7 @@
 raw fastavro decoding of the same files in the same run (issue 4: at most 2.0x).
 
     python benchmarks/bench_replay.py [--tables 24] [--hours 24]
+    python benchmarks/bench_replay.py --smoke       # 1 table, 30 minutes: that it still runs
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import fastavro
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import save, summary, timed
+from _common import SMOKE_HELP, save, summary, timed
 
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ingest.files import ingest_files
@@ -32,7 +33,10 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=24)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.hours = 1, 0.5
     work = Path(tempfile.mkdtemp(prefix="bench-replay-"))
     try:
         written = simulate_to_files(
@@ -73,7 +77,7 @@ def main() -> int:
         "as baccarat-audit replay); baseline = fastavro.reader over the same files in one "
         "process",
     }
-    path = save("replay", result)
+    path = "not saved (--smoke)" if args.smoke else save("replay", result)
     print(
         f"{loaded:,} events: raw decode {min(decode_times):.1f} s, pipeline "
         f"{min(load_times):.1f} s ({loaded / min(load_times):,.0f} events/s): ratio "

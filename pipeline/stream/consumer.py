@@ -81,7 +81,7 @@ from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards
 from pipeline.stream.notices import NoticePublisher, notice_days
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
 from pipeline.stream.sender import AcknowledgedSender
-from pipeline.stream.settings import KafkaSettings
+from pipeline.stream.settings import DEFAULT_MAX_BATCH, KafkaSettings
 from pipeline.stream.topics import ensure_topics
 
 log = logging.getLogger(__name__)
@@ -501,7 +501,7 @@ def run_consumer(
     catalog: Mapping[str, TableRules],
     *,
     until_idle: float | None,
-    max_batch: int = 5000,
+    max_batch: int = DEFAULT_MAX_BATCH,
     on_batch: Callable[[BatchReport], None] | None = None,
     on_assignment: Callable[[list[int]], None] | None = None,
     fault_hook: FaultHook | None = None,

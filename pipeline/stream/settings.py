@@ -30,6 +30,12 @@ DEFAULT_TOPIC = "table-events"
 DEFAULT_GROUP = "baccarat-audit"
 DEFAULT_CLIENT_ID = "baccarat-audit"
 DEFAULT_PARTITIONS = 6
+DEFAULT_MAX_BATCH = 50_000
+"""Most messages a consumer loads in one ledger transaction. Each batch has a fixed cost
+(fingerprints, the touched table-days' rows written, the commit): a consumer catching up on
+a 6-table day used 73 us of CPU per event in batches of 5,000 and 56 us in batches of 50,000,
+against 37-38 us for the file path in the same runs (issue 13). A live consumer's batches
+stay small whatever this is: it polls only ``batch_wait`` seconds for more."""
 DLQ_SUFFIX = ".dlq"
 DEFAULT_EXCEPTIONS_TOPIC = "audit-exceptions"
 

@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import weakref
 from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
@@ -21,6 +23,7 @@ import pytest
 from pipeline.cli import main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.events import DecodeError, default_codec
+from pipeline.ingest import files as files_module
 from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
 from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
@@ -233,3 +236,51 @@ def test_a_closed_day_does_not_block_the_next_days_files(two_days: Path, tmp_pat
     both = load(db, event_files(two_days / "events"))
     day_two = events_in(event_files(two_days / "events" / NEXT.isoformat()))
     assert counts(both) == (day_two, 0, 2, 2, 0, 0)
+
+
+def test_a_late_file_after_next_days_files_leaves_them_unwritten_too(
+    two_days: Path, tmp_path: Path
+) -> None:
+    """The refusal comes after the next day's files were merged in the same load (the load
+    streams file by file): they are rolled back with it, and every late file is named."""
+    day_one = event_files(two_days / "events" / DAY.isoformat())
+    day_two = event_files(two_days / "events" / NEXT.isoformat())
+    db = tmp_path / "ledger.duckdb"
+    load(db, day_one[:1])
+    close_directly(db, DAY)
+    before = snapshot(db)
+
+    late_files = [*day_one[1:], write_day(tmp_path / "again", DAY, seed=13)[0]]
+    with Ledger(db) as ledger, pytest.raises(ClosedGamingDayError) as refused:
+        ingest_files(ledger, day_two + late_files, DEFAULT_CATALOG, workers=1)
+    assert refused.value.late == tuple(
+        LateDelivery(str(p.resolve()), DAY, events_in([p])) for p in late_files
+    )
+    assert snapshot(db) == before
+
+
+def test_with_a_closed_day_the_load_holds_one_files_rows_at_a_time(
+    two_days: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A closed day in the ledger makes the load check every file before writing any; the
+    files checked wait on disk, not in memory, and nothing is left behind."""
+    db = tmp_path / "ledger.duckdb"
+    load(db, event_files(two_days / "events" / DAY.isoformat()))
+    close_directly(db, DAY)
+    alive: list[weakref.ref[files_module.FileBatch]] = []
+    held_when_read: list[int] = []
+    read = files_module.read_and_replay
+
+    def reading(path: Path, *args: Any) -> files_module.FileBatch:
+        gc.collect()
+        held_when_read.append(sum(ref() is not None for ref in alive))
+        batch = read(path, *args)
+        alive.append(weakref.ref(batch))
+        return batch
+
+    monkeypatch.setattr(files_module, "read_and_replay", reading)
+    report = load(db, event_files(two_days / "events" / NEXT.isoformat()))
+    assert held_when_read == [0, 0]
+    assert report.files == 2
+    assert report.new_deliveries == events_in(event_files(two_days / "events" / NEXT.isoformat()))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.duckdb"]

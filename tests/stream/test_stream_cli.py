@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.stream.cli import add_stream_parser, cmd_stream, main
+from pipeline.stream.settings import DEFAULT_MAX_BATCH
 
 
 def test_registers_the_stream_command(tmp_path: Path) -> None:
@@ -19,7 +20,7 @@ def test_registers_the_stream_command(tmp_path: Path) -> None:
     args = parser.parse_args([*argv, "--until-idle", "2.5"])
     assert args.func is cmd_stream
     assert (args.bootstrap, args.group, args.topic, args.until_idle) == ("k:9092", "g", "t", 2.5)
-    assert args.max_batch == 5000
+    assert args.max_batch == DEFAULT_MAX_BATCH == 50_000
     assert args.rules.name == "rules_catalog.toml"
 
 

@@ -1,0 +1,56 @@
+"""Every benchmark's ``--smoke`` mode runs here, so none can rot unnoticed: the smallest run
+goes through every step it measures (emulating, loading, replaying, closing, enumerating,
+consuming from the bundled broker, running the flows on a Prefect server, the dashboard's
+pages) and writes no results file. Times are not asserted (the machine is shared); what
+each smoke run prints is, so a benchmark that stopped measuring fails.
+``bench_startup.py --smoke`` has its own test (``test_bench_startup.py``)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results"
+
+SMOKE_OUTPUT = {
+    "bench_emulator.py": r"[\d,]+ events, .* ratio \d+\.\d\d \(target >= 0\.5\) -> not saved",
+    "bench_replay.py": r"[\d,]+ events: raw decode .* ratio \d+\.\d\d .* -> not saved",
+    "bench_live_day.py": r"[\d,]+ events in \d+ batches of 200: kept live .* -> not saved",
+    "bench_oracle.py": r"1 decks: fast min .* identical: True",
+    "bench_dashboard.py": r"trail +\d+\.\d+s.*\n\n(NOT )?every page under 2\.0 s; not saved",
+    "bench_flows.py": r"overhead per nightly_audit run: median -?\d+\.\d\d s .* not saved",
+    "bench_closed_day_load.py": r"[\d,]+ events loaded next to a closed day: .* ratio \d+\.\d\d",
+    "bench_close.py": r"1 tables, [\d,]+ events: replay .* close/replay \d+\.\d\d",
+    "bench_kafka.py": r"[\d,]+ events: max_batch 500: raw .* CPU per event \d+\.\d\dx the "
+    r"file path's .* latency at 500 events/s .* p99 \d+ ms",
+}
+
+
+def _results() -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in RESULTS.glob("*.json")}
+
+
+@pytest.mark.parametrize("script", sorted(SMOKE_OUTPUT))
+def test_smoke_mode_measures_and_saves_nothing(script: str) -> None:
+    before = _results()
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--smoke"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(SMOKE_OUTPUT[script], done.stdout), done.stdout
+    assert _results() == before, "--smoke overwrote recorded results"
+
+
+def test_every_benchmark_has_a_smoke_mode_in_the_suite() -> None:
+    """A new benchmark without a smoke run here fails this test, not silently later."""
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("bench_*.py")}
+    assert scripts == set(SMOKE_OUTPUT) | {"bench_startup.py"}
