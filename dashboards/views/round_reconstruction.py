@@ -38,7 +38,9 @@ with ctx.ledger() as ledger:
     typed = st.text_input(
         "Round id", key="round_id_input", help="Leave empty to choose by table and shoe."
     )
-    round_id: str | None = typed.strip() or None
+    # a device's round id is taken as typed (it may hold any character, a tab included);
+    # stray whitespace around a pasted id is forgiven only when the id as typed is unknown
+    round_id: str | None = typed if typed.strip() else None
     if round_id is None and tables:
         c1, c2, c3 = st.columns(3)
         table_id = c1.selectbox("Table", tables, key="round_table", format_func=visible)
@@ -60,6 +62,8 @@ with ctx.ledger() as ledger:
                 "Round", list(labels), format_func=labels.__getitem__, key="round_pick"
             )
     info = q.round_row(ledger, round_id) if round_id else None
+    if info is None and round_id and round_id != round_id.strip():
+        info = q.round_row(ledger, round_id.strip())
     if info is None:
         st.info(
             "Choose a round, or type its id."

@@ -29,7 +29,9 @@ if "trail_value" not in st.session_state:
             break
 c1, c2 = st.columns([1, 3])
 kind = c1.radio("Trail of", ["Round", "Form serial"], key="trail_kind")
-value = c2.text_input("Round id" if kind == "Round" else "Form serial", key="trail_value").strip()
+typed = c2.text_input("Round id" if kind == "Round" else "Form serial", key="trail_value")
+# a round id is taken as typed (a device's id may hold any character); a serial is a number
+value = typed if kind == "Round" and typed.strip() else typed.strip()
 if not value:
     st.info("Type a round id or a Form serial (or pick one on the Search page).")
     st.stop()
@@ -41,6 +43,10 @@ serial = int(value) if kind == "Form serial" else None
 
 with ctx.ledger() as ledger:
     found = q.trail(ledger, ctx.journal, round_id=round_id, serial=serial)
+    if round_id and round_id != round_id.strip() and found.events.empty:
+        # stray whitespace around a pasted id, forgiven when the id as typed is unknown
+        value = round_id = round_id.strip()
+        found = q.trail(ledger, ctx.journal, round_id=round_id, serial=serial)
 
 if found.events.empty and all(df.empty for df in found.derived.values()):
     st.warning(f"Nothing in the ledger for {kind.lower()} {markdown_text(value)}.")

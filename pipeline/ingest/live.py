@@ -78,6 +78,9 @@ class LiveTableDays:
         """Table-day writes of only the rows that changed."""
         self.rewrites = 0
         """Table-day writes of every row."""
+        self.restarted = 0
+        """Of the rewrites, those of a table-day whose machine had started over since its
+        last write (a late event or a new gap reordered what it had applied)."""
 
     def __contains__(self, key: TableDay) -> bool:
         return key in self._days
@@ -168,6 +171,7 @@ class LiveTableDays:
         else:
             ledger.replace_table_day(*key, result)
             self.rewrites += 1
+            self.restarted += before is not None and before.restarts != live.restarts
         cached.written = _Written(
             live.restarts,
             dict(live.settled),

@@ -19,6 +19,7 @@ from pipeline.cli import write_simulation
 from pipeline.config.catalog import load_catalog
 from pipeline.simulate.faults import DEFAULT_RATES, FaultKind
 from pipeline.simulate.run import simulate
+from tests.emulated_days import FAULTY_RATES, faulty_seed
 
 GAMING_DATE = date(2026, 11, 24)
 
@@ -69,7 +70,9 @@ def small_day(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def faulty_day(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Like ``small_day`` with every Form faulted and more device faults: seed 3 reuses a
-    Form serial, so the quality suites fail; returns the events dir."""
-    rates = {**DEFAULT_RATES, FaultKind.FORMS: 1.0, FaultKind.DEVICE: 0.003}
-    return emulate_events(tmp_path_factory.mktemp("faulty-day"), 2, 2.0, 3, rates)
+    """Like ``small_day`` with every Form faulted and more device faults, on a seed that
+    reuses a Form serial (:func:`tests.emulated_days.faulty_seed`), so the quality suites
+    fail; returns the events dir."""
+    return emulate_events(
+        tmp_path_factory.mktemp("faulty-day"), 2, 2.0, faulty_seed(), FAULTY_RATES
+    )

@@ -14,8 +14,9 @@ from pipeline.config.catalog import load_catalog
 from pipeline.ingest.sources import DeadLetter, read_file
 from pipeline.ingest.stage import load_batch
 from pipeline.ledger.store import Delivery, Ledger
-from pipeline.simulate.faults import DEFAULT_RATES, FaultKind
+from pipeline.simulate.faults import FaultKind
 from pipeline.simulate.run import simulate
+from tests.emulated_days import FAULTY_RATES, faulty_seed
 
 GAMING_DATE = date(2026, 11, 24)
 
@@ -42,7 +43,6 @@ def clean_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def faulty_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every fault kind, every Form faulted and more device faults: seed 3 reuses a Form
-    serial, delivers an event twice and delivers events out of order."""
-    rates = {**DEFAULT_RATES, FaultKind.FORMS: 1.0, FaultKind.DEVICE: 0.003}
-    return emulate_day(tmp_path_factory.mktemp("faulty"), 3, rates)
+    """Every fault kind, every Form faulted and more device faults, on a seed that reuses a
+    Form serial, delivers an event twice and delivers events out of order."""
+    return emulate_day(tmp_path_factory.mktemp("faulty"), faulty_seed(), FAULTY_RATES)

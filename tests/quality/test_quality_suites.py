@@ -71,7 +71,7 @@ def test_faulty_day_reports_duplicate_serials_and_device_faults(
     reused = {f.serial for f in faults if f.detail == "serial used twice"}
     twice = [f for f in faults if f.detail.endswith("delivered twice")]
     reordered = [f for f in faults if " delivered after seq " in f.detail]
-    assert reused and twice and reordered, "seed 2 must inject these faults"
+    assert reused and twice and reordered, "faulty_seed() chose a day with these faults"
 
     assert not report.success
     (serials,) = found[("ledger", "comp_vig_forms", "expect_compound_columns_to_be_unique")]
