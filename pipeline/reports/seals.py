@@ -205,20 +205,31 @@ def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -
     )
 
 
+SEAL_MEMORY = "512MB"
+"""DuckDB's memory while the close digests a day: the rows it reads and the digests it sorts
+stay within it (beyond it DuckDB spills to its temporary directory), so the close of a day
+of any size fits in bounded memory."""
+
+
 def seal_rows(
     con: duckdb.DuckDBPyConnection, gaming_date: date, sealed_at: datetime
 ) -> dict[str, str]:
     """Digest every row of the day in every sealed table into ``close_digests`` (replacing
     the day's earlier digests) and return each table's digest. The rows are hashed where
-    they are, in DuckDB: only the sorted digests stream through Python, to be hashed again."""
-    con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
-    for table in SEALED_TABLES:
-        sql = (
-            f"INSERT INTO close_digests SELECT $day, '{table}', sha256(r::VARCHAR) "
-            f"FROM ({_day_rows(table)}) r"
-        )
-        con.execute(sql, _scope(sql, gaming_date, sealed_at))
-    return {table: kept_digest(con, table, gaming_date) for table in SEALED_TABLES}
+    they are, in DuckDB, within :data:`SEAL_MEMORY`: only the sorted digests stream
+    through Python, to be hashed again."""
+    con.execute(f"SET memory_limit = '{SEAL_MEMORY}'")
+    try:
+        con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
+        for table in SEALED_TABLES:
+            sql = (
+                f"INSERT INTO close_digests SELECT $day, '{table}', sha256(r::VARCHAR) "
+                f"FROM ({_day_rows(table)}) r"
+            )
+            con.execute(sql, _scope(sql, gaming_date, sealed_at))
+        return {table: kept_digest(con, table, gaming_date) for table in SEALED_TABLES}
+    finally:
+        con.execute("RESET memory_limit")  # as the quality gate does: the ledger sets none
 
 
 def rows_with_digests(

@@ -330,6 +330,31 @@ def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
     )
 
 
+def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
+    loaded: Path, closed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows are digested within SEAL_MEMORY and spill beyond it: squeezed to a few MB,
+    the close seals the same rows to the same digests (but for the tables that record the
+    close itself), verifies, and leaves the connection its usual limit."""
+    directory = copy(loaded, tmp_path / "squeezed")
+    monkeypatch.setattr(seals, "SEAL_MEMORY", "24MB")
+    with Ledger(directory / LEDGER) as ledger:
+        ((usual,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        close(ledger, DAY, directory / "reports")
+        ((limit,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        squeezed = the_seal(ledger).table_digests
+        problems = verify(ledger, directory / "reports" / ANCHOR_FILE)
+    with Ledger(closed / LEDGER, read_only=True) as ledger:
+        roomy = the_seal(ledger).table_digests
+    timed = ("quality_results", "gaming_day_audit")  # when the close validated and acted
+    assert {t: d for t, d in squeezed.items() if t not in timed} == {
+        t: d for t, d in roomy.items() if t not in timed
+    }
+    assert squeezed.keys() == roomy.keys() == SEALED_TABLES.keys()
+    assert problems == []
+    assert limit == usual
+
+
 def test_editing_a_row_and_its_close_digest_is_still_caught(closed: Path, tmp_path: Path) -> None:
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         digest = "sha256(r::VARCHAR) FROM rounds r WHERE rowid = (SELECT min(rowid) FROM rounds)"
