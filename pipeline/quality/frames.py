@@ -359,14 +359,27 @@ def _long_fields(
             f"payload_type, NULL::VARCHAR AS field, NULL::VARCHAR AS kind, NULL::{cast} AS "
             f"{value_column}{''.join(f', NULL AS {c}' for c in extra)} WHERE false"
         )
-    also = "".join(f", {sql} AS {c}" for c, sql in extra.items())
-    parts = [
-        f"SELECT table_id, seq, payload_type, '{name}' AS field, '{kind}' AS kind, "
-        f"(fields_json->>'$.{name}')::{cast} AS {value_column}{also} FROM {deliveries} "
-        f"WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}"
+    # each payload is parsed once, for all the fields at once; a (payload type, field) pair
+    # then picks its field's value out of the list
+    fields = sorted({name for name, _, _ in specs})
+    paths = ", ".join(f"'$.{name}'" for name in fields)
+    pairs = ", ".join(
+        f"('{payload}', '{name}', '{kind}', {fields.index(name) + 1})"
         for name, kind, payloads in specs
-    ]
-    return f"SELECT * FROM ({' UNION ALL '.join(parts)}) WHERE {value_column} IS NOT NULL"
+        for payload in payloads
+    )
+    payloads = tuple(sorted({payload for _, _, payloads in specs for payload in payloads}))
+    also = "".join(f", {sql} AS {c}" for c, sql in extra.items())
+    return f"""
+        SELECT * FROM (
+            SELECT d.table_id, d.seq, d.payload_type, p.field, p.kind,
+                   d.fields[p.place]::{cast} AS {value_column}{"".join(f", d.{c}" for c in extra)}
+            FROM (SELECT table_id, seq, payload_type,
+                         json_extract_string(fields_json, [{paths}]) AS fields{also}
+                  FROM {deliveries}
+                  WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}) d
+            JOIN (VALUES {pairs}) p(payload_type, field, kind, place) USING (payload_type))
+        WHERE {value_column} IS NOT NULL"""
 
 
 def _sql_list(values: tuple[str, ...]) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,51 +93,93 @@ class _Sql:
     (JSON): DuckDB's failures are candidates, and the check decides."""
 
 
-def measure(frames: Frames, name: str, expectation: Expectation) -> Measured | None:
-    """What ``expectation`` finds on the whole frame ``name``; ``None`` when GX decides it from
-    the column type alone."""
-    sql = _as_sql(expectation)
-    if sql is None:
-        return None
+def measure(
+    frames: Frames, name: str, expectations: Sequence[Expectation]
+) -> dict[str | None, Measured | None]:
+    """What each of ``expectations`` finds on the whole frame ``name``, by GX id; ``None``
+    for one GX decides from the column type alone.
+
+    The expectations are counted together in one scan of the frame; a uniqueness expectation
+    takes a scan of its own (its duplicates are counted by a window over its columns). Only
+    an expectation that fails reads its evidence rows."""
     table = frames.tables[name]
-    copies = (
-        f", count(*) OVER (PARTITION BY {sql.partition}) AS copies, "
-        f"CASE WHEN row_number() OVER (PARTITION BY {sql.partition} ORDER BY {ROW}) = 1 "
-        f"THEN lead({ROW}) OVER (PARTITION BY {sql.partition} ORDER BY {ROW}) "
-        f"ELSE first_value({ROW}) OVER (PARTITION BY {sql.partition} ORDER BY {ROW}) "
-        "END AS partner"
-        if sql.partition
-        else ", NULL::BIGINT AS partner"
+    translated = {e.id: _as_sql(e) for e in expectations}
+    together = {i: sql for i, sql in translated.items() if sql and not sql.partition}
+    found: dict[str | None, Measured | None] = {}
+    if together:
+        found.update(
+            _measured(frames, f"(SELECT *, NULL::BIGINT AS partner FROM {table})", together)
+        )
+    for i, sql in translated.items():
+        if sql and sql.partition:
+            found.update(_measured(frames, _with_copies(table, sql), {i: sql}))
+    return {e.id: found.get(e.id) for e in expectations}
+
+
+def _with_copies(table: str, sql: _Sql) -> str:
+    """The rows of ``table`` in the domain of ``sql`` with, per row, ``copies`` (how many
+    rows of the domain share its ``sql.partition`` columns) and ``partner`` (one other of
+    them, so a duplicate shown as evidence is shown with its copy)."""
+    by = sql.partition
+    return (
+        f"(SELECT *, count(*) OVER (PARTITION BY {by}) AS copies, "
+        f"CASE WHEN row_number() OVER (PARTITION BY {by} ORDER BY {ROW}) = 1 "
+        f"THEN lead({ROW}) OVER (PARTITION BY {by} ORDER BY {ROW}) "
+        f"ELSE first_value({ROW}) OVER (PARTITION BY {by} ORDER BY {ROW}) "
+        f"END AS partner FROM {table} WHERE {sql.domain})"
     )
-    domain = f"(SELECT *{copies} FROM {table} WHERE {sql.domain})"
-    unexpected = f"({sql.nonnull or 'true'}) AND ({sql.unexpected})"
-    ((element_count, nonnull_count, unexpected_count),) = frames.con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE {sql.nonnull or 'true'}), "
-        f"count(*) FILTER (WHERE {unexpected}) FROM {domain}"
+
+
+def _measured(
+    frames: Frames, source: str, sqls: Mapping[str | None, _Sql]
+) -> dict[str | None, Measured]:
+    """Count ``sqls`` over ``source`` (a frame's rows with a ``partner`` column) in one
+    scan, then read the evidence rows of those that fail."""
+    columns = []
+    for sql in sqls.values():
+        nonnull = f"({sql.domain}) AND ({sql.nonnull or 'true'})"
+        witness = f"({sql.domain}) AND ({sql.witness})" if sql.witness else "false"
+        columns += [
+            f"count(*) FILTER (WHERE {sql.domain})",
+            f"count(*) FILTER (WHERE {nonnull})",
+            f"count(*) FILTER (WHERE {nonnull} AND ({sql.unexpected}))",
+            f"min({ROW}) FILTER (WHERE {witness})",
+        ]
+    ((*counted,),) = frames.con.execute(f"SELECT {', '.join(columns)} FROM {source}").fetchall()
+    found = {}
+    for n, (i, sql) in enumerate(sqls.items()):
+        element_count, nonnull_count, unexpected_count, first_witness = counted[4 * n : 4 * n + 4]
+        evidence: list[int] = []
+        if unexpected_count:
+            rows = _failing_rows(frames, source, sql)
+            if sql.confirm:
+                unexpected_count = len(rows)
+            for row in rows[:SAMPLE]:
+                evidence.extend(p for p in row[:2] if p is not None)
+        if first_witness is not None:
+            evidence.append(int(first_witness))
+        found[i] = Measured(
+            element_count,
+            nonnull_count if sql.nonnull is not None else None,
+            unexpected_count,
+            tuple(evidence),
+        )
+    return found
+
+
+def _failing_rows(frames: Frames, source: str, sql: _Sql) -> list[tuple[Any, ...]]:
+    """The first :data:`SAMPLE` rows of ``source`` that fail ``sql`` (position, partner), in
+    frame order; for a predicate DuckDB only approximates, every row GX's own check fails
+    among DuckDB's candidates."""
+    fails = f"({sql.domain}) AND ({sql.nonnull or 'true'}) AND ({sql.unexpected})"
+    checked = f", {sql.confirm[0]}" if sql.confirm else ""
+    rows = frames.con.execute(
+        f"SELECT {ROW}, partner{checked} FROM {source} WHERE {fails} ORDER BY {ROW}"
+        + ("" if sql.confirm else f" LIMIT {SAMPLE}")
     ).fetchall()
-    evidence: list[int] = []
-    if unexpected_count:
-        checked = f", {sql.confirm[0]}" if sql.confirm else ""
-        rows = frames.con.execute(
-            f"SELECT {ROW}, partner{checked} FROM {domain} WHERE {unexpected} ORDER BY {ROW}"
-            + ("" if sql.confirm else f" LIMIT {SAMPLE}")
-        ).fetchall()
-        if sql.confirm:  # DuckDB named the candidates; GX's own check decides
-            rows = [r for r in rows if not sql.confirm[1](r[2])]
-            unexpected_count = len(rows)
-        for row in rows[:SAMPLE]:
-            evidence.extend(p for p in row[:2] if p is not None)
-    if sql.witness:
-        ((first,),) = frames.con.execute(
-            f"SELECT min({ROW}) FROM {domain} WHERE {sql.witness}"
-        ).fetchall()
-        evidence.extend([] if first is None else [int(first)])
-    return Measured(
-        element_count,
-        nonnull_count if sql.nonnull is not None else None,
-        unexpected_count,
-        tuple(evidence),
-    )
+    if sql.confirm:  # DuckDB named the candidates; GX's own check decides
+        rows = [r for r in rows if not sql.confirm[1](r[2])]
+    return rows
 
 
 def type_witnesses(frames: Frames, name: str) -> list[int]:

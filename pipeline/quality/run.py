@@ -355,7 +355,7 @@ def _validate(
         if not wanted:
             continue
         definition = gx_definition(context, source, frame_name, wanted)
-        measured = {e.id: measure(frames, frame_name, e) for e in definition.suite.expectations}
+        measured = measure(frames, frame_name, definition.suite.expectations)
         evidence = frames.rows_at(
             frame_name,
             [

@@ -49,13 +49,12 @@ from pipeline.reports.seals import (
     SealEntry,
     append_anchors,
     append_entry,
-    day_digests,
     default_anchor_path,
     last_entries,
     read_anchors,
     seal_log,
+    seal_rows,
     seal_time,
-    table_digest,
     unanchored,
 )
 from pipeline.reports.verify import day_problems, log_problems, verify
@@ -205,7 +204,7 @@ def close_gaming_day(
         blocking = len(content["blocking_exceptions"])
         status = close_status(blocking)
         _audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
-        digests = day_digests(ledger.con, gaming_date, sealed_at)
+        table_digests = seal_rows(ledger.con, gaming_date, sealed_at)
         entry = append_entry(
             ledger.con,
             gaming_date=gaming_date,
@@ -217,7 +216,7 @@ def close_gaming_day(
             status=status,
             blocking_exceptions=blocking,
             report_sha256=hashlib.sha256(canonical(content)).hexdigest(),
-            table_digests={t: table_digest(h) for t, h in digests.items()},
+            table_digests=table_digests,
             anchor_path=anchor_path,
         )
         ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
@@ -234,11 +233,6 @@ def close_gaming_day(
                 entry.link,
                 blocking,
             ],
-        )
-        ledger.con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
-        ledger.con.executemany(
-            "INSERT INTO close_digests SELECT ?, ?, unnest(?::VARCHAR[])",
-            [(gaming_date, table, hashes) for table, hashes in digests.items()],
         )
     try:
         append_anchors(anchor_path, [entry])

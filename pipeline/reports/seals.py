@@ -168,16 +168,68 @@ def row_digests(
     return [str(r[0]) for r in rows]
 
 
-def table_digest(digests: Sequence[str]) -> str:
-    """One table's digest: the SHA-256 of its sorted row digests."""
-    return hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()
+DIGEST_BATCH = 65_536
+"""Row digests fetched at a time by :func:`sorted_digest` (4 MB of text)."""
 
 
-def day_digests(
+def sorted_digest(con: duckdb.DuckDBPyConnection, sql: str, parameters: Any) -> str:
+    """A table's digest: the SHA-256 of its sorted row digests, one per line (without a
+    final newline), as every seal so far defines it. ``sql`` selects the row digests (one
+    column, ordered by it); they stream batch by batch, so a day's digests never need to
+    fit in memory at once."""
+    digest = hashlib.sha256()
+    separator = b""
+    for batch in con.sql(sql, params=parameters).to_arrow_reader(DIGEST_BATCH):
+        values = batch.column(0).to_pylist()
+        if values:
+            digest.update(separator + "\n".join(values).encode())
+            separator = b"\n"
+    return digest.hexdigest()
+
+
+def current_digest(
+    con: duckdb.DuckDBPyConnection, table: str, gaming_date: date, sealed_at: datetime
+) -> str:
+    """:func:`sorted_digest` of ``table``'s rows of the day as they are now."""
+    sql = f"SELECT sha256(r::VARCHAR) AS d FROM ({_day_rows(table)}) r ORDER BY d"
+    return sorted_digest(con, sql, _scope(sql, gaming_date, sealed_at))
+
+
+def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -> str:
+    """:func:`sorted_digest` of the row digests ``close_digests`` keeps for ``table``."""
+    return sorted_digest(
+        con,
+        "SELECT row_sha256 FROM close_digests WHERE gaming_date = ? AND table_name = ? "
+        "ORDER BY row_sha256",
+        [gaming_date, table],
+    )
+
+
+SEAL_MEMORY = "512MB"
+"""DuckDB's memory while the close digests a day: the rows it reads and the digests it sorts
+stay within it (beyond it DuckDB spills to its temporary directory), so the close of a day
+of any size fits in bounded memory."""
+
+
+def seal_rows(
     con: duckdb.DuckDBPyConnection, gaming_date: date, sealed_at: datetime
-) -> dict[str, list[str]]:
-    """Every sealed table's row digests of the day."""
-    return {t: row_digests(con, t, gaming_date, sealed_at) for t in SEALED_TABLES}
+) -> dict[str, str]:
+    """Digest every row of the day in every sealed table into ``close_digests`` (replacing
+    the day's earlier digests) and return each table's digest. The rows are hashed where
+    they are, in DuckDB, within :data:`SEAL_MEMORY`: only the sorted digests stream
+    through Python, to be hashed again."""
+    con.execute(f"SET memory_limit = '{SEAL_MEMORY}'")
+    try:
+        con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
+        for table in SEALED_TABLES:
+            sql = (
+                f"INSERT INTO close_digests SELECT $day, '{table}', sha256(r::VARCHAR) "
+                f"FROM ({_day_rows(table)}) r"
+            )
+            con.execute(sql, _scope(sql, gaming_date, sealed_at))
+        return {table: kept_digest(con, table, gaming_date) for table in SEALED_TABLES}
+    finally:
+        con.execute("RESET memory_limit")  # as the quality gate does: the ledger sets none
 
 
 def rows_with_digests(

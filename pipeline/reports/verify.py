@@ -33,13 +33,14 @@ from pipeline.reports.seals import (
     GENESIS,
     REOPEN,
     SealEntry,
+    current_digest,
     default_anchor_path,
+    kept_digest,
     last_entries,
     read_anchors,
     row_digests,
     rows_with_digests,
     seal_log,
-    table_digest,
 )
 
 ROW_TEXT = 400
@@ -177,15 +178,16 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     """A closed day's rows, table by table, and its report, against its seal entry."""
     day, sealed_at = entry.gaming_date, entry.sealed_at
     where = f"{day}: "
-    kept: dict[str, list[str]] = {}
-    for table, digest in ledger.con.execute(
-        "SELECT table_name, row_sha256 FROM close_digests WHERE gaming_date = ?", [day]
-    ).fetchall():
-        kept.setdefault(table, []).append(digest)
+    kept = {
+        str(table)
+        for (table,) in ledger.con.execute(
+            "SELECT DISTINCT table_name FROM close_digests WHERE gaming_date = ?", [day]
+        ).fetchall()
+    }
     problems = []
     for table, sealed in sorted(entry.table_digests.items()):
-        listed = kept.pop(table, [])
-        named = table_digest(listed) == sealed
+        kept.discard(table)
+        named = kept_digest(ledger.con, table, day) == sealed
         if not named:
             problems.append(
                 f"{where}close_digests: the row digests of {table} were altered since the close "
@@ -194,8 +196,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         if table not in SEALED_TABLES:
             problems.append(f"{where}{table}: sealed, but this version does not know the table")
             continue
-        now = row_digests(ledger.con, table, day, sealed_at)
-        if table_digest(now) == sealed:
+        if current_digest(ledger.con, table, day, sealed_at) == sealed:
             continue
         if not named:
             problems.append(
@@ -204,6 +205,15 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
                 "digests were altered too)"
             )
             continue
+        # only a table that changed has its row digests read, to name the rows
+        listed = [
+            str(digest)
+            for (digest,) in ledger.con.execute(
+                "SELECT row_sha256 FROM close_digests WHERE gaming_date = ? AND table_name = ?",
+                [day, table],
+            ).fetchall()
+        ]
+        now = row_digests(ledger.con, table, day, sealed_at)
         added = Counter(now) - Counter(listed)
         gone = sum((Counter(listed) - Counter(now)).values())
         for text in rows_with_digests(ledger.con, table, day, sealed_at, added):

@@ -192,7 +192,7 @@ def _whole_and_evidence(
         INDEX,
     )
     definition = gx_definition(context, context.data_sources.add_pandas("evidence"), "f", suite())
-    measured = {e.id: measure(frames, "f", e) for e in definition.suite.expectations}
+    measured = measure(frames, "f", definition.suite.expectations)
     evidence = frames.rows_at(
         "f",
         [*type_witnesses(frames, "f"), *(p for m in measured.values() if m for p in m.evidence)],
@@ -240,12 +240,12 @@ def test_an_expectation_without_a_translation_is_refused() -> None:
     con = duckdb.connect()
     frames = _frames(con, 5, 1)
     with pytest.raises(TypeError, match="expect_column_max_to_be_between has no SQL"):
-        measure(frames, "f", ExpectColumnMaxToBeBetween(column="n", max_value=3, meta=META))
+        measure(frames, "f", [ExpectColumnMaxToBeBetween(column="n", max_value=3, meta=META)])
     with pytest.raises(TypeError, match=r"row condition .* has no SQL translation"):
         measure(
             frames,
             "f",
-            ExpectColumnValuesToNotBeNull(column="n", row_condition=Column("n") > 3, meta=META),
+            [ExpectColumnValuesToNotBeNull(column="n", row_condition=Column("n") > 3, meta=META)],
         )
 
 
@@ -254,7 +254,7 @@ def test_a_column_name_is_never_spliced_into_sql() -> None:
     frames = _frames(con, 5, 1)
     hostile = ExpectColumnValuesToNotBeNull(column='n" IS NULL OR true OR "n', meta=META)
     with pytest.raises(ValueError, match="not a plain lowercase SQL name"):
-        measure(frames, "f", hostile)
+        measure(frames, "f", [hostile])
 
 
 def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(

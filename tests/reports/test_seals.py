@@ -7,6 +7,7 @@ its own copy of the files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import zipfile
@@ -31,6 +32,7 @@ from pipeline.ledger.migrations import (
     VOLATILE_COLUMNS,
 )
 from pipeline.ledger.store import Ledger
+from pipeline.reports import seals
 from pipeline.reports.close import (
     CloseResult,
     EmptyDayError,
@@ -38,7 +40,7 @@ from pipeline.reports.close import (
     reopen_gaming_day,
     verify,
 )
-from pipeline.reports.seals import ANCHOR_FILE, GENESIS, SealEntry, seal_log
+from pipeline.reports.seals import ANCHOR_FILE, DIGEST_BATCH, GENESIS, SealEntry, seal_log
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -286,6 +288,71 @@ def test_a_replay_timestamp_is_not_a_figure(closed: Path, tmp_path: Path) -> Non
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         ledger.con.execute("UPDATE table_day_summary SET replayed_at = now()")
         assert verify(ledger, anchors) == []
+
+
+def _digest_as_first_defined(row_digests: list[str]) -> str:
+    """A table's digest as the seals made before digests were computed in DuckDB defined it
+    (the SHA-256 of the sorted row digests joined by newlines, computed in Python)."""
+    return hashlib.sha256("\n".join(sorted(row_digests)).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("batch", [1, 2, 7, DIGEST_BATCH])
+def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
+    closed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """Seals made by earlier versions must still verify: each table's digest, now streamed
+    from DuckDB batch by batch, is the one the first definition gives on the same rows,
+    whatever the batch boundaries (one row, two, an odd size), for empty tables and for
+    tables holding the same row twice."""
+    monkeypatch.setattr(seals, "DIGEST_BATCH", batch)
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        entry = the_seal(ledger)
+        first = {
+            table: _digest_as_first_defined(
+                seals.row_digests(ledger.con, table, DAY, entry.sealed_at)
+            )
+            for table in SEALED_TABLES
+        }
+        assert entry.table_digests == first
+        # the same row twice (two equal digests, both counted) and a table emptied
+        ledger.con.execute("INSERT INTO gaming_day_audit SELECT * FROM gaming_day_audit LIMIT 1")
+        ledger.con.execute("DELETE FROM form_series")
+        for table in ("gaming_day_audit", "form_series"):
+            now = seals.row_digests(ledger.con, table, DAY, entry.sealed_at)
+            assert seals.current_digest(
+                ledger.con, table, DAY, entry.sealed_at
+            ) == _digest_as_first_defined(now)
+            assert (len(now) != len(set(now))) if table == "gaming_day_audit" else now == []
+        problems = verify(ledger, anchors)
+    assert any("gaming_day_audit: row changed or added after the close" in p for p in problems)
+    assert any(
+        "form_series: " in p and "row(s) sealed at the close are gone" in p for p in problems
+    )
+
+
+def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
+    loaded: Path, closed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows are digested within SEAL_MEMORY and spill beyond it: squeezed to a few MB,
+    the close seals the same rows to the same digests (but for the tables that record the
+    close itself), verifies, and leaves the connection its usual limit."""
+    directory = copy(loaded, tmp_path / "squeezed")
+    monkeypatch.setattr(seals, "SEAL_MEMORY", "24MB")
+    with Ledger(directory / LEDGER) as ledger:
+        ((usual,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        close(ledger, DAY, directory / "reports")
+        ((limit,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        squeezed = the_seal(ledger).table_digests
+        problems = verify(ledger, directory / "reports" / ANCHOR_FILE)
+    with Ledger(closed / LEDGER, read_only=True) as ledger:
+        roomy = the_seal(ledger).table_digests
+    timed = ("quality_results", "gaming_day_audit")  # when the close validated and acted
+    assert {t: d for t, d in squeezed.items() if t not in timed} == {
+        t: d for t, d in roomy.items() if t not in timed
+    }
+    assert squeezed.keys() == roomy.keys() == SEALED_TABLES.keys()
+    assert problems == []
+    assert limit == usual
 
 
 def test_editing_a_row_and_its_close_digest_is_still_caught(closed: Path, tmp_path: Path) -> None:
