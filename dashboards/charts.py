@@ -7,6 +7,8 @@ renders as text, never as markup.
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
+
 import altair as alt
 import pandas as pd
 
@@ -82,17 +84,18 @@ def hold_band(hold: pd.DataFrame, per: str) -> alt.LayerChart | None:
     return alt.LayerChart(layer=[band, expected, observed], height=max(120, 22 * len(rows)))
 
 
-def exceptions_per_hour(exceptions: pd.DataFrame) -> alt.Chart | None:
-    """Exceptions per hour of their first evidence, stacked by severity, most severe on top.
-    ``exceptions`` is :func:`dashboards.queries.exceptions`' frame (``occurred`` in UTC).
-    ``None`` when no exception has a time."""
+def exceptions_per_hour(exceptions: pd.DataFrame, zone: tzinfo = UTC) -> alt.Chart | None:
+    """Exceptions per hour of their first evidence on the clock of ``zone`` (the casino's),
+    stacked by severity, most severe on top. ``exceptions`` is
+    :func:`dashboards.queries.exceptions`' frame (``occurred`` aware). ``None`` when no
+    exception has a time."""
     if exceptions.empty or "occurred" not in exceptions:
         return None
     timed = exceptions.dropna(subset=["occurred"])
     if timed.empty:
         return None
     counts = (
-        timed.assign(hour=timed["occurred"].dt.floor("h").dt.tz_convert(None))
+        timed.assign(hour=timed["occurred"].dt.tz_convert(zone).dt.floor("h").dt.tz_localize(None))
         .groupby(["hour", "severity"], as_index=False)
         .size()
         .rename(columns={"size": "exceptions"})
@@ -104,7 +107,7 @@ def exceptions_per_hour(exceptions: pd.DataFrame) -> alt.Chart | None:
         alt.Chart(counts, height=180)
         .mark_bar()
         .encode(
-            x=alt.X("hour:T", title="Hour of first evidence (UTC)"),
+            x=alt.X("hour:T", title=f"Hour of first evidence ({getattr(zone, 'key', zone)})"),
             y=alt.Y("exceptions:Q", title="Exceptions", stack="zero"),
             color=alt.Color(
                 "severity:N",

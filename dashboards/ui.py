@@ -26,9 +26,10 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
@@ -44,6 +45,7 @@ from dashboards.source import (
     snapshot,
 )
 from pipeline.bundle.acks import ACKNOWLEDGE, ESCALATE, AckJournal, JournalError
+from pipeline.config.catalog import gaming_day_of
 from pipeline.config.roles import (
     Action,
     Actor,
@@ -55,6 +57,7 @@ from pipeline.config.roles import (
 )
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
+from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import csv_cell, markdown_text
 
 OIDC_SOURCE = "OIDC sign-in"
@@ -163,7 +166,10 @@ def sidebar() -> Context:
         st.stop()
         raise  # unreachable: st.stop() raises
     with st.sidebar:
-        st.caption(f"Ledger `{snap.live}` (read-only snapshot of {snap.taken_at:%H:%M:%S} UTC)")
+        taken = local_wall(snap.taken_at)
+        st.caption(
+            f"Ledger `{snap.live}` (read-only snapshot of {taken:%H:%M:%S}, {casino_zone().key})"
+        )
         if snap.busy:
             st.warning(f"Showing the last snapshot: {snap.busy}")
         with reader(snap) as ledger:
@@ -243,6 +249,43 @@ def statistics(ctx: Context, day: date, per: str) -> tuple[pd.DataFrame, pd.Data
     """Outcome and hold alarms ``per`` shoe or table; computed once per snapshot."""
     outcomes, hold = _statistics(ctx.snapshot.key, str(ctx.snapshot.path), day, per)
     return outcomes.copy(), hold.copy()
+
+
+def gaming_day() -> GamingDay:
+    """The casino's gaming day (start and time zone), from the rule catalog."""
+    return gaming_day_of(alarms.rules_catalog())
+
+
+def casino_zone() -> ZoneInfo:
+    """The casino's time zone: every time a person reads on these pages is on the casino's
+    clock (the devices stamp UTC)."""
+    return gaming_day().zone
+
+
+def local_times(values: pd.Series) -> pd.Series:
+    """Aware timestamps (:func:`dashboards.queries.micros_series`) on the casino's clock."""
+    return values.dt.tz_convert(casino_zone())
+
+
+def local_label(what: str) -> str:
+    """A column or control label saying which clock its times are on."""
+    return f"{what} ({casino_zone().key})"
+
+
+def local_wall(instant: datetime | pd.Timestamp) -> datetime:
+    """An instant (aware, or naive UTC as DuckDB returns a TIMESTAMP) as the casino's
+    wall-clock time, without a zone (for widgets and captions)."""
+    stamp = pd.Timestamp(instant)
+    if stamp.tzinfo is None:
+        stamp = stamp.tz_localize("UTC")
+    wall: datetime = stamp.tz_convert(casino_zone()).to_pydatetime()
+    return wall.replace(tzinfo=None)
+
+
+def from_local_wall(wall: datetime) -> datetime:
+    """The casino's wall-clock time as an aware instant; an hour repeated when the clocks go
+    back means its first occurrence (fold 0), an hour skipped in spring the instant after."""
+    return wall.replace(tzinfo=casino_zone())
 
 
 def dollars(df: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:

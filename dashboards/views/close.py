@@ -30,6 +30,11 @@ still_blocking = exceptions.loc[
     ["exception_id", "table_id", "code", "round_id", "seat", "serial", "message"],
 ]
 closed = status is not None and status["status"] != "REOPENED"
+closed_at = (
+    f"{ui.local_wall(status['closed_at']):%Y-%m-%d %H:%M} {ui.casino_zone().key}"
+    if status is not None
+    else ""
+)
 problems = ui.verified_close(ctx, day) if closed and st.session_state.get("verify_seal") else []
 if status is None:
     st.info(
@@ -40,20 +45,20 @@ elif not closed:
     st.warning(f"Gaming day {day.isoformat()} was reopened: these figures are a draft again.")
 elif not st.session_state.get("verify_seal"):
     st.info(
-        f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC as {status['status']} (report "
+        f"Closed {closed_at} as {status['status']} (report "
         f"{str(status['report_sha256'])[:16]}…, chain {str(status['chain_sha256'])[:16]}…). "
         "Verifying that every sealed row is unchanged re-hashes the whole day (seconds on a "
         "full day): use the checkbox below."
     )
 elif not problems:
     st.success(
-        f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC as {status['status']}; the sealed "
+        f"Closed {closed_at} as {status['status']}; the sealed "
         f"rows and the hash chain verify unchanged since (report "
         f"{str(status['report_sha256'])[:16]}…, chain {str(status['chain_sha256'])[:16]}…)."
     )
 else:
     st.error(
-        f"Closed {status['closed_at']:%Y-%m-%d %H:%M} UTC, but {len(problems)} thing(s) no "
+        f"Closed {closed_at}, but {len(problems)} thing(s) no "
         "longer match what the close sealed: " + markdown_text("; ".join(problems[:5]))
     )
 

@@ -70,11 +70,11 @@ with st.expander("Filters", expanded=True):
     )  # fmt: skip
     times = all_rows["occurred"].dropna()
     if len(times) and times.min() < times.max():
-        low = times.min().tz_convert(None).to_pydatetime().replace(second=0, microsecond=0)
-        high = times.max().tz_convert(None).to_pydatetime() + timedelta(minutes=1)
+        low = ui.local_wall(times.min()).replace(second=0, microsecond=0)
+        high = ui.local_wall(times.max()) + timedelta(minutes=1)
         high = high.replace(second=0, microsecond=0)
         start, end = st.slider(
-            "Time of the first evidence (UTC)",
+            ui.local_label("Time of the first evidence"),
             min_value=low,
             max_value=high,
             value=(low, high),
@@ -83,8 +83,8 @@ with st.expander("Filters", expanded=True):
             key="f_time",
         )
         if (start, end) != (low, high):
-            f.start = pd.Timestamp(start, tz="UTC").to_pydatetime()
-            f.end = pd.Timestamp(end, tz="UTC").to_pydatetime()
+            f.start = ui.from_local_wall(start)
+            f.end = ui.from_local_wall(end)
 
 triage.to_url({"f_status": STATUS_DEFAULT})
 rows = new_since.mark(f.apply(all_rows))
@@ -102,7 +102,7 @@ m2.metric("New since you looked", len(new_since.new))
 m3.metric("Open critical (block the close)", blocking)
 m4.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
 new_since.announce(all_rows, "queue")
-per_hour = charts.exceptions_per_hour(rows)
+per_hour = charts.exceptions_per_hour(rows, ui.casino_zone())
 if per_hour is not None:
     with st.expander("Exceptions per hour, by severity", expanded=True):
         st.altair_chart(per_hour, width="stretch", key="per_hour")
@@ -126,6 +126,7 @@ table = rows[
         "exception_id",
     ]
 ]
+table = table.assign(occurred=ui.local_times(table["occurred"]))
 picked = st.dataframe(
     table,
     hide_index=True,
@@ -140,7 +141,9 @@ picked = st.dataframe(
             "at stake", format="dollar", help="recorded amount minus the required one"
         ),
         "age": st.column_config.TextColumn("age", help="since the first evidence"),
-        "occurred": st.column_config.DatetimeColumn("first evidence (UTC)", format="HH:mm:ss"),
+        "occurred": st.column_config.DatetimeColumn(
+            ui.local_label("first evidence"), format="HH:mm:ss"
+        ),
         "message": st.column_config.TextColumn("message", width="large"),
     },
 )
@@ -235,14 +238,19 @@ with ctx.ledger() as ledger:
     event_ids = row["source_event_ids"]
     events = q.evidence(ledger, str(row["table_id"]), [] if event_ids is None else list(event_ids))
     history = q.ack_history(ledger, ctx.journal, [str(chosen)])
-events = events.assign(fields=[q.fields_text(v) for v in events["fields"]])
+events = events.assign(
+    occurred=ui.local_times(events["occurred"]),
+    fields=[q.fields_text(v) for v in events["fields"]],
+)
 st.dataframe(
     events,
     hide_index=True,
     width="stretch",
     key="evidence",
     column_config={
-        "occurred": st.column_config.DatetimeColumn("occurred (UTC)", format="HH:mm:ss.SSS"),
+        "occurred": st.column_config.DatetimeColumn(
+            ui.local_label("occurred"), format="HH:mm:ss.SSS"
+        ),
         "fields": st.column_config.TextColumn("fields", width="large"),
     },
 )

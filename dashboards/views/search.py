@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, timedelta
 
 import streamlit as st
 
@@ -35,14 +35,15 @@ if serial_text.strip():
         query.serial = int(serial_text.strip())
     else:
         st.error("A Form serial is a number.")
-if st.checkbox("Only within a time range (UTC)", key="s_use_time"):
+if st.checkbox(ui.local_label("Only within a time range"), key="s_use_time"):
+    starts = ui.gaming_day().starts
     t1, t2, t3, t4 = st.columns(4)
     start_day = t1.date_input("From", day, key="s_from_day")
-    start_time = t2.time_input("at", time(6, 0), key="s_from_time", step=timedelta(minutes=15))
+    start_time = t2.time_input("at", starts, key="s_from_time", step=timedelta(minutes=15))
     end_day = t3.date_input("To", day + timedelta(days=1), key="s_to_day")
-    end_time = t4.time_input("at ", time(6, 0), key="s_to_time", step=timedelta(minutes=15))
-    query.start = datetime.combine(start_day, start_time, tzinfo=UTC)
-    query.end = datetime.combine(end_day, end_time, tzinfo=UTC)
+    end_time = t4.time_input("at ", starts, key="s_to_time", step=timedelta(minutes=15))
+    query.start = ui.from_local_wall(datetime.combine(start_day, start_time))
+    query.end = ui.from_local_wall(datetime.combine(end_day, end_time))
 
 if query.empty():
     st.info("Give at least one criterion.")
@@ -70,6 +71,7 @@ if pages > 1:
 if len(found.rounds):
     st.caption(f"Rounds {first + 1:,}-{first + len(found.rounds):,} of {found.rounds_total:,}.")
 rounds_view = ui.dollars(found.rounds.drop(columns=["started_at"]))
+rounds_view["started"] = ui.local_times(rounds_view["started"])
 st.dataframe(
     rounds_view,
     hide_index=True,
@@ -77,7 +79,9 @@ st.dataframe(
     key="s_rounds",
     column_config={
         **ui.money_config(rounds_view),
-        "started": st.column_config.DatetimeColumn("started (UTC)", format="YYYY-MM-DD HH:mm"),
+        "started": st.column_config.DatetimeColumn(
+            ui.local_label("started"), format="YYYY-MM-DD HH:mm"
+        ),
         "gaming_date": DAY_COLUMN,
     },
 )

@@ -4,6 +4,7 @@ device strings stay data."""
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 
@@ -120,3 +121,12 @@ def test_exceptions_per_hour_without_times_is_no_chart() -> None:
     empty = pd.DataFrame({"occurred": pd.to_datetime([None], utc=True), "severity": ["HIGH"]})
     assert charts.exceptions_per_hour(empty) is None
     assert charts.exceptions_per_hour(pd.DataFrame()) is None
+
+
+def test_exceptions_per_hour_on_the_casino_clock() -> None:
+    times = pd.to_datetime(["2026-11-24T10:05Z", "2026-11-24T11:55Z"], utc=True)
+    exceptions = pd.DataFrame({"occurred": times, "severity": ["HIGH", "HIGH"]})
+    chart = charts.exceptions_per_hour(exceptions, ZoneInfo("America/New_York"))
+    assert chart is not None
+    assert sorted(row["hour"][11:13] for row in _data(chart)) == ["05", "06"]  # EST, UTC-5
+    assert "America/New_York" in chart.to_dict()["encoding"]["x"]["title"]

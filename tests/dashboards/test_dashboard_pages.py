@@ -72,6 +72,9 @@ def test_exception_queue_filters_change_the_rows(ledger: Path) -> None:
     assert at.title[0].value == "Exception queue"
     (per_hour,) = at.get("vega_lite_chart")  # exceptions per hour by severity
     assert "severity" in per_hour.proto.spec and "exceptions" in per_hour.proto.spec
+    # times on the casino's clock (the catalog's gaming day), never bare UTC
+    assert str(_frame(at)["occurred"].dt.tz) == "America/New_York"
+    assert any("America/New_York" in c.value for c in at.sidebar.caption)
     everything = _frame(at)
     total = _query(ledger, "SELECT count(*) FROM exceptions")[0][0]
     assert len(everything) == total  # nothing acknowledged yet: all OPEN
