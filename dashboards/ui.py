@@ -299,16 +299,16 @@ def dollars(df: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFr
     return out
 
 
+MONEY_WORDS = ("handle", "win", "vig", "paid", "stake", "amount", "comp", "difference", "net")
+"""Words that mark a dollar column of a :func:`dollars` frame."""
+
+
 def money_config(df: pd.DataFrame) -> dict[str, Any]:
     """Column config showing every dollar column of a :func:`dollars` frame as money."""
     return {
         str(c): st.column_config.NumberColumn(str(c), format="dollar")
         for c in df.columns
-        if df[c].dtype.kind == "f"
-        and any(
-            k in str(c)
-            for k in ("handle", "win", "vig", "paid", "stake", "amount", "comp", "difference")
-        )
+        if df[c].dtype.kind == "f" and any(k in str(c) for k in MONEY_WORDS)
     }
 
 

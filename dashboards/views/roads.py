@@ -62,7 +62,6 @@ st.markdown(
 st.markdown(f"**Big road** · {markdown_text(shoe_id)}")
 big = big_road(winners, numbers, naturals)
 st.markdown(big_road_html(big), unsafe_allow_html=True)
-derived_columns = st.columns(len(DERIVED_ROADS))
-for column, (name, offset) in zip(derived_columns, DERIVED_ROADS.items(), strict=True):
-    column.markdown(f"**{name}**")
-    column.markdown(derived_road_html(derived_road(big, offset), offset), unsafe_allow_html=True)
+for name, offset in DERIVED_ROADS.items():  # one under another: a shoe's road runs wide
+    st.markdown(f"**{name}**")
+    st.markdown(derived_road_html(derived_road(big, offset), offset), unsafe_allow_html=True)

@@ -13,9 +13,10 @@ from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.games import Game
 from pipeline.safe_text import markdown_text, visible
 
+# A wager the regulation calls "void" on a tie (3.2(a)1iii) is a push to the people who read
+# this page: the stake goes back, nothing is won or lost. (A comment, not a string: Streamlit
+# would print a bare string on the page.)
 RESULT_WORDS = {"VOID": "PUSH (stake returned)", "PUSH": "PUSH (dragon 7, 3.3(h))"}
-"""A wager the regulation calls "void" on a tie (3.2(a)1iii) is a push to the people who
-read this page: the stake goes back, nothing is won or lost."""
 
 ctx = ui.current()
 day = ui.require_day(ctx)

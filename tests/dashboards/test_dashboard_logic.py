@@ -3,6 +3,7 @@ queries and the read-only snapshot."""
 
 from __future__ import annotations
 
+import ast
 import math
 from pathlib import Path
 
@@ -350,3 +351,17 @@ def test_snapshot_never_holds_the_ledger(tmp_path: Path) -> None:
         assert ledger.con.execute(
             "SELECT count(*) FROM exceptions WHERE severity = 'INFO'"
         ).fetchone() == (0,)
+
+
+def test_no_page_holds_a_bare_string_streamlit_would_print() -> None:
+    """Streamlit's "magic" writes any bare expression of a page script onto the page, so an
+    attribute docstring under a page's constant would show to every user: pages keep their
+    notes in comments (the module docstring alone is exempt)."""
+    pages = sorted((Path(__file__).resolve().parents[2] / "dashboards" / "views").glob("*.py"))
+    printed = [
+        f"{page.name}:{node.lineno}"
+        for page in pages
+        for node in ast.parse(page.read_text()).body[1:]
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    ]
+    assert pages and printed == []
