@@ -365,3 +365,21 @@ def test_no_page_holds_a_bare_string_streamlit_would_print() -> None:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
     ]
     assert pages and printed == []
+
+
+def test_the_warm_start_imports_the_pages_modules_and_caches_every_odds_model() -> None:
+    """The server's warm start (dashboards/warm.py) imports what the pages import and
+    computes the exact odds model (N.J.A.C. 19:47-3.9 draw rules) of every filed rule set,
+    so the first visitor's statistical alarms page reads them from the cache."""
+    from dashboards import warm
+    from dashboards.stats import round_model
+
+    round_model.cache_clear()
+    assert warm.warm_models() == len(alarms.rules_catalog()) > 0
+    assert round_model.cache_info().currsize == len(
+        {(r, r.decks) for r in alarms.rules_catalog().values()}
+    )
+    assert all(
+        name.split(".")[0] in {"altair", "pandas", "duckdb", "dashboards", "pipeline"}
+        for name in warm.PRELOADED
+    )
