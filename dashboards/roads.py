@@ -21,8 +21,9 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 ROWS = 6
 COLOURS = {"B": "#c62828", "P": "#1565c0", "T": "#2e7d32"}
@@ -212,69 +213,76 @@ DERIVED_STYLES = {1: "ring", 2: "dot", 3: "slash"}
 rings, small road filled dots, cockroach pig slashes."""
 
 
-def _grid(kind: str, cols: int, rows: int, body: list[str], size: int = 24) -> str:
+class _Placed(Protocol):
+    @property
+    def row(self) -> int: ...
+
+    @property
+    def col(self) -> int: ...
+
+
+Cell = TypeVar("Cell", bound=_Placed)
+
+
+def _grid(
+    kind: str,
+    cells: Sequence[Cell],
+    rows: int,
+    draw: Callable[[Cell], str],
+    size: int = 24,
+) -> str:
+    """The road's cells drawn by ``draw`` on a grid filled column by column, an empty
+    ``<div>`` where no cell stands."""
+    cols = max(max((c.col for c in cells), default=-1) + 1, 1)
+    placed = {(c.row, c.col): c for c in cells}
+    body = "".join(
+        draw(cell) if (cell := placed.get((row, col))) is not None else "<div></div>"
+        for col in range(cols)
+        for row in range(rows)
+    )
     return (
-        f'<div class="road {kind}" style="grid-template-columns:repeat({max(cols, 1)},{size}px);'
-        f'grid-template-rows:repeat({rows},{size}px);grid-auto-flow:column">'
-        + "".join(body)
-        + "</div>"
+        f'{_STYLE}<div class="road {kind}" style="grid-template-columns:repeat({cols},{size}px);'
+        f'grid-template-rows:repeat({rows},{size}px);grid-auto-flow:column">{body}</div>'
+    )
+
+
+def _bead(cell: BeadCell) -> str:
+    nat = " nat" if cell.natural else ""
+    flag = " x" if cell.flagged else ""
+    note = ", with exceptions" if cell.flagged else ""
+    return (
+        f'<div class="c{nat}{flag}" style="background:{COLOURS[cell.winner]}" '
+        f'title="round {cell.round_number}{note}">{html.escape(cell.winner)}</div>'
+    )
+
+
+def _big(cell: BigRoadCell) -> str:
+    ties = f"<span>{cell.ties}</span>" if cell.ties else ""
+    nat = " nat" if cell.natural else ""
+    return (
+        f'<div class="c{nat}" style="border-color:{COLOURS[cell.winner]};'
+        f'color:{COLOURS[cell.winner]}" title="round {cell.round_number}">'
+        f"{html.escape(cell.winner)}{ties}</div>"
     )
 
 
 def bead_plate_html(cells: Sequence[BeadCell], rows: int = ROWS) -> str:
-    cols = max((c.col for c in cells), default=-1) + 1
-    grid: dict[tuple[int, int], BeadCell] = {(c.row, c.col): c for c in cells}
-    body = []
-    for col in range(max(cols, 1)):
-        for row in range(rows):
-            cell = grid.get((row, col))
-            if cell is None:
-                body.append("<div></div>")
-                continue
-            nat = " nat" if cell.natural else ""
-            flag = " x" if cell.flagged else ""
-            note = ", with exceptions" if cell.flagged else ""
-            body.append(
-                f'<div class="c{nat}{flag}" style="background:{COLOURS[cell.winner]}" '
-                f'title="round {cell.round_number}{note}">{html.escape(cell.winner)}</div>'
-            )
-    return _STYLE + _grid("bead", cols, rows, body)
+    return _grid("bead", cells, rows, _bead)
 
 
 def big_road_html(cells: Sequence[BigRoadCell], rows: int = ROWS) -> str:
-    cols = max((c.col for c in cells), default=-1) + 1
-    grid: dict[tuple[int, int], BigRoadCell] = {(c.row, c.col): c for c in cells}
-    body = []
-    for col in range(max(cols, 1)):
-        for row in range(rows):
-            cell = grid.get((row, col))
-            if cell is None:
-                body.append("<div></div>")
-                continue
-            ties = f"<span>{cell.ties}</span>" if cell.ties else ""
-            nat = " nat" if cell.natural else ""
-            body.append(
-                f'<div class="c{nat}" style="border-color:{COLOURS[cell.winner]};'
-                f'color:{COLOURS[cell.winner]}" title="round {cell.round_number}">'
-                f"{html.escape(cell.winner)}{ties}</div>"
-            )
-    return _STYLE + _grid("big", cols, rows, body)
+    return _grid("big", cells, rows, _big)
 
 
 def derived_road_html(cells: Sequence[DerivedCell], offset: int, rows: int = ROWS) -> str:
-    cols = max((c.col for c in cells), default=-1) + 1
-    grid: dict[tuple[int, int], DerivedCell] = {(c.row, c.col): c for c in cells}
-    body = []
-    for col in range(max(cols, 1)):
-        for row in range(rows):
-            cell = grid.get((row, col))
-            if cell is None:
-                body.append("<div></div>")
-                continue
-            colour = DERIVED_COLOURS[cell.colour]
-            fill = f"background:{colour};" if DERIVED_STYLES[offset] == "dot" else ""
-            body.append(
-                f'<div class="c" style="{fill}border-color:{colour};color:{colour}" '
-                f'title="round {cell.round_number}"></div>'
-            )
-    return _STYLE + _grid(f"derived {DERIVED_STYLES[offset]}", cols, rows, body, size=14)
+    style = DERIVED_STYLES[offset]
+
+    def draw(cell: DerivedCell) -> str:
+        colour = DERIVED_COLOURS[cell.colour]
+        fill = f"background:{colour};" if style == "dot" else ""
+        return (
+            f'<div class="c" style="{fill}border-color:{colour};color:{colour}" '
+            f'title="round {cell.round_number}"></div>'
+        )
+
+    return _grid(f"derived {style}", cells, rows, draw, size=14)
