@@ -303,6 +303,22 @@ MONEY_WORDS = ("handle", "win", "vig", "paid", "stake", "amount", "comp", "diffe
 """Words that mark a dollar column of a :func:`dollars` frame."""
 
 
+DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
+
+
+def ledger_table(df: pd.DataFrame, key: str, **column_config: Any) -> None:
+    """Ledger rows as a table: cents as dollars (:func:`dollars`, :func:`money_config`), the
+    gaming day as a date, and ``column_config`` for the frame's own columns."""
+    view = dollars(df)
+    st.dataframe(
+        view,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config={**money_config(view), "gaming_date": DAY_COLUMN, **column_config},
+    )
+
+
 def money_config(df: pd.DataFrame) -> dict[str, Any]:
     """Column config showing every dollar column of a :func:`dollars` frame as money."""
     return {

@@ -8,7 +8,6 @@ import streamlit as st
 from dashboards import profiles, ui
 from pipeline.safe_text import visible
 
-DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
 ctx = ui.current()
 st.title("Patrons and dealers")
 st.caption(
@@ -51,31 +50,11 @@ with patron_tab:
         m[3].metric("Gaming days", len(days))
         m[4].metric("Forms", int(days["forms"].sum()))
         m[5].metric("Exceptions", int(days["exceptions"].sum()))
-        by_day = ui.dollars(days)
-        st.dataframe(
-            by_day,
-            hide_index=True,
-            width="stretch",
-            key="inv_patron_days",
-            column_config={**ui.money_config(by_day), "gaming_date": DAY_COLUMN},
-        )
+        ui.ledger_table(days, "inv_patron_days")
         st.markdown("**Complimentary Vigorish Forms**")
-        forms_view = ui.dollars(forms)
-        st.dataframe(
-            forms_view,
-            hide_index=True,
-            width="stretch",
-            key="inv_patron_forms",
-            column_config={**ui.money_config(forms_view), "gaming_date": DAY_COLUMN},
-        )
+        ui.ledger_table(forms, "inv_patron_forms")
         st.markdown("**Exceptions naming the patron**")
-        st.dataframe(
-            findings,
-            hide_index=True,
-            width="stretch",
-            key="inv_patron_exceptions",
-            column_config={"gaming_date": DAY_COLUMN},
-        )
+        ui.ledger_table(findings, "inv_patron_exceptions")
 
 with dealer_tab:
     if not dealer_ids:
@@ -93,13 +72,7 @@ with dealer_tab:
         d[1].metric("Rounds dealt", f"{rounds:,}")
         d[2].metric("Exceptions", found)
         d[3].metric("Per 1,000 rounds", f"{1000 * found / rounds:.1f}" if rounds else "-")
-        st.dataframe(
-            dealt,
-            hide_index=True,
-            width="stretch",
-            key="inv_dealer_days",
-            column_config={"gaming_date": DAY_COLUMN},
-        )
+        ui.ledger_table(dealt, "inv_dealer_days")
         st.markdown("**Exceptions by rule code**")
         st.dataframe(codes, hide_index=True, width="stretch", key="inv_dealer_codes")
 
@@ -115,11 +88,4 @@ with queue_tab:
     else:
         counts = unresolved.groupby(["gaming_date", "severity"]).size().unstack(fill_value=0)
         st.dataframe(counts, width="stretch", key="inv_unresolved_counts")
-        unresolved_view = ui.dollars(unresolved)
-        st.dataframe(
-            unresolved_view,
-            hide_index=True,
-            width="stretch",
-            key="inv_unresolved",
-            column_config={**ui.money_config(unresolved_view), "gaming_date": DAY_COLUMN},
-        )
+        ui.ledger_table(unresolved, "inv_unresolved")

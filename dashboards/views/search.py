@@ -10,7 +10,6 @@ from dashboards import queries as q
 from dashboards import ui
 from pipeline.safe_text import visible
 
-DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
 ctx = ui.current()
 day = ui.require_day(ctx)
 st.title("Search")
@@ -58,50 +57,21 @@ first = query.page * q.SEARCH_PAGE
 st.subheader(f"Rounds ({found.rounds_total:,} match)")
 if not found.summary.empty:
     st.caption("Every matching round, by gaming day and table.")
-    summary_view = ui.dollars(found.summary)
-    st.dataframe(
-        summary_view,
-        hide_index=True,
-        width="stretch",
-        key="s_summary",
-        column_config={**ui.money_config(summary_view), "gaming_date": DAY_COLUMN},
-    )
+    ui.ledger_table(found.summary, "s_summary")
 if pages > 1:
     st.number_input(f"Page of {q.SEARCH_PAGE} rounds (1-{pages})", 1, pages, key="s_page", step=1)
 if len(found.rounds):
     st.caption(f"Rounds {first + 1:,}-{first + len(found.rounds):,} of {found.rounds_total:,}.")
-rounds_view = ui.dollars(found.rounds.drop(columns=["started_at"]))
-rounds_view["started"] = ui.local_times(rounds_view["started"])
-st.dataframe(
-    rounds_view,
-    hide_index=True,
-    width="stretch",
-    key="s_rounds",
-    column_config={
-        **ui.money_config(rounds_view),
-        "started": st.column_config.DatetimeColumn(
-            ui.local_label("started"), format="YYYY-MM-DD HH:mm"
-        ),
-        "gaming_date": DAY_COLUMN,
-    },
+rounds = found.rounds.drop(columns=["started_at"])
+ui.ledger_table(
+    rounds.assign(started=ui.local_times(rounds["started"])),
+    "s_rounds",
+    started=st.column_config.DatetimeColumn(ui.local_label("started"), format="YYYY-MM-DD HH:mm"),
 )
 st.subheader(f"Complimentary Vigorish Forms ({len(found.forms)})")
-forms_view = ui.dollars(found.forms)
-st.dataframe(
-    forms_view,
-    hide_index=True,
-    width="stretch",
-    key="s_forms",
-    column_config={**ui.money_config(forms_view), "gaming_date": DAY_COLUMN},
-)
+ui.ledger_table(found.forms, "s_forms")
 st.subheader(f"Exceptions ({len(found.exceptions)})")
-st.dataframe(
-    found.exceptions.drop(columns=["started_at"]),
-    hide_index=True,
-    width="stretch",
-    key="s_exceptions",
-    column_config={"gaming_date": DAY_COLUMN},
-)
+ui.ledger_table(found.exceptions.drop(columns=["started_at"]), "s_exceptions")
 
 targets = [f"round {r}" for r in found.rounds["round_id"]]
 targets += [f"form {s}" for s in found.forms["serial"]]
