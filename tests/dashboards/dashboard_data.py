@@ -12,6 +12,7 @@ import io
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -23,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `dashboards` is not an installed package
     sys.path.insert(0, str(ROOT))
 
+from _chromium import free_port  # noqa: E402
+
+from dashboards.server import running_dashboard  # noqa: E402
 from pipeline.cli import main  # noqa: E402
 
 APP = ROOT / "dashboards" / "app.py"
@@ -61,6 +65,18 @@ def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
     target = directory / "ledger.duckdb"
     shutil.copyfile(built_ledger(tables, hours), target)
     return target
+
+
+@contextlib.contextmanager
+def served_ledger(directory: Path) -> Iterator[tuple[str, Path]]:
+    """A 3-table, 2-hour ledger copy in ``directory`` served by ``streamlit run`` on a free
+    port (its log beside it): the base URL and the ledger, until the block ends."""
+    db = ledger_copy(directory, tables=3, hours=2.0)
+    with (
+        (db.parent / "streamlit.log").open("w") as log,
+        running_dashboard(db, free_port(), log=log) as base,
+    ):
+        yield base, db
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import DAY, SETTLED_WRONGLY, ledger_copy
+from _chromium import CHROMIUM, Browser, chromium
+from dashboard_data import DAY, SETTLED_WRONGLY, served_ledger
 
 from dashboards import queries as q
 from dashboards.reconstruct import reconstruct
-from dashboards.server import running_dashboard
 from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
@@ -56,10 +55,8 @@ VIEWS = (
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    db = ledger_copy(tmp_path_factory.mktemp("browser-ledger"), tables=3, hours=2.0)
-    log = db.parent / "streamlit.log"
-    with log.open("w") as out, running_dashboard(db, free_port(), log=out) as base:
-        yield base, db
+    with served_ledger(tmp_path_factory.mktemp("browser-ledger")) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

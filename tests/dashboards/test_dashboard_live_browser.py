@@ -11,11 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import ledger_copy
+from _chromium import CHROMIUM, Browser, chromium
+from dashboard_data import served_ledger
 from test_dashboard_live import add_exception
-
-from dashboards.server import running_dashboard
 
 pytestmark = [
     pytest.mark.slow,
@@ -33,10 +31,8 @@ page's rerun on a machine shared with other test runs."""
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    db = ledger_copy(tmp_path_factory.mktemp("live-ledger"), tables=3, hours=2.0)
-    log = db.parent / "streamlit.log"
-    with log.open("w") as out, running_dashboard(db, free_port(), log=out) as base:
-        yield base, db
+    with served_ledger(tmp_path_factory.mktemp("live-ledger")) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
