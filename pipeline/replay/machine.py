@@ -668,9 +668,10 @@ class TableReplay:
             self.find(
                 subject,
                 Severity.MEDIUM,
-                f"A {kind.replace('_', ' ').lower()} ({rank}) requires it and "
-                f"{irr.expected_extra} more cards in the discard rack; {actual} more "
-                "were discarded.",
+                f"A {kind.replace('_', ' ').lower()} ({rank}) goes to the discard rack with "
+                f"{irr.expected_extra} more cards "
+                f"({rule(code_for(self.game, subject)).citation}); {actual} more were "
+                "discarded.",
                 event_ids=ids,
             )
 

@@ -358,6 +358,9 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "player_draw":        ("PB-3.9b-TABLE1", "CF-4.9a-PLAYER", "PB-3.9b-TABLE1"),
     "banker_draw":        ("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.9c-TABLE2"),
     "vig":                ("PB-3.3c-VIG", "CF-4.10c-VIG", "MB-7.3c-VIG"),
+    # 7.3(f) adopts both 3.3(e) options for Minibaccarat; Chemin de Fer has neither.
+    "no_vig_banker_six":  ("PB-3.3e1-BANKER-SIX", None, "MB-7.3f-NO-VIG"),
+    "no_vig_cover":       ("PB-3.3e2-TOTAL-CARD-COVER", None, "MB-7.3f-NO-VIG"),
     "vig_one_rate":       ("PB-3.3d-VIG-ONE-RATE", "CF-4.10d-VIG-ONE-RATE",
                            "MB-7.3e-VIG-ONE-RATE"),
     "vig_rounding":       ("PB-3.3c1-VIG-ROUNDING", "CF-4.10c-VIG", "MB-7.3c1-VIG-ROUNDING"),

@@ -177,14 +177,16 @@ def _banker(
             return s(Wager.BANKER, stake, Result.PUSH, rule_code="PB-3.3h-DRAGON-PUSH")
         return s(Wager.BANKER, stake, Result.WIN, stake, 0, "PB-3.3h-DRAGON-PUSH")
     if rules.no_vig_banker_six:
+        no_vig_code = code_for(rules.game, "no_vig_banker_six")
         if outcome.banker_wins_with_6:
             paid = BANKER_SIX_ODDS.payout(stake)
-            return s(Wager.BANKER, stake, Result.WIN, paid, 0, "PB-3.3e1-BANKER-SIX")
-        return s(Wager.BANKER, stake, Result.WIN, stake, 0, "PB-3.3e1-BANKER-SIX")
+            return s(Wager.BANKER, stake, Result.WIN, paid, 0, no_vig_code)
+        return s(Wager.BANKER, stake, Result.WIN, stake, 0, no_vig_code)
     if rules.no_vig_total_card_cover:
         covered = sum(stakes.get(w, 0) for w in TOTAL_CARD_ODDS) >= stake
         if covered:
-            return s(Wager.BANKER, stake, Result.WIN, stake, 0, "PB-3.3e2-TOTAL-CARD-COVER")
+            cover_code = code_for(rules.game, "no_vig_cover")
+            return s(Wager.BANKER, stake, Result.WIN, stake, 0, cover_code)
     if rules.tie_vig_quarter:
         return s(Wager.BANKER, stake, Result.WIN, stake, 0, "MB-7.3d-TIE-VIG")
     code = code_for(rules.game, "vig")

@@ -115,14 +115,14 @@ def test_chemin_de_fer_tie_bet_is_not_a_wager_there() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "code"),
+    ("kind", "code", "citation"),
     [
-        ("CARD_DISCLOSED_IN_ERROR", "MB-7.11c-DISCLOSED"),
-        ("CARD_FACE_UP_IN_SHOE", "MB-7.11d-FACE-UP"),
+        ("CARD_DISCLOSED_IN_ERROR", "MB-7.11c-DISCLOSED", "N.J.A.C. 19:47-7.11(c)"),
+        ("CARD_FACE_UP_IN_SHOE", "MB-7.11d-FACE-UP", "N.J.A.C. 19:47-7.11(d)"),
     ],
 )
 @pytest.mark.rule("MB-7.11c-DISCLOSED", "MB-7.11d-FACE-UP")
-def test_minibaccarat_irregularities_cite_7_11(kind: str, code: str) -> None:
+def test_minibaccarat_irregularities_cite_7_11(kind: str, code: str, citation: str) -> None:
     """MB-7.11c-DISCLOSED, MB-7.11d-FACE-UP, N.J.A.C. 19:47-7.11(c)1 and (d): a 7 disclosed in
     error or found face up goes to the discard rack with seven more cards; three more is a
     finding under Minibaccarat's own section."""
@@ -133,7 +133,24 @@ def test_minibaccarat_irregularities_cite_7_11(kind: str, code: str) -> None:
     f = only(b.replay())
     assert (f.code, f.severity) == (code, Severity.MEDIUM)
     assert f.message.endswith(
-        "requires it and 7 more cards in the discard rack; 3 more were discarded."
+        f"goes to the discard rack with 7 more cards ({citation}); 3 more were discarded."
+    )
+
+
+@pytest.mark.rule("CF-4.12j-FACE-UP")
+def test_chemin_de_fer_card_face_up_in_the_shoe_cites_4_12_j() -> None:
+    """CF-4.12j-FACE-UP, N.J.A.C. 19:47-4.12(j): a 7 found face up in the shoe goes to the
+    discard rack with seven more cards; three more is a finding under Chemin de Fer's own
+    section, not 3.12(d)."""
+    b = cf()
+    b.round(**CF_ROUND)
+    b.irregularity("7D", "CARD_FACE_UP_IN_SHOE", extra=3)
+    b.round(**CF_ROUND)
+    f = only(b.replay())
+    assert (f.code, f.severity) == ("CF-4.12j-FACE-UP", Severity.MEDIUM)
+    citation = "N.J.A.C. 19:47-4.12(j)"
+    assert f.message.endswith(
+        f"goes to the discard rack with 7 more cards ({citation}); 3 more were discarded."
     )
 
 

@@ -361,11 +361,12 @@ def test_wager_the_table_does_not_offer() -> None:
     )
 
 
-@pytest.mark.rule("PB-3.3e1-BANKER-SIX", "PB-3.3h-DRAGON-PUSH", "PB-3.3e2-TOTAL-CARD-COVER")
+@pytest.mark.rule("PB-3.3e1-BANKER-SIX", "PB-3.3h-DRAGON-PUSH", "MB-7.3f-NO-VIG")
 def test_no_vigorish_variations_settle_clean() -> None:
     """PB-3.3e1-BANKER-SIX: N.J.A.C. 19:47-3.3(e)1 (a winning Banker 6 pays 1 to 2, no vigorish),
     3.3(h) (no vigorish, a dragon 7 Banker win pushes) and 7.3(f)2 (no vigorish when the total-card
-    wagers cover the Banker wager): the honest settlements find nothing and expect no vigorish."""
+    wagers cover the Banker wager, MB-7.3f-NO-VIG): the honest settlements find nothing and expect
+    no vigorish."""
     expectations = []
     for rules_id, hands, wagers in (
         ("pb-4-banker6", BANKER_SIX, {"BANKER": 10_000}),
@@ -388,7 +389,7 @@ def test_no_vigorish_variations_settle_clean() -> None:
         (10_000, 0, "PB-3.3e1-BANKER-SIX"),
         (0, 0, "PB-3.3h-DRAGON-PUSH"),
         (10_000, 0, "PB-3.3h-DRAGON-PUSH"),
-        (10_000, 0, "PB-3.3e2-TOTAL-CARD-COVER"),
+        (10_000, 0, "MB-7.3f-NO-VIG"),
     ]
 
 

@@ -315,8 +315,8 @@ def test_disclosed_card_wrong_discard_count(
     )
     assert f.round_id is None
     assert f.message == (
-        f"A card disclosed in error ({rank}) requires it and {expected} more cards in the "
-        f"discard rack; {extra} more were discarded."
+        f"A card disclosed in error ({rank}) goes to the discard rack with {expected} more "
+        f"cards (N.J.A.C. 19:47-3.12(c)); {extra} more were discarded."
     )
 
 
@@ -394,7 +394,8 @@ def test_dealer_followed_another_procedure() -> None:
         "for a disclosed card."
     )
     assert (
-        "requires it and 10 more cards in the discard rack; 1 more were discarded" in count.message
+        "goes to the discard rack with 10 more cards (N.J.A.C. 19:47-3.12(c)); 1 more were "
+        "discarded" in count.message
     )
 
 
@@ -449,8 +450,8 @@ def test_card_face_up_in_the_shoe(card: str, extra: int, expected: int, rank: st
         (irr.reported, *irr.discards),
     )
     assert f.message == (
-        f"A card face up in shoe ({rank}) requires it and {expected} more cards in the discard "
-        f"rack; {extra} more were discarded."
+        f"A card face up in shoe ({rank}) goes to the discard rack with {expected} more cards "
+        f"(N.J.A.C. 19:47-3.12(d)); {extra} more were discarded."
     )
 
 

@@ -259,12 +259,13 @@ def test_banker_wager_in_the_dragon_7_variation() -> None:
 @pytest.mark.parametrize("game", [PB, MB], ids=lambda g: g.name)
 def test_no_vig_banker_six_pays_1_to_2(game: Game) -> None:
     """N.J.A.C. 19:47-3.3(e)1 (7.3(f)1): no vigorish; a winning Banker's Hand with a Point
-    Count of six pays 1 to 2, any other winning Banker wager 1 to 1 (PB-3.3e1-BANKER-SIX)."""
+    Count of six pays 1 to 2, any other winning Banker wager 1 to 1 (PB-3.3e1-BANKER-SIX); a
+    Minibaccarat settlement cites 7.3(f) (MB-7.3f-NO-VIG)."""
     rules = table(game, no_vig_banker_six=True)
     for six in (oc(5, 6, 2, 2), oc(0, 6, 3, 3), oc(2, 6, 3, 2)):
         s = settle(rules, six, Wager.BANKER, 1000)
         assert (s.result, s.paid_cents, s.vig_cents) == (Result.WIN, 500, 0)
-        assert s.rule_code == "PB-3.3e1-BANKER-SIX"
+        assert s.rule_code == ("PB-3.3e1-BANKER-SIX" if game is PB else "MB-7.3f-NO-VIG")
         odd = settle(rules, six, Wager.BANKER, 1001)
         assert odd.paid_cents == 500  # half a cent is not paid
     for other in (oc(5, 7, 2, 2), oc(0, 9, 2, 2), oc(0, 1, 3, 3)):
@@ -279,7 +280,8 @@ def test_no_vig_banker_six_pays_1_to_2(game: Game) -> None:
 @pytest.mark.parametrize("rounding", [False, True])
 def test_no_vig_when_total_card_wagers_cover_the_banker_wager(game: Game, rounding: bool) -> None:
     """N.J.A.C. 19:47-3.3(e)2 (7.3(f)2): no vigorish when the seat's total-card wagers total at
-    least its Banker wager; otherwise the normal vigorish of 3.3(c) (PB-3.3e2-...)."""
+    least its Banker wager; otherwise the normal vigorish of 3.3(c) (PB-3.3e2-...); a
+    Minibaccarat settlement cites 7.3(f) (MB-7.3f-NO-VIG)."""
     rules = table(game, no_vig_total_card_cover=True, total_card_wagers=True, vig_rounding=rounding)
     covered_seats = [
         {Wager.BANKER: 1000, Wager.CARDS_4: 1000},
@@ -289,7 +291,7 @@ def test_no_vig_when_total_card_wagers_cover_the_banker_wager(game: Game, roundi
     for seat in covered_seats:
         s = settle(rules, BANKER_WINS, Wager.BANKER, 1000, seat)
         assert (s.result, s.paid_cents, s.vig_cents) == (Result.WIN, 1000, 0)
-        assert s.rule_code == "PB-3.3e2-TOTAL-CARD-COVER"
+        assert s.rule_code == ("PB-3.3e2-TOTAL-CARD-COVER" if game is PB else "MB-7.3f-NO-VIG")
     # 5 % of $10.10 is 50.5c: 50c unrounded, 75c rounded to 25c (3.3(c)1), 55c to 5c (7.3(c)1)
     normal = (75 if game is PB else 55) if rounding else 50
     uncovered_seats = [
