@@ -336,6 +336,17 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("NJ-DATA-CONTRACT", "3.7-3.10",
      "An event that breaks the event contract (undecodable, unknown schema, or out of place) "
      "is kept as a dead letter."),
+    # --- Surveillance patterns across rounds and days (pipeline.patterns). No section of the
+    # given texts orders these analyses; each cites the rule its pattern would break if it were
+    # what it looks like. A pattern alarm is a place to look, with its false-alarm rate, never
+    # a finding that a rule was broken.
+    ("NJ-PATTERN-INFORMED-BETTING", "3.2(d), 3.7(b)",
+     "Surveillance pattern: a patron's stakes on a wager rise on the rounds that wager goes on "
+     "to win, beyond what the exact odds allow by chance; wagers are made before \"No More "
+     "Bets\" and the cards, when nobody can know the outcome."),
+    ("NJ-PATTERN-DEALER-PATRON", "3.3, 3.10(b)",
+     "Surveillance pattern: a dealer's payout and vigorish errors concentrate on one patron, or "
+     "in that patron's favour, beyond what the dealer's own error rate explains."),
 )
 
 _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
