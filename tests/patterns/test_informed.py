@@ -269,7 +269,7 @@ def test_every_informed_patron_is_found_on_emulated_days() -> None:
         for fault in day.faults:
             if fault.kind == FaultKind.INFORMED_BETTING.value:
                 injected += 1
-                patron = fault.detail.split()[1]
+                patron = fault.detail.split()[1]  # "patron P knows ..."
                 assert (fault.table_id, fault.seat, patron) in alarmed, fault
                 found += 1
     assert injected >= 5 and found == injected

@@ -1,0 +1,214 @@
+"""Dealer-patron pairs: payout and vigorish errors that concentrate on one patron of a dealer.
+
+One wrong payout is a replay finding under the payout or vigorish rule it breaks (N.J.A.C.
+19:47-3.3, 3.10(b); 4.10; 7.3). Collusion shows only across rounds and days: small errors,
+always at the same patron, or always in that patron's favour, while the dealer's other patrons
+see the dealer's ordinary error rate.
+
+The tests
+---------
+The unit is a *seat-round*: one patron's wagers at one seat in one round, dealt by one dealer
+(a seat's vigorish is settled per round, so a seat-round is where one error can happen). For
+each dealer ``d`` over the window: ``N`` seat-rounds dealt, ``E`` of them with an error, ``F``
+with an error in the patron's favour (overpaid, or vigorish under-collected). For each patron
+``p`` of that dealer: ``n`` seat-rounds, ``e`` errors, ``f`` errors in the patron's favour.
+
+If the dealer's errors fall on seat-rounds without regard to who sits there, then given the
+dealer's totals, the number landing on ``p`` is hypergeometric: ``e ~ Hypergeometric(N, E,
+n)`` and ``f ~ Hypergeometric(N, F, n)``. The exact upper tails ``P(X >= e)`` ("errors
+concentrate on this pair") and ``P(Y >= f)`` ("errors in this patron's favour concentrate on
+this pair") are the two tests of a pair. Conditioning on the dealer's own totals is what makes
+a careless dealer no suspect: a dealer who errs often errs often for everyone.
+
+Multiple testing: Bonferroni over every test of the call (two per dealer-patron pair dealt,
+whether or not it had an error, so the count does not depend on the errors), for the same
+reason as :mod:`pipeline.patterns.informed`: the promise is about any alarm at all, and the
+pairs of one dealer share the dealer's totals.
+
+Input
+-----
+One :class:`DealtSeatRound` per seat with a patron in a round. The patterns stage fills them
+from the ledger over the window of gaming days:
+
+- the seat-rounds: ``settlements`` (``table_id``, ``gaming_date``, ``round_id``, ``seat``,
+  ``patron_id``), one record per distinct (``table_id``, ``round_id``, ``seat``) with a
+  ``patron_id``;
+- the dealer: the ``rounds`` table has no dealer column. The round's ``RoundStarted`` event
+  carries ``dealer_id`` when the dealer changed (``deliveries`` with ``payload_type =
+  'RoundStarted'``, ``fields_json ->> 'dealer_id'``, matched on ``table_id`` and
+  ``fields_json ->> 'round_id'``), null when unchanged: carry the last non-null value forward in
+  ``rounds.started_at`` order, starting from the dealer who opened the table,
+  ``table_day_summary.dealer_id`` (the ``TableOpened`` event's);
+- the money: ``expected_cents`` is what the rules give the patron at that seat in that round,
+  the sum over its ``settlements`` rows of ``expected_paid_cents - expected_vig_cents``;
+  ``actual_cents`` is what the patron got, the sum of ``recorded_paid_cents`` (a wager never
+  settled counts its ``expected_paid_cents``: that is a finding of its own, not money moved)
+  less the vigorish charged in the round, the ``vig_ledger`` rows of that (``table_id``,
+  ``round_id``, ``seat``) with ``kind`` ``COLLECTED`` or ``DEFERRED``; ``event_ids`` are the
+  ``source_event_ids`` of the settlements whose recorded payout differs and the
+  ``source_event_id`` of those ``vig_ledger`` rows when the vigorish differs.
+
+Money is compared, not finding codes: a winning Banker wager's payout and its vigorish are
+judged under the same code, so a code cannot say which way an error went.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from scipy.stats import hypergeom
+
+from pipeline.replay.findings import Finding, Severity, money
+from pipeline.rules.config import Cents
+
+CODE = "NJ-PATTERN-DEALER-PATRON"
+DEFAULT_FALSE_ALARM_RATE = 0.01
+"""At most one window in a hundred of honest dealing raises any dealer-patron alarm."""
+EVIDENCE_ROUNDS = 12
+"""Errors listed in an alarm's message (every error's events are in its evidence)."""
+SEVERITY = Severity.HIGH
+"""A person looks before the day is closed; not CRITICAL, because each error is already a
+CRITICAL finding of its own and this is the pattern among them."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealtSeatRound:
+    """One patron's seat in one round and the dealer who dealt it (see the module docstring
+    for the ledger columns that fill it)."""
+
+    table_id: str
+    gaming_date: date
+    round_id: str
+    seat: int
+    dealer_id: str
+    patron_id: str
+    expected_cents: Cents
+    """What the rules give the patron: payouts less vigorish due."""
+    actual_cents: Cents
+    """What the patron got: payouts recorded less vigorish charged."""
+    event_ids: tuple[str, ...] = ()
+    """The settlement and vigorish events where the two differ."""
+
+    @property
+    def patron_gain_cents(self) -> Cents:
+        """Positive when the patron got more than the rules give (overpaid, or vigorish
+        under-charged), negative when less."""
+        return self.actual_cents - self.expected_cents
+
+    @property
+    def erred(self) -> bool:
+        return self.actual_cents != self.expected_cents
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    dealer_id: str
+    patron_id: str
+    dealt: int  # N: the dealer's seat-rounds
+    errors: int  # E
+    favourable: int  # F
+    rounds: tuple[DealtSeatRound, ...]  # the pair's seat-rounds
+
+    @property
+    def erred(self) -> list[DealtSeatRound]:
+        return [r for r in self.rounds if r.erred]
+
+    @property
+    def in_favour(self) -> list[DealtSeatRound]:
+        return [r for r in self.rounds if r.patron_gain_cents > 0]
+
+    def p_values(self) -> tuple[float, float]:
+        """Upper tails of the pair's errors and favourable errors among the dealer's."""
+        n = len(self.rounds)
+        return (
+            float(hypergeom.sf(len(self.erred) - 1, self.dealt, self.errors, n)),
+            float(hypergeom.sf(len(self.in_favour) - 1, self.dealt, self.favourable, n)),
+        )
+
+
+def _pairs(records: Iterable[DealtSeatRound]) -> list[_Pair]:
+    by_dealer: dict[str, list[DealtSeatRound]] = defaultdict(list)
+    for r in records:
+        by_dealer[r.dealer_id].append(r)
+    pairs = []
+    for dealer, rounds in sorted(by_dealer.items()):
+        errors = sum(r.erred for r in rounds)
+        favourable = sum(r.patron_gain_cents > 0 for r in rounds)
+        by_patron: dict[str, list[DealtSeatRound]] = defaultdict(list)
+        for r in rounds:
+            by_patron[r.patron_id].append(r)
+        for patron, theirs in sorted(by_patron.items()):
+            ordered = tuple(sorted(theirs, key=lambda r: (r.gaming_date, r.table_id, r.round_id)))
+            pairs.append(_Pair(dealer, patron, len(rounds), errors, favourable, ordered))
+    return pairs
+
+
+def dealer_patron_pairs(
+    records: Iterable[DealtSeatRound], false_alarm_rate: float = DEFAULT_FALSE_ALARM_RATE
+) -> list[Finding]:
+    """One finding per dealer-patron pair whose errors, or errors in the patron's favour,
+    concentrate beyond the dealer's own rate, at a family-wise false-alarm rate of
+    ``false_alarm_rate`` over the call (one window of gaming days)."""
+    if not 0.0 < false_alarm_rate < 1.0:
+        raise ValueError(
+            f"the dealer-patron false-alarm rate must be between 0 and 1, got "
+            f"{false_alarm_rate}; the default is {DEFAULT_FALSE_ALARM_RATE}"
+        )
+    pairs = _pairs(records)
+    tests = 2 * len(pairs)
+    threshold = false_alarm_rate / max(1, tests)
+    findings = []
+    for pair in pairs:
+        concentrated, favoured = pair.p_values()
+        if min(concentrated, favoured) <= threshold:
+            findings.append(_finding(pair, concentrated, favoured, false_alarm_rate, tests))
+    return findings
+
+
+def _finding(pair: _Pair, concentrated: float, favoured: float, rate: float, tests: int) -> Finding:
+    erred = pair.erred
+    share = len(pair.rounds) / pair.dealt
+    gain = sum(r.patron_gain_cents for r in erred)
+    days = sorted({r.gaming_date for r in erred})
+    table = Counter(r.table_id for r in erred).most_common(1)[0][0]
+    listed = ", ".join(
+        f"{r.table_id} {r.round_id} seat {r.seat} ({_signed(r.patron_gain_cents)})"
+        for r in erred[:EVIDENCE_ROUNDS]
+    )
+    more = f" and {len(erred) - EVIDENCE_ROUNDS} more" if len(erred) > EVIDENCE_ROUNDS else ""
+    message = (
+        f"Dealer {pair.dealer_id}'s payout and vigorish errors gather on patron "
+        f"{pair.patron_id}: {len(erred)} of the dealer's {pair.errors} errors "
+        f"({len(pair.in_favour)} of {pair.favourable} in the patron's favour) fell on the "
+        f"{len(pair.rounds)} of {pair.dealt} seat-rounds ({share:.1%}) this patron played with "
+        f"this dealer from {days[0]} to {days[-1]}, {_signed(gain)} to the patron in all; by "
+        f"chance with probability {concentrated:.1e} (errors) and {favoured:.1e} (in the "
+        f"patron's favour). Review these settlements: {listed}{more}. Honest dealing raises "
+        f"this alert on at most {rate:.1%} of windows (Bonferroni over {tests} dealer-patron "
+        "tests)."
+    )
+    return Finding(
+        CODE,
+        SEVERITY,
+        table,
+        message,
+        patron_id=pair.patron_id,
+        expected_cents=sum(r.expected_cents for r in erred),
+        actual_cents=sum(r.actual_cents for r in erred),
+        event_ids=tuple(sorted({i for r in erred for i in r.event_ids})),
+    )
+
+
+def _signed(cents: Cents) -> str:
+    return f"+{money(cents)}" if cents > 0 else money(cents)
+
+
+__all__: Sequence[str] = (
+    "CODE",
+    "DEFAULT_FALSE_ALARM_RATE",
+    "DealtSeatRound",
+    "dealer_patron_pairs",
+)
