@@ -32,6 +32,8 @@ class FaultKind(enum.Enum):
     # recorded after the cards or never
     BANK = "bank"  # 12: Chemin de Fer: Banker settled on the uncovered bank, or the Player's
     # Hand's choice made by someone other than the Dominant Player
+    INFORMED_BETTING = "informed_betting"  # 13: a patron whose stakes follow the next outcome
+    COLLUSION = "collusion"  # 14: a dealer who overpays one patron, slightly and rarely
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -51,6 +53,16 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""
 
+PATTERN_RATES: Mapping[FaultKind, float] = {
+    FaultKind.INFORMED_BETTING: 0.02,
+    FaultKind.COLLUSION: 0.2,
+}
+"""Faults only a pattern across rounds and days shows (:mod:`pipeline.patterns`), per
+opportunity: a patron sitting down is informed; a table's dealer colludes (decided once per
+seed and table, so the same dealer colludes every day). Chosen by name (``--faults
+informed_betting``), not by ``all``: a single day's replay does not raise their pattern codes,
+so ``all`` keeps meaning "everything one gaming day's audit finds"."""
+
 
 def parse_faults(spec: str) -> dict[FaultKind, float]:
     """``none``, ``all``, or ``KIND[=RATE][,KIND[=RATE]...]`` such as ``payout,forms=0.5``."""
@@ -59,6 +71,7 @@ def parse_faults(spec: str) -> dict[FaultKind, float]:
         return {}
     if spec == "all":
         return dict(DEFAULT_RATES)
+    known_rates = {**DEFAULT_RATES, **PATTERN_RATES}
     chosen: dict[FaultKind, float] = {}
     for item in spec.split(","):
         name, _, rate = item.partition("=")
@@ -67,7 +80,7 @@ def parse_faults(spec: str) -> dict[FaultKind, float]:
         except ValueError:
             known = ", ".join(k.value for k in FaultKind)
             raise ValueError(f"unknown fault kind {name!r}; choose none, all or {known}") from None
-        value = float(rate) if rate else DEFAULT_RATES[kind]
+        value = float(rate) if rate else known_rates[kind]
         if not 0.0 <= value <= 1.0:
             raise ValueError(f"fault rate for {kind.value} must be within 0..1, got {value}")
         chosen[kind] = value
@@ -76,7 +89,14 @@ def parse_faults(spec: str) -> dict[FaultKind, float]:
 
 @dataclass(frozen=True)
 class InjectedFault:
-    """One line of the ground-truth manifest."""
+    """One line of the ground-truth manifest: ``rule_code`` is the code of the finding that
+    finds it (matched by table, and by round, seat and serial where the line names them).
+
+    A ``collusion`` overpayment is two faults: one line per overpaid wager with the wager's
+    payout code and its round and seat (the replay finds it like any ``payout`` fault), and one
+    line per day for the pair with ``NJ-PATTERN-DEALER-PATRON`` and no round (found once the
+    patterns stage's window holds enough of the pair's errors; its detail names the pair).
+    """
 
     kind: str
     detail: str

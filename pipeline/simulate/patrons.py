@@ -50,6 +50,14 @@ LAST_NAMES = (
 )
 
 
+INFORMED_SHARE = 0.5
+"""``informed_betting``'s effect size: the share of rounds whose winner an informed patron
+knows and bets, at :data:`INFORMED_STAKE_UNITS` units (else betting as anyone does), for at
+least :data:`INFORMED_ROUNDS` rounds."""
+INFORMED_STAKE_UNITS = 5
+INFORMED_ROUNDS = 150
+
+
 @dataclass
 class Patron:
     patron_id: str
@@ -61,6 +69,9 @@ class Patron:
     rounds_left: int
     pays_deferred_vig: bool
     deferred_vig_cents: Cents = 0
+    knows_outcomes: bool = False
+    """The ``informed_betting`` fault: on :data:`INFORMED_SHARE` of rounds the patron knows the
+    winner before betting."""
 
 
 def new_patron(rng: random.Random, number: int, seat: int, rules: TableRules) -> Patron:
@@ -99,3 +110,17 @@ def choose_wagers(rng: random.Random, patron: Patron, rules: TableRules) -> dict
         if Wager.DRAGON_7 in offered and rng.random() < 0.5:
             wagers[Wager.DRAGON_7] = side_unit
     return wagers
+
+
+def bet_the_known_winner(
+    patron: Patron, rules: TableRules, wagers: dict[Wager, Cents], winner: Wager
+) -> dict[Wager, Cents]:
+    """An informed patron's wagers on a round whose ``winner`` (``BANKER`` or ``PLAYER``) the
+    patron knows: the main wager moves to the winning side at :data:`INFORMED_STAKE_UNITS`
+    units; the other side's wager and its bonus wager (which needs that base wager, 3.2(a)5)
+    are dropped; other side wagers stay as chosen."""
+    other = Wager.PLAYER if winner is Wager.BANKER else Wager.BANKER
+    bonus_of = {Wager.BANKER: Wager.BANKER_BONUS, Wager.PLAYER: Wager.PLAYER_BONUS}
+    kept = {w: c for w, c in wagers.items() if w not in (other, bonus_of[other])}
+    kept[winner] = min(patron.unit_cents * INFORMED_STAKE_UNITS, rules.max_wager_cents)
+    return kept

@@ -37,7 +37,15 @@ from pipeline.rules.shoe import burned_cards
 from pipeline.rules.variants import Variant, variant
 from pipeline.rules.vigorish import rounding_error, vigorish_on_win
 from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
-from pipeline.simulate.patrons import Patron, choose_wagers, new_patron
+from pipeline.simulate.patrons import (
+    INFORMED_ROUNDS,
+    INFORMED_SHARE,
+    INFORMED_STAKE_UNITS,
+    Patron,
+    bet_the_known_winner,
+    choose_wagers,
+    new_patron,
+)
 from pipeline.simulate.stream import Devices, TableStream
 
 SEATS: dict[Game, tuple[int, ...]] = {
@@ -47,6 +55,19 @@ SEATS: dict[Game, tuple[int, ...]] = {
 }
 SECONDS_PER_ROUND = (38.0, 62.0)  # about 60-80 rounds an hour
 SHUFFLE_SECONDS = (240.0, 420.0)
+INFORMED_BETTING_CODE = "NJ-PATTERN-INFORMED-BETTING"
+DEALER_PATRON_CODE = "NJ-PATTERN-DEALER-PATRON"
+"""The pattern codes :mod:`pipeline.patterns` raises (the emulator sits below the analysers)."""
+COLLUSION_SHARE = 0.15
+"""``collusion``'s effect size: the share of the confederate's winning wagers the colluding
+dealer overpays, by :func:`collusive_overpayment`; the confederate plays
+:data:`CONFEDERATE_ROUNDS` rounds a day at the dealer's table, from its opening."""
+CONFEDERATE_ROUNDS = 200
+
+
+def collusive_overpayment(paid: Cents) -> Cents:
+    """Slight: 5 percent of the payout, at least $1.00."""
+    return max(100, paid // 20)
 
 
 @dataclass
@@ -116,6 +137,12 @@ class TableEmulator:
         self.patron_numbers = patron_numbers
         self.seated: dict[int, Patron] = {}
         self.dealer = f"DLR-{rng.randint(100, 999)}"
+        # The collusion fault is decided first from the fault RNG, which is seeded without the
+        # date: the same table's dealer colludes with the same confederate every day.
+        self.confederate: str | None = None
+        if faults.roll(FaultKind.COLLUSION):
+            self.dealer = f"DLR-{faults.rng.randint(100, 999)}"
+            self.confederate = f"PAT-{faults.rng.randint(900_000, 999_999):06d}"
         self.pit_boss = f"PB-{rng.randint(10, 99)}"
         self.pit_clerk = f"PC-{rng.randint(10, 99)}"
         self.shoe_number = 0
@@ -159,8 +186,10 @@ class TableEmulator:
             last_serial=self.book.last,
             received_by=self.pit_clerk,
         )
-        for seat in self.rng.sample(SEATS[self.game], k=min(4, len(SEATS[self.game]))):
-            self._seat_patron(seat)
+        for i, seat in enumerate(
+            self.rng.sample(SEATS[self.game], k=min(4, len(SEATS[self.game])))
+        ):
+            self._seat_patron(seat, confederate=i == 0 and self.confederate is not None)
         if self.game is Game.PUNTO_BANCO:
             self._offer_shoe(after_round=None)  # 3.6(b): the commencement of play
         while out.clock_micros < self.closes_at:
@@ -169,11 +198,35 @@ class TableEmulator:
             self._patron_leaves(seat)
         out.emit(self.dev.pit, "TableClosed", reason="end of gaming day")
         self._accounting()
+        if self.confederate is not None:
+            self._fault(
+                FaultKind.COLLUSION,
+                f"dealer {self.dealer} overpays patron {self.confederate} on about "
+                f"{COLLUSION_SHARE:.0%} of the patron's winning wagers, every day",
+                DEALER_PATRON_CODE,
+            )
         return out
 
     # ------------------------------------------------------------------ patrons
-    def _seat_patron(self, seat: int) -> None:
+    def _seat_patron(self, seat: int, confederate: bool = False) -> None:
         patron = new_patron(self.rng, next(self.patron_numbers), seat, self.rules)
+        if confederate and self.confederate is not None:
+            patron.patron_id = self.confederate
+            patron.rounds_left = CONFEDERATE_ROUNDS
+        elif (
+            not self.variant.participant_bank
+            and self.faults.roll(FaultKind.INFORMED_BETTING)
+            and self._time_for(INFORMED_ROUNDS)
+        ):
+            patron.knows_outcomes = True
+            patron.rounds_left = max(patron.rounds_left, INFORMED_ROUNDS)
+            self._fault(
+                FaultKind.INFORMED_BETTING,
+                f"patron {patron.patron_id} knows the winner of {INFORMED_SHARE:.0%} of rounds "
+                f"and stakes {INFORMED_STAKE_UNITS} units on it, for {patron.rounds_left} rounds",
+                INFORMED_BETTING_CODE,
+                seat=seat,
+            )
         self.seated[seat] = patron
         self.out.emit(
             self.dev.pit,
@@ -182,6 +235,13 @@ class TableEmulator:
             patron_id=patron.patron_id,
             patron_name=patron.name,
         )
+
+    def _time_for(self, rounds: int) -> bool:
+        """Whether the day leaves time for ``rounds`` more rounds, the slowest pace and a
+        shuffle every 60 rounds included: an informed patron plays the rounds the fault
+        states."""
+        seconds = rounds * SECONDS_PER_ROUND[1] + (rounds // 60 + 1) * SHUFFLE_SECONDS[1]
+        return self.closes_at - self.out.clock_micros > seconds * 1_000_000
 
     def _patron_leaves(self, seat: int) -> None:
         self._resolve_deferred(seat, deadline="patron leaves")
@@ -751,7 +811,7 @@ class TableEmulator:
         if self.variant.participant_bank:
             stakes = self._chemin_de_fer_wagers(round_id)
         else:
-            stakes = self._place_wagers(round_id)
+            stakes = self._place_wagers(round_id, shoe)
         after_cards = not self.variant.participant_bank and self.faults.roll(
             FaultKind.CARDS_CLOSE_BETS
         )
@@ -844,11 +904,25 @@ class TableEmulator:
             dragon_7=self.rules.dragon_7 and outcome.dragon_7,
         )
 
-    def _place_wagers(self, round_id: str) -> dict[int, dict[Wager, Cents]]:
+    def _upcoming_winner(self, shoe: Shoe) -> Wager | None:
+        """What an informed patron knows: the side the next round's cards will win, or None
+        on a tie (Punto Banco and Minibaccarat hands have no options to choose)."""
+        winner = deal_round(self.game, shoe.remaining, Options()).outcome.winner
+        return {Winner.BANKER: Wager.BANKER, Winner.PLAYER: Wager.PLAYER}.get(winner)
+
+    def _place_wagers(self, round_id: str, shoe: Shoe) -> dict[int, dict[Wager, Cents]]:
         stakes: dict[int, dict[Wager, Cents]] = {}
+        informed = any(p.knows_outcomes for p in self.seated.values())
+        upcoming = self._upcoming_winner(shoe) if informed else None
         for seat in sorted(self.seated):
             patron = self.seated[seat]
             wagers = choose_wagers(self.rng, patron, self.rules)
+            if (
+                patron.knows_outcomes
+                and upcoming is not None
+                and self.faults.rng.random() < INFORMED_SHARE
+            ):
+                wagers = bet_the_known_winner(patron, self.rules, wagers, upcoming)
             stakes[seat] = wagers
             for wager, amount in wagers.items():
                 self.out.emit(
@@ -886,20 +960,46 @@ class TableEmulator:
 
     def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> None:
         paid = s.paid_cents
-        fault = s.result is Result.WIN and paid > 0 and self.faults.roll(FaultKind.PAYOUT)
-        if fault:
+        patron_id = self._patron_id(seat)
+        overpaid = (
+            s.result is Result.WIN
+            and paid > 0
+            and patron_id is not None
+            and patron_id == self.confederate
+            and self.faults.rng.random() < COLLUSION_SHARE
+        )
+        fault = (
+            not overpaid
+            and s.result is Result.WIN
+            and paid > 0
+            and self.faults.roll(FaultKind.PAYOUT)
+        )
+        if overpaid:
+            paid += collusive_overpayment(paid)
+        elif fault:
             paid += self.rng.choice((-1, 1)) * max(100, paid // 10)
         event_id = self.out.emit(
             self.dev.pit,
             "WagerSettled",
             round_id=round_id,
             seat=seat,
-            patron_id=self._patron_id(seat),
+            patron_id=patron_id,
             wager=s.wager.value,
             outcome=s.result.value,
             paid_cents=paid,
             amount_cents=s.stake_cents,
         )
+        if overpaid:
+            self._fault(
+                FaultKind.COLLUSION,
+                f"dealer {self.dealer} overpaid patron {patron_id} by {paid - s.paid_cents}c: "
+                f"{s.wager.value} paid {paid}c instead of {s.paid_cents}c (a payout finding; the "
+                f"pair's {DEALER_PATRON_CODE} is its own line)",
+                s.rule_code,
+                round_id=round_id,
+                seat=seat,
+                event_ids=(event_id,),
+            )
         if fault:
             self._fault(
                 FaultKind.PAYOUT,

@@ -17,7 +17,7 @@ from pipeline.rules.cards import Card, Rank, Suit
 from pipeline.rules.deal import Options, deal_round
 from pipeline.rules.games import Game
 from pipeline.rules.settlement import Wager, settle_seat
-from pipeline.simulate.faults import DEFAULT_RATES, FaultKind, parse_faults
+from pipeline.simulate.faults import DEFAULT_RATES, PATTERN_RATES, FaultKind, parse_faults
 from pipeline.simulate.run import plan_floor, simulate
 
 DAY = date(2026, 11, 24)
@@ -160,7 +160,7 @@ def test_every_fault_kind_is_injected_and_on_record() -> None:
     rarest being a shoe fault at 5 % of shoes.)"""
     result = simulate(6, 12, seed=3, rates=parse_faults("all"), gaming_date=DAY)
     kinds = {f.kind for f in result.faults}
-    assert kinds == {k.value for k in FaultKind}
+    assert kinds == {k.value for k in DEFAULT_RATES}
     for fault in result.faults:
         assert fault.rule_code and fault.table_id
     details = {f.detail.split(":")[0] for f in result.faults if f.kind == "forms"}
@@ -176,6 +176,18 @@ def test_parse_faults(spec: str) -> None:
         assert rates == {}
     else:
         assert set(rates) <= set(FaultKind)
+
+
+def test_pattern_kinds_are_chosen_by_name_not_by_all() -> None:
+    """Every kind has a default rate; the ones only a multi-day pattern shows are not in
+    ``all`` (one gaming day's audit cannot find them) and are chosen by name."""
+    assert set(DEFAULT_RATES) | set(PATTERN_RATES) == set(FaultKind)
+    assert not set(DEFAULT_RATES) & set(PATTERN_RATES)
+    assert not set(parse_faults("all")) & set(PATTERN_RATES)
+    assert parse_faults("informed_betting,collusion=0.5") == {
+        FaultKind.INFORMED_BETTING: PATTERN_RATES[FaultKind.INFORMED_BETTING],
+        FaultKind.COLLUSION: 0.5,
+    }
 
 
 def test_parse_faults_rejects_unknown_kind() -> None:
