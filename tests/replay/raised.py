@@ -78,6 +78,16 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
     "NJ-DATA-CONTRACT": Elsewhere(
         "data integrity: the decoders and the ingest's dead letters", "test_ledger"
     ),
+    "NJ-PATTERN-INFORMED-BETTING": Elsewhere(
+        "a pattern across a patron's rounds of a gaming day, not one replay: "
+        "`pipeline.patterns.informed` on the day's settlements",
+        "test_informed",
+    ),
+    "NJ-PATTERN-DEALER-PATRON": Elsewhere(
+        "a pattern across days of payout and vigorish errors, not one replay: "
+        "`pipeline.patterns.pairs` on the window's settlements and vigorish",
+        "test_pairs",
+    ),
     "CF-4.12b-BANKER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
     "CF-4.12c-PLAYER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
     "CF-4.12d-BANKER-TWO": Elsewhere(NOT_YET, "test_irregularities"),
