@@ -54,12 +54,12 @@ judged under the same code, so a code cannot say which way an error went.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-
-from scipy.stats import hypergeom
+from fractions import Fraction
 
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents
@@ -124,9 +124,25 @@ class _Pair:
         """Upper tails of the pair's errors and favourable errors among the dealer's."""
         n = len(self.rounds)
         return (
-            float(hypergeom.sf(len(self.erred) - 1, self.dealt, self.errors, n)),
-            float(hypergeom.sf(len(self.in_favour) - 1, self.dealt, self.favourable, n)),
+            hypergeometric_tail(len(self.erred), self.dealt, self.errors, n),
+            hypergeometric_tail(len(self.in_favour), self.dealt, self.favourable, n),
         )
+
+
+def hypergeometric_tail(at_least: int, population: int, marked: int, drawn: int) -> float:
+    """``P(X >= at_least)`` for ``X ~ Hypergeometric(population, marked, drawn)``: the chance
+    that ``drawn`` of ``population`` seat-rounds, taken without regard to who sat there, hold
+    ``at_least`` of the ``marked`` ones. Exact, in integers."""
+    if not 0 <= marked <= population or not 0 <= drawn <= population:
+        raise ValueError(
+            f"{drawn} drawn and {marked} marked must each be within the population of {population}"
+        )
+    top = min(marked, drawn)
+    ways = sum(
+        math.comb(marked, k) * math.comb(population - marked, drawn - k)
+        for k in range(max(at_least, 0), top + 1)
+    )
+    return float(Fraction(ways, math.comb(population, drawn)))
 
 
 def _pairs(records: Iterable[DealtSeatRound]) -> list[_Pair]:

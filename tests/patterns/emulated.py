@@ -2,8 +2,8 @@
 the way the patterns stage fills them from the ledger (the replay's rows are the ledger's rows
 before they are written), without the ledger, Prefect or files.
 
-Sizes are small by default; ``PATTERNS_DAYS`` (number of clean gaming days, at least 30) runs
-a bigger measurement of the false-alarm rates.
+Sizes are small by default; ``PATTERNS_DAYS=N`` (clean gaming days, at least 30) runs a bigger
+measurement: ``N`` clean days for the false-alarm rates and ``N // 10`` faulty ones for recall.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from pipeline.simulate.run import plan_floor, simulate_table
 FIRST_DAY = date(2026, 10, 1)
 CLEAN_DAYS = max(30, int(os.environ.get("PATTERNS_DAYS", "30")))
 """Clean gaming days the false-alarm rates are measured on (the issue asks for at least 30)."""
+FAULTY_DAYS = max(3, CLEAN_DAYS // 10)
+"""Gaming days with informed patrons and colluding dealers the recall is measured on."""
 MONEY_ERRORS: Mapping[FaultKind, float] = {FaultKind.PAYOUT: 0.004, FaultKind.VIGORISH: 0.01}
 """The dealer's ordinary, honest mistakes: days with them are clean for the patterns."""
 CHARGED = ("COLLECTED", "DEFERRED")
@@ -177,6 +179,6 @@ of each into a few days."""
 
 @functools.cache
 def faulty_days() -> tuple[EmulatedDay, ...]:
-    """Three gaming days of three tables with :data:`PATTERN_FAULTS`, long enough for an
-    informed patron's stated rounds."""
-    return tuple(emulate_days(3, tables=3, hours=5, seed=11, rates=PATTERN_FAULTS))
+    """:data:`FAULTY_DAYS` gaming days of three tables with :data:`PATTERN_FAULTS`, long
+    enough for an informed patron's stated rounds."""
+    return tuple(emulate_days(FAULTY_DAYS, tables=3, hours=5, seed=11, rates=PATTERN_FAULTS))

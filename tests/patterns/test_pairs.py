@@ -4,19 +4,20 @@ hypergeometric tests, their invariants, and recall and false-alarm rate on emula
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from datetime import date, timedelta
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import hypergeom
 
 from pipeline.patterns.pairs import (
     CODE,
     DEFAULT_FALSE_ALARM_RATE,
     DealtSeatRound,
     dealer_patron_pairs,
+    hypergeometric_tail,
 )
 from pipeline.replay.findings import Severity
 from pipeline.rules.codes import rule
@@ -93,8 +94,33 @@ def test_the_p_values_are_the_hypergeometric_tails() -> None:
     [finding] = dealer_patron_pairs(records)
     dealt, errors = len(records), sum(r.erred for r in records)
     theirs = [r for r in records if r.patron_id == "PAT-07"]
-    tail = hypergeom.sf(sum(r.erred for r in theirs) - 1, dealt, errors, len(theirs))
+    tail = hypergeometric_tail(sum(r.erred for r in theirs), dealt, errors, len(theirs))
     assert f"probability {tail:.1e} (errors)" in finding.message
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.data())
+def test_the_hypergeometric_tail_is_exact(population: int, data: st.DataObject) -> None:
+    """The tail equals counting every way to draw the seat-rounds."""
+    marked = data.draw(st.integers(0, population))
+    drawn = data.draw(st.integers(0, population))
+    at_least = data.draw(st.integers(0, drawn + 1))
+    if population > 12:
+        # too many subsets to list: check it is a probability that falls as the bar rises
+        tails = [hypergeometric_tail(k, population, marked, drawn) for k in range(drawn + 2)]
+        assert tails[0] == pytest.approx(1.0) and tails[-1] == 0.0
+        assert all(a >= b for a, b in itertools.pairwise(tails))
+        return
+    subsets = list(itertools.combinations(range(population), drawn))
+    hits = sum(sum(i < marked for i in subset) >= at_least for subset in subsets)
+    assert hypergeometric_tail(at_least, population, marked, drawn) == pytest.approx(
+        hits / len(subsets)
+    )
+
+
+def test_an_impossible_draw_is_refused() -> None:
+    with pytest.raises(ValueError, match="within the population of 10"):
+        hypergeometric_tail(1, 10, 11, 3)
 
 
 def test_a_careless_dealer_is_no_suspect() -> None:
