@@ -11,7 +11,9 @@ For each patron and session there are two tests: the main wagers (Banker and Pla
 so a patron who bets whichever side is about to win is one test, not two halves) and the Tie
 wager. Their decided wagers (a Banker or Player wager void on a tie, 3.2(a)1iii, 2iii, or a
 dragon 7 push, 3.3(h), decides nothing and is left out; so does a round in which the patron
-bet both Banker and Player, one of which is sure to win) are scored by the *rank of their
+bet both Banker and Player, one of which is sure to win; and so does a Chemin de Fer Banker's
+wager, whose size the rules tie to the bank's previous wagers, 4.6(b), so that it tells past
+outcomes, not the next) are scored by the *rank of their
 stake* among the distinct stakes of the test (1 for the smallest; ranks, not cents, so one
 large bet cannot carry the test on its own), centred on the test's mean rank. The statistic
 is the sum of the centred ranks over the wagers that won:
@@ -30,7 +32,9 @@ varies the stake can never alarm. Rounds of one shoe are not quite independent (
 the shoe, and the oracle's probabilities are those of a full one), but under fair play stakes
 are independent of outcomes whatever the shoe holds; only the spread of ``T`` moves, slightly,
 and the measured false-alarm rate on emulated days (tests/patterns) stays within the stated
-one.
+one. A betting progression (doubling after a loss, or after a win) predicts nothing either, but
+makes a stake depend on the earlier outcomes of the same test, which the null takes as fixed;
+the emulator's patrons do not bet progressions, so the measured rate does not cover them.
 
 Multiple testing
 ----------------
@@ -70,6 +74,7 @@ from pipeline.oracle import outcome_counts, shoe_counts
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents, TableRules
 from pipeline.rules.settlement import Result, Wager, offered_wagers, settle
+from pipeline.rules.variants import variant
 
 CODE = "NJ-PATTERN-INFORMED-BETTING"
 DEFAULT_FALSE_ALARM_RATE = 0.01
@@ -211,6 +216,8 @@ def _tests(
                 "test needs the table's rules for its exact odds; pass the rules from the "
                 "table_day_summary row (rules_id) looked up in the rule catalog"
             ) from None
+        if variant(rules.game).participant_bank:
+            rounds = [r for r in rounds if r.wager is not Wager.BANKER]
         test = _Test(rules, name, tuple(sorted(rounds, key=lambda r: (r.round_id, r.wager.value))))
         if test.testable:
             tests.append(test)

@@ -191,6 +191,17 @@ def test_more_patrons_raise_the_bar() -> None:
     assert "over the day's 1 patron" in alone[0].message
 
 
+def test_a_chemin_de_fer_bank_growing_on_its_wins_is_not_informed() -> None:
+    """A Chemin de Fer Banker's wager is at least the previous one (N.J.A.C. 19:47-4.6(b)), so
+    its stakes follow past outcomes by rule and are left out, however they line up with wins;
+    the participants' wagers against the bank are tested."""
+    rules = {("T01", DAY): CATALOG["cf-5"]}
+    bank = follows_outcomes()  # at a Punto Banco table these stakes alarm
+    assert informed_betting(bank, rules, false_alarm_rate=0.5) == []
+    against = [dataclasses.replace(r, wager=Wager.PLAYER) for r in follows_outcomes()]
+    assert [f.patron_id for f in informed_betting(against, rules)] == ["PAT-1"]
+
+
 @pytest.mark.parametrize("rate", [0.0, 1.0, -0.1, 2.0])
 def test_a_false_alarm_rate_outside_0_1_is_refused(rate: float) -> None:
     with pytest.raises(ValueError, match="between 0 and 1, got"):
