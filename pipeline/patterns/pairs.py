@@ -60,7 +60,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from fractions import Fraction
 
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents
@@ -133,17 +132,24 @@ class _Pair:
 def hypergeometric_tail(at_least: int, population: int, marked: int, drawn: int) -> float:
     """``P(X >= at_least)`` for ``X ~ Hypergeometric(population, marked, drawn)``: the chance
     that ``drawn`` of ``population`` seat-rounds, taken without regard to who sat there, hold
-    ``at_least`` of the ``marked`` ones. Exact, in integers."""
+    ``at_least`` of the ``marked`` ones. Each term from log-gamma (relative error about
+    1e-10, whatever the window's size; exact binomials of a month's seat-rounds have tens of
+    thousands of digits)."""
     if not 0 <= marked <= population or not 0 <= drawn <= population:
         raise ValueError(
             f"{drawn} drawn and {marked} marked must each be within the population of {population}"
         )
-    top = min(marked, drawn)
-    ways = sum(
-        math.comb(marked, k) * math.comb(population - marked, drawn - k)
-        for k in range(max(at_least, 0), top + 1)
+    lowest = max(at_least, 0, drawn - (population - marked))
+    total = _log_comb(population, drawn)
+    tail = math.fsum(
+        math.exp(_log_comb(marked, k) + _log_comb(population - marked, drawn - k) - total)
+        for k in range(lowest, min(marked, drawn) + 1)
     )
-    return float(Fraction(ways, math.comb(population, drawn)))
+    return min(1.0, tail)
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def _pairs(records: Iterable[DealtSeatRound]) -> list[_Pair]:

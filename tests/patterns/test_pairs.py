@@ -114,7 +114,7 @@ def test_the_hypergeometric_tail_is_exact(population: int, data: st.DataObject) 
     subsets = list(itertools.combinations(range(population), drawn))
     hits = sum(sum(i < marked for i in subset) >= at_least for subset in subsets)
     assert hypergeometric_tail(at_least, population, marked, drawn) == pytest.approx(
-        hits / len(subsets)
+        hits / len(subsets), rel=1e-9, abs=1e-15
     )
 
 
