@@ -555,18 +555,10 @@ class TableReplay:
     # ------------------------------------------------------------------ irregularities
     def on_IrregularityReported(self, e: TableEvent) -> None:
         kind = str(e.get("kind"))
-        rnd = self.round
-        in_round = rnd is not None and rnd.round_id == e.round_id
-        banker_deals = variant(self.game).participant_bank
-        if in_round and banker_deals and kind == "BANKER_WRONG_ORDER":
-            assert rnd is not None
-            rnd.annulled = e  # 4.12(a): checks.banker_deal judges what follows
+        rnd = self.round if self.round is not None and self.round.round_id == e.round_id else None
+        if rnd is not None and self._banker_misdealt(rnd, e, kind):
             return
-        if in_round and banker_deals and kind in UNRECTIFIED_SUBJECTS and e.get("position") is None:
-            assert rnd is not None
-            self._unrectified(rnd, e, kind)
-            return
-        if kind in ERROR_CARD_SUBJECTS and rnd is not None and in_round:
+        if rnd is not None and kind in ERROR_CARD_SUBJECTS:
             self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind])
             return
         self._close_round()
@@ -598,6 +590,25 @@ class TableReplay:
                 f"{rules.disclosed_card_procedure.name} for a disclosed card.",
                 event_ids=(e.event_id,),
             )
+
+    def _banker_misdealt(self, rnd: RoundState, e: TableEvent, kind: str) -> bool:
+        """Chemin de Fer, where the Banker deals (4.8(d)): a report of his own misdeal during
+        the round. Wrong order: the hand is annulled (4.12(a)), judged when it closes. An
+        extra card the report does not name: 4.12(b)-(d) count the hands. An extra card to
+        the Player's Hand the report names: the deal is rectified, the card is one drawn in
+        error (4.12(g)-(h)). Returns whether the report was one of these."""
+        if not variant(self.game).participant_bank:
+            return False
+        if kind == "BANKER_WRONG_ORDER":
+            rnd.annulled = e
+            return True
+        if kind in UNRECTIFIED_SUBJECTS and e.get("position") is None:
+            self._unrectified(rnd, e, kind)
+            return True
+        if kind == "PLAYER_EXTRA_CARD":
+            self._error_card(rnd, e, "drawn_in_error")
+            return True
+        return False
 
     def _unrectified(self, rnd: RoundState, e: TableEvent, kind: str) -> None:
         """Chemin de Fer 4.12(b)-(d): an extra card the Banker dealt, reported without naming
@@ -642,7 +653,7 @@ class TableReplay:
             return
         code = code_for(self.game, subject)
         what = error_what(e)
-        expected_hand = player if subject == "unauthorized_third" else banker
+        expected_hand = player if str(e.get("kind")).startswith("PLAYER") else banker
         if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
             self.find(
                 code,

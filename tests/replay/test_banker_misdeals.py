@@ -317,3 +317,26 @@ def test_player_who_stayed_called_for_nothing() -> None:
     )
     b.round(player="9D KC", banker="2D 3S", bank=AGAIN)
     assert b.replay().findings == []
+
+
+@pytest.mark.parametrize(
+    ("then", "found"), [("NEXT_HAND", []), ("NOTHING", ["CF-4.12g-DRAWN-IN-ERROR"])]
+)
+@pytest.mark.rule("CF-4.12c-PLAYER-EXTRA", "CF-4.12g-DRAWN-IN-ERROR")
+def test_named_extra_player_card_is_rectified(then: str, found: list[str]) -> None:
+    """CF-4.12g-DRAWN-IN-ERROR, N.J.A.C. 19:47-4.12(c), (g): a third card to the Dominant Player
+    that the report names can be told from the others, so (c) does not count the hand: the
+    card is one drawn in error, undisclosed, and opens the next hand; set aside instead, the
+    next hand opening with a fresh card is the (g) finding. The round itself counts its two
+    cards either way."""
+    b = cf()
+    r = b.round(
+        player="TH 6C",
+        banker="3D 4S",
+        bank=BANK,
+        in_error=DealtInError("9D", kind="PLAYER_EXTRA_CARD", face_up=False, then=then),
+    )
+    b.round(player="9D KC" if then == "NEXT_HAND" else "8D KC", banker="2D 3S", bank=AGAIN)
+    result = b.replay()
+    assert codes(result) == found
+    assert (result.rounds[0].player_points, result.rounds[0].round_id) == (6, r.round_id)

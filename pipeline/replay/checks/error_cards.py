@@ -28,6 +28,8 @@ def error_what(report: TableEvent) -> str:
         return "dealt to the Player's Hand without authorization"
     if kind == "BANKER_EXTRA_CARD":
         return "dealt to the Banker's Hand in excess"
+    if kind == "PLAYER_EXTRA_CARD":
+        return "dealt to the Player's Hand in excess"
     return "drawn in error"
 
 
