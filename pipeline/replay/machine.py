@@ -11,7 +11,7 @@ is what needs state across rounds or before a round ends:
 2. deferred vigorish until collected or documented before the reshuffle or when the patron
    leaves (3.3(c)2, (c)4), and the Forms (:mod:`pipeline.replay.forms`);
 3. the cutting card and "last hand" (3.8(e)); irregularities between and during rounds
-   (3.12, 4.12, 7.11);
+   (3.12, 4.12, 7.11), among them the Chemin de Fer Banker's own misdeals (4.12(a)-(d), (i));
 4. Chemin de Fer's bank (:mod:`pipeline.replay.bank`): bid (4.5(b)), Banker's limits
    (4.6(b)), banco priority and cover (4.7), passing on a loss (4.11(a)1).
 
@@ -640,7 +640,8 @@ class TableReplay:
           hand's first card, or if disclosed the pre-selected procedure of 3.12(c), 4.12(h),
           7.11(c).
         - A card the Banker's Hand was not entitled to is a card drawn in error (3.12(b),
-          4.12(g), 7.11(b)): the next hand's first card, or if disclosed the (c)/(h) procedure.
+          4.12(g), 7.11(b)): the next hand's first card, or if disclosed the (c)/(h) procedure;
+          in Chemin de Fer, the card the Dominant Player had called for is his (4.12(i)).
 
         The announcement and settlements are then checked against the corrected hands.
         """

@@ -68,6 +68,8 @@ class RoundState:
 
 @dataclass(frozen=True, slots=True)
 class UnrectifiedReport:
+    """An extra card reported without naming it, and which of 4.12(b)-(d) counts the deal."""
+
     report: TableEvent
     deal: UnrectifiedDeal
 

@@ -81,8 +81,10 @@ def plan_misdeal(
 ) -> MisdealPlan | None:
     """The hand in which the Banker misdeals as ``subject`` says, dealt from the front of
     ``shoe`` (at least :data:`CARDS_NEEDED` cards); ``None`` when these cards cannot make that
-    misdeal (a natural ends the deal, 4.9(b); a Dominant Player who does not call "Card" for
+    misdeal (a natural ends the deal, 4.9(a)4, (b); a Dominant Player who does not call "Card" for
     4.12(i); a Banker who does not draw for 4.12(d))."""
+    if subject not in MISDEALS:
+        raise ValueError(f"unknown misdeal {subject!r}; choose one of {', '.join(MISDEALS)}")
     c = list(shoe[:CARDS_NEEDED])
     p2, b2 = hand_points((c[0], c[2])), hand_points((c[1], c[3]))
     if naturals_end_deal(p2, b2):
@@ -126,23 +128,19 @@ def _plan(
         hands = ["PLAYER", "BANKER", "PLAYER", "BANKER", "PLAYER"]
         player, banker = [values[0], values[2], values[4]], [values[1], values[3]]
         return _counted(subject, hands, 5, UnrectifiedDeal.PLAYER_EXTRA_INITIAL, player, banker)
-    if subject == "banker_two_for_one":
-        hands = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
-        player, banker = [values[0], values[2]], [values[1], values[3]]
-        third = _player_draws(p2, b2, options)
-        if third:
-            hands.append("PLAYER")
-            player.append(values[4])
-        rule = banker_rule(Game.CHEMIN_DE_FER, p2, b2, player[2] if third else None)
-        if rule is not Draw.DRAW:
-            return None
-        at = len(hands)
-        hands += ["BANKER", "BANKER"]  # two cards where one was drawn (4.12(d))
-        banker += [values[at], values[at + 1]]
-        return _counted(
-            subject, hands, len(hands), UnrectifiedDeal.BANKER_TWO_FOR_ONE, player, banker
-        )
-    raise ValueError(f"unknown misdeal {subject!r}; choose one of {', '.join(MISDEALS)}")
+    # banker_two_for_one: after the initial deal, two cards where one was drawn (4.12(d))
+    hands = ["PLAYER", "BANKER", "PLAYER", "BANKER"]
+    player, banker = [values[0], values[2]], [values[1], values[3]]
+    third = _player_draws(p2, b2, options)
+    if third:
+        hands.append("PLAYER")
+        player.append(values[4])
+    if banker_rule(Game.CHEMIN_DE_FER, p2, b2, player[2] if third else None) is not Draw.DRAW:
+        return None
+    at = len(hands)
+    hands += ["BANKER", "BANKER"]
+    banker += [values[at], values[at + 1]]
+    return _counted(subject, hands, len(hands), UnrectifiedDeal.BANKER_TWO_FOR_ONE, player, banker)
 
 
 def _player_draws(player_points: int, banker_points: int, options: Options) -> bool:
