@@ -283,5 +283,7 @@ def test_a_chemin_de_fer_misdeal_may_count_seven_cards(
     finally:
         con.close()
     report = run_quality(ledger, DAY, tmp_path)
-    failed = [f for f in report.failing() if f.frame == "rounds" and "cards" in f.description]
+    failed = [
+        f for f in report.failing() if f.frame == "rounds" and "cards" in (f.description or "")
+    ]
     assert [f.unexpected_count for f in failed] == ([1] if fails else [])
