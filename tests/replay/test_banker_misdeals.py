@@ -169,6 +169,10 @@ def test_unrectified_deal_counted_by_the_rule_finds_nothing(
     assert (row.player_points, row.banker_points, row.winner) == legal
 
 
+NAMES = ("Player count", "Banker count", "winner")
+"""What an announcement states, in the order of the cases' counts."""
+
+
 @pytest.mark.parametrize(("code", "dealt", "order", "legal", "as_dealt"), CASES)
 @pytest.mark.rule("CF-4.12b-BANKER-EXTRA", "CF-4.12c-PLAYER-EXTRA", "CF-4.12d-BANKER-TWO")
 def test_unrectified_deal_announced_from_the_cards(
@@ -196,7 +200,17 @@ def test_unrectified_deal_announced_from_the_cards(
     section = code.split("-")[1]
     assert (f.code, f.severity, f.round_id) == (code, Severity.HIGH, r.round_id)
     assert f.event_ids[:2] == (r.announced, r.misdeal_reported)
-    assert f"N.J.A.C. 19:47-{section[:4]}({section[4]}) counts" in f.message
+    citation = f"N.J.A.C. 19:47-{section[:4]}({section[4]})"
+    wrong = [
+        f"{name} {said} (the rule counts {counted})"
+        for name, said, counted in zip(NAMES, as_dealt, legal, strict=True)
+        if said != counted
+    ]
+    assert f.message == (
+        f"The dealer announced {'; '.join(wrong)} ({citation}); the Banker's deal, reported by "
+        f"event {r.misdeal_reported} without naming the excess card, cannot be rectified and "
+        "counts by the rule, not as the cards lie."
+    )
 
 
 @pytest.mark.rule("CF-4.12b-BANKER-EXTRA")

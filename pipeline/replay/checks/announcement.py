@@ -34,10 +34,14 @@ def announcement_matches_cards(view: RoundView) -> Iterator[Flag]:
         # 3.10(a): in the 3.3(h) variation the dealer announces "dragon 7".
         checks.append(("dragon 7", bool(a.get("dragon_7")), outcome.dragon_7))
     # 4.12(b)-(d): a Chemin de Fer deal the Banker could not rectify counts by that rule.
-    subject, counted = "announce", "cards show"
+    subject, counted, why = "announce", "cards show", ""
     if rnd.unrectified is not None:
-        subject = rnd.unrectified.deal.value
-        counted = f"{view.citation(subject)} counts"
+        subject, counted = rnd.unrectified.deal.value, "the rule counts"
+        why = (
+            f"; the Banker's deal, reported by event {rnd.unrectified.report.event_id} without "
+            "naming the excess card, cannot be rectified and counts by the rule, not as the "
+            "cards lie"
+        )
     wrong = [
         f"{name} {recorded} ({counted} {actual})"
         for name, recorded, actual in checks
@@ -48,6 +52,6 @@ def announcement_matches_cards(view: RoundView) -> Iterator[Flag]:
         yield Flag(
             subject,
             Severity.HIGH,
-            f"The dealer announced {'; '.join(wrong)} ({view.citation(subject)}).",
+            f"The dealer announced {'; '.join(wrong)} ({view.citation(subject)}){why}.",
             event_ids=(a.event_id, *report, *(c.event_id for c in rnd.cards)),
         )
