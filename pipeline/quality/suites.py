@@ -369,8 +369,10 @@ def ledger_suite(contract: EventContract, catalog: Mapping[str, TableRules]) -> 
             ExpectColumnValuesToBeBetween(
                 column="total_cards",
                 min_value=4,
-                max_value=6,
-                description="a dealt round uses 4 to 6 cards",
+                # 19:47-3.8(d), 4.8(d): two cards a hand and at most one more; a Chemin de Fer
+                # Banker's misdeal counted by 4.12(b)-(d) keeps the cards he took (up to 7).
+                max_value=7,
+                description="a dealt round uses 4 to 6 cards, 7 after a Banker's misdeal",
                 meta=DERIVED,
             ),
         ],

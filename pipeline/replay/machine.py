@@ -11,7 +11,7 @@ is what needs state across rounds or before a round ends:
 2. deferred vigorish until collected or documented before the reshuffle or when the patron
    leaves (3.3(c)2, (c)4), and the Forms (:mod:`pipeline.replay.forms`);
 3. the cutting card and "last hand" (3.8(e)); irregularities between and during rounds
-   (3.12, 4.12, 7.11);
+   (3.12, 4.12, 7.11), among them the Chemin de Fer Banker's own misdeals (4.12(a)-(d), (i));
 4. Chemin de Fer's bank (:mod:`pipeline.replay.bank`): bid (4.5(b)), Banker's limits
    (4.6(b)), banco priority and cover (4.7), passing on a loss (4.11(a)1).
 
@@ -55,6 +55,8 @@ from pipeline.replay.state import (
     RoundState,
     SeatBalance,
     ShoeState,
+    UnrectifiedReport,
+    void_claims_insufficient_cards,
 )
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
 from pipeline.rules.codes import code_for, rule
@@ -65,8 +67,11 @@ from pipeline.rules.irregularities import (
     ErrorCardFate,
     card_after_stay,
     disclosed_card_discards,
+    dominant_player_called_card,
     face_up_in_shoe_discards,
     unauthorized_player_third_card,
+    unrectified_deal,
+    unrectified_outcome,
 )
 from pipeline.rules.outcome import RoundOutcome, outcome_of
 from pipeline.rules.settlement import (
@@ -83,6 +88,14 @@ ERROR_CARD_SUBJECTS = {
 """Irregularities reported during a round about one card dealt in error: the round goes on
 with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). A card
 the Banker's Hand was not entitled to is a card drawn in error."""
+
+UNRECTIFIED_SUBJECTS = {
+    "BANKER_EXTRA_CARD": "banker_extra_initial",
+    "PLAYER_EXTRA_CARD": "player_extra_initial",
+}
+"""Chemin de Fer: an extra card reported without its shoe position. The report cannot say
+which card is the excess one, so the deal cannot be rectified and 4.12(b)-(d) count the
+hands (a report naming the card is rectified by 4.12(g)-(i))."""
 
 
 class UnknownRulesError(LookupError):
@@ -542,8 +555,10 @@ class TableReplay:
     # ------------------------------------------------------------------ irregularities
     def on_IrregularityReported(self, e: TableEvent) -> None:
         kind = str(e.get("kind"))
-        rnd = self.round
-        if kind in ERROR_CARD_SUBJECTS and rnd is not None and rnd.round_id == e.round_id:
+        rnd = self.round if self.round is not None and self.round.round_id == e.round_id else None
+        if rnd is not None and self._banker_misdealt(rnd, e, kind):
+            return
+        if rnd is not None and kind in ERROR_CARD_SUBJECTS:
             self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind])
             return
         self._close_round()
@@ -576,6 +591,45 @@ class TableReplay:
                 event_ids=(e.event_id,),
             )
 
+    def _banker_misdealt(self, rnd: RoundState, e: TableEvent, kind: str) -> bool:
+        """Chemin de Fer, where the Banker deals (4.8(d)): a report of his own misdeal during
+        the round. Wrong order: the hand is annulled (4.12(a)), judged when it closes. An
+        extra card the report does not name: 4.12(b)-(d) count the hands. An extra card to
+        the Player's Hand the report names: the deal is rectified, the card is one drawn in
+        error (4.12(g)-(h)). Returns whether the report was one of these."""
+        if not variant(self.game).participant_bank:
+            return False
+        if kind == "BANKER_WRONG_ORDER":
+            rnd.annulled = e
+            return True
+        if kind in UNRECTIFIED_SUBJECTS and e.get("position") is None:
+            self._unrectified(rnd, e, kind)
+            return True
+        if kind == "PLAYER_EXTRA_CARD":
+            self._error_card(rnd, e, "drawn_in_error")
+            return True
+        return False
+
+    def _unrectified(self, rnd: RoundState, e: TableEvent, kind: str) -> None:
+        """Chemin de Fer 4.12(b)-(d): an extra card the Banker dealt, reported without naming
+        it. Which rule counts the hands depends on the cards each hand holds at the report."""
+        player = sum(1 for c in rnd.cards if c.hand == "PLAYER")
+        banker = sum(1 for c in rnd.cards if c.hand == "BANKER")
+        deal = unrectified_deal(kind == "BANKER_EXTRA_CARD", player, banker)
+        if deal is not None:
+            rnd.unrectified = UnrectifiedReport(e, deal)
+            return
+        subject = UNRECTIFIED_SUBJECTS[kind]
+        self.find(
+            subject,
+            Severity.MEDIUM,
+            f"An extra card ({kind}) was reported in round {rnd.round_id} when the Player's "
+            f"Hand held {player} cards and the Banker's {banker}; none of "
+            f"{self._citation('banker_extra_initial')}, (c) or (d) describes that deal, so the "
+            "report cannot be applied. Correct the report or the card reading.",
+            event_ids=(e.event_id,),
+        )
+
     def _error_card(self, rnd: RoundState, e: TableEvent, subject: str) -> None:
         """A card dealt in error during the round: the round goes on, with the card where the
         regulation sends it.
@@ -586,18 +640,21 @@ class TableReplay:
           hand's first card, or if disclosed the pre-selected procedure of 3.12(c), 4.12(h),
           7.11(c).
         - A card the Banker's Hand was not entitled to is a card drawn in error (3.12(b),
-          4.12(g), 7.11(b)): the next hand's first card, or if disclosed the (c)/(h) procedure.
+          4.12(g), 7.11(b)): the next hand's first card, or if disclosed the (c)/(h) procedure;
+          in Chemin de Fer, the card the Dominant Player had called for is his (4.12(i)).
 
         The announcement and settlements are then checked against the corrected hands.
         """
         rules = self.require_rules()
-        code = code_for(self.game, subject)
         position = e.get("position")
         dealt = next((c for c in reversed(rnd.cards) if c.position == position), None)
         player = [c for c in rnd.cards if c.hand == "PLAYER"]
         banker = [c for c in rnd.cards if c.hand == "BANKER"]
+        if self._banker_took_player_card(rnd, e, dealt, player, banker):
+            return
+        code = code_for(self.game, subject)
         what = error_what(e)
-        expected_hand = player if subject == "unauthorized_third" else banker
+        expected_hand = player if str(e.get("kind")).startswith("PLAYER") else banker
         if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
             self.find(
                 code,
@@ -640,6 +697,33 @@ class TableReplay:
         else:
             self._check_reported_procedure(rules, e)
             self.irregularity = Irregularity(e, disclosed_card_discards(rules, dealt.card.rank))
+
+    def _banker_took_player_card(
+        self,
+        rnd: RoundState,
+        e: TableEvent,
+        dealt: DealtCard | None,
+        player: list[DealtCard],
+        banker: list[DealtCard],
+    ) -> bool:
+        """Chemin de Fer 4.12(i): the Banker took for his hand the card the Dominant Player
+        had called for (the fifth card, the Player holding two and obliged to draw). The
+        card is the Player's; the Banker then draws or stays by Table 3 against it. Returns
+        whether the report is this case, applied."""
+        if not variant(self.game).participant_bank or dealt is None:
+            return False
+        if len(player) != 2 or len(banker) != 3 or dealt is not banker[-1]:
+            return False
+        p2 = hand_points(c.card for c in player)
+        b2 = hand_points(c.card for c in banker[:2])
+        if not dominant_player_called_card(p2, b2):
+            return False
+        rnd.error_card = ErrorCard(
+            e, dealt, ErrorCardFate.PLAYER_THIRD_CARD, "banker_took_player_card", tuple(rnd.cards)
+        )
+        rnd.cards.remove(dealt)
+        rnd.cards.append(replace(dealt, hand="PLAYER"))
+        return True
 
     def _close_irregularity(self, simulated_round: RoundState | None) -> None:
         """3.12(c)-(d): count what went to the discard rack after the irregular card."""
@@ -818,10 +902,14 @@ class TableReplay:
     def on_RoundVoided(self, e: TableEvent) -> None:
         if self.round is not None:
             self.round.voided = e
-        if self.shoe is not None and self.shoe.voided_for_insufficient is None:
-            code = e.get("rule_code")
-            if code in (None, code_for(self.game, "insufficient")):
-                self.shoe.voided_for_insufficient = e
+        shoe = self.shoe
+        insufficient = code_for(self.game, "insufficient")
+        if (
+            shoe is not None
+            and shoe.voided_for_insufficient is None
+            and void_claims_insufficient_cards(self.round, e, insufficient)
+        ):
+            shoe.voided_for_insufficient = e
 
     # ------------------------------------------------------------------ forms
     def on_FormSeriesReceived(self, e: TableEvent) -> None:
@@ -956,6 +1044,10 @@ class TableReplay:
         if rnd.voided is not None:
             status = "VOID"
             self._run_checks(self._view(rnd), Phase.VOIDED)
+        elif not incomplete and rnd.unrectified is not None:
+            outcome = unrectified_outcome(
+                rnd.unrectified.deal, [c.value for c in player], [c.value for c in banker]
+            )
         elif not incomplete and 2 <= len(player) <= 3 and 2 <= len(banker) <= 3:
             outcome = outcome_of(player, banker)
         elif not incomplete and not rnd.simulated:

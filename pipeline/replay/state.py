@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
 from pipeline.rules.cards import Card
-from pipeline.rules.irregularities import ErrorCardFate
+from pipeline.rules.irregularities import ErrorCardFate, UnrectifiedDeal
 from pipeline.rules.settlement import Wager
 
 
@@ -52,6 +52,26 @@ class RoundState:
     disclosed: TableEvent | None = None
     """For a simulated round: the report of the disclosed card it is dealt with (3.12(c)3,
     4.12(h)3, 7.11(c)3)."""
+    annulled: TableEvent | None = None
+    """Chemin de Fer 4.12(a): the report that the Banker took cards in the wrong order in the
+    initial deal, which annuls the hand."""
+    unrectified: UnrectifiedReport | None = None
+    """Chemin de Fer 4.12(b)-(d): an extra card reported without naming it, so the deal
+    cannot be rectified and the regulation, not the cards, gives the counts."""
+
+    @property
+    def banker_misdealt(self) -> bool:
+        """Whether the Banker's deal was reported wrong beyond rectifying (4.12(a)-(d)): the
+        deal order and the draw tables do not judge such a round; 4.12 says what counts."""
+        return self.annulled is not None or self.unrectified is not None
+
+
+@dataclass(frozen=True, slots=True)
+class UnrectifiedReport:
+    """An extra card reported without naming it, and which of 4.12(b)-(d) counts the deal."""
+
+    report: TableEvent
+    deal: UnrectifiedDeal
 
 
 @dataclass
@@ -92,6 +112,16 @@ class ShoeState:
     voided_for_insufficient: TableEvent | None = None
     """The RoundVoided that ended the shoe's play for insufficient cards (3.12(e), 4.12(k)):
     no round follows it until the next shoe."""
+
+
+def void_claims_insufficient_cards(
+    rnd: RoundState | None, void: TableEvent, insufficient_code: str
+) -> bool:
+    """Whether ``void`` voids its round for insufficient cards (3.12(e), 4.12(k)): it says so
+    by its rule code, or names none, and the round was not annulled under 4.12(a)."""
+    if rnd is not None and rnd.annulled is not None:
+        return False
+    return void.get("rule_code") in (None, insufficient_code)
 
 
 @dataclass

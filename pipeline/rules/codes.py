@@ -224,6 +224,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.11c-VOLUNTARY-PASS", "4.11(c)",
      "A voluntarily passed bank goes to the first taker who matches up to twice the last "
      "wager, else the highest bidder."),
+    ("CF-4.12a-WRONG-ORDER", "4.12(a)",
+     "A hand in which the Banker took cards in the wrong order in the initial deal, an error "
+     "that cannot be rectified, is annulled: void, with its wagers returned."),
     ("CF-4.12b-BANKER-EXTRA", "4.12(b)",
      "A Banker who took more than two cards in the initial deal counts zero."),
     ("CF-4.12c-PLAYER-EXTRA", "4.12(c)",
@@ -242,6 +245,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Under procedure (h)2 the additional card is drawn face down and discarded undisclosed."),
     ("CF-4.12h3-SIMULATED-FIRST", "4.12(h)3",
      "Under procedure (h)3 the disclosed card is the first card of the simulated round."),
+    ("CF-4.12i-CARD-TO-PLAYER", "4.12(i)",
+     "A card the Banker draws for his hand after the Dominant Player said \"Card\" goes to the "
+     "Dominant Player; the Banker then draws or stays by Table 3."),
     ("CF-4.12j-FACE-UP", "4.12(j)",
      "A card face up in the shoe is discarded with as many more as its value."),
     ("CF-4.12k-INSUFFICIENT", "4.12(k)",
@@ -292,8 +298,6 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("MB-7.5f-BURN", "7.5(e)-(f)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
-    ("MB-7.11-IRREGULARITIES", "7.11",
-     "Irregularities as in 3.12, with the Minibaccarat disclosed-card choice."),
     ("MB-7.11c-DISCLOSED", "7.11(c)",
      "A disclosed card dealt in error is handled by the pre-selected procedure (c)1, (c)2 or "
      "(c)3."),
@@ -387,6 +391,12 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "simulated_first":    ("PB-3.12c3-SIMULATED-FIRST", "CF-4.12h3-SIMULATED-FIRST",
                            "MB-7.11c3-SIMULATED-FIRST"),
     "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP"),
+    # Chemin de Fer's Banker deals himself (4.8(d)); subchapters 3 and 7 have no such rules.
+    "banker_wrong_order": (None, "CF-4.12a-WRONG-ORDER", None),
+    "banker_extra_initial": (None, "CF-4.12b-BANKER-EXTRA", None),
+    "player_extra_initial": (None, "CF-4.12c-PLAYER-EXTRA", None),
+    "banker_two_for_one": (None, "CF-4.12d-BANKER-TWO", None),
+    "banker_took_player_card": (None, "CF-4.12i-CARD-TO-PLAYER", None),
     "insufficient":       ("PB-3.12e-INSUFFICIENT", "CF-4.12k-INSUFFICIENT",
                            "PB-3.12e-INSUFFICIENT"),
     "form_deferred":      ("PB-3.3c3-FORM-DEFERRED", "CF-4.10c-NO-FORM",

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from pipeline.rules.cards import TEN_VALUE_RANKS, Rank, card_value, point_count
+from pipeline.rules.cards import TEN_VALUE_RANKS, Point, Rank, card_value, point_count
 from pipeline.rules.config import DisclosedCardProcedure, TableRules
-from pipeline.rules.draw import Draw, banker_rule
+from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
+from pipeline.rules.outcome import RoundOutcome
 from pipeline.rules.symbol import Symbol
 
 
@@ -21,6 +22,8 @@ class ErrorCardFate(Symbol):
     BANKER_THIRD_CARD = "BANKER_THIRD_CARD"
     NEXT_HAND_FIRST_CARD = "NEXT_HAND_FIRST_CARD"
     DISCLOSED_PROCEDURE = "DISCLOSED_PROCEDURE"
+    PLAYER_THIRD_CARD = "PLAYER_THIRD_CARD"
+    """Chemin de Fer 4.12(i): the card the Banker took belongs to the Dominant Player."""
 
 
 def unauthorized_player_third_card(
@@ -52,6 +55,14 @@ def card_after_stay(
     return ErrorCardFate.DISCLOSED_PROCEDURE
 
 
+def dominant_player_called_card(player_points: int, banker_points: int) -> bool:
+    """Chemin de Fer 4.12(i): whether the Dominant Player, holding ``player_points`` on two
+    cards, has said "Card" before any card after the initial deal: he must draw on 0-4
+    (4.9(a)1), unless either hand is a natural. On 5 the choice is his (4.9(a)2) and is not
+    decided by the count, so this answers only for the counts that oblige him."""
+    return player_rule(Game.CHEMIN_DE_FER, player_points, banker_points) is Draw.DRAW
+
+
 def disclosed_card_discards(rules: TableRules, rank: Rank) -> int | None:
     """How many cards besides the disclosed one go to the discard rack, 3.12(c), 4.12(h), 7.11(c).
 
@@ -74,6 +85,60 @@ def face_up_in_shoe_discards(rank: Rank) -> int:
     N.J.A.C. 19:47-3.12(d), 4.12(j), 7.11(d). "Value" is the defined term of 3.1(b), so a
     ten-value card discards no more cards (the 1-or-10 choice of (c)1 is not repeated here)."""
     return card_value(rank)
+
+
+class UnrectifiedDeal(Symbol):
+    """A Chemin de Fer deal the Banker got wrong and cannot rectify, 4.12(b)-(d): the hands
+    are counted by the regulation instead of by the cards. The value is the rule subject of
+    :mod:`pipeline.rules.codes`."""
+
+    BANKER_EXTRA_INITIAL = "banker_extra_initial"
+    """4.12(b): the Banker took more than two cards in the initial deal."""
+    PLAYER_EXTRA_INITIAL = "player_extra_initial"
+    """4.12(c): the Banker gave the Dominant Player three cards in the initial deal."""
+    BANKER_TWO_FOR_ONE = "banker_two_for_one"
+    """4.12(d): after the initial deal the Banker took two cards instead of one."""
+
+
+def unrectified_deal(
+    extra_to_banker: bool, player_cards: int, banker_cards: int
+) -> UnrectifiedDeal | None:
+    """Which of 4.12(b)-(d) an extra card applies, from the cards each hand holds when the
+    irregularity is reported (``None``: none of them describes that deal).
+
+    - (b): the Banker's Hand holds three cards and the Player's two: the third went to the
+      Banker in the initial deal, before any card after it;
+    - (c): the Player's Hand holds three cards and the Banker's two;
+    - (d): the Banker's Hand holds four cards: two taken where one was drawn.
+    """
+    if extra_to_banker:
+        if banker_cards == 3 and player_cards == 2:
+            return UnrectifiedDeal.BANKER_EXTRA_INITIAL
+        if banker_cards == 4:
+            return UnrectifiedDeal.BANKER_TWO_FOR_ONE
+        return None
+    if player_cards == 3 and banker_cards == 2:
+        return UnrectifiedDeal.PLAYER_EXTRA_INITIAL
+    return None
+
+
+def unrectified_outcome(
+    deal: UnrectifiedDeal, player_values: Sequence[int], banker_values: Sequence[int]
+) -> RoundOutcome:
+    """The round's outcome when ``deal`` could not be rectified, 4.12(b)-(d), from each hand's
+    card values in the order the hand received them (every card, including any drawn after
+    the irregularity). The card counts stay those dealt."""
+    player: Point = point_count(player_values)
+    banker: Point = point_count(banker_values)
+    if deal is UnrectifiedDeal.BANKER_EXTRA_INITIAL:
+        # "regarded as zero and the play shall proceed in accordance with section 9": a card
+        # the Banker draws afterwards counts on top of zero.
+        banker = point_count((banker_extra_card_initial_deal(), *banker_values[3:]))
+    elif deal is UnrectifiedDeal.PLAYER_EXTRA_INITIAL:
+        player = Point(dominant_player_three_cards(player_values[:3]))
+    else:
+        banker = Point(banker_two_cards_instead_of_one(banker_values[:2], banker_values[2:4]))
+    return RoundOutcome(player, banker, len(player_values), len(banker_values))
 
 
 def banker_extra_card_initial_deal() -> int:

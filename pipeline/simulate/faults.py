@@ -26,7 +26,8 @@ class FaultKind(enum.Enum):
     FORMS = "forms"  # 6: Complimentary Vigorish Form problems
     ANNOUNCEMENT = "announcement"  # 7: announced result disagrees with the cards
     SHOE = "shoe"  # 8: card count, burn count, cutting card too close to the end
-    IRREGULARITY = "irregularity"  # 9: irregularity handled against the pre-selected procedure
+    IRREGULARITY = "irregularity"  # 9: irregularity handled against the pre-selected procedure,
+    # or a Chemin de Fer Banker's misdeal against 4.12(a)-(d), (i)
     DEVICE = "device"  # 10: duplicates, out-of-order delivery, dropped events, clock skew
     CARDS_CLOSE_BETS = "cards_close_bets"  # 11: a wager after the first card, "No More Bets"
     # recorded after the cards or never

@@ -37,6 +37,7 @@ from pipeline.rules.shoe import burned_cards
 from pipeline.rules.variants import Variant, variant
 from pipeline.rules.vigorish import rounding_error, vigorish_on_win
 from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
+<<<<<<< HEAD
 from pipeline.simulate.patrons import (
     INFORMED_ROUNDS,
     INFORMED_SHARE,
@@ -46,6 +47,10 @@ from pipeline.simulate.patrons import (
     choose_wagers,
     new_patron,
 )
+=======
+from pipeline.simulate.misdeals import CARDS_NEEDED, MISDEALS, MisdealPlan, plan_misdeal
+from pipeline.simulate.patrons import Patron, choose_wagers, new_patron
+>>>>>>> cf-irregularities
 from pipeline.simulate.stream import Devices, TableStream
 
 SEATS: dict[Game, tuple[int, ...]] = {
@@ -55,6 +60,7 @@ SEATS: dict[Game, tuple[int, ...]] = {
 }
 SECONDS_PER_ROUND = (38.0, 62.0)  # about 60-80 rounds an hour
 SHUFFLE_SECONDS = (240.0, 420.0)
+<<<<<<< HEAD
 INFORMED_BETTING_CODE = "NJ-PATTERN-INFORMED-BETTING"
 DEALER_PATRON_CODE = "NJ-PATTERN-DEALER-PATRON"
 """The pattern codes :mod:`pipeline.patterns` raises (the emulator sits below the analysers)."""
@@ -68,6 +74,11 @@ CONFEDERATE_ROUNDS = 200
 def collusive_overpayment(paid: Cents) -> Cents:
     """Slight: 5 percent of the payout, at least $1.00."""
     return max(100, paid // 20)
+=======
+BANKER_MISDEAL_RATE = 0.02
+"""Per Chemin de Fer hand: the Banker misdeals in one of the ways of 4.12(a)-(d), (i) and the pit
+reports it. It happens on a clean day too; only handling it against the rule is a fault."""
+>>>>>>> cf-irregularities
 
 
 @dataclass
@@ -822,6 +833,9 @@ class TableEmulator:
                 self._late_wager(round_id, stakes, FaultKind.LATE_WAGER, "no_more_bets")
 
         options = self._options()
+        misdeal = self.variant.participant_bank and self.rng.random() < BANKER_MISDEAL_RATE
+        if misdeal and self._banker_misdeal(shoe, round_id, stakes, options):
+            return
         deal = deal_round(self.game, shoe.remaining, options)
         if self.faults.roll(FaultKind.THIRD_CARD):
             faulty = self._faulty_deal(shoe)
@@ -873,11 +887,116 @@ class TableEmulator:
         ):
             self._offer_shoe(after_round=round_id)  # 3.11(a): compulsory or by choice
 
-    def _announce(self, round_id: str, outcome: RoundOutcome) -> None:
-        """3.10(a): the dealer announces each hand's count, the winner and total cards."""
+    def _banker_misdeal(
+        self,
+        shoe: Shoe,
+        round_id: str,
+        stakes: dict[int, dict[Wager, Cents]],
+        options: Options,
+    ) -> bool:
+        """Chemin de Fer: the Banker misdeals (4.12(a)-(d), (i), :mod:`pipeline.simulate.misdeals`)
+        and the pit reports it; the hand is then played, or voided, by the rule unless an
+        IRREGULARITY fault makes the dealer get it wrong. Returns whether the hand was played
+        here (``False``: these cards cannot make the misdeal drawn, play the hand normally)."""
+        if len(shoe.remaining) < CARDS_NEEDED:
+            return False
+        subject = self.rng.choice(MISDEALS)
+        fault = self.faults.roll(FaultKind.IRREGULARITY)
+        plan = plan_misdeal(subject, shoe.remaining, options, mishandled=fault)
+        if plan is not None and fault and not plan.mishandled:
+            # The slip would leave the same counts as the rule: nothing to find, so no fault.
+            plan = plan_misdeal(subject, shoe.remaining, options, mishandled=False)
+        if plan is None:
+            return False
+        start = shoe.position
+        report = ""
+        for i, hand in enumerate(plan.hands):
+            if i == plan.report_after:
+                report = self._report_misdeal(shoe, round_id, plan, start)
+            self._deal_card(shoe, round_id, hand)
+        if plan.report_after == len(plan.hands):
+            report = self._report_misdeal(shoe, round_id, plan, start)
+        code = code_for(self.game, subject)
+        if plan.mishandled:
+            what = (
+                "played though annulled"
+                if subject == "banker_wrong_order"
+                else "announced as the cards lie"
+            )
+            self._fault(
+                FaultKind.IRREGULARITY,
+                f"Banker's misdeal ({plan.kind}) {what} against {code}",
+                code,
+                round_id=round_id,
+                event_ids=(report,),
+            )
+            if plan.named is not None:  # 4.12(i): the card kept, the counts are also misannounced
+                self._fault(
+                    FaultKind.IRREGULARITY,
+                    "hands announced with the card the Dominant Player called for in the Banker's",
+                    code_for(self.game, "announce"),
+                    round_id=round_id,
+                )
+        if plan.announced is None or plan.settled is None:
+            self._annul(shoe, round_id, stakes, code)
+            return True
+        self._announce(round_id, plan.announced, may_err=False)
+        self._settle(round_id, plan.settled, stakes)
+        self._pass_bank(plan.settled, round_id)
+        return True
+
+    def _report_misdeal(self, shoe: Shoe, round_id: str, plan: MisdealPlan, start: int) -> str:
+        """The pit's report of the Banker's misdeal: with the card the Banker took for 4.12(i);
+        naming none otherwise (the excess card cannot be told, 4.12(a)-(d))."""
+        at = None if plan.named is None else start + plan.named
+        card = {} if at is None else self._card_fields(shoe.cards[at])
+        return self.out.emit(
+            self.dev.pit,
+            "IrregularityReported",
+            round_id=round_id,
+            shoe_id=shoe.shoe_id,
+            kind=plan.kind,
+            procedure=None,
+            card_rank=card.get("rank"),
+            card_suit=card.get("suit"),
+            position=at,
+            note=None,
+            reported_by=self.dealer,
+        )
+
+    def _annul(
+        self, shoe: Shoe, round_id: str, stakes: dict[int, dict[Wager, Cents]], code: str
+    ) -> None:
+        """4.12(a): the hand is annulled: voided, every wager returned. The bank "may be
+        transferred"; this Banker keeps it."""
+        self.out.emit(
+            self.dev.pit,
+            "RoundVoided",
+            round_id=round_id,
+            reason="Banker took cards in the wrong order in the initial deal",
+            rule_code=code,
+            shoe_id=shoe.shoe_id,
+        )
+        for seat in sorted(stakes, reverse=True):
+            for wager, amount in stakes[seat].items():
+                self.out.emit(
+                    self.dev.pit,
+                    "WagerSettled",
+                    round_id=round_id,
+                    seat=seat,
+                    patron_id=self._patron_id(seat),
+                    wager=wager.value,
+                    outcome="VOID",
+                    paid_cents=0,
+                    amount_cents=amount,
+                )
+
+    def _announce(self, round_id: str, outcome: RoundOutcome, *, may_err: bool = True) -> None:
+        """3.10(a): the dealer announces each hand's count, the winner and total cards (with an
+        ANNOUNCEMENT fault, one of them wrong, unless the round has a fault of its own)."""
         player, banker, winner = outcome.player_points, outcome.banker_points, outcome.winner
         total = outcome.total_cards
-        if self.faults.roll(FaultKind.ANNOUNCEMENT):
+        if may_err and self.faults.roll(FaultKind.ANNOUNCEMENT):
             wrong = self.rng.choice(("winner", "banker_points", "total_cards"))
             if wrong == "winner":
                 winner = Winner.PLAYER if winner is Winner.BANKER else Winner.BANKER

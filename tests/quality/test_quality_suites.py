@@ -262,3 +262,28 @@ def test_the_uncovered_bank_withdrawn_is_no_stake(clean_ledger: Path, tmp_path: 
     (limits,) = [f for f in report.failing() if "T01 stakes are within" in (f.description or "")]
     assert limits.unexpected_count == 1
     assert [r["payload_type"] for r in limits.unexpected_rows] == ["PlayerBancoWager"]
+
+
+@pytest.mark.parametrize(("total_cards", "fails"), [(7, False), (8, True)])
+def test_a_chemin_de_fer_misdeal_may_count_seven_cards(
+    clean_ledger: Path, tmp_path: Path, total_cards: int, fails: bool
+) -> None:
+    """N.J.A.C. 19:47-4.12(b)-(d): a Chemin de Fer Banker's misdeal counted by the rule keeps
+    the cards he took, up to 7 in the round (4.12(d): the Player's three and the Banker's
+    four), so a round of 7 is no damaged row; 8 is more than any deal the replay writes."""
+    ledger = tmp_path / f"cards-{total_cards}.duckdb"
+    shutil.copy(clean_ledger, ledger)
+    con = duckdb.connect(str(ledger))
+    try:
+        con.execute(
+            "UPDATE rounds SET total_cards = ? WHERE round_id = "
+            "(SELECT min(round_id) FROM rounds WHERE total_cards IS NOT NULL)",
+            [total_cards],
+        )
+    finally:
+        con.close()
+    report = run_quality(ledger, DAY, tmp_path)
+    failed = [
+        f for f in report.failing() if f.frame == "rounds" and "cards" in (f.description or "")
+    ]
+    assert [f.unexpected_count for f in failed] == ([1] if fails else [])

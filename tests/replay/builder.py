@@ -44,7 +44,12 @@ from pipeline.rules.config import ShuffleMethod, TableRules
 from pipeline.rules.deal import deal_order
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
-from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
+from pipeline.rules.irregularities import (
+    disclosed_card_discards,
+    face_up_in_shoe_discards,
+    unrectified_deal,
+    unrectified_outcome,
+)
 from pipeline.rules.outcome import RoundOutcome, Winner, outcome_of
 from pipeline.rules.roles import counterclockwise_from
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
@@ -107,6 +112,7 @@ class RoundHandle:
     cut_card: str | None = None
     last_hand: str | None = None
     voided: str | None = None
+    misdeal_reported: str | None = None
 
     def settled_id(self, seat: int, wager: str) -> str:
         (only,) = self.settled[(seat, wager)]
@@ -130,6 +136,24 @@ class DealtInError:
     then: str = "NOTHING"
     face_up: bool = True
     discards: int | None = None
+    at: int | None = None
+    """The card's place in the deal, counting from 0 (Chemin de Fer 4.12(i): 4, the fifth
+    card, which the Dominant Player called for); by default as the kind says above."""
+
+
+@dataclass(frozen=True)
+class Misdealt:
+    """Chemin de Fer: the Banker's own deal went wrong beyond rectifying (4.12(a)-(d)) and the
+    pit reports it without naming a card, after the first ``after`` cards of the deal (default
+    all of them). ``kind`` BANKER_WRONG_ORDER (4.12(a)): the hand is annulled, voided with its
+    wagers returned, unless ``played``, when it is announced and settled from the cards.
+    BANKER_EXTRA_CARD or PLAYER_EXTRA_CARD (4.12(b)-(d)): the round is announced and settled
+    by the counts those rules give (``announce=`` overrides, as for any round); list every
+    card dealt in the round's hands and give its ``order``."""
+
+    kind: str
+    after: int | None = None
+    played: bool = False
 
 
 @dataclass
@@ -491,6 +515,7 @@ class TableDayBuilder:
         keep_bank: bool = False,
         hand_options: bool = True,
         in_error: DealtInError | None = None,
+        misdealt: Misdealt | None = None,
     ) -> RoundHandle:
         """One round. ``player`` and ``banker`` are the final hands ("9H 2C", "3D 4S 6C").
 
@@ -507,7 +532,8 @@ class TableDayBuilder:
         ``last_hand=False``), ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer:
         ``bank`` = {"seat", "amount", "bids": {seat: cents}, "banco": [(seat, action,
         cents|None)]}; the bank passes when the Banker's Hand loses unless ``keep_bank``.
-        ``in_error``: a card dealt in error during the round (:class:`DealtInError`).
+        ``in_error``: a card dealt in error during the round (:class:`DealtInError`);
+        ``misdealt``: the Banker's deal reported wrong beyond rectifying (:class:`Misdealt`).
         """
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
@@ -567,7 +593,7 @@ class TableDayBuilder:
                 )
                 stakes[seat][wager] -= amount
 
-        self._deal(handle, p_cards, b_cards, order, cut_card, in_error)
+        self._deal(handle, p_cards, b_cards, order, cut_card, in_error, misdealt)
         if not simulated:
             for seat, wager, amount in after_cards:
                 handle.late.append(self._wager(round_id, seat, wager, amount))
@@ -579,9 +605,12 @@ class TableDayBuilder:
             self._hand_options(handle, p_cards, b_cards)
         if simulated:
             return handle
+        if misdealt is not None and misdealt.kind == "BANKER_WRONG_ORDER" and not misdealt.played:
+            self._annul(handle, stakes)
+            return handle
 
         try:
-            outcome = outcome_of(p_cards, b_cards)
+            outcome = self._misdealt_outcome(misdealt, order, p_cards, b_cards)
         except ValueError:  # a hand of four cards (3.8(d)): nothing can be announced or settled
             return handle
         handle.outcome = outcome
@@ -643,6 +672,40 @@ class TableDayBuilder:
                 "pit", "LastHandAnnounced", shoe_id=self.shoe_id, round_id=round_id
             )
         return handle
+
+    @staticmethod
+    def _misdealt_outcome(
+        misdealt: Misdealt | None,
+        order: str | None,
+        p_cards: tuple[Card, ...],
+        b_cards: tuple[Card, ...],
+    ) -> RoundOutcome:
+        """The round's outcome from its hands, or by 4.12(b)-(d) for a deal reported wrong."""
+        if misdealt is None or misdealt.kind == "BANKER_WRONG_ORDER":
+            return outcome_of(p_cards, b_cards)
+        if order is None:
+            order = "".join(hand[0] for hand in deal_order(len(p_cards), len(b_cards)))
+        dealt = order[: misdealt.after]
+        deal = unrectified_deal(
+            misdealt.kind == "BANKER_EXTRA_CARD", dealt.count("P"), dealt.count("B")
+        )
+        if deal is None:  # a report no rule of 4.12(b)-(d) describes: the cards count
+            return outcome_of(p_cards, b_cards)
+        return unrectified_outcome(deal, [c.value for c in p_cards], [c.value for c in b_cards])
+
+    def _annul(self, handle: RoundHandle, stakes: Mapping[int, Mapping[str, int]]) -> None:
+        """4.12(a): the hand is annulled: voided, every wager returned."""
+        handle.voided = self.emit(
+            "pit",
+            "RoundVoided",
+            round_id=handle.round_id,
+            reason="Banker took cards in the wrong order",
+            rule_code="CF-4.12a-WRONG-ORDER",
+        )
+        for seat in sorted(stakes, reverse=True):
+            for wager in stakes[seat]:
+                fields = self._settled_fields(handle.round_id, seat, wager, "VOID", 0)
+                handle.settled[(seat, wager)] = [self.emit("pit", "WagerSettled", **fields)]
 
     def _close_betting(self, round_id: str) -> str:
         return self.emit("pit", "BettingClosed", round_id=round_id, shoe_id=self.shoe_id)
@@ -709,6 +772,7 @@ class TableDayBuilder:
         order: str | None,
         cut_card: bool,
         in_error: DealtInError | None = None,
+        misdealt: Misdealt | None = None,
     ) -> None:
         """3.7(c): cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's; 3.8(c) the
         Player's third card before the Banker's. ``order`` overrides, e.g. "PPBB"."""
@@ -731,13 +795,37 @@ class TableDayBuilder:
                 position=self.position,
             )
         error_at = len(p_cards) + 2 if in_error and in_error.kind.startswith("PLAYER") else None
+        if in_error is not None and in_error.at is not None:
+            error_at = in_error.at
+        report_at = None if misdealt is None else misdealt.after
         for i, letter in enumerate(order):
             if i == error_at:
                 self._deal_in_error(handle, in_error, error_card)
+            if i == report_at:
+                self._report_misdeal(handle, misdealt)
             hand = "PLAYER" if letter == "P" else "BANKER"
             handle.cards.append(self._card(queues[letter].pop(0), handle.round_id, hand))
         if in_error is not None and error_at in (None, len(order)):
             self._deal_in_error(handle, in_error, error_card)
+        if misdealt is not None and report_at in (None, len(order)):
+            self._report_misdeal(handle, misdealt)
+
+    def _report_misdeal(self, handle: RoundHandle, misdealt: Misdealt | None) -> None:
+        """The pit reports the Banker's misdeal (4.12(a)-(d)), naming no card."""
+        assert misdealt is not None
+        handle.misdeal_reported = self.emit(
+            "pit",
+            "IrregularityReported",
+            round_id=handle.round_id,
+            shoe_id=self.shoe_id,
+            kind=misdealt.kind,
+            procedure=None,
+            card_rank=None,
+            card_suit=None,
+            position=None,
+            note=None,
+            reported_by=DEALER,
+        )
 
     def _place_cutting_card(self) -> None:
         """The shoe's ShoeStarted, when the test left the cutting card's place open, records it

@@ -48,7 +48,6 @@ class Elsewhere(NamedTuple):
 
 CONFIGURATION = "configuration: `pipeline validate-rules` refuses the rule set or floor"
 DEFINITION = "a definition every draw, announcement and settlement check applies"
-NOT_YET = "**not raised from events yet** (issue 12): only the rules helper is tested"
 
 NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
     "PB-3.1b-VALUE": Elsewhere(DEFINITION, "test_cards"),
@@ -88,10 +87,6 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
         "`pipeline.patterns.pairs` on the window's settlements and vigorish",
         "test_pairs",
     ),
-    "CF-4.12b-BANKER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
-    "CF-4.12c-PLAYER-EXTRA": Elsewhere(NOT_YET, "test_irregularities"),
-    "CF-4.12d-BANKER-TWO": Elsewhere(NOT_YET, "test_irregularities"),
-    "MB-7.11-IRREGULARITIES": Elsewhere(NOT_YET, "test_irregularities"),
 }
 """Every code no replay of events raises, with what raises it instead. A code that becomes
 raised from events must leave this list (the check says so)."""

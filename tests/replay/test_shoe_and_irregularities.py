@@ -273,7 +273,7 @@ def around(b: TableDayBuilder) -> RoundHandle:
         ("cf-5", "5H"),  # 4.12(h)1
     ],
 )
-@pytest.mark.rule("PB-3.12c-DISCLOSED", "MB-7.11-IRREGULARITIES", "CF-4.12h-DISCLOSED")
+@pytest.mark.rule("PB-3.12c-DISCLOSED", "MB-7.11c-DISCLOSED", "CF-4.12h-DISCLOSED")
 def test_disclosed_card_handled_by_the_preselected_procedure(rules_id: str, card: str) -> None:
     """PB-3.12c-DISCLOSED: N.J.A.C. 19:47-3.12(c)1 (the card and as many more as its value, a
     ten-value card one or ten more as pre-selected), (c)2 (the card and one more face down),

@@ -12,13 +12,17 @@ from pipeline.rules.config import DisclosedCardProcedure, TableRules, problems
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import (
     ErrorCardFate,
+    UnrectifiedDeal,
     banker_extra_card_initial_deal,
     banker_two_cards_instead_of_one,
     card_after_stay,
     disclosed_card_discards,
+    dominant_player_called_card,
     dominant_player_three_cards,
     face_up_in_shoe_discards,
     unauthorized_player_third_card,
+    unrectified_deal,
+    unrectified_outcome,
 )
 
 from ._golden import NO_THIRD, banker_table, card_values
@@ -37,7 +41,7 @@ def rules(game: Game = Game.PUNTO_BANCO, **kwargs: object) -> TableRules:
     return r
 
 
-@pytest.mark.rule("PB-3.12a-UNAUTHORIZED-THIRD", "MB-7.11-IRREGULARITIES")
+@pytest.mark.rule("PB-3.12a-UNAUTHORIZED-THIRD", "MB-7.11a-UNAUTHORIZED-THIRD")
 @pytest.mark.parametrize("game", [Game.PUNTO_BANCO, Game.MINIBACCARAT], ids=lambda g: g.name)
 def test_unauthorized_player_third_card_both_fates(game: Game) -> None:
     """N.J.A.C. 19:47-3.12(a) (7.11(a)): a third card dealt to the Player's Hand when none is
@@ -59,7 +63,7 @@ def test_unauthorized_player_third_card_both_fates(game: Game) -> None:
                     expected = ErrorCardFate.NEXT_HAND_FIRST_CARD
                 assert fate is expected, (player, banker, disclosed)
                 seen.add(fate)
-    assert seen == set(ErrorCardFate)
+    assert seen == set(ErrorCardFate) - {ErrorCardFate.PLAYER_THIRD_CARD}  # 4.12(i) only
     # the worked cases: banker 5 must draw, banker 6 must stay
     assert unauthorized_player_third_card(r, 6, 5, True) is ErrorCardFate.BANKER_THIRD_CARD
     assert unauthorized_player_third_card(r, 7, 6, False) is ErrorCardFate.NEXT_HAND_FIRST_CARD
@@ -84,18 +88,18 @@ def test_disclosed_card_procedure_c1(game: Game, ten_value_discards: int) -> Non
     assert disclosed_card_discards(r, Rank.EIGHT) == 8  # the summary's example: 8 and 8 more
 
 
-@pytest.mark.rule("MB-7.11-IRREGULARITIES")
+@pytest.mark.rule("MB-7.11c-DISCLOSED")
 def test_minibaccarat_disclosed_ten_may_discard_nothing_more() -> None:
     """N.J.A.C. 19:47-7.11(c)1 (temporary amendment): "an additional number of cards equal to
     the value of the disclosed card" - a ten-value card's value is 0 (7.1(b)), so a
-    Minibaccarat table may pre-select 0 as well as 1 or 10 (MB-7.11-IRREGULARITIES)."""
+    Minibaccarat table may pre-select 0 as well as 1 or 10 (MB-7.11c-DISCLOSED)."""
     for n in (0, 1, 10):
         r = rules(Game.MINIBACCARAT, disclosed_ten_value_discards=n)
         assert all(disclosed_card_discards(r, rank) == n for rank in TEN_VALUE)
         assert disclosed_card_discards(r, Rank.NINE) == 9
 
 
-@pytest.mark.rule("PB-3.12c-DISCLOSED", "CF-4.12h-DISCLOSED", "MB-7.11-IRREGULARITIES")
+@pytest.mark.rule("PB-3.12c-DISCLOSED", "CF-4.12h-DISCLOSED", "MB-7.11c-DISCLOSED")
 @pytest.mark.parametrize("game", list(Game), ids=lambda g: g.name)
 def test_disclosed_card_procedures_c2_and_c3(game: Game) -> None:
     """N.J.A.C. 19:47-3.12(c)2-3, 4.12(h)2-3, 7.11(c)2-3: (c)2 discards the card and ONE more
@@ -108,7 +112,7 @@ def test_disclosed_card_procedures_c2_and_c3(game: Game) -> None:
         assert disclosed_card_discards(three, rank) is None
 
 
-@pytest.mark.rule("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11-IRREGULARITIES")
+@pytest.mark.rule("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP")
 @pytest.mark.parametrize("rank", list(Rank), ids=lambda r: r.name)
 def test_card_found_face_up_in_the_shoe(rank: Rank) -> None:
     """N.J.A.C. 19:47-3.12(d), 4.12(j), 7.11(d): a card found face up in the shoe is discarded
@@ -151,6 +155,47 @@ def test_banker_takes_two_cards_instead_of_one() -> None:
         for extra in itertools.product(range(10), repeat=2):
             want = min((sum(two) + e) % 10 for e in extra)
             assert banker_two_cards_instead_of_one(list(two), list(extra)) == want
+
+
+@pytest.mark.rule("CF-4.12b-BANKER-EXTRA", "CF-4.12c-PLAYER-EXTRA", "CF-4.12d-BANKER-TWO")
+def test_which_rule_counts_an_unrectified_deal() -> None:
+    """N.J.A.C. 19:47-4.12(b)-(d): three Banker cards against two Player cards is (b), more
+    than two in the initial deal; three Player cards against two Banker cards is (c); four
+    Banker cards is (d), two taken instead of one; any other deal is none of them
+    (CF-4.12b-BANKER-EXTRA, CF-4.12c-PLAYER-EXTRA, CF-4.12d-BANKER-TWO)."""
+    assert unrectified_deal(True, 2, 3) is UnrectifiedDeal.BANKER_EXTRA_INITIAL
+    assert unrectified_deal(True, 2, 4) is UnrectifiedDeal.BANKER_TWO_FOR_ONE
+    assert unrectified_deal(True, 3, 4) is UnrectifiedDeal.BANKER_TWO_FOR_ONE
+    assert unrectified_deal(False, 3, 2) is UnrectifiedDeal.PLAYER_EXTRA_INITIAL
+    for wrong in ((True, 2, 2), (True, 3, 3), (True, 2, 5), (False, 2, 3), (False, 4, 2)):
+        assert unrectified_deal(*wrong) is None, wrong
+
+
+@pytest.mark.rule("CF-4.12b-BANKER-EXTRA", "CF-4.12c-PLAYER-EXTRA", "CF-4.12d-BANKER-TWO")
+def test_unrectified_outcomes() -> None:
+    """N.J.A.C. 19:47-4.12(b): the Banker's three cards count zero, and a card he draws after
+    counts on top of it; (c) the Player's count is the highest of two or three cards; (d) the
+    Banker's count is the lowest two-card hand completed by either extra card. The other hand
+    counts its cards (CF-4.12b-BANKER-EXTRA, CF-4.12c-PLAYER-EXTRA, CF-4.12d-BANKER-TWO)."""
+    b = unrectified_outcome(UnrectifiedDeal.BANKER_EXTRA_INITIAL, [2, 3], [9, 9, 9])
+    assert (b.player_points, b.banker_points, b.banker_cards) == (5, 0, 3)
+    b = unrectified_outcome(UnrectifiedDeal.BANKER_EXTRA_INITIAL, [2, 3, 1], [9, 9, 9, 4])
+    assert (b.player_points, b.banker_points, b.total_cards) == (6, 4, 7)
+    c = unrectified_outcome(UnrectifiedDeal.PLAYER_EXTRA_INITIAL, [4, 4, 9], [3, 3])
+    assert (c.player_points, c.banker_points, c.winner.value) == (8, 6, "PLAYER")
+    d = unrectified_outcome(UnrectifiedDeal.BANKER_TWO_FOR_ONE, [7, 0], [2, 3, 4, 9])
+    assert (d.player_points, d.banker_points, d.winner.value) == (7, 4, "PLAYER")
+
+
+@pytest.mark.rule("CF-4.12i-CARD-TO-PLAYER")
+def test_dominant_player_called_card() -> None:
+    """N.J.A.C. 19:47-4.12(i) with 4.9(a): the Dominant Player has said "Card" when his count
+    obliges him to draw, 0-4, unless either hand is a natural; on 5 the choice is his and on
+    6-7 he stays (CF-4.12i-CARD-TO-PLAYER)."""
+    for player in range(10):
+        for banker in range(10):
+            must = player <= 4 and banker < 8
+            assert dominant_player_called_card(player, banker) is must, (player, banker)
 
 
 @pytest.mark.rule("CF-4.12e-CARD-AFTER-STAY", "CF-4.9c-TABLE3")

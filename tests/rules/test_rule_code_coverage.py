@@ -85,6 +85,7 @@ PURE_RULE_CODES = frozenset(
         "CF-4.12d-BANKER-TWO",
         "CF-4.12e-CARD-AFTER-STAY",
         "CF-4.12h-DISCLOSED",
+        "CF-4.12i-CARD-TO-PLAYER",
         "CF-4.12j-FACE-UP",
         "CF-4.12k-INSUFFICIENT",
         # Minibaccarat, subchapter 7
@@ -95,7 +96,7 @@ PURE_RULE_CODES = frozenset(
         "MB-7.3d-TIE-VIG",
         "MB-7.3f-NO-VIG",
         "MB-7.5f-BURN",
-        "MB-7.11-IRREGULARITIES",
+        "MB-7.11c-DISCLOSED",
     }
 )
 

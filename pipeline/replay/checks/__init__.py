@@ -184,6 +184,7 @@ def run_checks(view: RoundView, when: Phase) -> list[Flag]:
 # contents.
 from pipeline.replay.checks import (  # noqa: E402,F401
     announcement,
+    banker_deal,
     betting,
     chemin_de_fer_money,
     curator,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
+from pipeline.replay.checks.error_cards import kept_as_dealt
 from pipeline.replay.findings import Severity
 from pipeline.rules.deal import deal_order_problem
 from pipeline.rules.draw import Draw, DrawRuling, draw_rulings
@@ -14,6 +15,16 @@ from pipeline.rules.draw import Draw, DrawRuling, draw_rulings
 
 def _card_ids(view: RoundView) -> tuple[str, ...]:
     return tuple(c.event_id for c in view.round.cards)
+
+
+def _judged_by_the_draw_tables(view: RoundView) -> bool:
+    """Whether the draw tables judge the round: not when the cards went out of order
+    (:func:`cards_dealt_in_order` says so), the Banker's deal was reported beyond rectifying
+    (4.12(a)-(d) count it), or the round was announced with a card dealt in error kept where
+    it was dealt (:func:`error_cards.error_card_not_kept` explains the round)."""
+    if view.round.banker_misdealt or kept_as_dealt(view) is not None:
+        return False
+    return deal_order_problem([c.hand for c in view.round.cards]) is None
 
 
 def _rulings(view: RoundView) -> tuple[DrawRuling, DrawRuling]:
@@ -47,6 +58,8 @@ def two_or_three_cards_a_hand(view: RoundView) -> Iterator[Flag]:
 def cards_dealt_in_order(view: RoundView) -> Iterator[Flag]:
     """3.7(c), 4.8(d): the first and third cards to the Player's Hand, the second and fourth
     to the Banker's; 3.8(c): a third card first to the Player's Hand, then to the Banker's."""
+    if view.round.banker_misdealt:
+        return  # reported under 4.12(a)-(d), which say what follows (checks.banker_deal)
     hands = [c.hand for c in view.round.cards]
     subject = deal_order_problem(hands)
     if subject is None:
@@ -67,9 +80,9 @@ def cards_dealt_in_order(view: RoundView) -> Iterator[Flag]:
 
 @round_check(when=Phase.DEALT)
 def player_hand_draws_by_the_rules(view: RoundView) -> Iterator[Flag]:
-    """3.9(a) naturals; 3.9(b) Table 1 (7.9); 4.9(a) the Dominant Player. Not judged when the
-    cards went out of order (:func:`cards_dealt_in_order` says so)."""
-    if deal_order_problem([c.hand for c in view.round.cards]) is not None:
+    """3.9(a) naturals; 3.9(b) Table 1 (7.9); 4.9(a) the Dominant Player; when
+    :func:`_judged_by_the_draw_tables`."""
+    if not _judged_by_the_draw_tables(view):
         return
     player, _ = _rulings(view)
     if player.agrees:
@@ -92,10 +105,10 @@ def player_hand_draws_by_the_rules(view: RoundView) -> Iterator[Flag]:
 
 @round_check(when=Phase.DEALT)
 def banker_hand_draws_by_the_rules(view: RoundView) -> Iterator[Flag]:
-    """3.9(a) naturals; 3.9(c)-(g) Table 2 (7.9); 4.9(c)-(g) Table 3. Not judged when the
-    cards went out of order or the Player's Hand drew against its rule (that finding
-    explains the round)."""
-    if deal_order_problem([c.hand for c in view.round.cards]) is not None:
+    """3.9(a) naturals; 3.9(c)-(g) Table 2 (7.9); 4.9(c)-(g) Table 3; when
+    :func:`_judged_by_the_draw_tables`, and not when the Player's Hand drew against its rule
+    (that finding explains the round)."""
+    if not _judged_by_the_draw_tables(view):
         return
     player, banker = _rulings(view)
     if not player.agrees or banker.agrees:

@@ -14,19 +14,21 @@ RETURNED = ("VOID", "PUSH")
 
 @round_check(when=Phase.VOIDED)
 def void_round_wagers_returned(view: RoundView) -> Iterator[Flag]:
-    """3.12(e), 4.12(k): a void round's wagers are returned: a settlement paying a win or
+    """3.12(e), 4.12(a), (k): a void round's wagers are returned: a settlement paying a win or
     collecting the wager, or vigorish charged, moves money on a round that did not count."""
     rnd = view.round
     voided = rnd.voided
     assert voided is not None
-    cite = view.citation("void_returned")
+    # A hand annulled under 4.12(a) is void by that rule; any other void, by 3.12(e), 4.12(k).
+    subject = "void_returned" if rnd.annulled is None else "banker_wrong_order"
+    cite = view.citation(subject)
     for e in rnd.settled:
         outcome, paid = str(e.get("outcome")), int(e.get("paid_cents"))
         if outcome in RETURNED and paid == 0:
             continue
         seat = int(e.get("seat"))
         yield Flag(
-            "void_returned",
+            subject,
             Severity.CRITICAL,
             f"Seat {seat}'s {e.get('wager')} wager on round {rnd.round_id}, voided by event "
             f"{voided.event_id}, was settled {outcome} paying {money(paid)}; the wagers of a "
@@ -41,7 +43,7 @@ def void_round_wagers_returned(view: RoundView) -> Iterator[Flag]:
         seat = int(e.get("seat"))
         amount = int(e.get("amount_cents"))
         yield Flag(
-            "void_returned",
+            subject,
             Severity.CRITICAL,
             f"Seat {seat} was charged {money(amount)} of vigorish on round {rnd.round_id}, "
             f"voided by event {voided.event_id}; a void round wins nothing to charge it on "

@@ -12,10 +12,12 @@ from pipeline.rules.deal import void_for_insufficient_cards
 @round_check(when=Phase.VOIDED)
 def void_only_when_the_shoe_cannot_complete(view: RoundView) -> Iterator[Flag]:
     """3.12(e), 4.12(k): a round is void for insufficient cards only if the shoe cannot
-    complete it."""
+    complete it. A hand annulled under 4.12(a) is not judged here."""
     voided = view.round.voided
     if voided is None or view.cards_left is None:
         return
+    if view.round.annulled is not None:
+        return  # 4.12(a) annuls the hand whatever the shoe holds (checks.banker_deal)
     if not void_for_insufficient_cards(view.cards_left):
         yield Flag(
             "insufficient",
