@@ -37,7 +37,7 @@ from pipeline.rules.shoe import burned_cards
 from pipeline.rules.variants import Variant, variant
 from pipeline.rules.vigorish import rounding_error, vigorish_on_win
 from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
-<<<<<<< HEAD
+from pipeline.simulate.misdeals import CARDS_NEEDED, MISDEALS, MisdealPlan, plan_misdeal
 from pipeline.simulate.patrons import (
     INFORMED_ROUNDS,
     INFORMED_SHARE,
@@ -47,10 +47,6 @@ from pipeline.simulate.patrons import (
     choose_wagers,
     new_patron,
 )
-=======
-from pipeline.simulate.misdeals import CARDS_NEEDED, MISDEALS, MisdealPlan, plan_misdeal
-from pipeline.simulate.patrons import Patron, choose_wagers, new_patron
->>>>>>> cf-irregularities
 from pipeline.simulate.stream import Devices, TableStream
 
 SEATS: dict[Game, tuple[int, ...]] = {
@@ -60,7 +56,6 @@ SEATS: dict[Game, tuple[int, ...]] = {
 }
 SECONDS_PER_ROUND = (38.0, 62.0)  # about 60-80 rounds an hour
 SHUFFLE_SECONDS = (240.0, 420.0)
-<<<<<<< HEAD
 INFORMED_BETTING_CODE = "NJ-PATTERN-INFORMED-BETTING"
 DEALER_PATRON_CODE = "NJ-PATTERN-DEALER-PATRON"
 """The pattern codes :mod:`pipeline.patterns` raises (the emulator sits below the analysers)."""
@@ -74,11 +69,11 @@ CONFEDERATE_ROUNDS = 200
 def collusive_overpayment(paid: Cents) -> Cents:
     """Slight: 5 percent of the payout, at least $1.00."""
     return max(100, paid // 20)
-=======
+
+
 BANKER_MISDEAL_RATE = 0.02
 """Per Chemin de Fer hand: the Banker misdeals in one of the ways of 4.12(a)-(d), (i) and the pit
 reports it. It happens on a clean day too; only handling it against the rule is a fault."""
->>>>>>> cf-irregularities
 
 
 @dataclass

@@ -10,7 +10,7 @@ from datetime import date
 from pipeline.config.catalog import load_catalog
 from pipeline.replay.machine import replay_table
 from pipeline.reports.groundtruth import ExceptionKey, matches
-from pipeline.simulate.faults import DEFAULT_RATES, FaultKind
+from pipeline.simulate.faults import DEFAULT_RATES
 from pipeline.simulate.run import simulate
 
 DAY = date(2026, 11, 24)
@@ -53,6 +53,6 @@ def test_recall_and_precision_over_20_seeds() -> None:
         "false positives:",
         false_positives,
     )
-    assert set(injected) == {k.value for k in FaultKind}
+    assert set(injected) == {k.value for k in DEFAULT_RATES}
     assert all(r == 1.0 for r in recall.values()), recall
     assert false_positives == 0
