@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from dashboards.source import frame
-from pipeline.bundle.acks import ACKNOWLEDGE, AckJournal
+from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, AckJournal
 from pipeline.ledger.store import Ledger
 from pipeline.reports.close import BLOCKING_RANK
 from pipeline.reports.verify import check
@@ -53,14 +53,17 @@ def table_days(ledger: Ledger, day: date) -> pd.DataFrame:
 def ack_history(
     ledger: Ledger, journal: AckJournal, exception_ids: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """Every acknowledgement, from the ledger's table and from the journal, oldest first; the
-    journal's only when it verifies (a forged line must not change a status)."""
+    """Every acknowledgement and assignment, from the ledger's table and from the journal,
+    oldest first; the journal's only when it verifies (a forged line must not change a status
+    or a holder). ``assignee``: who an ASSIGN record hands the exception to (the ledger's
+    table holds no assignments)."""
     stored = frame(
         ledger,
         "SELECT exception_id, action, note, actor, acted_at FROM acknowledgements",
     )
     stored["actor_source"] = "ledger"
     stored["recorded_in"] = "ledger"
+    stored["assignee"] = None
     stored["acted_at"] = pd.to_datetime(stored["acted_at"], utc=True)
     records = [] if journal.verify() else journal.records()
     journaled = pd.DataFrame(
@@ -72,6 +75,7 @@ def ack_history(
             "acted_at": pd.to_datetime([r.acted_at for r in records], utc=True),
             "actor_source": [r.actor_source for r in records],
             "recorded_in": ["journal"] * len(records),
+            "assignee": [r.assignee for r in records],
         }
     )
     parts = [df for df in (stored, journaled) if not df.empty]
@@ -88,11 +92,24 @@ def ack_history(
 
 
 def ack_status(history: pd.DataFrame) -> dict[str, str]:
-    """OPEN/ESCALATED/ACKNOWLEDGED per exception id by its most recent action."""
+    """OPEN/ESCALATED/ACKNOWLEDGED per exception id by its most recent acknowledgement or
+    escalation (an assignment changes who holds it, not its status)."""
     status: dict[str, str] = {}
     for exception_id, action in zip(history["exception_id"], history["action"], strict=True):
-        status[str(exception_id)] = "ACKNOWLEDGED" if action == ACKNOWLEDGE else "ESCALATED"
+        if action != ASSIGN:
+            status[str(exception_id)] = "ACKNOWLEDGED" if action == ACKNOWLEDGE else "ESCALATED"
     return status
+
+
+def assignments(history: pd.DataFrame) -> pd.DataFrame:
+    """The assignments of an :func:`ack_history`, oldest first."""
+    return history[history["action"] == ASSIGN]
+
+
+def holders(history: pd.DataFrame) -> dict[str, str]:
+    """Who holds each assigned exception: the assignee of its most recent assignment."""
+    assigned = assignments(history)
+    return dict(zip(assigned["exception_id"].astype(str), assigned["assignee"], strict=True))
 
 
 # ---------------------------------------------------------------------- exceptions
@@ -104,6 +121,8 @@ class ExceptionFilter:
     codes: list[str] = field(default_factory=list)
     dealers: list[str] = field(default_factory=list)
     statuses: list[str] = field(default_factory=list)
+    held_by: str | None = None
+    """Only the exceptions this person holds; ``""``: only those nobody holds."""
     start: datetime | None = None
     end: datetime | None = None
 
@@ -119,6 +138,8 @@ class ExceptionFilter:
         ):
             if wanted:
                 mask &= df[column].isin(wanted)
+        if self.held_by is not None:
+            mask &= df["held_by"].fillna("") == self.held_by
         if self.start is not None:
             mask &= df["occurred"] >= pd.Timestamp(self.start)
         if self.end is not None:
@@ -128,7 +149,7 @@ class ExceptionFilter:
 
 def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
     """Every exception of a gaming day with its pit, dealer, first evidence time, citation,
-    rule statement and acknowledgement status; most severe first."""
+    rule statement, acknowledgement status and holder; most severe first."""
     df = frame(
         ledger,
         """
@@ -160,8 +181,10 @@ def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
     )
     df["occurred"] = micros_series(df["occurred_at"])
     df["statement"] = [RULE_CODES[c].statement if c in RULE_CODES else "" for c in df["code"]]
-    status = ack_status(ack_history(ledger, journal, list(df["exception_id"])))
+    history = ack_history(ledger, journal, list(df["exception_id"]))
+    status, held = ack_status(history), holders(history)
     df["status"] = [status.get(e, "OPEN") for e in df["exception_id"]]
+    df["held_by"] = [held.get(e) for e in df["exception_id"]]
     df["blocking"] = (df["severity_rank"] >= BLOCKING_RANK) & (df["status"] != "ACKNOWLEDGED")
     return df.reset_index(drop=True)
 

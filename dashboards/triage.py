@@ -1,6 +1,6 @@
-"""Triage on the exception queue: filters and the chosen exception in the URL (a view can be
-shared, and a link that no longer fits says why), and what each exception puts at stake and
-how long it has waited."""
+"""Triage on the exception queue: filters (with who holds an exception) and the chosen
+exception in the URL (a view can be shared, and a link that no longer fits says why), and
+what each exception puts at stake and how long it has waited."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ URL_FILTERS: dict[str, str] = {
 """Filter widget key -> URL parameter (repeated for several values: ``?code=A&code=B``)."""
 EXCEPTION_PARAM = "exception"
 
+HOLDER_KEY = "f_held"
+HOLDER_PARAM = "held"
+ANYONE, MINE, UNASSIGNED = "anyone", "mine", "unassigned"
+HOLDER_CHOICES = (ANYONE, MINE, UNASSIGNED)
+"""The queue's holder filter: every exception, those the signed-in user holds, those nobody
+holds (``?held=mine``)."""
+
 
 def from_url(key: str, options: Sequence[str]) -> None:
     """Before the filter widget ``key`` is made: on the page's first run, take its values
@@ -31,6 +38,23 @@ def from_url(key: str, options: Sequence[str]) -> None:
     param = URL_FILTERS[key]
     if key not in st.session_state and param in st.query_params:
         st.session_state[key] = [v for v in st.query_params.get_all(param) if v in options]
+
+
+def holder_from_url() -> None:
+    """Before the holder filter is made: on the page's first run, take it from the URL."""
+    wanted = st.query_params.get(HOLDER_PARAM)
+    if HOLDER_KEY not in st.session_state and wanted in HOLDER_CHOICES:
+        st.session_state[HOLDER_KEY] = wanted
+
+
+def held_by(choice: str, actor: str | None) -> str | None:
+    """The holder the queue keeps for ``choice`` (``""``: nobody; ``None``: no filter, also
+    for "mine" without a signed-in user, who holds nothing)."""
+    if choice == UNASSIGNED:
+        return ""
+    if choice == MINE and actor is not None:
+        return actor
+    return None
 
 
 def default(key: str, values: list[str]) -> list[str] | None:
@@ -47,6 +71,11 @@ def to_url(defaults: dict[str, list[str]]) -> None:
             st.query_params[param] = chosen
         else:
             st.query_params.pop(param, None)
+    holder = st.session_state.get(HOLDER_KEY, ANYONE)
+    if holder != ANYONE:
+        st.query_params[HOLDER_PARAM] = holder
+    else:
+        st.query_params.pop(HOLDER_PARAM, None)
 
 
 def at_stake_cents(expected: Any, actual: Any) -> int | None:

@@ -44,7 +44,7 @@ from dashboards.source import (
     reader,
     snapshot,
 )
-from pipeline.bundle.acks import ACKNOWLEDGE, ESCALATE, AckJournal, JournalError
+from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, ESCALATE, AckJournal, JournalError
 from pipeline.config.catalog import gaming_day_of
 from pipeline.config.roles import (
     Action,
@@ -58,7 +58,7 @@ from pipeline.config.roles import (
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 from pipeline.rules.gaming_day import GamingDay
-from pipeline.safe_text import csv_cell, markdown_text
+from pipeline.safe_text import csv_cell, markdown_text, visible
 
 OIDC_SOURCE = "OIDC sign-in"
 LOOPBACK = "localhost"
@@ -335,6 +335,12 @@ def csv_download(df: pd.DataFrame) -> str:
     return str(df.map(csv_cell).to_csv(index=False))
 
 
+def visible_cells(values: Iterable[Any]) -> list[str | None]:
+    """Strings a person typed as ``st.dataframe`` cells (plain text): control and bidi
+    characters shown (:func:`~pipeline.safe_text.visible`); a missing value stays empty."""
+    return [visible(v) if isinstance(v, str) else None for v in values]
+
+
 def text_cells(values: Iterable[Any]) -> list[str]:
     """Device strings as ``st.table`` cells, which Streamlit renders as Markdown."""
     return [fmt_text(v) for v in values]
@@ -353,15 +359,20 @@ def fmt_money(cents: Any) -> str:
     return money(int(cents))
 
 
+ACTION_LABELS = {ACKNOWLEDGE: "Acknowledge", ESCALATE: "Escalate", ASSIGN: "Assign"}
+TRIAGE_ACTIONS = frozenset({Action.ACKNOWLEDGE, Action.ESCALATE, Action.ASSIGN})
+
+
 def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack") -> None:
-    """Acknowledge or escalate the ``targets`` ((exception id, table id) pairs: one, or the
-    rows selected in the queue) with one note; one journal record each. Shown only to a
-    signed-in user whose roles allow it."""
+    """Acknowledge, escalate or assign the ``targets`` ((exception id, table id) pairs: one,
+    or the rows selected in the queue) with one note; one journal record each. An assignment
+    names who holds them (the signed-in user when left blank). Shown only to a signed-in user
+    whose roles allow it."""
     actor, roles = ctx.actor, ctx.roles
     if actor is None or roles is None:
         st.info("Sign in to acknowledge or escalate: without a signed-in user this is read-only.")
         return
-    if not {Action.ACKNOWLEDGE, Action.ESCALATE} & roles.actions_of(actor.name):
+    if not TRIAGE_ACTIONS & roles.actions_of(actor.name):
         st.info(
             f"{actor.name} may not acknowledge or escalate: that needs the analyst or admin "
             f"role in {roles.path}."
@@ -370,15 +381,21 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
     with st.form(key=f"{key}-form", clear_on_submit=True):
         action = st.radio(
             "Action",
-            [ACKNOWLEDGE, ESCALATE],
+            list(ACTION_LABELS),
             horizontal=True,
             key=f"{key}-action",
-            format_func=lambda a: {ACKNOWLEDGE: "Acknowledge", ESCALATE: "Escalate"}[a],
+            format_func=ACTION_LABELS.__getitem__,
+        )
+        holder = st.text_input(
+            "Assign to (for Assign; blank: yourself)",
+            key=f"{key}-assignee",
+            help="who holds the exception from now on: a name or badge id of the roles file",
         )
         note = st.text_area("Note (why; required)", key=f"{key}-note")
         label = "Record" if len(targets) == 1 else f"Record for all {len(targets)}"
         submitted = st.form_submit_button(label, key=f"{key}-submit")
     if submitted:
+        assignee = (holder.strip() or actor.name) if action == ASSIGN else holder
         records = []
         try:
             authorize(actor, Action[action], roles)
@@ -392,6 +409,7 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
                         actor_source=actor.source,
                         table_id=table_id,
                         gaming_date=ctx.day,
+                        assignee=assignee or None,
                     )
                 )
         except (JournalError, NotAuthorizedError) as err:
@@ -404,9 +422,12 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
             if len(records) == 1
             else f"{len(records)} exceptions ({', '.join(r.exception_id for r in records)})"
         )
+        # the holder is typed by a person: visible() shows a control character it carries
+        to = f" to {visible(first.assignee)}" if first.assignee is not None else ""
         st.session_state["_flash"] = (
-            f"{first.action} of {what} recorded by {first.actor} at {first.acted_at} (journal "
-            f"{ctx.journal.path.name}, record {', '.join(r.hmac[:12] for r in records)})."
+            f"{first.action}{to} of {what} recorded by {first.actor} at {first.acted_at} "
+            f"(journal {ctx.journal.path.name}, record "
+            f"{', '.join(r.hmac[:12] for r in records)})."
         )
         st.rerun()
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 # Only what building the parser needs is imported here. DuckDB, pandas, pyarrow, fastavro,
 # Great Expectations and Kafka load inside the commands that use them, so `--help`, `odds`
 # and `validate-rules` start in a fraction of the time (tests/test_cli_startup.py guards it).
-from pipeline.bundle.acks import ACTIONS, AckJournal
+from pipeline.bundle.acks import ACTIONS, ASSIGN, AckJournal
 from pipeline.bundle.cli import add_bundle_parser
 from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.config.roles import (
@@ -249,9 +249,9 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
     omitted = total - len(rows)
     if args.json:
         journal = AckJournal.for_ledger(args.db)
-        latest = journal.latest_actions()
+        latest, holders = journal.latest_actions(), journal.holders()
         for r in rows:
-            ack = latest.get(r["exception_id"])
+            ack, held = latest.get(r["exception_id"]), holders.get(r["exception_id"])
             r["acknowledgement"] = (
                 None
                 if ack is None
@@ -260,6 +260,16 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
                     "actor": ack.actor,
                     "at": ack.acted_at,
                     "note": ack.note,
+                }
+            )
+            r["held_by"] = (
+                None
+                if held is None
+                else {
+                    "holder": held.assignee,
+                    "assigned_by": held.actor,
+                    "at": held.acted_at,
+                    "note": held.note,
                 }
             )
         print_json(
@@ -411,8 +421,8 @@ def cmd_reopen(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- acknowledgements
 def cmd_ack(args: argparse.Namespace) -> int:
-    """Acknowledge or escalate exceptions from a script, as the dashboards' form does: into
-    the ledger's journal, authenticated, by an actor with the analyst role."""
+    """Acknowledge, escalate or assign exceptions from a script, as the dashboards' form does:
+    into the ledger's journal, authenticated, by an actor with the analyst role."""
     from pipeline.ledger.store import Ledger, LedgerError
 
     journal = AckJournal.for_ledger(args.db)
@@ -422,6 +432,11 @@ def cmd_ack(args: argparse.Namespace) -> int:
         return _re_sign(args, journal)
     if not args.exception_ids or not args.action:
         raise CommandError("give --exception ID (one or more) and --action")
+    if (args.action == ASSIGN) != bool((args.assignee or "").strip()):
+        raise CommandError(
+            "--action ASSIGN needs --assignee NAME (who holds the exceptions from now on), "
+            "and --assignee goes with --action ASSIGN only"
+        )
     actor = _authorized(args, Action[args.action])
     wanted = list(dict.fromkeys(args.exception_ids))
     try:
@@ -459,10 +474,15 @@ def cmd_ack(args: argparse.Namespace) -> int:
             actor_source=actor.source,
             table_id=table_id,
             gaming_date=gaming_date,
+            assignee=args.assignee,
         )
+        held = f" to {record.assignee}" if record.assignee is not None else ""
+        # the holder is typed by a person and reaches a terminal: shown, never obeyed
         print(
-            f"{record.action} of exception {exception_id} (table {table_id}, gaming day "
-            f"{gaming_date}) recorded by {actor.name} ({actor.source}) in {journal.path}"
+            visible(
+                f"{record.action}{held} of exception {exception_id} (table {table_id}, gaming "
+                f"day {gaming_date}) recorded by {actor.name} ({actor.source}) in {journal.path}"
+            )
         )
         if status is not None and status != "REOPENED":
             print(
@@ -820,7 +840,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "ack",
-        help="acknowledge or escalate exceptions (for scripts); recorded in the journal",
+        help="acknowledge, escalate or assign exceptions (for scripts); recorded in the journal",
         description="Record an action on one or more exceptions in the ledger's "
         "acknowledgement journal, as the dashboards' form does; the actor needs the analyst "
         "role. With --re-sign-unkeyed (admin role), authenticate a journal written before "
@@ -838,6 +858,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--action", type=str.upper, choices=ACTIONS, help="what is done with the exceptions"
     )
     p.add_argument("--note", help="why (required, kept with the record)")
+    p.add_argument(
+        "--assignee", metavar="NAME", help="with --action ASSIGN: who holds the exceptions"
+    )
     p.add_argument(
         "--re-sign-unkeyed",
         action="store_true",

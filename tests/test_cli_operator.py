@@ -245,6 +245,50 @@ def test_the_json_carries_each_exception_s_acknowledgement(day: Day, tmp_path: P
     assert listed["journal_verifies"] is True
 
 
+def test_assign_names_the_holder_in_the_json_without_acknowledging(
+    day: Day, tmp_path: Path
+) -> None:
+    db = tmp_path / "ledger.duckdb"
+    db.write_bytes(day.db.read_bytes())
+    items = cli("exceptions", "--db", db, "--json", "--limit", "2").json()["items"]
+    first, second = (item["exception_id"] for item in items)
+    assert all(item["held_by"] is None for item in items)
+    holder = "rivera\x1b[31m<b>"  # a clumsy paste: an escape sequence and markup
+    assigned = cli(
+        *("ack", "--db", db, "--exception", first, "--exception", second),
+        *("--action", "ASSIGN", "--assignee", holder),
+        *("--note", "pit 2 camera review", "--actor", "demo-analyst"),
+    )
+    assert assigned.code == 0, assigned.err
+    assert "\x1b" not in assigned.out and "ASSIGN to rivera" in assigned.out
+    listed = cli("exceptions", "--db", db, "--json", "--limit", "2").json()
+    assert listed["journal_verifies"] is True
+    for item in listed["items"]:
+        assert item["held_by"]["holder"] == holder  # JSON quotes it; the value is kept
+        assert item["held_by"]["assigned_by"] == "demo-analyst"
+        assert item["held_by"]["note"] == "pit 2 camera review"
+        assert item["acknowledgement"] is None  # held, not acknowledged
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("--action", "ASSIGN"), id="assign-without-holder"),
+        pytest.param(("--action", "ESCALATE", "--assignee", "rivera"), id="holder-without-assign"),
+    ],
+)
+def test_assign_and_assignee_go_together(day: Day, tmp_path: Path, args: tuple[str, ...]) -> None:
+    db = tmp_path / "ledger.duckdb"
+    db.write_bytes(day.db.read_bytes())
+    first = cli("exceptions", "--db", db, "--json", "--limit", "1").json()["items"][0]
+    run = cli(
+        *("ack", "--db", db, "--exception", first["exception_id"], *args),
+        *("--note", "n", "--actor", "demo-analyst"),
+    )
+    assert run.code == 2 and "--assignee" in run.err
+    assert not (tmp_path / "ledger.acknowledgements.jsonl").exists()
+
+
 # ------------------------------------------------------------------ --json everywhere
 def test_simulate_json(day: Day) -> None:
     result = day.simulated.json()

@@ -1,7 +1,8 @@
 """Surveillance: the exception queue, each exception with its rule and its evidence.
 
-Click a row to open it; select several to acknowledge or escalate them with one note. The
-filters and the open exception live in the URL (:mod:`dashboards.triage`)."""
+Click a row to open it; select several to acknowledge, escalate or assign them with one note.
+The filters (who holds an exception among them) and the open exception live in the URL
+(:mod:`dashboards.triage`)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ for key, column in (("f_table", "table_id"), ("f_pit", "pit"), ("f_code", "code"
     triage.from_url(key, options(column))
 triage.from_url("f_severity", list(q.SEVERITIES))
 triage.from_url("f_status", list(q.STATUSES))
+triage.holder_from_url()
+me = ctx.actor.name if ctx.actor is not None else None
 
 with st.expander("Filters", expanded=True):
     c1, c2, c3 = st.columns(3)
@@ -68,6 +71,21 @@ with st.expander("Filters", expanded=True):
         "Status", list(q.STATUSES), default=triage.default("f_status", STATUS_DEFAULT),
         key="f_status",
     )  # fmt: skip
+    holding = st.radio(
+        "Held by",
+        list(triage.HOLDER_CHOICES),  # anyone first: the default (index 0)
+        horizontal=True,
+        key=triage.HOLDER_KEY,
+        format_func={
+            triage.ANYONE: "anyone or nobody",
+            triage.MINE: "me" if me is None else f"me ({visible(me)})",
+            triage.UNASSIGNED: "nobody (unassigned)",
+        }.__getitem__,
+        help="who holds an exception: the holder its latest assignment names",
+    )
+    if holding == triage.MINE and me is None:
+        st.caption("Sign in to see the exceptions you hold; showing everyone's.")
+    f.held_by = triage.held_by(holding, me)
     times = all_rows["occurred"].dropna()
     if len(times) and times.min() < times.max():
         low = ui.local_wall(times.min()).replace(second=0, microsecond=0)
@@ -94,6 +112,7 @@ rows = rows.assign(
         for cents in map(triage.at_stake_cents, rows["expected_cents"], rows["actual_cents"])
     ],
     age=[triage.age(t) for t in rows["occurred"]],
+    held_by=ui.visible_cells(rows["held_by"]),
 )
 blocking = int(all_rows["blocking"].sum())
 m1, m2, m3, m4 = st.columns(4)
@@ -122,6 +141,7 @@ table = rows[
         "occurred",
         "age",
         "status",
+        "held_by",
         "message",
         "exception_id",
     ]
@@ -141,6 +161,7 @@ picked = st.dataframe(
             "at stake", format="dollar", help="recorded amount minus the required one"
         ),
         "age": st.column_config.TextColumn("age", help="since the first evidence"),
+        "held_by": st.column_config.TextColumn("held by", help="who the latest assignment names"),
         "occurred": st.column_config.DatetimeColumn(
             ui.local_label("first evidence"), format="HH:mm:ss"
         ),
@@ -208,6 +229,18 @@ else:
     st.query_params[triage.EXCEPTION_PARAM] = str(chosen)  # the link shows what is open
 
 st.subheader(f"{row['severity']} · {row['code']} · {row['status']}")
+with ctx.ledger() as ledger:
+    history = q.ack_history(ledger, ctx.journal, [str(chosen)])
+assignments = q.assignments(history)
+if assignments.empty:
+    st.caption("Nobody holds it: assign it below.")
+else:
+    last = assignments.iloc[-1]
+    st.markdown(
+        f"**Held by** {markdown_text(last['assignee'])}, assigned by "
+        f"{markdown_text(last['actor'])} at {ui.local_wall(last['acted_at']):%Y-%m-%d %H:%M} "
+        f"({ui.casino_zone().key}): {markdown_text(last['note'])}"
+    )
 st.markdown(f"**What happened.** {markdown_text(row['message'])}")
 st.info(f"**{row['section']}** (rule `{row['code']}`): {row['statement']}")
 facts = {
@@ -237,7 +270,6 @@ st.markdown("**Evidence: the events this exception rests on**")
 with ctx.ledger() as ledger:
     event_ids = row["source_event_ids"]
     events = q.evidence(ledger, str(row["table_id"]), [] if event_ids is None else list(event_ids))
-    history = q.ack_history(ledger, ctx.journal, [str(chosen)])
 events = events.assign(
     occurred=ui.local_times(events["occurred"]),
     fields=[q.fields_text(v) for v in events["fields"]],
@@ -255,9 +287,15 @@ st.dataframe(
     },
 )
 
-st.markdown("**Acknowledgements** (append-only; the latest action sets the status)")
+st.markdown(
+    "**Acknowledgements and assignments** (append-only; the latest acknowledgement or "
+    "escalation sets the status, the latest assignment who holds it)"
+)
 if history.empty:
     st.caption("None yet.")
 else:
-    st.dataframe(history, hide_index=True, width="stretch", key="history")
+    shown = history.assign(
+        assignee=[None if a is None else visible(a) for a in history["assignee"]]
+    )
+    st.dataframe(shown, hide_index=True, width="stretch", key="history")
 ui.ack_form(ctx, [(str(chosen), str(row["table_id"]))])

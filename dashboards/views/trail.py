@@ -75,8 +75,13 @@ st.dataframe(
     width="stretch",
     key="t_exceptions",
 )
-st.subheader(f"4. Acknowledgements ({len(found.acknowledgements)})")
-st.dataframe(found.acknowledgements, hide_index=True, width="stretch", key="t_acks")
+st.subheader(f"4. Acknowledgements and assignments ({len(found.acknowledgements)})")
+st.dataframe(
+    found.acknowledgements.assign(assignee=ui.visible_cells(found.acknowledgements["assignee"])),
+    hide_index=True,
+    width="stretch",
+    key="t_acks",
+)
 
 st.subheader("Evidence bundle")
 st.caption(

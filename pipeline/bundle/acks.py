@@ -1,4 +1,5 @@
-"""The acknowledgement journal: who acknowledged or escalated which exception, when, and why.
+"""The acknowledgement journal: who acknowledged, escalated or assigned which exception, when,
+and why.
 
 Why a journal file and not the ledger's ``acknowledgements`` table
 ------------------------------------------------------------------
@@ -13,6 +14,11 @@ acknowledgement is appended to a JSON-lines file next to the ledger
   this module rewrites or deletes one, and a later action on the same exception (escalate,
   then acknowledge) is a new record. The last action stands: ACKNOWLEDGE then ESCALATE leaves
   the exception escalated, and blocking if critical;
+- assignments are records of the same chain: an ASSIGN record names who holds the exception
+  (``assignee``) besides who assigned it (``actor``) and why (``note``). Who holds an
+  exception and whether it is acknowledged are separate questions, so an assignment never
+  changes the status (:meth:`AckJournal.latest_actions` reads ACKNOWLEDGE and ESCALATE
+  only, :meth:`AckJournal.holders` ASSIGN only), and the close does not import it;
 - audited: each record states the exception, the action, the note, the actor and where the
   name came from (``actor_source``: "command line", "proxy header X-Forwarded-User from
   127.0.0.1", "OIDC sign-in", ...), and the UTC time;
@@ -56,9 +62,12 @@ if TYPE_CHECKING:  # only annotations: the CLI imports this module for `ack --he
 
 ACKNOWLEDGE = "ACKNOWLEDGE"
 ESCALATE = "ESCALATE"
-ACTIONS: tuple[str, ...] = (ACKNOWLEDGE, ESCALATE)
+ASSIGN = "ASSIGN"
+DISPOSITIONS: tuple[str, ...] = (ACKNOWLEDGE, ESCALATE)
 """ACKNOWLEDGE clears an exception from the queue (and, if critical, from the close's blocking
-list); ESCALATE hands it on and keeps it open and blocking. The last action stands."""
+list); ESCALATE hands it on and keeps it open and blocking. The last of these stands."""
+ACTIONS: tuple[str, ...] = (*DISPOSITIONS, ASSIGN)
+"""The dispositions, and ASSIGN: someone (``assignee``) holds the exception from now on."""
 
 GENESIS = "0" * 64
 """The ``prev_hmac`` of the first record."""
@@ -68,7 +77,10 @@ _DOMAIN = b"baccarat-audit acknowledgement v2\n"
 same key (a seal, an anchor) can pass for a journal line."""
 
 _LEDGER_COLUMNS = ("exception_id", "action", "note", "actor", "acted_at")
-_OPTIONAL = frozenset({"table_id", "gaming_date"})
+_OPTIONAL = frozenset({"table_id", "gaming_date", "assignee"})
+_ABSENT_WHEN_NONE = frozenset({"assignee"})
+"""Fields added after journals were first written: a record without one leaves it out of its
+line and of what its HMAC covers, so the records written before still verify."""
 
 
 class JournalError(ValueError):
@@ -89,6 +101,8 @@ class AckRecord:
     gaming_date: str | None
     prev_hmac: str
     hmac: str
+    assignee: str | None = None
+    """Who holds the exception from this record on (ASSIGN records only)."""
 
     @property
     def acted_at_utc(self) -> datetime:
@@ -97,7 +111,7 @@ class AckRecord:
     def authenticated_content(self) -> bytes:
         """What the HMAC covers: every field but ``hmac`` (so also the previous record's
         tag), as canonical JSON."""
-        body = {k: v for k, v in asdict(self).items() if k != "hmac"}
+        body = {k: v for k, v in _stored(self).items() if k != "hmac"}
         return _DOMAIN + json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     def ledger_values(self) -> tuple[str, str, str, str, datetime]:
@@ -143,16 +157,23 @@ class AckJournal:
         actor_source: str,
         table_id: str | None = None,
         gaming_date: date | str | None = None,
+        assignee: str | None = None,
         now: datetime | None = None,
     ) -> AckRecord:
-        """Record one action on one exception; returns the stored record. Whether ``actor``
-        may act is the caller's check (:func:`pipeline.config.roles.authorize`)."""
+        """Record one action on one exception; returns the stored record. ``assignee``: who
+        holds the exception, for ASSIGN (and only for it). Whether ``actor`` may act is the
+        caller's check (:func:`pipeline.config.roles.authorize`)."""
         action = action.strip().upper()
+        holder = (assignee or "").strip()
         problems = []
         if not exception_id.strip():
             problems.append("which exception is acknowledged is required")
         if action not in ACTIONS:
             problems.append(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
+        if action == ASSIGN and not holder:
+            problems.append("an assignment names who holds the exception (assignee)")
+        if action != ASSIGN and holder:
+            problems.append(f"only {ASSIGN} names a holder; {action} does not take an assignee")
         if not note.strip():
             problems.append("a note saying why is required")
         if not actor.strip():
@@ -180,6 +201,7 @@ class AckJournal:
                 else gaming_date,
                 prev_hmac=_last_tag(lines),
                 hmac="",
+                assignee=holder or None,
             )
             record = _signed(unsigned)
             fo.seek(0, os.SEEK_END)
@@ -255,11 +277,14 @@ class AckJournal:
         return [line.problem for line in self._lines() if line.problem is not None]
 
     def latest_actions(self) -> dict[str, AckRecord]:
-        """The most recent record per exception id: the action that stands."""
-        latest: dict[str, AckRecord] = {}
-        for record in self.records():
-            latest[record.exception_id] = record
-        return latest
+        """The most recent ACKNOWLEDGE or ESCALATE per exception id: the action that stands
+        (an assignment changes who holds it, not its status)."""
+        return _latest(self.records(), DISPOSITIONS)
+
+    def holders(self) -> dict[str, AckRecord]:
+        """The most recent ASSIGN per exception id: who holds it (``assignee``), who
+        assigned it, when and why."""
+        return _latest(self.records(), (ASSIGN,))
 
     # ------------------------------------------------------------------ against the ledger
     def problems_against(self, con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -335,7 +360,9 @@ class AckJournal:
         new = [
             r
             for r in self.records()
-            if r.ack_id not in present and r.ledger_values() not in imported_unkeyed
+            if r.action in DISPOSITIONS
+            and r.ack_id not in present
+            and r.ledger_values() not in imported_unkeyed
         ]
         if gaming_date is not None:
             of_day = {
@@ -360,12 +387,25 @@ def journal_problems(ledger_path: Path | str, con: duckdb.DuckDBPyConnection) ->
     return AckJournal.for_ledger(ledger_path).problems_against(con)
 
 
+def _latest(records: list[AckRecord], actions: tuple[str, ...]) -> dict[str, AckRecord]:
+    latest: dict[str, AckRecord] = {}
+    for record in records:
+        if record.action in actions:
+            latest[record.exception_id] = record
+    return latest
+
+
+def _stored(record: AckRecord) -> dict[str, Any]:
+    """The record's fields as its line holds them (see :data:`_ABSENT_WHEN_NONE`)."""
+    return {k: v for k, v in asdict(record).items() if not (v is None and k in _ABSENT_WHEN_NONE)}
+
+
 def _signed(record: AckRecord) -> AckRecord:
     return replace(record, hmac=authenticate(record.authenticated_content()))
 
 
 def _line_text(record: AckRecord) -> str:
-    return json.dumps(asdict(record), sort_keys=True, separators=(",", ":")) + "\n"
+    return json.dumps(_stored(record), sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def _scan(text: str, name: str = "journal") -> list[_Line]:
@@ -377,7 +417,7 @@ def _scan(text: str, name: str = "journal") -> list[_Line]:
             continue
         where = f"{name} line {number}"
         data = _json_object(line)
-        if data is None or not {f.name for f in fields(AckRecord)} <= data.keys():
+        if data is None or not data.keys() >= _REQUIRED:
             if data is not None and "sha256" in data and "hmac" not in data:
                 unreadable = (
                     f"{where}: an unkeyed record (SHA-256 only, written before acknowledgements "
@@ -412,10 +452,14 @@ def _scan(text: str, name: str = "journal") -> list[_Line]:
     return out
 
 
+_REQUIRED = frozenset(f.name for f in fields(AckRecord)) - _ABSENT_WHEN_NONE
+
+
 def _typed(data: dict[str, Any]) -> AckRecord:
     """The record a parsed line holds; TypeError or ValueError when a field is not of its
-    type (text; the table and the gaming date may be null; the time ISO 8601)."""
-    values = {f.name: data[f.name] for f in fields(AckRecord)}
+    type (text; the table, the gaming date and the assignee may be null; the time ISO
+    8601)."""
+    values: dict[str, Any] = {f.name: data.get(f.name) for f in fields(AckRecord)}
     for name, value in values.items():
         if not (isinstance(value, str) or (value is None and name in _OPTIONAL)):
             raise TypeError(f"{name} is {type(value).__name__}")
@@ -440,7 +484,7 @@ def _last_tag(lines: list[_Line]) -> str:
 def _unkeyed_records(name: str, text: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The records of a journal written before lines were authenticated, and the problems
     that forbid re-signing it (a line of another kind, or a broken SHA-256 chain)."""
-    unkeyed_fields = {f.name for f in fields(AckRecord)} - {"hmac", "prev_hmac"}
+    unkeyed_fields = _REQUIRED - {"hmac", "prev_hmac"}
     records: list[dict[str, Any]] = []
     problems = []
     previous = GENESIS

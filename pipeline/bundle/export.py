@@ -9,7 +9,7 @@ Contents of ``evidence-*.zip``:
 - ``deliveries.csv``: the same deliveries as the ledger holds them (where each came from);
 - ``rows/<table>.csv``: the derived ledger rows in scope (rounds, cards, wagers, settlements,
   vigorish, Forms, exceptions, the table-day summary) and ``rows/acknowledgements.csv`` (the
-  ledger's table and the acknowledgement journal);
+  ledger's table and the acknowledgement journal, assignments with their holder);
 - ``citations.json`` and ``citations.md``: every rule code the rows cite, with its N.J.A.C.
   section and statement;
 - ``manifest.json``: what was selected, from which ledger, when, row counts, and the SHA-256
@@ -74,6 +74,7 @@ _ACK_COLUMNS = (
     "ack_id",
     "prev_hmac",
     "hmac",
+    "assignee",
 )
 _ROUND_TABLES = frozenset({"rounds", "cards", "wagers", "settlements", "vig_ledger"})
 _FORM_TABLES = frozenset({"comp_vig_forms", "form_events"})
@@ -367,7 +368,7 @@ def export_bundle(
             [exception_ids],
         )
         ack_rows += [
-            ("ledger", e, a, n, who, "", at, "", "", "") for e, a, n, who, at in ledger_acks
+            ("ledger", e, a, n, who, "", at, "", "", "", "") for e, a, n, who, at in ledger_acks
         ]
         wanted = set(exception_ids)
         ack_rows += [
@@ -382,6 +383,7 @@ def export_bundle(
                 r.ack_id,
                 r.prev_hmac,
                 r.hmac,
+                r.assignee or "",
             )
             for r in journal.records()
             if r.exception_id in wanted

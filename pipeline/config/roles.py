@@ -2,7 +2,7 @@
 
 The roles are fixed here, because separating the duties is their point:
 
-- **analyst**: acknowledge and escalate exceptions (surveillance);
+- **analyst**: acknowledge, escalate and assign exceptions (surveillance);
 - **accountant**: close and reopen gaming days, and close despite failed BLOCK data-quality
   expectations;
 - **investigator**: export evidence bundles from the dashboards (reading is open to anyone
@@ -50,6 +50,7 @@ class Action(StrEnum):
 
     ACKNOWLEDGE = "acknowledge"
     ESCALATE = "escalate"
+    ASSIGN = "assign"
     CLOSE = "close"
     REOPEN = "reopen"
     ACCEPT_QUALITY_FAILURES = "accept quality failures"
@@ -59,7 +60,7 @@ class Action(StrEnum):
 
 ROLE_ACTIONS: Mapping[str, frozenset[Action]] = MappingProxyType(
     {
-        "analyst": frozenset({Action.ACKNOWLEDGE, Action.ESCALATE}),
+        "analyst": frozenset({Action.ACKNOWLEDGE, Action.ESCALATE, Action.ASSIGN}),
         "accountant": frozenset({Action.CLOSE, Action.REOPEN, Action.ACCEPT_QUALITY_FAILURES}),
         "investigator": frozenset({Action.EXPORT}),
         "admin": frozenset(Action),

@@ -279,6 +279,27 @@ CREATE TABLE exception_notices (
 );
 """,
     ),
+    (
+        13,
+        "alert deliveries: which exception notices each alert channel has delivered",
+        # alerts are driven from the exception_notices outbox: a channel (webhook, e-mail
+        # relay, with its filter) alerts on the notices recorded after it was first
+        # configured, and a delivery row per notice sent, so a restarted stream sends what
+        # was not delivered and not what was (pipeline.ledger.notices)
+        """
+CREATE TABLE alert_channels (
+    channel VARCHAR PRIMARY KEY,
+    after_notice_seq BIGINT NOT NULL,
+    added_at TIMESTAMP NOT NULL
+);
+CREATE TABLE alert_deliveries (
+    channel VARCHAR NOT NULL,
+    notice_seq BIGINT NOT NULL,
+    delivered_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (channel, notice_seq)
+);
+""",
+    ),
 )
 
 
@@ -331,6 +352,9 @@ UNSEALED_TABLES: dict[str, str] = {
     "consumer_offsets": "where a Kafka consumer resumes; the rows it loaded are sealed",
     "exception_notices": "the live feed's outbox (what was published when); the exceptions "
     "it announces are sealed",
+    "alert_channels": "the alert channels the live feed has served, and from which notice",
+    "alert_deliveries": "which notice each alert channel delivered when; the exceptions "
+    "alerted on are sealed",
 }
 """Tables with no rows of a gaming day. Every table of the schema is in exactly one of
 SEALED_TABLES, SEAL_RECORD_TABLES and UNSEALED_TABLES (a test holds the schema to it)."""

@@ -11,6 +11,13 @@ round in play) is left for later: the next events may complete the round. Since 
 commit with the rows they describe, a crash cannot lose one; the ledger is an outbox that
 :func:`pending_notices` reads and :func:`mark_published` empties once the consumer has sent
 them (at least once).
+
+Alerts are driven from the same outbox: an alert channel (:func:`register_alert_channel`)
+alerts on the notices recorded after it was first configured; :func:`undelivered_notices`
+gives those it wants and has not delivered, and :func:`mark_delivered` records each one it
+delivered. A restarted stream therefore sends what a crash left undelivered and nothing it
+had delivered, except the alerts delivered in the instant before a crash and not yet
+marked: those are sent again, with the same idempotency key.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Any
 
 from pipeline.ledger.store import Ledger
 
@@ -112,9 +120,14 @@ def record_notices(
 
 def pending_notices(ledger: Ledger) -> list[ExceptionNotice]:
     """The notices not sent yet, in the order they were recorded."""
+    return _notices(ledger, "WHERE n.published_at IS NULL", {})
+
+
+def _notices(ledger: Ledger, where: str, params: dict[str, Any]) -> list[ExceptionNotice]:
     cursor = ledger.con.execute(
-        f"SELECT notice_seq, state, {_FIELDS}, recorded_at FROM exception_notices "
-        "WHERE published_at IS NULL ORDER BY notice_seq"
+        f"SELECT notice_seq, state, {_FIELDS}, recorded_at FROM exception_notices n {where} "
+        "ORDER BY notice_seq",
+        params,
     )
     names = [column[0] for column in cursor.description]
     notices = []
@@ -135,11 +148,53 @@ def mark_published(ledger: Ledger, notices: Sequence[ExceptionNotice], at: datet
         )
 
 
+def register_alert_channel(ledger: Ledger, channel: str) -> None:
+    """Serve ``channel`` (a durable name: kind, target and filter) from now on: from the
+    notices not yet published when it is first seen; a channel seen before keeps its start."""
+    ledger.con.execute(
+        "INSERT INTO alert_channels SELECT ?, coalesce(max(notice_seq), 0), ? "
+        "FROM exception_notices WHERE published_at IS NOT NULL ON CONFLICT DO NOTHING",
+        [channel, datetime.now(UTC).replace(tzinfo=None)],
+    )
+
+
+def undelivered_notices(
+    ledger: Ledger, channel: str, min_rank: int, codes: Iterable[str] = ()
+) -> list[ExceptionNotice]:
+    """The notices ``channel`` (registered) has to deliver and has not: recorded after it
+    was first seen, of at least ``min_rank`` and one of ``codes`` (any when empty), oldest
+    first."""
+    wanted = sorted(set(codes))
+    return _notices(
+        ledger,
+        "WHERE n.notice_seq > (SELECT after_notice_seq FROM alert_channels WHERE channel = $c) "
+        "AND n.severity_rank >= $rank AND (len($codes::VARCHAR[]) = 0 "
+        "OR list_contains($codes::VARCHAR[], n.code)) AND NOT EXISTS (SELECT 1 FROM "
+        "alert_deliveries d WHERE d.channel = $c AND d.notice_seq = n.notice_seq)",
+        {"c": channel, "rank": min_rank, "codes": wanted},
+    )
+
+
+def mark_delivered(ledger: Ledger, channel: str, notice_seqs: Iterable[int], at: datetime) -> None:
+    """Note that ``channel`` delivered the notices ``notice_seqs`` at ``at`` (UTC); a notice
+    marked before keeps its first time."""
+    seqs = sorted(set(notice_seqs))
+    if seqs:
+        ledger.con.execute(
+            "INSERT INTO alert_deliveries SELECT $c, unnest($seqs::BIGINT[]), $at "
+            "ON CONFLICT DO NOTHING",
+            {"c": channel, "seqs": seqs, "at": at.astimezone(UTC).replace(tzinfo=None)},
+        )
+
+
 __all__ = [
     "RAISED",
     "WITHDRAWN",
     "ExceptionNotice",
+    "mark_delivered",
     "mark_published",
     "pending_notices",
     "record_notices",
+    "register_alert_channel",
+    "undelivered_notices",
 ]

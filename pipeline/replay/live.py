@@ -10,6 +10,23 @@ Otherwise (an event that belongs before events already applied arrived late, or 
 appeared) the machine starts over from the first event. The result comes from a copy of
 the machine, ended as the day would end now; the machine itself stays open for the next
 batch.
+
+What the live feed may announce (:attr:`LiveReplay.provisional` holds the rest back):
+
+- while the table is open, nothing that only ending the day now produces: the round in play
+  and an open irregularity (the next events complete them), and the Forms' day-end checks:
+  a gap in a series (3.3(c)3ii) is certain only once no Form can be used at the table any
+  more, since the missing serial may still be voided, which makes it a Form used out of
+  order instead;
+- what the deadline decides is final at the deadline and announced then, not at the close:
+  deferred vigorish still owed when the shoe is completed, the patron leaves or the table
+  closes (3.3(c)4), a Form used twice, out of order or outside a received series (3.3(c)3ii);
+- once the table closed, a Form whose drop-box original or accounting duplicate has not
+  arrived (3.3(c)3iii-iv) stays held back: the count room and accounting send those after
+  the close, and no event says they are done, so the feed would announce every Form of the
+  day and withdraw it an hour later. A Form whose two copies arrived and disagree is final.
+  One whose copies never arrive is not announced live; it stays in the table-day's
+  exceptions, and the gaming-day close reports it.
 """
 
 from __future__ import annotations
@@ -19,6 +36,7 @@ from collections.abc import Iterable, Mapping
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding
+from pipeline.replay.forms import MATCH, FormControl
 from pipeline.replay.machine import TableReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import Sequencer
@@ -40,10 +58,10 @@ class LiveReplay:
         starts over; the rest come from ending the day now (the round in play). ``None``
         when the last result did not come from the machine."""
         self.provisional: tuple[Finding, ...] = ()
-        """After :meth:`result`: its findings that come only from ending the day now, while
-        the table is still open (the round in play, an open irregularity, the Forms'
-        day-end reconciliation); the next events may complete them. Once the table closed,
-        none."""
+        """After :meth:`result`: its findings the next events may still change (see the
+        module doc): while the table is open, those that come only from ending the day now
+        (the round in play, an open irregularity, the Forms' day-end reconciliation); once
+        it closed, the Forms still waiting for a copy from the count room or accounting."""
         self._opened = False
         self._closed = False
         self._sequencer = Sequencer()
@@ -85,9 +103,24 @@ class LiveReplay:
         ending = _copy_to_end(machine)
         final = len(ending.result.findings)
         result = ending.finish(sequenced)  # the sequencer's findings go first
+        day_end = result.findings[len(sequenced.findings) + final :]
         if not self._closed:
-            self.provisional = tuple(result.findings[len(sequenced.findings) + final :])
+            self.provisional = tuple(day_end)
+        else:
+            self.provisional = tuple(f for f in day_end if _awaits_a_copy(f, ending.forms))
         return result
+
+
+def _awaits_a_copy(finding: Finding, forms: FormControl) -> bool:
+    """Whether ``finding`` is an original-against-duplicate mismatch (3.3(c)3iv) of a Form
+    whose original or duplicate has not arrived yet (3.3(c)3iii: they come after the close)."""
+    if finding.code != MATCH:
+        return False
+    serials = (
+        {c.form.serial for c in forms.originals},
+        {c.form.serial for c in forms.duplicates},
+    )
+    return not all(finding.serial in arrived for arrived in serials)
 
 
 def _copy_to_end(machine: TableReplay) -> TableReplay:

@@ -4,8 +4,19 @@ Each channel has an :class:`AlertFilter` (a minimum severity and, optionally, th
 it carries). :class:`AlertDispatcher` delivers on its own thread, so a slow or dead receiver
 never holds up the stream: each alert is tried a few times with backoff, then given up,
 with an ERROR log line naming the exception and a ``failed`` count in the run's summary.
-Nothing is lost by that: the exception is in the ledger and its notice on the
-audit-exceptions topic.
+
+What to alert on comes from the ledger's outbox of exception notices, not from memory
+(:meth:`AlertDispatcher.sync`): each route (a channel with its filter) is a durable alert
+channel of the ledger (:func:`~pipeline.ledger.notices.register_alert_channel`), its
+undelivered notices are queued, and each delivery is marked in the ledger by the consumer's
+thread, the ledger's one writer. A stream killed after committing a batch and before
+alerting, or while a receiver was down, sends those alerts when it starts again; one that had
+delivered and marked an alert does not send it again. Between a delivery and its mark (until
+the consumer's next turn, under a second) a crash makes the alert go out twice: delivery is
+at least once, and every alert carries an idempotency key, ``alert_id``
+(``<finding id>-<raised|withdrawn>-<notice seq>``; the webhook's ``Idempotency-Key`` header,
+the e-mail's ``Message-ID``), for the receiver to drop the repeat. An alert given up after
+its retries is sent again when the stream restarts.
 
 A webhook body is signed: header ``X-Baccarat-Signature: sha256=<hex>``, the HMAC-SHA-256 of
 the exact body bytes under the application's key (:mod:`pipeline.config.keys`), so the
@@ -28,14 +39,23 @@ import socket
 import threading
 import time
 import urllib.request
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.config.keys import authenticate
-from pipeline.ledger.notices import ExceptionNotice
+from pipeline.ledger.notices import (
+    ExceptionNotice,
+    mark_delivered,
+    register_alert_channel,
+    undelivered_notices,
+)
+from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import Severity, money
 from pipeline.safe_text import visible
 from pipeline.stream.retry import Backoff
@@ -43,6 +63,7 @@ from pipeline.stream.retry import Backoff
 log = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "X-Baccarat-Signature"
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 SEND_TIMEOUT_SECONDS = 5.0
 DEFAULT_BACKOFF = Backoff(initial=0.5, factor=2.0, maximum=4.0, attempts=4, deadline=15.0)
 """Four tries over about 3.5 s: long enough for a receiver restarting, short enough that a
@@ -62,6 +83,16 @@ class AlertFilter:
             not self.codes or notice.code in self.codes
         )
 
+    def describe(self) -> str:
+        """``>=HIGH``, ``>=INFO codes NJ-DATA-GAP,PB-3.10b-SETTLEMENT``."""
+        codes = f" codes {','.join(sorted(self.codes))}" if self.codes else ""
+        return f">={self.min_severity.name}{codes}"
+
+
+def alert_id(notice: ExceptionNotice) -> str:
+    """The alert's idempotency key: the same for every delivery of one notice."""
+    return f"{notice.exception_id}-{notice.state.lower()}-{notice.notice_seq}"
+
 
 def alert_document(notice: ExceptionNotice) -> dict[str, Any]:
     """The alert as JSON-ready data, every string made visible (see the module doc)."""
@@ -70,6 +101,7 @@ def alert_document(notice: ExceptionNotice) -> dict[str, Any]:
         return None if value is None else visible(value)
 
     return {
+        "alert_id": visible(alert_id(notice)),
         "state": notice.state,
         "finding_id": notice.exception_id,
         "code": notice.code,
@@ -101,6 +133,10 @@ def alert_headline(notice: ExceptionNotice) -> str:
 class AlertChannel(Protocol):
     name: str
 
+    @property
+    def target(self) -> str:
+        """Where it delivers (a URL, a relay and its recipients): part of its durable name."""
+
     def send(self, notice: ExceptionNotice) -> None:
         """Deliver one alert; raise on any failure (the dispatcher retries)."""
 
@@ -116,8 +152,13 @@ class WebhookChannel:
         self.url = url
         self.timeout = timeout
 
+    @property
+    def target(self) -> str:
+        return self.url
+
     def send(self, notice: ExceptionNotice) -> None:
-        body = json.dumps(alert_document(notice), sort_keys=True).encode("utf-8")
+        document = alert_document(notice)
+        body = json.dumps(document, sort_keys=True).encode("utf-8")
         request = urllib.request.Request(
             self.url,
             data=body,
@@ -125,6 +166,7 @@ class WebhookChannel:
             headers={
                 "Content-Type": "application/json",
                 SIGNATURE_HEADER: "sha256=" + authenticate(body),
+                IDEMPOTENCY_HEADER: document["alert_id"],
             },
         )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
@@ -150,12 +192,17 @@ class EmailChannel:
         self.sender = sender or f"baccarat-audit@{socket.getfqdn()}"
         self.timeout = timeout
 
+    @property
+    def target(self) -> str:
+        return f"{self.host}:{self.port} to {','.join(sorted(self.to))}"
+
     def message(self, notice: ExceptionNotice) -> EmailMessage:
         doc = alert_document(notice)
         mail = EmailMessage()
         mail["Subject"] = alert_headline(notice)
         mail["From"] = self.sender
         mail["To"] = ", ".join(self.to)
+        mail["Message-ID"] = f"<{doc['alert_id']}@baccarat-audit>"  # a repeat is the same mail
         lines = [str(doc["message"]), "", f"{doc['section']} (rule {doc['code']})"]
         for label, key in (
             ("Table", "table_id"), ("Gaming day", "gaming_date"), ("Shoe", "shoe_id"),
@@ -184,6 +231,20 @@ class _Route:
     channel: AlertChannel
     only: AlertFilter
 
+    @property
+    def key(self) -> str:
+        """The route's durable name in a ledger: a channel served to another target or with
+        another filter is another channel, which starts from its own first notice."""
+        return f"{self.channel.name} {self.channel.target} {self.only.describe()}"
+
+
+@dataclass(frozen=True)
+class _Job:
+    route: _Route
+    notice: ExceptionNotice
+    outbox: Path | None
+    """The ledger whose notice it is, to mark the delivery in; ``None``: not marked."""
+
 
 @dataclass
 class AlertDispatcher:
@@ -197,25 +258,62 @@ class AlertDispatcher:
     failed: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
-        self._queue: queue.Queue[tuple[_Route, ExceptionNotice] | None] = queue.Queue()
+        self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._queued: set[tuple[Path, str, int]] = set()
+        """(ledger, route key, notice seq) of the alerts queued and not marked yet, or given
+        up in this run: not queued again."""
+        self._delivered: list[_Job] = []
+        """Delivered, to be marked in their ledger by the consumer's thread."""
+        self._synced: weakref.WeakSet[Ledger] = weakref.WeakSet()
 
     def add(self, channel: AlertChannel, only: AlertFilter) -> None:
         self.routes.append(_Route(channel, only))
 
     def submit(self, notices: Sequence[ExceptionNotice]) -> None:
-        """Queue the alerts for ``notices`` on every channel that wants them; returns at once."""
+        """Queue the alerts for ``notices`` on every channel that wants them, without
+        marking their delivery anywhere; returns at once."""
         for notice in notices:
             for route in self.routes:
                 if route.only.wants(notice):
-                    if self._thread is None:
-                        self._thread = threading.Thread(
-                            target=self._run, name="alerts", daemon=True
-                        )
-                        self._thread.start()
-                    self._queue.put((route, notice))
+                    self._put(_Job(route, notice, None))
+
+    def sync(self, ledger: Ledger, *, new_notices: bool = False) -> None:
+        """From the consumer's thread: mark in ``ledger`` the deliveries made since the last
+        call; then, on a ledger not seen since it was opened or when it has ``new_notices``,
+        queue every alert its outbox holds undelivered (see the module doc)."""
+        with self._lock:
+            mine = [j for j in self._delivered if j.outbox == ledger.path]
+            self._delivered = [j for j in self._delivered if j.outbox != ledger.path]
+        now = datetime.now(UTC)
+        for route in self.routes:
+            done = [j.notice.notice_seq for j in mine if j.route is route]
+            mark_delivered(ledger, route.key, done, now)
+        with self._lock:
+            self._queued -= {(ledger.path, j.route.key, j.notice.notice_seq) for j in mine}
+        if not new_notices and ledger in self._synced:
+            return
+        self._synced.add(ledger)
+        for route in self.routes:
+            register_alert_channel(ledger, route.key)
+            only = route.only
+            for notice in undelivered_notices(ledger, route.key, only.min_severity, only.codes):
+                key = (ledger.path, route.key, notice.notice_seq)
+                with self._lock:
+                    if key in self._queued:
+                        continue
+                    self._queued.add(key)
+                self._put(_Job(route, notice, ledger.path))
+
+    @property
+    def unmarked(self) -> int:
+        """Deliveries waiting for :meth:`sync` to mark them."""
+        with self._lock:
+            return len(self._delivered)
 
     def close(self, timeout: float | None = None) -> None:
+        """Wait for the queue to drain (the deliveries stay to be marked by :meth:`sync`)."""
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join(timeout)
@@ -227,11 +325,18 @@ class AlertDispatcher:
             f"{self.sent[n]} sent by {n}, {self.failed[n]} failed" for n in dict.fromkeys(names)
         )
 
-    def _run(self) -> None:
-        while (item := self._queue.get()) is not None:
-            self._deliver(*item)
+    def _put(self, job: _Job) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="alerts", daemon=True)
+            self._thread.start()
+        self._queue.put(job)
 
-    def _deliver(self, route: _Route, notice: ExceptionNotice) -> None:
+    def _run(self) -> None:
+        while (job := self._queue.get()) is not None:
+            self._deliver(job)
+
+    def _deliver(self, job: _Job) -> None:
+        route, notice = job.route, job.notice
         delays = self.backoff.delays()
         for attempt in range(len(delays) + 1):
             try:
@@ -243,10 +348,14 @@ class AlertDispatcher:
                 self.failed[route.channel.name] += 1
                 log.error(
                     "alert not delivered by %s after %d attempts (%s: %s): %s, exception %s; "
-                    "it is in the ledger and on the exceptions topic",
+                    "it is in the ledger and on the exceptions topic, and alerted again when "
+                    "the stream restarts",
                     route.channel.name, attempt + 1, type(exc).__name__, exc,
                     alert_headline(notice), notice.exception_id,
                 )  # fmt: skip
             else:
                 self.sent[route.channel.name] += 1
+                if job.outbox is not None:
+                    with self._lock:
+                        self._delivered.append(job)
                 return

@@ -52,6 +52,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -527,8 +528,9 @@ def run_consumer(
     ``max_batch``: most records per batch. ``on_batch`` is called after each committed
     batch, ``on_assignment`` with the partitions after each (re)assignment; ``fault_hook``
     at each :class:`FaultPoint` (tests). ``max_batches`` stops after that many batches.
-    ``alerts`` receives every exception notice once it is on the exceptions topic (the
-    caller closes it). ``lend_every``: with one ledger file, let readers copy it between
+    ``alerts`` delivers the exception notices the ledgers' outboxes hold undelivered, once
+    they are on the exceptions topic, and marks each delivery in the ledger; it is drained
+    before the ledgers close. ``lend_every``: with one ledger file, let readers copy it between
     batches, at most once per that many seconds (:class:`~pipeline.stream.ledgers.OneLedger`);
     0: never.
     """
@@ -562,7 +564,9 @@ def run_consumer(
     consumer: KafkaConsumer | None = None
     dlq = AcknowledgedSender(settings, settings.dlq_topic, retrying)
     notices = NoticePublisher(
-        settings, retrying, on_sent=alerts.submit if alerts is not None else None
+        settings,
+        retrying,
+        on_sent=(lambda held: alerts.sync(held, new_notices=True)) if alerts is not None else None,
     )
     try:
         tuning: dict[str, Any] = {
@@ -585,8 +589,10 @@ def run_consumer(
         consumer.subscribe([topic], listener=listener)
         last_activity: float | None = None
         generation = 0
+        outboxes_sent: weakref.WeakSet[Ledger] = weakref.WeakSet()
         while not (stop is not None and stop.is_set()):
             partitions.settle()
+            _send_outboxes(ledgers, notices, alerts, outboxes_sent, report)
             ledgers.lend()
             polled_at = time.monotonic()
             records = _poll_batch(consumer, max_batch, batch_wait, retrying, listener)
@@ -642,8 +648,33 @@ def run_consumer(
         finally:
             dlq.close()
             notices.close()
-            ledgers.close()
+            try:
+                if alerts is not None:
+                    alerts.close()
+                    for held in ledgers.held(reopen=alerts.unmarked > 0):
+                        alerts.sync(held)
+            finally:
+                ledgers.close()
     return report
+
+
+def _send_outboxes(
+    ledgers: PartitionLedgers,
+    notices: NoticePublisher,
+    alerts: AlertDispatcher | None,
+    sent: weakref.WeakSet[Ledger],
+    report: ConsumerReport,
+) -> None:
+    """Between batches: on a ledger just opened, publish the notices its outbox kept from
+    before (a crash between a batch's commit and its sending) and queue its undelivered
+    alerts; on every held ledger, mark the alerts delivered since the last turn (taking back
+    a lent ledger for it). See :mod:`pipeline.stream.alerts`."""
+    for ledger in ledgers.held(reopen=alerts is not None and alerts.unmarked > 0):
+        if ledger not in sent:
+            sent.add(ledger)
+            report.notices += notices.publish_pending(ledger)
+        if alerts is not None:
+            alerts.sync(ledger)
 
 
 def _poll_batch(

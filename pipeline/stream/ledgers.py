@@ -112,6 +112,10 @@ class PartitionLedgers(ABC):
     def lend(self) -> None:
         """Called while the consumer waits for the broker: a chance to let readers in."""
 
+    @abstractmethod
+    def held(self, *, reopen: bool = False) -> list[Ledger]:
+        """The ledgers open now; with ``reopen``, the one ledger even if it is lent."""
+
     def split(self, records: Sequence[Any]) -> list[tuple[Ledger, list[Any]]]:
         """``records`` grouped by the ledger they go to (one transaction each)."""
         by_partition: dict[int, list[Any]] = defaultdict(list)
@@ -171,6 +175,11 @@ class OneLedger(PartitionLedgers):
             self._ledger = None
             self.loans += 1
 
+    def held(self, *, reopen: bool = False) -> list[Ledger]:
+        if self._ledger is None and reopen:
+            return [self.ledger(0)]
+        return [] if self._ledger is None else [self._ledger]
+
     def close(self) -> None:
         if self._ledger is not None:
             self._ledger.close()
@@ -210,6 +219,9 @@ class PartitionShards(PartitionLedgers):
 
     def lend(self) -> None:
         pass  # readers use the merged ledger; a merge asks for a shard by merge request
+
+    def held(self, *, reopen: bool = False) -> list[Ledger]:
+        return list(self._open.values())  # a released shard is another worker's to open
 
     def close(self) -> None:
         for partition in list(self._open):

@@ -6,13 +6,13 @@ ledger's pending notices to ``settings.exceptions_topic`` (default ``audit-excep
 keyed by table id like the events, as Avro (:mod:`pipeline.events.exception_notices`),
 waits for the broker's acknowledgements, and marks them published. A crash before the mark
 sends them again on the next batch: the topic is at-least-once, and a subscriber
-de-duplicates on ``(finding_id, state, notice_seq)``. Sent notices then go to ``on_sent``
-(the alerts, :mod:`pipeline.stream.alerts`).
+de-duplicates on ``(finding_id, state, notice_seq)``. Then ``on_sent`` is told which ledger
+has new notices (the alerts, :mod:`pipeline.stream.alerts`, read them from its outbox).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -70,7 +70,7 @@ class NoticePublisher:
         retrying: Callable[[Callable[[], Any], str], Any],
         *,
         codec: NoticeCodec | None = None,
-        on_sent: Callable[[Sequence[ExceptionNotice]], None] | None = None,
+        on_sent: Callable[[Ledger], None] | None = None,
     ) -> None:
         self.codec = codec or NoticeCodec()
         self.sender = AcknowledgedSender(settings, settings.exceptions_topic, retrying)
@@ -99,7 +99,7 @@ class NoticePublisher:
             f"marking {len(notices)} exception notice(s) published in {ledger.path}",
         )
         if self.on_sent is not None:
-            self.on_sent(notices)
+            self.on_sent(ledger)
         return len(notices)
 
     def close(self) -> None:

@@ -442,3 +442,118 @@ def test_a_re_signed_journal_matches_what_an_older_close_imported(tmp_path: Path
         assert journal_problems(db, ledger.con) == []
         assert journal.import_into(ledger.con) == 0  # already there: not imported twice
     assert _imported(db) == [("e1", "ACKNOWLEDGE", "analyst-7", None)]
+
+
+# ---------------------------------------------------------------------- assignments
+def _assign(journal: AckJournal, exception_id: str, assignee: str, actor: str = "lead") -> None:
+    journal.append(
+        exception_id=exception_id,
+        action="ASSIGN",
+        note="take this one",
+        actor=actor,
+        actor_source=SOURCE,
+        assignee=assignee,
+    )
+
+
+def test_an_assignment_names_the_holder_and_leaves_the_status_alone(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ESCALATE"))
+    _assign(journal, "e1", "rivera")
+    _assign(journal, "e2", "chen")
+    _assign(journal, "e1", "okafor")
+    assert journal.verify() == []
+    held = journal.holders()
+    assert {e: (r.assignee, r.actor, r.note) for e, r in held.items()} == {
+        "e1": ("okafor", "lead", "take this one"),
+        "e2": ("chen", "lead", "take this one"),
+    }
+    # an assignment after an escalation does not hide it: the escalation still stands
+    assert {e: r.action for e, r in journal.latest_actions().items()} == {"e1": "ESCALATE"}
+
+
+@pytest.mark.parametrize(
+    ("action", "assignee", "message"),
+    [
+        ("ASSIGN", None, "names who holds"),
+        ("ASSIGN", "   ", "names who holds"),
+        ("ACKNOWLEDGE", "rivera", "only ASSIGN names a holder"),
+    ],
+)
+def test_an_assignment_without_a_holder_or_a_holder_without_one_is_refused(
+    tmp_path: Path, action: str, assignee: str | None, message: str
+) -> None:
+    journal = AckJournal(tmp_path / "acks.jsonl")
+    with pytest.raises(JournalError, match=message):
+        journal.append(
+            exception_id="e1",
+            action=action,
+            note="n",
+            actor="a",
+            actor_source=SOURCE,
+            assignee=assignee,
+        )
+    assert journal.records() == []
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        pytest.param(lambda d: d.update(assignee="mallory"), id="holder-edited"),
+        pytest.param(lambda d: d.update(actor="lead-2"), id="assigner-edited"),
+        pytest.param(lambda d: d.update(action="ACKNOWLEDGE"), id="assignment-turned-ack"),
+        pytest.param(lambda d: d.pop("assignee"), id="holder-removed"),
+    ],
+)
+def test_an_edited_assignment_breaks_verification(tmp_path: Path, forge: object) -> None:
+    journal = _journal(tmp_path, ("e0", "ESCALATE"))
+    _assign(journal, "e1", "rivera")
+    lines = _lines(journal)
+    edited = json.loads(lines[1])
+    forge(edited)  # type: ignore[operator]
+    _write(journal, [lines[0], json.dumps(edited, sort_keys=True, separators=(",", ":"))])
+    problems = journal.verify()
+    assert [p.split(":")[0] for p in problems] == ["acks.jsonl line 2"]
+    assert "not authenticated by the application's key" in problems[0]
+
+
+def test_a_holder_added_to_an_acknowledgement_breaks_verification(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ACKNOWLEDGE"))
+    edited = json.loads(_lines(journal)[0])
+    edited["assignee"] = "mallory"  # to pass as a holder without the key
+    _write(journal, [json.dumps(edited)])
+    assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 1"]
+
+
+def test_a_forged_assignment_line_is_named_and_holds_nothing_where_it_counts(
+    tmp_path: Path,
+) -> None:
+    journal = _journal(tmp_path, ("e1", "ESCALATE"))
+    first = json.loads(_lines(journal)[0])
+    forged = {
+        **first,
+        "ack_id": "f" * 32,
+        "action": "ASSIGN",
+        "assignee": "mallory",
+        "prev_hmac": first["hmac"],
+        "hmac": "0" * 64,
+    }
+    _write(journal, [*_lines(journal), json.dumps(forged)])
+    assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 2"]
+
+
+def test_records_written_before_assignments_existed_still_verify(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("e1", "ESCALATE"))
+    assert "assignee" not in json.loads(_lines(journal)[0])  # the line as before
+    _assign(journal, "e1", "rivera")
+    assert journal.verify() == []
+
+
+def test_assignments_are_not_imported_into_the_ledger(tmp_path: Path) -> None:
+    db = _ledger(tmp_path)
+    journal = AckJournal.for_ledger(db)
+    _assign(journal, "e1", "rivera")
+    journal.append(exception_id="e1", action="ESCALATE", note="look", actor="a", actor_source="x")
+    with Ledger(db) as ledger:
+        assert journal.import_into(ledger.con) == 1
+        assert journal_problems(db, ledger.con) == []
+    assert _imported(db) == [("e1", "ESCALATE", "a", "x")]

@@ -79,6 +79,14 @@ def test_round_bundle_round_trips(db: Path, tmp_path: Path) -> None:
         actor="analyst-7",
         actor_source="command line",
     )
+    journal.append(
+        exception_id=exception_id,
+        action="ASSIGN",
+        note="yours to review",
+        actor="analyst-7",
+        actor_source="command line",
+        assignee="investigator-2",
+    )
     with Ledger(db, read_only=True) as ledger:
         path = export_bundle(ledger, round_id=round_id, out=tmp_path)
         stored = ledger.con.execute(
@@ -121,8 +129,11 @@ def test_round_bundle_round_trips(db: Path, tmp_path: Path) -> None:
     assert citations[code]["citation"] == RULE_CODES[code].citation
     assert code in files["citations.md"].decode()
     acks = _csv(files["rows/acknowledgements.csv"])
-    assert [(a["exception_id"], a["action"], a["actor"], a["recorded_in"]) for a in acks] == [
-        (exception_id, "ESCALATE", "analyst-7", "journal")
+    assert [
+        (a["exception_id"], a["action"], a["actor"], a["recorded_in"], a["assignee"]) for a in acks
+    ] == [
+        (exception_id, "ESCALATE", "analyst-7", "journal", ""),
+        (exception_id, "ASSIGN", "analyst-7", "journal", "investigator-2"),
     ]
 
 

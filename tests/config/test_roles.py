@@ -32,7 +32,7 @@ def _file(tmp_path: Path, text: str) -> Path:
 
 def test_the_packaged_example_grants_each_role_its_duties_and_no_more() -> None:
     roles = load_roles(DEFAULT_ROLES)
-    assert roles.actions_of("demo-analyst") == {Action.ACKNOWLEDGE, Action.ESCALATE}
+    assert roles.actions_of("demo-analyst") == {Action.ACKNOWLEDGE, Action.ESCALATE, Action.ASSIGN}
     assert roles.actions_of("demo-controller") == {
         Action.CLOSE,
         Action.REOPEN,

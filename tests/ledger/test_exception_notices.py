@@ -10,9 +10,12 @@ from pathlib import Path
 from pipeline.ledger.notices import (
     RAISED,
     WITHDRAWN,
+    mark_delivered,
     mark_published,
     pending_notices,
     record_notices,
+    register_alert_channel,
+    undelivered_notices,
 )
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import Finding, Severity
@@ -105,3 +108,47 @@ def test_an_exception_of_the_round_in_play_waits_until_it_is_final(tmp_path: Pat
         (RAISED, "NJ-DATA-GAP"),
         (RAISED, "PB-3.10b-SETTLEMENT"),
     ]
+
+
+# ---------------------------------------------------------------------- alert deliveries
+def test_an_alert_channel_delivers_what_it_has_not_from_when_it_was_first_seen(
+    tmp_path: Path,
+) -> None:
+    with Ledger(tmp_path / "ledger.duckdb") as ledger:
+        derive(ledger, "T01", GAP)
+        mark_published(ledger, pending_notices(ledger), datetime.now(UTC))  # before any channel
+        derive(ledger, "T01", GAP, SHORT)  # recorded, not published: a channel takes it
+        register_alert_channel(ledger, "webhook A")
+        derive(ledger, "T02", OTHER_TABLE)
+        assert [n.code for n in undelivered_notices(ledger, "webhook A", 0)] == [
+            "PB-3.10b-SETTLEMENT", "NJ-DATA-GAP",
+        ]  # fmt: skip
+        critical = undelivered_notices(ledger, "webhook A", Severity.CRITICAL)
+        assert [n.code for n in critical] == ["PB-3.10b-SETTLEMENT"]
+        gaps = undelivered_notices(ledger, "webhook A", 0, ["NJ-DATA-GAP"])
+        assert [n.table_id for n in gaps] == ["T02"]
+
+        mark_delivered(ledger, "webhook A", [critical[0].notice_seq], datetime.now(UTC))
+        mark_delivered(ledger, "webhook A", [critical[0].notice_seq], datetime.now(UTC))
+        assert [n.code for n in undelivered_notices(ledger, "webhook A", 0)] == ["NJ-DATA-GAP"]
+        register_alert_channel(ledger, "webhook A")  # seen again: keeps its start
+        assert len(undelivered_notices(ledger, "webhook A", 0)) == 1
+        register_alert_channel(ledger, "e-mail B")  # its own start: the unpublished notices
+        assert len(undelivered_notices(ledger, "e-mail B", 0)) == 2
+        mark_published(ledger, pending_notices(ledger), datetime.now(UTC))
+        register_alert_channel(ledger, "e-mail C")  # after everything was published: nothing
+        assert undelivered_notices(ledger, "e-mail C", 0) == []
+        delivered = ledger.con.execute(
+            "SELECT channel, notice_seq FROM alert_deliveries"
+        ).fetchall()
+    assert delivered == [("webhook A", critical[0].notice_seq)], "marked once"
+
+
+def test_a_ledger_from_before_alert_deliveries_migrates(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    con = ledger_at_schema(path, 9)
+    con.close()
+    with Ledger(path) as ledger:
+        derive(ledger, "T01", GAP)
+        register_alert_channel(ledger, "webhook A")
+        assert [n.code for n in undelivered_notices(ledger, "webhook A", 0)] == ["NJ-DATA-GAP"]

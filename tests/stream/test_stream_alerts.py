@@ -16,14 +16,18 @@ import pytest
 from alert_receivers import SmtpReceiver, WebhookReceiver
 
 from pipeline.config.keys import authentic
-from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice
-from pipeline.replay.findings import Severity
+from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice, record_notices
+from pipeline.ledger.store import Ledger
+from pipeline.replay.findings import Finding, Severity
+from pipeline.replay.rows import ReplayResult
 from pipeline.stream.alerts import (
+    IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,
     AlertDispatcher,
     AlertFilter,
     EmailChannel,
     WebhookChannel,
+    alert_id,
 )
 from pipeline.stream.cli import main as stream_main
 from pipeline.stream.retry import Backoff
@@ -170,3 +174,94 @@ def test_the_stream_command_refuses_alert_options_that_cannot_work(
     assert stream_main(argv + options) == 2
     assert complaint in capsys.readouterr().err
     assert not (tmp_path / "l.duckdb").exists(), "refused before anything was opened"
+
+
+# ---------------------------------------------------------------------- from the outbox
+def _outbox(path: Path) -> Ledger:
+    """A ledger whose outbox holds two notices: a CRITICAL short payout and a LOW fault."""
+    ledger = Ledger(path)
+    findings = [
+        Finding("PB-3.10b-SETTLEMENT", Severity.CRITICAL, "T01", "paid $10.00, owed $20.00"),
+        Finding("NJ-DATA-DEVICE-FAULT", Severity.LOW, "T01", "card read twice"),
+    ]
+    with ledger.transaction():
+        ledger.replace_table_day("T01", date(2026, 11, 24), ReplayResult("T01", findings=findings))
+        record_notices(ledger, [("T01", date(2026, 11, 24))])
+    return ledger
+
+
+def _webhook_alerts(url: str) -> AlertDispatcher:
+    alerts = AlertDispatcher(backoff=NO_WAIT)
+    alerts.add(WebhookChannel(url), AlertFilter(Severity.HIGH))
+    return alerts
+
+
+def test_alerts_come_from_the_outbox_and_a_marked_one_is_never_sent_again(
+    tmp_path: Path,
+) -> None:
+    with WebhookReceiver() as hook, _outbox(tmp_path / "ledger.duckdb") as ledger:
+        alerts = _webhook_alerts(hook.url)
+        alerts.sync(ledger)
+        alerts.close(timeout=30)
+        alerts.sync(ledger)  # the consumer's next turn marks the delivery
+        assert alerts.unmarked == 0
+        for _restart in range(2):
+            again = _webhook_alerts(hook.url)
+            again.sync(ledger)
+            again.close(timeout=30)
+            assert again.summary() == "alerts: 0 sent by webhook, 0 failed"
+        marked = ledger.con.execute("SELECT channel FROM alert_deliveries").fetchall()
+    [post] = hook.bodies
+    assert json.loads(post.body)["code"] == "PB-3.10b-SETTLEMENT", "LOW is below the filter"
+    assert marked == [(f"webhook {hook.url} >=HIGH",)]
+
+
+def test_a_crash_between_delivery_and_its_mark_resends_with_the_same_idempotency_key(
+    tmp_path: Path,
+) -> None:
+    with WebhookReceiver() as hook, _outbox(tmp_path / "ledger.duckdb") as ledger:
+        crashed = _webhook_alerts(hook.url)
+        crashed.sync(ledger)
+        crashed.close(timeout=30)  # delivered; the process dies before the next turn marks it
+        restarted = _webhook_alerts(hook.url)
+        restarted.sync(ledger)
+        restarted.close(timeout=30)
+        restarted.sync(ledger)
+    first, second = hook.bodies
+    assert first.body == second.body, "at least once: the same alert again"
+    key = first.headers[IDEMPOTENCY_HEADER]
+    assert key == second.headers[IDEMPOTENCY_HEADER] == json.loads(first.body)["alert_id"]
+    assert len({json.loads(p.body)["alert_id"] for p in hook.bodies}) == 1, "one after de-dup"
+
+
+def test_an_alert_given_up_is_not_retried_in_the_run_but_after_a_restart(tmp_path: Path) -> None:
+    with WebhookReceiver(fail=3) as hook, _outbox(tmp_path / "ledger.duckdb") as ledger:
+        down = _webhook_alerts(hook.url)  # three tries, all refused
+        down.sync(ledger)
+        down.close(timeout=30)
+        down.sync(ledger, new_notices=True)  # a later batch: the given-up alert is not queued
+        down.close(timeout=30)
+        assert down.summary() == "alerts: 0 sent by webhook, 1 failed" and hook.attempts == 3
+        up = _webhook_alerts(hook.url)  # the stream restarts; the receiver answers now
+        up.sync(ledger)
+        up.close(timeout=30)
+        up.sync(ledger)
+        assert up.summary() == "alerts: 1 sent by webhook, 0 failed"
+        assert ledger.con.execute("SELECT count(*) FROM alert_deliveries").fetchone() == (1,)
+
+
+def test_every_alert_carries_its_idempotency_key() -> None:
+    with SmtpReceiver() as relay, WebhookReceiver() as hook:
+        alerts = AlertDispatcher()
+        alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter())
+        alerts.add(WebhookChannel(hook.url), AlertFilter())
+        alerts.submit([SHORT_PAY, replace(SHORT_PAY, state=WITHDRAWN, notice_seq=9)])
+        delivered(alerts)
+    assert alert_id(SHORT_PAY) == "f00d-raised-1"
+    assert [p.headers[IDEMPOTENCY_HEADER] for p in hook.bodies] == [
+        "f00d-raised-1",
+        "f00d-withdrawn-9",
+    ]
+    assert [m["Message-ID"] for m in relay.messages] == [
+        "<f00d-raised-1@baccarat-audit>", "<f00d-withdrawn-9@baccarat-audit>",
+    ]  # fmt: skip
