@@ -100,9 +100,11 @@ def test_a_choice_left_unstated_is_refused(
     )
 
 
+@pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7", "PB-3.10b-SETTLEMENT")
 def test_every_choice_to_state_has_its_sections() -> None:
-    """Every choice a configuration may have to state names where each game leaves it to the
-    casino, so no refusal lacks its section."""
+    """PB-3.3b-TIE, PB-3.3i-DRAGON-7, PB-3.10b-SETTLEMENT, N.J.A.C. 19:47-3.3(b), (i),
+    3.10(b): every choice a configuration may have to state names where each game leaves it to
+    the casino, so no refusal lacks its section."""
     assert set(CHOICE_SECTIONS) == set(CHOICES_TO_STATE) | set(CHOICES_OPENED_BY)
 
 
