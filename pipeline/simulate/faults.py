@@ -32,6 +32,8 @@ class FaultKind(enum.Enum):
     # recorded after the cards or never
     BANK = "bank"  # 12: Chemin de Fer: Banker settled on the uncovered bank, or the Player's
     # Hand's choice made by someone other than the Dominant Player
+    PIT = "pit"  # 13: a Punto Banco table files and keeps to another settlement procedure
+    # than the other Punto Banco tables of its pit (3.10(c)1)
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -47,6 +49,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.DEVICE: 0.0005,
     FaultKind.CARDS_CLOSE_BETS: 0.003,
     FaultKind.BANK: 0.02,
+    FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
 }
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""

@@ -18,17 +18,11 @@ from pipeline.replay import pit
 from pipeline.replay.findings import Finding, Severity
 from pipeline.replay.machine import replay_table
 from pipeline.replay.rows import ReplayResult
-from pipeline.rules.config import SettlementProcedure, ShuffleMethod, TableRules
+from pipeline.rules.config import ShuffleMethod, TableRules
 from tests.replay.builder import CATALOG, TableDayBuilder
 
 FILED: dict[str, TableRules] = {
-    **CATALOG,
-    # pb-5-classic as filed for a pit settling seat by seat, (b)3
-    "pb-5-per-seat": replace(
-        CATALOG["pb-5-classic"],
-        rules_id="pb-5-per-seat",
-        settlement_procedure=SettlementProcedure.PAY_THEN_VIG_PER_SEAT,
-    ),
+    **CATALOG,  # with pb-5-per-seat: pb-5-classic settling seat by seat, (b)3
     # pb-5-classic as filed for a pit that washes its cards, 3.5(a)2
     "pb-5-wash": replace(
         CATALOG["pb-5-classic"], rules_id="pb-5-wash", shuffle_method=ShuffleMethod.MANUAL_WASH
@@ -41,7 +35,7 @@ FILED: dict[str, TableRules] = {
         decks=8,
     ),
 }
-"""The packaged catalog and legal variants of its rule sets."""
+"""The packaged catalog and two more legal variants of its rule sets."""
 
 TWO_BANKER_WINNERS: dict[str, Any] = {
     # Banker 7 beats Player 6: seats 7 and 3 win Banker wagers and pay vigorish, so the
