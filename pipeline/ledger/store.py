@@ -504,7 +504,8 @@ class Ledger:
         (:mod:`pipeline.replay.pit`) with those judged from every table-day's practice rows
         now: whichever table-day was written (ingest, the live consumer, a shard merge, a
         replay of one table-day), its pit-mates are compared with its new rows, and no
-        finding of the old ones is kept or repeated."""
+        finding of the old ones is kept or repeated. Each table-day's summary counts the
+        exceptions the ledger holds for it, its pit's included."""
         rows = [
             PracticeRow(t, pit, game, subject, practice, breaks, shoe, rnd, detail, tuple(ids))
             for t, pit, game, subject, practice, breaks, shoe, rnd, detail, ids in self.con.execute(
@@ -521,6 +522,15 @@ class Ledger:
         found = exception_rows(pit_findings(rows), day)
         if found:
             self._insert_relation("exceptions", arrow_rows(found))
+        # each table-day's count of exceptions (the close report's column) includes its pit's
+        self.con.execute(
+            """
+            UPDATE table_day_summary s SET exceptions = (
+              SELECT count(*) FROM exceptions e
+              WHERE e.table_id = s.table_id AND e.gaming_date = s.gaming_date)
+            WHERE s.gaming_date = ?""",
+            [day],
+        )
 
     def _insert_relation(self, table: str, rows: pa.Table, tail: str = "") -> None:
         self.con.register("incoming_rows", rows)

@@ -61,6 +61,9 @@ def test_replaying_one_table_day_recomputes_the_pit(tmp_path: Path) -> None:
         assert ledger.con.execute(
             "SELECT count(*) FROM exceptions WHERE gaming_date = ?", [GAMING_DATE]
         ).fetchone() == (1,), "the table-days' own findings are none: only the pit's"
+        assert ledger.con.execute(
+            "SELECT table_id, exceptions FROM table_day_summary ORDER BY table_id"
+        ).fetchall() == [("T01", 1), ("T02", 0), ("T03", 0)], "the close report counts it"
 
 
 def test_events_loaded_for_a_pit_raise_the_finding_with_the_others(tmp_path: Path) -> None:
