@@ -81,8 +81,8 @@ def table_day(table_id: str, rules_id: str, **day: Any) -> ReplayResult:
 
 
 def judged(*days: ReplayResult) -> list[Finding]:
-    """The pit findings of these table-days, each of which replayed without a finding of its
-    own (or with only those a test expects, which it checks itself)."""
+    """The pit findings of these table-days, judged together as the ledger judges a gaming
+    day (through the module, so that ``tests.replay.raised`` sees them)."""
     return pit.pit_findings(row for day in days for row in day.practices)
 
 
