@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.rules.config import InvalidRulesError, TableRules, rules_from_mapping
+from pipeline.rules.games import Game
 from pipeline.rules.gaming_day import GamingDay, GamingDayError, gaming_day
 
 DEFAULT_CATALOG = Path(__file__).with_name("rules_catalog.toml")
@@ -42,6 +43,38 @@ CHOICES_OPENED_BY: Mapping[str, Callable[[Mapping[str, Any]], bool]] = {
     "bonus_requires_base_wager": lambda entry: entry.get("bonus_paytable") is not None,
 }
 """Choices a filed configuration must state when its other choices open them."""
+
+
+# fmt: off
+CHOICE_SECTIONS: Mapping[str, tuple[str, str, str]] = {
+    # choice:                        (Punto Banco, Chemin de Fer, Minibaccarat)
+    "game":                          ("3", "4", "7"),
+    "decks":                         ("3.1(a)", "4.1(a)", "7.1(a)"),
+    "shuffle_method":                ("3.5(a)", "4.4(a)", "7.5(b)"),
+    "vig_percent":                   ("3.3(c)", "4.10(c)", "7.3(c)"),
+    "vig_rounding":                  ("3.3(c)1", "4.10(c)", "7.3(c)1"),
+    "vig_deferral":                  ("3.3(c)2", "4.10(c)", "7.3(c)2"),
+    "disclosed_card_procedure":      ("3.12(c)", "4.12(h)", "7.11(c)"),
+    "disclosed_ten_value_discards":  ("3.12(c)1", "4.12(h)1", "7.11(c)1"),
+    "settlement_procedure":          ("3.10(b)", "4.10(b)", "3.10(b)"),
+    "min_wager_cents":               ("8.2", "8.2", "8.2"),
+    "max_wager_cents":               ("8.2", "8.2", "8.2"),
+    "tie_odds":                      ("3.3(b)", "4.7(g)", "7.3(b)"),
+    "dragon_7_odds":                 ("3.3(i)", "3.3(i)", "3.3(i)"),
+    "bonus_requires_base_wager":     ("3.2(b)", "3.2(b)", "3.2(b)"),
+}
+# fmt: on
+"""Where each choice a configuration must state is left to the casino, per game: a refusal
+names the section beside the choice."""
+
+
+def _where_regulated(choice: str, game: object) -> str:
+    """The section of ``choice`` for the entry's ``game`` (every game's when it names none
+    the catalog knows)."""
+    games = (Game.PUNTO_BANCO.value, Game.CHEMIN_DE_FER.value, Game.MINIBACCARAT.value)
+    by_game = dict(zip(games, CHOICE_SECTIONS[choice], strict=True))
+    sections = [by_game[game]] if isinstance(game, str) and game in by_game else by_game.values()
+    return f"{choice} (N.J.A.C. 19:47-{', '.join(dict.fromkeys(sections))})"
 
 
 def choices_to_state(entry: Mapping[str, Any]) -> frozenset[str]:
@@ -89,7 +122,10 @@ def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
             continue
         missing = sorted(choices_to_state(entry) - set(entry))
         if missing:
-            errors.append(f"[{rules_id}] must state {missing}; these are the casino's choice")
+            where = "; ".join(_where_regulated(choice, entry.get("game")) for choice in missing)
+            errors.append(
+                f"[{rules_id}] must state {missing}; these are the casino's choice: {where}"
+            )
             continue
         try:
             catalog[rules_id] = rules_from_mapping({"rules_id": rules_id, **entry})

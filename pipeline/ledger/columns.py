@@ -186,6 +186,11 @@ class LedgerBatch:
     derived: dict[TableDay, dict[str, pa.Table]] = field(default_factory=dict)
 
 
+def exception_rows(findings: Iterable[Finding], day: date) -> list[Row]:
+    """Findings as rows of ``exceptions`` for gaming day ``day``."""
+    return [_exception_row(f, day) for f in findings]
+
+
 def _exception_row(f: Finding, day: date) -> Row:
     return (
         f.finding_id,
@@ -355,7 +360,23 @@ DERIVED_ROWS: dict[str, Callable[[str, date, ReplayResult], list[Row]]] = {
         )
         for f in result.form_events
     ],
-    "exceptions": lambda t, day, result: [_exception_row(f, day) for f in result.findings],
+    "table_practices": lambda t, day, result: [
+        (
+            p.table_id,
+            day,
+            p.pit,
+            p.game,
+            p.subject,
+            p.practice,
+            p.breaks,
+            p.shoe_id,
+            p.round_id,
+            p.detail,
+            list(p.event_ids),
+        )
+        for p in result.practices
+    ],
+    "exceptions": lambda t, day, result: exception_rows(result.findings, day),
     "table_day_summary": _summary_rows,
 }
 """How each derived table's rows come from a table-day's replay, in the table's columns."""

@@ -280,6 +280,22 @@ CREATE TABLE exception_notices (
 """,
     ),
     (
+        10,
+        "table practices: what each table-day shows of the rules that bind a pit's tables",
+        # the shuffling option of its shoes and the settlement procedure of its rounds, with
+        # their events (pipeline.replay.pit); the day's pit findings are judged from these
+        # rows of all its tables. A ledger migrated from before holds none for the table-days
+        # replayed before: replaying a table-day again writes its rows.
+        """
+CREATE TABLE table_practices (
+    table_id VARCHAR NOT NULL, gaming_date DATE NOT NULL, pit VARCHAR NOT NULL,
+    game VARCHAR NOT NULL, subject VARCHAR NOT NULL, practice VARCHAR NOT NULL,
+    breaks VARCHAR, shoe_id VARCHAR, round_id VARCHAR, detail VARCHAR,
+    source_event_ids VARCHAR[]
+);
+""",
+    ),
+    (
         13,
         "alert deliveries: which exception notices each alert channel has delivered",
         # alerts are driven from the exception_notices outbox: a channel (webhook, e-mail
@@ -316,6 +332,7 @@ SEALED_TABLES: dict[str, str] = {
             "comp_vig_forms",
             "form_series",
             "form_events",
+            "table_practices",
             "exceptions",
             "table_day_summary",
             "table_day_win",
@@ -368,6 +385,7 @@ DERIVED_TABLES: tuple[str, ...] = (
     "comp_vig_forms",
     "form_series",
     "form_events",
+    "table_practices",
     "exceptions",
     "table_day_summary",
     "table_day_win",

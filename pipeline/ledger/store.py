@@ -38,10 +38,12 @@ from pipeline.ledger.columns import (
     dead_letter_table,
     delivery_table,
     derived_tables,
+    exception_rows,
 )
 from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
-from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
+from pipeline.replay.pit import PIT_CODES, pit_findings
+from pipeline.replay.rows import APPENDED_ROWS, PracticeRow, ReplayResult
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import sql_literal
 
@@ -475,7 +477,7 @@ class Ledger:
         keep: Sequence[str] = (),
     ) -> None:
         """Replace the table-day's rows of every derived table but those in ``keep`` with
-        ``tables``, and recount its win."""
+        ``tables``, recount its win, and judge its gaming day's pits again."""
         for table in DERIVED_TABLES:
             if table not in keep:
                 self.con.execute(
@@ -494,6 +496,40 @@ class Ledger:
             FROM settlements WHERE table_id = ? AND gaming_date = ?
             GROUP BY ALL""",
             [table_id, day],
+        )
+        self._judge_pits(day)
+
+    def _judge_pits(self, day: date) -> None:
+        """Replace ``day``'s findings on the rules that bind a pit's tables
+        (:mod:`pipeline.replay.pit`) with those judged from every table-day's practice rows
+        now: whichever table-day was written (ingest, the live consumer, a shard merge, a
+        replay of one table-day), its pit-mates are compared with its new rows, and no
+        finding of the old ones is kept or repeated. Each table-day's summary counts the
+        exceptions the ledger holds for it, its pit's included."""
+        rows = [
+            PracticeRow(t, pit, game, subject, practice, breaks, shoe, rnd, detail, tuple(ids))
+            for t, pit, game, subject, practice, breaks, shoe, rnd, detail, ids in self.con.execute(
+                "SELECT table_id, pit, game, subject, practice, breaks, shoe_id, round_id, "
+                "detail, source_event_ids FROM table_practices WHERE gaming_date = ? "
+                "ORDER BY table_id",
+                [day],
+            ).fetchall()
+        ]
+        self.con.execute(
+            "DELETE FROM exceptions WHERE gaming_date = ? AND list_contains(?::VARCHAR[], code)",
+            [day, sorted(PIT_CODES)],
+        )
+        found = exception_rows(pit_findings(rows), day)
+        if found:
+            self._insert_relation("exceptions", arrow_rows(found))
+        # each table-day's count of exceptions (the close report's column) includes its pit's
+        self.con.execute(
+            """
+            UPDATE table_day_summary s SET exceptions = (
+              SELECT count(*) FROM exceptions e
+              WHERE e.table_id = s.table_id AND e.gaming_date = s.gaming_date)
+            WHERE s.gaming_date = ?""",
+            [day],
         )
 
     def _insert_relation(self, table: str, rows: pa.Table, tail: str = "") -> None:

@@ -33,8 +33,10 @@ from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_
 from pipeline.replay.checks.bank_passing import BankPassing
 from pipeline.replay.checks.disclosed import disclosed_discards_face_down
 from pipeline.replay.checks.error_cards import error_what
+from pipeline.replay.checks.settlement import recorded_steps
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
+from pipeline.replay.pit import PracticeRecorder
 from pipeline.replay.rows import (
     CardRow,
     ReplayResult,
@@ -121,6 +123,8 @@ class TableReplay:
         self.seated: dict[int, str | None] = {}
         self.irregularity: Irregularity | None = None
         self.forms = FormControl(table_id, self.findings)
+        self.practice = PracticeRecorder(table_id)
+        """What the table practised of the rules that bind its pit (3.5(b), 3.10(c)1)."""
         self.curator = CuratorState()
         self.summary = TableDaySummary(table_id)
         self.bank = Bank()
@@ -253,6 +257,7 @@ class TableReplay:
         self.result.forms = self.forms.rows()
         self.result.form_events = self.forms.event_rows()
         self.result.form_series = self.forms.series_rows()
+        self.result.practices = list(self.practice.rows)
         self.summary.comp_vig_cents = self.forms.comp_cents()
         self.summary.findings = len(self.findings)
         self.result.summary = self.summary
@@ -295,6 +300,7 @@ class TableReplay:
         self.forms.location = self.summary.location
         self.forms.gaming_date = self.summary.gaming_date
         self.forms.pit = self.summary.pit
+        self.practice.table_opened(e.event_id, self.summary.pit)
 
     def on_TableClosed(self, e: TableEvent) -> None:
         self._close_round()
@@ -371,6 +377,9 @@ class TableReplay:
                 f"Shoe {self.shoe.shoe_id}: {problem.message}.",
                 event_ids=(e.event_id,),
             )
+        self.practice.shoe_started(
+            rules, self.shoe.shoe_id, e.event_id, str(e.get("shuffle_method"))
+        )
 
     def on_ShoeEnded(self, e: TableEvent) -> None:
         self._close_round()
@@ -1109,6 +1118,7 @@ class TableReplay:
         view = self._view(rnd, outcome, due_settlements(rules, rnd, outcome))
         self._record_settlements(view)
         self._run_checks(view, Phase.SETTLED)
+        self.practice.round_settled(rules, rnd.shoe_id, rnd.round_id, recorded_steps(rnd))
         if variant(rules.game).participant_bank:
             self._report(self.bank.settled(rnd, outcome))
 

@@ -134,6 +134,28 @@ class FormSeriesRow:
     event_id: str
 
 
+@dataclass(frozen=True)
+class PracticeRow:
+    """What a table's devices show it practised, for the rules that bind a pit's tables
+    together (:mod:`pipeline.replay.pit`): a shuffling option recorded for a shoe, or a
+    settlement procedure a round was recorded in.
+
+    ``breaks`` is empty for the table's first shoe or round under ``practice``; a
+    SETTLEMENT row naming another procedure in ``breaks`` is the table's first round whose
+    recorded order keeps to ``practice`` and breaks that one (``detail`` says how)."""
+
+    table_id: str
+    pit: str
+    game: str
+    subject: str  # SHUFFLE or SETTLEMENT
+    practice: str  # the shuffling option, or the settlement procedure's number (b)1-4
+    breaks: str | None
+    shoe_id: str | None
+    round_id: str | None
+    detail: str | None
+    event_ids: tuple[str, ...]
+
+
 @dataclass
 class TableDaySummary:
     """The accountant's figures for one table and gaming day (all cents)."""
@@ -189,6 +211,7 @@ class ReplayResult:
     forms: list[FormRow] = field(default_factory=list)
     form_events: list[FormEventRow] = field(default_factory=list)
     form_series: list[FormSeriesRow] = field(default_factory=list)
+    practices: list[PracticeRow] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     summary: TableDaySummary | None = None
     event_count: int = 0

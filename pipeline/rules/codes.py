@@ -99,7 +99,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("PB-3.5a-SHUFFLE-FILED", "3.5(a)",
      "Each shoe is shuffled by the option the casino filed for the table."),
     ("PB-3.5b-SHUFFLE-PIT", "3.5(b)",
-     "One shuffling option for all tables in a pit."),
+     "The shuffling option chosen under 3.5(a) is implemented at all tables within a pit: "
+     "the shoes of a pit's tables are recorded as shuffled by one option."),
     ("PB-3.5d-CUT", "3.5(d)",
      "The cutting card goes at least 10 cards from either end."),
     ("PB-3.5e-CUT-CARD-14", "3.5(e)",
@@ -136,7 +137,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("PB-3.10b5-NO-VIG-MARKED", "3.10(b)5",
      "In a no-vigorish variation no vigorish is collected or marked."),
     ("PB-3.10c1-PIT-PROCEDURE", "3.10(c)1",
-     "One settlement procedure for all Punto Banco tables in a pit."),
+     "The same settlement procedure (b)1-4 is used at all Punto Banco tables within a pit: "
+     "no table's recorded settlement order keeps to a procedure another table's breaks."),
     ("PB-3.11a1-CURATOR-PASS", "3.11(a)1",
      "The curator passes the shoe when the Banker's Hand loses."),
     ("PB-3.12a-UNAUTHORIZED-THIRD", "3.12(a)",
@@ -166,6 +168,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "At least six decks and two cutting cards."),
     ("CF-4.4a-SHUFFLE-FILED", "4.4(a)",
      "Each shoe is shuffled by the option the casino filed for the table."),
+    ("CF-4.4b-SHUFFLE-PIT", "4.4(b)",
+     "The shuffling option chosen under 4.4(a) is implemented at all tables within a pit."),
     ("CF-4.4e-BURN", "4.4(d)-(e)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
@@ -272,6 +276,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "alternate between the two batches."),
     ("MB-7.5b-SHUFFLE-FILED", "7.5(b)",
      "Each shoe is shuffled by the option the casino filed for the table."),
+    ("MB-7.5c-SHUFFLE-PIT", "7.5(c)",
+     "The shuffling option chosen under 7.5(b) is implemented at all tables within a pit."),
     ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
      "No wager other than those of 7.2(a) the table offers, unless the Commission approved it."),
     ("MB-7.7b-CARDS-CLOSE-BETS", "7.2(d), 7.7(b)",
@@ -359,6 +365,7 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "shuffle_filed":      ("PB-3.5a-SHUFFLE-FILED", "CF-4.4a-SHUFFLE-FILED",
                            "MB-7.5b-SHUFFLE-FILED"),
+    "shuffle_pit":        ("PB-3.5b-SHUFFLE-PIT", "CF-4.4b-SHUFFLE-PIT", "MB-7.5c-SHUFFLE-PIT"),
     "cut_card_14":        ("PB-3.5e-CUT-CARD-14", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "cut_card_seen":      ("PB-3.5e-CUT-CARD-SEEN", "CF-4.4e-CUT-CARD-SEEN",
                            "MB-7.5e-CUT-CARD-SEEN"),
@@ -410,6 +417,9 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "last_hand":          ("PB-3.8e-LAST-HAND", None, "PB-3.8e-LAST-HAND"),
     "announce":           ("PB-3.10a-ANNOUNCE", "CF-4.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),
     "settlement":         ("PB-3.10b-SETTLEMENT", "CF-4.10b-SETTLEMENT", "PB-3.10b-SETTLEMENT"),
+    # 3.10(c)1 binds "punto banco tables"; the given text of subchapter 7 has no pit rule for
+    # the settlement procedure, and Chemin de Fer settles between participants (4.10).
+    "pit_procedure":      ("PB-3.10c1-PIT-PROCEDURE", None, None),
     "wager_offered":      ("PB-3.2b-WAGER-OFFERED", "CF-4.7a-WAGERS", "MB-7.2b-WAGER-OFFERED"),
 }
 # fmt: on

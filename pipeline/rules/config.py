@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from datetime import time
 from typing import Any, NamedTuple
 
+from pipeline.rules.codes import code_for, rule
 from pipeline.rules.games import Game
 from pipeline.rules.symbol import Symbol
 
@@ -444,7 +445,8 @@ def floor_problems(assignments: Iterable[TableAssignment]) -> list[ConfigProblem
 
     - One vigorish percentage per table (3.3(d), 4.10(d)): a table listed twice must agree.
     - One settlement procedure per pit for Punto Banco (3.10(c)1).
-    - One shuffling option per pit (3.5(b), 7.5(c)).
+    - One shuffling option per pit (3.5(b), 4.4(b), 7.5(c)), whatever game each table deals:
+      the sections bind "all tables within a pit".
     """
     found: list[ConfigProblem] = []
     by_table: dict[str, TableAssignment] = {}
@@ -476,7 +478,7 @@ def floor_problems(assignments: Iterable[TableAssignment]) -> list[ConfigProblem
             found.append(
                 ConfigProblem(
                     "shuffle_method",
-                    "N.J.A.C. 19:47-3.5(b)",
+                    rule(code_for(a.rules.game, "shuffle_pit")).citation,
                     f"pit {a.pit}: table {a.table_id} uses {a.rules.shuffle_method.name} but table "
                     f"{pit_first.table_id} uses {pit_first.rules.shuffle_method.name}",
                 )

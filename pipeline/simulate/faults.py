@@ -33,8 +33,10 @@ class FaultKind(enum.Enum):
     # recorded after the cards or never
     BANK = "bank"  # 12: Chemin de Fer: Banker settled on the uncovered bank, or the Player's
     # Hand's choice made by someone other than the Dominant Player
-    INFORMED_BETTING = "informed_betting"  # 13: a patron whose stakes follow the next outcome
-    COLLUSION = "collusion"  # 14: a dealer who overpays one patron, slightly and rarely
+    PIT = "pit"  # 13: a Punto Banco table files and keeps to another settlement procedure
+    # than the other Punto Banco tables of its pit (3.10(c)1)
+    INFORMED_BETTING = "informed_betting"  # 14: a patron whose stakes follow the next outcome
+    COLLUSION = "collusion"  # 15: a dealer who overpays one patron, slightly and rarely
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -50,6 +52,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.DEVICE: 0.0005,
     FaultKind.CARDS_CLOSE_BETS: 0.003,
     FaultKind.BANK: 0.02,
+    FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
 }
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events.model import TableEvent
 from pipeline.rules.config import TableAssignment, TableRules, floor_problems
+from pipeline.rules.games import Game
 from pipeline.rules.gaming_day import GamingDay, micros_of
 from pipeline.simulate.faults import (
     FaultKind,
@@ -47,6 +48,9 @@ class TablePlan:
     rules: TableRules
     index: int
     gaming_day: GamingDay
+    departure: TableRules | None = None
+    """The filed rules this table opens under when the PIT fault moves it off its pit's
+    settlement procedure (:func:`departures`); ``None`` for a table it cannot move."""
 
 
 @dataclass
@@ -71,7 +75,46 @@ def plan_floor(tables: int, catalog: Mapping[str, TableRules] | None = None) -> 
     problems = floor_problems(TableAssignment(p.table_id, p.pit, p.rules) for p in plans)
     if problems:
         raise ValueError("floor layout breaks N.J.A.C. 19:47: " + "; ".join(map(str, problems)))
-    return plans
+    return departures(plans, catalog)
+
+
+def departures(plans: list[TablePlan], catalog: Mapping[str, TableRules]) -> list[TablePlan]:
+    """``plans`` with the table each pit's PIT fault may move (3.10(c)1) given the filed rules
+    it would open under: the first Punto Banco table of a pit with two more that charges
+    Banker vigorish (without vigorish every procedure pays in the same order, and nothing
+    would show the departure), and a catalog entry that differs from its rules in the
+    settlement procedure alone. Its pit-mates keep to the pit's procedure, two against one,
+    so the table off it is this one."""
+    by_pit: dict[str, list[TablePlan]] = {}
+    for plan in plans:
+        if plan.rules.game is Game.PUNTO_BANCO:
+            by_pit.setdefault(plan.pit, []).append(plan)
+    moved: dict[str, TablePlan] = {}
+    for tables in by_pit.values():
+        if len(tables) < 3:
+            continue
+        for plan in tables:
+            departure = _settling_otherwise(plan.rules, catalog)
+            if plan.rules.charges_banker_vig and departure is not None:
+                moved[plan.table_id] = replace(plan, departure=departure)
+                break
+    return [moved.get(plan.table_id, plan) for plan in plans]
+
+
+def _settling_otherwise(rules: TableRules, catalog: Mapping[str, TableRules]) -> TableRules | None:
+    """A filed rule set identical to ``rules`` but for its settlement procedure."""
+    return next(
+        (
+            other
+            for other in catalog.values()
+            if other.settlement_procedure != rules.settlement_procedure
+            and replace(
+                other, rules_id=rules.rules_id, settlement_procedure=rules.settlement_procedure
+            )
+            == rules
+        ),
+        None,
+    )
 
 
 def simulate_table(
@@ -86,11 +129,16 @@ def simulate_table(
     opens = start + timedelta(seconds=rng.uniform(0, 600))
     closes = ends - timedelta(minutes=15)
     serial_base = (gaming_date.toordinal() % 1000) * 100_000 + plan.index * 1000 + 1
+    rules, pit_procedure = plan.rules, None
+    # Its own random stream: switching the PIT fault on leaves every other fault in place.
+    departs = random.Random(f"pit:{seed}:{plan.table_id}:{gaming_date.isoformat()}").random()
+    if plan.departure is not None and departs < rates.get(FaultKind.PIT, 0.0):
+        rules, pit_procedure = plan.departure, plan.rules.settlement_procedure
     emulator = TableEmulator(
         table_id=plan.table_id,
         pit=plan.pit,
         location=plan.location,
-        rules=plan.rules,
+        rules=rules,
         gaming_date=gaming_date,
         opens_at_micros=micros_of(opens),
         closes_at_micros=micros_of(closes),
@@ -98,6 +146,7 @@ def simulate_table(
         faults=faults,
         form_series=(serial_base, serial_base + 499),
         patron_numbers=_count_from(plan.index * 100_000 + 1),
+        pit_procedure=pit_procedure,
     )
     events = emulator.run().events
     events = _device_faults(events, faults, plan.table_id)
@@ -231,6 +280,7 @@ def _device_faults(events: list[TableEvent], plan: FaultPlan, table_id: str) -> 
 __all__: Sequence[str] = (
     "SimulationResult",
     "TablePlan",
+    "departures",
     "plan_floor",
     "simulate",
     "simulate_table",

@@ -16,7 +16,13 @@ from datetime import date
 
 from pipeline.rules.cards import RANKS, SUITS, Card, hand_points
 from pipeline.rules.codes import code_for, regulates
-from pipeline.rules.config import Cents, DisclosedCardProcedure, ShuffleMethod, TableRules
+from pipeline.rules.config import (
+    Cents,
+    DisclosedCardProcedure,
+    SettlementProcedure,
+    ShuffleMethod,
+    TableRules,
+)
 from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_order, deal_round
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
@@ -32,7 +38,7 @@ from pipeline.rules.roles import (
     shoe_offer_order,
 )
 from pipeline.rules.settlement import Result, Settlement, Wager, settle_seat
-from pipeline.rules.settlement_order import settlement_sequence
+from pipeline.rules.settlement_order import settlement_order_problem, settlement_sequence
 from pipeline.rules.shoe import burned_cards
 from pipeline.rules.variants import Variant, variant
 from pipeline.rules.vigorish import rounding_error, vigorish_on_win
@@ -126,7 +132,10 @@ class TableEmulator:
         faults: FaultPlan,
         form_series: tuple[int, int],
         patron_numbers: Iterator[int],
+        pit_procedure: SettlementProcedure | None = None,
     ) -> None:
+        """``pit_procedure``: the settlement procedure of the other Punto Banco tables of the
+        pit, given when this table departs from it (the PIT fault: ``rules`` file another)."""
         self.table_id = table_id
         self.pit = pit
         self.location = location
@@ -141,6 +150,7 @@ class TableEmulator:
         self.out = TableStream(table_id, rng, opens_at_micros)
         self.book = FormBook(form_series[0], form_series[1], form_series[0])
         self.patron_numbers = patron_numbers
+        self.pit_procedure = pit_procedure
         self.seated: dict[int, Patron] = {}
         self.dealer = f"DLR-{rng.randint(100, 999)}"
         # The collusion fault is decided first from the fault RNG, which is seeded without the
@@ -1057,22 +1067,50 @@ class TableEmulator:
         """3.10(b): losing wagers first, then the pit's procedure (b)1-4 for paying winners
         and marking or collecting vigorish, seats in descending order."""
         by_seat = {seat: settle_seat(self.rules, outcome, s) for seat, s in stakes.items()}
+        recorded: list[tuple[str, int, str]] = []
+        """The steps 3.10(b) places, as recorded: (LOSE | PAY | VIG, seat, event id)."""
 
-        def settle(seat: int, results: tuple[Result, ...]) -> None:
+        def settle(step: str, seat: int, results: tuple[Result, ...]) -> None:
             for s in by_seat[seat]:
                 if s.result in results:
-                    self._emit_settlement(round_id, seat, s)
+                    event_id = self._emit_settlement(round_id, seat, s)
+                    if step != "VOID":
+                        recorded.append((step, seat, event_id))
+
+        def vigorish(seat: int) -> None:
+            event_id = self._vigorish(round_id, seat, by_seat[seat], stakes[seat])
+            if event_id is not None:
+                recorded.append(("VIG", seat, event_id))
 
         steps: dict[str, Callable[[int], None]] = {
-            "LOSE": lambda seat: settle(seat, (Result.LOSE,)),
-            "VOID": lambda seat: settle(seat, (Result.VOID, Result.PUSH)),
-            "PAY": lambda seat: settle(seat, (Result.WIN,)),
-            "VIG": lambda seat: self._vigorish(round_id, seat, by_seat[seat], stakes[seat]),
+            "LOSE": lambda seat: settle("LOSE", seat, (Result.LOSE,)),
+            "VOID": lambda seat: settle("VOID", seat, (Result.VOID, Result.PUSH)),
+            "PAY": lambda seat: settle("PAY", seat, (Result.WIN,)),
+            "VIG": vigorish,
         }
         for step, seat in settlement_sequence(self.rules.settlement_procedure.value, by_seat):
             steps[step](seat)
+        self._departure_shown(recorded)
 
-    def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> None:
+    def _departure_shown(self, recorded: list[tuple[str, int, str]]) -> None:
+        """The PIT fault: this table files and keeps to another settlement procedure than the
+        other Punto Banco tables of its pit (3.10(c)1). It is on record from the first round
+        whose recorded order the pit's procedure does not allow, where the devices first show
+        the difference; a day without one shows none."""
+        if self.pit_procedure is None:
+            return
+        problem = settlement_order_problem(self.pit_procedure.value, recorded)
+        if problem is None:
+            return
+        self._fault(
+            FaultKind.PIT,
+            f"table files and settles by procedure (b){self.rules.settlement_procedure.value}, "
+            f"its pit by (b){self.pit_procedure.value}: {problem}",
+            code_for(self.game, "pit_procedure"),
+        )
+        self.pit_procedure = None  # one fault: the table-day's departure, shown
+
+    def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> str:
         paid = s.paid_cents
         patron_id = self._patron_id(seat)
         overpaid = (
@@ -1123,6 +1161,7 @@ class TableEmulator:
                 seat=seat,
                 event_ids=(event_id,),
             )
+        return event_id
 
     def _patron_id(self, seat: int) -> str | None:
         patron = self.seated.get(seat)
@@ -1134,12 +1173,13 @@ class TableEmulator:
         seat: int,
         settlements: tuple[Settlement, ...],
         stakes: dict[Wager, Cents],
-    ) -> None:
+    ) -> str | None:
         """3.3(c)2: collect now or defer with a marker button; 4.10(c) Chemin de Fer and
-        7.3(d) tie vigorish are always collected at once."""
+        7.3(d) tie vigorish are always collected at once. The id of the event that collected
+        or marked it; ``None`` when nothing was."""
         due = sum(s.vig_cents for s in settlements)
         if due == 0:
-            return
+            return None
         owed = due
         if self.faults.roll(FaultKind.VIGORISH):
             banker_stake = stakes.get(Wager.BANKER, 0)
@@ -1167,12 +1207,12 @@ class TableEmulator:
                     seat=seat,
                 )
         if owed == 0:
-            return
+            return None
         patron = self.seated[seat]
         tie_vig = any(s.result is Result.VOID and s.vig_cents for s in settlements)
         if self.rules.vig_deferral and not tie_vig and self.rng.random() < 0.4:
             patron.deferred_vig_cents += owed
-            self.out.emit(
+            return self.out.emit(
                 self.dev.pit,
                 "VigDeferred",
                 round_id=round_id,
@@ -1180,15 +1220,14 @@ class TableEmulator:
                 patron_id=patron.patron_id,
                 amount_cents=owed,
             )
-        else:
-            self.out.emit(
-                self.dev.pit,
-                "VigCollected",
-                round_id=round_id,
-                seat=seat,
-                patron_id=patron.patron_id,
-                amount_cents=owed,
-            )
+        return self.out.emit(
+            self.dev.pit,
+            "VigCollected",
+            round_id=round_id,
+            seat=seat,
+            patron_id=patron.patron_id,
+            amount_cents=owed,
+        )
 
     # ------------------------------------------------------------------ Chemin de Fer
     def _chemin_de_fer_wagers(self, round_id: str) -> dict[int, dict[Wager, Cents]]:

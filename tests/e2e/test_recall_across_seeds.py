@@ -1,6 +1,7 @@
 """Found, and only found: across 20 seeds with every fault kind on, recall is 1.0 per kind and
 no exception lacks an injected cause (issue 4's acceptance bar). Uses the replay directly on
-the emulator's events; the file and ledger path is covered by test_fault_detection."""
+the emulator's events, and judges each day's pits from the replays as the ledger does; the file
+and ledger path is covered by test_fault_detection."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import date
 
 from pipeline.config.catalog import load_catalog
 from pipeline.replay.machine import replay_table
+from pipeline.replay.pit import pit_findings
 from pipeline.reports.groundtruth import ExceptionKey, matches
 from pipeline.simulate.faults import DEFAULT_RATES
 from pipeline.simulate.run import simulate
@@ -25,20 +27,19 @@ def test_recall_and_precision_over_20_seeds() -> None:
     false_positives = 0
     for seed in SEEDS:
         result = simulate(6, 3, seed, RATES, DAY, catalog)
-        keys = []
-        for table_id, events in result.events_by_table.items():
-            for i, f in enumerate(replay_table(table_id, events, catalog).findings):
-                keys.append(
-                    ExceptionKey(
-                        f"{seed}-{table_id}-{i}",
-                        f.code,
-                        f.table_id,
-                        f.round_id,
-                        f.seat,
-                        f.serial,
-                        f.event_ids,
-                    )
-                )
+        replays = [
+            replay_table(table_id, events, catalog)
+            for table_id, events in result.events_by_table.items()
+        ]
+        findings = [f for replay in replays for f in replay.findings]
+        # the day's pits, judged from every table's practice as the ledger judges them
+        findings += pit_findings(p for replay in replays for p in replay.practices)
+        keys = [
+            ExceptionKey(
+                f"{seed}-{i}", f.code, f.table_id, f.round_id, f.seat, f.serial, f.event_ids
+            )
+            for i, f in enumerate(findings)
+        ]
         explained: set[str] = set()
         for fault in result.faults:
             injected[fault.kind] += 1

@@ -3,7 +3,8 @@ evidence behind ``docs/rule-codes.md``.
 
 ``python -m tests.replay.raised`` runs the replay's scenario tests (``tests/replay`` and the
 evolution test that replays a wager type added by a later schema) with a plugin that watches
-every replay, then writes ``docs/rule-codes.md``: for each code of
+every replay, and the judgement of a pit's tables from their replays
+(:func:`pipeline.replay.pit.pit_findings`), then writes ``docs/rule-codes.md``: for each code of
 :data:`pipeline.rules.codes.RULE_CODES`, the payload types of the events its findings cite and
 the tests that raise it. A code that no replay of events raises is listed in
 :data:`NOT_FROM_EVENTS` with what raises it instead and the test that shows it.
@@ -25,9 +26,10 @@ import pytest
 from hypothesis import settings
 
 from pipeline.events.model import TableEvent
+from pipeline.replay import pit
 from pipeline.replay.findings import Finding
 from pipeline.replay.machine import TableReplay
-from pipeline.replay.rows import ReplayResult
+from pipeline.replay.rows import PracticeRow, ReplayResult
 from pipeline.replay.sequencer import Sequenced
 from pipeline.rules.codes import RULE_CODES
 
@@ -67,8 +69,6 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
     ),
     "PB-3.3e-ONE-OPTION": Elsewhere(CONFIGURATION, "test_config"),
     "PB-3.2a6iii-DRAGON-EXCLUSIVE": Elsewhere(CONFIGURATION, "test_config"),
-    "PB-3.5b-SHUFFLE-PIT": Elsewhere(CONFIGURATION, "test_config"),
-    "PB-3.10c1-PIT-PROCEDURE": Elsewhere(CONFIGURATION, "test_config"),
     "MB-7.1d-TWO-BATCH": Elsewhere(
         CONFIGURATION + " (under 12 decks); a shoe's decks are compared with the filed ones "
         "under MB-7.1a-DECKS",
@@ -106,43 +106,62 @@ class Raised:
 
 @dataclass(eq=False)  # pluggy keeps plugins in sets
 class Watch:
-    """A pytest plugin noting every finding every replay returns, with the test it ran in."""
+    """A pytest plugin noting every finding every replay returns, and every finding the
+    day-level judgement of a pit's tables returns from their replays' rows, with the test it
+    ran in."""
 
     raised: dict[str, Raised] = field(default_factory=dict)
     test: str = ""
+    kinds: dict[str, str] = field(default_factory=dict)
+    """The payload type of every event the test's replays read: a pit finding cites the
+    events of several table-days."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self.test = f"{Path(str(item.path)).stem}::{getattr(item, 'originalname', item.name)}"
+        self.kinds = {}
 
-    def note(self, findings: Iterable[Finding], events: Iterable[TableEvent]) -> None:
-        kinds = {e.event_id: e.payload_type for e in events}
+    def read(self, events: Iterable[TableEvent]) -> None:
+        self.kinds.update((e.event_id, e.payload_type) for e in events)
+
+    def note(self, findings: Iterable[Finding]) -> None:
         for finding in findings:
             entry = self.raised.setdefault(finding.code, Raised())
             entry.tests.add(self.test)
-            entry.payloads.update(kinds[i] for i in finding.event_ids if i in kinds)
+            entry.payloads.update(self.kinds[i] for i in finding.event_ids if i in self.kinds)
 
 
 def watched(watch: Watch) -> Callable[[], None]:
-    """Wrap TableReplay.finish and .withheld so ``watch`` sees every replay; returns the undo."""
-    finish, withheld = TableReplay.finish, TableReplay.withheld
+    """Wrap TableReplay.finish and .withheld, and the pit judgement
+    (:func:`pipeline.replay.pit.pit_findings`, which the tests call through its module), so
+    ``watch`` sees every replay; returns the undo."""
+    finish, withheld, judge = TableReplay.finish, TableReplay.withheld, pit.pit_findings
 
     def finish_watched(self: TableReplay, sequenced: Sequenced) -> ReplayResult:
         result = finish(self, sequenced)
-        watch.note(result.findings, sequenced.events)
+        watch.read(sequenced.events)
+        watch.note(result.findings)
         return result
 
     def withheld_watched(self: TableReplay, arrived: list[TableEvent]) -> ReplayResult:
         result = withheld(self, arrived)
-        watch.note(result.findings, arrived)
+        watch.read(arrived)
+        watch.note(result.findings)
         return result
+
+    def judge_watched(rows: Iterable[PracticeRow]) -> list[Finding]:
+        findings = judge(rows)
+        watch.note(findings)
+        return findings
 
     TableReplay.finish = finish_watched  # type: ignore[method-assign]
     TableReplay.withheld = withheld_watched  # type: ignore[method-assign]
+    pit.pit_findings = judge_watched
 
     def undo() -> None:
         TableReplay.finish = finish  # type: ignore[method-assign]
         TableReplay.withheld = withheld  # type: ignore[method-assign]
+        pit.pit_findings = judge
 
     return undo
 

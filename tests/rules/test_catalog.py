@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config.catalog import CatalogError, choices_to_state, load_catalog
+from pipeline.config.catalog import (
+    CHOICE_SECTIONS,
+    CHOICES_OPENED_BY,
+    CHOICES_TO_STATE,
+    CatalogError,
+    choices_to_state,
+    load_catalog,
+)
 from pipeline.rules.config import Odds, rules_to_mapping
 
 STATED = {
@@ -30,6 +37,8 @@ GAMING_DAY = '[gaming_day]\nstarts = "06:00"\ntime_zone = "America/New_York"\n'
 def write(tmp_path: Path, **entry: object) -> Path:
     lines = [GAMING_DAY, "[t]"]
     for name, value in {**STATED, **entry}.items():
+        if value is None:
+            continue  # left unstated
         rendered = str(value).lower() if isinstance(value, bool) else repr(value)
         lines.append(f"{name} = {rendered}".replace("'", '"'))
     path = tmp_path / "catalog.toml"
@@ -39,30 +48,64 @@ def write(tmp_path: Path, **entry: object) -> Path:
 
 @pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7", "PB-3.3g-BONUS")
 @pytest.mark.parametrize(
-    ("entry", "missing"),
+    ("entry", "missing", "section"),
     [
-        ({"game": "PUNTO_BANCO"}, ["tie_odds"]),
-        ({"game": "MINIBACCARAT", "shuffle_method": "FEATHERED"}, ["tie_odds"]),
+        ({"game": "PUNTO_BANCO"}, ["tie_odds"], "tie_odds (N.J.A.C. 19:47-3.3(b))"),
+        (
+            {"game": "MINIBACCARAT", "shuffle_method": "FEATHERED"},
+            ["tie_odds"],
+            "tie_odds (N.J.A.C. 19:47-7.3(b))",
+        ),
         (
             {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "dragon_7": True},
             ["dragon_7_odds"],
+            "dragon_7_odds (N.J.A.C. 19:47-3.3(i))",
         ),
         (
             {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "bonus_paytable": "C"},
             ["bonus_requires_base_wager"],
+            "bonus_requires_base_wager (N.J.A.C. 19:47-3.2(b))",
+        ),
+        (
+            {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "settlement_procedure": None},
+            ["settlement_procedure"],
+            "settlement_procedure (N.J.A.C. 19:47-3.10(b))",
+        ),
+        (
+            {"game": "CHEMIN_DE_FER", "decks": None, "shuffle_method": None, "vig_deferral": False},
+            ["decks", "shuffle_method"],
+            "decks (N.J.A.C. 19:47-4.1(a)); shuffle_method (N.J.A.C. 19:47-4.4(a))",
+        ),
+        (
+            {"tie_odds": "8 to 1"},
+            ["game"],
+            "game (N.J.A.C. 19:47-3, 4, 7)",
         ),
     ],
 )
 def test_a_choice_left_unstated_is_refused(
-    tmp_path: Path, entry: dict[str, object], missing: list[str]
+    tmp_path: Path, entry: dict[str, object], missing: list[str], section: str
 ) -> None:
     """PB-3.3b-TIE, PB-3.3i-DRAGON-7, PB-3.3g-BONUS: N.J.A.C. 19:47-3.3(b), 7.3(b) (tie odds
     "at least" 8 to 1), 3.3(i) (dragon 7 "at least" 40 to 1) and 3.2(b) (whether a bonus wager
-    needs a regular wager is "within the discretion of the casino licensee") are choices; a
-    configuration that leaves one out is refused, naming it."""
+    needs a regular wager is "within the discretion of the casino licensee") are choices, as
+    are the settlement procedure (3.10(b)), the decks and the shuffle; a configuration that
+    leaves one out is refused, naming the configuration, the choice and the section of its
+    game that leaves it to the casino."""
     with pytest.raises(CatalogError) as err:
         load_catalog(write(tmp_path, **entry))
-    assert f"[t] must state {missing!r}; these are the casino's choice" in str(err.value)
+    assert (
+        f"[t] must state {missing!r}; these are the casino's choice: {section}\n"
+        in f"{err.value}\n"
+    )
+
+
+@pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7", "PB-3.10b-SETTLEMENT")
+def test_every_choice_to_state_has_its_sections() -> None:
+    """PB-3.3b-TIE, PB-3.3i-DRAGON-7, PB-3.10b-SETTLEMENT, N.J.A.C. 19:47-3.3(b), (i),
+    3.10(b): every choice a configuration may have to state names where each game leaves it to
+    the casino, so no refusal lacks its section."""
+    assert set(CHOICE_SECTIONS) == set(CHOICES_TO_STATE) | set(CHOICES_OPENED_BY)
 
 
 @pytest.mark.rule("CF-4.7g-PLAYER")

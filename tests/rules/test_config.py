@@ -427,6 +427,20 @@ def test_one_shuffling_option_per_pit() -> None:
     )
 
 
+@pytest.mark.rule("CF-4.4b-SHUFFLE-PIT", "MB-7.5c-SHUFFLE-PIT")
+def test_one_shuffling_option_per_pit_cites_the_game_of_the_table_that_differs() -> None:
+    """CF-4.4b-SHUFFLE-PIT, MB-7.5c-SHUFFLE-PIT, N.J.A.C. 19:47-4.4(b), 7.5(c): each
+    subchapter binds "all tables within a pit"; a Chemin de Fer or Minibaccarat table that
+    differs from its pit's first table is refused under its own section."""
+    lace = TableAssignment("T1", "P1", rules(PB, shuffle_method=ShuffleMethod.MANUAL_LACE))
+    wash = rules(CF, shuffle_method=ShuffleMethod.MANUAL_WASH)
+    feathered = rules(MB, shuffle_method=ShuffleMethod.FEATHERED)
+    found = floor_problems(
+        [lace, TableAssignment("T2", "P1", wash), TableAssignment("T3", "P1", feathered)]
+    )
+    assert [p.section for p in found] == ["N.J.A.C. 19:47-4.4(b)", "N.J.A.C. 19:47-7.5(c)"]
+
+
 @pytest.mark.rule("PB-3.3d-VIG-ONE-RATE", "PB-3.10c1-PIT-PROCEDURE", "PB-3.5b-SHUFFLE-PIT")
 def test_floor_problems_are_all_reported() -> None:
     """N.J.A.C. 19:47-3.3(d), 3.5(b), 3.10(c)1: every floor fault is listed at once

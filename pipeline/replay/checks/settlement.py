@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pipeline.events.model import TableEvent
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
 from pipeline.replay.findings import Severity, money
+from pipeline.replay.state import RoundState
 from pipeline.rules.codes import rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.settlement import Result, Settlement, Wager
@@ -236,13 +237,10 @@ def no_vigorish_without_a_wager(view: RoundView) -> Iterator[Flag]:
         )
 
 
-@round_check(when=Phase.SETTLED)
-def settled_in_the_pits_order(view: RoundView) -> Iterator[Flag]:
-    """3.10(b) (7.10): losing wagers first; then the pit's procedure (b)1-4."""
-    rules = view.rules
-    if not view.variant.settlement_order:
-        return
-    rnd = view.round
+def recorded_steps(rnd: RoundState) -> list[tuple[str, int, str]]:
+    """The round's settlement as the pit recorded it, in order: ("LOSE" | "PAY" | "VIG",
+    seat, event id) for each losing wager collected, winning wager paid and vigorish
+    collected or marked (void and pushed wagers are returned in no order 3.10(b) sets)."""
     steps: list[tuple[str, int, str]] = []
     vig_ids = {e.event_id for e in rnd.vig}
     for e in sorted([*rnd.settled, *rnd.vig], key=lambda e: (e.device_id, e.seq)):
@@ -252,6 +250,16 @@ def settled_in_the_pits_order(view: RoundView) -> Iterator[Flag]:
             steps.append(("LOSE", int(e.get("seat")), e.event_id))
         elif e.get("outcome") == "WIN":
             steps.append(("PAY", int(e.get("seat")), e.event_id))
+    return steps
+
+
+@round_check(when=Phase.SETTLED)
+def settled_in_the_pits_order(view: RoundView) -> Iterator[Flag]:
+    """3.10(b) (7.10): losing wagers first; then the pit's procedure (b)1-4."""
+    rules = view.rules
+    if not view.variant.settlement_order:
+        return
+    steps = recorded_steps(view.round)
     problem = settlement_order_problem(rules.settlement_procedure.value, steps)
     if problem:
         code = "PB-3.10b-SETTLEMENT"
