@@ -1,0 +1,373 @@
+"""False shuffles: runs of cards a new shoe deals in the order an earlier shoe dealt them.
+
+N.J.A.C. 19:47-3.5(a)1 (Punto Banco), 4.4(a)1 (Chemin de Fer) and 7.5(a) (Minibaccarat)
+require the cards of every shoe to be shuffled "so that they are randomly intermixed". A
+dealer who leaves a clump of the last shoe's discards unshuffled (a *slug*) lets whoever
+watched those cards dealt know the outcomes of the rounds dealt from it again. No single
+round shows this; comparing the card order of shoes does.
+
+How: every shoe's cards, in shoe order, are indexed by their k-card runs (``GRAM`` cards
+packed into one integer, exact, no hash collisions); a new shoe's runs are looked up in the
+sorted index of the earlier shoes of its pit (its own table's and the other tables'), and
+every hit that starts a match is extended to the maximal run. The cost is a sort of the
+window's cards and a binary search per card of the new shoe, never a comparison of every
+pair of shoes.
+
+When: under a proper shuffle of ``N`` cards holding at most ``D`` copies of each card, the
+probability that ``L`` given positions of the new shoe hold a given sequence of cards is
+``prod_{i<L} m_i / (N - i)``, ``m_i`` the copies of the i-th card left after the ones before
+it (exact); it is at most ``prod_{i<L} D / (N - i)`` for any sequence. By the union bound,
+the chance that *any* of the ``P`` pairs of starting positions compared repeats a run of
+``L`` or more cards is at most ``P * prod_{i<L} D / (N - i)``. A run is reported when that
+bound is at most the configured false-alarm rate, which is therefore the most a clean shoe
+is reported with, per shoe searched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+import numpy.typing as npt
+
+from pipeline.replay.findings import Finding, Severity, money
+from pipeline.rules.codes import code_for, rule
+from pipeline.rules.games import Game
+
+CARDS_PER_DECK = 52
+
+GRAM = 4
+"""Cards per indexed run. A run shorter than this is never looked up, which loses nothing
+while the false-alarm rate is at most :data:`MAX_FALSE_ALARM_RATE`: three cards repeat by
+chance with probability at least (1/52)^3 > 7e-6 even for one pair of positions."""
+
+MAX_FALSE_ALARM_RATE = 1e-6
+"""The largest false-alarm rate per shoe the search can honour (see :data:`GRAM`)."""
+
+_BITS = 15
+"""Bits per card in a packed run: room for any card label the ledger may hold."""
+
+_GAP = -1
+"""Separates shoes (and the two sides of a gap in a shoe's positions) in the index: a run
+never crosses it. A new shoe's own gaps use :data:`_NEW_GAP`, which matches nothing."""
+_NEW_GAP = -2
+
+
+@dataclass(frozen=True, slots=True)
+class DealtCard:
+    """One card as the shoe dealt it: its position in the shoe, rank and suit as the ledger
+    records them, the round it went to (None: burned) and the event that recorded it."""
+
+    position: int
+    rank: str
+    suit: str
+    round_id: str | None
+    event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeDeal:
+    """A shoe's dealt cards in shoe order, and where and when it was dealt."""
+
+    table_id: str
+    pit: str | None
+    game: Game
+    shoe_id: str
+    gaming_date: date
+    started_at: int
+    """Microseconds since the Unix epoch: orders shoes, earlier ones are compared with later."""
+    cards_in_shoe: int
+    """``N``: the cards the shoe held after the shuffle, as the shoe declared them."""
+    cards: tuple[DealtCard, ...]
+
+    @property
+    def scope(self) -> str:
+        """The shoes it is compared with: its pit's, or its table's when the pit is unknown."""
+        return self.pit if self.pit is not None else f"table {self.table_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    """A wager settled on a round: who placed it, how much, and how it ended."""
+
+    round_id: str
+    seat: int
+    patron_id: str | None
+    wager: str
+    stake_cents: int
+    result: str
+    paid_cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class Slug:
+    """A maximal run of ``length`` cards the new shoe dealt from ``start`` (an index into its
+    cards) in the order the earlier shoe dealt them from ``earlier_start``."""
+
+    shoe: ShoeDeal
+    start: int
+    earlier: ShoeDeal
+    earlier_start: int
+    length: int
+    pairs: int
+    """Pairs of starting positions compared for the new shoe (the union bound's ``P``)."""
+
+    @property
+    def cards(self) -> tuple[DealtCard, ...]:
+        return self.shoe.cards[self.start : self.start + self.length]
+
+    @property
+    def earlier_cards(self) -> tuple[DealtCard, ...]:
+        return self.earlier.cards[self.earlier_start : self.earlier_start + self.length]
+
+    @property
+    def decks(self) -> int:
+        """``D``: the most copies of one card the shoe can hold."""
+        return max(1, math.ceil(self.shoe.cards_in_shoe / CARDS_PER_DECK))
+
+    @property
+    def exact_probability(self) -> float:
+        """The probability that these positions of a properly shuffled shoe hold exactly
+        these cards in this order."""
+        return run_probability(
+            [(c.rank, c.suit) for c in self.cards], self.shoe.cards_in_shoe, self.decks
+        )
+
+    @property
+    def chance_bound(self) -> float:
+        """At most the probability that any pair of positions compared repeats a run this
+        long by chance."""
+        return min(1.0, self.pairs * any_run_probability(self.length, self.shoe.cards_in_shoe))
+
+    @property
+    def rounds(self) -> tuple[str, ...]:
+        """The rounds dealt from the slug, in the order dealt."""
+        return tuple(dict.fromkeys(c.round_id for c in self.cards if c.round_id is not None))
+
+
+def run_probability(run: Sequence[tuple[str, str]], cards_in_shoe: int, decks: int) -> float:
+    """``prod_{i<L} m_i / (N - i)``: the chance that L given positions of a properly shuffled
+    shoe of ``cards_in_shoe`` cards, ``decks`` copies of each card, hold ``run`` in order."""
+    seen: dict[tuple[str, str], int] = {}
+    probability = 1.0
+    for i, card in enumerate(run):
+        left = decks - seen.get(card, 0)
+        if left <= 0 or cards_in_shoe - i <= 0:
+            return 0.0
+        probability *= left / (cards_in_shoe - i)
+        seen[card] = seen.get(card, 0) + 1
+    return probability
+
+
+def any_run_probability(length: int, cards_in_shoe: int) -> float:
+    """``prod_{i<L} D / (N - i)``: at most the chance that one pair of starting positions
+    repeats any given run of ``length`` cards (every card distinct is the likeliest)."""
+    decks = max(1, math.ceil(cards_in_shoe / CARDS_PER_DECK))
+    probability = 1.0
+    for i in range(length):
+        if cards_in_shoe - i <= 0:
+            return 0.0
+        probability *= min(1.0, decks / (cards_in_shoe - i))
+    return probability
+
+
+def _codes(shoe: ShoeDeal, labels: dict[tuple[str, str], int], gap: int) -> list[int]:
+    """The shoe's cards as small integers, ``gap`` where its positions skip (a card the
+    ledger does not hold): a run never spans a card nobody saw."""
+    out: list[int] = []
+    for previous, card in zip((None, *shoe.cards), shoe.cards, strict=False):
+        if previous is not None and card.position != previous.position + 1:
+            out.append(gap)
+        out.append(labels.setdefault((card.rank, card.suit), len(labels)))
+    return out
+
+
+def _grams(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
+    """Every run of GRAM cards without a gap, packed into one integer, and where it starts."""
+    if len(codes) < GRAM:
+        return np.empty(0, np.int64), np.empty(0, np.intp)
+    windows = np.lib.stride_tricks.sliding_window_view(codes, GRAM)
+    whole = (windows >= 0).all(axis=1)
+    packed = np.zeros(len(windows), np.int64)
+    for column in range(GRAM):
+        packed = (packed << _BITS) | np.where(whole, windows[:, column], 0)
+    starts = np.flatnonzero(whole)
+    return packed[starts], starts
+
+
+class _PitIndex:
+    """The cards of every shoe of one pit, concatenated with gaps, and its sorted runs."""
+
+    def __init__(self, shoes: Sequence[ShoeDeal], labels: dict[tuple[str, str], int]) -> None:
+        self.shoes = list(shoes)
+        codes: list[int] = []
+        self.offsets: list[int] = []
+        owner: list[int] = []
+        for number, shoe in enumerate(self.shoes):
+            self.offsets.append(len(codes))
+            shoe_codes = _codes(shoe, labels, _GAP)
+            codes += [*shoe_codes, _GAP]
+            owner += [number] * (len(shoe_codes) + 1)
+        self.codes = np.asarray(codes, np.int64)
+        self.owner = np.asarray(owner, np.intp)
+        grams, starts = _grams(self.codes)
+        order = np.argsort(grams, kind="stable")
+        self.grams, self.starts = grams[order], starts[order]
+
+    def hits(self, grams: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.intp], ...]:
+        """For each run of ``grams`` (by index), every position of the index holding it."""
+        low = np.searchsorted(self.grams, grams, side="left")
+        high = np.searchsorted(self.grams, grams, side="right")
+        counts = high - low
+        which = np.repeat(np.arange(len(grams)), counts)
+        within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        return which, self.starts[np.repeat(low, counts) + within]
+
+
+def find_slugs(
+    new: Iterable[ShoeDeal], earlier: Iterable[ShoeDeal], false_alarm_rate: float
+) -> list[Slug]:
+    """Every maximal run of cards a shoe of ``new`` dealt in the order a shoe of its pit
+    started before it dealt them (a shoe of ``earlier``, or of ``new``), whose chance under a
+    proper shuffle is at most ``false_alarm_rate`` (see the module doc)."""
+    if not 0 < false_alarm_rate <= MAX_FALSE_ALARM_RATE:
+        raise ValueError(
+            f"false-alarm rate {false_alarm_rate!r} must be within (0, {MAX_FALSE_ALARM_RATE}]: "
+            f"runs shorter than {GRAM} cards are not indexed"
+        )
+    everyone: dict[tuple[str, str], ShoeDeal] = {(s.table_id, s.shoe_id): s for s in earlier}
+    searched = {(s.table_id, s.shoe_id): s for s in new}
+    everyone.update(searched)
+    by_scope: dict[str, list[ShoeDeal]] = {}
+    for shoe in sorted(everyone.values(), key=lambda s: (s.started_at, s.table_id, s.shoe_id)):
+        by_scope.setdefault(shoe.scope, []).append(shoe)
+    labels: dict[tuple[str, str], int] = {}
+    found: list[Slug] = []
+    for scope in sorted({s.scope for s in searched.values()}):
+        index = _PitIndex(by_scope[scope], labels)
+        dealt_before = 0
+        for number, shoe in enumerate(index.shoes):
+            if (shoe.table_id, shoe.shoe_id) in searched:
+                found += _slugs_of(index, number, dealt_before, labels, false_alarm_rate)
+            dealt_before += len(shoe.cards)
+    return found
+
+
+def _slugs_of(
+    index: _PitIndex,
+    number: int,
+    earlier_cards: int,
+    labels: dict[tuple[str, str], int],
+    false_alarm_rate: float,
+) -> list[Slug]:
+    """The reportable runs of shoe ``number`` of ``index`` in the shoes before it, which
+    hold ``earlier_cards`` cards."""
+    shoe = index.shoes[number]
+    pairs = len(shoe.cards) * earlier_cards
+    if not pairs:
+        return []
+    codes = np.asarray(_codes(shoe, labels, _NEW_GAP), np.int64)
+    card_at = np.cumsum(codes >= 0) - 1  # index into codes -> index into shoe.cards
+    grams, starts = _grams(codes)
+    which, there = index.hits(grams)
+    here = starts[which]
+    before = index.owner[there] < number
+    here, there = here[before], there[before]
+    # a hit that continues a match of the cards before it lies inside a run found once
+    inside = (here > 0) & (there > 0)
+    inside[inside] = codes[here[inside] - 1] == index.codes[there[inside] - 1]
+    slugs = []
+    for start, at in zip(here[~inside].tolist(), there[~inside].tolist(), strict=True):
+        length = GRAM  # gaps of the two sides differ, so a run never crosses one
+        while start + length < len(codes) and codes[start + length] == index.codes[at + length]:
+            length += 1
+        if pairs * any_run_probability(length, shoe.cards_in_shoe) > false_alarm_rate:
+            continue
+        owner = int(index.owner[at])
+        offset = index.offsets[owner]
+        gaps = int(np.count_nonzero(index.codes[offset:at] < 0))
+        slugs.append(
+            Slug(
+                shoe=shoe,
+                start=int(card_at[start]),
+                earlier=index.shoes[owner],
+                earlier_start=at - offset - gaps,
+                length=length,
+                pairs=pairs,
+            )
+        )
+    return slugs
+
+
+def _positions(cards: Sequence[DealtCard]) -> str:
+    return f"positions {cards[0].position}-{cards[-1].position}"
+
+
+def _bet_text(bet: Bet) -> str:
+    who = bet.patron_id or "no patron id"
+    outcome = (
+        f"won {money(bet.paid_cents)}"
+        if bet.result == "WIN"
+        else {"LOSE": "lost", "PUSH": "pushed"}.get(bet.result, bet.result.lower())
+    )
+    return f"seat {bet.seat} ({who}) {bet.wager} {money(bet.stake_cents)}, {outcome}"
+
+
+def slug_finding(slug: Slug, bets: Mapping[str, Sequence[Bet]], false_alarm_rate: float) -> Finding:
+    """The exception for one slug: where it is, what it repeats, how unlikely that is, who
+    bet on the rounds dealt from it and how. It names cards and wagers, and no culprit: a
+    slug is evidence for surveillance to review on video, not a finding of who did it."""
+    code = code_for(slug.shoe.game, "false_shuffle")
+    earlier = slug.earlier
+    where = (
+        f"table {earlier.table_id}, " if earlier.table_id != slug.shoe.table_id else ""
+    ) + f"gaming day {earlier.gaming_date}"
+    rounds = slug.rounds
+    wagered = [bet for round_id in rounds for bet in bets.get(round_id, ())]
+    dealt = (
+        "Rounds dealt from these cards: "
+        + "; ".join(
+            f"{round_id}: "
+            + (", ".join(_bet_text(b) for b in bets.get(round_id, ())) or "no wagers")
+            for round_id in rounds
+        )
+        + (f" (stakes {money(sum(b.stake_cents for b in wagered))} in all)." if wagered else ".")
+        if rounds
+        else "No round was dealt from these cards (burned)."
+    )
+    message = (
+        f"Shoe {slug.shoe.shoe_id}, {_positions(slug.cards)}: {slug.length} cards were dealt in "
+        f"the same order as shoe {earlier.shoe_id} ({where}), {_positions(slug.earlier_cards)}. "
+        f"Under a proper shuffle of {slug.shoe.cards_in_shoe} cards ({slug.decks} decks) these "
+        f"positions hold this run with probability {slug.exact_probability:.1e}, and any run "
+        f"this long repeats by chance with probability at most {slug.chance_bound:.1e} over "
+        f"the {slug.pairs:,} pairs of positions compared (the false-alarm rate is set at "
+        f"{false_alarm_rate:.0e} per shoe). {dealt} Review the shuffle of this shoe on video "
+        f"({rule(code).citation}: the cards are shuffled so that they are randomly "
+        "intermixed)."
+    )
+    return Finding(
+        code=code,
+        severity=Severity.HIGH,
+        table_id=slug.shoe.table_id,
+        message=message,
+        shoe_id=slug.shoe.shoe_id,
+        round_id=rounds[0] if rounds else None,
+        actual_cents=sum(b.stake_cents for b in wagered) if wagered else None,
+        event_ids=tuple(c.event_id for c in (*slug.cards, *slug.earlier_cards)),
+    )
+
+
+def false_shuffles(
+    new: Iterable[ShoeDeal],
+    earlier: Iterable[ShoeDeal],
+    bets: Mapping[str, Sequence[Bet]],
+    false_alarm_rate: float,
+) -> list[Finding]:
+    """The analyser: a finding for every slug of the new shoes (:func:`find_slugs`)."""
+    return [
+        slug_finding(s, bets, false_alarm_rate) for s in find_slugs(new, earlier, false_alarm_rate)
+    ]
