@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pipeline.patterns.slugs import MAX_FALSE_ALARM_RATE
+from pipeline.patterns.chance import MAX_FALSE_ALARM_RATE
 
 PATTERNS_SECTION = "patterns"
 

@@ -186,7 +186,8 @@ class LedgerBatch:
     derived: dict[TableDay, dict[str, pa.Table]] = field(default_factory=dict)
 
 
-def _exception_row(f: Finding, day: date) -> Row:
+def exception_row(f: Finding, day: date) -> Row:
+    """A finding as a row of ``exceptions`` (the replay's and the pattern stage's alike)."""
     return (
         f.finding_id,
         f.table_id,
@@ -355,7 +356,7 @@ DERIVED_ROWS: dict[str, Callable[[str, date, ReplayResult], list[Row]]] = {
         )
         for f in result.form_events
     ],
-    "exceptions": lambda t, day, result: [_exception_row(f, day) for f in result.findings],
+    "exceptions": lambda t, day, result: [exception_row(f, day) for f in result.findings],
     "table_day_summary": _summary_rows,
 }
 """How each derived table's rows come from a table-day's replay, in the table's columns."""

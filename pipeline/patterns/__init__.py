@@ -6,6 +6,7 @@ objects with codes from :data:`~pipeline.rules.codes.PATTERN_CODES`, which go th
 same exceptions queue, acknowledgements, bundles and ``audit-exceptions`` topic as the
 replay's. A pattern finding states its false-alarm rate and accuses no one.
 
-- :func:`pipeline.patterns.slugs.false_shuffles`: runs of cards a shoe dealt in the order an
+- :func:`pipeline.patterns.slugs.find_slugs` (:func:`~pipeline.patterns.slugs.slug_finding`
+  for each): runs of cards a shoe dealt in the order an
   earlier shoe of its pit dealt them (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)).
 """

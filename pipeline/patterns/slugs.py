@@ -33,19 +33,16 @@ from datetime import date
 import numpy as np
 import numpy.typing as npt
 
+from pipeline.patterns.chance import (
+    CARDS_PER_DECK,
+    GRAM,
+    MAX_FALSE_ALARM_RATE,
+    any_run_probability,
+    run_probability,
+)
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.games import Game
-
-CARDS_PER_DECK = 52
-
-GRAM = 4
-"""Cards per indexed run. A run shorter than this is never looked up, which loses nothing
-while the false-alarm rate is at most :data:`MAX_FALSE_ALARM_RATE`: three cards repeat by
-chance with probability at least (1/52)^3 > 7e-6 even for one pair of positions."""
-
-MAX_FALSE_ALARM_RATE = 1e-6
-"""The largest false-alarm rate per shoe the search can honour (see :data:`GRAM`)."""
 
 _BITS = 15
 """Bits per card in a packed run: room for any card label the ledger may hold."""
@@ -146,32 +143,6 @@ class Slug:
     def rounds(self) -> tuple[str, ...]:
         """The rounds dealt from the slug, in the order dealt."""
         return tuple(dict.fromkeys(c.round_id for c in self.cards if c.round_id is not None))
-
-
-def run_probability(run: Sequence[tuple[str, str]], cards_in_shoe: int, decks: int) -> float:
-    """``prod_{i<L} m_i / (N - i)``: the chance that L given positions of a properly shuffled
-    shoe of ``cards_in_shoe`` cards, ``decks`` copies of each card, hold ``run`` in order."""
-    seen: dict[tuple[str, str], int] = {}
-    probability = 1.0
-    for i, card in enumerate(run):
-        left = decks - seen.get(card, 0)
-        if left <= 0 or cards_in_shoe - i <= 0:
-            return 0.0
-        probability *= left / (cards_in_shoe - i)
-        seen[card] = seen.get(card, 0) + 1
-    return probability
-
-
-def any_run_probability(length: int, cards_in_shoe: int) -> float:
-    """``prod_{i<L} D / (N - i)``: at most the chance that one pair of starting positions
-    repeats any given run of ``length`` cards (every card distinct is the likeliest)."""
-    decks = max(1, math.ceil(cards_in_shoe / CARDS_PER_DECK))
-    probability = 1.0
-    for i in range(length):
-        if cards_in_shoe - i <= 0:
-            return 0.0
-        probability *= min(1.0, decks / (cards_in_shoe - i))
-    return probability
 
 
 def _codes(shoe: ShoeDeal, labels: dict[tuple[str, str], int], gap: int) -> list[int]:
@@ -359,15 +330,3 @@ def slug_finding(slug: Slug, bets: Mapping[str, Sequence[Bet]], false_alarm_rate
         actual_cents=sum(b.stake_cents for b in wagered) if wagered else None,
         event_ids=tuple(c.event_id for c in (*slug.cards, *slug.earlier_cards)),
     )
-
-
-def false_shuffles(
-    new: Iterable[ShoeDeal],
-    earlier: Iterable[ShoeDeal],
-    bets: Mapping[str, Sequence[Bet]],
-    false_alarm_rate: float,
-) -> list[Finding]:
-    """The analyser: a finding for every slug of the new shoes (:func:`find_slugs`)."""
-    return [
-        slug_finding(s, bets, false_alarm_rate) for s in find_slugs(new, earlier, false_alarm_rate)
-    ]

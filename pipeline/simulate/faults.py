@@ -32,6 +32,9 @@ class FaultKind(enum.Enum):
     # recorded after the cards or never
     BANK = "bank"  # 12: Chemin de Fer: Banker settled on the uncovered bank, or the Player's
     # Hand's choice made by someone other than the Dominant Player
+    FALSE_SHUFFLE = "false_shuffle"  # 13: a slug of 20-30 cards of the table's last shoe left
+    # unshuffled in the next, a confederate betting the outcomes it deals (found across shoes
+    # by the pattern stage, pipeline.patterns.slugs)
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -47,9 +50,15 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.DEVICE: 0.0005,
     FaultKind.CARDS_CLOSE_BETS: 0.003,
     FaultKind.BANK: 0.02,
+    FaultKind.FALSE_SHUFFLE: 0.02,
 }
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""
+
+
+PATTERN_KINDS: frozenset[FaultKind] = frozenset({FaultKind.FALSE_SHUFFLE})
+"""Kinds only the pattern stage finds (:mod:`pipeline.patterns`), across shoes and days: a
+replay of one table's events alone does not report them."""
 
 
 def parse_faults(spec: str) -> dict[FaultKind, float]:

@@ -11,16 +11,8 @@ from fractions import Fraction
 
 import pytest
 
-from pipeline.patterns.slugs import (
-    GRAM,
-    Bet,
-    DealtCard,
-    ShoeDeal,
-    any_run_probability,
-    false_shuffles,
-    find_slugs,
-    run_probability,
-)
+from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
+from pipeline.patterns.slugs import Bet, DealtCard, ShoeDeal, find_slugs, slug_finding
 from pipeline.rules.cards import RANKS, SUITS
 from pipeline.rules.codes import PATTERN_CODES, code_for
 from pipeline.rules.games import Game
@@ -238,7 +230,8 @@ def test_the_finding_cites_the_game_names_rounds_and_bets_and_accuses_no_one(gam
         "S02-R012": [Bet("S02-R012", 3, "PAT-000123", "BANKER", 50_000, "WIN", 47_500)],
         "S02-R013": [Bet("S02-R013", 5, None, "PLAYER", 10_000, "LOSE", 0)],
     }
-    (finding,) = false_shuffles([new], [shoe("S01", first, started_at=1, game=game)], bets, RATE)
+    (slug,) = find_slugs([new], [shoe("S01", first, started_at=1, game=game)], RATE)
+    finding = slug_finding(slug, bets, RATE)
     assert finding.code == code_for(game, "false_shuffle")
     assert finding.code in PATTERN_CODES
     assert (
