@@ -212,9 +212,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    for run in searched:
-        print(run.summary())
-    print(f"{report.summary()}; {total} exceptions in {args.db} ({elapsed:.1f} s)")
+    found = sum(len(run.findings) for run in searched)
+    days = ", ".join(str(run.gaming_date) for run in searched) or "none open"
+    print(
+        f"{report.summary()}; {total} exceptions in {args.db}, {found} of them patterns across "
+        f"shoes (gaming days searched: {days}) ({elapsed:.1f} s)"
+    )
     return 0
 
 

@@ -81,6 +81,11 @@ class ShoeDeal:
     cards: tuple[DealtCard, ...]
 
     @property
+    def key(self) -> tuple[str, date, str]:
+        """Which shoe this is: a device may number its shoes afresh every day."""
+        return (self.table_id, self.gaming_date, self.shoe_id)
+
+    @property
     def scope(self) -> str:
         """The shoes it is compared with: its pit's, or its table's when the pit is unknown."""
         return self.pit if self.pit is not None else f"table {self.table_id}"
@@ -209,11 +214,11 @@ def find_slugs(
             f"false-alarm rate {false_alarm_rate!r} must be within (0, {MAX_FALSE_ALARM_RATE}]: "
             f"runs shorter than {GRAM} cards are not indexed"
         )
-    everyone: dict[tuple[str, str], ShoeDeal] = {(s.table_id, s.shoe_id): s for s in earlier}
-    searched = {(s.table_id, s.shoe_id): s for s in new}
+    everyone = {s.key: s for s in earlier}
+    searched = {s.key: s for s in new}
     everyone.update(searched)
     by_scope: dict[str, list[ShoeDeal]] = {}
-    for shoe in sorted(everyone.values(), key=lambda s: (s.started_at, s.table_id, s.shoe_id)):
+    for shoe in sorted(everyone.values(), key=lambda s: (s.started_at, s.key)):
         by_scope.setdefault(shoe.scope, []).append(shoe)
     labels: dict[tuple[str, str], int] = {}
     found: list[Slug] = []
@@ -221,7 +226,7 @@ def find_slugs(
         index = _PitIndex(by_scope[scope], labels)
         dealt_before = 0
         for number, shoe in enumerate(index.shoes):
-            if (shoe.table_id, shoe.shoe_id) in searched:
+            if shoe.key in searched:
                 found += _slugs_of(index, number, dealt_before, labels, false_alarm_rate)
             dealt_before += len(shoe.cards)
     return found

@@ -43,10 +43,10 @@ WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
 game (a shoe whose ShoeStarted was lost cannot state its chance; its NJ-DATA-GAP says why)."""
 
 _CARDS = """
-SELECT table_id, shoe_id, position, rank, suit, round_id, source_event_id
+SELECT table_id, gaming_date, shoe_id, position, rank, suit, round_id, source_event_id
 FROM cards
 WHERE gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL
-ORDER BY table_id, shoe_id, position
+ORDER BY table_id, gaming_date, shoe_id, position
 """
 
 _BETS = """
@@ -70,9 +70,9 @@ class PatternRun:
 
     def summary(self) -> str:
         return (
-            f"patterns of {self.gaming_date}: {self.shoes_searched} shoes searched against "
-            f"{self.shoes_in_window - self.shoes_searched} earlier shoes of "
-            f"{self.window_days} earlier day(s); {len(self.findings)} pattern exceptions "
+            f"patterns of {self.gaming_date}: {self.shoes_searched} shoes searched against the "
+            f"shoes of their pits dealt before them, {self.shoes_in_window} shoes in a window "
+            f"of {self.window_days} earlier day(s); {len(self.findings)} pattern exceptions "
             f"({self.seconds:.1f} s)"
         )
 
@@ -80,13 +80,21 @@ class PatternRun:
 def shoes_of(ledger: Ledger, first: date, day: date) -> list[ShoeDeal]:
     """Every shoe dealt from ``first`` to ``day``, with its cards in shoe order."""
     window = {"first": first, "day": day}
-    dealt: dict[tuple[str, str], dict[int, DealtCard]] = defaultdict(dict)
-    for table_id, shoe_id, position, rank, suit, round_id, event_id in ledger.con.execute(
-        _CARDS, window
-    ).fetchall():
+    # a device may number its shoes afresh every day: a shoe is its table, day and id
+    dealt: dict[tuple[str, date, str], dict[int, DealtCard]] = defaultdict(dict)
+    for (
+        table_id,
+        gaming_date,
+        shoe_id,
+        position,
+        rank,
+        suit,
+        round_id,
+        event_id,
+    ) in ledger.con.execute(_CARDS, window).fetchall():
         # a position recorded twice (a card event delivered twice is one row; a device that
         # reported two cards at one position is an exception of its own) counts once
-        dealt[(table_id, shoe_id)].setdefault(
+        dealt[(table_id, gaming_date, shoe_id)].setdefault(
             int(position), DealtCard(int(position), rank, suit, round_id, event_id)
         )
     return [
@@ -98,12 +106,12 @@ def shoes_of(ledger: Ledger, first: date, day: date) -> list[ShoeDeal]:
             gaming_date=gaming_date,
             started_at=int(started_at),
             cards_in_shoe=int(cards_in_shoe),
-            cards=tuple(dealt[(table_id, shoe_id)][p] for p in sorted(dealt[(table_id, shoe_id)])),
+            cards=tuple(cards[p] for p in sorted(cards)),
         )
         for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game in (
             ledger.con.execute(_SHOES, window).fetchall()
         )
-        if (table_id, shoe_id) in dealt
+        if (cards := dealt.get((table_id, gaming_date, shoe_id)))
     ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from datetime import date
 from fractions import Fraction
 
@@ -256,3 +257,16 @@ def test_the_finding_cites_the_game_names_rounds_and_bets_and_accuses_no_one(gam
     assert set(finding.event_ids) >= {f"S01-E{p}" for p in range(100, 120)}
     for accusing in ("cheat", "collu", "guilty", "dealer"):
         assert accusing not in text.lower()
+
+
+def test_shoes_numbered_afresh_each_day_are_different_shoes() -> None:
+    """PB-3.5a1-SLUG (N.J.A.C. 19:47-3.5(a)1): a table whose shoe ids restart every day
+    (S01 on both days) keeps both shoes apart, and a slug of yesterday's S01 in today's S01
+    is found."""
+    rng = random.Random(23)
+    yesterday = shuffled(rng)
+    today = with_slug(rng, yesterday, 70, 22, 150)
+    old = replace(shoe("S01", yesterday, started_at=1), gaming_date=date(2026, 11, 23))
+    (found,) = find_slugs([shoe("S01", today, started_at=2)], [old], RATE)
+    assert found.earlier.gaming_date == date(2026, 11, 23)
+    assert found.shoe.gaming_date == DAY
