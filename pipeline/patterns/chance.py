@@ -10,7 +10,7 @@ it are placed), at most ``prod_{i<L} D / (N - i)`` for any sequence.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 CARDS_PER_DECK = 52
 
@@ -23,10 +23,10 @@ MAX_FALSE_ALARM_RATE = 1e-6
 """The largest false-alarm rate per shoe the search can honour (see :data:`GRAM`)."""
 
 
-def run_probability(run: Sequence[tuple[str, str]], cards_in_shoe: int, decks: int) -> float:
+def run_probability(run: Sequence[Hashable], cards_in_shoe: int, decks: int) -> float:
     """``prod_{i<L} m_i / (N - i)``: the chance that L given positions of a properly shuffled
     shoe of ``cards_in_shoe`` cards, ``decks`` copies of each card, hold ``run`` in order."""
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[Hashable, int] = {}
     probability = 1.0
     for i, card in enumerate(run):
         left = decks - seen.get(card, 0)

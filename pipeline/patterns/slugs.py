@@ -41,22 +41,46 @@ from pipeline.patterns.chance import (
     run_probability,
 )
 from pipeline.replay.findings import Finding, Severity, money
+from pipeline.rules.cards import RANKS, SUITS
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.games import Game
 
-_BITS = 15
-"""Bits per card in a packed run: room for any card label the ledger may hold."""
+_BITS = 6
+"""Bits per card in a packed run: 52 faces fit, and a run of :data:`GRAM` cards fits an
+int64 exactly (no hash, so no collision)."""
 
 _GAP = -1
 """Separates shoes (and the two sides of a gap in a shoe's positions) in the index: a run
 never crosses it. A new shoe's own gaps use :data:`_NEW_GAP`, which matches nothing."""
 _NEW_GAP = -2
 
+_RANK_NAMES = tuple(rank.name for rank in RANKS)
+_SUIT_NAMES = tuple(suit.name for suit in SUITS)
+FACES = len(_RANK_NAMES) * len(_SUIT_NAMES)
+
+
+def face(rank: str, suit: str) -> int:
+    """A card's rank and suit as the ledger records them (``"ACE"``, ``"SPADES"``) as one
+    number 0-51; -1 for a card nobody can name (a run never spans it)."""
+    if rank not in _RANK_NAMES or suit not in _SUIT_NAMES:
+        return -1
+    return _RANK_NAMES.index(rank) * len(_SUIT_NAMES) + _SUIT_NAMES.index(suit)
+
+
+FACE_SQL = (
+    f"CASE WHEN list_position({list(_RANK_NAMES)}, rank) IS NULL "
+    f"OR list_position({list(_SUIT_NAMES)}, suit) IS NULL THEN -1 "
+    f"ELSE (list_position({list(_RANK_NAMES)}, rank) - 1) * {len(_SUIT_NAMES)} "
+    f"+ list_position({list(_SUIT_NAMES)}, suit) - 1 END"
+)
+""":func:`face` over the ledger's ``cards`` columns, for the stage to read faces as numbers."""
+
 
 @dataclass(frozen=True, slots=True)
 class DealtCard:
     """One card as the shoe dealt it: its position in the shoe, rank and suit as the ledger
-    records them, the round it went to (None: burned) and the event that recorded it."""
+    records them, the round it went to (None: burned) and the event that recorded it. Read
+    only for the cards of a slug, to cite them."""
 
     position: int
     rank: str
@@ -65,9 +89,10 @@ class DealtCard:
     event_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class ShoeDeal:
-    """A shoe's dealt cards in shoe order, and where and when it was dealt."""
+    """A shoe's dealt cards in shoe order, as numbers (a window holds millions of cards),
+    and where and when it was dealt."""
 
     table_id: str
     pit: str | None
@@ -78,7 +103,10 @@ class ShoeDeal:
     """Microseconds since the Unix epoch: orders shoes, earlier ones are compared with later."""
     cards_in_shoe: int
     """``N``: the cards the shoe held after the shuffle, as the shoe declared them."""
-    cards: tuple[DealtCard, ...]
+    positions: npt.NDArray[np.int64]
+    """The shoe positions of the cards the ledger holds, ascending (a gap: a card not seen)."""
+    faces: npt.NDArray[np.int64]
+    """Each card's :func:`face`, position by position."""
 
     @property
     def key(self) -> tuple[str, date, str]:
@@ -104,7 +132,7 @@ class Bet:
     paid_cents: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Slug:
     """A maximal run of ``length`` cards the new shoe dealt from ``start`` (an index into its
     cards) in the order the earlier shoe dealt them from ``earlier_start``."""
@@ -118,12 +146,16 @@ class Slug:
     """Pairs of starting positions compared for the new shoe (the union bound's ``P``)."""
 
     @property
-    def cards(self) -> tuple[DealtCard, ...]:
-        return self.shoe.cards[self.start : self.start + self.length]
+    def positions(self) -> npt.NDArray[np.int64]:
+        return self.shoe.positions[self.start : self.start + self.length]
 
     @property
-    def earlier_cards(self) -> tuple[DealtCard, ...]:
-        return self.earlier.cards[self.earlier_start : self.earlier_start + self.length]
+    def earlier_positions(self) -> npt.NDArray[np.int64]:
+        return self.earlier.positions[self.earlier_start : self.earlier_start + self.length]
+
+    @property
+    def faces(self) -> npt.NDArray[np.int64]:
+        return self.shoe.faces[self.start : self.start + self.length]
 
     @property
     def decks(self) -> int:
@@ -134,9 +166,7 @@ class Slug:
     def exact_probability(self) -> float:
         """The probability that these positions of a properly shuffled shoe hold exactly
         these cards in this order."""
-        return run_probability(
-            [(c.rank, c.suit) for c in self.cards], self.shoe.cards_in_shoe, self.decks
-        )
+        return run_probability(self.faces.tolist(), self.shoe.cards_in_shoe, self.decks)
 
     @property
     def chance_bound(self) -> float:
@@ -144,21 +174,15 @@ class Slug:
         long by chance."""
         return min(1.0, self.pairs * any_run_probability(self.length, self.shoe.cards_in_shoe))
 
-    @property
-    def rounds(self) -> tuple[str, ...]:
-        """The rounds dealt from the slug, in the order dealt."""
-        return tuple(dict.fromkeys(c.round_id for c in self.cards if c.round_id is not None))
 
-
-def _codes(shoe: ShoeDeal, labels: dict[tuple[str, str], int], gap: int) -> list[int]:
-    """The shoe's cards as small integers, ``gap`` where its positions skip (a card the
-    ledger does not hold): a run never spans a card nobody saw."""
-    out: list[int] = []
-    for previous, card in zip((None, *shoe.cards), shoe.cards, strict=False):
-        if previous is not None and card.position != previous.position + 1:
-            out.append(gap)
-        out.append(labels.setdefault((card.rank, card.suit), len(labels)))
-    return out
+def _codes(shoe: ShoeDeal, gap: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The shoe's faces with ``gap`` where its positions skip (a card the ledger does not
+    hold) or a card has no face: a run never spans a card nobody saw. Also, for each entry,
+    the index of its card in the shoe (-1 at an inserted gap)."""
+    jumps = np.flatnonzero(np.diff(shoe.positions) != 1) + 1
+    codes = np.insert(np.where(shoe.faces >= 0, shoe.faces, gap), jumps, gap)
+    cards = np.insert(np.arange(len(shoe.faces), dtype=np.int64), jumps, -1)
+    return codes.astype(np.int64), cards
 
 
 def _grams(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
@@ -177,23 +201,26 @@ def _grams(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDA
 class _PitIndex:
     """The cards of every shoe of one pit, concatenated with gaps, and its sorted runs."""
 
-    def __init__(self, shoes: Sequence[ShoeDeal], labels: dict[tuple[str, str], int]) -> None:
+    def __init__(self, shoes: Sequence[ShoeDeal]) -> None:
         self.shoes = list(shoes)
-        codes: list[int] = []
-        self.offsets: list[int] = []
-        owner: list[int] = []
+        parts: list[npt.NDArray[np.int64]] = []
+        cards: list[npt.NDArray[np.int64]] = []
+        owners: list[npt.NDArray[np.intp]] = []
         for number, shoe in enumerate(self.shoes):
-            self.offsets.append(len(codes))
-            shoe_codes = _codes(shoe, labels, _GAP)
-            codes += [*shoe_codes, _GAP]
-            owner += [number] * (len(shoe_codes) + 1)
-        self.codes = np.asarray(codes, np.int64)
-        self.owner = np.asarray(owner, np.intp)
+            codes, at = _codes(shoe, _GAP)
+            parts += [codes, np.array([_GAP], np.int64)]
+            cards += [at, np.array([-1], np.int64)]
+            owners.append(np.full(len(codes) + 1, number, np.intp))
+        self.codes = np.concatenate(parts) if parts else np.empty(0, np.int64)
+        self.card_at = np.concatenate(cards) if cards else np.empty(0, np.int64)
+        self.owner = np.concatenate(owners) if owners else np.empty(0, np.intp)
         grams, starts = _grams(self.codes)
         order = np.argsort(grams, kind="stable")
         self.grams, self.starts = grams[order], starts[order]
 
-    def hits(self, grams: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.intp], ...]:
+    def hits(
+        self, grams: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
         """For each run of ``grams`` (by index), every position of the index holding it."""
         low = np.searchsorted(self.grams, grams, side="left")
         high = np.searchsorted(self.grams, grams, side="right")
@@ -220,33 +247,27 @@ def find_slugs(
     by_scope: dict[str, list[ShoeDeal]] = {}
     for shoe in sorted(everyone.values(), key=lambda s: (s.started_at, s.key)):
         by_scope.setdefault(shoe.scope, []).append(shoe)
-    labels: dict[tuple[str, str], int] = {}
     found: list[Slug] = []
     for scope in sorted({s.scope for s in searched.values()}):
-        index = _PitIndex(by_scope[scope], labels)
+        index = _PitIndex(by_scope[scope])
         dealt_before = 0
         for number, shoe in enumerate(index.shoes):
             if shoe.key in searched:
-                found += _slugs_of(index, number, dealt_before, labels, false_alarm_rate)
-            dealt_before += len(shoe.cards)
+                found += _slugs_of(index, number, dealt_before, false_alarm_rate)
+            dealt_before += len(shoe.faces)
     return found
 
 
 def _slugs_of(
-    index: _PitIndex,
-    number: int,
-    earlier_cards: int,
-    labels: dict[tuple[str, str], int],
-    false_alarm_rate: float,
+    index: _PitIndex, number: int, earlier_cards: int, false_alarm_rate: float
 ) -> list[Slug]:
     """The reportable runs of shoe ``number`` of ``index`` in the shoes before it, which
     hold ``earlier_cards`` cards."""
     shoe = index.shoes[number]
-    pairs = len(shoe.cards) * earlier_cards
+    pairs = len(shoe.faces) * earlier_cards
     if not pairs:
         return []
-    codes = np.asarray(_codes(shoe, labels, _NEW_GAP), np.int64)
-    card_at = np.cumsum(codes >= 0) - 1  # index into codes -> index into shoe.cards
+    codes, card_at = _codes(shoe, _NEW_GAP)
     grams, starts = _grams(codes)
     which, there = index.hits(grams)
     here = starts[which]
@@ -262,15 +283,12 @@ def _slugs_of(
             length += 1
         if pairs * any_run_probability(length, shoe.cards_in_shoe) > false_alarm_rate:
             continue
-        owner = int(index.owner[at])
-        offset = index.offsets[owner]
-        gaps = int(np.count_nonzero(index.codes[offset:at] < 0))
         slugs.append(
             Slug(
                 shoe=shoe,
                 start=int(card_at[start]),
-                earlier=index.shoes[owner],
-                earlier_start=at - offset - gaps,
+                earlier=index.shoes[int(index.owner[at])],
+                earlier_start=int(index.card_at[at]),
                 length=length,
                 pairs=pairs,
             )
@@ -278,8 +296,8 @@ def _slugs_of(
     return slugs
 
 
-def _positions(cards: Sequence[DealtCard]) -> str:
-    return f"positions {cards[0].position}-{cards[-1].position}"
+def _positions(positions: npt.NDArray[np.int64]) -> str:
+    return f"positions {positions[0]}-{positions[-1]}"
 
 
 def _bet_text(bet: Bet) -> str:
@@ -292,18 +310,25 @@ def _bet_text(bet: Bet) -> str:
     return f"seat {bet.seat} ({who}) {bet.wager} {money(bet.stake_cents)}, {outcome}"
 
 
-def slug_finding(slug: Slug, bets: Mapping[str, Sequence[Bet]], false_alarm_rate: float) -> Finding:
+def slug_finding(
+    slug: Slug,
+    dealt: Sequence[DealtCard],
+    earlier_dealt: Sequence[DealtCard],
+    bets: Mapping[str, Sequence[Bet]],
+    false_alarm_rate: float,
+) -> Finding:
     """The exception for one slug: where it is, what it repeats, how unlikely that is, who
-    bet on the rounds dealt from it and how. It names cards and wagers, and no culprit: a
-    slug is evidence for surveillance to review on video, not a finding of who did it."""
+    bet on the rounds dealt from it (``dealt``: the slug's cards, ``earlier_dealt``: the
+    earlier shoe's) and how. It names cards and wagers, and no culprit: a slug is evidence
+    for surveillance to review on video, not a finding of who did it."""
     code = code_for(slug.shoe.game, "false_shuffle")
     earlier = slug.earlier
     where = (
         f"table {earlier.table_id}, " if earlier.table_id != slug.shoe.table_id else ""
     ) + f"gaming day {earlier.gaming_date}"
-    rounds = slug.rounds
+    rounds = tuple(dict.fromkeys(c.round_id for c in dealt if c.round_id is not None))
     wagered = [bet for round_id in rounds for bet in bets.get(round_id, ())]
-    dealt = (
+    dealt_from = (
         "Rounds dealt from these cards: "
         + "; ".join(
             f"{round_id}: "
@@ -315,13 +340,14 @@ def slug_finding(slug: Slug, bets: Mapping[str, Sequence[Bet]], false_alarm_rate
         else "No round was dealt from these cards (burned)."
     )
     message = (
-        f"Shoe {slug.shoe.shoe_id}, {_positions(slug.cards)}: {slug.length} cards were dealt in "
-        f"the same order as shoe {earlier.shoe_id} ({where}), {_positions(slug.earlier_cards)}. "
-        f"Under a proper shuffle of {slug.shoe.cards_in_shoe} cards ({slug.decks} decks) these "
-        f"positions hold this run with probability {slug.exact_probability:.1e}, and any run "
-        f"this long repeats by chance with probability at most {slug.chance_bound:.1e} over "
-        f"the {slug.pairs:,} pairs of positions compared (the false-alarm rate is set at "
-        f"{false_alarm_rate:.0e} per shoe). {dealt} Review the shuffle of this shoe on video "
+        f"Shoe {slug.shoe.shoe_id}, {_positions(slug.positions)}: {slug.length} cards were "
+        f"dealt in the same order as shoe {earlier.shoe_id} ({where}), "
+        f"{_positions(slug.earlier_positions)}. Under a proper shuffle of "
+        f"{slug.shoe.cards_in_shoe} cards ({slug.decks} decks) these positions hold this run "
+        f"with probability {slug.exact_probability:.1e}, and any run this long repeats by "
+        f"chance with probability at most {slug.chance_bound:.1e} over the {slug.pairs:,} "
+        f"pairs of positions compared (the false-alarm rate is set at {false_alarm_rate:.0e} "
+        f"per shoe). {dealt_from} Review the shuffle of this shoe on video "
         f"({rule(code).citation}: the cards are shuffled so that they are randomly "
         "intermixed)."
     )
@@ -333,5 +359,5 @@ def slug_finding(slug: Slug, bets: Mapping[str, Sequence[Bet]], false_alarm_rate
         shoe_id=slug.shoe.shoe_id,
         round_id=rounds[0] if rounds else None,
         actual_cents=sum(b.stake_cents for b in wagered) if wagered else None,
-        event_ids=tuple(c.event_id for c in (*slug.cards, *slug.earlier_cards)),
+        event_ids=tuple(c.event_id for c in (*dealt, *earlier_dealt)),
     )

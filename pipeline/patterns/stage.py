@@ -17,10 +17,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+import numpy as np
+
 from pipeline.config.patterns import PatternSettings
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
-from pipeline.patterns.slugs import Bet, DealtCard, ShoeDeal, find_slugs, slug_finding
+from pipeline.patterns.slugs import (
+    FACE_SQL,
+    Bet,
+    DealtCard,
+    ShoeDeal,
+    find_slugs,
+    slug_finding,
+)
 from pipeline.replay.findings import Finding
 from pipeline.rules.codes import PATTERN_CODES
 from pipeline.rules.games import Game
@@ -42,12 +51,31 @@ WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
 """Every shoe of the window that declared how many cards it held, with its table's pit and
 game (a shoe whose ShoeStarted was lost cannot state its chance; its NJ-DATA-GAP says why)."""
 
-_CARDS = """
-SELECT table_id, gaming_date, shoe_id, position, rank, suit, round_id, source_event_id
+_WINDOW_CARDS = f"""
+-- a position recorded twice (a device that reported two cards at one position is an
+-- exception of its own) counts once
+SELECT table_id, gaming_date, shoe_id, position, min({FACE_SQL}) AS face
 FROM cards
 WHERE gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL
-ORDER BY table_id, gaming_date, shoe_id, position
+GROUP BY ALL
 """
+_CARDS = f"""
+SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position, face
+FROM ({_WINDOW_CARDS}) ORDER BY shoe, position
+"""
+"""Every card of the window as numbers, shoe by shoe (numbered as :data:`_CARD_SHOES` lists
+them) in shoe order."""
+_CARD_SHOES = f"""
+SELECT DISTINCT table_id, gaming_date, shoe_id FROM ({_WINDOW_CARDS}) ORDER BY ALL
+"""
+
+_DEALT = """
+SELECT position, min(rank), min(suit), min(round_id), min(source_event_id)
+FROM cards
+WHERE table_id = ? AND gaming_date = ? AND shoe_id = ? AND list_contains(?, position)
+GROUP BY position ORDER BY position
+"""
+"""A run's cards in full, to cite them."""
 
 _BETS = """
 SELECT round_id, seat, patron_id, wager, stake_cents, expected_result, expected_paid_cents
@@ -80,38 +108,46 @@ class PatternRun:
 def shoes_of(ledger: Ledger, first: date, day: date) -> list[ShoeDeal]:
     """Every shoe dealt from ``first`` to ``day``, with its cards in shoe order."""
     window = {"first": first, "day": day}
+    cards = ledger.con.execute(_CARDS, window).fetchnumpy()
+    shoe = np.asarray(cards["shoe"], np.int64)
+    positions = np.asarray(cards["position"], np.int64)
+    faces = np.asarray(cards["face"], np.int64)
+    ends = np.searchsorted(shoe, np.arange(shoe[-1] + 2 if len(shoe) else 1))
     # a device may number its shoes afresh every day: a shoe is its table, day and id
-    dealt: dict[tuple[str, date, str], dict[int, DealtCard]] = defaultdict(dict)
-    for (
-        table_id,
-        gaming_date,
-        shoe_id,
-        position,
-        rank,
-        suit,
-        round_id,
-        event_id,
-    ) in ledger.con.execute(_CARDS, window).fetchall():
-        # a position recorded twice (a card event delivered twice is one row; a device that
-        # reported two cards at one position is an exception of its own) counts once
-        dealt[(table_id, gaming_date, shoe_id)].setdefault(
-            int(position), DealtCard(int(position), rank, suit, round_id, event_id)
+    spans = {
+        (str(t), d, str(s)): (int(ends[n]), int(ends[n + 1]))
+        for n, (t, d, s) in enumerate(ledger.con.execute(_CARD_SHOES, window).fetchall())
+    }
+    shoes = []
+    for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game in ledger.con.execute(
+        _SHOES, window
+    ).fetchall():
+        span = spans.get((table_id, gaming_date, shoe_id))
+        if span is None:
+            continue
+        shoes.append(
+            ShoeDeal(
+                table_id=table_id,
+                pit=pit,
+                game=Game(game),
+                shoe_id=shoe_id,
+                gaming_date=gaming_date,
+                started_at=int(started_at),
+                cards_in_shoe=int(cards_in_shoe),
+                positions=positions[span[0] : span[1]],
+                faces=faces[span[0] : span[1]],
+            )
         )
+    return shoes
+
+
+def dealt_cards(ledger: Ledger, shoe: ShoeDeal, positions: Sequence[int]) -> list[DealtCard]:
+    """The cards of ``shoe`` at ``positions`` in full: rank, suit, round and event."""
+    rows = ledger.con.execute(
+        _DEALT, [shoe.table_id, shoe.gaming_date, shoe.shoe_id, list(positions)]
+    ).fetchall()
     return [
-        ShoeDeal(
-            table_id=table_id,
-            pit=pit,
-            game=Game(game),
-            shoe_id=shoe_id,
-            gaming_date=gaming_date,
-            started_at=int(started_at),
-            cards_in_shoe=int(cards_in_shoe),
-            cards=tuple(cards[p] for p in sorted(cards)),
-        )
-        for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game in (
-            ledger.con.execute(_SHOES, window).fetchall()
-        )
-        if (cards := dealt.get((table_id, gaming_date, shoe_id)))
+        DealtCard(int(p), rank, suit, round_id, event) for p, rank, suit, round_id, event in rows
     ]
 
 
@@ -157,8 +193,20 @@ def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> Patte
     new = [s for s in shoes if s.gaming_date == day]
     rate = settings.slug_false_alarm_rate
     slugs = find_slugs(new, [s for s in shoes if s.gaming_date != day], rate)
-    bets = bets_on(ledger, day, [r for s in slugs for r in s.rounds])
-    findings = tuple(slug_finding(s, bets, rate) for s in slugs)
+    cited = [
+        (
+            dealt_cards(ledger, s.shoe, s.positions.tolist()),
+            dealt_cards(ledger, s.earlier, s.earlier_positions.tolist()),
+        )
+        for s in slugs
+    ]
+    bets = bets_on(
+        ledger, day, [c.round_id for dealt, _ in cited for c in dealt if c.round_id is not None]
+    )
+    findings = tuple(
+        slug_finding(s, dealt, earlier, bets, rate)
+        for s, (dealt, earlier) in zip(slugs, cited, strict=True)
+    )
     tables = {s.table_id for s in new} | {
         str(t)
         for (t,) in ledger.con.execute(

@@ -10,10 +10,21 @@ from dataclasses import replace
 from datetime import date
 from fractions import Fraction
 
+import duckdb
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
-from pipeline.patterns.slugs import Bet, DealtCard, ShoeDeal, find_slugs, slug_finding
+from pipeline.patterns.slugs import (
+    FACE_SQL,
+    Bet,
+    DealtCard,
+    ShoeDeal,
+    face,
+    find_slugs,
+    slug_finding,
+)
 from pipeline.rules.cards import RANKS, SUITS
 from pipeline.rules.codes import PATTERN_CODES, code_for
 from pipeline.rules.games import Game
@@ -38,11 +49,11 @@ def shoe(
     started_at: int = 0,
     game: Game = Game.PUNTO_BANCO,
     dealt: int = 340,
-    per_round: int = 5,
     skip: frozenset[int] = frozenset(),
 ) -> ShoeDeal:
-    """A shoe that dealt its first ``dealt`` cards, ``per_round`` to a round after a burn of
-    ``per_round``; positions in ``skip`` are cards the ledger lacks."""
+    """A shoe that dealt its first ``dealt`` cards; positions in ``skip`` are cards the
+    ledger lacks."""
+    held = [i for i in range(min(dealt, len(cards))) if i not in skip]
     return ShoeDeal(
         table_id=table,
         pit=pit,
@@ -51,18 +62,25 @@ def shoe(
         gaming_date=DAY,
         started_at=started_at,
         cards_in_shoe=len(cards),
-        cards=tuple(
-            DealtCard(
-                position=i,
-                rank=rank,
-                suit=suit,
-                round_id=None if i < per_round else f"{shoe_id}-R{i // per_round:03d}",
-                event_id=f"{shoe_id}-E{i}",
-            )
-            for i, (rank, suit) in enumerate(cards[:dealt])
-            if i not in skip
-        ),
+        positions=np.array(held, np.int64),
+        faces=np.array([face(*cards[i]) for i in held], np.int64),
     )
+
+
+def cited(deal: ShoeDeal, positions: npt.NDArray[np.int64], per_round: int = 5) -> list[DealtCard]:
+    """The cards at ``positions`` as the stage reads them to cite a slug: ``per_round`` to a
+    round after a burn of ``per_round``."""
+    names = [(r.name, s.name) for r in RANKS for s in SUITS]
+    at = {int(p): int(f) for p, f in zip(deal.positions, deal.faces, strict=True)}
+    return [
+        DealtCard(
+            int(p),
+            *names[at[int(p)]],
+            None if p < per_round else f"{deal.shoe_id}-R{p // per_round:03d}",
+            f"{deal.shoe_id}-E{p}",
+        )
+        for p in positions
+    ]
 
 
 def with_slug(
@@ -90,11 +108,10 @@ def test_a_slug_carried_into_the_next_shoe_is_found_with_its_positions() -> None
     found = slugs[0]
     assert found.earlier.shoe_id == "S01"
     assert found.length >= 20  # a neighbour may match by chance, never fewer
-    assert found.cards[0].position <= 60 < 80 <= found.cards[-1].position + 1
-    assert found.earlier_cards[0].position == found.cards[0].position + 40
-    assert [(c.rank, c.suit) for c in found.cards] == [
-        (c.rank, c.suit) for c in found.earlier_cards
-    ]
+    assert found.positions[0] <= 60 < 80 <= found.positions[-1] + 1
+    assert found.earlier_positions[0] == found.positions[0] + 40
+    assert list(found.faces) == [face(*second[p]) for p in found.positions]
+    assert list(found.faces) == [face(*first[p]) for p in found.earlier_positions]
     assert found.chance_bound <= RATE
 
 
@@ -119,7 +136,7 @@ def test_every_maximal_run_is_reported_once_even_when_it_repeats_inside() -> Non
     second = with_slug(rng, first, 95, 25, 30)
     third = second[:200] + first[250:280] + second[230:]
     slugs = find_slugs([shoe("S02", third, started_at=2)], [shoe("S01", first, started_at=1)], RATE)
-    spans = sorted((s.cards[0].position, s.earlier_cards[0].position, s.length) for s in slugs)
+    spans = sorted((int(s.positions[0]), int(s.earlier_positions[0]), s.length) for s in slugs)
     long = [(a, b, n) for a, b, n in spans if n >= 20]
     assert [b - a for a, b, _ in long] == [65, 50]  # the two slugs, each on its own diagonal
     assert long[0][0] <= 30 and long[0][0] + long[0][2] >= 55
@@ -171,7 +188,7 @@ def test_a_run_never_spans_a_card_the_ledger_lacks() -> None:
         [shoe("S01", first, started_at=1)],
         1e-9,
     )
-    assert all(s.cards[-1].position < 111 or s.cards[0].position > 111 for s in slugs)
+    assert all(s.positions[-1] < 111 or s.positions[0] > 111 for s in slugs)
     assert all(s.length < 24 for s in slugs)
 
 
@@ -205,7 +222,7 @@ def test_the_false_alarm_rate_is_what_decides_the_length_reported() -> None:
             for s in find_slugs(
                 [shoe("S02", second, started_at=2)], [shoe("S01", first, started_at=1)], RATE
             )
-            if s.cards[0].position <= 90 + length
+            if s.positions[0] <= 90 + length
         ]
         assert bool(slugs) is reported or slugs[0].length > length
 
@@ -232,7 +249,13 @@ def test_the_finding_cites_the_game_names_rounds_and_bets_and_accuses_no_one(gam
         "S02-R013": [Bet("S02-R013", 5, None, "PLAYER", 10_000, "LOSE", 0)],
     }
     (slug,) = find_slugs([new], [shoe("S01", first, started_at=1, game=game)], RATE)
-    finding = slug_finding(slug, bets, RATE)
+    finding = slug_finding(
+        slug,
+        cited(slug.shoe, slug.positions),
+        cited(slug.earlier, slug.earlier_positions),
+        bets,
+        RATE,
+    )
     assert finding.code == code_for(game, "false_shuffle")
     assert finding.code in PATTERN_CODES
     assert (
@@ -270,3 +293,16 @@ def test_shoes_numbered_afresh_each_day_are_different_shoes() -> None:
     (found,) = find_slugs([shoe("S01", today, started_at=2)], [old], RATE)
     assert found.earlier.gaming_date == date(2026, 11, 23)
     assert found.shoe.gaming_date == DAY
+
+
+def test_the_ledger_reads_the_same_faces_as_the_search() -> None:
+    """PB-3.5a1-SLUG (N.J.A.C. 19:47-3.5(a)1): the stage numbers cards in SQL (FACE_SQL) as
+    :func:`face` does: 52 distinct faces, and -1 for a card nobody can name."""
+    cards: list[tuple[str, str | None]] = [*DECK, ("JOKER", "SPADES"), ("ACE", "STARS")]
+    cards.append(("ACE", None))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE cards (rank VARCHAR, suit VARCHAR)")
+    con.executemany("INSERT INTO cards VALUES (?, ?)", cards)
+    in_sql = [row[0] for row in con.execute(f"SELECT {FACE_SQL} FROM cards").fetchall()]
+    assert in_sql == [face(r, s or "") for r, s in cards[:-1]] + [-1]
+    assert sorted(in_sql[:52]) == list(range(52)) and in_sql[52:] == [-1, -1, -1]
