@@ -51,23 +51,21 @@ WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
 """Every shoe of the window that declared how many cards it held, with its table's pit and
 game (a shoe whose ShoeStarted was lost cannot state its chance; its NJ-DATA-GAP says why)."""
 
-_WINDOW_CARDS = f"""
--- a position recorded twice (a device that reported two cards at one position is an
--- exception of its own) counts once
-SELECT table_id, gaming_date, shoe_id, position, min({FACE_SQL}) AS face
-FROM cards
-WHERE gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL
-GROUP BY ALL
-"""
+_IN_WINDOW = "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL"
 _CARDS = f"""
-SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position, face
-FROM ({_WINDOW_CARDS}) ORDER BY shoe, position
+SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position,
+       -- a position recorded twice (a device that reported two cards at one position is an
+       -- exception of its own) counts once
+       min({FACE_SQL}) AS face
+FROM cards WHERE {_IN_WINDOW}
+GROUP BY table_id, gaming_date, shoe_id, position
+ORDER BY shoe, position
 """
 """Every card of the window as numbers, shoe by shoe (numbered as :data:`_CARD_SHOES` lists
 them) in shoe order."""
-_CARD_SHOES = f"""
-SELECT DISTINCT table_id, gaming_date, shoe_id FROM ({_WINDOW_CARDS}) ORDER BY ALL
-"""
+_CARD_SHOES = (
+    f"SELECT DISTINCT table_id, gaming_date, shoe_id FROM cards WHERE {_IN_WINDOW} ORDER BY ALL"
+)
 
 _DEALT = """
 SELECT position, min(rank), min(suit), min(round_id), min(source_event_id)
