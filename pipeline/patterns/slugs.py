@@ -56,7 +56,6 @@ _NEW_GAP = -2
 
 _RANK_NAMES = tuple(rank.name for rank in RANKS)
 _SUIT_NAMES = tuple(suit.name for suit in SUITS)
-FACES = len(_RANK_NAMES) * len(_SUIT_NAMES)
 
 
 def face(rank: str, suit: str) -> int:

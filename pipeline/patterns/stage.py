@@ -68,7 +68,8 @@ _CARD_SHOES = (
 )
 
 _DEALT = """
-SELECT position, min(rank), min(suit), min(round_id), min(source_event_id)
+SELECT position, arg_min(rank, source_event_id), arg_min(suit, source_event_id),
+       arg_min(round_id, source_event_id), min(source_event_id)
 FROM cards
 WHERE table_id = ? AND gaming_date = ? AND shoe_id = ? AND list_contains(?, position)
 GROUP BY position ORDER BY position
@@ -78,7 +79,7 @@ GROUP BY position ORDER BY position
 _BETS = """
 SELECT round_id, seat, patron_id, wager, stake_cents, expected_result, expected_paid_cents
 FROM settlements
-WHERE gaming_date = $day AND list_contains($rounds::VARCHAR[], round_id)
+WHERE gaming_date = $day AND table_id = $table AND list_contains($rounds::VARCHAR[], round_id)
 ORDER BY round_id, seat, wager
 """
 
@@ -149,12 +150,14 @@ def dealt_cards(ledger: Ledger, shoe: ShoeDeal, positions: Sequence[int]) -> lis
     ]
 
 
-def bets_on(ledger: Ledger, day: date, rounds: Sequence[str]) -> dict[str, list[Bet]]:
-    """The settled wagers of these rounds of ``day``, by round."""
+def bets_on(
+    ledger: Ledger, day: date, table_id: str, rounds: Sequence[str]
+) -> dict[str, list[Bet]]:
+    """The settled wagers of these rounds of ``table_id`` on ``day``, by round."""
     bets: dict[str, list[Bet]] = defaultdict(list)
     if rounds:
         for row in ledger.con.execute(
-            _BETS, {"day": day, "rounds": sorted(set(rounds))}
+            _BETS, {"day": day, "table": table_id, "rounds": sorted(set(rounds))}
         ).fetchall():
             bets[row[0]].append(
                 Bet(row[0], int(row[1]), row[2], row[3], int(row[4]), row[5], int(row[6]))
@@ -198,13 +201,16 @@ def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> Patte
         )
         for s in slugs
     ]
-    bets = bets_on(
-        ledger, day, [c.round_id for dealt, _ in cited for c in dealt if c.round_id is not None]
-    )
-    findings = tuple(
-        slug_finding(s, dealt, earlier, bets, rate)
-        for s, (dealt, earlier) in zip(slugs, cited, strict=True)
-    )
+    findings = [
+        slug_finding(
+            slug,
+            dealt,
+            earlier,
+            bets_on(ledger, day, slug.shoe.table_id, [c.round_id for c in dealt if c.round_id]),
+            rate,
+        )
+        for slug, (dealt, earlier) in zip(slugs, cited, strict=True)
+    ]
     tables = {s.table_id for s in new} | {
         str(t)
         for (t,) in ledger.con.execute(
@@ -217,5 +223,10 @@ def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> Patte
         ledger.replace_pattern_findings(day, findings)
         record_notices(ledger, [(t, day) for t in tables], codes=PATTERN_CODES)
     return PatternRun(
-        day, settings.window_days, len(new), len(shoes), findings, time.perf_counter() - started
+        day,
+        settings.window_days,
+        len(new),
+        len(shoes),
+        tuple(findings),
+        time.perf_counter() - started,
     )
