@@ -50,7 +50,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.DEVICE: 0.0005,
     FaultKind.CARDS_CLOSE_BETS: 0.003,
     FaultKind.BANK: 0.02,
-    FaultKind.FALSE_SHUFFLE: 0.02,
+    FaultKind.FALSE_SHUFFLE: 0.05,
 }
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""
