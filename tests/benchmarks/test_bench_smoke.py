@@ -1,8 +1,9 @@
 """Every benchmark's ``--smoke`` mode runs here, so none can rot unnoticed: the smallest run
 goes through every step it measures (emulating, loading, replaying, closing, enumerating,
 consuming from the bundled broker, searching shoes for slugs, running the flows on a Prefect
-server, the dashboard's pages) and writes no results file. Times are not asserted (the machine is shared); what
-each smoke run prints is, so a benchmark that stopped measuring fails.
+server, the dashboard's pages) and writes no results file. Times are not asserted (the
+machine is shared); what each smoke run prints is, so a benchmark that stopped measuring
+fails.
 ``bench_startup.py --smoke`` has its own test (``test_bench_startup.py``)."""
 
 from __future__ import annotations
