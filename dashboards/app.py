@@ -41,6 +41,7 @@ navigation = st.navigation(
             page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
             page("roads", "Roads", "roads", ":material/grid_on:"),
             page("statistics", "Statistical alarms", "statistics", ":material/query_stats:"),
+            page("slugs", "False shuffles", "slugs", ":material/shuffle:"),
         ],
         "Accounting": [
             page("close", "Gaming-day close", "close", ":material/receipt_long:"),

@@ -1,6 +1,7 @@
-"""Prefect 3 flows of the nightly audit: ingest, replay_gaming_day, quality, close_gaming_day
-(which runs quality as its first step: the day's data passes the quality gate before it is
-sealed), and ``nightly_audit`` running them in that order.
+"""Prefect 3 flows of the nightly audit: ingest, replay_gaming_day, the pattern stage (one
+task: the day's shoes against its window of earlier days), quality, close_gaming_day (which
+runs quality as its first step: the day's data passes the quality gate before it is sealed),
+and ``nightly_audit`` running them in that order.
 
 Tasks are thin wrappers over :mod:`flows.steps` and take batches: a file, a table-day, or a
 Kafka consumer run (transactional batches until the topic is idle). Retries follow the
@@ -38,6 +39,7 @@ from flows.steps import (
 )
 from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.ingest.errors import TransientError
+from pipeline.patterns.stage import PatternRun
 from pipeline.quality.run import QualityReport
 
 WRITER_TAG = "duckdb-writer"
@@ -131,6 +133,11 @@ def replay_table_day_task(
     db: Path, table_id: str, gaming_date: date, catalog_path: Path
 ) -> ReplayCounts:
     return steps.replay_table_day(db, table_id, gaming_date, catalog_path)
+
+
+@task(name="find-patterns", task_run_name="patterns {gaming_date}", tags=[WRITER_TAG], **_retrying)
+def find_patterns_task(db: Path, gaming_date: date, catalog_path: Path) -> PatternRun:
+    return steps.find_patterns(db, gaming_date, catalog_path)
 
 
 @task(name="close-day", tags=[WRITER_TAG], **_retrying)
@@ -335,6 +342,10 @@ def nightly_audit(
     replayed = replay_gaming_day(db, day, catalog_path, done)
     seconds["replay"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    patterns = find_patterns_task(db, day, catalog_path)
+    get_run_logger().info(patterns.summary())
+    seconds["patterns"] = time.perf_counter() - mark
+    mark = time.perf_counter()
     closed = close_gaming_day(
         db, day, reports, reopen_reason, catalog_path, accept_quality_failures
     )
@@ -343,4 +354,4 @@ def nightly_audit(
     seconds["quality"] = checked.seconds
     seconds["close"] = time.perf_counter() - mark - checked.seconds
     files = sum(i.files for i in ingested)
-    return AuditResult(day, files, ingested, replayed, closed, checked, seconds)
+    return AuditResult(day, files, ingested, replayed, closed, checked, seconds, patterns)

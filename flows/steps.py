@@ -27,6 +27,7 @@ from pipeline.ingest.files import ingest_files
 from pipeline.ingest.sources import event_files
 from pipeline.ingest.stage import replay_or_explain
 from pipeline.ledger.store import Ledger, LedgerError
+from pipeline.patterns.stage import PatternRun
 from pipeline.quality.gate import QualityBlockedError
 from pipeline.quality.run import QualityReport
 from pipeline.rules.gaming_day import GamingDay, micros_of
@@ -260,6 +261,18 @@ def replay_table_day(
     return with_ledger(db, replay)
 
 
+# ---------------------------------------------------------------------- patterns
+def find_patterns(db: Path, gaming_date: date, catalog_path: Path = DEFAULT_CATALOG) -> PatternRun:
+    """The pattern stage (:mod:`pipeline.patterns.stage`): after the day's replays, before
+    its close, search the day's shoes against the catalog's window of earlier days and
+    replace the day's pattern exceptions, in one transaction."""
+    from pipeline.patterns.stage import find_patterns as run_stage
+
+    with classified():
+        settings = load_catalog(catalog_path).patterns
+    return with_ledger(db, lambda ledger: run_stage(ledger, gaming_date, settings))
+
+
 # ---------------------------------------------------------------------- close
 @dataclass
 class CloseSummary:
@@ -398,6 +411,8 @@ class AuditResult:
     close: CloseSummary
     quality: QualitySummary
     seconds: dict[str, float] = field(default_factory=dict)
+    patterns: PatternRun | None = None
+    """The pattern stage's run over the day (None: the audit did not run it)."""
 
     @property
     def deliveries(self) -> int:
@@ -448,6 +463,9 @@ def run_audit_plain(
     replayed = [replay_table_day(db, t, gaming_date, catalog_path) for t in tables]
     seconds["replay"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    patterns = find_patterns(db, gaming_date, catalog_path)
+    seconds["patterns"] = time.perf_counter() - mark
+    mark = time.perf_counter()
     checked = quality_check(db, gaming_date, reports_dir, catalog_path)
     seconds["quality"] = time.perf_counter() - mark
     mark = time.perf_counter()
@@ -461,4 +479,6 @@ def run_audit_plain(
         catalog_path=catalog_path,
     )
     seconds["close"] = time.perf_counter() - mark
-    return AuditResult(gaming_date, len(paths), ingested, replayed, closed, checked, seconds)
+    return AuditResult(
+        gaming_date, len(paths), ingested, replayed, closed, checked, seconds, patterns
+    )

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,8 +52,10 @@ from pipeline.simulate.faults import FaultKind, parse_faults
 from pipeline.stream.cli import add_merge_shards_parser, add_stream_parser
 
 if TYPE_CHECKING:
+    from pipeline.config.catalog import Catalog
     from pipeline.ingest.stage import LoadReport
     from pipeline.ledger.store import Ledger
+    from pipeline.patterns.stage import PatternRun
     from pipeline.simulate.run import SimulationResult
 
 DEFAULT_OUT = Path("out")
@@ -185,6 +187,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             strict=args.strict_decoding,
             allow_unverified=args.allow_unverified,
         )
+        searched = find_patterns_after(ledger, report.table_days, load_catalog(args.rules))
         elapsed = time.perf_counter() - started
         row = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
         total = row[0] if row else 0
@@ -203,12 +206,31 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 "rounds": report.rounds,
                 "exceptions": report.exceptions,
                 "exceptions_in_ledger": total,
+                "pattern_days": [run.gaming_date.isoformat() for run in searched],
+                "pattern_exceptions": sum(len(run.findings) for run in searched),
                 "seconds": round(elapsed, 3),
             }
         )
         return 0
-    print(f"{report.summary()}; {total} exceptions in {args.db} ({elapsed:.1f} s)")
+    found = sum(len(run.findings) for run in searched)
+    days = ", ".join(str(run.gaming_date) for run in searched) or "none open"
+    print(
+        f"{report.summary()}; {total} exceptions in {args.db}, {found} of them patterns across "
+        f"shoes (gaming days searched: {days}) ({elapsed:.1f} s)"
+    )
     return 0
+
+
+def find_patterns_after(
+    ledger: Ledger, table_days: Iterable[tuple[str, date]], catalog: Catalog
+) -> list[PatternRun]:
+    """The pattern stage for every open day the loaded table-days feed (their days, and the
+    later days whose window reaches back to them)."""
+    from pipeline.patterns.stage import days_to_search, find_patterns
+
+    settings = catalog.patterns
+    days = days_to_search(ledger, {d for _, d in table_days}, settings.window_days)
+    return [find_patterns(ledger, day, settings) for day in days]
 
 
 # ---------------------------------------------------------------------- exceptions

@@ -54,7 +54,7 @@ def run_demo(args: argparse.Namespace) -> int:
         stale.unlink()
     events_dir = out / "events"
     how = "as plain functions" if args.plain else "as a Prefect flow run on the local server"
-    print(f"2. nightly audit {how} (ingest + replay, quality, close) ...", flush=True)
+    print(f"2. nightly audit {how} (ingest + replay, patterns, quality, close) ...", flush=True)
     try:
         with progress("   auditing"):
             if args.plain:
@@ -71,6 +71,8 @@ def run_demo(args: argparse.Namespace) -> int:
         f"   replayed {audit.deliveries:,} events into {db}; {audit.dead_letters} dead "
         f"letters ({steps})"
     )
+    if audit.patterns is not None:
+        print(f"   {audit.patterns.summary()}")
     totals = audit.close.totals
     print(
         f"3. closed gaming day {args.date}: handle {money(totals['handle_cents'])}, win "

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pipeline.config.patterns import PATTERNS_SECTION, PatternSettings, pattern_settings
 from pipeline.rules.config import InvalidRulesError, TableRules, rules_from_mapping
 from pipeline.rules.games import Game
 from pipeline.rules.gaming_day import GamingDay, GamingDayError, gaming_day
@@ -93,11 +94,18 @@ class CatalogError(ValueError):
 
 
 class Catalog(dict[str, TableRules]):
-    """The rule configurations by id, and the casino's gaming day they are played in."""
+    """The rule configurations by id, the casino's gaming day they are played in, and the
+    pattern stage's settings."""
 
-    def __init__(self, rules: Mapping[str, TableRules], day: GamingDay) -> None:
+    def __init__(
+        self,
+        rules: Mapping[str, TableRules],
+        day: GamingDay,
+        patterns: PatternSettings | None = None,
+    ) -> None:
         super().__init__(rules)
         self.gaming_day = day
+        self.patterns = patterns or PatternSettings()
 
 
 def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
@@ -110,6 +118,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
     catalog: dict[str, TableRules] = {}
     errors: list[str] = []
     day = _gaming_day_section(data.pop(GAMING_DAY_SECTION, None), errors)
+    patterns = pattern_settings(data.pop(PATTERNS_SECTION, None), errors)
     for rules_id, entry in data.items():
         if not isinstance(entry, dict):
             errors.append(f"[{rules_id}] must be a table of settings")
@@ -133,7 +142,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
             errors.append(f"[{rules_id}] {err}")
     if errors or day is None:
         raise CatalogError(f"{path}:\n" + "\n".join(errors))
-    return Catalog(catalog, day)
+    return Catalog(catalog, day, patterns)
 
 
 def _gaming_day_section(section: object, errors: list[str]) -> GamingDay | None:

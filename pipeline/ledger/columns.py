@@ -188,10 +188,12 @@ class LedgerBatch:
 
 def exception_rows(findings: Iterable[Finding], day: date) -> list[Row]:
     """Findings as rows of ``exceptions`` for gaming day ``day``."""
-    return [_exception_row(f, day) for f in findings]
+    return [exception_row(f, day) for f in findings]
 
 
-def _exception_row(f: Finding, day: date) -> Row:
+def exception_row(f: Finding, day: date) -> Row:
+    """A finding as a row of ``exceptions`` (the replay's, the pit's and the pattern stage's
+    alike)."""
     return (
         f.finding_id,
         f.table_id,

@@ -40,7 +40,8 @@ _FIELDS = (
 _RECORD = f"""
 WITH days AS (SELECT unnest($tables::VARCHAR[]) AS table_id,
                      unnest($dates::DATE[]) AS gaming_date),
-current AS (SELECT e.* FROM exceptions e JOIN days USING (table_id, gaming_date)),
+current AS (SELECT e.* FROM exceptions e JOIN days USING (table_id, gaming_date)
+            WHERE $codes::VARCHAR[] IS NULL OR list_contains($codes::VARCHAR[], e.code)),
 latest AS (
     SELECT max(n.notice_seq) AS notice_seq
     FROM exception_notices n JOIN days USING (table_id, gaming_date)
@@ -48,6 +49,7 @@ latest AS (
 ),
 announced AS (
     SELECT n.* FROM exception_notices n JOIN latest USING (notice_seq) WHERE n.state = 'RAISED'
+      AND ($codes::VARCHAR[] IS NULL OR list_contains($codes::VARCHAR[], n.code))
 ),
 changes AS (
     SELECT 'RAISED' AS state, {_FIELDS} FROM current c
@@ -96,13 +98,16 @@ def record_notices(
     ledger: Ledger,
     table_days: Iterable[tuple[str, date]],
     provisional: Iterable[str] = (),
+    codes: Iterable[str] | None = None,
 ) -> int:
     """Append the notices of what changed in these table-days' exceptions since their last
     notices; returns how many. Call inside the transaction that re-derived them.
 
     ``provisional``: ids of exceptions the next events may still explain (the live replay's
     round in play, :attr:`~pipeline.replay.live.LiveReplay.provisional`): not raised yet,
-    and not withdrawn either if they were raised before."""
+    and not withdrawn either if they were raised before.
+    ``codes``: only exceptions with these codes (the pattern stage's, which it replaces
+    without re-deriving the table-days); None: all."""
     days = sorted(set(table_days))
     if not days:
         return 0
@@ -112,6 +117,7 @@ def record_notices(
             "tables": [t for t, _ in days],
             "dates": [d for _, d in days],
             "provisional": sorted(set(provisional)),
+            "codes": None if codes is None else sorted(set(codes)),
             "recorded_at": datetime.now(UTC).replace(tzinfo=None),
         },
     ).fetchall()

@@ -38,12 +38,15 @@ from pipeline.ledger.columns import (
     dead_letter_table,
     delivery_table,
     derived_tables,
+    exception_row,
     exception_rows,
 )
 from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
+from pipeline.replay.findings import Finding
 from pipeline.replay.pit import PIT_CODES, pit_findings
 from pipeline.replay.rows import APPENDED_ROWS, PracticeRow, ReplayResult
+from pipeline.rules.codes import PATTERN_CODES
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import sql_literal
 
@@ -52,6 +55,12 @@ DATE_FIELDS = frozenset({"gaming_date"})
 
 CLOSED_GAMING_DAY = "CLOSED_GAMING_DAY"
 """The dead-letter reason of an event that arrived for a gaming day already closed."""
+
+
+_PATTERN_CODE = "list_contains(?::VARCHAR[], code)"
+"""An exception of the pattern stage (:data:`~pipeline.rules.codes.PATTERN_CODES`). Those span
+shoes, tables and days, so a table-day's replay, which cannot find them again, keeps them; the
+pattern stage replaces them for a whole gaming day (:meth:`Ledger.replace_pattern_findings`)."""
 
 
 class LedgerError(RuntimeError):
@@ -481,7 +490,9 @@ class Ledger:
         for table in DERIVED_TABLES:
             if table not in keep:
                 self.con.execute(
-                    f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?", [table_id, day]
+                    f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?"
+                    + (f" AND NOT {_PATTERN_CODE}" if table == "exceptions" else ""),
+                    [table_id, day, *([sorted(PATTERN_CODES)] if table == "exceptions" else [])],
                 )
         for table, rows in tables.items():
             self._insert_relation(table, rows)
@@ -531,6 +542,26 @@ class Ledger:
             WHERE s.gaming_date = ?""",
             [day],
         )
+
+    def replace_pattern_findings(self, gaming_date: date, findings: Sequence[Finding]) -> None:
+        """Replace the pattern stage's exceptions of ``gaming_date`` with ``findings``, every
+        table's at once; the replay's exceptions stay. Call inside :meth:`transaction`."""
+        strays = sorted({f.code for f in findings} - PATTERN_CODES)
+        if strays:
+            raise ValueError(
+                f"{strays}: not pattern codes (pipeline.rules.codes.PATTERN_CODES); a replay "
+                "finding belongs to its table-day's replay"
+            )
+        self.con.execute(
+            f"DELETE FROM exceptions WHERE gaming_date = ? AND {_PATTERN_CODE}",
+            [gaming_date, sorted(PATTERN_CODES)],
+        )
+        if findings:
+            # a finding found twice (two analysers, or one slug through two windows) is one row
+            unique = {f.finding_id: f for f in findings}
+            self._insert_relation(
+                "exceptions", arrow_rows([exception_row(f, gaming_date) for f in unique.values()])
+            )
 
     def _insert_relation(self, table: str, rows: pa.Table, tail: str = "") -> None:
         self.con.register("incoming_rows", rows)

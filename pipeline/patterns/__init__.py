@@ -1,0 +1,12 @@
+"""Patterns no single round shows, found across shoes, tables and gaming days.
+
+Each analyser is pure: it takes plain records the pattern stage reads from the ledger
+(:mod:`pipeline.patterns.stage`) and returns :class:`~pipeline.replay.findings.Finding`
+objects with codes from :data:`~pipeline.rules.codes.PATTERN_CODES`, which go through the
+same exceptions queue, acknowledgements, bundles and ``audit-exceptions`` topic as the
+replay's. A pattern finding states its false-alarm rate and accuses no one.
+
+- :func:`pipeline.patterns.slugs.find_slugs` (:func:`~pipeline.patterns.slugs.slug_finding`
+  for each): runs of cards a shoe dealt in the order an
+  earlier shoe of its pit dealt them (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)).
+"""

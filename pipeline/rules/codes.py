@@ -98,6 +98,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "No dragon 7 wager together with total-card or bonus wagers."),
     ("PB-3.5a-SHUFFLE-FILED", "3.5(a)",
      "Each shoe is shuffled by the option the casino filed for the table."),
+    ("PB-3.5a1-SLUG", "3.5(a)1",
+     "The cards are shuffled so that they are randomly intermixed: no run of cards is dealt "
+     "in the order an earlier shoe dealt it (an unshuffled slug)."),
     ("PB-3.5b-SHUFFLE-PIT", "3.5(b)",
      "The shuffling option chosen under 3.5(a) is implemented at all tables within a pit: "
      "the shoes of a pit's tables are recorded as shuffled by one option."),
@@ -168,6 +171,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "At least six decks and two cutting cards."),
     ("CF-4.4a-SHUFFLE-FILED", "4.4(a)",
      "Each shoe is shuffled by the option the casino filed for the table."),
+    ("CF-4.4a1-SLUG", "4.4(a)1",
+     "The cards are shuffled so that they are randomly intermixed: no run of cards is dealt "
+     "in the order an earlier shoe dealt it (an unshuffled slug)."),
     ("CF-4.4b-SHUFFLE-PIT", "4.4(b)",
      "The shuffling option chosen under 4.4(a) is implemented at all tables within a pit."),
     ("CF-4.4e-BURN", "4.4(d)-(e)",
@@ -276,6 +282,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "alternate between the two batches."),
     ("MB-7.5b-SHUFFLE-FILED", "7.5(b)",
      "Each shoe is shuffled by the option the casino filed for the table."),
+    ("MB-7.5a-SLUG", "7.5(a)",
+     "The dealer shuffles the cards so that they are randomly intermixed: no run of cards is "
+     "dealt in the order an earlier shoe dealt it (an unshuffled slug)."),
     ("MB-7.5c-SHUFFLE-PIT", "7.5(c)",
      "The shuffling option chosen under 7.5(b) is implemented at all tables within a pit."),
     ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
@@ -362,6 +371,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
 _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     # subject:            (Punto Banco, Chemin de Fer, Minibaccarat)
     "decks":              ("PB-3.1a-DECKS", "CF-4.1a-DECKS", "MB-7.1a-DECKS"),
+    # 3.5(a)1, 4.4(a)1, 7.5(a): "randomly intermixed"; found across shoes (pipeline.patterns)
+    "false_shuffle":      ("PB-3.5a1-SLUG", "CF-4.4a1-SLUG", "MB-7.5a-SLUG"),
     "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
     "shuffle_filed":      ("PB-3.5a-SHUFFLE-FILED", "CF-4.4a-SHUFFLE-FILED",
                            "MB-7.5b-SHUFFLE-FILED"),
@@ -428,6 +439,13 @@ code where the given text of subchapter 7 has no section of its own for it; ``No
 subject the game's subchapter does not regulate (Chemin de Fer has no "last hand")."""
 
 RULE_CODES: Mapping[str, RuleCode] = {code: RuleCode(code, sec, text) for code, sec, text in _TABLE}
+
+PATTERN_CODES: frozenset[str] = frozenset(
+    code for subject in ("false_shuffle",) for code in _BY_GAME[subject] if code is not None
+)
+"""Codes found across shoes, tables and days by the pattern stage (:mod:`pipeline.patterns`),
+never by the replay of one table-day: re-deriving a table-day keeps their exceptions, and the
+pattern stage replaces them for a whole gaming day."""
 
 
 def regulates(game: Game, subject: str) -> bool:

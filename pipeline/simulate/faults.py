@@ -35,8 +35,11 @@ class FaultKind(enum.Enum):
     # Hand's choice made by someone other than the Dominant Player
     PIT = "pit"  # 13: a Punto Banco table files and keeps to another settlement procedure
     # than the other Punto Banco tables of its pit (3.10(c)1)
-    INFORMED_BETTING = "informed_betting"  # 14: a patron whose stakes follow the next outcome
-    COLLUSION = "collusion"  # 15: a dealer who overpays one patron, slightly and rarely
+    FALSE_SHUFFLE = "false_shuffle"  # 14: a slug of 20-30 cards of the table's last shoe left
+    # unshuffled in the next, a confederate betting the outcomes it deals (found across shoes
+    # by the pattern stage, pipeline.patterns.slugs)
+    INFORMED_BETTING = "informed_betting"  # 15: a patron whose stakes follow the next outcome
+    COLLUSION = "collusion"  # 16: a dealer who overpays one patron, slightly and rarely
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -53,6 +56,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.CARDS_CLOSE_BETS: 0.003,
     FaultKind.BANK: 0.02,
     FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
+    FaultKind.FALSE_SHUFFLE: 0.05,
 }
 """Per-opportunity rates: per round, per settlement, per shoe, per form or per event, as the
 kind's opportunity arises. High enough that a few hours of a few tables show every kind."""
@@ -66,6 +70,11 @@ opportunity: a patron sitting down is informed; a table's dealer colludes (decid
 seed and table, so the same dealer colludes every day). Chosen by name (``--faults
 informed_betting``), not by ``all``: a single day's replay does not raise their pattern codes,
 so ``all`` keeps meaning "everything one gaming day's audit finds"."""
+
+
+PATTERN_KINDS: frozenset[FaultKind] = frozenset({FaultKind.FALSE_SHUFFLE})
+"""Kinds only the pattern stage finds (:mod:`pipeline.patterns`), across shoes and days: a
+replay of one table's events alone does not report them."""
 
 
 def parse_faults(spec: str) -> dict[FaultKind, float]:

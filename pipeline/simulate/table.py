@@ -37,7 +37,7 @@ from pipeline.rules.roles import (
     curator_must_pass,
     shoe_offer_order,
 )
-from pipeline.rules.settlement import Result, Settlement, Wager, settle_seat
+from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.settlement_order import settlement_order_problem, settlement_sequence
 from pipeline.rules.shoe import burned_cards
 from pipeline.rules.variants import Variant, variant
@@ -80,6 +80,13 @@ def collusive_overpayment(paid: Cents) -> Cents:
 BANKER_MISDEAL_RATE = 0.02
 """Per Chemin de Fer hand: the Banker misdeals in one of the ways of 4.12(a)-(d), (i) and the pit
 reports it. It happens on a clean day too; only handling it against the rule is a fault."""
+SLUG_LENGTH = (20, 30)
+"""Cards a false shuffle carries unshuffled from the table's last shoe into the next."""
+SLUG_AT = (13, 24)
+"""Where the slug goes in the next shoe: past the longest burn (a ten-valued first card and
+ten more, one more if the burn is a fault), dealt in the shoe's first rounds."""
+SLUG_ROUNDS_LEFT = 15
+"""A slug is planted only in a shoe that has this many rounds of the day left to deal it."""
 
 
 @dataclass
@@ -109,6 +116,10 @@ class Shoe:
     cut_card_at: int
     cut_card_seen: bool = False
     rounds_after_cut_card: int | None = None
+    slug: range | None = None
+    """Positions of cards left unshuffled from the last shoe (a false shuffle), if any."""
+    slug_source: str | None = None
+    batch: str | None = None
 
     @property
     def remaining(self) -> list[Card]:
@@ -163,6 +174,10 @@ class TableEmulator:
         self.pit_clerk = f"PC-{rng.randint(10, 99)}"
         self.shoe_number = 0
         self.batch = "A"
+        self.last_shoes: dict[str | None, Shoe] = {}
+        """The last shoe dealt from each batch (None: a table without batches)."""
+        self.confederate_seat: int | None = None
+        self.offered = offered_wagers(rules)
         # Chemin de Fer bank state (4.5-4.7, 4.11)
         self.banker_seat: int | None = None
         self.banker_last_wager: Cents | None = None
@@ -534,6 +549,7 @@ class TableEmulator:
             )
         cut_position = self.rng.randint(20, len(cards) - 20)
         cards = cards[cut_position:] + cards[:cut_position]
+        slug = self._false_shuffle(cards, self.batch if two_batch else None)
         self.out.advance(self.rng.uniform(*SHUFFLE_SECONDS))
         batch = None
         if two_batch:
@@ -564,7 +580,9 @@ class TableEmulator:
             shuffled_by=self.dealer,
             cut_by_seat=self.rng.choice(sorted(self.seated)) if self.seated else None,
         )
-        shoe = Shoe(shoe_id, cards, 0, len(cards) - cut_from_back)
+        shoe = Shoe(shoe_id, cards, 0, len(cards) - cut_from_back, batch=batch)
+        if slug is not None:
+            shoe.slug, shoe.slug_source = slug
         burn = burned_cards(cards[0].rank)
         if detail == "burn":
             burn += self.rng.choice((-1, 1)) if burn > 1 else 1
@@ -572,6 +590,50 @@ class TableEmulator:
         for _ in range(burn):
             self._deal_card(shoe, None, "BURN")
         return shoe
+
+    def _false_shuffle(self, cards: list[Card], batch: str | None) -> tuple[range, str] | None:
+        """The false shuffle, when it is rolled: a run of the cards the batch's last shoe
+        dealt, put back unshuffled into ``cards`` (one copy of each taken out first, so the
+        shoe still holds its decks) where the shoe's first rounds deal it; a confederate sits
+        down to bet the outcomes. Planted only where the day leaves time to deal it. Returns
+        the slug's positions and the shoe it came from."""
+        last = self.last_shoes.get(batch)
+        time_left = self.closes_at - self.out.clock_micros
+        if (
+            last is None
+            or time_left < SLUG_ROUNDS_LEFT * SECONDS_PER_ROUND[1] * 1e6
+            or not self.faults.roll(FaultKind.FALSE_SHUFFLE)
+        ):
+            return None
+        length = self.rng.randint(*SLUG_LENGTH)
+        if last.position < length:
+            return None
+        start = self.rng.randint(0, last.position - length)
+        slug = last.cards[start : start + length]
+        for card in slug:
+            cards.remove(card)
+        at = self.rng.randint(*SLUG_AT)
+        cards[at:at] = slug
+        free = [seat for seat in SEATS[self.game] if seat not in self.seated]
+        if free and not self.variant.participant_bank:
+            self.confederate_seat = self.rng.choice(free)
+            self._seat_patron(self.confederate_seat)
+            patron = self.seated[self.confederate_seat]
+            patron.rounds_left = max(patron.rounds_left, SLUG_ROUNDS_LEFT)
+        else:
+            self.confederate_seat = min(self.seated, default=None)
+        return range(at, at + length), f"{last.shoe_id} positions {start}-{start + length - 1}"
+
+    def _slug_tip(self, shoe: Shoe) -> Wager | None:
+        """What the confederate bets when the next round is dealt from the slug: the winner
+        the slug's known cards give (dealt with the default options, which decide every Punto
+        Banco and Minibaccarat round)."""
+        if shoe.slug is None or shoe.position not in shoe.slug or len(shoe.remaining) < 6:
+            return None
+        winner = deal_round(self.game, shoe.remaining).outcome.winner
+        return {Winner.BANKER: Wager.BANKER, Winner.PLAYER: Wager.PLAYER, Winner.TIE: Wager.TIE}[
+            winner
+        ]
 
     def _deal_card(self, shoe: Shoe, round_id: str | None, hand: str, face_up: bool = True) -> str:
         if not shoe.cut_card_seen and shoe.position >= shoe.cut_card_at and round_id:
@@ -632,6 +694,16 @@ class TableEmulator:
             reason="cutting card" if shoe.cut_card_seen else "end of gaming day",
             rounds_dealt=round_number,
         )
+        if shoe.slug is not None:
+            dealt = min(shoe.position, shoe.slug.stop) - shoe.slug.start
+            self._fault(
+                FaultKind.FALSE_SHUFFLE,
+                f"shoe {shoe.shoe_id} positions {shoe.slug.start}-{shoe.slug.stop - 1} "
+                f"({dealt} of {len(shoe.slug)} dealt) left unshuffled from {shoe.slug_source}",
+                code_for(self.game, "false_shuffle"),
+            )
+            self.confederate_seat = None
+        self.last_shoes[shoe.batch] = shoe
 
     # ------------------------------------------------------------------ irregularities
     def _maybe_irregularity(self, shoe: Shoe) -> None:
@@ -827,7 +899,7 @@ class TableEmulator:
         if self.variant.participant_bank:
             stakes = self._chemin_de_fer_wagers(round_id)
         else:
-            stakes = self._place_wagers(round_id, shoe)
+            stakes = self._place_wagers(round_id, shoe, self._slug_tip(shoe))
         after_cards = not self.variant.participant_bank and self.faults.roll(
             FaultKind.CARDS_CLOSE_BETS
         )
@@ -1034,19 +1106,26 @@ class TableEmulator:
         winner = deal_round(self.game, shoe.remaining, Options()).outcome.winner
         return {Winner.BANKER: Wager.BANKER, Winner.PLAYER: Wager.PLAYER}.get(winner)
 
-    def _place_wagers(self, round_id: str, shoe: Shoe) -> dict[int, dict[Wager, Cents]]:
+    def _place_wagers(
+        self, round_id: str, shoe: Shoe, tip: Wager | None
+    ) -> dict[int, dict[Wager, Cents]]:
+        """Every seated patron's wagers; with a ``tip`` (the round is dealt from a slug), the
+        confederate stakes five units on it; an informed patron sometimes bets the winner."""
         stakes: dict[int, dict[Wager, Cents]] = {}
         informed = any(p.knows_outcomes for p in self.seated.values())
         upcoming = self._upcoming_winner(shoe) if informed else None
         for seat in sorted(self.seated):
             patron = self.seated[seat]
-            wagers = choose_wagers(self.rng, patron, self.rules)
-            if (
-                patron.knows_outcomes
-                and upcoming is not None
-                and self.faults.rng.random() < INFORMED_SHARE
-            ):
-                wagers = bet_the_known_winner(patron, self.rules, wagers, upcoming)
+            if tip is not None and seat == self.confederate_seat and tip in self.offered:
+                wagers = {tip: min(patron.unit_cents * 5, self.rules.max_wager_cents)}
+            else:
+                wagers = choose_wagers(self.rng, patron, self.rules)
+                if (
+                    patron.knows_outcomes
+                    and upcoming is not None
+                    and self.faults.rng.random() < INFORMED_SHARE
+                ):
+                    wagers = bet_the_known_winner(patron, self.rules, wagers, upcoming)
             stakes[seat] = wagers
             for wager, amount in wagers.items():
                 self.out.emit(

@@ -1,8 +1,9 @@
 """Every benchmark's ``--smoke`` mode runs here, so none can rot unnoticed: the smallest run
 goes through every step it measures (emulating, loading, replaying, closing, enumerating,
-consuming from the bundled broker, running the flows on a Prefect server, the dashboard's
-pages) and writes no results file. Times are not asserted (the machine is shared); what
-each smoke run prints is, so a benchmark that stopped measuring fails.
+consuming from the bundled broker, searching shoes for slugs, running the flows on a Prefect
+server, the dashboard's pages) and writes no results file. Times are not asserted (the
+machine is shared); what each smoke run prints is, so a benchmark that stopped measuring
+fails.
 ``bench_startup.py --smoke`` has its own test (``test_bench_startup.py``)."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ SMOKE_OUTPUT = {
     "bench_flows.py": r"overhead per nightly_audit run: median -?\d+\.\d\d s .* not saved",
     "bench_closed_day_load.py": r"[\d,]+ events loaded next to a closed day: .* ratio \d+\.\d\d",
     "bench_close.py": r"1 tables, [\d,]+ events: replay .* close/replay \d+\.\d\d",
+    "bench_slugs.py": r"[\d,]+ events: replay [\d.]+ s\n  window +1 days: .* per shoe, ratio "
+    r"to the replay \d+\.\d{3}, 0 false alarms\n  window +2 days: .*\nnot saved",
     "bench_kafka.py": r"[\d,]+ events: max_batch 500: raw .* CPU per event \d+\.\d\dx the "
     r"file path's .* latency at 500 events/s .* p99 \d+ ms",
 }

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import ingest_paths, write_simulation
-from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.cli import find_patterns_after, ingest_paths, write_simulation
+from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.ledger.store import Ledger
 from pipeline.reports.groundtruth import compare
 from pipeline.simulate.faults import DEFAULT_RATES, FaultKind
@@ -27,7 +27,8 @@ def run_day(
     paths = write_simulation(result, tmp_path, DAY)
     db = tmp_path / "ledger.duckdb"
     with Ledger(db) as ledger:
-        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        report = ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        find_patterns_after(ledger, report.table_days, load_catalog(DEFAULT_CATALOG))
     return len(result.faults), db
 
 

@@ -60,6 +60,8 @@ def test_nightly_audit_of_a_small_emulated_day(
     assert rounds > 100
     assert truth.exact, truth.summary()
     assert result.deliveries > 5000 and result.files == 2
+    # the pattern stage's task ran between the replays and the close
+    assert result.patterns is not None and result.patterns.shoes_searched > 0
     # the close report and its hash chain
     assert status == result.close.status
     close_json = json.loads((reports / "close-2026-11-24.json").read_text())

@@ -157,7 +157,10 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
     # the quality gate ran before the close; stream faults only warn, so the day closed
     assert first.quality.verdict in {"PASSED", "WARNINGS"}
     assert first.close.report["quality"]["verdict"] == first.quality.verdict
-    assert set(first.seconds) == {"ingest", "replay", "close", "quality"}
+    assert set(first.seconds) == {"ingest", "replay", "patterns", "close", "quality"}
+    # the pattern stage searched the day's shoes before the close
+    assert first.patterns is not None and first.patterns.gaming_date == GAMING_DATE
+    assert first.patterns.shoes_searched > 0
     with Ledger(db, read_only=True) as ledger:
         truth = compare(ledger, small_day.parent / "faults.jsonl")
     assert truth.exact, truth.summary()

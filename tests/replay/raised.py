@@ -74,6 +74,14 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
         "under MB-7.1a-DECKS",
         "test_config",
     ),
+    **{
+        code: Elsewhere(
+            "the pattern stage across shoes and days (pipeline.patterns.slugs), not the replay "
+            "of one table-day",
+            "test_slugs",
+        )
+        for code in ("PB-3.5a1-SLUG", "CF-4.4a1-SLUG", "MB-7.5a-SLUG")
+    },
     "NJ-DATA-CONTRACT": Elsewhere(
         "data integrity: the decoders and the ingest's dead letters", "test_ledger"
     ),

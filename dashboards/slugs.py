@@ -1,0 +1,78 @@
+"""The reads of the slug page (``views/slugs.py``): a day's false-shuffle exceptions, the
+cards of the slug beside the cards of the shoe it repeats, and the wagers on the rounds dealt
+from it. Plain functions of a read-only ledger, like :mod:`dashboards.queries`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+import pandas as pd
+
+from dashboards.source import frame
+from pipeline.ledger.store import Ledger
+from pipeline.rules.codes import code_for
+from pipeline.rules.games import Game
+
+SLUG_CODES: tuple[str, ...] = tuple(sorted({code_for(g, "false_shuffle") for g in Game}))
+"""The false-shuffle codes (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)), one per game."""
+
+
+def slug_exceptions(ledger: Ledger, day: date) -> pd.DataFrame:
+    """The day's false-shuffle exceptions, most money staked on the slug first."""
+    return frame(
+        ledger,
+        "SELECT exception_id, table_id, shoe_id, round_id, code, section, actual_cents AS "
+        "staked_cents, message, source_event_ids FROM exceptions "
+        "WHERE gaming_date = ? AND list_contains(?::VARCHAR[], code) "
+        "ORDER BY actual_cents DESC NULLS LAST, table_id, shoe_id, exception_id",
+        [day, list(SLUG_CODES)],
+    )
+
+
+@dataclass(frozen=True)
+class SlugCards:
+    """The slug's cards and the earlier shoe's, position by position (one row per card of
+    the run): ``slug`` and ``earlier`` have the same length and the same cards in order."""
+
+    slug: pd.DataFrame
+    earlier: pd.DataFrame
+    earlier_shoe: str | None
+    earlier_table: str | None
+    earlier_day: date | None
+
+
+def slug_cards(ledger: Ledger, shoe_id: str, event_ids: Sequence[str]) -> SlugCards:
+    """The cards an exception cites, split into the shoe that dealt them again
+    (``shoe_id``) and the earlier shoe it repeats."""
+    cards = frame(
+        ledger,
+        "SELECT table_id, gaming_date, shoe_id, position, rank, suit, round_id, hand "
+        "FROM cards WHERE list_contains(?::VARCHAR[], source_event_id) "
+        "ORDER BY shoe_id = ? DESC, position",
+        [list(event_ids), shoe_id],
+    )
+    columns = ["position", "rank", "suit", "round_id", "hand"]
+    slug = cards[cards["shoe_id"] == shoe_id]
+    earlier = cards[cards["shoe_id"] != shoe_id]
+    first = earlier.iloc[0] if len(earlier) else None
+    return SlugCards(
+        slug[columns].reset_index(drop=True),
+        earlier[columns].reset_index(drop=True),
+        None if first is None else str(first["shoe_id"]),
+        None if first is None else str(first["table_id"]),
+        None if first is None else pd.Timestamp(first["gaming_date"]).date(),
+    )
+
+
+def slug_bets(ledger: Ledger, day: date, table_id: str, rounds: Sequence[str]) -> pd.DataFrame:
+    """Every wager settled on these rounds: who, where, how much, and how it ended."""
+    return frame(
+        ledger,
+        "SELECT round_id, seat, patron_id, wager, stake_cents, expected_result AS result, "
+        "expected_paid_cents AS paid_cents FROM settlements "
+        "WHERE gaming_date = ? AND table_id = ? AND list_contains(?::VARCHAR[], round_id) "
+        "ORDER BY round_id, seat, wager",
+        [day, table_id, list(rounds)],
+    )

@@ -1,0 +1,232 @@
+"""The pattern stage: run the cross-day analysers over a gaming day and its window of earlier
+days, and replace the day's pattern exceptions in the ledger.
+
+It runs after the day's replays and before its close (the nightly flows, ``demo --plain``
+and ``baccarat-audit replay``). It reads what the replays derived (cards in shoe order, the
+shoes' declarations, settlements) for ``window_days`` earlier gaming days and the day itself,
+and writes only the day's exceptions with a pattern code (:meth:`Ledger.replace_pattern_findings`)
+in one transaction, with their notices for the ``audit-exceptions`` topic. Re-running it
+gives the same rows; re-deriving a table-day keeps them (:mod:`pipeline.ledger.store`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import numpy as np
+
+from pipeline.config.patterns import PatternSettings
+from pipeline.ledger.notices import record_notices
+from pipeline.ledger.store import Ledger
+from pipeline.patterns.slugs import (
+    FACE_SQL,
+    Bet,
+    DealtCard,
+    ShoeDeal,
+    find_slugs,
+    slug_finding,
+)
+from pipeline.replay.findings import Finding
+from pipeline.rules.codes import PATTERN_CODES
+from pipeline.rules.games import Game
+
+_SHOES = """
+WITH started AS (
+    SELECT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id,
+           min(occurred_at) AS started_at,
+           max(TRY_CAST(json_extract_string(fields_json, '$.cards_in_shoe') AS INTEGER))
+               AS cards_in_shoe
+    FROM deliveries
+    WHERE payload_type = 'ShoeStarted' AND gaming_date BETWEEN $first AND $day
+    GROUP BY ALL
+)
+SELECT s.table_id, s.gaming_date, s.shoe_id, s.started_at, s.cards_in_shoe, t.pit, t.game
+FROM started s JOIN table_day_summary t USING (table_id, gaming_date)
+WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
+"""
+"""Every shoe of the window that declared how many cards it held, with its table's pit and
+game (a shoe whose ShoeStarted was lost cannot state its chance; its NJ-DATA-GAP says why)."""
+
+_IN_WINDOW = "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL"
+_CARDS = f"""
+SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position,
+       -- a position recorded twice (a device that reported two cards at one position is an
+       -- exception of its own) counts once
+       min({FACE_SQL}) AS face
+FROM cards WHERE {_IN_WINDOW}
+GROUP BY table_id, gaming_date, shoe_id, position
+ORDER BY shoe, position
+"""
+"""Every card of the window as numbers, shoe by shoe (numbered as :data:`_CARD_SHOES` lists
+them) in shoe order."""
+_CARD_SHOES = (
+    f"SELECT DISTINCT table_id, gaming_date, shoe_id FROM cards WHERE {_IN_WINDOW} ORDER BY ALL"
+)
+
+_DEALT = """
+SELECT position, arg_min(rank, source_event_id), arg_min(suit, source_event_id),
+       arg_min(round_id, source_event_id), min(source_event_id)
+FROM cards
+WHERE table_id = ? AND gaming_date = ? AND shoe_id = ? AND list_contains(?, position)
+GROUP BY position ORDER BY position
+"""
+"""A run's cards in full, to cite them."""
+
+_BETS = """
+SELECT round_id, seat, patron_id, wager, stake_cents, expected_result, expected_paid_cents
+FROM settlements
+WHERE gaming_date = $day AND table_id = $table AND list_contains($rounds::VARCHAR[], round_id)
+ORDER BY round_id, seat, wager
+"""
+
+
+@dataclass(frozen=True)
+class PatternRun:
+    """What the stage did for one gaming day."""
+
+    gaming_date: date
+    window_days: int
+    shoes_searched: int
+    shoes_in_window: int
+    findings: tuple[Finding, ...]
+    seconds: float
+
+    def summary(self) -> str:
+        return (
+            f"patterns of {self.gaming_date}: {self.shoes_searched} shoes searched against the "
+            f"shoes of their pits dealt before them, {self.shoes_in_window} shoes in a window "
+            f"of {self.window_days} earlier day(s); {len(self.findings)} pattern exceptions "
+            f"({self.seconds:.1f} s)"
+        )
+
+
+def shoes_of(ledger: Ledger, first: date, day: date) -> list[ShoeDeal]:
+    """Every shoe dealt from ``first`` to ``day``, with its cards in shoe order."""
+    window = {"first": first, "day": day}
+    cards = ledger.con.execute(_CARDS, window).fetchnumpy()
+    shoe = np.asarray(cards["shoe"], np.int64)
+    positions = np.asarray(cards["position"], np.int64)
+    faces = np.asarray(cards["face"], np.int64)
+    ends = np.searchsorted(shoe, np.arange(shoe[-1] + 2 if len(shoe) else 1))
+    # a device may number its shoes afresh every day: a shoe is its table, day and id
+    spans = {
+        (str(t), d, str(s)): (int(ends[n]), int(ends[n + 1]))
+        for n, (t, d, s) in enumerate(ledger.con.execute(_CARD_SHOES, window).fetchall())
+    }
+    shoes = []
+    for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game in ledger.con.execute(
+        _SHOES, window
+    ).fetchall():
+        span = spans.get((table_id, gaming_date, shoe_id))
+        if span is None:
+            continue
+        shoes.append(
+            ShoeDeal(
+                table_id=table_id,
+                pit=pit,
+                game=Game(game),
+                shoe_id=shoe_id,
+                gaming_date=gaming_date,
+                started_at=int(started_at),
+                cards_in_shoe=int(cards_in_shoe),
+                positions=positions[span[0] : span[1]],
+                faces=faces[span[0] : span[1]],
+            )
+        )
+    return shoes
+
+
+def dealt_cards(ledger: Ledger, shoe: ShoeDeal, positions: Sequence[int]) -> list[DealtCard]:
+    """The cards of ``shoe`` at ``positions`` in full: rank, suit, round and event."""
+    rows = ledger.con.execute(
+        _DEALT, [shoe.table_id, shoe.gaming_date, shoe.shoe_id, list(positions)]
+    ).fetchall()
+    return [
+        DealtCard(int(p), rank, suit, round_id, event) for p, rank, suit, round_id, event in rows
+    ]
+
+
+def bets_on(
+    ledger: Ledger, day: date, table_id: str, rounds: Sequence[str]
+) -> dict[str, list[Bet]]:
+    """The settled wagers of these rounds of ``table_id`` on ``day``, by round."""
+    bets: dict[str, list[Bet]] = defaultdict(list)
+    if rounds:
+        for row in ledger.con.execute(
+            _BETS, {"day": day, "table": table_id, "rounds": sorted(set(rounds))}
+        ).fetchall():
+            bets[row[0]].append(
+                Bet(row[0], int(row[1]), row[2], row[3], int(row[4]), row[5], int(row[6]))
+            )
+    return bets
+
+
+def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) -> list[date]:
+    """The open gaming days whose pattern exceptions rows of ``changed`` days feed: each
+    changed day and the days whose window reaches back to it (a closed day stays as sealed)."""
+    changed = sorted(set(changed))
+    if not changed:
+        return []
+    closed = ledger.closed_days()
+    held = {
+        d
+        for (d,) in ledger.con.execute(
+            "SELECT DISTINCT gaming_date FROM deliveries WHERE gaming_date BETWEEN ? AND ?",
+            [changed[0], changed[-1] + timedelta(days=window_days)],
+        ).fetchall()
+    }
+    return sorted(
+        d for d in held - closed if any(c <= d <= c + timedelta(days=window_days) for c in changed)
+    )
+
+
+def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> PatternRun:
+    """Search ``day`` against itself and its window of earlier days and replace its pattern
+    exceptions, in one transaction. Like a table-day's replay, it writes what the day's rows
+    give: the same rows again for a day already closed, so the seal still holds."""
+    started = time.perf_counter()
+    first = day - timedelta(days=settings.window_days)
+    shoes = shoes_of(ledger, first, day)
+    new = [s for s in shoes if s.gaming_date == day]
+    rate = settings.slug_false_alarm_rate
+    slugs = find_slugs(new, [s for s in shoes if s.gaming_date != day], rate)
+    cited = [
+        (
+            dealt_cards(ledger, s.shoe, s.positions.tolist()),
+            dealt_cards(ledger, s.earlier, s.earlier_positions.tolist()),
+        )
+        for s in slugs
+    ]
+    findings = [
+        slug_finding(
+            slug,
+            dealt,
+            earlier,
+            bets_on(ledger, day, slug.shoe.table_id, [c.round_id for c in dealt if c.round_id]),
+            rate,
+        )
+        for slug, (dealt, earlier) in zip(slugs, cited, strict=True)
+    ]
+    tables = {s.table_id for s in new} | {
+        str(t)
+        for (t,) in ledger.con.execute(
+            "SELECT DISTINCT table_id FROM exceptions WHERE gaming_date = ? "
+            "AND list_contains(?::VARCHAR[], code)",
+            [day, sorted(PATTERN_CODES)],
+        ).fetchall()
+    }
+    with ledger.transaction():
+        ledger.replace_pattern_findings(day, findings)
+        record_notices(ledger, [(t, day) for t in tables], codes=PATTERN_CODES)
+    return PatternRun(
+        day,
+        settings.window_days,
+        len(new),
+        len(shoes),
+        tuple(findings),
+        time.perf_counter() - started,
+    )
