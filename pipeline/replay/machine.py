@@ -85,11 +85,22 @@ from pipeline.rules.variants import variant
 
 ERROR_CARD_SUBJECTS = {
     "PLAYER_THIRD_CARD_UNAUTHORIZED": "unauthorized_third",
+    "PLAYER_EXTRA_CARD": "unauthorized_third",
     "BANKER_EXTRA_CARD": "drawn_in_error",
 }
 """Irregularities reported during a round about one card dealt in error: the round goes on
-with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). A card
-the Banker's Hand was not entitled to is a card drawn in error."""
+with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). Where the
+dealer deals (Punto Banco, Minibaccarat), the only card the Player's Hand can get in excess is a
+third card no rule authorized (3.12(a), 7.11(a)), and a card the Banker's Hand was not entitled
+to is a card drawn in error (3.12(b), 7.11(b)). Chemin de Fer's own misdeals come first
+(:meth:`TableReplay._banker_misdealt`)."""
+
+NAMED_CARD_KINDS = frozenset({"CARD_DRAWN_IN_ERROR", "CARD_DISCLOSED_IN_ERROR"})
+"""Reports that may name, by its shoe position, a card already read into one of the round's
+hands: it is then a card dealt in error to that hand (3.12(a)-(c), 7.11(a)-(c))."""
+
+HAND_SUBJECTS = {"PLAYER": "unauthorized_third", "BANKER": "drawn_in_error"}
+"""The rule a card dealt in error to a hand falls under, by the hand that received it."""
 
 UNRECTIFIED_SUBJECTS = {
     "BANKER_EXTRA_CARD": "banker_extra_initial",
@@ -459,7 +470,7 @@ class TableReplay:
         if rnd is None or rnd.round_id != e.round_id:
             self._unattributable(e)
             return
-        if self.irregularity is not None and not rnd.simulated and rnd.error_card is None:
+        if self._irregularity_counted_by(rnd):
             self._close_irregularity(None)
         carried = self.carried
         if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
@@ -469,6 +480,16 @@ class TableReplay:
             self.shoe.last_hand_position = max(self.shoe.last_hand_position, dealt.position)
         if rnd.first_card is None:
             rnd.first_card = e.event_id
+
+    def _irregularity_counted_by(self, rnd: RoundState) -> bool:
+        """Whether the next card dealt to ``rnd``'s hands ends the discards of the open
+        irregularity (3.12(c)-(d), 4.12(h), (j), 7.11(c)-(d)): not in a simulated round, which
+        resolves it, nor while a card dealt in error this round waits on its procedure, nor for
+        a card disclosed in this round under (c)3, whose simulated round follows this one."""
+        irr = self.irregularity
+        if irr is None or rnd.simulated or rnd.error_card is not None:
+            return False
+        return irr.expected_extra is not None or irr.event.round_id != rnd.round_id
 
     def _check_carried(self, carried: CarriedCard, first: DealtCard) -> None:
         """3.12(a)-(b), 4.12(g), 7.11(a)-(b): the card dealt or drawn in error (undisclosed)
@@ -565,16 +586,54 @@ class TableReplay:
     def on_IrregularityReported(self, e: TableEvent) -> None:
         kind = str(e.get("kind"))
         rnd = self.round if self.round is not None and self.round.round_id == e.round_id else None
-        if rnd is not None and self._banker_misdealt(rnd, e, kind):
-            return
-        if rnd is not None and kind in ERROR_CARD_SUBJECTS:
-            self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind])
+        if rnd is not None:
+            self._irregularity_in_round(rnd, e, kind)
             return
         self._close_round()
         self._close_irregularity(None)
+        self._card_outside_hands(e, kind)
+
+    def _irregularity_in_round(self, rnd: RoundState, e: TableEvent, kind: str) -> None:
+        """An irregularity reported during the round in play. No rule of 3.12, 4.12 or 7.11
+        ends a round early, so the round goes on and is judged when it closes:
+
+        - the Chemin de Fer Banker's own misdeal, 4.12(a)-(d) (:meth:`_banker_misdealt`);
+        - a card dealt in error to a hand, named by the report or by its position:
+          3.12(a)-(c), 4.12(e)-(i), 7.11(a)-(c) (:meth:`_error_card`);
+        - a card drawn in error, disclosed or found face up that never reached a hand: the
+          next hand's first card or the discard procedure, 3.12(b)-(d), 4.12(g)-(j),
+          7.11(b)-(d) (:meth:`_card_outside_hands`);
+        - insufficient cards: the round is void, 3.12(e), 4.12(k) (7.11 as 3.12); whether the
+          pit voided it is judged when it closes (checks.voids);
+        - anything else (Punto Banco's and Minibaccarat's dealer dealing the hands in the
+          wrong order, which no irregularity rule voids, or OTHER): the cards stand and the
+          deal checks of 3.7-3.9, 7.7-7.9 judge them.
+        """
+        if self._banker_misdealt(rnd, e, kind):
+            return
+        if kind in ERROR_CARD_SUBJECTS:
+            hand = "PLAYER" if kind.startswith("PLAYER") else "BANKER"
+            self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind], hand)
+            return
+        position = e.get("position")
+        named = None
+        if kind in NAMED_CARD_KINDS and position is not None:
+            named = next((c for c in rnd.cards if c.position == position), None)
+        if named is not None:
+            self._error_card(rnd, e, HAND_SUBJECTS[named.hand], named.hand)
+        elif kind == "INSUFFICIENT_CARDS":
+            rnd.insufficient_reported = e
+        else:
+            self._card_outside_hands(e, kind)
+
+    def _card_outside_hands(self, e: TableEvent, kind: str) -> None:
+        """A card drawn in error, disclosed or found face up that is in no hand: an undisclosed
+        card drawn in error opens the next hand (3.12(b), 4.12(g), 7.11(b)); a disclosed one
+        and a card found face up in the shoe go to the discard rack with as many more as the
+        procedure says (3.12(c)-(d), 4.12(h), (j), 7.11(c)-(d)), counted at the next card
+        dealt to a hand (or, under (c)3, by the simulated round that must follow)."""
         rules = self.require_rules()
         if kind == "CARD_DRAWN_IN_ERROR" and e.get("position") is not None:
-            # 3.12(b): an undisclosed card drawn in error is the next hand's first card.
             self.carried = CarriedCard(e, "drawn_in_error", int(e.get("position")))
             return
         rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
@@ -587,6 +646,7 @@ class TableReplay:
             self._check_reported_procedure(rules, e)
         else:
             return
+        self._close_irregularity(None)
         self.irregularity = Irregularity(e, expected)
 
     def _check_reported_procedure(self, rules: TableRules, e: TableEvent) -> None:
@@ -615,7 +675,7 @@ class TableReplay:
             self._unrectified(rnd, e, kind)
             return True
         if kind == "PLAYER_EXTRA_CARD":
-            self._error_card(rnd, e, "drawn_in_error")
+            self._error_card(rnd, e, "drawn_in_error", "PLAYER")
             return True
         return False
 
@@ -639,7 +699,7 @@ class TableReplay:
             event_ids=(e.event_id,),
         )
 
-    def _error_card(self, rnd: RoundState, e: TableEvent, subject: str) -> None:
+    def _error_card(self, rnd: RoundState, e: TableEvent, subject: str, hand: str) -> None:
         """A card dealt in error during the round: the round goes on, with the card where the
         regulation sends it.
 
@@ -663,7 +723,7 @@ class TableReplay:
             return
         code = code_for(self.game, subject)
         what = error_what(e)
-        expected_hand = player if str(e.get("kind")).startswith("PLAYER") else banker
+        expected_hand = player if hand == "PLAYER" else banker
         if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
             self.find(
                 code,

@@ -54,6 +54,7 @@ from pipeline.rules.outcome import RoundOutcome, Winner, outcome_of
 from pipeline.rules.roles import counterclockwise_from
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.settlement_order import settlement_sequence
+from pipeline.rules.variants import variant
 
 CATALOG: Mapping[str, TableRules] = load_catalog()
 """The filed rule configurations (pipeline/config/rules_catalog.toml)."""
@@ -143,17 +144,28 @@ class DealtInError:
 
 @dataclass(frozen=True)
 class Misdealt:
-    """Chemin de Fer: the Banker's own deal went wrong beyond rectifying (4.12(a)-(d)) and the
-    pit reports it without naming a card, after the first ``after`` cards of the deal (default
-    all of them). ``kind`` BANKER_WRONG_ORDER (4.12(a)): the hand is annulled, voided with its
-    wagers returned, unless ``played``, when it is announced and settled from the cards.
+    """The pit reports an irregularity during the round without naming a card, after the
+    first ``after`` cards of the deal (default all of them).
+
+    Chemin de Fer, where the Banker's own deal went wrong beyond rectifying (4.12(a)-(d)):
+    ``kind`` BANKER_WRONG_ORDER (4.12(a)): the hand is annulled, voided with its wagers
+    returned, unless ``played``, when it is announced and settled from the cards.
     BANKER_EXTRA_CARD or PLAYER_EXTRA_CARD (4.12(b)-(d)): the round is announced and settled
     by the counts those rules give (``announce=`` overrides, as for any round); list every
-    card dealt in the round's hands and give its ``order``."""
+    card dealt in the round's hands and give its ``order``.
+
+    Any other kind, and any kind at a Punto Banco or Minibaccarat table, changes nothing of
+    the round (announced and settled from the cards), except that BANKER_WRONG_ORDER not
+    ``played`` still voids it (what such a dealer would do)."""
 
     kind: str
     after: int | None = None
     played: bool = False
+    card: str | None = None
+    """A card the report names without a shoe position (CARD_FACE_UP_IN_SHOE,
+    CARD_DISCLOSED_IN_ERROR): it goes to the discard rack right after the report, with
+    ``discards`` more cards (default as 3.12(c)-(d) require)."""
+    discards: int | None = None
 
 
 @dataclass
@@ -448,10 +460,12 @@ class TableDayBuilder:
         settled: Mapping[tuple[int, str], tuple[str, int]] | None = None,
         vig: Mapping[int, int] | None = None,
         rule_code: str | None = None,
+        reported: bool = False,
     ) -> RoundHandle:
-        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, then each
-        returned (settled VOID paying nothing) unless ``settled`` says (outcome, paid) for it;
-        ``vig`` cents charged per seat on top."""
+        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, the pit's
+        INSUFFICIENT_CARDS report if ``reported``, then each wager returned (settled VOID
+        paying nothing) unless ``settled`` says (outcome, paid) for it; ``vig`` cents charged
+        per seat on top."""
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
         self._ensure_seated(wagers)
@@ -469,6 +483,8 @@ class TableDayBuilder:
         for seat in sorted(wagers):
             for wager, amount in wagers[seat].items():
                 handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+        if reported:
+            self._report_misdeal(handle, Misdealt("INSUFFICIENT_CARDS"))
         handle.voided = self.emit(
             "pit", "RoundVoided", round_id=round_id, reason=reason, rule_code=rule_code
         )
@@ -673,15 +689,19 @@ class TableDayBuilder:
             )
         return handle
 
-    @staticmethod
     def _misdealt_outcome(
+        self,
         misdealt: Misdealt | None,
         order: str | None,
         p_cards: tuple[Card, ...],
         b_cards: tuple[Card, ...],
     ) -> RoundOutcome:
         """The round's outcome from its hands, or by 4.12(b)-(d) for a deal reported wrong."""
-        if misdealt is None or misdealt.kind == "BANKER_WRONG_ORDER":
+        if (
+            not variant(self.game).participant_bank
+            or misdealt is None
+            or misdealt.kind not in ("BANKER_EXTRA_CARD", "PLAYER_EXTRA_CARD")
+        ):
             return outcome_of(p_cards, b_cards)
         if order is None:
             order = "".join(hand[0] for hand in deal_order(len(p_cards), len(b_cards)))
@@ -694,13 +714,14 @@ class TableDayBuilder:
         return unrectified_outcome(deal, [c.value for c in p_cards], [c.value for c in b_cards])
 
     def _annul(self, handle: RoundHandle, stakes: Mapping[int, Mapping[str, int]]) -> None:
-        """4.12(a): the hand is annulled: voided, every wager returned."""
+        """4.12(a): the hand is annulled: voided, every wager returned (elsewhere, the void
+        names no rule: none voids it)."""
         handle.voided = self.emit(
             "pit",
             "RoundVoided",
             round_id=handle.round_id,
             reason="Banker took cards in the wrong order",
-            rule_code="CF-4.12a-WRONG-ORDER",
+            rule_code="CF-4.12a-WRONG-ORDER" if variant(self.game).participant_bank else None,
         )
         for seat in sorted(stakes, reverse=True):
             for wager in stakes[seat]:
@@ -811,8 +832,10 @@ class TableDayBuilder:
             self._report_misdeal(handle, misdealt)
 
     def _report_misdeal(self, handle: RoundHandle, misdealt: Misdealt | None) -> None:
-        """The pit reports the Banker's misdeal (4.12(a)-(d)), naming no card."""
+        """The pit reports the irregularity of ``misdealt`` by no shoe position, and the card it
+        names, if any, goes to the discard rack."""
         assert misdealt is not None
+        named = cards(misdealt.card) if misdealt.card else ()
         handle.misdeal_reported = self.emit(
             "pit",
             "IrregularityReported",
@@ -820,12 +843,31 @@ class TableDayBuilder:
             shoe_id=self.shoe_id,
             kind=misdealt.kind,
             procedure=None,
-            card_rank=None,
-            card_suit=None,
+            card_rank=named[0].rank.name if named else None,
+            card_suit=named[0].suit.name if named else None,
             position=None,
             note=None,
             reported_by=DEALER,
         )
+        if named:
+            self._discard(named[0], misdealt.kind == "CARD_FACE_UP_IN_SHOE", misdealt.discards)
+
+    def _discard(self, card: Card, face_up_in_shoe: bool, count: int | None) -> list[str]:
+        """``card`` and ``count`` more to the discard rack (default: as 3.12(c)-(d) require,
+        face down under (c)2); returns the CardDealt ids."""
+        if count is None:
+            count = (
+                face_up_in_shoe_discards(card.rank)
+                if face_up_in_shoe
+                else disclosed_card_discards(self.rules, card.rank) or 0
+            )
+        face_down = self.rules.disclosed_card_procedure.value == 2 and not face_up_in_shoe
+        discards = [self._card(card, None, "DISCARD")]
+        for i in range(count):
+            discards.append(
+                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
+            )
+        return discards
 
     def _place_cutting_card(self) -> None:
         """The shoe's ShoeStarted, when the test left the cutting card's place open, records it
