@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.games import Game
+from pipeline.rules.shuffle_methods import ShuffleMethod
 from pipeline.rules.symbol import Symbol
 from pipeline.rules.variants import variant
 
@@ -47,35 +48,6 @@ class Odds(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.to_win} to {self.stake}"
-
-
-class ShuffleMethod(Symbol):
-    MANUAL_LACE = "MANUAL_LACE"  # 3.5(a)1, 4.4(a)1, 7.5(b)2: shuffle, then lace about one deck
-    MANUAL_WASH = "MANUAL_WASH"  # 3.5(a)2, 4.4(a)2: wash and stack, three dealers shuffle
-    FEATHERED = "FEATHERED"  # 7.5(b)1: Minibaccarat only
-    AUTOMATED_BATCH = "AUTOMATED_BATCH"  # 7.1(d): two batches alternated by a shuffler
-    # 7.12 "Continuous shuffling shoe or device": Minibaccarat only (the given texts hold its
-    # title; subchapters 3 and 4 have no such section, and 6.9 governs subchapter 6).
-    CONTINUOUS = "CONTINUOUS"
-
-
-SHUFFLE_OPTIONS: Mapping[Game, Mapping[ShuffleMethod, str]] = {
-    Game.PUNTO_BANCO: {
-        ShuffleMethod.MANUAL_LACE: "3.5(a)1",
-        ShuffleMethod.MANUAL_WASH: "3.5(a)2",
-    },
-    Game.CHEMIN_DE_FER: {
-        ShuffleMethod.MANUAL_LACE: "4.4(a)1",
-        ShuffleMethod.MANUAL_WASH: "4.4(a)2",
-    },
-    Game.MINIBACCARAT: {
-        ShuffleMethod.FEATHERED: "7.5(b)1",
-        ShuffleMethod.MANUAL_LACE: "7.5(b)2",
-        ShuffleMethod.AUTOMATED_BATCH: "7.1(d)",
-        ShuffleMethod.CONTINUOUS: "7.12",
-    },
-}
-"""The shuffling options each game's subchapter offers, with the section offering each."""
 
 
 class DisclosedCardProcedure(Symbol):
@@ -193,7 +165,7 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
     def bad(field_name: str, section: str, message: str) -> None:
         found.append(ConfigProblem(field_name, f"N.J.A.C. 19:47-{section}", message))
 
-    offered_shuffles = SHUFFLE_OPTIONS[game]
+    offered_shuffles = rulebook.shuffle_options
     if rules.shuffle_method not in offered_shuffles:
         choices = ", ".join(f"{m.name} ({sec})" for m, sec in offered_shuffles.items())
         bad(

@@ -21,6 +21,7 @@ from pipeline.rules.draw_tables import (
     DrawTable,
 )
 from pipeline.rules.games import Game
+from pipeline.rules.shuffle_methods import ShuffleMethod
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,10 @@ class Variant:
     no-vigorish variation: 3.10(b)5 (3.3(e), (h)) or Minibaccarat's own 7.3(f)."""
     no_vig_term: str
     """What the game's text calls that: a "variation" (3.3(e), (h)) or an "option" (7.3(f))."""
+    shuffle_options: Mapping[ShuffleMethod, str]
+    """The shuffling options the game's subchapter offers, with the section offering each:
+    3.5(a), 4.4(a), or Minibaccarat's 7.5(b), its two-batch shuffler (7.1(d)) and continuous
+    shuffling device (7.12; 6.9 governs subchapter 6, not baccarat)."""
     choice_sections: Mapping[str, str]
     """Where the game regulates each choice a casino files for a table (shuffle, decks,
     vigorish, disclosed card, tie, the no-vigorish options), as ``validate-rules`` cites it."""
@@ -127,6 +132,10 @@ VARIANTS: dict[Game, Variant] = {
         settlement_order=True,
         no_vig_code="PB-3.10b5-NO-VIG-MARKED",
         no_vig_term="variation",
+        shuffle_options={
+            ShuffleMethod.MANUAL_LACE: "3.5(a)1",
+            ShuffleMethod.MANUAL_WASH: "3.5(a)2",
+        },
         choice_sections={
             "shuffle": "3.5(a)",
             "decks": "3.1(a)",
@@ -159,6 +168,10 @@ VARIANTS: dict[Game, Variant] = {
         settlement_order=False,
         no_vig_code="PB-3.10b5-NO-VIG-MARKED",
         no_vig_term="variation",
+        shuffle_options={
+            ShuffleMethod.MANUAL_LACE: "4.4(a)1",
+            ShuffleMethod.MANUAL_WASH: "4.4(a)2",
+        },
         choice_sections={
             "shuffle": "4.4(a)",
             "decks": "4.1(a)",
@@ -191,6 +204,12 @@ VARIANTS: dict[Game, Variant] = {
         settlement_order=True,
         no_vig_code="MB-7.3f-NO-VIG",
         no_vig_term="option",
+        shuffle_options={
+            ShuffleMethod.FEATHERED: "7.5(b)1",
+            ShuffleMethod.MANUAL_LACE: "7.5(b)2",
+            ShuffleMethod.AUTOMATED_BATCH: "7.1(d)",
+            ShuffleMethod.CONTINUOUS: "7.12",
+        },
         choice_sections={
             "shuffle": "7.5(b)",
             "decks": "7.1(a)",
