@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
-from pipeline.events.payloads import CuratorChanged, DeviceFault
+from pipeline.events.payloads import CuratorChanged, DeviceFault, IrregularityReported
 from pipeline.replay.bank import Bank
 from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
 from pipeline.replay.checks.bank_passing import BankPassing
@@ -584,16 +584,18 @@ class TableReplay:
 
     # ------------------------------------------------------------------ irregularities
     def on_IrregularityReported(self, e: TableEvent) -> None:
-        kind = str(e.get("kind"))
+        report = e.payload_as(IrregularityReported)
         rnd = self.round if self.round is not None and self.round.round_id == e.round_id else None
         if rnd is not None:
-            self._irregularity_in_round(rnd, e, kind)
+            self._irregularity_in_round(rnd, e, report)
             return
         self._close_round()
         self._close_irregularity(None)
-        self._card_outside_hands(e, kind)
+        self._card_outside_hands(e, report)
 
-    def _irregularity_in_round(self, rnd: RoundState, e: TableEvent, kind: str) -> None:
+    def _irregularity_in_round(
+        self, rnd: RoundState, e: TableEvent, report: IrregularityReported
+    ) -> None:
         """An irregularity reported during the round in play. No rule of 3.12, 4.12 or 7.11
         ends a round early, so the round goes on and is judged when it closes:
 
@@ -609,48 +611,50 @@ class TableReplay:
           wrong order, which no irregularity rule voids, or OTHER): the cards stand and the
           deal checks of 3.7-3.9, 7.7-7.9 judge them.
         """
-        if self._banker_misdealt(rnd, e, kind):
+        kind = report.kind
+        if self._banker_misdealt(rnd, e, report):
             return
         if kind in ERROR_CARD_SUBJECTS:
             hand = "PLAYER" if kind.startswith("PLAYER") else "BANKER"
-            self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind], hand)
+            self._error_card(rnd, e, report, ERROR_CARD_SUBJECTS[kind], hand)
             return
-        position = e.get("position")
         named = None
-        if kind in NAMED_CARD_KINDS and position is not None:
-            named = next((c for c in rnd.cards if c.position == position), None)
+        if kind in NAMED_CARD_KINDS and report.position is not None:
+            named = next((c for c in rnd.cards if c.position == report.position), None)
         if named is not None:
-            self._error_card(rnd, e, HAND_SUBJECTS[named.hand], named.hand)
+            self._error_card(rnd, e, report, HAND_SUBJECTS[named.hand], named.hand)
         elif kind == "INSUFFICIENT_CARDS":
             rnd.insufficient_reported = e
         else:
-            self._card_outside_hands(e, kind)
+            self._card_outside_hands(e, report)
 
-    def _card_outside_hands(self, e: TableEvent, kind: str) -> None:
+    def _card_outside_hands(self, e: TableEvent, report: IrregularityReported) -> None:
         """A card drawn in error, disclosed or found face up that is in no hand: an undisclosed
         card drawn in error opens the next hand (3.12(b), 4.12(g), 7.11(b)); a disclosed one
         and a card found face up in the shoe go to the discard rack with as many more as the
         procedure says (3.12(c)-(d), 4.12(h), (j), 7.11(c)-(d)), counted at the next card
         dealt to a hand (or, under (c)3, by the simulated round that must follow)."""
         rules = self.require_rules()
-        if kind == "CARD_DRAWN_IN_ERROR" and e.get("position") is not None:
-            self.carried = CarriedCard(e, "drawn_in_error", int(e.get("position")))
+        if report.kind == "CARD_DRAWN_IN_ERROR" and report.position is not None:
+            self.carried = CarriedCard(e, "drawn_in_error", report.position)
             return
-        rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
-        if rank is None:
+        if report.card_rank is None:
             return
-        if kind == "CARD_FACE_UP_IN_SHOE":
+        rank = Rank[report.card_rank]
+        if report.kind == "CARD_FACE_UP_IN_SHOE":
             expected: int | None = face_up_in_shoe_discards(rank)
-        elif kind == "CARD_DISCLOSED_IN_ERROR":
+        elif report.kind == "CARD_DISCLOSED_IN_ERROR":
             expected = disclosed_card_discards(rules, rank)
-            self._check_reported_procedure(rules, e)
+            self._check_reported_procedure(rules, e, report)
         else:
             return
         self._close_irregularity(None)
         self.irregularity = Irregularity(e, expected)
 
-    def _check_reported_procedure(self, rules: TableRules, e: TableEvent) -> None:
-        reported = e.get("procedure")
+    def _check_reported_procedure(
+        self, rules: TableRules, e: TableEvent, report: IrregularityReported
+    ) -> None:
+        reported = report.procedure
         if reported is not None and reported != rules.disclosed_card_procedure.name:
             self.find(
                 "disclosed",
@@ -660,7 +664,9 @@ class TableReplay:
                 event_ids=(e.event_id,),
             )
 
-    def _banker_misdealt(self, rnd: RoundState, e: TableEvent, kind: str) -> bool:
+    def _banker_misdealt(
+        self, rnd: RoundState, e: TableEvent, report: IrregularityReported
+    ) -> bool:
         """Chemin de Fer, where the Banker deals (4.8(d)): a report of his own misdeal during
         the round. Wrong order: the hand is annulled (4.12(a)), judged when it closes. An
         extra card the report does not name: 4.12(b)-(d) count the hands. An extra card to
@@ -668,14 +674,15 @@ class TableReplay:
         error (4.12(g)-(h)). Returns whether the report was one of these."""
         if not variant(self.game).participant_bank:
             return False
+        kind = report.kind
         if kind == "BANKER_WRONG_ORDER":
             rnd.annulled = e
             return True
-        if kind in UNRECTIFIED_SUBJECTS and e.get("position") is None:
+        if kind in UNRECTIFIED_SUBJECTS and report.position is None:
             self._unrectified(rnd, e, kind)
             return True
         if kind == "PLAYER_EXTRA_CARD":
-            self._error_card(rnd, e, "drawn_in_error", "PLAYER")
+            self._error_card(rnd, e, report, "drawn_in_error", "PLAYER")
             return True
         return False
 
@@ -699,7 +706,14 @@ class TableReplay:
             event_ids=(e.event_id,),
         )
 
-    def _error_card(self, rnd: RoundState, e: TableEvent, subject: str, hand: str) -> None:
+    def _error_card(
+        self,
+        rnd: RoundState,
+        e: TableEvent,
+        report: IrregularityReported,
+        subject: str,
+        hand: str,
+    ) -> None:
         """A card dealt in error during the round: the round goes on, with the card where the
         regulation sends it.
 
@@ -715,7 +729,7 @@ class TableReplay:
         The announcement and settlements are then checked against the corrected hands.
         """
         rules = self.require_rules()
-        position = e.get("position")
+        position = report.position
         dealt = next((c for c in reversed(rnd.cards) if c.position == position), None)
         player = [c for c in rnd.cards if c.hand == "PLAYER"]
         banker = [c for c in rnd.cards if c.hand == "BANKER"]
@@ -764,7 +778,7 @@ class TableReplay:
         elif fate is ErrorCardFate.NEXT_HAND_FIRST_CARD:
             self.carried = CarriedCard(e, subject, dealt.position)
         else:
-            self._check_reported_procedure(rules, e)
+            self._check_reported_procedure(rules, e, report)
             self.irregularity = Irregularity(e, disclosed_card_discards(rules, dealt.card.rank))
 
     def _banker_took_player_card(
