@@ -421,11 +421,7 @@ class TableDayBuilder:
         ``round(..., simulated=True)``."""
         (the_card,) = cards(card)
         face_up = kind == "CARD_FACE_UP_IN_SHOE"
-        expected = (
-            face_up_in_shoe_discards(the_card.rank)
-            if face_up
-            else disclosed_card_discards(self.rules, the_card.rank)
-        )
+        expected = self._required_discards(the_card, face_up)
         if procedure is None and not face_up:
             procedure = self.rules.disclosed_card_procedure.name
         reported = self.emit(
@@ -442,15 +438,10 @@ class TableDayBuilder:
         count = expected if extra is None else extra
         if count is None:  # (c)3: the card opens a simulated round instead
             return IrregularityHandle(reported, [])
-        discards = [self._card(the_card, None, "DISCARD")]
-        face_down = self.rules.disclosed_card_procedure.value == 2 and not face_up
+        face_down = self._face_down_discards(face_up)
         if extra_face_up is not None:
             face_down = not extra_face_up
-        for i in range(count):
-            discards.append(
-                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
-            )
-        return IrregularityHandle(reported, discards)
+        return IrregularityHandle(reported, self._discard(the_card, count, face_down))
 
     def voided_round(
         self,
@@ -850,19 +841,29 @@ class TableDayBuilder:
             reported_by=DEALER,
         )
         if named:
-            self._discard(named[0], misdealt.kind == "CARD_FACE_UP_IN_SHOE", misdealt.discards)
+            face_up = misdealt.kind == "CARD_FACE_UP_IN_SHOE"
+            count = misdealt.discards
+            if count is None:
+                count = self._required_discards(named[0], face_up) or 0
+            self._discard(named[0], count, self._face_down_discards(face_up))
 
-    def _discard(self, card: Card, face_up_in_shoe: bool, count: int | None) -> list[str]:
-        """``card`` and ``count`` more to the discard rack (default: as 3.12(c)-(d) require,
-        face down under (c)2); returns the CardDealt ids."""
-        if count is None:
-            count = (
-                face_up_in_shoe_discards(card.rank)
-                if face_up_in_shoe
-                else disclosed_card_discards(self.rules, card.rank) or 0
-            )
-        face_down = self.rules.disclosed_card_procedure.value == 2 and not face_up_in_shoe
-        discards = [self._card(card, None, "DISCARD")]
+    def _required_discards(self, card: Card, face_up_in_shoe: bool) -> int | None:
+        """How many more cards go to the discard rack with ``card``: 3.12(d) for a card found
+        face up in the shoe, else the pre-selected procedure of 3.12(c) (``None``: (c)3)."""
+        if face_up_in_shoe:
+            return face_up_in_shoe_discards(card.rank)
+        return disclosed_card_discards(self.rules, card.rank)
+
+    def _face_down_discards(self, face_up_in_shoe: bool) -> bool:
+        """Whether the extra discards go face down: only under (c)2 for a disclosed card."""
+        return self.rules.disclosed_card_procedure.value == 2 and not face_up_in_shoe
+
+    def _discard(
+        self, card: Card, count: int, face_down: bool, *, position: int | None = None
+    ) -> list[str]:
+        """``card`` (read again at ``position`` when it left the shoe earlier) and ``count``
+        more to the discard rack; returns the CardDealt ids."""
+        discards = [self._card(card, None, "DISCARD", position=position)]
         for i in range(count):
             discards.append(
                 self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
@@ -909,13 +910,10 @@ class TableDayBuilder:
         if in_error.then == "NEXT_HAND":
             self.carried = (handle.round_id, position)
         elif in_error.then == "DISCARD":
-            self._card(card, None, "DISCARD", position=position)
             count = in_error.discards
             if count is None:
-                count = disclosed_card_discards(self.rules, card.rank) or 0
-            face_down = self.rules.disclosed_card_procedure.value == 2
-            for i in range(count):
-                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
+                count = self._required_discards(card, face_up_in_shoe=False) or 0
+            self._discard(card, count, self._face_down_discards(False), position=position)
 
     def _hand_options(
         self, handle: RoundHandle, p_cards: tuple[Card, ...], b_cards: tuple[Card, ...]
