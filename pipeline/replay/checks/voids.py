@@ -22,8 +22,9 @@ def void_only_when_the_shoe_cannot_complete(view: RoundView) -> Iterator[Flag]:
         yield Flag(
             "insufficient",
             Severity.HIGH,
-            f"Round {view.round.round_id} was voided for insufficient cards with "
-            f"{view.cards_left} cards left in the shoe; six always complete a round "
+            f"Round {view.round.round_id} was voided ({voided.get('reason') or 'no reason'}) "
+            f"with {view.cards_left} cards left in the shoe; only a shoe that cannot complete "
+            "the round voids it, and six always complete a round "
             f"({view.citation('insufficient')}).",
             event_ids=(voided.event_id,),
         )
