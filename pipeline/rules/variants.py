@@ -37,6 +37,9 @@ class Variant:
     banker_draws: DrawTable
     """What the Banker's Hand does by its count and the Player's third card: Table 2 (3.9(c),
     7.9) or Table 3 (4.9(c))."""
+    draw_rules: str
+    """Where every draw of the game is decided, as a report names it: 3.9 Tables 1 and 2,
+    7.9 (which repeats them), or the Dominant Player's 4.9(a) and the Banker's Table 3."""
     player_table: str | None
     """The table of the Player's third-card rule, as messages name it: "Table 1" (3.9(b),
     7.9); Chemin de Fer's Dominant Player follows the text of 4.9(a), which has no table."""
@@ -125,6 +128,7 @@ VARIANTS: dict[Game, Variant] = {
         code_prefix="PB",
         player_draws=TABLE_1,
         banker_draws=TABLE_2,
+        draw_rules="N.J.A.C. 19:47-3.9 Tables 1 and 2",
         player_table="Table 1",
         banker_table="Table 2",
         participant_bank=False,
@@ -161,6 +165,7 @@ VARIANTS: dict[Game, Variant] = {
         code_prefix="CF",
         player_draws=CHEMIN_DE_FER_PLAYER,
         banker_draws=TABLE_3,
+        draw_rules="N.J.A.C. 19:47-4.9(a) and Table 3",
         player_table=None,
         banker_table="Table 3",
         participant_bank=True,
@@ -197,6 +202,7 @@ VARIANTS: dict[Game, Variant] = {
         code_prefix="MB",
         player_draws=TABLE_1,
         banker_draws=TABLE_2,
+        draw_rules="N.J.A.C. 19:47-7.9 Tables 1 and 2",
         player_table="Table 1",
         banker_table="Table 2",
         participant_bank=False,
