@@ -164,7 +164,8 @@ class Misdealt:
     card: str | None = None
     """A card the report names without a shoe position (CARD_FACE_UP_IN_SHOE,
     CARD_DISCLOSED_IN_ERROR): it goes to the discard rack right after the report, with
-    ``discards`` more cards (default as 3.12(c)-(d) require)."""
+    ``discards`` more cards (default as 3.12(c)-(d) require; under (c)3 nothing is discarded:
+    follow the round with ``round(..., simulated=True)``)."""
     discards: int | None = None
 
 
@@ -844,8 +845,9 @@ class TableDayBuilder:
             face_up = misdealt.kind == "CARD_FACE_UP_IN_SHOE"
             count = misdealt.discards
             if count is None:
-                count = self._required_discards(named[0], face_up) or 0
-            self._discard(named[0], count, self._face_down_discards(face_up))
+                count = self._required_discards(named[0], face_up)
+            if count is not None:  # (c)3: the card opens a simulated round after this one
+                self._discard(named[0], count, self._face_down_discards(face_up))
 
     def _required_discards(self, card: Card, face_up_in_shoe: bool) -> int | None:
         """How many more cards go to the discard rack with ``card``: 3.12(d) for a card found

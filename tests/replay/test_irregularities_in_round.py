@@ -241,3 +241,25 @@ def test_round_voided_for_the_order_of_the_deal(rules_id: str) -> None:
         "only a shoe that cannot complete the round voids it, and six always complete a round "
         "(N.J.A.C. 19:47-3.12(e))."
     )
+
+
+@pytest.mark.parametrize(("simulated", "found"), [(True, []), (False, ["PB-3.12c-DISCLOSED"])])
+@pytest.mark.rule("PB-3.12c-DISCLOSED")
+def test_card_disclosed_in_a_round_opens_the_simulated_round_after_it(
+    simulated: bool, found: list[str]
+) -> None:
+    """PB-3.12c-DISCLOSED, N.J.A.C. 19:47-3.12(c)3 (pb-dragon's procedure): a card disclosed
+    in the middle of a round is the first card of a simulated round, which can only follow
+    the round in play; the round's own next cards do not count it as missing. Without the
+    simulated round, the next real round raises the finding."""
+    b = table("pb-dragon")
+    b.round(**BANKER_MUST_STAY, misdealt=Misdealt("CARD_DISCLOSED_IN_ERROR", after=2, card="5D"))
+    if simulated:
+        b.round(player="5D 4C", banker="3H 3S", simulated=True)
+    b.round(**NEXT)
+    b.end_shoe()
+    result = b.replay()
+    assert codes(result) == found
+    assert result.rounds[0].status == "COMPLETE"
+    if found:
+        assert "none was dealt" in only(result).message
