@@ -57,12 +57,6 @@ from pipeline.rules.vigorish import vigorish_on_win
 DEFAULT_BET_CENTS: Cents = 2_500
 """$25.00, the default table minimum of :class:`TableRules`."""
 
-_DRAW_TABLES = {
-    Game.PUNTO_BANCO: "N.J.A.C. 19:47-3.9 Tables 1 and 2",
-    Game.MINIBACCARAT: "N.J.A.C. 19:47-7.9 Tables 1 and 2",
-    Game.CHEMIN_DE_FER: "N.J.A.C. 19:47-4.9(a) and Table 3",
-}
-
 COVERED_BANKER = "BANKER_COVERED_3.3(e)2"
 """Key of the Banker wager's edge when the seat's total-card wagers cover it (3.3(e)2)."""
 
@@ -489,7 +483,7 @@ class OddsReport:
             "decks": self.decks,
             "game": self.rules.game.value,
             "rules_id": self.rules.rules_id,
-            "draw_rules": _DRAW_TABLES[self.rules.game],
+            "draw_rules": variant(self.rules.game).draw_rules,
             "total": self.total,
             "total_formula": self.total_formula,
             "weighting": (
@@ -528,7 +522,7 @@ class OddsReport:
         game = self.rules.game.value.replace("_", " ").title()
         lines = [
             f"Exact odds: {game}, {self.decks} deck{'s' if self.decks != 1 else ''}, rules "
-            f"{self.rules.rules_id!r}, draws by {_DRAW_TABLES[self.rules.game]}",
+            f"{self.rules.rules_id!r}, draws by {variant(self.rules.game).draw_rules}",
         ]
         if self.decks < MINIMUM_DECKS:
             lines.append(

@@ -36,6 +36,7 @@ from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
 from pipeline.rules.codes import code_for, regulates, rule
 from pipeline.rules.games import Game
+from pipeline.rules.variants import variant
 
 COMPLETE = "PB-3.3c3-COMP-FORM"
 SEQUENCE = "PB-3.3c3ii-FORM-SEQUENCE"
@@ -45,13 +46,6 @@ VOID = "PB-3.3c3vi-FORM-VOID"
 from the rule-code table."""
 
 REQUIRED_SIGNATURES = ("dealer_signature", "pit_boss_signature", "pit_clerk_signature")
-REQUIRED_FIELDS: dict[Game, tuple[str, ...]] = {
-    # 3.3(c)3i (current text) names the gaming date, pit and table location ...
-    Game.PUNTO_BANCO: ("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
-    Game.CHEMIN_DE_FER: ("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
-    # ... 7.3(c)3i (the text that governs Minibaccarat) names only the amount and the patron.
-    Game.MINIBACCARAT: ("amount_cents", "patron_name"),
-}
 
 
 class Series(NamedTuple):
@@ -178,7 +172,7 @@ class FormControl:
         self._use(serial, row, e)
         missing = [
             f.replace("_", " ")
-            for f in (*REQUIRED_FIELDS[self.game], *REQUIRED_SIGNATURES)
+            for f in (*variant(self.game).form_fields, *REQUIRED_SIGNATURES)
             if not getattr(form, f)
         ]
         if not form.patron_signature and not form.signature_missing_reason:
@@ -225,7 +219,7 @@ class FormControl:
         self.undeferred_ids.add(e.event_id)
         code = code_for(self.game, "form_deferred")
         seat = e.payload_as(CompVigFormIssued).seat
-        if self.game is Game.CHEMIN_DE_FER:
+        if not variant(self.game).vigorish_deferred:
             why = "Chemin de Fer vigorish is collected immediately, never deferred"
         elif seat is None:
             why = (

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
-from pipeline.events.payloads import CuratorChanged, DeviceFault
+from pipeline.events.payloads import CuratorChanged, DeviceFault, IrregularityReported
 from pipeline.replay.bank import Bank
 from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
 from pipeline.replay.checks.bank_passing import BankPassing
@@ -85,11 +85,22 @@ from pipeline.rules.variants import variant
 
 ERROR_CARD_SUBJECTS = {
     "PLAYER_THIRD_CARD_UNAUTHORIZED": "unauthorized_third",
+    "PLAYER_EXTRA_CARD": "unauthorized_third",
     "BANKER_EXTRA_CARD": "drawn_in_error",
 }
 """Irregularities reported during a round about one card dealt in error: the round goes on
-with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). A card
-the Banker's Hand was not entitled to is a card drawn in error."""
+with the card where the regulation sends it (3.12(a)-(b), 4.12(e)-(g), 7.11(a)-(b)). Where the
+dealer deals (Punto Banco, Minibaccarat), the only card the Player's Hand can get in excess is a
+third card no rule authorized (3.12(a), 7.11(a)), and a card the Banker's Hand was not entitled
+to is a card drawn in error (3.12(b), 7.11(b)). Chemin de Fer's own misdeals come first
+(:meth:`TableReplay._banker_misdealt`)."""
+
+NAMED_CARD_KINDS = frozenset({"CARD_DRAWN_IN_ERROR", "CARD_DISCLOSED_IN_ERROR"})
+"""Reports that may name, by its shoe position, a card already read into one of the round's
+hands: it is then a card dealt in error to that hand (3.12(a)-(c), 7.11(a)-(c))."""
+
+HAND_SUBJECTS = {"PLAYER": "unauthorized_third", "BANKER": "drawn_in_error"}
+"""The rule a card dealt in error to a hand falls under, by the hand that received it."""
 
 UNRECTIFIED_SUBJECTS = {
     "BANKER_EXTRA_CARD": "banker_extra_initial",
@@ -459,7 +470,7 @@ class TableReplay:
         if rnd is None or rnd.round_id != e.round_id:
             self._unattributable(e)
             return
-        if self.irregularity is not None and not rnd.simulated and rnd.error_card is None:
+        if self._irregularity_counted_by(rnd):
             self._close_irregularity(None)
         carried = self.carried
         if carried is not None and not rnd.simulated and carried.report.round_id != rnd.round_id:
@@ -469,6 +480,16 @@ class TableReplay:
             self.shoe.last_hand_position = max(self.shoe.last_hand_position, dealt.position)
         if rnd.first_card is None:
             rnd.first_card = e.event_id
+
+    def _irregularity_counted_by(self, rnd: RoundState) -> bool:
+        """Whether the next card dealt to ``rnd``'s hands ends the discards of the open
+        irregularity (3.12(c)-(d), 4.12(h), (j), 7.11(c)-(d)): not in a simulated round, which
+        resolves it, nor while a card dealt in error this round waits on its procedure, nor for
+        a card disclosed in this round under (c)3, whose simulated round follows this one."""
+        irr = self.irregularity
+        if irr is None or rnd.simulated or rnd.error_card is not None:
+            return False
+        return irr.expected_extra is not None or irr.event.round_id != rnd.round_id
 
     def _check_carried(self, carried: CarriedCard, first: DealtCard) -> None:
         """3.12(a)-(b), 4.12(g), 7.11(a)-(b): the card dealt or drawn in error (undisclosed)
@@ -563,34 +584,77 @@ class TableReplay:
 
     # ------------------------------------------------------------------ irregularities
     def on_IrregularityReported(self, e: TableEvent) -> None:
-        kind = str(e.get("kind"))
+        report = e.payload_as(IrregularityReported)
         rnd = self.round if self.round is not None and self.round.round_id == e.round_id else None
-        if rnd is not None and self._banker_misdealt(rnd, e, kind):
-            return
-        if rnd is not None and kind in ERROR_CARD_SUBJECTS:
-            self._error_card(rnd, e, ERROR_CARD_SUBJECTS[kind])
+        if rnd is not None:
+            self._irregularity_in_round(rnd, e, report)
             return
         self._close_round()
         self._close_irregularity(None)
+        self._card_outside_hands(e, report)
+
+    def _irregularity_in_round(
+        self, rnd: RoundState, e: TableEvent, report: IrregularityReported
+    ) -> None:
+        """An irregularity reported during the round in play. No rule of 3.12, 4.12 or 7.11
+        ends a round early, so the round goes on and is judged when it closes:
+
+        - the Chemin de Fer Banker's own misdeal, 4.12(a)-(d) (:meth:`_banker_misdealt`);
+        - a card dealt in error to a hand, named by the report or by its position:
+          3.12(a)-(c), 4.12(e)-(i), 7.11(a)-(c) (:meth:`_error_card`);
+        - a card drawn in error, disclosed or found face up that never reached a hand: the
+          next hand's first card or the discard procedure, 3.12(b)-(d), 4.12(g)-(j),
+          7.11(b)-(d) (:meth:`_card_outside_hands`);
+        - insufficient cards: the round is void, 3.12(e), 4.12(k) (7.11 as 3.12); whether the
+          pit voided it is judged when it closes (checks.voids);
+        - anything else (Punto Banco's and Minibaccarat's dealer dealing the hands in the
+          wrong order, which no irregularity rule voids, or OTHER): the cards stand and the
+          deal checks of 3.7-3.9, 7.7-7.9 judge them.
+        """
+        kind = report.kind
+        if self._banker_misdealt(rnd, e, report):
+            return
+        if kind in ERROR_CARD_SUBJECTS:
+            hand = "PLAYER" if kind.startswith("PLAYER") else "BANKER"
+            self._error_card(rnd, e, report, ERROR_CARD_SUBJECTS[kind], hand)
+            return
+        named = None
+        if kind in NAMED_CARD_KINDS and report.position is not None:
+            named = next((c for c in rnd.cards if c.position == report.position), None)
+        if named is not None:
+            self._error_card(rnd, e, report, HAND_SUBJECTS[named.hand], named.hand)
+        elif kind == "INSUFFICIENT_CARDS":
+            rnd.insufficient_reported = e
+        else:
+            self._card_outside_hands(e, report)
+
+    def _card_outside_hands(self, e: TableEvent, report: IrregularityReported) -> None:
+        """A card drawn in error, disclosed or found face up that is in no hand: an undisclosed
+        card drawn in error opens the next hand (3.12(b), 4.12(g), 7.11(b)); a disclosed one
+        and a card found face up in the shoe go to the discard rack with as many more as the
+        procedure says (3.12(c)-(d), 4.12(h), (j), 7.11(c)-(d)), counted at the next card
+        dealt to a hand (or, under (c)3, by the simulated round that must follow)."""
         rules = self.require_rules()
-        if kind == "CARD_DRAWN_IN_ERROR" and e.get("position") is not None:
-            # 3.12(b): an undisclosed card drawn in error is the next hand's first card.
-            self.carried = CarriedCard(e, "drawn_in_error", int(e.get("position")))
+        if report.kind == "CARD_DRAWN_IN_ERROR" and report.position is not None:
+            self.carried = CarriedCard(e, "drawn_in_error", report.position)
             return
-        rank = Rank[str(e.get("card_rank"))] if e.get("card_rank") else None
-        if rank is None:
+        if report.card_rank is None:
             return
-        if kind == "CARD_FACE_UP_IN_SHOE":
+        rank = Rank[report.card_rank]
+        if report.kind == "CARD_FACE_UP_IN_SHOE":
             expected: int | None = face_up_in_shoe_discards(rank)
-        elif kind == "CARD_DISCLOSED_IN_ERROR":
+        elif report.kind == "CARD_DISCLOSED_IN_ERROR":
             expected = disclosed_card_discards(rules, rank)
-            self._check_reported_procedure(rules, e)
+            self._check_reported_procedure(rules, e, report)
         else:
             return
+        self._close_irregularity(None)
         self.irregularity = Irregularity(e, expected)
 
-    def _check_reported_procedure(self, rules: TableRules, e: TableEvent) -> None:
-        reported = e.get("procedure")
+    def _check_reported_procedure(
+        self, rules: TableRules, e: TableEvent, report: IrregularityReported
+    ) -> None:
+        reported = report.procedure
         if reported is not None and reported != rules.disclosed_card_procedure.name:
             self.find(
                 "disclosed",
@@ -600,7 +664,9 @@ class TableReplay:
                 event_ids=(e.event_id,),
             )
 
-    def _banker_misdealt(self, rnd: RoundState, e: TableEvent, kind: str) -> bool:
+    def _banker_misdealt(
+        self, rnd: RoundState, e: TableEvent, report: IrregularityReported
+    ) -> bool:
         """Chemin de Fer, where the Banker deals (4.8(d)): a report of his own misdeal during
         the round. Wrong order: the hand is annulled (4.12(a)), judged when it closes. An
         extra card the report does not name: 4.12(b)-(d) count the hands. An extra card to
@@ -608,14 +674,15 @@ class TableReplay:
         error (4.12(g)-(h)). Returns whether the report was one of these."""
         if not variant(self.game).participant_bank:
             return False
+        kind = report.kind
         if kind == "BANKER_WRONG_ORDER":
             rnd.annulled = e
             return True
-        if kind in UNRECTIFIED_SUBJECTS and e.get("position") is None:
+        if kind in UNRECTIFIED_SUBJECTS and report.position is None:
             self._unrectified(rnd, e, kind)
             return True
         if kind == "PLAYER_EXTRA_CARD":
-            self._error_card(rnd, e, "drawn_in_error")
+            self._error_card(rnd, e, report, "drawn_in_error", "PLAYER")
             return True
         return False
 
@@ -639,7 +706,14 @@ class TableReplay:
             event_ids=(e.event_id,),
         )
 
-    def _error_card(self, rnd: RoundState, e: TableEvent, subject: str) -> None:
+    def _error_card(
+        self,
+        rnd: RoundState,
+        e: TableEvent,
+        report: IrregularityReported,
+        subject: str,
+        hand: str,
+    ) -> None:
         """A card dealt in error during the round: the round goes on, with the card where the
         regulation sends it.
 
@@ -655,7 +729,7 @@ class TableReplay:
         The announcement and settlements are then checked against the corrected hands.
         """
         rules = self.require_rules()
-        position = e.get("position")
+        position = report.position
         dealt = next((c for c in reversed(rnd.cards) if c.position == position), None)
         player = [c for c in rnd.cards if c.hand == "PLAYER"]
         banker = [c for c in rnd.cards if c.hand == "BANKER"]
@@ -663,7 +737,7 @@ class TableReplay:
             return
         code = code_for(self.game, subject)
         what = error_what(e)
-        expected_hand = player if str(e.get("kind")).startswith("PLAYER") else banker
+        expected_hand = player if hand == "PLAYER" else banker
         if dealt is None or len(expected_hand) < 3 or dealt is not expected_hand[-1]:
             self.find(
                 code,
@@ -704,7 +778,7 @@ class TableReplay:
         elif fate is ErrorCardFate.NEXT_HAND_FIRST_CARD:
             self.carried = CarriedCard(e, subject, dealt.position)
         else:
-            self._check_reported_procedure(rules, e)
+            self._check_reported_procedure(rules, e, report)
             self.irregularity = Irregularity(e, disclosed_card_discards(rules, dealt.card.rank))
 
     def _banker_took_player_card(

@@ -55,6 +55,9 @@ class RoundState:
     annulled: TableEvent | None = None
     """Chemin de Fer 4.12(a): the report that the Banker took cards in the wrong order in the
     initial deal, which annuls the hand."""
+    insufficient_reported: TableEvent | None = None
+    """The pit's report that the shoe cannot complete this round: the round is void (3.12(e),
+    4.12(k); Minibaccarat by 7.11 as 3.12)."""
     unrectified: UnrectifiedReport | None = None
     """Chemin de Fer 4.12(b)-(d): an extra card reported without naming it, so the deal
     cannot be rectified and the regulation, not the cards, gives the counts."""

@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.games import Game
+from pipeline.rules.shuffle_methods import ShuffleMethod
 from pipeline.rules.symbol import Symbol
+from pipeline.rules.variants import variant
 
 Cents = int
 """Money is always an integer number of cents."""
@@ -46,35 +48,6 @@ class Odds(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.to_win} to {self.stake}"
-
-
-class ShuffleMethod(Symbol):
-    MANUAL_LACE = "MANUAL_LACE"  # 3.5(a)1, 4.4(a)1, 7.5(b)2: shuffle, then lace about one deck
-    MANUAL_WASH = "MANUAL_WASH"  # 3.5(a)2, 4.4(a)2: wash and stack, three dealers shuffle
-    FEATHERED = "FEATHERED"  # 7.5(b)1: Minibaccarat only
-    AUTOMATED_BATCH = "AUTOMATED_BATCH"  # 7.1(d): two batches alternated by a shuffler
-    # 7.12 "Continuous shuffling shoe or device": Minibaccarat only (the given texts hold its
-    # title; subchapters 3 and 4 have no such section, and 6.9 governs subchapter 6).
-    CONTINUOUS = "CONTINUOUS"
-
-
-SHUFFLE_OPTIONS: Mapping[Game, Mapping[ShuffleMethod, str]] = {
-    Game.PUNTO_BANCO: {
-        ShuffleMethod.MANUAL_LACE: "3.5(a)1",
-        ShuffleMethod.MANUAL_WASH: "3.5(a)2",
-    },
-    Game.CHEMIN_DE_FER: {
-        ShuffleMethod.MANUAL_LACE: "4.4(a)1",
-        ShuffleMethod.MANUAL_WASH: "4.4(a)2",
-    },
-    Game.MINIBACCARAT: {
-        ShuffleMethod.FEATHERED: "7.5(b)1",
-        ShuffleMethod.MANUAL_LACE: "7.5(b)2",
-        ShuffleMethod.AUTOMATED_BATCH: "7.1(d)",
-        ShuffleMethod.CONTINUOUS: "7.12",
-    },
-}
-"""The shuffling options each game's subchapter offers, with the section offering each."""
 
 
 class DisclosedCardProcedure(Symbol):
@@ -149,8 +122,9 @@ class TableRules:
         """
         if not self.vig_rounding:
             return 1
-        if self.game is Game.MINIBACCARAT:
-            return 5
+        fixed = variant(self.game).vig_rounding_cents
+        if fixed is not None:
+            return fixed
         return 25 if self.vig_percent == 5 else 20
 
     @property
@@ -181,51 +155,17 @@ class InvalidRulesError(ValueError):
         )
 
 
-def _game_sections(game: Game) -> Mapping[str, str]:
-    """Where each choice is regulated, per game."""
-    if game is Game.CHEMIN_DE_FER:
-        return {
-            "shuffle": "4.4(a)",
-            "decks": "4.1(a)",
-            "vig": "4.10(c)",
-            "disclosed": "4.12(h)1",
-            "tie": "4.7(g)",
-            "no_vig": "4.10(c)",
-            "no_vig_2": "4.10(c)",
-        }
-    if game is Game.MINIBACCARAT:
-        return {
-            "shuffle": "7.5(b)",
-            "decks": "7.1(a)",
-            "vig": "7.3(c)",
-            "disclosed": "7.11(c)1",
-            "tie": "7.3(b)",
-            "no_vig": "7.3(f)",
-            "no_vig_2": "7.3(f)2",
-        }
-    return {
-        "shuffle": "3.5(a)",
-        "decks": "3.1(a)",
-        "vig": "3.3(c)",
-        "disclosed": "3.12(c)1",
-        "tie": "3.3(b)",
-        "no_vig": "3.3(e)",
-        "no_vig_2": "3.3(e)2",
-    }
-
-
 def problems(rules: TableRules) -> list[ConfigProblem]:
     """Every way ``rules`` breaks N.J.A.C. 19:47, in field order. Empty means legal."""
     found: list[ConfigProblem] = []
-    sec = _game_sections(rules.game)
+    game = rules.game
+    rulebook = variant(game)
+    sec = rulebook.choice_sections
 
     def bad(field_name: str, section: str, message: str) -> None:
         found.append(ConfigProblem(field_name, f"N.J.A.C. 19:47-{section}", message))
 
-    game = rules.game
-    pb, mini, chemmy = Game.PUNTO_BANCO, Game.MINIBACCARAT, Game.CHEMIN_DE_FER
-
-    offered_shuffles = SHUFFLE_OPTIONS[game]
+    offered_shuffles = rulebook.shuffle_options
     if rules.shuffle_method not in offered_shuffles:
         choices = ", ".join(f"{m.name} ({sec})" for m, sec in offered_shuffles.items())
         bad(
@@ -249,16 +189,16 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
 
     if rules.vig_percent not in (4, 5):
         bad("vig_percent", sec["vig"], f"vigorish is 4 or 5 percent, got {rules.vig_percent}")
-    if game is chemmy and rules.vig_deferral:
+    if not rulebook.vigorish_deferred and rules.vig_deferral:
         bad(
             "vig_deferral",
             "4.10(c)",
             "Chemin de Fer vigorish is collected immediately after each round the Banker wins",
         )
 
-    if game is not chemmy and not rules.tie_odds.at_least(TIE_MINIMUM):
+    if rulebook.tie_wager and not rules.tie_odds.at_least(TIE_MINIMUM):
         bad("tie_odds", sec["tie"], f"a tie pays at least {TIE_MINIMUM}, got {rules.tie_odds}")
-    if game is chemmy and rules.tie_odds != TIE_MINIMUM:
+    if not rulebook.tie_wager and rules.tie_odds != TIE_MINIMUM:
         bad(
             "tie_odds",
             "4.7(g)",
@@ -280,7 +220,7 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
         )
 
     if rules.dragon_7:
-        if game is not pb:
+        if not rulebook.punto_banco_options:
             bad("dragon_7", "3.3(h)", "the dragon 7 variation is a Punto Banco rule")
         if rules.total_card_wagers or rules.bonus_paytable is not None:
             bad(
@@ -309,7 +249,7 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
             "dragon 7 variation of 3.3(h)",
         )
 
-    if rules.bonus_paytable is not None and game is not pb:
+    if rules.bonus_paytable is not None and not rulebook.punto_banco_options:
         bad("bonus_paytable", "3.2(a)5", "the optional bonus wager is a Punto Banco rule")
     if rules.bonus_requires_base_wager and rules.bonus_paytable is None:
         bad(
@@ -320,7 +260,7 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
         )
 
     if rules.tie_vig_quarter:
-        if game is not mini:
+        if not rulebook.tie_vigorish_option:
             bad("tie_vig_quarter", "7.3(d)", "the 25 percent tie vigorish is a Minibaccarat rule")
         if rules.no_vig_banker_six or rules.no_vig_total_card_cover:
             bad(
@@ -335,12 +275,12 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
                 "the 25 percent tie vigorish is collected before the next round's first card",
             )
 
-    if game is chemmy and (
+    if rulebook.participant_bank and (
         rules.total_card_wagers or rules.no_vig_banker_six or rules.no_vig_total_card_cover
     ):
         bad("total_card_wagers", "4.7", "Chemin de Fer has only wagers for and against the Banker")
 
-    allowed_ten = {0, 1, 10} if game is mini else {1, 10}
+    allowed_ten = rulebook.ten_value_discards
     if rules.disclosed_ten_value_discards not in allowed_ten:
         bad(
             "disclosed_ten_value_discards",
@@ -463,8 +403,8 @@ def floor_problems(assignments: Iterable[TableAssignment]) -> list[ConfigProblem
                 )
             )
         pit_first = by_pit.setdefault(a.pit, a)
-        both_pb = pit_first.rules.game is Game.PUNTO_BANCO and a.rules.game is Game.PUNTO_BANCO
-        if both_pb and pit_first.rules.settlement_procedure != a.rules.settlement_procedure:
+        bound = all(variant(t.rules.game).one_settlement_procedure_per_pit for t in (pit_first, a))
+        if bound and pit_first.rules.settlement_procedure != a.rules.settlement_procedure:
             found.append(
                 ConfigProblem(
                     "settlement_procedure",

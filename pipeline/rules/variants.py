@@ -8,7 +8,7 @@ a game behaves differently. The per-subject rule codes stay in :mod:`pipeline.ru
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pipeline.rules.codes import code_for, regulates, rule
@@ -21,6 +21,7 @@ from pipeline.rules.draw_tables import (
     DrawTable,
 )
 from pipeline.rules.games import Game
+from pipeline.rules.shuffle_methods import ShuffleMethod
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,9 @@ class Variant:
     banker_draws: DrawTable
     """What the Banker's Hand does by its count and the Player's third card: Table 2 (3.9(c),
     7.9) or Table 3 (4.9(c))."""
+    draw_rules: str
+    """Where every draw of the game is decided, as a report names it: 3.9 Tables 1 and 2,
+    7.9 (which repeats them), or the Dominant Player's 4.9(a) and the Banker's Table 3."""
     player_table: str | None
     """The table of the Player's third-card rule, as messages name it: "Table 1" (3.9(b),
     7.9); Chemin de Fer's Dominant Player follows the text of 4.9(a), which has no table."""
@@ -57,6 +61,42 @@ class Variant:
     no-vigorish variation: 3.10(b)5 (3.3(e), (h)) or Minibaccarat's own 7.3(f)."""
     no_vig_term: str
     """What the game's text calls that: a "variation" (3.3(e), (h)) or an "option" (7.3(f))."""
+    shuffle_options: Mapping[ShuffleMethod, str]
+    """The shuffling options the game's subchapter offers, with the section offering each:
+    3.5(a), 4.4(a), or Minibaccarat's 7.5(b), its two-batch shuffler (7.1(d)) and continuous
+    shuffling device (7.12; 6.9 governs subchapter 6, not baccarat)."""
+    choice_sections: Mapping[str, str]
+    """Where the game regulates each choice a casino files for a table (shuffle, decks,
+    vigorish, disclosed card, tie, the no-vigorish options), as ``validate-rules`` cites it."""
+    vigorish_deferred: bool
+    """Whether a winning Banker wager's vigorish may be deferred and marked (3.3(c)2,
+    7.3(c)2); Chemin de Fer's is collected immediately after each round (4.10(c))."""
+    vig_rounding_cents: int | None
+    """The multiple rounded vigorish goes up to whatever the percentage: 5c at Minibaccarat
+    (7.3(c)1); ``None`` where it follows the percentage, 25c at 5 % and 20c at 4 % (3.3(c)1,
+    4.10(c))."""
+    tie_wager: bool
+    """Whether the game has a tie wager (3.2(a)3, 7.2(a)); Chemin de Fer voids the wagers on a
+    stand off instead (4.7(g))."""
+    punto_banco_options: bool
+    """Whether the dragon 7 variation (3.3(h)) and the optional bonus wager (3.2(a)5) may be
+    offered: they are sections of Punto Banco's subchapter only."""
+    tie_vigorish_option: bool
+    """Whether the 25 percent tie vigorish may be chosen: Minibaccarat's 7.3(d) only."""
+    ten_value_discards: frozenset[int]
+    """How many more cards a disclosed ten-value card may discard under the by-value procedure:
+    one or ten as pre-selected (3.12(c)1, 4.12(h)1), or also zero at Minibaccarat, whose
+    7.11(c)1 reads only "value" (3.1(b): zero)."""
+    one_settlement_procedure_per_pit: bool
+    """Whether every table of a pit must settle by the same procedure of 3.10(b)1-4: 3.10(c)1
+    binds Punto Banco pits."""
+    curator: bool
+    """Whether a player may hold the shoe as curator and must offer and pass it (3.6(b),
+    3.11(a)1): Punto Banco only."""
+    form_fields: tuple[str, ...]
+    """The entries a Complimentary Vigorish Form must carry besides the signatures: the
+    current 3.3(c)3i names the gaming date, pit and table location (Chemin de Fer's 4.10(c)
+    refers to it); the 7.3(c)3i that governs Minibaccarat names only the amount and patron."""
 
     @property
     def hand_options(self) -> bool:
@@ -88,6 +128,7 @@ VARIANTS: dict[Game, Variant] = {
         code_prefix="PB",
         player_draws=TABLE_1,
         banker_draws=TABLE_2,
+        draw_rules="N.J.A.C. 19:47-3.9 Tables 1 and 2",
         player_table="Table 1",
         banker_table="Table 2",
         participant_bank=False,
@@ -95,6 +136,28 @@ VARIANTS: dict[Game, Variant] = {
         settlement_order=True,
         no_vig_code="PB-3.10b5-NO-VIG-MARKED",
         no_vig_term="variation",
+        shuffle_options={
+            ShuffleMethod.MANUAL_LACE: "3.5(a)1",
+            ShuffleMethod.MANUAL_WASH: "3.5(a)2",
+        },
+        choice_sections={
+            "shuffle": "3.5(a)",
+            "decks": "3.1(a)",
+            "vig": "3.3(c)",
+            "disclosed": "3.12(c)1",
+            "tie": "3.3(b)",
+            "no_vig": "3.3(e)",
+            "no_vig_2": "3.3(e)2",
+        },
+        vigorish_deferred=True,
+        vig_rounding_cents=None,
+        tie_wager=True,
+        punto_banco_options=True,
+        tie_vigorish_option=False,
+        ten_value_discards=frozenset({1, 10}),
+        one_settlement_procedure_per_pit=True,
+        curator=True,
+        form_fields=("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
     ),
     Game.CHEMIN_DE_FER: Variant(
         Game.CHEMIN_DE_FER,
@@ -102,6 +165,7 @@ VARIANTS: dict[Game, Variant] = {
         code_prefix="CF",
         player_draws=CHEMIN_DE_FER_PLAYER,
         banker_draws=TABLE_3,
+        draw_rules="N.J.A.C. 19:47-4.9(a) and Table 3",
         player_table=None,
         banker_table="Table 3",
         participant_bank=True,
@@ -109,6 +173,28 @@ VARIANTS: dict[Game, Variant] = {
         settlement_order=False,
         no_vig_code="PB-3.10b5-NO-VIG-MARKED",
         no_vig_term="variation",
+        shuffle_options={
+            ShuffleMethod.MANUAL_LACE: "4.4(a)1",
+            ShuffleMethod.MANUAL_WASH: "4.4(a)2",
+        },
+        choice_sections={
+            "shuffle": "4.4(a)",
+            "decks": "4.1(a)",
+            "vig": "4.10(c)",
+            "disclosed": "4.12(h)1",
+            "tie": "4.7(g)",
+            "no_vig": "4.10(c)",
+            "no_vig_2": "4.10(c)",
+        },
+        vigorish_deferred=False,
+        vig_rounding_cents=None,
+        tie_wager=False,
+        punto_banco_options=False,
+        tie_vigorish_option=False,
+        ten_value_discards=frozenset({1, 10}),
+        one_settlement_procedure_per_pit=False,
+        curator=False,
+        form_fields=("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
     ),
     Game.MINIBACCARAT: Variant(
         Game.MINIBACCARAT,
@@ -116,6 +202,7 @@ VARIANTS: dict[Game, Variant] = {
         code_prefix="MB",
         player_draws=TABLE_1,
         banker_draws=TABLE_2,
+        draw_rules="N.J.A.C. 19:47-7.9 Tables 1 and 2",
         player_table="Table 1",
         banker_table="Table 2",
         participant_bank=False,
@@ -123,6 +210,30 @@ VARIANTS: dict[Game, Variant] = {
         settlement_order=True,
         no_vig_code="MB-7.3f-NO-VIG",
         no_vig_term="option",
+        shuffle_options={
+            ShuffleMethod.FEATHERED: "7.5(b)1",
+            ShuffleMethod.MANUAL_LACE: "7.5(b)2",
+            ShuffleMethod.AUTOMATED_BATCH: "7.1(d)",
+            ShuffleMethod.CONTINUOUS: "7.12",
+        },
+        choice_sections={
+            "shuffle": "7.5(b)",
+            "decks": "7.1(a)",
+            "vig": "7.3(c)",
+            "disclosed": "7.11(c)1",
+            "tie": "7.3(b)",
+            "no_vig": "7.3(f)",
+            "no_vig_2": "7.3(f)2",
+        },
+        vigorish_deferred=True,
+        vig_rounding_cents=5,
+        tie_wager=True,
+        punto_banco_options=False,
+        tie_vigorish_option=True,
+        ten_value_discards=frozenset({0, 1, 10}),
+        one_settlement_procedure_per_pit=False,
+        curator=False,
+        form_fields=("amount_cents", "patron_name"),
     ),
 }
 
@@ -132,4 +243,9 @@ def variant(game: Game) -> Variant:
     return VARIANTS[game]
 
 
-__all__ = ["VARIANTS", "Variant", "variant"]
+def games_where(fact: Callable[[Variant], bool]) -> tuple[Game, ...]:
+    """The games whose variant has ``fact``, e.g. ``games_where(lambda v: v.curator)``."""
+    return tuple(game for game, v in VARIANTS.items() if fact(v))
+
+
+__all__ = ["VARIANTS", "Variant", "games_where", "variant"]

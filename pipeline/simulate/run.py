@@ -15,8 +15,8 @@ from pathlib import Path
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events.model import TableEvent
 from pipeline.rules.config import TableAssignment, TableRules, floor_problems
-from pipeline.rules.games import Game
 from pipeline.rules.gaming_day import GamingDay, micros_of
+from pipeline.rules.variants import variant
 from pipeline.simulate.faults import (
     FaultKind,
     FaultPlan,
@@ -87,7 +87,7 @@ def departures(plans: list[TablePlan], catalog: Mapping[str, TableRules]) -> lis
     so the table off it is this one."""
     by_pit: dict[str, list[TablePlan]] = {}
     for plan in plans:
-        if plan.rules.game is Game.PUNTO_BANCO:
+        if variant(plan.rules.game).one_settlement_procedure_per_pit:
             by_pit.setdefault(plan.pit, []).append(plan)
     moved: dict[str, TablePlan] = {}
     for tables in by_pit.values():

@@ -221,7 +221,7 @@ class TableEmulator:
             self.rng.sample(SEATS[self.game], k=min(4, len(SEATS[self.game])))
         ):
             self._seat_patron(seat, confederate=i == 0 and self.confederate is not None)
-        if self.game is Game.PUNTO_BANCO:
+        if variant(self.game).curator:
             self._offer_shoe(after_round=None)  # 3.6(b): the commencement of play
         while out.clock_micros < self.closes_at:
             self._play_shoe()

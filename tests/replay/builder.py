@@ -54,6 +54,7 @@ from pipeline.rules.outcome import RoundOutcome, Winner, outcome_of
 from pipeline.rules.roles import counterclockwise_from
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.settlement_order import settlement_sequence
+from pipeline.rules.variants import variant
 
 CATALOG: Mapping[str, TableRules] = load_catalog()
 """The filed rule configurations (pipeline/config/rules_catalog.toml)."""
@@ -143,17 +144,29 @@ class DealtInError:
 
 @dataclass(frozen=True)
 class Misdealt:
-    """Chemin de Fer: the Banker's own deal went wrong beyond rectifying (4.12(a)-(d)) and the
-    pit reports it without naming a card, after the first ``after`` cards of the deal (default
-    all of them). ``kind`` BANKER_WRONG_ORDER (4.12(a)): the hand is annulled, voided with its
-    wagers returned, unless ``played``, when it is announced and settled from the cards.
+    """The pit reports an irregularity during the round without naming a card, after the
+    first ``after`` cards of the deal (default all of them).
+
+    Chemin de Fer, where the Banker's own deal went wrong beyond rectifying (4.12(a)-(d)):
+    ``kind`` BANKER_WRONG_ORDER (4.12(a)): the hand is annulled, voided with its wagers
+    returned, unless ``played``, when it is announced and settled from the cards.
     BANKER_EXTRA_CARD or PLAYER_EXTRA_CARD (4.12(b)-(d)): the round is announced and settled
     by the counts those rules give (``announce=`` overrides, as for any round); list every
-    card dealt in the round's hands and give its ``order``."""
+    card dealt in the round's hands and give its ``order``.
+
+    Any other kind, and any kind at a Punto Banco or Minibaccarat table, changes nothing of
+    the round (announced and settled from the cards), except that BANKER_WRONG_ORDER not
+    ``played`` still voids it (what such a dealer would do)."""
 
     kind: str
     after: int | None = None
     played: bool = False
+    card: str | None = None
+    """A card the report names without a shoe position (CARD_FACE_UP_IN_SHOE,
+    CARD_DISCLOSED_IN_ERROR): it goes to the discard rack right after the report, with
+    ``discards`` more cards (default as 3.12(c)-(d) require; under (c)3 nothing is discarded:
+    follow the round with ``round(..., simulated=True)``)."""
+    discards: int | None = None
 
 
 @dataclass
@@ -409,11 +422,7 @@ class TableDayBuilder:
         ``round(..., simulated=True)``."""
         (the_card,) = cards(card)
         face_up = kind == "CARD_FACE_UP_IN_SHOE"
-        expected = (
-            face_up_in_shoe_discards(the_card.rank)
-            if face_up
-            else disclosed_card_discards(self.rules, the_card.rank)
-        )
+        expected = self._required_discards(the_card, face_up)
         if procedure is None and not face_up:
             procedure = self.rules.disclosed_card_procedure.name
         reported = self.emit(
@@ -430,15 +439,10 @@ class TableDayBuilder:
         count = expected if extra is None else extra
         if count is None:  # (c)3: the card opens a simulated round instead
             return IrregularityHandle(reported, [])
-        discards = [self._card(the_card, None, "DISCARD")]
-        face_down = self.rules.disclosed_card_procedure.value == 2 and not face_up
+        face_down = self._face_down_discards(face_up)
         if extra_face_up is not None:
             face_down = not extra_face_up
-        for i in range(count):
-            discards.append(
-                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
-            )
-        return IrregularityHandle(reported, discards)
+        return IrregularityHandle(reported, self._discard(the_card, count, face_down))
 
     def voided_round(
         self,
@@ -448,10 +452,12 @@ class TableDayBuilder:
         settled: Mapping[tuple[int, str], tuple[str, int]] | None = None,
         vig: Mapping[int, int] | None = None,
         rule_code: str | None = None,
+        reported: bool = False,
     ) -> RoundHandle:
-        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, then each
-        returned (settled VOID paying nothing) unless ``settled`` says (outcome, paid) for it;
-        ``vig`` cents charged per seat on top."""
+        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, the pit's
+        INSUFFICIENT_CARDS report if ``reported``, then each wager returned (settled VOID
+        paying nothing) unless ``settled`` says (outcome, paid) for it; ``vig`` cents charged
+        per seat on top."""
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
         self._ensure_seated(wagers)
@@ -469,6 +475,8 @@ class TableDayBuilder:
         for seat in sorted(wagers):
             for wager, amount in wagers[seat].items():
                 handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+        if reported:
+            self._report_misdeal(handle, Misdealt("INSUFFICIENT_CARDS"))
         handle.voided = self.emit(
             "pit", "RoundVoided", round_id=round_id, reason=reason, rule_code=rule_code
         )
@@ -673,15 +681,19 @@ class TableDayBuilder:
             )
         return handle
 
-    @staticmethod
     def _misdealt_outcome(
+        self,
         misdealt: Misdealt | None,
         order: str | None,
         p_cards: tuple[Card, ...],
         b_cards: tuple[Card, ...],
     ) -> RoundOutcome:
         """The round's outcome from its hands, or by 4.12(b)-(d) for a deal reported wrong."""
-        if misdealt is None or misdealt.kind == "BANKER_WRONG_ORDER":
+        if (
+            not variant(self.game).participant_bank
+            or misdealt is None
+            or misdealt.kind not in ("BANKER_EXTRA_CARD", "PLAYER_EXTRA_CARD")
+        ):
             return outcome_of(p_cards, b_cards)
         if order is None:
             order = "".join(hand[0] for hand in deal_order(len(p_cards), len(b_cards)))
@@ -694,13 +706,14 @@ class TableDayBuilder:
         return unrectified_outcome(deal, [c.value for c in p_cards], [c.value for c in b_cards])
 
     def _annul(self, handle: RoundHandle, stakes: Mapping[int, Mapping[str, int]]) -> None:
-        """4.12(a): the hand is annulled: voided, every wager returned."""
+        """4.12(a): the hand is annulled: voided, every wager returned (elsewhere, the void
+        names no rule: none voids it)."""
         handle.voided = self.emit(
             "pit",
             "RoundVoided",
             round_id=handle.round_id,
             reason="Banker took cards in the wrong order",
-            rule_code="CF-4.12a-WRONG-ORDER",
+            rule_code="CF-4.12a-WRONG-ORDER" if variant(self.game).participant_bank else None,
         )
         for seat in sorted(stakes, reverse=True):
             for wager in stakes[seat]:
@@ -811,8 +824,10 @@ class TableDayBuilder:
             self._report_misdeal(handle, misdealt)
 
     def _report_misdeal(self, handle: RoundHandle, misdealt: Misdealt | None) -> None:
-        """The pit reports the Banker's misdeal (4.12(a)-(d)), naming no card."""
+        """The pit reports the irregularity of ``misdealt`` by no shoe position, and the card it
+        names, if any, goes to the discard rack."""
         assert misdealt is not None
+        named = cards(misdealt.card) if misdealt.card else ()
         handle.misdeal_reported = self.emit(
             "pit",
             "IrregularityReported",
@@ -820,12 +835,42 @@ class TableDayBuilder:
             shoe_id=self.shoe_id,
             kind=misdealt.kind,
             procedure=None,
-            card_rank=None,
-            card_suit=None,
+            card_rank=named[0].rank.name if named else None,
+            card_suit=named[0].suit.name if named else None,
             position=None,
             note=None,
             reported_by=DEALER,
         )
+        if named:
+            face_up = misdealt.kind == "CARD_FACE_UP_IN_SHOE"
+            count = misdealt.discards
+            if count is None:
+                count = self._required_discards(named[0], face_up)
+            if count is not None:  # (c)3: the card opens a simulated round after this one
+                self._discard(named[0], count, self._face_down_discards(face_up))
+
+    def _required_discards(self, card: Card, face_up_in_shoe: bool) -> int | None:
+        """How many more cards go to the discard rack with ``card``: 3.12(d) for a card found
+        face up in the shoe, else the pre-selected procedure of 3.12(c) (``None``: (c)3)."""
+        if face_up_in_shoe:
+            return face_up_in_shoe_discards(card.rank)
+        return disclosed_card_discards(self.rules, card.rank)
+
+    def _face_down_discards(self, face_up_in_shoe: bool) -> bool:
+        """Whether the extra discards go face down: only under (c)2 for a disclosed card."""
+        return self.rules.disclosed_card_procedure.value == 2 and not face_up_in_shoe
+
+    def _discard(
+        self, card: Card, count: int, face_down: bool, *, position: int | None = None
+    ) -> list[str]:
+        """``card`` (read again at ``position`` when it left the shoe earlier) and ``count``
+        more to the discard rack; returns the CardDealt ids."""
+        discards = [self._card(card, None, "DISCARD", position=position)]
+        for i in range(count):
+            discards.append(
+                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
+            )
+        return discards
 
     def _place_cutting_card(self) -> None:
         """The shoe's ShoeStarted, when the test left the cutting card's place open, records it
@@ -867,13 +912,10 @@ class TableDayBuilder:
         if in_error.then == "NEXT_HAND":
             self.carried = (handle.round_id, position)
         elif in_error.then == "DISCARD":
-            self._card(card, None, "DISCARD", position=position)
             count = in_error.discards
             if count is None:
-                count = disclosed_card_discards(self.rules, card.rank) or 0
-            face_down = self.rules.disclosed_card_procedure.value == 2
-            for i in range(count):
-                self._card(FILLER[i % len(FILLER)], None, "DISCARD", face_up=not face_down)
+                count = self._required_discards(card, face_up_in_shoe=False) or 0
+            self._discard(card, count, self._face_down_discards(False), position=position)
 
     def _hand_options(
         self, handle: RoundHandle, p_cards: tuple[Card, ...], b_cards: tuple[Card, ...]

@@ -9,10 +9,13 @@ from collections.abc import Iterator
 
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
 from pipeline.replay.findings import Severity
-from pipeline.rules.games import Game
+from pipeline.rules.variants import games_where
+
+BANK_GAMES = games_where(lambda v: v.participant_bank)
+"""The games where the participant holding the bank deals (4.8(d), 4.12(a)-(d))."""
 
 
-@round_check(when=Phase.SETTLED, games=(Game.CHEMIN_DE_FER,))
+@round_check(when=Phase.SETTLED, games=BANK_GAMES)
 def annulled_hand_not_played(view: RoundView) -> Iterator[Flag]:
     """4.12(a): "the hand shall be annulled": a hand reported dealt in the wrong order by the
     Banker is void, so announcing and settling it moves money on a hand that does not count."""

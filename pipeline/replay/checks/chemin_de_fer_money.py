@@ -8,9 +8,12 @@ from collections.abc import Iterator
 from pipeline.events.model import TableEvent
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
 from pipeline.replay.findings import Severity, money
-from pipeline.rules.games import Game
 from pipeline.rules.roles import BancoKind, BancoOffer, dominant_player
 from pipeline.rules.settlement import Wager, settle_seat
+from pipeline.rules.variants import games_where
+
+BANK_GAMES = games_where(lambda v: v.participant_bank)
+"""The games where a participant holds the bank (4.5-4.8, 4.11)."""
 
 UNCOVERED_WITHDRAWN = "BANK_UNCOVERED_WITHDRAWN"
 
@@ -29,7 +32,7 @@ def _accepted(view: RoundView) -> list[BancoOffer]:
     ]
 
 
-@round_check(when=Phase.SETTLED, games=(Game.CHEMIN_DE_FER,))
+@round_check(when=Phase.SETTLED, games=BANK_GAMES)
 def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
     """4.7(e): the Banker withdraws what nobody covered, so the Banker's wager that wins, loses
     and owes vigorish is the bank less its uncovered part. A $1,000 bank covered for $400 is a
@@ -73,7 +76,7 @@ def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
     )
 
 
-@round_check(when=Phase.SETTLED, games=(Game.CHEMIN_DE_FER,))
+@round_check(when=Phase.SETTLED, games=BANK_GAMES)
 def dominant_player_controls_the_players_hand(view: RoundView) -> Iterator[Flag]:
     """4.8(c): the Player's Hand's choices are the Dominant Player's: the banco suivi or banco
     seul wagerer, else the highest wager against the Banker, nearest the Banker

@@ -21,14 +21,17 @@ from collections.abc import Iterator
 
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
 from pipeline.replay.findings import Severity
-from pipeline.rules.games import Game
 from pipeline.rules.roles import curator_must_pass, shoe_offer_order
+from pipeline.rules.variants import games_where
+
+CURATOR_GAMES = games_where(lambda v: v.curator)
+"""The games where a player holds the shoe as curator (3.6(b), 3.11(a)1)."""
 
 PASS = "PB-3.11a1-CURATOR-PASS"
 OFFER = "PB-3.6b-CURATOR"
 
 
-@round_check(when=Phase.SETTLED, games=(Game.PUNTO_BANCO,))
+@round_check(when=Phase.SETTLED, games=CURATOR_GAMES)
 def shoe_passes_when_the_banker_loses(view: RoundView) -> Iterator[Flag]:
     """3.11(a)1: "The curator shall pass the shoe whenever the banker's hand loses" (a tie is
     not a loss). The dealer acting as curator (3.6(d)) has no shoe to pass."""
@@ -89,5 +92,5 @@ def _seats(seats: tuple[int, ...] | list[int]) -> str:
 
 
 # A change after a voided round is offered like any other.
-round_check(when=Phase.SETTLED, games=(Game.PUNTO_BANCO,))(shoe_offered_in_order)
-round_check(when=Phase.VOIDED, games=(Game.PUNTO_BANCO,))(shoe_offered_in_order)
+round_check(when=Phase.SETTLED, games=CURATOR_GAMES)(shoe_offered_in_order)
+round_check(when=Phase.VOIDED, games=CURATOR_GAMES)(shoe_offered_in_order)

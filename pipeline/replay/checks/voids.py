@@ -22,8 +22,29 @@ def void_only_when_the_shoe_cannot_complete(view: RoundView) -> Iterator[Flag]:
         yield Flag(
             "insufficient",
             Severity.HIGH,
-            f"Round {view.round.round_id} was voided for insufficient cards with "
-            f"{view.cards_left} cards left in the shoe; six always complete a round "
+            f"Round {view.round.round_id} was voided ({voided.get('reason') or 'no reason'}) "
+            f"with {view.cards_left} cards left in the shoe; only a shoe that cannot complete "
+            "the round voids it, and six always complete a round "
             f"({view.citation('insufficient')}).",
             event_ids=(voided.event_id,),
         )
+
+
+@round_check(when=Phase.SETTLED)
+@round_check(when=Phase.MISDEALT)
+def round_reported_short_of_cards_is_void(view: RoundView) -> Iterator[Flag]:
+    """3.12(e), 4.12(k) (Minibaccarat by 7.11 as 3.12): a round the pit reported the shoe could
+    not complete "shall be void"; dealing it on to a result and settling it is against the rule
+    whatever the cards then gave."""
+    report = view.round.insufficient_reported
+    if report is None:
+        return
+    yield Flag(
+        "insufficient",
+        Severity.HIGH,
+        f"Round {view.round.round_id} was reported short of cards (event {report.event_id}) "
+        "but was dealt on instead of voided; a round the shoe cannot complete is void "
+        f"({view.citation('insufficient')}). Void it, return its wagers and any payments, and "
+        "reshuffle before the next round.",
+        event_ids=(report.event_id, view.round.started_event),
+    )
