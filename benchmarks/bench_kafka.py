@@ -311,6 +311,10 @@ def group_scaling(
         ratios = [r["events_per_s"] / one_round[0]["events_per_s"]
                   for r, one_round in zip(runs, rounds, strict=True)]  # fmt: skip
         rate = statistics.median(r["events_per_s"] for r in runs)
+        cpu_bound = statistics.median(
+            one_round[0]["busiest_worker_cpu_s"] / r["busiest_worker_cpu_s"]
+            for r, one_round in zip(runs, rounds, strict=True)
+        )
         out.append(
             {
                 "workers": count,
@@ -318,6 +322,7 @@ def group_scaling(
                 "median_events_per_s": rate,
                 "ratios_to_first_group_per_round": ratios,
                 "ratio_to_first_group": statistics.median(ratios),
+                "cpu_bound_ratio_to_first_group": cpu_bound,
                 "repeats": runs,
             }
         )
@@ -329,7 +334,8 @@ def group_scaling(
             f"{runs[0]['partitions_per_worker']}, best possible with them "
             f"{runs[0]['balance_bound']:.2f}x; CPU share per worker "
             f"{[r['cpu_share_per_worker'] for r in runs]}; load average "
-            f"{[r['load_average_1min'] for r in runs]}",
+            f"{[r['load_average_1min'] for r in runs]}; with a core per worker (the first "
+            f"group's busiest worker's CPU time over this one's) {cpu_bound:.2f}x",
             flush=True,
         )
     return out
@@ -389,8 +395,9 @@ def group_throughput(
     stretch the window nor credit one worker's solo batches to the group. Reported with it:
     each worker's partitions and events, the best ratio those allow (all events over the
     busiest worker's: a group is as fast as its busiest member), each worker's CPU time over
-    the window's wall time (below 1.0: the machine did not give it a whole core), and the
-    machine's load average."""
+    the window's wall time (below 1.0: the machine did not give it a whole core), the
+    busiest worker's CPU time (what the group's time would be with a free core per worker)
+    and the machine's load average."""
     ctx = mp.get_context("spawn")
     ready = ctx.Barrier(workers)
     name = f"{workers}-{attempt}"
@@ -434,6 +441,7 @@ def group_throughput(
         "batches_per_worker": [len(run["batches"]) for run in runs],
         "window_s": window,
         "cpu_share_per_worker": [round(run["cpu_since_assignment_s"] / window, 2) for run in runs],
+        "busiest_worker_cpu_s": max(run["cpu_since_assignment_s"] for run in runs),
         "load_average_1min": round(load, 2),
         "events_per_s": sum(per_worker) / window,
     }
