@@ -38,7 +38,9 @@ is halved and the run repeated. Per event: latency = (moment the ledger transact
 holding its offset committed, taken in ``on_batch``) - (moment the producer called
 ``send()`` for it), both CLOCK_MONOTONIC. For exceptions: the latency of the latest-sent
 of their ``source_event_ids``, i.e. from the send of the event that completed the
-evidence to the commit that made the row visible in DuckDB.
+evidence to the commit that made the row visible in DuckDB. Each run also reports the CPU
+the consumer process used per second of the run and the machine's load average: on a shared
+machine a consumer that is given too little of a core falls behind whatever its code does.
 """
 
 from __future__ import annotations
@@ -552,6 +554,8 @@ def latency_run(
     consumer = threading.Thread(target=consume, name="bench-consumer")
     consumer.start()
     time.sleep(6.0)  # tansu holds a group's first join ~3 s; let it settle before sending
+    load = os.getloadavg()[0]
+    cpu_at_go, wall_at_go = cpu_seconds(), time.monotonic()
     go.set()
     producer.join()
     if producer.exitcode != 0:
@@ -559,6 +563,7 @@ def latency_run(
         consumer.join()
         raise RuntimeError(f"producer process failed with exit code {producer.exitcode}")
     caught_up = commits.done.wait(timeout=300)
+    cpu_share = (cpu_seconds() - cpu_at_go) / (time.monotonic() - wall_at_go)
     stop.set()
     consumer.join()
     if not caught_up:
@@ -599,6 +604,8 @@ def latency_run(
             for m, t in zip(commits.batch_sizes, commits.batch_seconds, strict=True)
         ],
         "last_send_to_last_commit_s": tail,
+        "consumer_cpu_share": cpu_share,
+        "load_average_1min": load,
         "exceptions_in_ledger": len(rows),
         "exceptions_with_known_source_events": len(exception_latency),
         "latency_all_events": dist(latency),
@@ -704,7 +711,9 @@ def main() -> int:
                             f"{run['median_batch_messages']:.0f} messages in "
                             f"{run['median_batch_s']:.2f} s, backlog drain "
                             f"{run['last_send_to_last_commit_s']:.1f} s, sustained "
-                            f"{run['sustained']}",
+                            f"{run['sustained']}; the consumer process used "
+                            f"{run['consumer_cpu_share']:.2f} of a core, load average "
+                            f"{run['load_average_1min']:.1f}",
                             flush=True,
                         )
                         if run["sustained"]:
