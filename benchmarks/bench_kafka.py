@@ -290,6 +290,12 @@ def throughput(
     return out
 
 
+def ratio(part: float, whole: float) -> float:
+    """``part / whole``, 0 when ``whole`` is (a smoke run's tiny day can leave a worker, or
+    the whole window after the last assignment, without events)."""
+    return part / whole if whole else 0.0
+
+
 def group_scaling(
     bootstrap: str,
     topic: str,
@@ -310,11 +316,11 @@ def group_scaling(
     out = []
     for i, count in enumerate(workers):
         runs = [one_round[i] for one_round in rounds]
-        ratios = [r["events_per_s"] / one_round[0]["events_per_s"]
+        ratios = [ratio(r["events_per_s"], one_round[0]["events_per_s"])
                   for r, one_round in zip(runs, rounds, strict=True)]  # fmt: skip
         rate = statistics.median(r["events_per_s"] for r in runs)
         cpu_bound = statistics.median(
-            one_round[0]["busiest_worker_cpu_s"] / r["busiest_worker_cpu_s"]
+            ratio(one_round[0]["busiest_worker_cpu_s"], r["busiest_worker_cpu_s"])
             for r, one_round in zip(runs, rounds, strict=True)
         )
         out.append(
@@ -421,9 +427,12 @@ def group_throughput(
         if proc.exitcode != 0:
             raise RuntimeError(f"group worker failed with exit code {proc.exitcode}")
     runs = [pickle.loads(out.read_bytes()) for out in outs]
+    unassigned = [i for i, run in enumerate(runs) if not run["assigned"]]
+    if unassigned:
+        raise RuntimeError(f"group workers {unassigned} were never assigned partitions")
     everyone_assigned = max(run["assigned"][-1][0] for run in runs)
     last_commit = max(end for run in runs for _, end, _ in run["batches"])
-    window = last_commit - everyone_assigned
+    window = max(last_commit - everyone_assigned, 0.0)
     per_worker = [
         sum(n for start, _, n in run["batches"] if start >= everyone_assigned) for run in runs
     ]
@@ -437,15 +446,17 @@ def group_throughput(
         "events_loaded_once": loaded,
         "partitions_per_worker": [run["assigned"][-1][1] for run in runs],
         "events_per_worker_in_window": per_worker,
-        "balance_bound": sum(per_worker) / max(per_worker) if max(per_worker) else 0.0,
+        "balance_bound": ratio(sum(per_worker), max(per_worker)),
         "assignment_spread_s": everyone_assigned - min(run["assigned"][-1][0] for run in runs),
         "rebalances_per_worker": [run["rebalances"] for run in runs],
         "batches_per_worker": [len(run["batches"]) for run in runs],
         "window_s": window,
-        "cpu_share_per_worker": [round(run["cpu_since_assignment_s"] / window, 2) for run in runs],
+        "cpu_share_per_worker": [
+            round(ratio(run["cpu_since_assignment_s"], window), 2) for run in runs
+        ],
         "busiest_worker_cpu_s": max(run["cpu_since_assignment_s"] for run in runs),
         "load_average_1min": round(load, 2),
-        "events_per_s": sum(per_worker) / window,
+        "events_per_s": ratio(sum(per_worker), window),
     }
 
 
