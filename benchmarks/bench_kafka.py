@@ -5,7 +5,7 @@ latency at a steady rate (target p99 < 2 s at 2,500 events/s).
 
     python benchmarks/bench_kafka.py [--tables 6] [--hours 6] [--batches 5000,50000]
         [--rate 2500] [--latency-max-batch 5000,50000] [--latency-tables 6]
-        [--latency-hours 6] [--skip-latency]
+        [--latency-hours 6] [--group-workers 1,2] [--group-repeats 3] [--skip-latency]
     python benchmarks/bench_kafka.py --smoke   # 1 table, 30 minutes, every step once
 
 Everything runs against the bundled in-memory tansu broker
@@ -20,6 +20,12 @@ pipeline's time runs from the first batch's poll to the last batch's ledger comm
 group join and the final idle wait are excluded; ``ConsumerReport.busy_seconds`` is
 reported too.
 
+Group: worker processes of one consumer group (each partition in its own shard file) read
+the same topic, 1 and 2 workers taking turns, ``--group-repeats`` rounds; the rate counts
+what the group did after every worker held its final assignment (see
+:func:`group_throughput`, which also reports the assignment, the best ratio it allows and
+the CPU each worker got).
+
 CPU per event: the same emulated day, written to Avro files, is loaded by ``ingest_files``
 with ``workers=1`` (the file path's whole work in this process), and this process's CPU
 time (user + system, all threads) is taken around it and around each ``run_consumer``
@@ -32,7 +38,9 @@ is halved and the run repeated. Per event: latency = (moment the ledger transact
 holding its offset committed, taken in ``on_batch``) - (moment the producer called
 ``send()`` for it), both CLOCK_MONOTONIC. For exceptions: the latency of the latest-sent
 of their ``source_event_ids``, i.e. from the send of the event that completed the
-evidence to the commit that made the row visible in DuckDB.
+evidence to the commit that made the row visible in DuckDB. Each run also reports the CPU
+the consumer process used per second of the run and the machine's load average: on a shared
+machine a consumer that is given too little of a core falls behind whatever its code does.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import multiprocessing as mp
+import os
 import pickle
 import resource
 import shutil
@@ -77,7 +86,6 @@ from pipeline.stream.topics import ensure_topics, partitions_for
 DAY = date(2026, 11, 24)
 SEED = 3
 IDLE = 3.0
-GROUP_REPEATS = 3
 
 
 def pct(values: list[float], q: float) -> float:
@@ -208,6 +216,7 @@ def throughput(
     work: Path,
     workers: list[int],
     group_batch: int,
+    repeats: int,
 ) -> dict[str, Any]:
     topic = "bench-throughput"
     settings = settings_for(bootstrap, topic, "bench-unused")
@@ -275,29 +284,66 @@ def throughput(
             flush=True,
         )
     raw_rate = max(r["raw_events_per_s"] for r in out["runs"])
-    out["groups"] = []
-    for count in workers:
-        repeats = [
-            group_throughput(bootstrap, topic, sent, count, group_batch, work, attempt)
-            for attempt in range(GROUP_REPEATS)
-        ]
-        rate = statistics.median(r["events_per_s"] for r in repeats)
-        one_worker = out["groups"][0]["median_events_per_s"] if out["groups"] else rate
-        out["groups"].append(
+    out["groups"] = group_scaling(bootstrap, topic, sent, workers, group_batch, work, repeats)
+    for group in out["groups"]:
+        group["ratio_to_raw"] = group["median_events_per_s"] / raw_rate
+    return out
+
+
+def ratio(part: float, whole: float) -> float:
+    """``part / whole``, 0 when ``whole`` is (a smoke run's tiny day can leave a worker, or
+    the whole window after the last assignment, without events)."""
+    return part / whole if whole else 0.0
+
+
+def group_scaling(
+    bootstrap: str,
+    topic: str,
+    sent: int,
+    workers: list[int],
+    max_batch: int,
+    work: Path,
+    repeats: int,
+) -> list[dict[str, Any]]:
+    """Each group size ``repeats`` times, the sizes taking turns (1, 2, 1, 2, ...) so that
+    the load other programs put on the machine falls on all of them alike; a size's ratio
+    to the first is the median of the ratios within each round."""
+    rounds = [
+        [group_throughput(bootstrap, topic, sent, count, max_batch, work, attempt)
+         for count in workers]
+        for attempt in range(repeats)
+    ]  # fmt: skip
+    out = []
+    for i, count in enumerate(workers):
+        runs = [one_round[i] for one_round in rounds]
+        ratios = [ratio(r["events_per_s"], one_round[0]["events_per_s"])
+                  for r, one_round in zip(runs, rounds, strict=True)]  # fmt: skip
+        rate = statistics.median(r["events_per_s"] for r in runs)
+        cpu_bound = statistics.median(
+            ratio(one_round[0]["busiest_worker_cpu_s"], r["busiest_worker_cpu_s"])
+            for r, one_round in zip(runs, rounds, strict=True)
+        )
+        out.append(
             {
                 "workers": count,
-                "max_batch": group_batch,
+                "max_batch": max_batch,
                 "median_events_per_s": rate,
-                "ratio_to_raw": rate / raw_rate,
-                "ratio_to_first_group": rate / one_worker,
-                "repeats": repeats,
+                "ratios_to_first_group_per_round": ratios,
+                "ratio_to_first_group": statistics.median(ratios),
+                "cpu_bound_ratio_to_first_group": cpu_bound,
+                "repeats": runs,
             }
         )
         print(
-            f"  group of {count} worker processes (max_batch {group_batch}): {rate:,.0f} "
-            f"events/s, median of {GROUP_REPEATS} ({rate / raw_rate:.1%} of raw, "
-            f"{rate / one_worker:.2f}x the first group, target >= 1.8x); rebalances "
-            f"{[r['rebalances_per_worker'] for r in repeats]}",
+            f"  group of {count} worker processes (max_batch {max_batch}): {rate:,.0f} "
+            f"events/s after every worker was assigned, median of {repeats}; "
+            f"{statistics.median(ratios):.2f}x the first group (rounds "
+            f"{', '.join(f'{r:.2f}' for r in ratios)}; target >= 1.8x); partitions "
+            f"{runs[0]['partitions_per_worker']}, best possible with them "
+            f"{runs[0]['balance_bound']:.2f}x; CPU share per worker "
+            f"{[r['cpu_share_per_worker'] for r in runs]}; load average "
+            f"{[r['load_average_1min'] for r in runs]}; with a core per worker (the first "
+            f"group's busiest worker's CPU time over this one's) {cpu_bound:.2f}x",
             flush=True,
         )
     return out
@@ -308,17 +354,22 @@ def group_worker(
     bootstrap: str, topic: str, group: str, shard_dir: str, max_batch: int, ready: Any, out: str
 ) -> None:
     """Child process: one ``stream --shard-dir`` worker of ``group``; writes its batches
-    (start, commit, events) and assignment moments (CLOCK_MONOTONIC) to ``out``."""
+    (start, commit, events), its assignments (moment, partitions; CLOCK_MONOTONIC) and its
+    CPU time over its batches to ``out``."""
     catalog = load_catalog()
     batches: list[tuple[float, float, int]] = []
-    assigned: list[float] = []
+    assigned: list[tuple[float, list[int]]] = []
+    cpu: list[float] = []
 
     def on_batch(batch: BatchReport) -> None:
         now = time.monotonic()
         batches.append((now - batch.seconds, now, batch.events))
+        cpu.append(cpu_seconds())
 
     def on_assignment(partitions: list[int]) -> None:
-        assigned.append(time.monotonic())
+        assigned.append((time.monotonic(), partitions))
+        cpu.clear()
+        cpu.append(cpu_seconds())
 
     ready.wait()  # every worker subscribes at once, so the group forms in one go
     report = run_consumer(
@@ -331,7 +382,12 @@ def group_worker(
         on_assignment=on_assignment,
         create_topics=False,
     )
-    summary = {"batches": batches, "assigned": assigned, "rebalances": report.rebalances}
+    summary = {
+        "batches": batches,
+        "assigned": assigned,
+        "cpu_since_assignment_s": cpu[-1] - cpu[0] if cpu else 0.0,
+        "rebalances": report.rebalances,
+    }
     Path(out).write_bytes(pickle.dumps(summary))
 
 
@@ -341,15 +397,22 @@ def group_throughput(
     """``workers`` consumer processes of one group, each partition in its own shard, read the
     whole topic; the shards are then merged to check every message was loaded once.
 
-    The workers subscribe together, so the group forms in one go (rebalances are reported);
-    the rate is measured as for one consumer, from the first batch's poll to the last
-    batch's commit, across the workers."""
+    The rate counts only what the group did once every worker held its final assignment:
+    the events of the batches that started after the last worker was assigned, over the time
+    from that moment to the last commit. A worker that joined late, or a rebalance, cannot
+    stretch the window nor credit one worker's solo batches to the group. Reported with it:
+    each worker's partitions and events, the best ratio those allow (all events over the
+    busiest worker's: a group is as fast as its busiest member), each worker's CPU time over
+    the window's wall time (below 1.0: the machine did not give it a whole core), the
+    busiest worker's CPU time (what the group's time would be with a free core per worker)
+    and the machine's load average."""
     ctx = mp.get_context("spawn")
     ready = ctx.Barrier(workers)
     name = f"{workers}-{attempt}"
     shards = work / f"shards-{name}"
     outs = [work / f"group-{name}-{i}.pickle" for i in range(workers)]
     group = f"bench-group-{name}-{time.monotonic_ns()}"
+    load = os.getloadavg()[0]
     procs = [
         ctx.Process(
             target=group_worker,
@@ -364,8 +427,15 @@ def group_throughput(
         if proc.exitcode != 0:
             raise RuntimeError(f"group worker failed with exit code {proc.exitcode}")
     runs = [pickle.loads(out.read_bytes()) for out in outs]
-    batches = [b for run in runs for b in run["batches"]]
-    span = max(end for _, end, _ in batches) - min(start for start, _, _ in batches)
+    unassigned = [i for i, run in enumerate(runs) if not run["assigned"]]
+    if unassigned:
+        raise RuntimeError(f"group workers {unassigned} were never assigned partitions")
+    everyone_assigned = max(run["assigned"][-1][0] for run in runs)
+    last_commit = max(end for run in runs for _, end, _ in run["batches"])
+    window = max(last_commit - everyone_assigned, 0.0)
+    per_worker = [
+        sum(n for start, _, n in run["batches"] if start >= everyone_assigned) for run in runs
+    ]
     with Ledger(work / f"merged-{name}.duckdb") as ledger:
         merge_partition_shards(ledger, shards, load_catalog())
         row = ledger.con.execute("SELECT count(*) FROM deliveries").fetchone()
@@ -374,10 +444,19 @@ def group_throughput(
         raise RuntimeError(f"{workers} workers loaded {loaded} of {sent} messages")
     return {
         "events_loaded_once": loaded,
+        "partitions_per_worker": [run["assigned"][-1][1] for run in runs],
+        "events_per_worker_in_window": per_worker,
+        "balance_bound": ratio(sum(per_worker), max(per_worker)),
+        "assignment_spread_s": everyone_assigned - min(run["assigned"][-1][0] for run in runs),
         "rebalances_per_worker": [run["rebalances"] for run in runs],
         "batches_per_worker": [len(run["batches"]) for run in runs],
-        "first_poll_to_last_commit_s": span,
-        "events_per_s": sent / span,
+        "window_s": window,
+        "cpu_share_per_worker": [
+            round(ratio(run["cpu_since_assignment_s"], window), 2) for run in runs
+        ],
+        "busiest_worker_cpu_s": max(run["cpu_since_assignment_s"] for run in runs),
+        "load_average_1min": round(load, 2),
+        "events_per_s": ratio(sum(per_worker), window),
     }
 
 
@@ -486,6 +565,8 @@ def latency_run(
     consumer = threading.Thread(target=consume, name="bench-consumer")
     consumer.start()
     time.sleep(6.0)  # tansu holds a group's first join ~3 s; let it settle before sending
+    load = os.getloadavg()[0]
+    cpu_at_go, wall_at_go = cpu_seconds(), time.monotonic()
     go.set()
     producer.join()
     if producer.exitcode != 0:
@@ -493,6 +574,7 @@ def latency_run(
         consumer.join()
         raise RuntimeError(f"producer process failed with exit code {producer.exitcode}")
     caught_up = commits.done.wait(timeout=300)
+    cpu_share = (cpu_seconds() - cpu_at_go) / (time.monotonic() - wall_at_go)
     stop.set()
     consumer.join()
     if not caught_up:
@@ -533,6 +615,8 @@ def latency_run(
             for m, t in zip(commits.batch_sizes, commits.batch_seconds, strict=True)
         ],
         "last_send_to_last_commit_s": tail,
+        "consumer_cpu_share": cpu_share,
+        "load_average_1min": load,
         "exceptions_in_ledger": len(rows),
         "exceptions_with_known_source_events": len(exception_latency),
         "latency_all_events": dist(latency),
@@ -574,6 +658,9 @@ def main() -> int:
         "--group-workers", default="1,2", help="consumer processes per group, comma-separated"
     )
     parser.add_argument("--group-max-batch", type=int, default=50000)
+    parser.add_argument(
+        "--group-repeats", type=int, default=3, help="rounds of every group size, in turn"
+    )
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
@@ -581,7 +668,7 @@ def main() -> int:
         args.tables = args.latency_tables = 1
         args.hours = args.latency_hours = 0.5
         args.batches = args.latency_max_batch = "500"
-        args.group_workers, args.group_max_batch = "1", 500
+        args.group_workers, args.group_max_batch, args.group_repeats = "1,2", 500, 1
         args.rate, args.latency_attempts = 500.0, 1
     batches = [int(b) for b in args.batches.split(",") if b.strip()]
     group_workers = [int(w) for w in args.group_workers.split(",") if w.strip()]
@@ -599,7 +686,14 @@ def main() -> int:
         with local_broker() as bootstrap:
             print(f"broker {bootstrap}; throughput on {day.event_count:,} events", flush=True)
             result["throughput"] = throughput(
-                bootstrap, day, batches, catalog, work, group_workers, args.group_max_batch
+                bootstrap,
+                day,
+                batches,
+                catalog,
+                work,
+                group_workers,
+                args.group_max_batch,
+                args.group_repeats,
             )
             if not args.skip_latency:
                 live = day
@@ -628,7 +722,9 @@ def main() -> int:
                             f"{run['median_batch_messages']:.0f} messages in "
                             f"{run['median_batch_s']:.2f} s, backlog drain "
                             f"{run['last_send_to_last_commit_s']:.1f} s, sustained "
-                            f"{run['sustained']}",
+                            f"{run['sustained']}; the consumer process used "
+                            f"{run['consumer_cpu_share']:.2f} of a core, load average "
+                            f"{run['load_average_1min']:.1f}",
                             flush=True,
                         )
                         if run["sustained"]:

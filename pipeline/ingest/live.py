@@ -8,7 +8,7 @@ its own size.
 
 Its rows are written the same way: a batch inserts the rows of the rounds it ended and
 replaces those of the round in play
-(:meth:`~pipeline.ledger.store.Ledger.update_table_day`); the small tables (Forms,
+(:meth:`~pipeline.ledger.store.Ledger.update_table_days`); the small tables (Forms,
 exceptions, the summary) are rebuilt whole.
 
 The ledger stays the truth. Before a batch, each cached table-day's fingerprint (count and
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.ledger.columns import DeliveryKey, TableDay
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ledger.store import Delivery, Ledger, TableDayUpdate
 from pipeline.replay.live import LiveReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
@@ -146,37 +146,41 @@ class LiveTableDays:
         self._keep_newest_day(but=key)
         return cached.live
 
-    def write(self, ledger: Ledger, key: TableDay, result: ReplayResult) -> None:
-        """Store the table-day's latest result: only the rows that changed since the ledger
-        last took one from the same machine (:meth:`Ledger.update_table_day`), else all of
-        them."""
-        cached = self._days[key]
-        live, before = cached.live, cached.written
-        cached.written = None
-        if live.settled is None:  # the result did not come from the machine
-            ledger.replace_table_day(*key, result)
-            self.rewrites += 1
-            return
-        if (
-            before is not None
-            and before.restarts == live.restarts
-            and ledger.update_table_day(
-                *key,
-                result,
-                added={n: getattr(result, n)[before.settled[n] :] for n in APPENDED_ROWS},
-                withdrawn=before.in_play,
+    def write(self, ledger: Ledger, results: Mapping[TableDay, ReplayResult]) -> None:
+        """Store the table-days' latest results: only the rows that changed since the ledger
+        last took one from the same machine (one :meth:`Ledger.update_table_days` for all of
+        them), else all of them."""
+        updates: list[TableDayUpdate] = []
+        for key, result in results.items():
+            cached = self._days.get(key)
+            settled = cached.live.settled if cached is not None else None
+            if cached is None or settled is None:
+                # forgotten for a newer gaming day since its replay, or the result did not
+                # come from the machine
+                if cached is not None:
+                    cached.written = None
+                ledger.replace_table_day(*key, result)
+                self.rewrites += 1
+                continue
+            restarts, before = cached.live.restarts, cached.written
+            if before is not None and before.restarts == restarts:
+                added = {n: getattr(result, n)[before.settled[n] :] for n in APPENDED_ROWS}
+                updates.append(TableDayUpdate(key, result, added, before.in_play))
+            else:
+                ledger.replace_table_day(*key, result)
+                self.rewrites += 1
+                self.restarted += before is not None and before.restarts != restarts
+            cached.written = _Written(
+                restarts,
+                dict(settled),
+                {n: getattr(result, n)[settled[n] :] for n in APPENDED_ROWS},
             )
-        ):
-            self.updates += 1
-        else:
-            ledger.replace_table_day(*key, result)
-            self.rewrites += 1
-            self.restarted += before is not None and before.restarts != live.restarts
-        cached.written = _Written(
-            live.restarts,
-            dict(live.settled),
-            {n: getattr(result, n)[live.settled[n] :] for n in APPENDED_ROWS},
-        )
+        refused = ledger.update_table_days(updates)
+        for update in updates:
+            if update.key in refused:
+                ledger.replace_table_day(*update.key, update.result)
+        self.updates += len(updates) - len(refused)
+        self.rewrites += len(refused)
 
     def _keep_newest_day(self, but: TableDay) -> None:
         """Forget the table-days of earlier gaming days than the newest held, except ``but``

@@ -173,6 +173,7 @@ def load_batch(
             if live is not None:
                 live.forget(realigned)
                 stored = ledger.delivery_fingerprints(touched)
+            live_results: dict[TableDay, ReplayResult] = {}
             for key in sorted(touched, key=lambda td: (td[1], td[0])):
                 if live is not None:
                     replay = live.replay_for(
@@ -183,7 +184,7 @@ def load_batch(
                         new_day=key not in rederive,
                     )
                     result = replay_or_explain(key[0], replay.arrived, catalog, replay)
-                    live.write(ledger, key, result)
+                    live_results[key] = result
                 else:
                     prepared_result = (prepared or {}).get(key)
                     result = (
@@ -195,6 +196,8 @@ def load_batch(
                 report.table_days.append(key)
                 report.exceptions += len(result.findings)
                 report.rounds += len(result.rounds)
+            if live is not None:
+                live.write(ledger, live_results)
             if in_same_transaction is not None:
                 in_same_transaction(ledger)
     except BaseException:

@@ -81,6 +81,19 @@ class Merged:
     """Earlier dead letters of the batch's input file that its sound version resolved."""
 
 
+@dataclass(frozen=True)
+class TableDayUpdate:
+    """A table-day's rows to bring to ``result`` from those of an earlier result of the same
+    live replay (:meth:`Ledger.update_table_days`)."""
+
+    key: TableDay
+    result: ReplayResult
+    added: Mapping[str, Sequence[Any]]
+    """Rows of :data:`~pipeline.replay.rows.APPENDED_ROWS` lists to insert, by list name."""
+    withdrawn: Mapping[str, Sequence[Any]]
+    """Rows written last time for the round then in play, to delete first."""
+
+
 def _fields_from_json(text: str) -> dict[str, Any]:
     fields: dict[str, Any] = orjson.loads(text)
     for name in DATE_FIELDS & fields.keys():
@@ -91,6 +104,10 @@ def _fields_from_json(text: str) -> dict[str, Any]:
 
 def _hashable(row: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(tuple(v) if isinstance(v, list) else v for v in row)
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ", ".join("?" * len(values))
 
 
 def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResult:
@@ -409,60 +426,69 @@ class Ledger:
     # ------------------------------------------------------------------ derived rows
     def replace_table_day(self, table_id: str, gaming_date: date, result: ReplayResult) -> None:
         """Replace every derived row of one table-day. Call inside :meth:`transaction`."""
-        self._write_derived(table_id, gaming_date, derived_tables(table_id, gaming_date, result))
+        key = (table_id, gaming_date)
+        self._write_derived([key], derived_tables(table_id, gaming_date, result))
 
-    def update_table_day(
-        self,
-        table_id: str,
-        gaming_date: date,
-        result: ReplayResult,
-        *,
-        added: Mapping[str, Sequence[Any]],
-        withdrawn: Mapping[str, Sequence[Any]],
-    ) -> bool:
-        """Bring a table-day's rows to ``result`` when the ledger holds the rows of an
+    def update_table_days(self, updates: Sequence[TableDayUpdate]) -> set[TableDay]:
+        """Bring table-days' rows to their results when the ledger holds the rows of an
         earlier result of the same live replay (:mod:`pipeline.ingest.live`): in each table
-        of :data:`~pipeline.replay.rows.APPENDED_ROWS`, delete the ``withdrawn`` rows (those
-        written last time for the round then in play) and insert the ``added`` ones; rebuild
-        the other derived tables from ``result``. Call inside :meth:`transaction`.
+        of :data:`~pipeline.replay.rows.APPENDED_ROWS`, delete the ``withdrawn`` rows and
+        insert the ``added`` ones; rebuild the other derived tables from ``result``. Each
+        ledger table takes one statement for all the table-days: a statement's fixed cost,
+        paid per table-day, was most of a live batch's time. Call inside
+        :meth:`transaction`.
 
-        Returns False when a withdrawn row is not in the ledger exactly once; some rows may
-        be deleted by then, and the caller must :meth:`replace_table_day` (which deletes them
-        all).
+        Returns the table-days whose withdrawn rows were not in the ledger exactly once:
+        some of their rows may be deleted by then and nothing was added; the caller must
+        :meth:`replace_table_day` them (which deletes them all).
         """
-        gone, new = _rows_only(table_id, withdrawn), _rows_only(table_id, added)
+        gone = {u.key: _rows_only(u.key[0], u.withdrawn) for u in updates}
+        refused: set[TableDay] = set()
         for table in APPENDED_ROWS:
-            rows = DERIVED_ROWS[table](table_id, gaming_date, gone)
-            if rows and not self._delete_exactly(table, table_id, gaming_date, rows):
-                return False
-        for table in APPENDED_ROWS:
-            rows = DERIVED_ROWS[table](table_id, gaming_date, new)
+            rows = [row for u in updates for row in DERIVED_ROWS[table](*u.key, gone[u.key])]
             if rows:
-                self._insert_relation(table, arrow_rows(rows))
+                refused |= self._delete_exactly(table, rows)
+        done = [u for u in updates if u.key not in refused]
+        if not done:
+            return refused
+        for table in APPENDED_ROWS:
+            new = [
+                row
+                for u in done
+                for row in DERIVED_ROWS[table](*u.key, _rows_only(u.key[0], u.added))
+            ]
+            if new:
+                self._insert_relation(table, arrow_rows(new))
         rebuilt = {
             table: arrow_rows(rows)
             for table, rows_of in DERIVED_ROWS.items()
-            if table not in APPENDED_ROWS and (rows := rows_of(table_id, gaming_date, result))
+            if table not in APPENDED_ROWS
+            and (rows := [row for u in done for row in rows_of(*u.key, u.result)])
         }
-        self._write_derived(table_id, gaming_date, rebuilt, keep=APPENDED_ROWS)
-        return True
+        self._write_derived([u.key for u in done], rebuilt, keep=APPENDED_ROWS)
+        return refused
 
-    def _delete_exactly(self, table: str, table_id: str, day: date, rows: Sequence[Row]) -> bool:
-        """Delete ``rows`` (every column equal, NULLs included) from one table-day of
-        ``table``; False unless what was deleted is exactly ``rows``, each once."""
+    def _delete_exactly(self, table: str, rows: Sequence[Row]) -> set[TableDay]:
+        """Delete ``rows`` (every column equal, NULLs included; the first two columns are the
+        table-day) from ``table``; return the table-days where what was deleted is not
+        exactly their ``rows``, each once."""
         same = " AND ".join(
             f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(self._columns(table))
         )
+        tables, days = sorted({row[0] for row in rows}), sorted({row[1] for row in rows})
         self.con.register("withdrawn_rows", arrow_rows(rows))
         try:
+            # the constant lists let zone maps skip the row groups of other table-days
             deleted = self.con.execute(
                 f"DELETE FROM {table} t USING withdrawn_rows w "
-                f"WHERE t.table_id = ? AND t.gaming_date = ? AND {same} RETURNING t.*",
-                [table_id, day],
+                f"WHERE t.table_id IN ({_placeholders(tables)}) "
+                f"AND t.gaming_date IN ({_placeholders(days)}) AND {same} RETURNING t.*",
+                [*tables, *days],
             ).fetchall()
         finally:
             self.con.unregister("withdrawn_rows")
-        return Counter(map(_hashable, deleted)) == Counter(map(_hashable, rows))
+        wanted, found = Counter(map(_hashable, rows)), Counter(map(_hashable, deleted))
+        return {(row[0], row[1]) for row in (wanted - found) + (found - wanted)}
 
     def _columns(self, table: str) -> tuple[str, ...]:
         """The columns of ``table``, in order (read once per connection)."""
@@ -480,35 +506,59 @@ class Ledger:
 
     def _write_derived(
         self,
-        table_id: str,
-        day: date,
+        days: Sequence[TableDay],
         tables: Mapping[str, pa.Table],
         keep: Sequence[str] = (),
     ) -> None:
-        """Replace the table-day's rows of every derived table but those in ``keep`` with
-        ``tables``, recount its win, and judge its gaming day's pits again."""
-        for table in DERIVED_TABLES:
-            if table not in keep:
-                self.con.execute(
-                    f"DELETE FROM {table} WHERE table_id = ? AND gaming_date = ?"
-                    + (f" AND NOT {_PATTERN_CODE}" if table == "exceptions" else ""),
-                    [table_id, day, *([sorted(PATTERN_CODES)] if table == "exceptions" else [])],
-                )
-        for table, rows in tables.items():
-            self._insert_relation(table, rows)
-        self.con.execute(
-            """
-            INSERT INTO table_day_win
-            SELECT table_id, gaming_date, wager,
-              sum(CASE expected_result WHEN 'LOSE' THEN stake_cents
-                   WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END),
-              sum(CASE recorded_result WHEN 'LOSE' THEN stake_cents
-                   WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END)
-            FROM settlements WHERE table_id = ? AND gaming_date = ?
-            GROUP BY ALL""",
-            [table_id, day],
+        """Replace these table-days' rows of every derived table but those in ``keep`` with
+        ``tables`` (the pattern stage's exceptions stay: they are the gaming day's, replaced by
+        :meth:`replace_pattern_findings`), recount their win, and judge their gaming days'
+        pits again."""
+        table_ids, dates = sorted({t for t, _ in days}), sorted({d for _, d in days})
+        # the constant lists let zone maps skip other table-days; the join keeps the pairs
+        prune = (
+            f"t.table_id IN ({_placeholders(table_ids)}) "
+            f"AND t.gaming_date IN ({_placeholders(dates)})"
         )
-        self._judge_pits(day)
+        self.con.register(
+            "written_days",
+            pa.table(
+                {
+                    "table_id": pa.array([t for t, _ in days], pa.string()),
+                    "gaming_date": pa.array([d for _, d in days], pa.date32()),
+                }
+            ),
+        )
+        try:
+            for table in DERIVED_TABLES:
+                if table not in keep:
+                    patterns = table == "exceptions"
+                    self.con.execute(
+                        f"DELETE FROM {table} t USING written_days k WHERE {prune} "
+                        "AND t.table_id = k.table_id AND t.gaming_date = k.gaming_date"
+                        + (f" AND NOT {_PATTERN_CODE}" if patterns else ""),
+                        [*table_ids, *dates, *([sorted(PATTERN_CODES)] if patterns else [])],
+                    )
+            for table, rows in tables.items():
+                self._insert_relation(table, rows)
+            self.con.execute(
+                f"""
+                INSERT INTO table_day_win
+                SELECT t.table_id, t.gaming_date, t.wager,
+                  sum(CASE t.expected_result WHEN 'LOSE' THEN t.stake_cents
+                       WHEN 'WIN' THEN -t.expected_paid_cents ELSE 0 END),
+                  sum(CASE t.recorded_result WHEN 'LOSE' THEN t.stake_cents
+                       WHEN 'WIN' THEN -t.recorded_paid_cents ELSE 0 END)
+                FROM settlements t SEMI JOIN written_days k
+                  ON t.table_id = k.table_id AND t.gaming_date = k.gaming_date
+                WHERE {prune}
+                GROUP BY ALL""",
+                [*table_ids, *dates],
+            )
+        finally:
+            self.con.unregister("written_days")
+        for day in dates:
+            self._judge_pits(day)
 
     def _judge_pits(self, day: date) -> None:
         """Replace ``day``'s findings on the rules that bind a pit's tables
@@ -610,8 +660,8 @@ class Ledger:
         if batch.input_files.num_rows:
             self._insert_relation("input_files", batch.input_files, "ON CONFLICT DO NOTHING")
         final = (touched - before) & batch.derived.keys()
-        for table_id, day in sorted(final):
-            self._write_derived(table_id, day, batch.derived[(table_id, day)])
+        for key in sorted(final):
+            self._write_derived([key], batch.derived[key])
         return Merged(touched, touched - final, new, resolved)
 
     def _follow_new_positions(self, relation: str, days: set[TableDay]) -> None:

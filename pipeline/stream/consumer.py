@@ -2,7 +2,8 @@
 
 How a batch goes through
 ------------------------
-1. Poll up to ``max_batch`` records (a few polls within ``batch_wait`` seconds).
+1. Poll up to ``max_batch`` records (more polls within ``batch_wait`` seconds while the broker
+   holds more: a live consumer takes what has arrived and goes on).
 2. Decode the values, a chunk at a time where every message in it is sound
    (:meth:`EventCodec.decode_intact_messages`), else one by one with
    :meth:`EventCodec.decode`, which says what is wrong. A record that cannot be decoded, has no
@@ -415,6 +416,8 @@ class _Partitions:
         self.report = report
         self.open: set[int] = set()
         self.waiting: dict[int, _LedgerWait] = {}
+        self.read_to: dict[int, int] = {}
+        """Per open partition, the offset after the last record polled (or sought to)."""
 
     def _tp(self, partition: int) -> TopicPartition:
         return TopicPartition(self.topic, partition)
@@ -425,10 +428,12 @@ class _Partitions:
         for partition in revoked - assigned:
             self.ledgers.release(partition)
             self.open.discard(partition)
+            self.read_to.pop(partition, None)
             self.waiting.pop(partition, None)
         now = time.monotonic()
         for partition in assigned:
             self.open.discard(partition)
+            self.read_to.pop(partition, None)
             self.waiting.setdefault(partition, _LedgerWait(since=now))
 
     def settle(self) -> None:
@@ -439,6 +444,7 @@ class _Partitions:
             if self.ledgers.merge_requested(partition):
                 self.ledgers.release(partition)
                 self.open.discard(partition)
+                self.read_to.pop(partition, None)
                 self.waiting[partition] = _LedgerWait(since=now)
                 log.info("partition %d waits for a merge", partition)
         for partition, wait in sorted(self.waiting.items()):
@@ -466,6 +472,7 @@ class _Partitions:
         tp = self._tp(partition)
         if partition in stored:
             self.consumer.seek(tp, stored[partition])
+            self.read_to[partition] = stored[partition]
         else:
             self.consumer.seek_to_beginning(tp)
         self.open.add(partition)
@@ -474,6 +481,20 @@ class _Partitions:
             partition, stored.get(partition, "the beginning"), self.ledgers.describe(partition),
         )  # fmt: skip
         return True
+
+    def polled(self, tp: TopicPartition, records: list[Any]) -> None:
+        """Note how far an open partition has been read."""
+        if tp.partition in self.open:
+            self.read_to[tp.partition] = records[-1].offset + 1
+
+    def behind(self) -> bool:
+        """Whether the broker holds records of an open partition not polled yet, by the high
+        watermark of its last fetch response (unknown before the first: behind)."""
+        for partition in self.open:
+            highwater = self.consumer.highwater(self._tp(partition))
+            if highwater is None or highwater > self.read_to.get(partition, 0):
+                return True
+        return False
 
     def _schedule_retry(
         self, partition: int, wait: _LedgerWait, now: float, exc: BaseException
@@ -595,7 +616,11 @@ def run_consumer(
             _send_outboxes(ledgers, notices, alerts, outboxes_sent, report)
             ledgers.lend()
             polled_at = time.monotonic()
-            records = _poll_batch(consumer, max_batch, batch_wait, retrying, listener)
+            # Until a partition is open its records are dropped (it is sought from its
+            # ledger first), so take one record, not a batch that would be unpacked for
+            # nothing: at the first assignment that was a whole fetch, read twice.
+            wanted = max_batch if partitions.open else 1
+            records = _poll_batch(consumer, wanted, batch_wait, retrying, listener, partitions)
             now = time.monotonic()
             if listener.generation != generation:
                 report.rebalances += 1 if generation else 0
@@ -683,33 +708,34 @@ def _poll_batch(
     batch_wait: float,
     retrying: Callable[[Callable[[], Any], str], Any],
     listener: AssignmentListener,
+    partitions: _Partitions,
 ) -> list[Any]:
     """Up to ``max_batch`` records: one poll, then more for up to ``batch_wait`` seconds
-    while records keep coming (a catching-up consumer fills big batches, a live one does
-    not wait long). Stops early at a rebalance, which may rewind positions."""
+    while the broker holds more of an open partition than was polled (a catching-up
+    consumer fills big batches). A live consumer has read up to the broker's high
+    watermark after one poll, so its batch ends there: waiting for more would only add the
+    wait to every event's latency. Stops early at a rebalance, which may rewind
+    positions."""
 
-    def poll(timeout_ms: int, max_records: int) -> Any:
-        return retrying(
+    def poll(timeout_ms: int, max_records: int) -> dict[TopicPartition, list[Any]]:
+        polled: dict[TopicPartition, list[Any]] = retrying(
             lambda: consumer.poll(timeout_ms=timeout_ms, max_records=max_records),
             "polling the broker",
         )
+        for tp, batch in polled.items():
+            records.extend(batch)
+            partitions.polled(tp, batch)
+        return polled
 
     generation = listener.generation
     records: list[Any] = []
-    for batch in poll(POLL_TIMEOUT_MS, max_batch).values():
-        records.extend(batch)
-    if not records:
+    if not poll(POLL_TIMEOUT_MS, max_batch):
         return records
     deadline = time.monotonic() + batch_wait
-    while len(records) < max_batch and listener.generation == generation:
+    while len(records) < max_batch and listener.generation == generation and partitions.behind():
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        if remaining <= 0 or not poll(max(1, int(remaining * 1000)), max_batch - len(records)):
             break
-        more = poll(max(1, int(remaining * 1000)), max_batch - len(records))
-        if not more:
-            break
-        for batch in more.values():
-            records.extend(batch)
     return records
 
 

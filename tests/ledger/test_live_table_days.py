@@ -16,7 +16,7 @@ from pipeline.events.model import TableEvent
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.stage import load_batch
 from pipeline.ledger.columns import source_deliveries
-from pipeline.ledger.store import Delivery, Ledger
+from pipeline.ledger.store import Delivery, Ledger, TableDayUpdate
 from pipeline.replay.machine import replay_table
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -120,24 +120,45 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
     tmp_path: Path, day: dict[str, list[TableEvent]]
 ) -> None:
     """Ledger invariant 3 for the incremental write: a row to withdraw that the ledger does
-    not hold, or holds twice, makes the update refuse (the caller rewrites the table-day)."""
-    table_id, events = next(iter(day.items()))
-    result = replay_table(table_id, events, CATALOG)
-    key = (table_id, gaming_day_of().date_of(events[0].occurred_at))
+    not hold, or holds twice, makes the update refuse that table-day (the caller rewrites
+    it), while the other table-days of the same call are updated."""
+    results = {}
+    for table_id, events in day.items():
+        key = (table_id, gaming_day_of().date_of(events[0].occurred_at))
+        results[key] = replay_table(table_id, events, CATALOG)
+    (first, result), (second, other) = list(results.items())[:2]
     last_round = result.rounds[-1]
     its_cards = [c for c in result.cards if c.round_id == last_round.round_id]
+    again: dict[str, list[Any]] = {"rounds": [last_round], "cards": its_cards}
+    others_last = other.rounds[-1]
+    others_again: dict[str, list[Any]] = {"rounds": [others_last]}
     with Ledger(tmp_path / "l.duckdb") as ledger, ledger.transaction():
-        ledger.replace_table_day(*key, result)
+        for key, each in results.items():
+            ledger.replace_table_day(*key, each)
         written = snapshot(ledger)
-        again: dict[str, list[Any]] = {"rounds": [last_round], "cards": its_cards}
-        assert ledger.update_table_day(*key, result, added=again, withdrawn=again)
+        both = [
+            TableDayUpdate(first, result, again, again),
+            TableDayUpdate(second, other, others_again, others_again),
+        ]
+        assert ledger.update_table_days(both) == set()
         assert snapshot(ledger) == written
         stranger = replace(last_round, round_id="R-never-dealt")
-        assert not ledger.update_table_day(*key, result, added={}, withdrawn={"rounds": [stranger]})
-        assert not ledger.update_table_day(
-            *key, result, added={}, withdrawn={"cards": [its_cards[0], its_cards[0]]}
+        refused = ledger.update_table_days(
+            [
+                TableDayUpdate(first, result, {}, {"rounds": [stranger]}),
+                TableDayUpdate(second, other, {}, others_again),
+            ]
         )
-        ledger.replace_table_day(*key, result)
+        assert refused == {first}
+        withdrawn = ledger.con.execute(
+            "SELECT count(*) FROM rounds WHERE table_id = ? AND round_id = ?",
+            [second[0], others_last.round_id],
+        ).fetchall()
+        assert withdrawn == [(0,)], "the sound table-day was not updated with the refused one"
+        ledger.replace_table_day(*second, other)
+        twice = {"cards": [its_cards[0], its_cards[0]]}
+        assert ledger.update_table_days([TableDayUpdate(first, result, {}, twice)]) == {first}
+        ledger.replace_table_day(*first, result)
         assert snapshot(ledger) == written
 
 
