@@ -18,14 +18,16 @@ from pipeline.config.catalog import load_catalog
 from pipeline.replay.machine import replay_table
 from pipeline.reports.groundtruth import ExceptionKey, matches
 from pipeline.rules.games import Game
-from pipeline.simulate.faults import DEFAULT_RATES
+from pipeline.simulate.faults import DEFAULT_RATES, PATTERN_KINDS
 from pipeline.simulate.misdeals import MISDEALS, REPORTED_KIND
 from pipeline.simulate.run import TablePlan, plan_floor, simulate_table
 
 DAY = date(2026, 11, 24)
 SEEDS = range(200, 220)
 HOURS = float(os.environ.get("MISDEAL_SWEEP_HOURS", "3"))
-RATES = {kind: min(1.0, rate * 3) for kind, rate in DEFAULT_RATES.items()}
+RATES = {
+    kind: min(1.0, rate * 3) for kind, rate in DEFAULT_RATES.items() if kind not in PATTERN_KINDS
+}
 """Three times the default rates, as the floor-wide sweep (test_recall_across_seeds) uses."""
 CHEMIN_DE_FER_CODES = {
     "CF-4.12a-WRONG-ORDER",
