@@ -421,3 +421,19 @@ def test_the_warm_start_without_a_ledger_leaves_the_pages_to_say_why(
 
 def _context(snap: Snapshot) -> ui.Context:
     return ui.Context(snap, DAY, AckJournal(snap.live.with_name("acks.jsonl")), None, None)
+
+
+def test_the_warm_start_exempts_what_it_loaded_from_full_garbage_passes() -> None:
+    """After the warm start, Streamlit's collection after every run (and every second, for
+    the live pages' fragment) must not walk the modules and models the warm start loaded."""
+    import gc
+
+    from dashboards import warm
+
+    warm.freeze_warm_objects()
+    try:
+        assert gc.get_freeze_count() > 0
+        assert not any(o is alarms.__dict__ for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+    assert any(o is alarms.__dict__ for o in gc.get_objects())  # the check itself can fail
