@@ -53,8 +53,11 @@ def warm_ledger() -> date | None:
     """Take the ledger's read-only snapshot (:func:`dashboards.source.snapshot`) and compute
     the statistical alarms of the gaming day the sidebar opens on (the latest), so the first
     visitor waits neither for the file copy (a 24-table day is about 190 MB) nor for the
-    slowest page run; returns that day. Without a ledger (None) the pages say why, as before;
+    slowest page run; returns that day. Without a ledger, or with a file DuckDB cannot read
+    as one (None), the server starts all the same and the pages say what is wrong, as before;
     a ledger changed by the time a page runs is copied and computed again by that page."""
+    import duckdb
+
     from dashboards import queries as q
     from dashboards.source import LedgerUnavailable, reader, snapshot
     from dashboards.ui import precompute_statistics
@@ -63,12 +66,11 @@ def warm_ledger() -> date | None:
         snap = snapshot()
         with reader(snap) as ledger:
             days = q.gaming_dates(ledger)
-    except LedgerUnavailable:
+        if days:
+            precompute_statistics(snap, days[0])
+    except (LedgerUnavailable, duckdb.Error):
         return None
-    if not days:
-        return None
-    precompute_statistics(snap, days[0])
-    return days[0]
+    return days[0] if days else None
 
 
 def freeze_warm_objects() -> None:

@@ -7,6 +7,7 @@ import ast
 import math
 from pathlib import Path
 
+import duckdb
 import pytest
 from dashboard_data import DAY, ledger_copy
 
@@ -417,6 +418,11 @@ def test_the_warm_start_without_a_ledger_leaves_the_pages_to_say_why(
 
     monkeypatch.setenv("BACCARAT_DB", str(tmp_path / "nothing-here.duckdb"))
     assert warm.warm_ledger() is None
+    not_a_ledger = tmp_path / "other.duckdb"  # a DuckDB file of something else
+    with duckdb.connect(str(not_a_ledger)) as con:
+        con.execute("CREATE TABLE notes (text VARCHAR)")
+    monkeypatch.setenv("BACCARAT_DB", str(not_a_ledger))
+    assert warm.warm_ledger() is None  # the server still starts; the sidebar says why
 
 
 def _context(snap: Snapshot) -> ui.Context:
