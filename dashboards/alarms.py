@@ -41,6 +41,14 @@ def _model(catalog: Mapping[str, TableRules], rules_id: str, decks: object) -> R
     return round_model(rules, n)
 
 
+def _complete_sums(df: pd.DataFrame, keys: list[str], columns: list[str]) -> pd.DataFrame:
+    """Per group of ``keys``, the sums of ``columns``; NaN where any row of the group has none
+    (a group partly without exact odds has no expectation). Vectorised: a Python function
+    per group made these sums most of the statistics page's first run."""
+    groups = df.groupby(keys, sort=False)[columns]
+    return groups.sum().where(groups.count().eq(groups.size(), axis=0))
+
+
 def outcome_alarms(
     counts: pd.DataFrame, catalog: Mapping[str, TableRules], per: str = "shoe"
 ) -> pd.DataFrame:
@@ -69,14 +77,12 @@ def outcome_alarms(
         df[column] = df["rounds"] * np.array(probability, dtype=float)
     expected = ["expected_banker", "expected_player", "expected_tie", "expected_naturals"]
     grouped = df.groupby(keys, sort=False).agg(
-        **{c: (c, "sum") for c in observed},
-        **{c: (c, lambda v: v.sum(min_count=len(v))) for c in expected},
-        known=("known", "all"),
+        **{c: (c, "sum") for c in observed}, known=("known", "all")
     )
+    grouped[expected] = _complete_sums(df, keys, expected)
     rows = []
-    for key, g in grouped.iterrows():
-        key_values = key if isinstance(key, tuple) else (key,)
-        row: dict[str, object] = dict(zip(keys, key_values, strict=True))
+    for g in grouped.reset_index().to_dict("records"):
+        row: dict[str, object] = {k: g[k] for k in keys}
         n = int(g["rounds"])
         row.update({c: int(g[c]) for c in observed})
         if not g["known"] or n == 0:
@@ -149,16 +155,12 @@ def hold_alarms(moments: pd.DataFrame, per: str = "table") -> pd.DataFrame:
     if moments.empty:
         return pd.DataFrame(columns=[*keys, "rounds"])
     grouped = moments.groupby(keys, sort=False).agg(
-        rounds=("round_id", "size"),
-        handle_cents=("handle", "sum"),
-        win_cents=("win", "sum"),
-        mean=("mean", lambda v: v.sum(min_count=len(v))),
-        var=("var", lambda v: v.sum(min_count=len(v))),
+        rounds=("round_id", "size"), handle_cents=("handle", "sum"), win_cents=("win", "sum")
     )
+    grouped[["mean", "var"]] = _complete_sums(moments, keys, ["mean", "var"])
     rows = []
-    for key, g in grouped.iterrows():
-        key_values = key if isinstance(key, tuple) else (key,)
-        row: dict[str, object] = dict(zip(keys, key_values, strict=True))
+    for g in grouped.reset_index().to_dict("records"):
+        row: dict[str, object] = {k: g[k] for k in keys}
         if pd.isna(g["mean"]):
             row.update(rounds=int(g["rounds"]), note="no exact odds for these rules")
             rows.append(row)

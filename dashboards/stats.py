@@ -140,10 +140,16 @@ class RoundModel:
         return mean, max(var, 0.0)
 
 
-@lru_cache(maxsize=64)
 def round_model(rules: TableRules, decks: int | None = None) -> RoundModel:
     """The :class:`RoundModel` of ``rules`` for a shoe of ``decks`` (default the rules')."""
-    n_decks = decks or rules.decks
+    # the deck count is resolved before the cache, so that a caller that leaves it out and one
+    # that names the rules' own count share one model (the warm start computes them by count)
+    return cached_round_model(rules, decks or rules.decks)
+
+
+@lru_cache(maxsize=64)
+def cached_round_model(rules: TableRules, n_decks: int) -> RoundModel:
+    """:func:`round_model` for an explicit deck count, computed once per process."""
     report = odds(n_decks, rules)
     ideal = replace(rules, vig_rounding=False)
     unit = 10_000  # $100: 4 %, 5 % and every paytable's odds are whole cents

@@ -234,6 +234,10 @@ def verified_close(ctx: Context, day: date) -> list[str]:
     return _verified_close(ctx.snapshot.key, str(ctx.snapshot.path), day, str(ctx.journal.path))
 
 
+STATISTICS_PER = ("shoe", "table")
+"""What the statistical alarms are grouped by; the first is the page's default."""
+
+
 @st.cache_data(show_spinner="Computing against the exact odds…", max_entries=8)
 def _statistics(
     snapshot_key: str, snapshot_path: str, day: date, per: str
@@ -249,6 +253,13 @@ def statistics(ctx: Context, day: date, per: str) -> tuple[pd.DataFrame, pd.Data
     """Outcome and hold alarms ``per`` shoe or table; computed once per snapshot."""
     outcomes, hold = _statistics(ctx.snapshot.key, str(ctx.snapshot.path), day, per)
     return outcomes.copy(), hold.copy()
+
+
+def precompute_statistics(snap: Snapshot, day: date) -> None:
+    """Fill :func:`statistics`' cache for ``day`` by the page's default grouping, before any
+    page asks (the warm start, :mod:`dashboards.warm`): its first run is the slowest page run
+    of a fresh server."""
+    _statistics(snap.key, str(snap.path), day, STATISTICS_PER[0])
 
 
 def gaming_day() -> GamingDay:

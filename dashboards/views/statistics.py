@@ -21,7 +21,7 @@ st.caption(
 )
 
 c1, c2, c3 = st.columns(3)
-per = c1.radio("Per", ["shoe", "table"], horizontal=True, key="stats_per")
+per = c1.radio("Per", list(ui.STATISTICS_PER), horizontal=True, key="stats_per")
 alpha = c2.select_slider("Alarm level (p below)", [0.001, 0.005, 0.01, 0.05], 0.01, key="alpha")
 only = c3.checkbox("Only rows that alarm", key="stats_only")
 

@@ -7,10 +7,11 @@ import ast
 import math
 from pathlib import Path
 
+import duckdb
 import pytest
 from dashboard_data import DAY, ledger_copy
 
-from dashboards import alarms
+from dashboards import alarms, ui
 from dashboards import queries as q
 from dashboards.reconstruct import reconstruct
 from dashboards.roads import (
@@ -23,7 +24,7 @@ from dashboards.roads import (
     derived_road,
     derived_road_html,
 )
-from dashboards.source import reader, snapshot
+from dashboards.source import Snapshot, reader, snapshot
 from dashboards.stats import chi2_sf, goodness_of_fit, hold_check, round_model
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import load_catalog
@@ -372,14 +373,73 @@ def test_the_warm_start_imports_the_pages_modules_and_caches_every_odds_model() 
     computes the exact odds model (N.J.A.C. 19:47-3.9 draw rules) of every filed rule set,
     so the first visitor's statistical alarms page reads them from the cache."""
     from dashboards import warm
-    from dashboards.stats import round_model
+    from dashboards.stats import cached_round_model, round_model
 
-    round_model.cache_clear()
+    cached_round_model.cache_clear()
     assert warm.warm_models() == len(alarms.rules_catalog()) > 0
-    assert round_model.cache_info().currsize == len(
+    assert cached_round_model.cache_info().currsize == len(
         {(r, r.decks) for r in alarms.rules_catalog().values()}
     )
+    computed = cached_round_model.cache_info().misses
+    for rules in alarms.rules_catalog().values():  # as the hold alarms ask: no deck count
+        round_model(rules)
+    assert cached_round_model.cache_info().misses == computed
     assert all(
         name.split(".")[0] in {"altair", "pandas", "duckdb", "dashboards", "pipeline"}
         for name in warm.PRELOADED
     )
+
+
+def test_the_warm_start_leaves_the_first_statistics_page_nothing_to_compute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm start (dashboards/warm.py) takes the ledger's snapshot and computes the latest
+    day's statistical alarms against the exact odds (N.J.A.C. 19:47-3.9 draw rules); the page's
+    first run must then find them cached, for that snapshot, by its default grouping."""
+    from dashboards import warm
+
+    monkeypatch.setenv("BACCARAT_DB", str(ledger_copy(tmp_path / "warm")))
+    assert warm.warm_ledger() == DAY
+
+    def recomputed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the statistics were computed again after the warm start")
+
+    monkeypatch.setattr(alarms, "outcome_alarms", recomputed)
+    outcomes, hold = ui.statistics(_context(snapshot()), DAY, ui.STATISTICS_PER[0])
+    assert len(outcomes) and len(hold)
+    with pytest.raises(AssertionError, match="computed again"):  # another grouping: a miss
+        ui.statistics(_context(snapshot()), DAY, ui.STATISTICS_PER[1])
+
+
+def test_the_warm_start_without_a_ledger_leaves_the_pages_to_say_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboards import warm
+
+    monkeypatch.setenv("BACCARAT_DB", str(tmp_path / "nothing-here.duckdb"))
+    assert warm.warm_ledger() is None
+    not_a_ledger = tmp_path / "other.duckdb"  # a DuckDB file of something else
+    with duckdb.connect(str(not_a_ledger)) as con:
+        con.execute("CREATE TABLE notes (text VARCHAR)")
+    monkeypatch.setenv("BACCARAT_DB", str(not_a_ledger))
+    assert warm.warm_ledger() is None  # the server still starts; the sidebar says why
+
+
+def _context(snap: Snapshot) -> ui.Context:
+    return ui.Context(snap, DAY, AckJournal(snap.live.with_name("acks.jsonl")), None, None)
+
+
+def test_the_warm_start_exempts_what_it_loaded_from_full_garbage_passes() -> None:
+    """After the warm start, Streamlit's collection after every run (and every second, for
+    the live pages' fragment) must not walk the modules and models the warm start loaded."""
+    import gc
+
+    from dashboards import warm
+
+    warm.freeze_warm_objects()
+    try:
+        assert gc.get_freeze_count() > 0
+        assert not any(o is alarms.__dict__ for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+    assert any(o is alarms.__dict__ for o in gc.get_objects())  # the check itself can fail
