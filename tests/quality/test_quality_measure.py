@@ -270,7 +270,8 @@ def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(
         squeezed = validate_day(ledger.con, faulty_ledger, DAY, catalog)
         ((limit,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
         leftovers = ledger.con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE temporary"
+            "SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL "
+            "SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal"
         ).fetchall()
 
     assert roomy.failed > 0, "the faulty day must fail something to compare"
