@@ -277,14 +277,16 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         ["table_id", "source", "position", "seq", "occurrence"],
     )
     deliveries = frames.tables["deliveries"]
+    # the deliveries frame is in arrival order: its row numbers order the first deliveries
+    # as the arrival columns would, at the cost of sorting one integer
     frames.add(
         "events",
         f"""
         SELECT table_id, device_id, seq, event_id, payload_type, source, position,
-               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ARRIVAL_ORDER_SQL})
-                   AS seq_step, occurrence AS {ORDER_ONLY}
+               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ROW}) AS seq_step,
+               {ROW} AS {ORDER_ONLY}
         FROM {deliveries} WHERE copy_number = 1""",
-        f"source, position, event_id, seq, {ORDER_ONLY}",
+        ORDER_ONLY,
         ["table_id", "device_id", "seq", "payload_type"],
     )
     frames.add(
