@@ -136,12 +136,18 @@ class Frames:
         table = f"quality_{self.suite}_{name}"
         hidden = f" EXCLUDE ({ORDER_ONLY})" if ORDER_ONLY in select else ""
         # one sorted copy, whose row ids are the frame order: numbering the rows with a
-        # window instead took a second copy of the day's payloads (DuckDB's sort spills
-        # beyond its memory limit; a window over whole rows cannot)
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table}{SORTED} AS "
-            f"SELECT * FROM ({select}) ORDER BY {order_by}"
-        ).fetchall()
+        # window instead took a second copy of the day's payloads (a window over whole rows
+        # cannot spill). One thread: inserting a sort's output in order from several
+        # threads holds it in memory, and fails beyond the memory limit.
+        ((threads,),) = self.con.execute("SELECT current_setting('threads')").fetchall()
+        self.con.execute("SET threads = 1")
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {table}{SORTED} AS "
+                f"SELECT * FROM ({select}) ORDER BY {order_by}"
+            ).fetchall()
+        finally:
+            self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute(
             f"CREATE OR REPLACE TEMP VIEW {table} AS "
             f"SELECT *{hidden}, rowid AS {ROW} FROM {table}{SORTED}"
