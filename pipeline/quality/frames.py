@@ -115,12 +115,13 @@ class TableDay:
 
 @dataclass
 class Frames:
-    """Named frames for one suite, each a DuckDB temporary table of the ledger connection
+    """Named frames for one suite, each a DuckDB temporary view of the ledger connection
     (never a pandas frame of the whole day: a day's events would not fit in memory at scale).
 
-    A frame's rows keep the order of its ``ORDER BY`` in the column ``quality_row`` (0, 1,
-    ..), so "the first rows that fail" means the same rows a DataFrame in that order would
-    show. ``index_columns`` are the columns that identify a failing row in reports.
+    A frame's rows are stored sorted by its ``ORDER BY``, and the column ``quality_row``
+    (their row ids: 0, 1, ..) keeps that order, so "the first rows that fail" means the same
+    rows a DataFrame in that order would show. ``index_columns`` are the columns that
+    identify a failing row in reports.
     """
 
     con: duckdb.DuckDBPyConnection
@@ -134,16 +135,23 @@ class Frames:
         as frame ``name`` in the order of ``order_by``."""
         table = f"quality_{self.suite}_{name}"
         hidden = f" EXCLUDE ({ORDER_ONLY})" if ORDER_ONLY in select else ""
-        # numbered on the order columns alone: a window over whole rows (a day's JSON
-        # payloads) cannot spill, and would need the day in memory
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_rows AS {select}").fetchall()
+        # one sorted copy, whose row ids are the frame order: numbering the rows with a
+        # window instead took a second copy of the day's payloads (a window over whole rows
+        # cannot spill). One thread: inserting a sort's output in order from several
+        # threads holds it in memory, and fails beyond the memory limit.
+        ((threads,),) = self.con.execute("SELECT current_setting('threads')").fetchall()
+        self.con.execute("SET threads = 1")
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {table}{SORTED} AS "
+                f"SELECT * FROM ({select}) ORDER BY {order_by}"
+            ).fetchall()
+        finally:
+            self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT r.*{hidden}, o.{ROW} "
-            f"FROM {table}_rows r JOIN (SELECT rowid AS row_id, "
-            f"row_number() OVER (ORDER BY {order_by}) - 1 AS {ROW} FROM {table}_rows) o "
-            "ON r.rowid = o.row_id"
+            f"CREATE OR REPLACE TEMP VIEW {table} AS "
+            f"SELECT *{hidden}, rowid AS {ROW} FROM {table}{SORTED}"
         ).fetchall()
-        self.con.execute(f"DROP TABLE {table}_rows").fetchall()
         self.tables[name] = table
         self.index_columns[name] = [c for c in index_columns if c in self.columns(name)]
         ((counted,),) = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
@@ -173,11 +181,14 @@ class Frames:
 
     def drop(self) -> None:
         for table in self.tables.values():
-            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+            self.con.execute(f"DROP VIEW IF EXISTS {table}")
+            self.con.execute(f"DROP TABLE IF EXISTS {table}{SORTED}")
 
 
 ROW = "quality_row"
 """The column holding a frame row's place in the frame's order."""
+SORTED = "_sorted"
+"""Suffix of the table holding a frame's rows in frame order (the frame is a view of it)."""
 ORDER_ONLY = "quality_order"
 """A column a frame's query may select to order its rows by, left out of the frame."""
 
@@ -272,14 +283,16 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         ["table_id", "source", "position", "seq", "occurrence"],
     )
     deliveries = frames.tables["deliveries"]
+    # the deliveries frame is in arrival order: its row numbers order the first deliveries
+    # as the arrival columns would, at the cost of sorting one integer
     frames.add(
         "events",
         f"""
         SELECT table_id, device_id, seq, event_id, payload_type, source, position,
-               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ARRIVAL_ORDER_SQL})
-                   AS seq_step, occurrence AS {ORDER_ONLY}
+               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ROW}) AS seq_step,
+               {ROW} AS {ORDER_ONLY}
         FROM {deliveries} WHERE copy_number = 1""",
-        f"source, position, event_id, seq, {ORDER_ONLY}",
+        ORDER_ONLY,
         ["table_id", "device_id", "seq", "payload_type"],
     )
     frames.add(

@@ -99,17 +99,21 @@ def measure(
     """What each of ``expectations`` finds on the whole frame ``name``, by GX id; ``None``
     for one GX decides from the column type alone.
 
-    The expectations are counted together in one scan of the frame; a uniqueness expectation
-    takes a scan of its own (its duplicates are counted by a window over its columns). Only
-    an expectation that fails reads its evidence rows."""
+    The expectations with the same row condition are counted together in one scan of the
+    rows meeting it (a table's stake limits read only that table's rows, so a day's limits
+    cost one pass over its stakes, not one per table); a uniqueness expectation takes a scan
+    of its own (its duplicates are counted by a window over its columns). Only an
+    expectation that fails reads its evidence rows."""
     table = frames.tables[name]
     translated = {e.id: _as_sql(e) for e in expectations}
-    together = {i: sql for i, sql in translated.items() if sql and not sql.partition}
+    by_domain: dict[str, dict[str | None, _Sql]] = {}
+    for i, sql in translated.items():
+        if sql and not sql.partition:
+            by_domain.setdefault(sql.domain, {})[i] = sql
     found: dict[str | None, Measured | None] = {}
-    if together:
-        found.update(
-            _measured(frames, f"(SELECT *, NULL::BIGINT AS partner FROM {table})", together)
-        )
+    for domain, together in by_domain.items():
+        source = f"(SELECT *, NULL::BIGINT AS partner FROM {table} WHERE {domain})"
+        found.update(_measured(frames, source, together))
     for i, sql in translated.items():
         if sql and sql.partition:
             found.update(_measured(frames, _with_copies(table, sql), {i: sql}))

@@ -205,10 +205,11 @@ def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -
     )
 
 
-SEAL_MEMORY = "512MB"
+SEAL_MEMORY = "384MB"
 """DuckDB's memory while the close digests a day: the rows it reads and the digests it sorts
 stay within it (beyond it DuckDB spills to its temporary directory), so the close of a day
-of any size fits in bounded memory."""
+of any size fits in bounded memory: under 1 GB with the quality gate's modules loaded (as
+:data:`pipeline.quality.run.FRAMES_MEMORY`)."""
 
 
 def seal_rows(

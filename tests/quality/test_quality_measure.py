@@ -270,7 +270,8 @@ def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(
         squeezed = validate_day(ledger.con, faulty_ledger, DAY, catalog)
         ((limit,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
         leftovers = ledger.con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE temporary"
+            "SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL "
+            "SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal"
         ).fetchall()
 
     assert roomy.failed > 0, "the faulty day must fail something to compare"
@@ -279,3 +280,33 @@ def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(
     ]
     assert limit == usual
     assert leftovers == []
+
+
+def test_a_frame_keeps_its_order_when_sorted_on_several_threads_and_spilled(
+    tmp_path: Path,
+) -> None:
+    """A frame's ``quality_row`` is the row id of its sorted copy: the rows must come out in
+    frame order even when they were stored shuffled, span many row groups, are sorted on
+    several threads and spill beyond a squeezed memory limit."""
+    con = duckdb.connect(tmp_path / "ledger.duckdb")  # a file: its temporary files spill
+    con.execute(
+        "CREATE TABLE src AS SELECT i AS k, repeat(md5(i::VARCHAR), 4) AS payload "
+        "FROM range(400000) t(i) ORDER BY hash(i)"
+    )
+    con.execute("SET threads = 2")
+    con.execute("SET memory_limit = '32MB'")
+    frames = Frames(con, "test")
+    frames.add("f", "SELECT * FROM src", "k", INDEX)
+    table = frames.tables["f"]
+
+    ((stored_shuffled,),) = con.execute(
+        "SELECT count(*) FROM (SELECT k, rowid AS r FROM src) WHERE k <> r"
+    ).fetchall()
+    ((misplaced, rows),) = con.execute(
+        f"SELECT count(*) FILTER (WHERE {ROW} <> k), count(*) FROM {table}"
+    ).fetchall()
+    ((threads,),) = con.execute("SELECT current_setting('threads')").fetchall()
+    assert stored_shuffled > 390_000
+    assert (misplaced, rows) == (0, 400_000)
+    assert threads == 2  # the connection's own setting, back after the one-thread sort
+    assert list(frames.rows_at("f", [399_999, 0, 123_456]).index) == [0, 123_456, 399_999]
