@@ -143,6 +143,19 @@ def test_a_ruling_explains_the_cell_and_the_slip() -> None:
     ]
 
 
+@pytest.mark.rule("PB-3.9b-TABLE1", "PB-3.9c-TABLE2")
+def test_a_ruling_names_its_hand_and_the_counts_its_table_is_read_by() -> None:
+    """PB-3.9b-TABLE1, PB-3.9c-TABLE2: Table 1 is read by the Player's two-card count and
+    Table 2 by the Banker's two-card count and the value of the Player's third card
+    (N.J.A.C. 19:47-3.9(b), (c), (e)); a count is the right digit of the total (3.1(c)). Player
+    7+8 counts 5 and draws a 6; Banker 9+7 counts 6 and must draw against a 6."""
+    player, banker = draw_rulings(Game.PUNTO_BANCO, [7, 8, 6], [9, 7, 3])
+    assert (player.hand, player.player_points, player.banker_points) == ("PLAYER", 5, 6)
+    assert (player.cell, player.player_third, player.agrees) == (Draw.DRAW, None, True)
+    assert (banker.hand, banker.player_points, banker.banker_points) == ("BANKER", 5, 6)
+    assert (banker.cell, banker.player_third, banker.agrees) == (Draw.DRAW, 6, True)
+
+
 @pytest.mark.rule("PB-3.8e-LAST-HAND", "CF-4.9c-TABLE3", "MB-7.3c-VIG")
 # ---------------------------------------------------------------------- variants
 @pytest.mark.parametrize("game", list(Game))
