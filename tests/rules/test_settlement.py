@@ -222,12 +222,8 @@ def test_dragon_7_wager(odds: Odds, paid: int) -> None:
     at least 40 to 1 and loses on any other hand (PB-3.3i-DRAGON-7)."""
     rules = table(PB, dragon_7=True, dragon_7_odds=odds)
     s = settle(rules, DRAGON, Wager.DRAGON_7, 1000)
-    assert (s.result, s.paid_cents, s.vig_cents, s.rule_code) == (
-        Result.WIN,
-        paid,
-        0,
-        "PB-3.3i-DRAGON-7",
-    )
+    assert s == Settlement(Wager.DRAGON_7, 1000, Result.WIN, paid, 0, "PB-3.3i-DRAGON-7")
+    assert s.net_cents == paid
     for other in (oc(4, 7, 3, 2), oc(7, 7, 3, 3), oc(8, 7, 3, 3), oc(0, 6, 3, 3)):
         assert settle(rules, other, Wager.DRAGON_7, 1000).result is Result.LOSE
 
