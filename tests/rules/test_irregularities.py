@@ -185,6 +185,9 @@ def test_unrectified_outcomes() -> None:
     assert (c.player_points, c.banker_points, c.winner.value) == (8, 6, "PLAYER")
     d = unrectified_outcome(UnrectifiedDeal.BANKER_TWO_FOR_ONE, [7, 0], [2, 3, 4, 9])
     assert (d.player_points, d.banker_points, d.winner.value) == (7, 4, "PLAYER")
+    # either extra card may make the lowest: here the first of the two (3+3+5=11 -> 1, not 7)
+    d = unrectified_outcome(UnrectifiedDeal.BANKER_TWO_FOR_ONE, [7, 0], [3, 3, 5, 1])
+    assert (d.player_points, d.banker_points, d.winner.value) == (7, 1, "PLAYER")
 
 
 @pytest.mark.rule("CF-4.12i-CARD-TO-PLAYER")

@@ -87,6 +87,54 @@ def test_settlement_sequence_by_procedure(procedure: int, expected: str) -> None
     assert ", ".join(f"{k} {s}" for k, s in steps) == expected
 
 
+@pytest.mark.rule("PB-3.10b-SETTLEMENT")
+@pytest.mark.parametrize(
+    ("procedure", "recorded", "problem"),
+    [
+        (1, "LOSE 7, LOSE 3, PAY 7, PAY 3", None),
+        (
+            1,
+            "LOSE 7, PAY 7, LOSE 3, PAY 3",
+            "A losing wager was collected after winners were paid or vigorish taken",
+        ),
+        (
+            4,
+            "VIG 7, LOSE 3",
+            "A losing wager was collected after winners were paid or vigorish taken",
+        ),
+        (1, "LOSE 9, VIG 7, PAY 3", "Every pay step comes before any vig step"),
+        (2, "PAY 7, VIG 3", "Every vig step comes before any pay step"),
+        (
+            1,
+            "PAY 3, PAY 7, VIG 7, VIG 3",
+            "Seats are settled from the highest numbered position down",
+        ),
+        (
+            2,
+            "VIG 7, VIG 3, PAY 3, PAY 7",
+            "Seats are settled from the highest numbered position down",
+        ),
+        (
+            3,
+            "PAY 3, VIG 3, PAY 7, VIG 7",
+            "Seats are settled one by one from the highest numbered position down",
+        ),
+        (3, "PAY 7, VIG 7, VIG 3, PAY 3", "Seat 3: pay comes first at each position"),
+        (4, "PAY 7, VIG 7, VIG 3, PAY 3", "Seat 7: vig comes first at each position"),
+        (3, "PAY 7, PAY 3, VIG 3", None),
+    ],
+)
+def test_a_settlement_out_of_order_is_named(
+    procedure: int, recorded: str, problem: str | None
+) -> None:
+    """PB-3.10b-SETTLEMENT, N.J.A.C. 19:47-3.10(b): every losing wager is collected before any
+    winner is paid or vigorish taken; under (b)1 every payment then every vigorish, under (b)2
+    the reverse, each from the highest numbered seat down; under (b)3 payment then vigorish
+    seat by seat, (b)4 the reverse, the seats from the highest down. Each slip is named."""
+    steps = [(kind, int(seat), "e") for kind, seat in (s.split() for s in recorded.split(", "))]
+    assert settlement_order_problem(procedure, steps) == problem
+
+
 @pytest.mark.rule("PB-3.3c1-VIG-ROUNDING", "MB-7.3c1-VIG-ROUNDING")
 # ---------------------------------------------------------------------- vigorish rounding
 @pytest.mark.parametrize(
@@ -141,6 +189,19 @@ def test_a_ruling_explains_the_cell_and_the_slip() -> None:
         ("natural", Draw.STAY, True),
         ("natural", Draw.STAY, False),
     ]
+
+
+@pytest.mark.rule("PB-3.9b-TABLE1", "PB-3.9c-TABLE2")
+def test_a_ruling_names_its_hand_and_the_counts_its_table_is_read_by() -> None:
+    """PB-3.9b-TABLE1, PB-3.9c-TABLE2: Table 1 is read by the Player's two-card count and
+    Table 2 by the Banker's two-card count and the value of the Player's third card
+    (N.J.A.C. 19:47-3.9(b), (c), (e)); a count is the right digit of the total (3.1(c)). Player
+    7+8 counts 5 and draws a 6; Banker 9+7 counts 6 and must draw against a 6."""
+    player, banker = draw_rulings(Game.PUNTO_BANCO, [7, 8, 6], [9, 7, 3])
+    assert (player.hand, player.player_points, player.banker_points) == ("PLAYER", 5, 6)
+    assert (player.cell, player.player_third, player.agrees) == (Draw.DRAW, None, True)
+    assert (banker.hand, banker.player_points, banker.banker_points) == ("BANKER", 5, 6)
+    assert (banker.cell, banker.player_third, banker.agrees) == (Draw.DRAW, 6, True)
 
 
 @pytest.mark.rule("PB-3.8e-LAST-HAND", "CF-4.9c-TABLE3", "MB-7.3c-VIG")

@@ -20,6 +20,7 @@ from pipeline.rules.settlement import (
     offered_wagers,
     settle,
     settle_seat,
+    within_table_limits,
 )
 
 from ._golden import paytables
@@ -221,12 +222,8 @@ def test_dragon_7_wager(odds: Odds, paid: int) -> None:
     at least 40 to 1 and loses on any other hand (PB-3.3i-DRAGON-7)."""
     rules = table(PB, dragon_7=True, dragon_7_odds=odds)
     s = settle(rules, DRAGON, Wager.DRAGON_7, 1000)
-    assert (s.result, s.paid_cents, s.vig_cents, s.rule_code) == (
-        Result.WIN,
-        paid,
-        0,
-        "PB-3.3i-DRAGON-7",
-    )
+    assert s == Settlement(Wager.DRAGON_7, 1000, Result.WIN, paid, 0, "PB-3.3i-DRAGON-7")
+    assert s.net_cents == paid
     for other in (oc(4, 7, 3, 2), oc(7, 7, 3, 3), oc(8, 7, 3, 3), oc(0, 6, 3, 3)):
         assert settle(rules, other, Wager.DRAGON_7, 1000).result is Result.LOSE
 
@@ -234,16 +231,12 @@ def test_dragon_7_wager(odds: Odds, paid: int) -> None:
 @pytest.mark.rule("PB-3.3h-DRAGON-PUSH", "PB-3.10b5-NO-VIG-MARKED")
 def test_banker_wager_in_the_dragon_7_variation() -> None:
     """N.J.A.C. 19:47-3.2(a)6i, 3.3(h), 3.10(b)5: no vigorish; a winning Banker wager is paid
-    1 to 1 except on a dragon 7 hand, which is a push (PB-3.3h-DRAGON-PUSH)."""
+    1 to 1 except on a dragon 7 hand, which is a push: the whole Banker stake is returned
+    (PB-3.3h-DRAGON-PUSH)."""
     rules = table(PB, dragon_7=True)
     push = settle(rules, DRAGON, Wager.BANKER, 1000)
-    assert (push.result, push.paid_cents, push.vig_cents, push.net_cents) == (
-        Result.PUSH,
-        0,
-        0,
-        0,
-    )
-    assert push.rule_code == "PB-3.3h-DRAGON-PUSH"
+    assert push == Settlement(Wager.BANKER, 1000, Result.PUSH, 0, 0, "PB-3.3h-DRAGON-PUSH")
+    assert push.net_cents == 0
     for win in (oc(4, 7, 3, 2), oc(0, 6, 3, 3), oc(0, 8, 3, 3), BANKER_WINS):
         s = settle(rules, win, Wager.BANKER, 1000)
         assert (s.result, s.paid_cents, s.vig_cents) == (Result.WIN, 1000, 0)
@@ -312,17 +305,13 @@ def test_no_vig_when_total_card_wagers_cover_the_banker_wager(game: Game, roundi
 @pytest.mark.rule("MB-7.3d-TIE-VIG")
 def test_minibaccarat_tie_vigorish_replaces_the_banker_vigorish() -> None:
     """N.J.A.C. 19:47-7.2(a)1iii, 7.3(d): on a tie each Banker wager is charged 25 percent of
-    the wager; "the vigorish otherwise required by (c) above shall not be collected" on a win
+    the wager, which itself neither wins nor loses: its whole stake is returned (7.2(a)1iii);
+    "the vigorish otherwise required by (c) above shall not be collected" on a win
     (MB-7.3d-TIE-VIG)."""
     rules = table(MB, tie_vig_quarter=True, vig_deferral=False)
     tie = settle(rules, TIE, Wager.BANKER, 1000)
-    assert (tie.result, tie.paid_cents, tie.vig_cents, tie.net_cents) == (
-        Result.VOID,
-        0,
-        250,
-        -250,
-    )
-    assert tie.rule_code == "MB-7.3d-TIE-VIG"
+    assert tie == Settlement(Wager.BANKER, 1000, Result.VOID, 0, 250, "MB-7.3d-TIE-VIG")
+    assert tie.net_cents == -250
     assert settle(rules, TIE, Wager.BANKER, 1001).vig_cents == 250
     win = settle(rules, BANKER_WINS, Wager.BANKER, 1000)
     assert (win.result, win.paid_cents, win.vig_cents) == (Result.WIN, 1000, 0)
@@ -394,6 +383,12 @@ def test_only_offered_wagers_are_settled() -> None:
     ]:
         with pytest.raises(WagerNotOfferedError, match=rf"N\.J\.A\.C\. 19:47-{section}"):
             settle(rules, TIE, wager, 1000)
+    with pytest.raises(WagerNotOfferedError) as refused:
+        settle(table(PB), TIE, Wager.DRAGON_7, 1000)
+    assert str(refused.value) == (
+        "DRAGON_7 is not offered under rules 't' "
+        "(N.J.A.C. 19:47-3.2(b): no other wagers shall be accepted)"
+    )
 
 
 @pytest.mark.rule("PB-3.2b-WAGER-OFFERED")
@@ -403,6 +398,18 @@ def test_stake_must_be_positive(stake: int) -> None:
     cents (PB-3.2b-WAGER-OFFERED)."""
     with pytest.raises(ValueError, match="positive"):
         settle(table(PB), TIE, Wager.PLAYER, stake)
+
+
+@pytest.mark.rule("NJ-8.2-TABLE-LIMITS")
+def test_table_limits_include_the_posted_minimum_and_maximum() -> None:
+    """N.J.A.C. 19:47-8.2 "Minimum and maximum wagers" (NJ-8.2-TABLE-LIMITS): a wager of
+    exactly the table's minimum or exactly its maximum is within the limits; one cent under
+    the minimum or over the maximum is not."""
+    rules = table(PB, min_wager_cents=10_000, max_wager_cents=500_000)
+    assert within_table_limits(rules, 10_000)
+    assert within_table_limits(rules, 500_000)
+    assert not within_table_limits(rules, 9_999)
+    assert not within_table_limits(rules, 500_001)
 
 
 # --- The whole seat ---------------------------------------------------------------------------

@@ -53,7 +53,11 @@ def test_cut_closer_than_10_cards_to_either_end(cut: int) -> None:
 def test_cutting_card_less_than_14_from_the_back(from_back: int) -> None:
     """N.J.A.C. 19:47-3.5(e) (4.4(e), 7.5(f)): "one cutting card in a position at least 14
     cards in from the back of the stack" (PB-3.5e-CUT-CARD-14)."""
-    assert codes(shoe_problems(PB_8, 8, 416, 100, from_back)) == ["PB-3.5e-CUT-CARD-14"]
+    found = shoe_problems(PB_8, 8, 416, 100, from_back)
+    assert codes(found) == ["PB-3.5e-CUT-CARD-14"]
+    assert found[0].message == (
+        f"second cutting card {from_back} cards from the back; it must be at least 14"
+    )
 
 
 @pytest.mark.rule("PB-3.1a-DECKS")
@@ -66,7 +70,7 @@ def test_wrong_number_of_cards(cards_in_shoe: int) -> None:
         p for p in shoe_problems(PB_8, 8, cards_in_shoe, cut, 14) if p.rule_code != "PB-3.5d-CUT"
     ]
     assert codes(found) == ["PB-3.1a-DECKS"]
-    assert "416" in found[0].message
+    assert found[0].message == f"{cards_in_shoe} cards in the shoe; 8 decks hold 416"
 
 
 @pytest.mark.rule("PB-3.1a-DECKS")
@@ -87,7 +91,9 @@ def test_two_batch_shoe_holds_one_batch() -> None:
     batches, one batch in play: a 12-deck table deals from 6 decks (312 cards)
     (MB-7.1d-TWO-BATCH)."""
     assert shoe_problems(MB_12_TWO_BATCH, 12, 312, 100, 14) == []
-    assert codes(shoe_problems(MB_12_TWO_BATCH, 12, 624, 100, 14)) == ["MB-7.1a-DECKS"]
+    both = shoe_problems(MB_12_TWO_BATCH, 12, 624, 100, 14)
+    assert codes(both) == ["MB-7.1a-DECKS"]
+    assert both[0].message == "624 cards in the shoe; 12 decks split in two batches hold 312"
     ten = TableRules(
         "ten", Game.MINIBACCARAT, decks=10, shuffle_method=ShuffleMethod.AUTOMATED_BATCH
     )
@@ -154,12 +160,20 @@ def test_shuffle_recorded_against_the_filed_option() -> None:
     """PB-3.5a-SHUFFLE-FILED, N.J.A.C. 19:47-3.5(a), 7.1(d)4: the method recorded for a shoe is
     the table's filed one; two-batch shoes alternate A and B, the first shoe of the day free."""
     assert shuffle_problems(PB_8, "MANUAL_LACE", None, None) == []
-    assert codes(shuffle_problems(PB_8, "MANUAL_WASH", None, None)) == ["PB-3.5a-SHUFFLE-FILED"]
+    washed = shuffle_problems(PB_8, "MANUAL_WASH", None, None)
+    assert codes(washed) == ["PB-3.5a-SHUFFLE-FILED"]
+    assert (
+        washed[0].message == "shuffled MANUAL_WASH, but the table's rules 'shoe' file MANUAL_LACE"
+    )
     assert shuffle_problems(MB_12_TWO_BATCH, "AUTOMATED_BATCH", "A", None) == []
     assert shuffle_problems(MB_12_TWO_BATCH, "AUTOMATED_BATCH", "B", "A") == []
-    for batch in ("A", None):
+    for batch, named in (("A", "A"), (None, "(not recorded)")):
         found = shuffle_problems(MB_12_TWO_BATCH, "AUTOMATED_BATCH", batch, "A")
         assert codes(found) == ["MB-7.1d4-BATCH-ALTERNATE"]
+        assert found[0].message == (
+            f"dealt from batch {named} after a shoe of batch A; the batches alternate, one "
+            "dealt while the other is shuffled"
+        )
 
 
 @pytest.mark.parametrize(
@@ -168,14 +182,29 @@ def test_shuffle_recorded_against_the_filed_option() -> None:
         (346, 345, None),  # recorded at the card it lies before
         (350, 345, None),  # cards between were burned or discarded, not dealt to hands
         (None, 345, None),  # the shoe ended before reaching it
-        (345, 344, "recorded at position 345"),  # before where it was placed
-        (350, 347, "past the cutting card"),  # hands dealt beyond it before the record
-        (None, 346, "never recorded"),
+        (  # before where it was placed
+            345,
+            344,
+            "the cutting card was recorded at position 345, but it was placed 70 cards from "
+            "the back, before position 346",
+        ),
+        (  # hands dealt beyond it before the record
+            350,
+            347,
+            "hands were dealt up to position 347, past the cutting card placed 70 cards from "
+            "the back (before position 346), before it was recorded",
+        ),
+        (
+            None,
+            346,
+            "hands were dealt up to position 346, past the cutting card placed 70 cards from "
+            "the back (before position 346), and it was never recorded",
+        ),
     ],
 )
 @pytest.mark.rule("PB-3.5e-CUT-CARD-SEEN")
 def test_cut_card_problem(recorded_at: int | None, last_hand: int, problem: str | None) -> None:
     """PB-3.5e-CUT-CARD-SEEN, N.J.A.C. 19:47-3.5(e), 3.8(e): 70 cards from the back of 416 the
-    cutting card lies before position 346; the boundaries either side."""
-    found = cut_card_problem(416, 70, recorded_at, last_hand)
-    assert (found is None) if problem is None else (found is not None and problem in found)
+    cutting card lies before position 346; the boundaries either side, and what the finding
+    says about each."""
+    assert cut_card_problem(416, 70, recorded_at, last_hand) == problem
