@@ -24,7 +24,7 @@ def catalog_with(tmp_path: Path, patterns: str | None) -> Path:
 
 
 def test_the_packaged_catalog_states_its_settings() -> None:
-    assert load_catalog(DEFAULT_CATALOG).patterns == PatternSettings(7, 1e-6)
+    assert load_catalog(DEFAULT_CATALOG).patterns == PatternSettings(7, 1e-6, 0.01, 0.01)
 
 
 def test_a_catalog_without_the_section_gets_the_defaults(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from pipeline.simulate.run import simulate
 
 FIRST = date(2026, 11, 20)
 SETTINGS = PatternSettings(window_days=7, slug_false_alarm_rate=1e-6)
+CATALOG = load_catalog(DEFAULT_CATALOG)
 
 
 def emulate_days(
@@ -124,8 +125,8 @@ def test_a_table_days_replay_keeps_them_and_a_second_search_does_not_duplicate(
     replay_table_day(db, table_id, day)
     with Ledger(db) as ledger:
         assert pattern_rows(ledger) == before
-        find_patterns(ledger, day, SETTINGS)
-        find_patterns(ledger, day, SETTINGS)
+        find_patterns(ledger, day, SETTINGS, CATALOG)
+        find_patterns(ledger, day, SETTINGS, CATALOG)
         assert pattern_rows(ledger) == before
 
 
@@ -137,7 +138,7 @@ def test_the_outbox_announces_each_pattern_exception_once(slugged: tuple[Path, P
     with Ledger(db) as ledger:
         notices = pending_notices(ledger)
         ids = {r[0] for r in pattern_rows(ledger)}
-        find_patterns(ledger, FIRST + timedelta(days=2), SETTINGS)
+        find_patterns(ledger, FIRST + timedelta(days=2), SETTINGS, CATALOG)
         assert len(pending_notices(ledger)) == len(notices)
     assert {n.exception_id for n in notices} == ids
     assert {n.state for n in notices} == {"RAISED"}
@@ -170,8 +171,12 @@ def test_a_slug_from_another_table_days_ago_is_found_within_the_window(tmp_path:
                 "AND position = ?",
                 [rank, suit, target[0], 100 + offset],
             )
-        assert find_patterns(ledger, third, replace(SETTINGS, window_days=1)).findings == ()
-        (finding,) = find_patterns(ledger, third, replace(SETTINGS, window_days=2)).findings
+        assert (
+            find_patterns(ledger, third, replace(SETTINGS, window_days=1), CATALOG).findings == ()
+        )
+        (finding,) = find_patterns(
+            ledger, third, replace(SETTINGS, window_days=2), CATALOG
+        ).findings
         assert finding.table_id == "T03" and finding.shoe_id == target[0]
         assert f"shoe {source[0][0]} (table T01, gaming day {FIRST})" in finding.message
         spans = re.findall(r"positions (\d+)-(\d+)", finding.message)
