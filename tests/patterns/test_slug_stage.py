@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
@@ -38,17 +38,25 @@ CATALOG = load_catalog(DEFAULT_CATALOG)
 
 
 def emulate_days(
-    root: Path, days: int, rates: dict[FaultKind, float], *, tables: int = 3, hours: float = 5
+    root: Path,
+    days: int,
+    rates: Mapping[FaultKind, float],
+    *,
+    tables: int = 3,
+    hours: float = 5,
+    seed: int | None = None,
 ) -> tuple[Path, list[InjectedFault]]:
     """``days`` gaming days from :data:`FIRST` loaded into one ledger, each searched by the
-    pattern stage as ``baccarat-audit replay`` does; the ledger and every day's faults."""
+    pattern stage as ``baccarat-audit replay`` does; the ledger and every day's faults. One
+    ``seed`` for every day keeps the tables' dealers (and a colluding dealer's confederate)
+    from day to day; without it each day has a seed of its own."""
     db = root / "ledger.duckdb"
     faults: list[InjectedFault] = []
     catalog = load_catalog(DEFAULT_CATALOG)
     with Ledger(db) as ledger:
         for n in range(days):
             day = FIRST + timedelta(days=n)
-            result = simulate(tables, hours, 40 + n, rates, day, catalog)
+            result = simulate(tables, hours, 40 + n if seed is None else seed, rates, day, catalog)
             paths = write_simulation(result, root / day.isoformat(), day)
             report = ingest_paths(ledger, paths, DEFAULT_CATALOG)
             find_patterns_after(ledger, report.table_days, catalog)
