@@ -12,8 +12,9 @@ shuffle of the same cards; shoes, rounds and tables as busy as the measured day)
 the ledger under the earlier dates, so the stage reads and indexes as many cards as a real
 window would hold. The stage then runs for the day with each window, as the nightly audit
 runs it (reading the ledger, searching, writing the day's pattern exceptions), and reports
-its time per shoe searched and as a ratio to the replay. Clean copies must raise nothing: the
-false alarms found are printed too.
+its time per shoe searched and as a ratio to the replay; the stage's time includes informed
+betting and dealer-patron pairs over the day's settlements (the copies repeat cards only).
+Clean copies must raise nothing: the false alarms found are printed too.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def copy_earlier_days(ledger: Any, days: int) -> None:
 def measure(
     tables: int, hours: float, seed: int, windows: list[int], repeat: int
 ) -> dict[str, Any]:
-    from pipeline.config.catalog import DEFAULT_CATALOG
+    from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
     from pipeline.config.patterns import PatternSettings
     from pipeline.ingest.files import ingest_files
     from pipeline.ledger.store import Ledger
@@ -88,9 +89,12 @@ def measure(
             replay_seconds = time.perf_counter() - started
             copy_earlier_days(ledger, max(windows))
             rows = []
+            catalog = load_catalog(DEFAULT_CATALOG)
             for window in windows:
                 settings = PatternSettings(window_days=window, slug_false_alarm_rate=1e-6)
-                times, run = timed(lambda s=settings: find_patterns(ledger, DAY, s), repeat)
+                times, run = timed(
+                    lambda s=settings: find_patterns(ledger, DAY, s, catalog), repeat
+                )
                 seconds = min(times)
                 rows.append(
                     {

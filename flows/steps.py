@@ -269,8 +269,8 @@ def find_patterns(db: Path, gaming_date: date, catalog_path: Path = DEFAULT_CATA
     from pipeline.patterns.stage import find_patterns as run_stage
 
     with classified():
-        settings = load_catalog(catalog_path).patterns
-    return with_ledger(db, lambda ledger: run_stage(ledger, gaming_date, settings))
+        catalog = load_catalog(catalog_path)
+    return with_ledger(db, lambda ledger: run_stage(ledger, gaming_date, catalog.patterns, catalog))
 
 
 # ---------------------------------------------------------------------- close

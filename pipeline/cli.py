@@ -230,7 +230,7 @@ def find_patterns_after(
 
     settings = catalog.patterns
     days = days_to_search(ledger, {d for _, d in table_days}, settings.window_days)
-    return [find_patterns(ledger, day, settings) for day in days]
+    return [find_patterns(ledger, day, settings, catalog) for day in days]
 
 
 # ---------------------------------------------------------------------- exceptions

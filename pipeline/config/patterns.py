@@ -1,9 +1,11 @@
 """The pattern stage's settings: the catalog's ``[patterns]`` section.
 
 Surveillance choices, not the regulations': how many earlier gaming days the cross-day
-searches read, and the false-alarm rate a slug (:mod:`pipeline.patterns.slugs`) is reported
-at. The section may be left out, which states the defaults below; a value stated is
-validated and every problem is reported at once.
+searches read, and the false-alarm rate each analyser reports at: a slug
+(:mod:`pipeline.patterns.slugs`, per shoe searched), informed betting
+(:mod:`pipeline.patterns.informed`, per gaming day) and dealer-patron pairs
+(:mod:`pipeline.patterns.pairs`, per window of days). The section may be left out, which
+states the defaults below; a value stated is validated and every problem is reported at once.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pipeline.patterns import informed, pairs
 from pipeline.patterns.chance import MAX_FALSE_ALARM_RATE
 
 PATTERNS_SECTION = "patterns"
@@ -26,6 +29,10 @@ class PatternSettings:
     """Earlier gaming days whose shoes a new shoe is compared with (0: the same day only)."""
     slug_false_alarm_rate: float = 1e-6
     """The most a properly shuffled shoe is reported as a slug with, per shoe searched."""
+    informed_false_alarm_rate: float = informed.DEFAULT_FALSE_ALARM_RATE
+    """The most a gaming day of fair play raises any informed-betting alarm with."""
+    pairs_false_alarm_rate: float = pairs.DEFAULT_FALSE_ALARM_RATE
+    """The most a window of honest dealing raises any dealer-patron alarm with."""
 
 
 def pattern_settings(section: object, errors: list[str]) -> PatternSettings:
@@ -37,7 +44,12 @@ def pattern_settings(section: object, errors: list[str]) -> PatternSettings:
     if not isinstance(section, Mapping):
         errors.append(f"{where} must be a table of settings")
         return PatternSettings()
-    known = {"window_days", "slug_false_alarm_rate"}
+    known = {
+        "window_days",
+        "slug_false_alarm_rate",
+        "informed_false_alarm_rate",
+        "pairs_false_alarm_rate",
+    }
     unknown = sorted(set(section) - known)
     if unknown:
         errors.append(f"{where} unknown settings {unknown}; the settings are {sorted(known)}")
@@ -53,17 +65,45 @@ def pattern_settings(section: object, errors: list[str]) -> PatternSettings:
             f"same day only) to {MAX_WINDOW_DAYS}"
         )
         window = default.window_days
-    rate = section.get("slug_false_alarm_rate", default.slug_false_alarm_rate)
+    slug_rate = _rate(
+        section,
+        "slug_false_alarm_rate",
+        default.slug_false_alarm_rate,
+        MAX_FALSE_ALARM_RATE,
+        f"at most {MAX_FALSE_ALARM_RATE:g} per shoe (a higher rate would report runs shorter "
+        "than the search indexes)",
+        errors,
+    )
+    informed_rate, pairs_rate = (
+        _rate(section, name, fallback, 1.0, f"below 1 per {unit}", errors)
+        for name, fallback, unit in (
+            ("informed_false_alarm_rate", default.informed_false_alarm_rate, "gaming day"),
+            ("pairs_false_alarm_rate", default.pairs_false_alarm_rate, "window of days"),
+        )
+    )
+    return PatternSettings(window, slug_rate, informed_rate, pairs_rate)
+
+
+def _rate(
+    section: Mapping[str, object],
+    name: str,
+    default: float,
+    most: float,
+    bound: str,
+    errors: list[str],
+) -> float:
+    """A stated false-alarm rate: a probability above 0 and at most ``most``, below it when
+    ``most`` is 1 (an analyser that alarms on every day tells nothing); ``bound`` says so."""
+    rate = section.get(name, default)
     if (
         isinstance(rate, bool)
         or not isinstance(rate, int | float)
         or not math.isfinite(rate)
-        or not 0 < rate <= MAX_FALSE_ALARM_RATE
+        or not 0 < rate <= most
+        or rate == 1.0
     ):
         errors.append(
-            f"{where} slug_false_alarm_rate = {rate!r}: state a probability above 0 and at "
-            f"most {MAX_FALSE_ALARM_RATE:g} per shoe (a higher rate would report runs shorter "
-            "than the search indexes)"
+            f"[{PATTERNS_SECTION}] {name} = {rate!r}: state a probability above 0 and {bound}"
         )
-        rate = default.slug_false_alarm_rate
-    return PatternSettings(window, float(rate))
+        return default
+    return float(rate)

@@ -3,8 +3,11 @@ days, and replace the day's pattern exceptions in the ledger.
 
 It runs after the day's replays and before its close (the nightly flows, ``demo --plain``
 and ``baccarat-audit replay``). It reads what the replays derived (cards in shoe order, the
-shoes' declarations, settlements) for ``window_days`` earlier gaming days and the day itself,
-and writes only the day's exceptions with a pattern code (:meth:`Ledger.replace_pattern_findings`)
+shoes' declarations, settlements, vigorish) for ``window_days`` earlier gaming days and the
+day itself, each analyser's records in one query: false shuffles (:mod:`.slugs`) search the
+day's shoes against the window's; informed betting (:mod:`.informed`) tests the day's
+settled wagers; dealer-patron pairs (:mod:`.pairs`) test the window's seat-rounds. It writes
+only the day's exceptions with a pattern code (:meth:`Ledger.replace_pattern_findings`)
 in one transaction, with their notices for the ``audit-exceptions`` topic. Re-running it
 gives the same rows; re-deriving a table-day keeps them (:mod:`pipeline.ledger.store`).
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -22,6 +25,9 @@ import numpy as np
 from pipeline.config.patterns import PatternSettings
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
+from pipeline.patterns import informed
+from pipeline.patterns.informed import SettledWager, TableDay, informed_betting
+from pipeline.patterns.pairs import DealtSeatRound, dealer_patron_pairs
 from pipeline.patterns.slugs import (
     FACE_SQL,
     Bet,
@@ -32,7 +38,9 @@ from pipeline.patterns.slugs import (
 )
 from pipeline.replay.findings import Finding
 from pipeline.rules.codes import PATTERN_CODES
+from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
+from pipeline.rules.settlement import Result, Wager
 
 _SHOES = """
 WITH started AS (
@@ -83,6 +91,70 @@ WHERE gaming_date = $day AND table_id = $table AND list_contains($rounds::VARCHA
 ORDER BY round_id, seat, wager
 """
 
+_SETTLED = """
+SELECT s.table_id, s.round_id, s.patron_id, s.seat, s.wager, s.stake_cents, s.expected_result,
+       s.source_event_ids, t.rules_id
+FROM settlements s JOIN table_day_summary t USING (table_id, gaming_date)
+WHERE s.gaming_date = $day AND s.patron_id IS NOT NULL AND s.expected_result IS NOT NULL
+      AND list_contains($wagers::VARCHAR[], s.wager)
+ORDER BY s.table_id, s.round_id, s.seat, s.wager
+"""
+"""The day's settled wagers with a patron, of the wagers the informed-betting test scores,
+with the result the cards gave them and the rules their table played."""
+
+_SEAT_ROUNDS = """
+WITH seat_rounds AS (
+    SELECT table_id, gaming_date, round_id, seat, min(patron_id) AS patron_id,
+           sum(expected_paid_cents - expected_vig_cents) AS expected_cents,
+           -- a wager never settled is a finding of its own, not money moved
+           sum(coalesce(recorded_paid_cents, expected_paid_cents)) AS paid_cents,
+           sum(expected_vig_cents) AS vig_due_cents,
+           flatten(list(source_event_ids) FILTER (
+               WHERE recorded_paid_cents <> expected_paid_cents)) AS wrong_paid
+    FROM settlements
+    WHERE gaming_date BETWEEN $first AND $day AND patron_id IS NOT NULL
+    GROUP BY table_id, gaming_date, round_id, seat
+), charged AS (
+    SELECT table_id, gaming_date, round_id, seat, sum(amount_cents) AS vig_cents,
+           list(source_event_id ORDER BY source_event_id) AS vig_events
+    FROM vig_ledger
+    WHERE gaming_date BETWEEN $first AND $day AND round_id IS NOT NULL
+          AND kind IN ('COLLECTED', 'DEFERRED')
+    GROUP BY ALL
+), changes AS (
+    -- RoundStarted names the dealer only when the dealer changed
+    SELECT table_id, gaming_date, json_extract_string(fields_json, '$.round_id') AS round_id,
+           max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
+    FROM deliveries
+    WHERE payload_type = 'RoundStarted' AND gaming_date BETWEEN $first AND $day
+    GROUP BY ALL
+), dealers AS (
+    SELECT r.table_id, r.gaming_date, r.round_id,
+           coalesce(last_value(c.dealer_id IGNORE NULLS) OVER (
+                        PARTITION BY r.table_id, r.gaming_date ORDER BY r.started_at, r.round_id
+                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+                    t.dealer_id) AS dealer_id
+    FROM rounds r
+    JOIN table_day_summary t USING (table_id, gaming_date)
+    LEFT JOIN changes c USING (table_id, gaming_date, round_id)
+    WHERE r.gaming_date BETWEEN $first AND $day
+)
+SELECT s.table_id, s.gaming_date, s.round_id, s.seat, d.dealer_id, s.patron_id,
+       s.expected_cents, s.paid_cents - coalesce(v.vig_cents, 0) AS actual_cents,
+       list_sort(list_distinct(list_concat(
+           coalesce(s.wrong_paid, []),
+           CASE WHEN coalesce(v.vig_cents, 0) <> s.vig_due_cents THEN v.vig_events END
+       ))) AS event_ids
+FROM seat_rounds s
+JOIN dealers d USING (table_id, gaming_date, round_id)
+LEFT JOIN charged v USING (table_id, gaming_date, round_id, seat)
+WHERE d.dealer_id IS NOT NULL
+ORDER BY s.gaming_date, s.table_id, s.round_id, s.seat
+"""
+"""One record per seat with a patron in a round of the window, with its dealer (carried
+forward from the table's opening dealer) and the money the rules give against the money moved
+(:mod:`pipeline.patterns.pairs` says which columns and why)."""
+
 
 @dataclass(frozen=True)
 class PatternRun:
@@ -92,6 +164,8 @@ class PatternRun:
     window_days: int
     shoes_searched: int
     shoes_in_window: int
+    wagers_tested: int
+    seat_rounds_in_window: int
     findings: tuple[Finding, ...]
     seconds: float
 
@@ -99,7 +173,9 @@ class PatternRun:
         return (
             f"patterns of {self.gaming_date}: {self.shoes_searched} shoes searched against the "
             f"shoes of their pits dealt before them, {self.shoes_in_window} shoes in a window "
-            f"of {self.window_days} earlier day(s); {len(self.findings)} pattern exceptions "
+            f"of {self.window_days} earlier day(s); {self.wagers_tested} settled wagers tested "
+            f"for informed betting; {self.seat_rounds_in_window} seat-rounds of the window "
+            f"tested for dealer-patron pairs; {len(self.findings)} pattern exceptions "
             f"({self.seconds:.1f} s)"
         )
 
@@ -165,6 +241,66 @@ def bets_on(
     return bets
 
 
+def settled_wagers(
+    ledger: Ledger, day: date, catalog: Mapping[str, TableRules]
+) -> tuple[list[SettledWager], dict[TableDay, TableRules]]:
+    """The day's settled wagers the informed-betting test scores, and the rules of their
+    tables. A table whose rules the catalog does not hold (its replay reported that) has no
+    exact odds to test against and is left out."""
+    wagers: list[SettledWager] = []
+    rules: dict[TableDay, TableRules] = {}
+    for (
+        table_id,
+        round_id,
+        patron,
+        seat,
+        wager,
+        stake,
+        result,
+        events,
+        rules_id,
+    ) in ledger.con.execute(
+        _SETTLED, {"day": day, "wagers": sorted(w.value for w in informed.TESTS)}
+    ).fetchall():
+        if rules_id not in catalog:
+            continue
+        rules[table_id, day] = catalog[rules_id]
+        wagers.append(
+            SettledWager(
+                table_id,
+                day,
+                round_id,
+                patron,
+                int(seat),
+                Wager(wager),
+                int(stake),
+                Result(result),
+                tuple(events or ()),
+            )
+        )
+    return wagers, rules
+
+
+def dealt_seat_rounds(ledger: Ledger, first: date, day: date) -> list[DealtSeatRound]:
+    """Every seat with a patron in a round dealt from ``first`` to ``day``, with its dealer."""
+    return [
+        DealtSeatRound(
+            table_id,
+            gaming_date,
+            round_id,
+            int(seat),
+            dealer,
+            patron,
+            int(expected),
+            int(actual),
+            tuple(events or ()),
+        )
+        for table_id, gaming_date, round_id, seat, dealer, patron, expected, actual, events in (
+            ledger.con.execute(_SEAT_ROUNDS, {"first": first, "day": day}).fetchall()
+        )
+    ]
+
+
 def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) -> list[date]:
     """The open gaming days whose pattern exceptions rows of ``changed`` days feed: each
     changed day and the days whose window reaches back to it (a closed day stays as sealed)."""
@@ -184,10 +320,14 @@ def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) ->
     )
 
 
-def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> PatternRun:
+def find_patterns(
+    ledger: Ledger, day: date, settings: PatternSettings, catalog: Mapping[str, TableRules]
+) -> PatternRun:
     """Search ``day`` against itself and its window of earlier days and replace its pattern
-    exceptions, in one transaction. Like a table-day's replay, it writes what the day's rows
-    give: the same rows again for a day already closed, so the seal still holds."""
+    exceptions, in one transaction; ``catalog`` gives each table's rules by the ``rules_id``
+    its day was played under (the informed-betting test's exact odds). Like a table-day's
+    replay, it writes what the day's rows give: the same rows again for a day already closed,
+    so the seal still holds."""
     started = time.perf_counter()
     first = day - timedelta(days=settings.window_days)
     shoes = shoes_of(ledger, first, day)
@@ -211,6 +351,17 @@ def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> Patte
         )
         for slug, (dealt, earlier) in zip(slugs, cited, strict=True)
     ]
+    wagers, rules = settled_wagers(ledger, day, catalog)
+    findings += informed_betting(wagers, rules, settings.informed_false_alarm_rate)
+    seat_rounds = dealt_seat_rounds(ledger, first, day)
+    # A pair is tested over the whole window but reported on the days its errors happen: a
+    # window that only reaches back to them said so on their own day.
+    erred_today = {i for r in seat_rounds if r.gaming_date == day and r.erred for i in r.event_ids}
+    findings += [
+        f
+        for f in dealer_patron_pairs(seat_rounds, settings.pairs_false_alarm_rate)
+        if erred_today.intersection(f.event_ids)
+    ]
     tables = {s.table_id for s in new} | {
         str(t)
         for (t,) in ledger.con.execute(
@@ -227,6 +378,8 @@ def find_patterns(ledger: Ledger, day: date, settings: PatternSettings) -> Patte
         settings.window_days,
         len(new),
         len(shoes),
+        len(wagers),
+        len(seat_rounds),
         tuple(findings),
         time.perf_counter() - started,
     )

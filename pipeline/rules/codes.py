@@ -441,7 +441,11 @@ subject the game's subchapter does not regulate (Chemin de Fer has no "last hand
 RULE_CODES: Mapping[str, RuleCode] = {code: RuleCode(code, sec, text) for code, sec, text in _TABLE}
 
 PATTERN_CODES: frozenset[str] = frozenset(
-    code for subject in ("false_shuffle",) for code in _BY_GAME[subject] if code is not None
+    {
+        *(code for code in _BY_GAME["false_shuffle"] if code is not None),
+        "NJ-PATTERN-INFORMED-BETTING",
+        "NJ-PATTERN-DEALER-PATRON",
+    }
 )
 """Codes found across shoes, tables and days by the pattern stage (:mod:`pipeline.patterns`),
 never by the replay of one table-day: re-deriving a table-day keeps their exceptions, and the

@@ -2,7 +2,8 @@
 no exception lacks an injected cause (issue 4's acceptance bar). Uses the replay directly on
 the emulator's events, and judges each day's pits from the replays as the ledger does; the file
 and ledger path is covered by test_fault_detection. The kinds only the pattern stage finds
-across shoes (PATTERN_KINDS) are left out here and counted by tests/patterns/test_slug_stage.py."""
+across shoes (PATTERN_KINDS) are left out here and counted by tests/patterns/test_slug_stage.py
+and tests/patterns/test_informed_pairs_stage.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The catalog's ``[patterns]`` section: the window of earlier gaming days the cross-day
-searches read and the false-alarm rate a slug (PB-3.5a1-SLUG, N.J.A.C. 19:47-3.5(a)1) is
-reported at; validated with every problem named at once."""
+searches read and the false-alarm rates a slug (PB-3.5a1-SLUG, N.J.A.C. 19:47-3.5(a)1),
+informed betting (NJ-PATTERN-INFORMED-BETTING) and a dealer-patron pair
+(NJ-PATTERN-DEALER-PATRON) are reported at; validated with every problem named at once."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def catalog_with(tmp_path: Path, patterns: str | None) -> Path:
 
 
 def test_the_packaged_catalog_states_its_settings() -> None:
-    assert load_catalog(DEFAULT_CATALOG).patterns == PatternSettings(7, 1e-6)
+    assert load_catalog(DEFAULT_CATALOG).patterns == PatternSettings(7, 1e-6, 0.01, 0.01)
 
 
 def test_a_catalog_without_the_section_gets_the_defaults(tmp_path: Path) -> None:
@@ -32,8 +33,12 @@ def test_a_catalog_without_the_section_gets_the_defaults(tmp_path: Path) -> None
 
 
 def test_stated_settings_are_used(tmp_path: Path) -> None:
-    path = catalog_with(tmp_path, "[patterns]\nwindow_days = 30\nslug_false_alarm_rate = 1e-9\n")
-    assert load_catalog(path).patterns == PatternSettings(30, 1e-9)
+    path = catalog_with(
+        tmp_path,
+        "[patterns]\nwindow_days = 30\nslug_false_alarm_rate = 1e-9\n"
+        "informed_false_alarm_rate = 0.05\npairs_false_alarm_rate = 0.001\n",
+    )
+    assert load_catalog(path).patterns == PatternSettings(30, 1e-9, 0.05, 0.001)
 
 
 @pytest.mark.parametrize(
@@ -48,6 +53,13 @@ def test_stated_settings_are_used(tmp_path: Path) -> None:
         ("slug_false_alarm_rate = 0.01", "slug_false_alarm_rate = 0.01"),
         ("slug_false_alarm_rate = nan", "slug_false_alarm_rate = nan"),
         ('slug_false_alarm_rate = "1e-6"', "slug_false_alarm_rate = '1e-6'"),
+        ("informed_false_alarm_rate = 0", "informed_false_alarm_rate = 0"),
+        ("informed_false_alarm_rate = 1.0", "informed_false_alarm_rate = 1.0"),
+        ("informed_false_alarm_rate = -0.01", "informed_false_alarm_rate = -0.01"),
+        ("informed_false_alarm_rate = inf", "informed_false_alarm_rate = inf"),
+        ('pairs_false_alarm_rate = "1%"', "pairs_false_alarm_rate = '1%'"),
+        ("pairs_false_alarm_rate = true", "pairs_false_alarm_rate = True"),
+        ("pairs_false_alarm_rate = 5", "pairs_false_alarm_rate = 5"),
         ("window = 7", "unknown settings ['window']"),
     ],
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
@@ -34,20 +34,29 @@ from pipeline.simulate.run import simulate
 
 FIRST = date(2026, 11, 20)
 SETTINGS = PatternSettings(window_days=7, slug_false_alarm_rate=1e-6)
+CATALOG = load_catalog(DEFAULT_CATALOG)
 
 
 def emulate_days(
-    root: Path, days: int, rates: dict[FaultKind, float], *, tables: int = 3, hours: float = 5
+    root: Path,
+    days: int,
+    rates: Mapping[FaultKind, float],
+    *,
+    tables: int = 3,
+    hours: float = 5,
+    seed: int | None = None,
 ) -> tuple[Path, list[InjectedFault]]:
     """``days`` gaming days from :data:`FIRST` loaded into one ledger, each searched by the
-    pattern stage as ``baccarat-audit replay`` does; the ledger and every day's faults."""
+    pattern stage as ``baccarat-audit replay`` does; the ledger and every day's faults. One
+    ``seed`` for every day keeps the tables' dealers (and a colluding dealer's confederate)
+    from day to day; without it each day has a seed of its own."""
     db = root / "ledger.duckdb"
     faults: list[InjectedFault] = []
     catalog = load_catalog(DEFAULT_CATALOG)
     with Ledger(db) as ledger:
         for n in range(days):
             day = FIRST + timedelta(days=n)
-            result = simulate(tables, hours, 40 + n, rates, day, catalog)
+            result = simulate(tables, hours, 40 + n if seed is None else seed, rates, day, catalog)
             paths = write_simulation(result, root / day.isoformat(), day)
             report = ingest_paths(ledger, paths, DEFAULT_CATALOG)
             find_patterns_after(ledger, report.table_days, catalog)
@@ -124,8 +133,8 @@ def test_a_table_days_replay_keeps_them_and_a_second_search_does_not_duplicate(
     replay_table_day(db, table_id, day)
     with Ledger(db) as ledger:
         assert pattern_rows(ledger) == before
-        find_patterns(ledger, day, SETTINGS)
-        find_patterns(ledger, day, SETTINGS)
+        find_patterns(ledger, day, SETTINGS, CATALOG)
+        find_patterns(ledger, day, SETTINGS, CATALOG)
         assert pattern_rows(ledger) == before
 
 
@@ -137,7 +146,7 @@ def test_the_outbox_announces_each_pattern_exception_once(slugged: tuple[Path, P
     with Ledger(db) as ledger:
         notices = pending_notices(ledger)
         ids = {r[0] for r in pattern_rows(ledger)}
-        find_patterns(ledger, FIRST + timedelta(days=2), SETTINGS)
+        find_patterns(ledger, FIRST + timedelta(days=2), SETTINGS, CATALOG)
         assert len(pending_notices(ledger)) == len(notices)
     assert {n.exception_id for n in notices} == ids
     assert {n.state for n in notices} == {"RAISED"}
@@ -170,8 +179,12 @@ def test_a_slug_from_another_table_days_ago_is_found_within_the_window(tmp_path:
                 "AND position = ?",
                 [rank, suit, target[0], 100 + offset],
             )
-        assert find_patterns(ledger, third, replace(SETTINGS, window_days=1)).findings == ()
-        (finding,) = find_patterns(ledger, third, replace(SETTINGS, window_days=2)).findings
+        assert (
+            find_patterns(ledger, third, replace(SETTINGS, window_days=1), CATALOG).findings == ()
+        )
+        (finding,) = find_patterns(
+            ledger, third, replace(SETTINGS, window_days=2), CATALOG
+        ).findings
         assert finding.table_id == "T03" and finding.shoe_id == target[0]
         assert f"shoe {source[0][0]} (table T01, gaming day {FIRST})" in finding.message
         spans = re.findall(r"positions (\d+)-(\d+)", finding.message)

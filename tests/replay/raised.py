@@ -86,13 +86,13 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
         "data integrity: the decoders and the ingest's dead letters", "test_ledger"
     ),
     "NJ-PATTERN-INFORMED-BETTING": Elsewhere(
-        "a pattern across a patron's rounds of a gaming day, not one replay: "
-        "`pipeline.patterns.informed` on the day's settlements",
+        "a pattern across a patron's rounds of a gaming day, not one replay: the pattern "
+        "stage runs `pipeline.patterns.informed` on the day's settlements",
         "test_informed",
     ),
     "NJ-PATTERN-DEALER-PATRON": Elsewhere(
-        "a pattern across days of payout and vigorish errors, not one replay: "
-        "`pipeline.patterns.pairs` on the window's settlements and vigorish",
+        "a pattern across days of payout and vigorish errors, not one replay: the pattern "
+        "stage runs `pipeline.patterns.pairs` on the window's settlements and vigorish",
         "test_pairs",
     ),
 }

@@ -17,7 +17,13 @@ from pipeline.rules.cards import Card, Rank, Suit
 from pipeline.rules.deal import Options, deal_round
 from pipeline.rules.games import Game
 from pipeline.rules.settlement import Wager, settle_seat
-from pipeline.simulate.faults import DEFAULT_RATES, PATTERN_RATES, FaultKind, parse_faults
+from pipeline.simulate.faults import (
+    DEFAULT_RATES,
+    PATTERN_KINDS,
+    PATTERN_RATES,
+    FaultKind,
+    parse_faults,
+)
 from pipeline.simulate.run import plan_floor, simulate
 
 DAY = date(2026, 11, 24)
@@ -178,12 +184,18 @@ def test_parse_faults(spec: str) -> None:
         assert set(rates) <= set(FaultKind)
 
 
-def test_pattern_kinds_are_chosen_by_name_not_by_all() -> None:
-    """Every kind has a default rate; the ones only a multi-day pattern shows are not in
-    ``all`` (one gaming day's audit cannot find them) and are chosen by name."""
+def test_informed_betting_is_chosen_by_name_not_by_all() -> None:
+    """Every kind has a default rate; ``all`` holds every kind one gaming day's audit finds,
+    the false shuffles and colluding dealers its pattern stage finds among them; informed
+    betting, which one full floor's day does not always show, is chosen by name."""
     assert set(DEFAULT_RATES) | set(PATTERN_RATES) == set(FaultKind)
     assert not set(DEFAULT_RATES) & set(PATTERN_RATES)
-    assert not set(parse_faults("all")) & set(PATTERN_RATES)
+    assert set(parse_faults("all")) == set(FaultKind) - {FaultKind.INFORMED_BETTING}
+    assert {
+        FaultKind.FALSE_SHUFFLE,
+        FaultKind.INFORMED_BETTING,
+        FaultKind.COLLUSION,
+    } == PATTERN_KINDS
     assert parse_faults("informed_betting,collusion=0.5") == {
         FaultKind.INFORMED_BETTING: PATTERN_RATES[FaultKind.INFORMED_BETTING],
         FaultKind.COLLUSION: 0.5,
