@@ -17,7 +17,7 @@ from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, AckJournal
 from pipeline.ledger.store import Ledger
 from pipeline.reports.close import BLOCKING_RANK
 from pipeline.reports.verify import check
-from pipeline.rules.codes import RULE_CODES
+from pipeline.rules.codes import PATTERN_CODES, RULE_CODES
 
 SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO")
 STATUSES = ("OPEN", "ESCALATED", "ACKNOWLEDGED")
@@ -791,18 +791,21 @@ def exception_tables(ledger: Ledger, day: date) -> pd.DataFrame:
 def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
     """The exceptions of a gaming day the live feed announced and has not withdrawn (their
     latest notice is RAISED, :mod:`pipeline.ledger.notices`); ``None`` when the day has no
-    notices (a ledger loaded from files, or from before the live feed), where every
-    exception counts. The stream's ledger also holds the exceptions of each table's round
-    in play, which the next events may explain: only announced ones are news."""
+    notices from the live feed (a ledger loaded from files, or from before the live feed),
+    where every exception counts. The stream's ledger also holds the exceptions of each
+    table's round in play, which the next events may explain: only announced ones are news.
+    The pattern stage announces its own findings on any ledger, so its notices alone do not
+    make a day streamed."""
     if not _has_notices(ledger):
         return None
     latest = frame(
         ledger,
-        "SELECT exception_id, arg_max(state, notice_seq) AS state FROM exception_notices "
-        "WHERE gaming_date = ? GROUP BY exception_id",
-        [day],
+        "SELECT exception_id, arg_max(state, notice_seq) AS state, "
+        "bool_or(NOT list_contains(?::VARCHAR[], code)) AS live "
+        "FROM exception_notices WHERE gaming_date = ? GROUP BY exception_id",
+        [sorted(PATTERN_CODES), day],
     )
-    if latest.empty:
+    if not latest["live"].any():
         return None
     return set(latest.loc[latest["state"] == "RAISED", "exception_id"].astype(str))
 

@@ -14,8 +14,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pipeline.patterns import informed, pairs
-from pipeline.patterns.chance import MAX_FALSE_ALARM_RATE
+from pipeline.patterns.chance import (
+    INFORMED_FALSE_ALARM_RATE,
+    MAX_FALSE_ALARM_RATE,
+    PAIRS_FALSE_ALARM_RATE,
+)
 
 PATTERNS_SECTION = "patterns"
 
@@ -29,9 +32,9 @@ class PatternSettings:
     """Earlier gaming days whose shoes a new shoe is compared with (0: the same day only)."""
     slug_false_alarm_rate: float = 1e-6
     """The most a properly shuffled shoe is reported as a slug with, per shoe searched."""
-    informed_false_alarm_rate: float = informed.DEFAULT_FALSE_ALARM_RATE
+    informed_false_alarm_rate: float = INFORMED_FALSE_ALARM_RATE
     """The most a gaming day of fair play raises any informed-betting alarm with."""
-    pairs_false_alarm_rate: float = pairs.DEFAULT_FALSE_ALARM_RATE
+    pairs_false_alarm_rate: float = PAIRS_FALSE_ALARM_RATE
     """The most a window of honest dealing raises any dealer-patron alarm with."""
 
 

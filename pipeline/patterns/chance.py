@@ -21,6 +21,12 @@ chance with probability at least (1/52)^3 > 7e-6 even for one pair of positions.
 
 MAX_FALSE_ALARM_RATE = 1e-6
 """The largest false-alarm rate per shoe the search can honour (see :data:`GRAM`)."""
+INFORMED_FALSE_ALARM_RATE = 0.01
+"""At most one gaming day in a hundred of fair play raises any informed-betting alarm
+(:mod:`pipeline.patterns.informed`; here so the catalog's defaults load without numpy)."""
+PAIRS_FALSE_ALARM_RATE = 0.01
+"""At most one window in a hundred of honest dealing raises any dealer-patron alarm
+(:mod:`pipeline.patterns.pairs`)."""
 
 
 def run_probability(run: Sequence[Hashable], cards_in_shoe: int, decks: int) -> float:

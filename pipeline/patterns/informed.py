@@ -71,14 +71,14 @@ from functools import lru_cache
 import numpy as np
 
 from pipeline.oracle import outcome_counts, shoe_counts
+from pipeline.patterns.chance import INFORMED_FALSE_ALARM_RATE
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents, TableRules
 from pipeline.rules.settlement import Result, Wager, offered_wagers, settle
 from pipeline.rules.variants import variant
 
 CODE = "NJ-PATTERN-INFORMED-BETTING"
-DEFAULT_FALSE_ALARM_RATE = 0.01
-"""At most one gaming day in a hundred of fair play raises any informed-betting alarm."""
+DEFAULT_FALSE_ALARM_RATE = INFORMED_FALSE_ALARM_RATE
 TESTS: Mapping[Wager, str] = {
     Wager.BANKER: "Banker and Player",
     Wager.PLAYER: "Banker and Player",

@@ -61,12 +61,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from pipeline.patterns.chance import PAIRS_FALSE_ALARM_RATE
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents
 
 CODE = "NJ-PATTERN-DEALER-PATRON"
-DEFAULT_FALSE_ALARM_RATE = 0.01
-"""At most one window in a hundred of honest dealing raises any dealer-patron alarm."""
+DEFAULT_FALSE_ALARM_RATE = PAIRS_FALSE_ALARM_RATE
 EVIDENCE_ROUNDS = 12
 """Errors listed in an alarm's message (every error's events are in its evidence)."""
 SEVERITY = Severity.HIGH
