@@ -1289,19 +1289,12 @@ class TableEmulator:
             return None
         patron = self.seated[seat]
         tie_vig = any(s.result is Result.VOID and s.vig_cents for s in settlements)
-        if self.rules.vig_deferral and not tie_vig and self.rng.random() < 0.4:
+        deferred = self.rules.vig_deferral and not tie_vig and self.rng.random() < 0.4
+        if deferred:
             patron.deferred_vig_cents += owed
-            return self.out.emit(
-                self.dev.pit,
-                "VigDeferred",
-                round_id=round_id,
-                seat=seat,
-                patron_id=patron.patron_id,
-                amount_cents=owed,
-            )
         return self.out.emit(
             self.dev.pit,
-            "VigCollected",
+            "VigDeferred" if deferred else "VigCollected",
             round_id=round_id,
             seat=seat,
             patron_id=patron.patron_id,
