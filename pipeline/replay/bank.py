@@ -18,8 +18,10 @@ from pipeline.replay.state import RoundState
 from pipeline.rules.codes import rule
 from pipeline.rules.outcome import RoundOutcome, Winner
 from pipeline.rules.roles import (
+    BancoCall,
     BancoKind,
     BancoOffer,
+    banco_priority,
     banker_by_bid,
     banker_wager_problem,
     cover_bank,
@@ -174,9 +176,13 @@ class Bank:
                 )
             )
         expected = cover_bank(seat, bank, accepted, self.suivi_seat)
-        if self.suivi_known and sorted(expected.accepted, key=lambda o: o.seat) != sorted(
+        if not self.suivi_known or sorted(expected.accepted, key=lambda o: o.seat) == sorted(
             accepted, key=lambda o: o.seat
         ):
+            # The accepted wagers agree among themselves; the calls refused may still show that
+            # they went to the wrong participants.
+            flags += self._priority(rnd, seat, accepted, ids)
+        else:
             flags.append(
                 Flag(
                     "CF-4.7b-SUIVI",
@@ -198,6 +204,69 @@ class Bank:
                 tuple(x for x in (rnd.announced.event_id if rnd.announced else None,) if x),
             )
         return flags
+
+    def _priority(
+        self,
+        rnd: RoundState,
+        banker_seat: int,
+        accepted: list[BancoOffer],
+        ids: tuple[str, ...],
+    ) -> list[Flag]:
+        """4.7(b)-(d) against every call for the whole bank, refused ones included
+        (``BancoCalled``; an accepted banco wager is a call too): the call
+        :func:`~pipeline.rules.roles.banco_priority` names received no wager for the whole bank.
+        Another caller took it instead (``CF-4.7b-SUIVI-FIRST`` when the first option of 4.7(b)
+        was passed over, else ``CF-4.7c-BANCO-PRIORITY``), or partial wagers were taken
+        (``CF-4.7d-PARTIAL``). Accepted wagers that disagree among themselves are
+        ``CF-4.7b-SUIVI``'s finding, and this check is then not run: one finding per coverage.
+
+        4.8(c) follows from who wagered: the Dominant Player is judged against the accepted
+        wagers (``CF-4.8c-DOMINANT``), so the caller who wrongly took the bank and then made the
+        Player's Hand's choices is one finding, this one, not two.
+        """
+        kinds = {BancoKind.SUIVI.value: BancoKind.SUIVI, BancoKind.SEUL.value: BancoKind.SEUL}
+        announced = [e for e in rnd.bank if e.payload_type == "BancoCalled"]
+        calls = [
+            BancoCall(int(e.get("seat")), kinds[str(e.get("call"))])
+            for e in announced
+            if e.get("call") in kinds
+        ] + [BancoCall(o.seat, o.kind) for o in accepted if o.kind is not BancoKind.PARTIAL]
+        if not self.suivi_known and any(c.kind is BancoKind.SUIVI for c in calls):
+            return []  # whether the "suivi" was qualified is lost with the previous round
+        due = banco_priority(banker_seat, calls, self.suivi_seat)
+        full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
+        if due is None or any(o.seat == due.seat for o in full):
+            return []
+        evidence = (*ids, *(e.event_id for e in announced))
+        option = "Banco Suivi" if due.kind is BancoKind.SUIVI else "Banco Seul"
+        why = (
+            "had equaled and lost the Banker's preceding wager"
+            if due.kind is BancoKind.SUIVI
+            else "was the caller seated nearest the Banker counterclockwise"
+        )
+        owed = "CF-4.7b-SUIVI-FIRST" if due.kind is BancoKind.SUIVI else "CF-4.7c-BANCO-PRIORITY"
+        if full:
+            taker = full[0]
+            code = owed
+            what = f"seat {taker.seat} received the wager for the whole bank instead"
+        else:
+            code = "CF-4.7d-PARTIAL" if accepted else owed
+            what = (
+                f"partial wagers by seat(s) {', '.join(str(o.seat) for o in accepted)} were "
+                "taken instead"
+                if accepted
+                else "no wager against the Banker was taken"
+            )
+        return [
+            Flag(
+                code,
+                Severity.HIGH,
+                f'Seat {due.seat} called "{option}" and {why}, so it was owed the wager for '
+                f"the whole bank ({rule(owed).citation}), but {what} ({rule(code).citation}).",
+                seat=due.seat,
+                event_ids=evidence,
+            )
+        ]
 
 
 __all__ = ["Bank", "PassDue"]

@@ -1098,6 +1098,10 @@ class TableReplay:
         if self.round is not None:
             self.round.bank.append(e)
 
+    on_BancoCalled = on_PlayerBancoWager
+    """A call for the whole bank, accepted or not, is read with the round's wagers against the
+    Banker when it settles (4.7(b)-(d), :meth:`Bank.settled`)."""
+
     def on_BankPassed(self, e: TableEvent) -> None:
         self._close_round()
         self.bank.passed(e)

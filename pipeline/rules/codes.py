@@ -194,6 +194,15 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Wagers against the Banker never exceed, alone or together, the Banker's wager."),
     ("CF-4.7b-SUIVI", "4.7(b)-(d)",
      "Banco suivi before banco seul before partial wagers counterclockwise."),
+    ("CF-4.7b-SUIVI-FIRST", "4.7(b)",
+     "The participant who equaled and lost the Banker's immediately preceding wager (a stand-off "
+     "not counted) and calls \"Banco Suivi\" receives the wager for the whole bank."),
+    ("CF-4.7c-BANCO-PRIORITY", "4.7(c)",
+     "Without a qualified \"Banco Suivi\", of the participants calling \"Banco Seul\" the one "
+     "seated nearest the Banker counterclockwise receives the wager for the whole bank."),
+    ("CF-4.7d-PARTIAL", "4.7(d)",
+     "Partial wagers against the Banker are taken only when nobody exercised banco suivi or "
+     "banco seul."),
     ("CF-4.7e-UNCOVERED", "4.7(e)",
      "The Banker withdraws the part of the wager nobody covered: the Banker's stake, its win "
      "and its vigorish are the covered part only."),

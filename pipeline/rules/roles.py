@@ -90,6 +90,37 @@ class BancoOffer:
 
 
 @dataclass(frozen=True, slots=True)
+class BancoCall:
+    """An announcement to take the whole bank, accepted or not: "Banco Suivi" (``SUIVI``,
+    N.J.A.C. 19:47-4.7(b)) or "Banco Seul" (``SEUL``, 4.7(c)) by the participant at ``seat``."""
+
+    seat: int
+    kind: BancoKind
+
+
+def banco_priority(
+    banker_seat: int, calls: Iterable[BancoCall], suivi_seat: int | None
+) -> BancoCall | None:
+    """The call that must receive the wager for the whole bank, N.J.A.C. 19:47-4.7(b)-(d).
+
+    (b) The participant who equaled and lost the Banker's immediately preceding wager
+    (``suivi_seat``; a stand-off does not count) has the first option, by calling "Banco
+    Suivi"; a "suivi" from anyone else exercises no option. (c) Otherwise, of the participants
+    calling "Banco Seul", the one seated nearest the Banker counterclockwise. ``None``: neither
+    option was exercised, and only then are partial wagers taken (4.7(d)). The Banker's own
+    calls are not "the remaining participants" of 4.7(a) and never count.
+    """
+    calls = [c for c in calls if c.seat != banker_seat]
+    for call in calls:
+        if call.kind is BancoKind.SUIVI and call.seat == suivi_seat:
+            return call
+    seul = {c.seat: c for c in calls if c.kind is BancoKind.SEUL}
+    if not seul:
+        return None
+    return seul[counterclockwise_from(banker_seat, seul)[0]]
+
+
+@dataclass(frozen=True, slots=True)
 class Coverage:
     accepted: tuple[BancoOffer, ...]
     uncovered_cents: Cents
@@ -112,13 +143,8 @@ def cover_bank(
     from the Banker's right until the bank is covered. Nothing ever exceeds the bank.
     """
     offers = [o for o in offers if o.seat != banker_seat]  # 4.7(a): "the remaining participants"
-    for offer in offers:
-        if offer.kind is BancoKind.SUIVI and offer.seat == suivi_seat:
-            return Coverage((BancoOffer(offer.seat, offer.kind, banker_wager),), 0, offer.seat)
-    seul = [o for o in offers if o.kind is BancoKind.SEUL]
-    if seul:
-        order = counterclockwise_from(banker_seat, (o.seat for o in seul))
-        chosen = next(o for o in seul if o.seat == order[0])
+    chosen = banco_priority(banker_seat, (BancoCall(o.seat, o.kind) for o in offers), suivi_seat)
+    if chosen is not None:
         return Coverage((BancoOffer(chosen.seat, chosen.kind, banker_wager),), 0, chosen.seat)
     by_seat = {o.seat: o for o in offers if o.kind is BancoKind.PARTIAL}
     remaining = banker_wager

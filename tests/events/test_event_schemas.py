@@ -137,6 +137,7 @@ REQUIRED_FIELDS: dict[str, dict[str, str]] = {
     "BankPassed": {"seat": "int", "to_seat": "?int", "voluntary": "boolean"},
     "HandOption": {"round_id": "string", "hand": "Hand", "drew": "boolean"},
     "CuratorChanged": {"round_id": "?string", "declined": "array", "seat": "?int"},
+    "BancoCalled": {"round_id": "string", "seat": "int", "call": "BankAction"},
 }  # fmt: skip
 
 
@@ -244,7 +245,7 @@ def test_payload_union_holds_every_record_in_published_order(codec: EventCodec) 
         "VigCollected", "VigDeferred", "DeferredVigCollected", "CompVigFormIssued",
         "CompVigFormVoided", "FormSeriesReceived", "FormOriginalCounted",
         "FormDuplicateReceived", "BankBid", "BankerWager", "PlayerBancoWager", "BankPassed",
-        "HandOption", "CuratorChanged",
+        "HandOption", "CuratorChanged", "BancoCalled",
     )  # fmt: skip
     assert set(codec.payload_types) == set(REQUIRED_FIELDS)
 

@@ -109,6 +109,7 @@ class RoundHandle:
     bids: list[str] = field(default_factory=list)
     banker_wager: str | None = None
     banco: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
     bank_passed: str | None = None
     cut_card: str | None = None
     last_hand: str | None = None
@@ -538,8 +539,9 @@ class TableDayBuilder:
         "after cards" or ``None`` (never), ``settlement_order`` to reorder the pit's settlement
         steps, ``cut_card`` the cutting card appears (then "last hand" is announced unless
         ``last_hand=False``), ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer:
-        ``bank`` = {"seat", "amount", "bids": {seat: cents}, "banco": [(seat, action,
-        cents|None)]}; the bank passes when the Banker's Hand loses unless ``keep_bank``.
+        ``bank`` = {"seat", "amount", "bids": {seat: cents}, "calls": [(seat, "BANCO_SUIVI" or
+        "BANCO_SEUL")] announced (``BancoCalled``, accepted or not), "banco": [(seat, action,
+        cents|None)] accepted}; the bank passes when the Banker's Hand loses unless ``keep_bank``.
         ``in_error``: a card dealt in error during the round (:class:`DealtInError`);
         ``misdealt``: the Banker's deal reported wrong beyond rectifying (:class:`Misdealt`).
         """
@@ -551,6 +553,7 @@ class TableDayBuilder:
         if bank is not None:
             bank_seats = {int(bank["seat"]), *bank.get("bids", {})}
             bank_seats |= {int(s) for s, _, _ in bank.get("banco", ())}
+            bank_seats |= {int(s) for s, _ in bank.get("calls", ())}
         self._ensure_seated(
             [*wagers, *(s for s, _, _ in (*late_wagers, *after_cards)), *bank_seats]
             if not simulated
@@ -748,6 +751,10 @@ class TableDayBuilder:
             seat=banker_seat,
             amount_cents=amount,
         )
+        for seat, call in bank.get("calls", ()):
+            handle.calls.append(
+                self.emit("pit", "BancoCalled", round_id=handle.round_id, seat=seat, call=call)
+            )
         covered = 0
         players: dict[int, Mapping[str, int]] = {}
         for seat, action, cents in bank.get("banco", ()):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,8 +11,10 @@ from hypothesis import strategies as st
 from pipeline.rules.cards import Point
 from pipeline.rules.outcome import RoundOutcome
 from pipeline.rules.roles import (
+    BancoCall,
     BancoKind,
     BancoOffer,
+    banco_priority,
     banker_by_bid,
     banker_wager_problem,
     counterclockwise_from,
@@ -138,6 +142,57 @@ def test_unqualified_suivi_falls_back_to_seul_nearest_counterclockwise() -> None
     assert got.uncovered_cents == 0  # banco seul covers the whole bank: nothing withdrawn, 4.7(e)
     wrap = cover_bank(8, 10_000, [BancoOffer(6, SEUL, 10_000), BancoOffer(2, SEUL, 10_000)], None)
     assert wrap.accepted == (BancoOffer(2, SEUL, 10_000),)
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI-FIRST", "CF-4.7c-BANCO-PRIORITY", "CF-4.7d-PARTIAL")
+def test_banco_priority() -> None:
+    """N.J.A.C. 19:47-4.7(b)-(d): the qualified "Suivi" first, even seated farther from the
+    Banker; else the "Banco" nearest the Banker counterclockwise (wrapping past the highest
+    seat); an unqualified "suivi" or the Banker's own call exercises no option, and without an
+    option exercised nobody is owed the whole bank (partial wagers, 4.7(d))."""
+    calls = [BancoCall(2, SEUL), BancoCall(8, SUIVI), BancoCall(6, SEUL)]
+    assert banco_priority(5, calls, suivi_seat=8) == BancoCall(8, SUIVI)
+    assert banco_priority(5, calls, suivi_seat=3) == BancoCall(6, SEUL)
+    assert banco_priority(7, calls, suivi_seat=None) == BancoCall(2, SEUL)
+    assert banco_priority(6, [BancoCall(6, SEUL), BancoCall(2, SUIVI)], suivi_seat=6) is None
+    assert banco_priority(1, [BancoCall(4, SUIVI)], suivi_seat=3) is None
+    assert banco_priority(1, [], suivi_seat=3) is None
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI-FIRST", "CF-4.7c-BANCO-PRIORITY", "CF-4.7d-PARTIAL")
+@settings(max_examples=300, deadline=None)
+@given(
+    banker=st.integers(1, 9),
+    suivi=st.none() | st.integers(1, 9),
+    calls=st.lists(
+        st.builds(BancoCall, st.integers(1, 9), st.sampled_from([SUIVI, SEUL])), max_size=9
+    ),
+    order=st.randoms(use_true_random=False),
+)
+def test_banco_priority_properties(
+    banker: int, suivi: int | None, calls: list[BancoCall], order: random.Random
+) -> None:
+    """N.J.A.C. 19:47-4.7(b)-(d), for any calls: the call owed the bank is one of the calls, by
+    another participant than the Banker; it is the qualified "Suivi" whenever there is one, else
+    a "Banco" no other "Banco" caller sits nearer the Banker counterclockwise than; nobody is
+    owed the bank only when neither option was exercised; and the order in which the calls
+    were recorded never matters."""
+    got = banco_priority(banker, calls, suivi)
+    shuffled = list(calls)
+    order.shuffle(shuffled)
+    assert banco_priority(banker, shuffled, suivi) == got
+    others = [c for c in calls if c.seat != banker]
+    qualified = BancoCall(suivi, SUIVI) if suivi is not None else None
+    seul = [c for c in others if c.kind is SEUL]
+    if qualified in others:
+        assert got == qualified
+    elif seul:
+        assert got in seul
+        assert got is not None
+        distance = {c.seat: (c.seat - banker) % 10 for c in seul}
+        assert distance[got.seat] == min(distance.values())
+    else:
+        assert got is None
 
 
 @pytest.mark.rule("CF-4.7b-SUIVI", "CF-4.7a-AGGREGATE", "CF-4.7e-UNCOVERED", "CF-4.8c-DOMINANT")
