@@ -40,6 +40,8 @@ class FaultKind(enum.Enum):
     # by the pattern stage, pipeline.patterns.slugs)
     INFORMED_BETTING = "informed_betting"  # 15: a patron whose stakes follow the next outcome
     COLLUSION = "collusion"  # 16: a dealer who overpays one patron, slightly and rarely
+    BANCO_PRIORITY = "banco_priority"  # 17: Chemin de Fer: the bank given past the call
+    # 4.7(b)-(c) owes it, to another caller or to partial wagers
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -55,6 +57,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.DEVICE: 0.0005,
     FaultKind.CARDS_CLOSE_BETS: 0.003,
     FaultKind.BANK: 0.02,
+    FaultKind.BANCO_PRIORITY: 0.05,  # per Chemin de Fer round with a call for the whole bank
     FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
     FaultKind.FALSE_SHUFFLE: 0.05,
     # per table: its dealer colludes, decided once per seed and table, so the same dealer

@@ -29,8 +29,11 @@ from pipeline.rules.games import Game
 from pipeline.rules.irregularities import disclosed_card_discards, face_up_in_shoe_discards
 from pipeline.rules.outcome import RoundOutcome, Winner
 from pipeline.rules.roles import (
+    BancoCall,
     BancoKind,
     BancoOffer,
+    Coverage,
+    banco_priority,
     banker_by_bid,
     counterclockwise_from,
     cover_bank,
@@ -1328,15 +1331,23 @@ class TableEmulator:
         banker = self.banker_seat
         out.emit(pit, "BankerWager", round_id=round_id, seat=banker, amount_cents=wager)
         others = [s for s in sorted(self.seated) if s != banker]
-        offers: list[BancoOffer] = []
-        if self.suivi_seat in others and self.rng.random() < 0.5:
-            offers.append(BancoOffer(self.suivi_seat, BancoKind.SUIVI, wager))
-        elif self.rng.random() < 0.25:
-            offers.append(BancoOffer(self.rng.choice(others), BancoKind.SEUL, wager))
-        else:
-            for seat in others:
-                amount = min(self.seated[seat].unit_cents * self.rng.choice((1, 2, 3)), wager)
-                offers.append(BancoOffer(seat, BancoKind.PARTIAL, amount))
+        calls = self._banco_calls(others)
+        for call in calls:
+            out.emit(pit, "BancoCalled", round_id=round_id, seat=call.seat, call=call.kind.value)
+        offers = [BancoOffer(c.seat, c.kind, wager) for c in calls]
+        owed = banco_priority(banker, calls, self.suivi_seat)
+        misdirected = owed is not None and self.faults.roll(FaultKind.BANCO_PRIORITY)
+        if owed is not None and misdirected:
+            # The dealer passes over the call 4.7(b)-(c) owes the bank: for another caller's,
+            # or, with no other caller, for partial wagers (4.7(d)).
+            passed_over = [o for o in offers if o.seat != owed.seat]
+            offers = (
+                [self.rng.choice(passed_over)]
+                if passed_over
+                else self._partial_offers(others, wager)
+            )
+        elif not calls:
+            offers = self._partial_offers(others, wager)
         coverage = cover_bank(banker, wager, offers, self.suivi_seat)
         while short := [
             o for o in coverage.accepted if o.amount_cents < self.rules.min_wager_cents
@@ -1345,6 +1356,8 @@ class TableEmulator:
             # that little, so it stays uncovered and the Banker withdraws it (4.7(e)).
             offers = [o for o in offers if o.seat != short[0].seat]
             coverage = cover_bank(banker, wager, offers, self.suivi_seat)
+        if owed is not None and misdirected:
+            self._banco_priority_fault(round_id, owed, coverage)
         for offer in coverage.accepted:
             out.emit(
                 pit,
@@ -1391,6 +1404,48 @@ class TableEmulator:
                     amount_cents=amount,
                 )
         return stakes
+
+    def _banco_calls(self, others: list[int]) -> list[BancoCall]:
+        """Who announces "Banco Suivi" (4.7(b): only the participant who equaled and lost the
+        Banker's previous wager does) and "Banco Seul" (4.7(c): any of the others, one to
+        three of them at once)."""
+        calls: list[BancoCall] = []
+        if self.suivi_seat in others and self.rng.random() < 0.5:
+            calls.append(BancoCall(self.suivi_seat, BancoKind.SUIVI))
+        if self.rng.random() < 0.3:
+            free = [s for s in others if s != self.suivi_seat]
+            count = min(len(free), self.rng.choice((1, 1, 2, 3)))
+            calls += [BancoCall(s, BancoKind.SEUL) for s in self.rng.sample(free, count)]
+        return calls
+
+    def _partial_offers(self, others: list[int], wager: Cents) -> list[BancoOffer]:
+        """4.7(d): every participant offers to cover a part of the bank."""
+        return [
+            BancoOffer(
+                seat,
+                BancoKind.PARTIAL,
+                min(self.seated[seat].unit_cents * self.rng.choice((1, 2, 3)), wager),
+            )
+            for seat in others
+        ]
+
+    def _banco_priority_fault(self, round_id: str, owed: BancoCall, coverage: Coverage) -> None:
+        """The ground truth of a bank given past the call owed it: 4.7(b) or (c) when another
+        caller received it or nobody wagered, 4.7(d) when partial wagers were taken."""
+        owed_code = (
+            "CF-4.7b-SUIVI-FIRST" if owed.kind is BancoKind.SUIVI else "CF-4.7c-BANCO-PRIORITY"
+        )
+        partial = bool(coverage.accepted) and all(
+            o.kind is BancoKind.PARTIAL for o in coverage.accepted
+        )
+        taken = ", ".join(f"seat {o.seat} {o.kind.value}" for o in coverage.accepted)
+        self._fault(
+            FaultKind.BANCO_PRIORITY,
+            f"seat {owed.seat}'s {owed.kind.value} call passed over; taken: {taken or 'nothing'}",
+            "CF-4.7d-PARTIAL" if partial else owed_code,
+            round_id=round_id,
+            seat=owed.seat,
+        )
 
     def _pass_bank(self, outcome: RoundOutcome, round_id: str) -> None:
         """4.11(a)1, (b): the bank passes when the Banker's Hand loses; 4.7(b) banco suivi

@@ -217,6 +217,10 @@ def render(raised: Mapping[str, Raised]) -> str:
         "not the order the shoe reads them in, so the deal-order check (3.7(c)) covers both",
         "procedures and nothing the devices record tells them apart.",
         "",
+        "Banco priority (4.7(b)-(d)) is read from the pit terminal's `BancoCalled` events",
+        "(schema id 4), every call for the whole bank, refused ones included, with the wagers",
+        "accepted; a table whose devices never send one is judged on its accepted wagers alone.",
+        "",
         "| code | section | statement | events read | raised by |",
         "| --- | --- | --- | --- | --- |",
     ]

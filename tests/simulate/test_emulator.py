@@ -13,9 +13,11 @@ import pytest
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events.model import TableEvent
+from pipeline.replay.machine import replay_table
 from pipeline.rules.cards import Card, Rank, Suit
 from pipeline.rules.deal import Options, deal_round
 from pipeline.rules.games import Game
+from pipeline.rules.roles import BancoCall, BancoKind, banco_priority
 from pipeline.rules.settlement import Wager, settle_seat
 from pipeline.simulate.faults import (
     DEFAULT_RATES,
@@ -252,3 +254,68 @@ def test_every_wager_is_within_its_tables_limits() -> None:
             assert rules.min_wager_cents <= amount <= rules.max_wager_cents, (rules.rules_id, key)
         checked += len(stakes)
     assert checked > 1_000
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI-FIRST", "CF-4.7c-BANCO-PRIORITY")
+def test_every_call_for_the_bank_is_recorded_and_the_one_owed_it_takes_it(
+    clean_day: dict[str, list[TableEvent]],
+) -> None:
+    """N.J.A.C. 19:47-4.7(b)-(c): on a clean day every round's calls for the whole bank are
+    recorded, refused ones too, before its wagers against the Banker; the wager for the whole
+    bank goes to the call banco_priority names, recomputed here from the recorded calls and
+    the previous coups (who equaled and lost the Banker's last wager)."""
+    rounds_with_calls = refused = 0
+    for events in clean_day.values():
+        suivi: int | None = None
+        by_round: dict[str | None, list[TableEvent]] = defaultdict(list)
+        for e in events:
+            if e.payload_type == "BankPassed":
+                suivi = None
+            if e.payload_type in ("BancoCalled", "PlayerBancoWager", "BankerWager"):
+                by_round[e.round_id].append(e)
+            if e.payload_type != "ResultAnnounced" or e.round_id not in by_round:
+                continue
+            bank = by_round.pop(e.round_id)
+            banker = next(int(b.fields["seat"]) for b in bank if b.payload_type == "BankerWager")
+            calls = [
+                BancoCall(int(c.fields["seat"]), BancoKind(c.fields["call"]))
+                for c in bank
+                if c.payload_type == "BancoCalled"
+            ]
+            full = [
+                int(w.fields["seat"])
+                for w in bank
+                if w.payload_type == "PlayerBancoWager"
+                and w.fields["action"] in ("BANCO_SUIVI", "BANCO_SEUL")
+            ]
+            owed = banco_priority(banker, calls, suivi)
+            assert full == ([owed.seat] if owed else []), e.round_id
+            rounds_with_calls += bool(calls)
+            refused += len(calls) - len(full)
+            if e.fields["winner"] == "BANKER":
+                suivi = full[0] if full else None
+            elif e.fields["winner"] == "PLAYER":
+                suivi = None
+    assert rounds_with_calls > 50 and refused > 10
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI-FIRST", "CF-4.7c-BANCO-PRIORITY", "CF-4.7d-PARTIAL")
+def test_a_bank_given_past_the_call_owed_it_is_found_by_the_replay() -> None:
+    """N.J.A.C. 19:47-4.7(b)-(d): the ``banco_priority`` fault gives the bank to another caller,
+    or to partial wagers, over the call owed it; the replay of the emulated events reports each
+    one under the code its ground truth names, at its round and seat, and nothing else."""
+    catalog = load_catalog()
+    day = simulate(6, 3, seed=31, rates={FaultKind.BANCO_PRIORITY: 1.0}, gaming_date=DAY)
+    findings = {
+        (f.code, f.table_id, f.round_id, f.seat)
+        for table_id, events in day.events_by_table.items()
+        for f in replay_table(table_id, events, catalog).findings
+    }
+    injected = {(f.rule_code, f.table_id, f.round_id, f.seat) for f in day.faults}
+    assert {f.kind for f in day.faults} == {FaultKind.BANCO_PRIORITY.value}
+    assert {code for code, *_ in injected} == {
+        "CF-4.7b-SUIVI-FIRST",
+        "CF-4.7c-BANCO-PRIORITY",
+        "CF-4.7d-PARTIAL",
+    }
+    assert findings == injected
