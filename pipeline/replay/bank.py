@@ -21,11 +21,11 @@ from pipeline.rules.roles import (
     BancoCall,
     BancoKind,
     BancoOffer,
-    banco_priority,
     banker_by_bid,
     banker_wager_problem,
     cover_bank,
     curator_must_pass,
+    priority_breach,
 )
 
 BANK_PASS = "CF-4.11a1-BANK-PASS"
@@ -213,12 +213,12 @@ class Bank:
         ids: tuple[str, ...],
     ) -> list[Flag]:
         """4.7(b)-(d) against every call for the whole bank, refused ones included
-        (``BancoCalled``; an accepted banco wager is a call too): the call
-        :func:`~pipeline.rules.roles.banco_priority` names received no wager for the whole bank.
-        Another caller took it instead (``CF-4.7b-SUIVI-FIRST`` when the first option of 4.7(b)
-        was passed over, else ``CF-4.7c-BANCO-PRIORITY``), or partial wagers were taken
-        (``CF-4.7d-PARTIAL``). Accepted wagers that disagree among themselves are
-        ``CF-4.7b-SUIVI``'s finding, and this check is then not run: one finding per coverage.
+        (``BancoCalled``): the call owed the whole bank did not receive it
+        (:func:`~pipeline.rules.roles.priority_breach`). Another caller took it, or nobody did
+        (``CF-4.7b-SUIVI-FIRST`` when the first option of 4.7(b) was passed over, else
+        ``CF-4.7c-BANCO-PRIORITY``), or partial wagers were taken (``CF-4.7d-PARTIAL``).
+        Accepted wagers that disagree among themselves are ``CF-4.7b-SUIVI``'s finding, and
+        this check is then not run: one finding per coverage.
 
         4.8(c) follows from who wagered: the Dominant Player is judged against the accepted
         wagers (``CF-4.8c-DOMINANT``), so the caller who wrongly took the bank and then made the
@@ -230,41 +230,41 @@ class Bank:
             BancoCall(int(e.get("seat")), kinds[str(e.get("call"))])
             for e in announced
             if e.get("call") in kinds
-        ] + [BancoCall(o.seat, o.kind) for o in accepted if o.kind is not BancoKind.PARTIAL]
-        if not self.suivi_known and any(c.kind is BancoKind.SUIVI for c in calls):
-            return []  # whether the "suivi" was qualified is lost with the previous round
-        due = banco_priority(banker_seat, calls, self.suivi_seat)
-        full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
-        if due is None or any(o.seat == due.seat for o in full):
-            return []
-        evidence = (*ids, *(e.event_id for e in announced))
-        option = "Banco Suivi" if due.kind is BancoKind.SUIVI else "Banco Seul"
-        why = (
-            "had equaled and lost the Banker's preceding wager"
-            if due.kind is BancoKind.SUIVI
-            else "was the caller seated nearest the Banker counterclockwise"
+        ]
+        suivi_called = any(c.kind is BancoKind.SUIVI for c in calls) or any(
+            o.kind is BancoKind.SUIVI for o in accepted
         )
-        owed = "CF-4.7b-SUIVI-FIRST" if due.kind is BancoKind.SUIVI else "CF-4.7c-BANCO-PRIORITY"
+        if not self.suivi_known and suivi_called:
+            return []  # whether the "suivi" was qualified is lost with the previous round
+        breach = priority_breach(banker_seat, calls, self.suivi_seat, accepted)
+        if breach is None:
+            return []
+        owed = breach.owed
+        option, why = (
+            ("Banco Suivi", "had equaled and lost the Banker's preceding wager")
+            if owed.kind is BancoKind.SUIVI
+            else ("Banco Seul", "was the caller seated nearest the Banker counterclockwise")
+        )
+        full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
         if full:
-            taker = full[0]
-            code = owed
-            what = f"seat {taker.seat} received the wager for the whole bank instead"
-        else:
-            code = "CF-4.7d-PARTIAL" if accepted else owed
+            what = f"seat {full[0].seat} received it instead"
+        elif accepted:
             what = (
                 f"partial wagers by seat(s) {', '.join(str(o.seat) for o in accepted)} were "
-                "taken instead"
-                if accepted
-                else "no wager against the Banker was taken"
+                f"taken instead, which {rule('CF-4.7d-PARTIAL').citation} allows only when "
+                "neither option was exercised"
             )
+        else:
+            what = "no wager against the Banker was taken"
+        owed_citation = rule(owed.option_code).citation
         return [
             Flag(
-                code,
+                breach.rule_code,
                 Severity.HIGH,
-                f'Seat {due.seat} called "{option}" and {why}, so it was owed the wager for '
-                f"the whole bank ({rule(owed).citation}), but {what} ({rule(code).citation}).",
-                seat=due.seat,
-                event_ids=evidence,
+                f'Seat {owed.seat} called "{option}" and {why}, so {owed_citation} owed it the '
+                f"wager for the whole bank, but {what}.",
+                seat=owed.seat,
+                event_ids=(*ids, *(e.event_id for e in announced)),
             )
         ]
 

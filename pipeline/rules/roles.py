@@ -97,6 +97,12 @@ class BancoCall:
     seat: int
     kind: BancoKind
 
+    @property
+    def option_code(self) -> str:
+        """The code of the option the call exercises when it is owed the bank:
+        ``CF-4.7b-SUIVI-FIRST`` (4.7(b)) or ``CF-4.7c-BANCO-PRIORITY`` (4.7(c))."""
+        return "CF-4.7b-SUIVI-FIRST" if self.kind is BancoKind.SUIVI else "CF-4.7c-BANCO-PRIORITY"
+
 
 def banco_priority(
     banker_seat: int, calls: Iterable[BancoCall], suivi_seat: int | None
@@ -118,6 +124,35 @@ def banco_priority(
     if not seul:
         return None
     return seul[counterclockwise_from(banker_seat, seul)[0]]
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityBreach:
+    """The call owed the whole bank that did not receive it, and the code that reports it."""
+
+    owed: BancoCall
+    rule_code: str
+    """``owed.option_code`` when another caller, or nobody, received the bank;
+    ``CF-4.7d-PARTIAL`` when partial wagers were taken instead."""
+
+
+def priority_breach(
+    banker_seat: int,
+    calls: Iterable[BancoCall],
+    suivi_seat: int | None,
+    accepted: Sequence[BancoOffer],
+) -> PriorityBreach | None:
+    """N.J.A.C. 19:47-4.7(b)-(d): whether the wagers ``accepted`` against the Banker pass over
+    the call :func:`banco_priority` owes the whole bank. An accepted wager for the whole bank
+    is a call too (it was announced to be made). ``None``: the call owed the bank received it,
+    or nobody exercised either option."""
+    full = [o for o in accepted if o.kind is not BancoKind.PARTIAL]
+    owed = banco_priority(
+        banker_seat, [*calls, *(BancoCall(o.seat, o.kind) for o in full)], suivi_seat
+    )
+    if owed is None or any(o.seat == owed.seat for o in full):
+        return None
+    return PriorityBreach(owed, "CF-4.7d-PARTIAL" if accepted and not full else owed.option_code)
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,15 +181,36 @@ def _count_from(start: int) -> Iterator[int]:
         n += 1
 
 
+def _rounds_banco_priority_rests_on(events: list[TableEvent], faulted: set[str | None]) -> set[str]:
+    """The rounds since the bank last passed before each round of ``faulted`` (banco priority
+    faults): who may call "Banco Suivi" (4.7(b)) is who equaled and lost the Banker's last
+    decisive coup among them, so a gap in one of them withholds the fault's judgment."""
+    rests_on: set[str] = set()
+    since_pass: list[str] = []
+    for event in events:
+        if event.payload_type == "BankPassed":
+            since_pass.clear()
+        elif event.payload_type == "RoundStarted" and event.round_id is not None:
+            if event.round_id in faulted:
+                rests_on.update(since_pass)
+            since_pass.append(event.round_id)
+    return rests_on
+
+
 def _device_faults(events: list[TableEvent], plan: FaultPlan, table_id: str) -> list[TableEvent]:
     """10: what unreliable devices and networks do to a correct stream.
 
-    Drops are only taken inside rounds that carry no other injected fault, so the replay can
-    attribute the gap to one round and every other fault stays observable.
+    Drops are only taken inside rounds that carry no other injected fault, nor in the rounds
+    another fault's finding rests on (:func:`_rounds_banco_priority_rests_on`), so the replay
+    can attribute the gap to one round and every other fault stays observable.
     """
     if not plan.rates.get(FaultKind.DEVICE):
         return events
     faulted_rounds = {f.round_id for f in plan.injected if f.round_id}
+    faulted_rounds |= _rounds_banco_priority_rests_on(
+        events,
+        {f.round_id for f in plan.injected if f.kind == FaultKind.BANCO_PRIORITY.value},
+    )
     out = list(events)
     by_device: dict[str, list[int]] = {}
     for i, e in enumerate(out):

@@ -38,6 +38,7 @@ from pipeline.rules.roles import (
     counterclockwise_from,
     cover_bank,
     curator_must_pass,
+    priority_breach,
     shoe_offer_order,
 )
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
@@ -1336,16 +1337,14 @@ class TableEmulator:
             out.emit(pit, "BancoCalled", round_id=round_id, seat=call.seat, call=call.kind.value)
         offers = [BancoOffer(c.seat, c.kind, wager) for c in calls]
         owed = banco_priority(banker, calls, self.suivi_seat)
-        misdirected = owed is not None and self.faults.roll(FaultKind.BANCO_PRIORITY)
-        if owed is not None and misdirected:
+        passed_over = (
+            owed if owed is not None and self.faults.roll(FaultKind.BANCO_PRIORITY) else None
+        )
+        if passed_over is not None:
             # The dealer passes over the call 4.7(b)-(c) owes the bank: for another caller's,
             # or, with no other caller, for partial wagers (4.7(d)).
-            passed_over = [o for o in offers if o.seat != owed.seat]
-            offers = (
-                [self.rng.choice(passed_over)]
-                if passed_over
-                else self._partial_offers(others, wager)
-            )
+            instead = [o for o in offers if o.seat != passed_over.seat]
+            offers = [self.rng.choice(instead)] if instead else self._partial_offers(others, wager)
         elif not calls:
             offers = self._partial_offers(others, wager)
         coverage = cover_bank(banker, wager, offers, self.suivi_seat)
@@ -1356,8 +1355,8 @@ class TableEmulator:
             # that little, so it stays uncovered and the Banker withdraws it (4.7(e)).
             offers = [o for o in offers if o.seat != short[0].seat]
             coverage = cover_bank(banker, wager, offers, self.suivi_seat)
-        if owed is not None and misdirected:
-            self._banco_priority_fault(round_id, owed, coverage)
+        if passed_over is not None:
+            self._banco_priority_fault(round_id, banker, calls, coverage)
         for offer in coverage.accepted:
             out.emit(
                 pit,
@@ -1429,22 +1428,20 @@ class TableEmulator:
             for seat in others
         ]
 
-    def _banco_priority_fault(self, round_id: str, owed: BancoCall, coverage: Coverage) -> None:
-        """The ground truth of a bank given past the call owed it: 4.7(b) or (c) when another
-        caller received it or nobody wagered, 4.7(d) when partial wagers were taken."""
-        owed_code = (
-            "CF-4.7b-SUIVI-FIRST" if owed.kind is BancoKind.SUIVI else "CF-4.7c-BANCO-PRIORITY"
-        )
-        partial = bool(coverage.accepted) and all(
-            o.kind is BancoKind.PARTIAL for o in coverage.accepted
-        )
+    def _banco_priority_fault(
+        self, round_id: str, banker: int, calls: list[BancoCall], coverage: Coverage
+    ) -> None:
+        """The ground truth of a bank given past the call owed it (4.7(b)-(d))."""
+        breach = priority_breach(banker, calls, self.suivi_seat, coverage.accepted)
+        assert breach is not None, "a misdirected bank passes over the call owed it"
         taken = ", ".join(f"seat {o.seat} {o.kind.value}" for o in coverage.accepted)
         self._fault(
             FaultKind.BANCO_PRIORITY,
-            f"seat {owed.seat}'s {owed.kind.value} call passed over; taken: {taken or 'nothing'}",
-            "CF-4.7d-PARTIAL" if partial else owed_code,
+            f"seat {breach.owed.seat}'s {breach.owed.kind.value} call passed over; taken: "
+            f"{taken or 'nothing'}",
+            breach.rule_code,
             round_id=round_id,
-            seat=owed.seat,
+            seat=breach.owed.seat,
         )
 
     def _pass_bank(self, outcome: RoundOutcome, round_id: str) -> None:

@@ -51,8 +51,8 @@ def test_the_qualified_suivi_passed_over_for_a_banco() -> None:
     assert set(r.calls) <= set(f.event_ids) and r.banker_wager in f.event_ids
     assert f.message == (
         'Seat 5 called "Banco Suivi" and had equaled and lost the Banker\'s preceding wager, so '
-        "it was owed the wager for the whole bank (N.J.A.C. 19:47-4.7(b)), but seat 3 received "
-        "the wager for the whole bank instead (N.J.A.C. 19:47-4.7(b))."
+        "N.J.A.C. 19:47-4.7(b) owed it the wager for the whole bank, but seat 3 received it "
+        "instead."
     )
 
 
@@ -85,8 +85,9 @@ def test_banco_seul_given_to_a_caller_farther_counterclockwise(
     )
     f = only(b.replay())
     assert (f.code, f.round_id, f.seat) == ("CF-4.7c-BANCO-PRIORITY", r.round_id, owed)
-    assert f"but seat {taker} received the wager for the whole bank instead" in f.message
-    assert "N.J.A.C. 19:47-4.7(c)" in f.message
+    assert f"N.J.A.C. 19:47-4.7(c) owed it the wager for the whole bank, but seat {taker}" in (
+        f.message
+    )
 
 
 @pytest.mark.rule("CF-4.7d-PARTIAL")
@@ -106,9 +107,10 @@ def test_partial_wagers_taken_over_a_banco_call() -> None:
     )
     f = only(b.replay())
     assert (f.code, f.round_id, f.seat) == ("CF-4.7d-PARTIAL", r.round_id, 4)
-    assert "partial wagers by seat(s) 2, 3 were taken instead (N.J.A.C. 19:47-4.7(d))" in (
-        f.message
-    )
+    assert (
+        "partial wagers by seat(s) 2, 3 were taken instead, which N.J.A.C. 19:47-4.7(d) allows "
+        "only when neither option was exercised"
+    ) in f.message
 
 
 @pytest.mark.rule("CF-4.7c-BANCO-PRIORITY")

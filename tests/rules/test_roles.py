@@ -14,6 +14,7 @@ from pipeline.rules.roles import (
     BancoCall,
     BancoKind,
     BancoOffer,
+    PriorityBreach,
     banco_priority,
     banker_by_bid,
     banker_wager_problem,
@@ -22,6 +23,7 @@ from pipeline.rules.roles import (
     curator_must_pass,
     dominant_player,
     next_holder,
+    priority_breach,
     shoe_offer_order,
 )
 
@@ -157,6 +159,27 @@ def test_banco_priority() -> None:
     assert banco_priority(6, [BancoCall(6, SEUL), BancoCall(2, SUIVI)], suivi_seat=6) is None
     assert banco_priority(1, [BancoCall(4, SUIVI)], suivi_seat=3) is None
     assert banco_priority(1, [], suivi_seat=3) is None
+
+
+@pytest.mark.rule("CF-4.7b-SUIVI-FIRST", "CF-4.7c-BANCO-PRIORITY", "CF-4.7d-PARTIAL")
+def test_priority_breach() -> None:
+    """N.J.A.C. 19:47-4.7(b)-(d): the wagers accepted pass over the call owed the bank when
+    another caller took it (the owed option's code), partial wagers were taken (4.7(d)) or
+    nothing was; an accepted banco wager counts as its caller's call."""
+    suivi, seul = BancoCall(7, SUIVI), BancoCall(3, SEUL)
+    to_seul = [BancoOffer(3, SEUL, 10_000)]
+    partials = [BancoOffer(2, PARTIAL, 4_000)]
+    assert priority_breach(1, [suivi], 7, to_seul) == PriorityBreach(suivi, "CF-4.7b-SUIVI-FIRST")
+    assert priority_breach(1, [suivi, seul], 7, [BancoOffer(7, SUIVI, 10_000)]) is None
+    assert priority_breach(1, [seul], None, partials) == PriorityBreach(seul, "CF-4.7d-PARTIAL")
+    assert priority_breach(1, [seul], None, []) == PriorityBreach(seul, "CF-4.7c-BANCO-PRIORITY")
+    # the owed call received a wager for the whole bank: two of them are CF-4.7b-SUIVI's case
+    assert priority_breach(5, [], None, [BancoOffer(2, SEUL, 1), BancoOffer(7, SEUL, 1)]) is None
+    assert priority_breach(5, [BancoCall(7, SEUL)], None, [BancoOffer(2, SEUL, 1)]) == (
+        PriorityBreach(BancoCall(7, SEUL), "CF-4.7c-BANCO-PRIORITY")
+    )
+    assert priority_breach(1, [BancoCall(4, SUIVI)], 7, partials) is None  # not qualified
+    assert priority_breach(1, [], None, partials) is None
 
 
 @pytest.mark.rule("CF-4.7b-SUIVI-FIRST", "CF-4.7c-BANCO-PRIORITY", "CF-4.7d-PARTIAL")
