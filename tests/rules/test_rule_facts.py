@@ -184,10 +184,11 @@ def test_a_ruling_explains_the_cell_and_the_slip() -> None:
     assert (player.subject, player.cell, player.agrees) == ("player_draw", Draw.DRAW, True)
     assert (banker.subject, banker.cell, banker.player_third) == ("banker_draw", Draw.DRAW, 4)
     assert not banker.agrees
+    assert not (player.natural or banker.natural)
     natural = draw_rulings(Game.PUNTO_BANCO, [9, 0], [3, 3, 1])
-    assert [(r.subject, r.cell, r.agrees) for r in natural] == [
-        ("natural", Draw.STAY, True),
-        ("natural", Draw.STAY, False),
+    assert [(r.subject, r.cell, r.agrees, r.natural) for r in natural] == [
+        ("natural", Draw.STAY, True, True),
+        ("natural", Draw.STAY, False, True),
     ]
 
 
@@ -217,6 +218,9 @@ def test_a_variant_agrees_with_the_rule_code_table(game: Game) -> None:
     assert {c.split("-")[0] for c in own} <= {v.code_prefix, "PB"}
     assert rule(code_for(game, "vig")).section.startswith(f"{v.subchapter}.")
     assert v.last_hand is (game is not Game.CHEMIN_DE_FER)
+    # Only Chemin de Fer's hands may choose: the Dominant Player on 5 (4.9(a)) and the Banker
+    # on the two "Op." cells of Table 3 (4.9(f)); Tables 1 and 2 have none.
+    assert v.hand_options is (game is Game.CHEMIN_DE_FER)
 
 
 @pytest.mark.rule("PB-3.9c-TABLE2", "CF-4.9c-TABLE3")
