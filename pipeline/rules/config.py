@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from datetime import time
 from typing import Any, NamedTuple
 
 from pipeline.rules.codes import code_for, rule
@@ -368,8 +367,6 @@ def rules_to_mapping(rules: TableRules) -> dict[str, Any]:
             value = value.name
         elif isinstance(value, Odds):
             value = str(value)
-        elif isinstance(value, time):
-            value = value.isoformat("minutes")
         out[f.name] = value
     return out
 

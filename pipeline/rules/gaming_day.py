@@ -106,7 +106,9 @@ def gaming_day(starts: object, time_zone: object, where: str = "[gaming_day]") -
     zone: ZoneInfo | None = None
     try:
         zone = ZoneInfo(str(time_zone))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        # OSError: a region without a city ("US", "America") is a directory of the zone
+        # database, which ZoneInfo reports as IsADirectoryError, not as an unknown key.
         problems.append(
             f"time_zone = {time_zone!r} is not an IANA time zone name (e.g. "
             '"America/New_York"; `python -c "import zoneinfo; print(sorted('

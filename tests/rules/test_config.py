@@ -59,6 +59,9 @@ LEGAL = [
     pytest.param(
         rules(MB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=12), id="mb-two-batch"
     ),
+    pytest.param(
+        rules(MB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=14), id="mb-two-batch-14"
+    ),
     pytest.param(rules(MB, shuffle_method=ShuffleMethod.FEATHERED), id="mb-feathered"),
     pytest.param(rules(MB, shuffle_method=ShuffleMethod.CONTINUOUS), id="mb-continuous-7.12"),
     pytest.param(rules(CF, shuffle_method=ShuffleMethod.MANUAL_WASH), id="cf-wash-4.4(a)2"),
@@ -144,6 +147,11 @@ ILLEGAL = [
         rules(MB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=13),
         {("decks", "N.J.A.C. 19:47-7.1(d)")},
         id="two-batch-odd-decks",
+    ),
+    pytest.param(
+        rules(MB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=15),
+        {("decks", "N.J.A.C. 19:47-7.1(d)")},
+        id="two-batch-15-decks",
     ),
     pytest.param(
         rules(PB, shuffle_method=ShuffleMethod.AUTOMATED_BATCH, decks=12),
@@ -279,6 +287,112 @@ def test_each_illegal_configuration(bad: TableRules, expected: set[tuple[str, st
     assert err.value.rules_id == "cfg"
 
 
+# The whole refusal for one fault each: what the operator reads is the fix.
+WORDED = [
+    pytest.param(
+        rules(MB, shuffle_method=ShuffleMethod.MANUAL_WASH),
+        "shuffle_method: MANUAL_WASH is not a shuffling option of MINIBACCARAT; it offers "
+        "FEATHERED (7.5(b)1), MANUAL_LACE (7.5(b)2), AUTOMATED_BATCH (7.1(d)), CONTINUOUS (7.12) "
+        "(N.J.A.C. 19:47-7.5(b))",
+        id="wash-on-mb",
+    ),
+    pytest.param(
+        rules(CF, vig_deferral=True),
+        "vig_deferral: Chemin de Fer vigorish is collected immediately after each round the "
+        "Banker wins (N.J.A.C. 19:47-4.10(c))",
+        id="cf-deferral",
+    ),
+    pytest.param(
+        rules(PB, no_vig_banker_six=True, no_vig_total_card_cover=True, total_card_wagers=True),
+        "no_vig_banker_six: offer one, but not both, of the no-vigorish options (e)1 and (e)2 "
+        "(N.J.A.C. 19:47-3.3(e))",
+        id="e1-and-e2",
+    ),
+    pytest.param(
+        rules(PB, no_vig_total_card_cover=True),
+        "no_vig_total_card_cover: the (e)2 option needs the total-card wagers of 3.2(a)4 to be "
+        "offered (N.J.A.C. 19:47-3.3(e)2)",
+        id="e2-without-total-card-wagers",
+    ),
+    pytest.param(
+        rules(MB, dragon_7=True),
+        "dragon_7: the dragon 7 variation is a Punto Banco rule (N.J.A.C. 19:47-3.3(h))",
+        id="dragon-on-mb",
+    ),
+    pytest.param(
+        rules(PB, dragon_7=True, total_card_wagers=True),
+        "dragon_7: the dragon 7 wager shall not be offered with the total-card or bonus wagers "
+        "(N.J.A.C. 19:47-3.2(a)6iii)",
+        id="dragon-with-total-card",
+    ),
+    pytest.param(
+        rules(PB, dragon_7=True, no_vig_banker_six=True),
+        "dragon_7: the dragon 7 variation already waives vigorish; it cannot be combined with a "
+        "3.3(e) option (N.J.A.C. 19:47-3.3(e), (h))",
+        id="dragon-with-e1",
+    ),
+    pytest.param(
+        rules(PB, dragon_7_odds=Odds(50, 1)),
+        "dragon_7_odds: dragon 7 odds of 50 to 1 are set but the table does not offer the "
+        "dragon 7 variation of 3.3(h) (N.J.A.C. 19:47-3.3(i))",
+        id="dragon-odds-without-dragon",
+    ),
+    pytest.param(
+        rules(MB, bonus_paytable=Paytable.A),
+        "bonus_paytable: the optional bonus wager is a Punto Banco rule (N.J.A.C. 19:47-3.2(a)5)",
+        id="bonus-on-mb",
+    ),
+    pytest.param(
+        rules(PB, bonus_requires_base_wager=True),
+        "bonus_requires_base_wager: the base-wager requirement applies to the optional bonus "
+        "wager of 3.2(a)5, which this table does not offer (N.J.A.C. 19:47-3.2(b))",
+        id="base-wager-without-bonus",
+    ),
+    pytest.param(
+        rules(PB, tie_vig_quarter=True, vig_deferral=False),
+        "tie_vig_quarter: the 25 percent tie vigorish is a Minibaccarat rule "
+        "(N.J.A.C. 19:47-7.3(d))",
+        id="tie-quarter-on-pb",
+    ),
+    pytest.param(
+        rules(MB, tie_vig_quarter=True, vig_deferral=False, no_vig_banker_six=True),
+        "tie_vig_quarter: choose either the 25 percent tie vigorish or a no-vigorish option of "
+        "7.3(f) (N.J.A.C. 19:47-7.3(d), (f))",
+        id="tie-quarter-with-e1",
+    ),
+    pytest.param(
+        rules(MB, tie_vig_quarter=True, vig_deferral=True),
+        "vig_deferral: the 25 percent tie vigorish is collected before the next round's first "
+        "card (N.J.A.C. 19:47-7.3(d))",
+        id="tie-quarter-deferred",
+    ),
+    pytest.param(
+        rules(CF, total_card_wagers=True),
+        "total_card_wagers: Chemin de Fer has only wagers for and against the Banker "
+        "(N.J.A.C. 19:47-4.7)",
+        id="cf-total-card",
+    ),
+]
+
+
+@pytest.mark.rule(
+    "MB-7.5b-SHUFFLE-FILED",
+    "CF-4.10c-VIG",
+    "PB-3.3e-ONE-OPTION",
+    "PB-3.3e2-TOTAL-CARD-COVER",
+    "PB-3.2a6iii-DRAGON-EXCLUSIVE",
+    "PB-3.3i-DRAGON-7",
+    "MB-7.3d-TIE-VIG",
+)
+@pytest.mark.parametrize(("bad", "says"), WORDED)
+def test_each_refusal_is_worded_in_full(bad: TableRules, says: str) -> None:
+    """N.J.A.C. 19:47-3.2(a)5, 3.2(a)6iii, 3.2(b), 3.3(e), 3.3(h)-(i), 4.7, 4.10(c), 7.3(d),
+    7.5(b): each refusal names the field, says what the regulation requires (for a shuffle, the
+    options the game does offer) and cites the section, word for word (PB-3.3e-ONE-OPTION,
+    PB-3.2a6iii-DRAGON-EXCLUSIVE, MB-7.3d-TIE-VIG, ...)."""
+    assert [str(p) for p in problems(bad)] == [says]
+
+
 @pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7")
 def test_odds_exactly_at_the_minimum_are_legal() -> None:
     """N.J.A.C. 19:47-3.3(b), 3.3(i): "at least 8 to 1" and "not less than 40 to 1" include
@@ -303,8 +417,11 @@ def test_odds_need_a_positive_stake_and_win(odds: Odds) -> None:
 @pytest.mark.rule("PB-3.3b-TIE", "PB-3.3i-DRAGON-7")
 def test_odds_comparison_at_its_edges() -> None:
     """N.J.A.C. 19:47-3.3(b), (i): Odds.at_least compares any two odds: 1 to 1 is at least 1 to
-    1, and odds with a zero side never qualify, even against themselves (PB-3.3b-TIE)."""
+    1, 3 to 2 at least 3 to 2 and 6 to 4, 4 to 3 not, and odds with a zero side never qualify,
+    even against themselves (PB-3.3b-TIE)."""
     assert Odds(1, 1).at_least(Odds(1, 1))
+    assert Odds(3, 2).at_least(Odds(3, 2)) and Odds(3, 2).at_least(Odds(6, 4))
+    assert not Odds(4, 3).at_least(Odds(3, 2))
     assert Odds(2, 1).at_least(Odds(1, 1)) and not Odds(1, 2).at_least(Odds(1, 1))
     assert not Odds(0, 1).at_least(Odds(0, 1))
     assert not Odds(1, 0).at_least(Odds(0, 1))
@@ -360,7 +477,14 @@ def test_every_problem_is_reported_at_once() -> None:
     with pytest.raises(InvalidRulesError) as err:
         validated(bad)
     assert len(err.value.problems) == 3
-    assert str(err.value).count("  - ") == 3
+    assert str(err.value) == (
+        "rule configuration 'cfg' is not allowed by N.J.A.C. 19:47:\n"
+        "  - decks: at least 6 decks are required, got 4 (N.J.A.C. 19:47-3.1(a))\n"
+        "  - tie_odds: a tie pays at least 8 to 1, got 6 to 1 (N.J.A.C. 19:47-3.3(b))\n"
+        "  - dragon_7: the dragon 7 wager shall not be offered with the total-card or bonus "
+        "wagers (N.J.A.C. 19:47-3.2(a)6iii)\n"
+        "Fix these fields in the rules file and run again."
+    )
 
 
 @pytest.mark.rule("PB-3.3c-VIG")
@@ -378,6 +502,16 @@ def test_vig_increment_and_charges_banker_vig() -> None:
     assert not rules(MB, tie_vig_quarter=True, vig_deferral=False).charges_banker_vig
     # (e)2 waives it only for covered seats, so the table still charges vigorish
     assert rules(PB, no_vig_total_card_cover=True, total_card_wagers=True).charges_banker_vig
+
+
+@pytest.mark.rule("PB-3.2b-WAGER-OFFERED")
+def test_configurations_hash_apart_by_their_id() -> None:
+    """N.J.A.C. 19:47-3.2(b): settlement asks for every wager whether the table's rules offer
+    it, through a cache keyed by the rules; distinct configurations hash apart so that lookup
+    stays one probe, and a configuration read twice hashes alike (PB-3.2b-WAGER-OFFERED)."""
+    floor = [TableRules(f"cfg-{n}", PB) for n in range(64)]
+    assert len({hash(r) for r in floor}) == len(floor)
+    assert hash(rules(PB)) == hash(rules(PB))
 
 
 # --- floor rules ----------------------------------------------------------------------------
@@ -421,7 +555,10 @@ def test_one_shuffling_option_per_pit() -> None:
     lace = rules(PB, shuffle_method=ShuffleMethod.MANUAL_LACE)
     wash = rules(PB, shuffle_method=ShuffleMethod.MANUAL_WASH)
     mixed = floor_problems([TableAssignment("T1", "P1", lace), TableAssignment("T2", "P1", wash)])
-    assert [(p.field, p.section) for p in mixed] == [("shuffle_method", "N.J.A.C. 19:47-3.5(b)")]
+    assert [str(p) for p in mixed] == [
+        "shuffle_method: pit P1: table T2 uses MANUAL_WASH but table T1 uses MANUAL_LACE "
+        "(N.J.A.C. 19:47-3.5(b))"
+    ]
     assert (
         floor_problems([TableAssignment("T1", "P1", lace), TableAssignment("T2", "P2", wash)]) == []
     )
@@ -464,7 +601,7 @@ def test_floor_problems_are_all_reported() -> None:
 
 
 @pytest.mark.rule("PB-3.3b-TIE", "PB-3.3c-VIG")
-def test_rules_from_mapping_parses_odds_enums_and_times() -> None:
+def test_rules_from_mapping_parses_odds_and_enums() -> None:
     """N.J.A.C. 19:47-3.3(b)-(c), 3.3(g), 3.12(c), 3.10(b): a rules file names odds as "8 to 1"
     (or [8, 1]), and enums by name (or value) (PB-3.3b-TIE)."""
     parsed = rules_from_mapping(
@@ -505,12 +642,16 @@ def test_rules_from_mapping_rejects_bad_input() -> None:
     for odds in ("8:1", "eight to one", "8 to", [8], "8 to 1.5"):
         with pytest.raises(ValueError, match="tie_odds"):
             rules_from_mapping({"rules_id": "x", "game": "PUNTO_BANCO", "tie_odds": odds})
-    with pytest.raises(ValueError, match="game: 'BLACKJACK' is not one of"):
+    with pytest.raises(ValueError) as unknown_game:
         rules_from_mapping({"rules_id": "x", "game": "BLACKJACK"})
+    assert str(unknown_game.value) == (
+        "game: 'BLACKJACK' is not one of PUNTO_BANCO, CHEMIN_DE_FER, MINIBACCARAT"
+    )
     with pytest.raises(ValueError, match="bonus_paytable"):
         rules_from_mapping({"rules_id": "x", "game": "PUNTO_BANCO", "bonus_paytable": "D"})
-    with pytest.raises(ValueError, match="rules_id"):
+    with pytest.raises(ValueError) as nameless:
         rules_from_mapping({"game": "PUNTO_BANCO"})
+    assert str(nameless.value) == "a rule configuration needs at least 'rules_id' and 'game'"
     with pytest.raises(InvalidRulesError, match=r"19:47-3\.3\(e\)"):
         rules_from_mapping(
             {

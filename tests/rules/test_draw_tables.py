@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.rules import draw_tables
 from pipeline.rules.cards import Rank, card_value
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
@@ -221,3 +222,16 @@ def test_draw_cell_permits() -> None:
     assert Draw.DRAW.permits(True) and not Draw.DRAW.permits(False)
     assert Draw.STAY.permits(False) and not Draw.STAY.permits(True)
     assert Draw.OPTION.permits(True) and Draw.OPTION.permits(False)
+
+
+@pytest.mark.rule("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.1b-VALUE")
+def test_banker_tables_have_a_row_per_count_and_a_column_per_value() -> None:
+    """N.J.A.C. 19:47-3.9(c), 4.9(c), 3.1(b): Tables 2 and 3 have a row for each two-card
+    count 0-9 and a column for "If No Third Card Drawn" and each value 0-9; a count or value
+    of 10 (a ten-value card not counted as 0) finds no cell instead of an answer
+    (PB-3.9c-TABLE2, CF-4.9c-TABLE3, PB-3.1b-VALUE)."""
+    for table in (draw_tables.TABLE_2, draw_tables.TABLE_3):
+        assert sorted(table) == list(range(10))
+        assert all(list(row) == COLUMNS for row in table.values())
+    with pytest.raises(KeyError):
+        banker_rule(Game.PUNTO_BANCO, 0, 0, 10)

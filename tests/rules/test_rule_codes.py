@@ -11,7 +11,7 @@ import pytest
 
 import pipeline.rules
 from pipeline.rules import codes
-from pipeline.rules.codes import RULE_CODES, RuleCode, rule
+from pipeline.rules.codes import RULE_CODES, RuleCode, code_for, regulates, rule
 from pipeline.rules.config import ShuffleMethod, TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.settlement import offered_wagers, settle
@@ -92,3 +92,16 @@ def test_rule_lookup() -> None:
     assert rule("PB-3.9c-TABLE2").citation == "N.J.A.C. 19:47-3.9(c)-(g)"
     with pytest.raises(KeyError, match=r"PB-9\.9z-NOPE"):
         rule("PB-9.9z-NOPE")
+
+
+@pytest.mark.rule("PB-3.8e-LAST-HAND")
+def test_a_subject_the_game_does_not_regulate_is_refused_by_name() -> None:
+    """N.J.A.C. 19:47-3.8(e), 4.12(g), (j), (k): Chemin de Fer has no "last hand" (its rules
+    speak of the cutting card only); asking for its code names the game, the subject and the
+    check to make first (PB-3.8e-LAST-HAND)."""
+    assert not regulates(Game.CHEMIN_DE_FER, "last_hand")
+    with pytest.raises(LookupError) as refused:
+        code_for(Game.CHEMIN_DE_FER, "last_hand")
+    assert str(refused.value) == (
+        "CHEMIN_DE_FER has no rule for 'last_hand'; check regulates() first"
+    )

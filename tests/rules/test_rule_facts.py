@@ -17,7 +17,7 @@ from pipeline.rules.deal import FIRST_FOUR, deal_order, deal_order_problem, deal
 from pipeline.rules.draw import Draw, draw_rulings
 from pipeline.rules.games import Game
 from pipeline.rules.settlement_order import settlement_order_problem, settlement_sequence
-from pipeline.rules.variants import VARIANTS, variant
+from pipeline.rules.variants import VARIANTS, games_where, variant
 from pipeline.rules.vigorish import rounding_error
 
 CATALOG = load_catalog()
@@ -184,10 +184,11 @@ def test_a_ruling_explains_the_cell_and_the_slip() -> None:
     assert (player.subject, player.cell, player.agrees) == ("player_draw", Draw.DRAW, True)
     assert (banker.subject, banker.cell, banker.player_third) == ("banker_draw", Draw.DRAW, 4)
     assert not banker.agrees
+    assert not (player.natural or banker.natural)
     natural = draw_rulings(Game.PUNTO_BANCO, [9, 0], [3, 3, 1])
-    assert [(r.subject, r.cell, r.agrees) for r in natural] == [
-        ("natural", Draw.STAY, True),
-        ("natural", Draw.STAY, False),
+    assert [(r.subject, r.cell, r.agrees, r.natural) for r in natural] == [
+        ("natural", Draw.STAY, True, True),
+        ("natural", Draw.STAY, False, True),
     ]
 
 
@@ -217,6 +218,9 @@ def test_a_variant_agrees_with_the_rule_code_table(game: Game) -> None:
     assert {c.split("-")[0] for c in own} <= {v.code_prefix, "PB"}
     assert rule(code_for(game, "vig")).section.startswith(f"{v.subchapter}.")
     assert v.last_hand is (game is not Game.CHEMIN_DE_FER)
+    # Only Chemin de Fer's hands may choose: the Dominant Player on 5 (4.9(a)) and the Banker
+    # on the two "Op." cells of Table 3 (4.9(f)); Tables 1 and 2 have none.
+    assert v.hand_options is (game is Game.CHEMIN_DE_FER)
 
 
 @pytest.mark.rule("PB-3.9c-TABLE2", "CF-4.9c-TABLE3")
@@ -230,6 +234,10 @@ def test_a_variant_agrees_with_the_rule_code_table(game: Game) -> None:
         (Game.CHEMIN_DE_FER, "player_draw", "N.J.A.C. 19:47-4.9(a)"),
         (Game.PUNTO_BANCO, "no_more_bets", "N.J.A.C. 19:47-3.2(d)"),
         (Game.CHEMIN_DE_FER, "vig", "N.J.A.C. 19:47-4.10(c)"),
+        # Rules of two sections ("3.3(c)2, (c)3", "4.6(a), 4.7(a)") cite the first.
+        (Game.PUNTO_BANCO, "form_deferred", "N.J.A.C. 19:47-3.3(c)2"),
+        (Game.MINIBACCARAT, "form_deferred", "N.J.A.C. 19:47-7.3(c)2"),
+        (Game.CHEMIN_DE_FER, "wager_offered", "N.J.A.C. 19:47-4.6(a)"),
     ],
 )
 def test_variant_cites_the_first_section_and_its_table(
@@ -238,3 +246,14 @@ def test_variant_cites_the_first_section_and_its_table(
     """PB-3.9c-TABLE2, CF-4.9c-TABLE3: a message cites the first section of the game's rule,
     from the code table, with the draw table the rule is (N.J.A.C. 19:47-3.9(c), 4.9(c))."""
     assert variant(game).cite(subject) == cited
+
+
+@pytest.mark.rule("PB-3.6b-CURATOR", "CF-4.5b-BANKER-BID")
+def test_checks_pick_their_games_by_a_variant_fact() -> None:
+    """N.J.A.C. 19:47-3.6(b), 4.5(b): the replay's checks of the curator and of the
+    participants' bank choose their games by asking the variants, in the order of the games:
+    only Punto Banco passes the shoe to a curator, only Chemin de Fer has a participant as
+    Banker (PB-3.6b-CURATOR, CF-4.5b-BANKER-BID)."""
+    assert games_where(lambda v: v.curator) == (Game.PUNTO_BANCO,)
+    assert games_where(lambda v: v.participant_bank) == (Game.CHEMIN_DE_FER,)
+    assert games_where(lambda v: True) == tuple(Game)
