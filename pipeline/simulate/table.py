@@ -88,7 +88,7 @@ def collusive_overpayment(paid: Cents) -> Cents:
 BANKER_MISDEAL_RATE = 0.02
 """Per Chemin de Fer hand: the Banker misdeals in one of the ways of 4.12(a)-(d), (i) and the pit
 reports it. It happens on a clean day too; only handling it against the rule is a fault."""
-LAST_HAND_FACE_UP_RATE = 0.2
+LAST_HAND_FACE_UP_RATE = 0.3
 """Per Chemin de Fer shoe whose last hand reaches the card behind the cutting card: that card
 is found face up in the shoe (4.12(j)). It happens on a clean day too; only settling the hand
 instead of voiding it is a fault (``last_hand_not_voided``)."""
@@ -924,9 +924,15 @@ class TableEmulator:
                 self._late_wager(round_id, stakes, FaultKind.LATE_WAGER, "no_more_bets")
 
         options = self._options()
-        if self._last_hand_face_up(shoe, round_id, stakes, options):
+        # A hand the rule voids returns every wager as recorded, which would leave a fault
+        # already made in them (the whole bank recorded as the Banker's wager, 4.7(e)) nothing
+        # to be found by: only a hand without one is planned to go wrong (4.12).
+        planned = self.variant.participant_bank and not any(
+            f.round_id == round_id for f in self.faults.injected
+        )
+        if planned and self._last_hand_face_up(shoe, round_id, stakes, options):
             return
-        misdeal = self.variant.participant_bank and self.rng.random() < BANKER_MISDEAL_RATE
+        misdeal = planned and self.rng.random() < BANKER_MISDEAL_RATE
         if misdeal and self._banker_misdeal(shoe, round_id, stakes, options):
             return
         deal = deal_round(self.game, shoe.remaining, options)
