@@ -698,6 +698,8 @@ class TableReplay:
         if deal is not None:
             rnd.unrectified = UnrectifiedReport(e, deal)
             return
+        if rnd.round_id in self.incomplete:
+            return  # a card of the round was lost (NJ-DATA-GAP): the hands it held are unknown
         subject = UNRECTIFIED_SUBJECTS[kind]
         self.find(
             subject,
