@@ -604,7 +604,8 @@ class TableReplay:
           3.12(a)-(c), 4.12(e)-(i), 7.11(a)-(c) (:meth:`_error_card`);
         - a card drawn in error, disclosed or found face up that never reached a hand: the
           next hand's first card or the discard procedure, 3.12(b)-(d), 4.12(g)-(j),
-          7.11(b)-(d) (:meth:`_card_outside_hands`);
+          7.11(b)-(d) (:meth:`_card_outside_hands`); a card found face up in Chemin de Fer's
+          last hand of a shoe also voids the hand, 4.12(j) (checks.last_hand);
         - insufficient cards: the round is void, 3.12(e), 4.12(k) (7.11 as 3.12); whether the
           pit voided it is judged when it closes (checks.voids);
         - anything else (Punto Banco's and Minibaccarat's dealer dealing the hands in the
@@ -626,6 +627,8 @@ class TableReplay:
         elif kind == "INSUFFICIENT_CARDS":
             rnd.insufficient_reported = e
         else:
+            if kind == "CARD_FACE_UP_IN_SHOE":
+                rnd.face_up_in_shoe = e  # a Chemin de Fer last hand is void (checks.last_hand)
             self._card_outside_hands(e, report)
 
     def _card_outside_hands(self, e: TableEvent, report: IrregularityReported) -> None:
@@ -695,6 +698,8 @@ class TableReplay:
         if deal is not None:
             rnd.unrectified = UnrectifiedReport(e, deal)
             return
+        if rnd.round_id in self.incomplete:
+            return  # a card of the round was lost (NJ-DATA-GAP): the hands it held are unknown
         subject = UNRECTIFIED_SUBJECTS[kind]
         self.find(
             subject,
@@ -990,7 +995,7 @@ class TableReplay:
         if (
             shoe is not None
             and shoe.voided_for_insufficient is None
-            and void_claims_insufficient_cards(self.round, e, insufficient)
+            and void_claims_insufficient_cards(self.game, self.round, e, insufficient)
         ):
             shoe.voided_for_insufficient = e
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
 from pipeline.rules.cards import Card
-from pipeline.rules.irregularities import ErrorCardFate, UnrectifiedDeal
+from pipeline.rules.games import Game
+from pipeline.rules.irregularities import ErrorCardFate, UnrectifiedDeal, face_up_card_voids_hand
 from pipeline.rules.settlement import Wager
 
 
@@ -61,6 +62,10 @@ class RoundState:
     unrectified: UnrectifiedReport | None = None
     """Chemin de Fer 4.12(b)-(d): an extra card reported without naming it, so the deal
     cannot be rectified and the regulation, not the cards, gives the counts."""
+    face_up_in_shoe: TableEvent | None = None
+    """The pit's report, during this round, of a card found face up in the shoe: discarded
+    with as many more as its value (3.12(d), 4.12(j), 7.11(d)); in Chemin de Fer's last hand
+    of a shoe it also voids the round (4.12(j), :func:`last_hand_face_up`)."""
 
     @property
     def banker_misdealt(self) -> bool:
@@ -117,12 +122,23 @@ class ShoeState:
     no round follows it until the next shoe."""
 
 
+def last_hand_face_up(game: Game, rnd: RoundState) -> TableEvent | None:
+    """The report of a card of ``rnd`` found face up in the shoe when that voids ``rnd``: the
+    cutting card came out in it, so it is the shoe's last hand, and ``game``'s rule voids such
+    a hand (Chemin de Fer 4.12(j)); ``None`` otherwise."""
+    report = rnd.face_up_in_shoe
+    if report is None or not face_up_card_voids_hand(game, rnd.cut_card is not None):
+        return None
+    return report
+
+
 def void_claims_insufficient_cards(
-    rnd: RoundState | None, void: TableEvent, insufficient_code: str
+    game: Game, rnd: RoundState | None, void: TableEvent, insufficient_code: str
 ) -> bool:
     """Whether ``void`` voids its round for insufficient cards (3.12(e), 4.12(k)): it says so
-    by its rule code, or names none, and the round was not annulled under 4.12(a)."""
-    if rnd is not None and rnd.annulled is not None:
+    by its rule code, or names none, and no other rule voids the round: annulled under
+    4.12(a), or a Chemin de Fer last hand with a card found face up (4.12(j))."""
+    if rnd is not None and (rnd.annulled is not None or last_hand_face_up(game, rnd) is not None):
         return False
     return void.get("rule_code") in (None, insufficient_code)
 

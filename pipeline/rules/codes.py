@@ -269,6 +269,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Dominant Player; the Banker then draws or stays by Table 3."),
     ("CF-4.12j-FACE-UP", "4.12(j)",
      "A card face up in the shoe is discarded with as many more as its value."),
+    ("CF-4.12j-LAST-HAND-VOID", "4.12(j)",
+     "The last hand of a shoe is void when a card of that hand is found face up in the shoe: "
+     "its wagers are returned, none settled as a win or a loss nor charged vigorish."),
     ("CF-4.12k-INSUFFICIENT", "4.12(k)",
      "A hand the shoe cannot complete is void."),
     ("CF-4.12k-VOID-RETURNED", "4.12(k)",
@@ -418,6 +421,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "simulated_first":    ("PB-3.12c3-SIMULATED-FIRST", "CF-4.12h3-SIMULATED-FIRST",
                            "MB-7.11c3-SIMULATED-FIRST"),
     "face_up":            ("PB-3.12d-FACE-UP", "CF-4.12j-FACE-UP", "MB-7.11d-FACE-UP"),
+    # 4.12(j)'s second sentence; 3.12(d) and 7.11(d) have only the first.
+    "last_hand_face_up":  (None, "CF-4.12j-LAST-HAND-VOID", None),
     # Chemin de Fer's Banker deals himself (4.8(d)); subchapters 3 and 7 have no such rules.
     "banker_wrong_order": (None, "CF-4.12a-WRONG-ORDER", None),
     "banker_extra_initial": (None, "CF-4.12b-BANKER-EXTRA", None),

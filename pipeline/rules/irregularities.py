@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from pipeline.rules.cards import TEN_VALUE_RANKS, Point, Rank, card_value, point_count
+from pipeline.rules.codes import regulates
 from pipeline.rules.config import DisclosedCardProcedure, TableRules
 from pipeline.rules.draw import Draw, banker_rule, player_rule
 from pipeline.rules.games import Game
@@ -85,6 +86,20 @@ def face_up_in_shoe_discards(rank: Rank) -> int:
     N.J.A.C. 19:47-3.12(d), 4.12(j), 7.11(d). "Value" is the defined term of 3.1(b), so a
     ten-value card discards no more cards (the 1-or-10 choice of (c)1 is not repeated here)."""
     return card_value(rank)
+
+
+def face_up_card_voids_hand(game: Game, last_hand_of_shoe: bool) -> bool:
+    """Whether a card of a hand found face up in the shoe voids that hand, N.J.A.C.
+    19:47-4.12(j), second sentence: "The last hand of a shoe shall be void when a card of that
+    hand is found face upwards in the shoe." (rule code ``CF-4.12j-LAST-HAND-VOID``).
+
+    Only Chemin de Fer's text has the sentence; 3.12(d) and 7.11(d) stop at the first, as does
+    4.12(j) for any hand before the last: the card is discarded with as many more as its value
+    (:func:`face_up_in_shoe_discards`) and the hand goes on. Chemin de Fer announces no "last
+    hand" (3.8(e) is Punto Banco's); its last hand is the one in which the cutting card is
+    drawn, after which no hand is dealt from the shoe (4.12(g), (k)).
+    """
+    return last_hand_of_shoe and regulates(game, "last_hand_face_up")
 
 
 class UnrectifiedDeal(Symbol):

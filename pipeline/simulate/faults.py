@@ -42,6 +42,8 @@ class FaultKind(enum.Enum):
     COLLUSION = "collusion"  # 16: a dealer who overpays one patron, slightly and rarely
     BANCO_PRIORITY = "banco_priority"  # 17: Chemin de Fer: the bank given past the call
     # 4.7(b)-(c) owes it, to another caller or to partial wagers
+    LAST_HAND_NOT_VOIDED = "last_hand_not_voided"  # 18: Chemin de Fer: a card of the shoe's
+    # last hand found face up in the shoe, and the hand dealt on and settled instead of voided
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -60,6 +62,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.BANCO_PRIORITY: 0.05,  # per Chemin de Fer round with a call for the whole bank
     FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
     FaultKind.FALSE_SHUFFLE: 0.05,
+    FaultKind.LAST_HAND_NOT_VOIDED: 0.5,  # per last hand with a card found face up
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
     # colludes every day; one gaming day holds enough of the pair's overpayments for the
     # pattern stage (6-table demo days of 6 and 24 hours, seeds 1-3: every pair found)

@@ -1,10 +1,13 @@
-"""The emulated Chemin de Fer Banker's own dealing errors, N.J.A.C. 19:47-4.12(a)-(d) and (i).
+"""The emulated Chemin de Fer hands that 4.12 rules on: the Banker's own dealing errors,
+N.J.A.C. 19:47-4.12(a)-(d) and (i), and a card of the shoe's last hand found face up, 4.12(j).
 
 The Banker deals the cards himself (4.8(d)), and sometimes wrongly. :func:`plan_misdeal` lays
 out one such hand from the front of the shoe: where each card goes, when the pit reports it,
 and what is announced and settled, either as the rule says or, ``mishandled``, as a careless
 dealer does (the hand annulled by 4.12(a) played anyway; the hands of (b)-(d) and (i) counted
-as the cards lie). The emulator (:mod:`pipeline.simulate.table`) emits the plan.
+as the cards lie). :func:`plan_last_hand_face_up` lays out the last hand whose card is found
+face up: void by the rule, or dealt on and settled. The emulator
+(:mod:`pipeline.simulate.table`) emits either plan the same way.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.rules.cards import Card, hand_points, point_count
-from pipeline.rules.deal import Options
+from pipeline.rules.deal import Options, deal_order, deal_round
 from pipeline.rules.draw import Draw, banker_rule, naturals_end_deal, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import (
     UnrectifiedDeal,
     dominant_player_called_card,
+    face_up_in_shoe_discards,
     unrectified_outcome,
 )
 from pipeline.rules.outcome import RoundOutcome, outcome_of
@@ -32,14 +36,33 @@ MISDEALS = (
 )
 """The rule subjects (:mod:`pipeline.rules.codes`) of the misdeals the Banker makes."""
 
+LAST_HAND_FACE_UP = "last_hand_face_up"
+"""The rule subject of a card of the shoe's last hand found face up in the shoe (4.12(j))."""
+
 REPORTED_KIND = {
     "banker_wrong_order": "BANKER_WRONG_ORDER",
     "banker_extra_initial": "BANKER_EXTRA_CARD",
     "player_extra_initial": "PLAYER_EXTRA_CARD",
     "banker_two_for_one": "BANKER_EXTRA_CARD",
     "banker_took_player_card": "BANKER_EXTRA_CARD",
+    LAST_HAND_FACE_UP: "CARD_FACE_UP_IN_SHOE",
 }
-"""The IrregularityReported kind the pit reports each misdeal under."""
+"""The IrregularityReported kind the pit reports each planned hand under."""
+
+VOID_REASONS = {
+    "banker_wrong_order": "Banker took cards in the wrong order in the initial deal",
+    LAST_HAND_FACE_UP: "a card of the shoe's last hand was found face up in the shoe",
+}
+"""The hands the rule voids, with every wager returned (4.12(a) "annulled", 4.12(j) "void"),
+and the reason the pit records for the void."""
+
+MISHANDLING = {
+    "banker_wrong_order": "Banker's misdeal (BANKER_WRONG_ORDER) played though annulled",
+    LAST_HAND_FACE_UP: "a card of the shoe's last hand found face up (CARD_FACE_UP_IN_SHOE), "
+    "the hand dealt on and settled though void",
+}
+"""What the careless dealer does with a hand the rule voids, as the ground truth says it; any
+other misdeal is announced as the cards lie (:attr:`MisdealPlan.mishandling`)."""
 
 CARDS_NEEDED = 8
 """The most cards a planned misdeal takes from the shoe (4.12(b) with both hands drawing)."""
@@ -49,27 +72,34 @@ CARDS_NEEDED = 8
 class MisdealPlan:
     subject: str
     hands: tuple[str, ...]
-    """The hand ("PLAYER" or "BANKER") each card from the front of the shoe goes to, in order."""
+    """Where each card from the front of the shoe goes, in order: a hand ("PLAYER" or
+    "BANKER"), or the discard bucket ("DISCARD", 4.12(j))."""
     report_after: int
     """How many of those cards are dealt before the pit reports the misdeal."""
     named: int | None
-    """The card the report names (4.12(i): the card the Banker took); ``None``: the report
-    names none, the excess card cannot be told (4.12(a)-(d))."""
+    """The card the report names (4.12(i): the card the Banker took; 4.12(j): the card found
+    face up); ``None``: the report names none, the excess card cannot be told (4.12(a)-(d))."""
     announced: RoundOutcome | None
-    """What the dealer announces; ``None``: the hand is annulled, voided with its wagers
-    returned (4.12(a))."""
+    """What the dealer announces; ``None``: the hand is void, its wagers returned (4.12(a),
+    (j), :data:`VOID_REASONS`)."""
     settled: RoundOutcome | None
-    """The outcome the wagers are settled by; ``None`` when annulled."""
+    """The outcome the wagers are settled by; ``None`` when void."""
 
     @property
     def kind(self) -> str:
         return REPORTED_KIND[self.subject]
 
     @property
+    def mishandling(self) -> str:
+        """What the dealer did against the rule, as the ground truth says it."""
+        default = f"Banker's misdeal ({self.kind}) announced as the cards lie"
+        return MISHANDLING.get(self.subject, default)
+
+    @property
     def mishandled(self) -> bool:
-        """Whether the dealer got the rule wrong: played an annulled hand, or announced counts
-        the rule does not give."""
-        if self.subject == "banker_wrong_order":
+        """Whether the dealer got the rule wrong: played a void hand, or announced counts the
+        rule does not give."""
+        if self.subject in VOID_REASONS:
             return self.announced is not None
         assert self.announced is not None and self.settled is not None
         said = (self.announced.player_points, self.announced.banker_points)
@@ -183,6 +213,29 @@ def _card_to_player(
         banker.append(c[5])
     legal = outcome_of(player, banker)
     return MisdealPlan("banker_took_player_card", tuple(hands), 5, 4, legal, legal)
+
+
+def plan_last_hand_face_up(
+    shoe: Sequence[Card], behind_cut: int, options: Options, *, mishandled: bool
+) -> MisdealPlan | None:
+    """The shoe's last hand, in which the card right behind the cutting card, ``behind_cut``
+    cards into ``shoe``, is found face up in the shoe (4.12(j)). By the first sentence it goes
+    to the discard bucket face up with as many more as its value; by the second the hand is
+    void. ``mishandled``, the dealer deals the hand on from the cards after the discards and
+    settles it. ``None`` when the hand ends before that card (the cutting card then comes out
+    in a later hand)."""
+    face_up = shoe[behind_cut]
+    discarded = 1 + face_up_in_shoe_discards(face_up.rank)
+    played = [*shoe[:behind_cut], *shoe[behind_cut + discarded :]]
+    deal = deal_round(Game.CHEMIN_DE_FER, played, options)
+    order = deal_order(len(deal.player), len(deal.banker))
+    if len(order) <= behind_cut:
+        return None
+    dealt = (*order[:behind_cut], *("DISCARD",) * discarded)
+    if not mishandled:
+        return MisdealPlan(LAST_HAND_FACE_UP, dealt, behind_cut, behind_cut, None, None)
+    hands = (*dealt, *order[behind_cut:])
+    return MisdealPlan(LAST_HAND_FACE_UP, hands, behind_cut, behind_cut, deal.outcome, deal.outcome)
 
 
 def as_dealt(plan: MisdealPlan, shoe: Sequence[Card]) -> RoundOutcome:

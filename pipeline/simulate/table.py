@@ -47,7 +47,15 @@ from pipeline.rules.shoe import burned_cards
 from pipeline.rules.variants import Variant, variant
 from pipeline.rules.vigorish import rounding_error, vigorish_on_win
 from pipeline.simulate.faults import FaultKind, FaultPlan, InjectedFault
-from pipeline.simulate.misdeals import CARDS_NEEDED, MISDEALS, MisdealPlan, plan_misdeal
+from pipeline.simulate.misdeals import (
+    CARDS_NEEDED,
+    LAST_HAND_FACE_UP,
+    MISDEALS,
+    VOID_REASONS,
+    MisdealPlan,
+    plan_last_hand_face_up,
+    plan_misdeal,
+)
 from pipeline.simulate.patrons import (
     INFORMED_ROUNDS,
     INFORMED_SHARE,
@@ -84,6 +92,12 @@ def collusive_overpayment(paid: Cents) -> Cents:
 BANKER_MISDEAL_RATE = 0.02
 """Per Chemin de Fer hand: the Banker misdeals in one of the ways of 4.12(a)-(d), (i) and the pit
 reports it. It happens on a clean day too; only handling it against the rule is a fault."""
+LAST_HAND_FACE_UP_RATE = 0.3
+"""Per Chemin de Fer shoe whose last hand reaches the card behind the cutting card: that card
+is found face up in the shoe (4.12(j)). It happens on a clean day too; only settling the hand
+instead of voiding it is a fault (``last_hand_not_voided``)."""
+HAND_CARDS = 6
+"""The most cards a hand by the rules takes from the shoe (two hands of three)."""
 SLUG_LENGTH = (20, 30)
 """Cards a false shuffle carries unshuffled from the table's last shoe into the next."""
 SLUG_AT = (13, 24)
@@ -914,7 +928,15 @@ class TableEmulator:
                 self._late_wager(round_id, stakes, FaultKind.LATE_WAGER, "no_more_bets")
 
         options = self._options()
-        misdeal = self.variant.participant_bank and self.rng.random() < BANKER_MISDEAL_RATE
+        # A hand the rule voids returns every wager as recorded, which would leave a fault
+        # already made in them (the whole bank recorded as the Banker's wager, 4.7(e)) nothing
+        # to be found by: only a hand without one is planned to go wrong (4.12).
+        planned = self.variant.participant_bank and not any(
+            f.round_id == round_id for f in self.faults.injected
+        )
+        if planned and self._last_hand_face_up(shoe, round_id, stakes, options):
+            return
+        misdeal = planned and self.rng.random() < BANKER_MISDEAL_RATE
         if misdeal and self._banker_misdeal(shoe, round_id, stakes, options):
             return
         deal = deal_round(self.game, shoe.remaining, options)
@@ -989,6 +1011,43 @@ class TableEmulator:
             plan = plan_misdeal(subject, shoe.remaining, options, mishandled=False)
         if plan is None:
             return False
+        self._play_planned(shoe, round_id, stakes, plan, FaultKind.IRREGULARITY)
+        return True
+
+    def _last_hand_face_up(
+        self,
+        shoe: Shoe,
+        round_id: str,
+        stakes: dict[int, dict[Wager, Cents]],
+        options: Options,
+    ) -> bool:
+        """Chemin de Fer: the cutting card comes out in this hand, the shoe's last, and the card
+        behind it is found face up in the shoe (4.12(j), :mod:`pipeline.simulate.misdeals`);
+        the hand is voided by the rule unless a ``last_hand_not_voided`` fault makes the dealer
+        deal it on and settle it. Returns whether the hand was played here."""
+        behind_cut = shoe.cut_card_at - shoe.position
+        if not regulates(self.game, LAST_HAND_FACE_UP) or not 0 <= behind_cut < HAND_CARDS:
+            return False
+        if plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=False) is None:
+            return False  # the hand ends before the cutting card
+        if self.rng.random() >= LAST_HAND_FACE_UP_RATE:
+            return False
+        fault = self.faults.roll(FaultKind.LAST_HAND_NOT_VOIDED)
+        plan = plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=fault)
+        assert plan is not None
+        self._play_planned(shoe, round_id, stakes, plan, FaultKind.LAST_HAND_NOT_VOIDED)
+        return True
+
+    def _play_planned(
+        self,
+        shoe: Shoe,
+        round_id: str,
+        stakes: dict[int, dict[Wager, Cents]],
+        plan: MisdealPlan,
+        kind: FaultKind,
+    ) -> None:
+        """Deal ``plan`` with the pit's report where it falls, then void the hand or announce,
+        settle and pass the bank; a plan mishandled is a ``kind`` fault."""
         start = shoe.position
         report = ""
         for i, hand in enumerate(plan.hands):
@@ -997,38 +1056,33 @@ class TableEmulator:
             self._deal_card(shoe, round_id, hand)
         if plan.report_after == len(plan.hands):
             report = self._report_misdeal(shoe, round_id, plan, start)
-        code = code_for(self.game, subject)
+        code = code_for(self.game, plan.subject)
         if plan.mishandled:
-            what = (
-                "played though annulled"
-                if subject == "banker_wrong_order"
-                else "announced as the cards lie"
-            )
             self._fault(
-                FaultKind.IRREGULARITY,
-                f"Banker's misdeal ({plan.kind}) {what} against {code}",
+                kind,
+                f"{plan.mishandling} against {code}",
                 code,
                 round_id=round_id,
                 event_ids=(report,),
             )
-            if plan.named is not None:  # 4.12(i): the card kept, the counts are also misannounced
+            if plan.subject == "banker_took_player_card":  # the card kept: counts misannounced
                 self._fault(
-                    FaultKind.IRREGULARITY,
+                    kind,
                     "hands announced with the card the Dominant Player called for in the Banker's",
                     code_for(self.game, "announce"),
                     round_id=round_id,
                 )
         if plan.announced is None or plan.settled is None:
-            self._annul(shoe, round_id, stakes, code)
-            return True
+            self._void(shoe, round_id, stakes, VOID_REASONS[plan.subject], code)
+            return
         self._announce(round_id, plan.announced, may_err=False)
         self._settle(round_id, plan.settled, stakes)
         self._pass_bank(plan.settled, round_id)
-        return True
 
     def _report_misdeal(self, shoe: Shoe, round_id: str, plan: MisdealPlan, start: int) -> str:
-        """The pit's report of the Banker's misdeal: with the card the Banker took for 4.12(i);
-        naming none otherwise (the excess card cannot be told, 4.12(a)-(d))."""
+        """The pit's report of the planned hand: with the card the Banker took for 4.12(i), or
+        the card found face up for 4.12(j); naming none otherwise (the excess card cannot be
+        told, 4.12(a)-(d))."""
         at = None if plan.named is None else start + plan.named
         card = {} if at is None else self._card_fields(shoe.cards[at])
         return self.out.emit(
@@ -1045,16 +1099,21 @@ class TableEmulator:
             reported_by=self.dealer,
         )
 
-    def _annul(
-        self, shoe: Shoe, round_id: str, stakes: dict[int, dict[Wager, Cents]], code: str
+    def _void(
+        self,
+        shoe: Shoe,
+        round_id: str,
+        stakes: dict[int, dict[Wager, Cents]],
+        reason: str,
+        code: str,
     ) -> None:
-        """4.12(a): the hand is annulled: voided, every wager returned. The bank "may be
-        transferred"; this Banker keeps it."""
+        """4.12(a), (j): the hand is annulled or void: voided, every wager returned. Under (a)
+        the bank "may be transferred"; this Banker keeps it."""
         self.out.emit(
             self.dev.pit,
             "RoundVoided",
             round_id=round_id,
-            reason="Banker took cards in the wrong order in the initial deal",
+            reason=reason,
             rule_code=code,
             shoe_id=shoe.shoe_id,
         )

@@ -168,6 +168,11 @@ class Misdealt:
     ``discards`` more cards (default as 3.12(c)-(d) require; under (c)3 nothing is discarded:
     follow the round with ``round(..., simulated=True)``)."""
     discards: int | None = None
+    voided: str | None = None
+    """The reason the pit voids the round for, instead of announcing and settling it, every
+    wager returned (a card of Chemin de Fer's last hand of a shoe found face up, 4.12(j));
+    ``void_code`` is the rule code the void names (``None``: none)."""
+    void_code: str | None = None
 
 
 @dataclass
@@ -616,6 +621,9 @@ class TableDayBuilder:
             self._hand_options(handle, p_cards, b_cards)
         if simulated:
             return handle
+        if misdealt is not None and misdealt.voided is not None:
+            self._void(handle, stakes, misdealt.voided, misdealt.void_code)
+            return handle
         if misdealt is not None and misdealt.kind == "BANKER_WRONG_ORDER" and not misdealt.played:
             self._annul(handle, stakes)
             return handle
@@ -711,12 +719,19 @@ class TableDayBuilder:
     def _annul(self, handle: RoundHandle, stakes: Mapping[int, Mapping[str, int]]) -> None:
         """4.12(a): the hand is annulled: voided, every wager returned (elsewhere, the void
         names no rule: none voids it)."""
+        code = "CF-4.12a-WRONG-ORDER" if variant(self.game).participant_bank else None
+        self._void(handle, stakes, "Banker took cards in the wrong order", code)
+
+    def _void(
+        self,
+        handle: RoundHandle,
+        stakes: Mapping[int, Mapping[str, int]],
+        reason: str,
+        rule_code: str | None,
+    ) -> None:
+        """RoundVoided for ``reason`` under ``rule_code``, then every wager returned."""
         handle.voided = self.emit(
-            "pit",
-            "RoundVoided",
-            round_id=handle.round_id,
-            reason="Banker took cards in the wrong order",
-            rule_code="CF-4.12a-WRONG-ORDER" if variant(self.game).participant_bank else None,
+            "pit", "RoundVoided", round_id=handle.round_id, reason=reason, rule_code=rule_code
         )
         for seat in sorted(stakes, reverse=True):
             for wager in stakes[seat]:

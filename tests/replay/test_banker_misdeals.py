@@ -354,3 +354,18 @@ def test_named_extra_player_card_is_rectified(then: str, found: list[str]) -> No
     result = b.replay()
     assert codes(result) == found
     assert (result.rounds[0].player_points, result.rounds[0].round_id) == (6, r.round_id)
+
+
+@pytest.mark.rule("CF-4.12b-BANKER-EXTRA", "NJ-DATA-GAP")
+def test_extra_card_report_in_a_round_that_lost_a_card_is_not_judged() -> None:
+    """CF-4.12b-BANKER-EXTRA, NJ-DATA-GAP, N.J.A.C. 19:47-4.12(b): the Banker's extra card is
+    reported after the initial deal (P-B-P-B-B), but the shoe's reading of the fifth card never
+    arrived. The report looks as if made on two cards each, which none of 4.12(b)-(d)
+    describes; the round is incomplete and its cards unknown, so only the gap is reported."""
+    b = cf()
+    r = b.round(
+        player="TH 6C", banker="3D 4S 2H", bank=BANK, misdealt=Misdealt("BANKER_EXTRA_CARD")
+    )
+    b.end_shoe()
+    lost = r.cards[4]
+    assert codes(b.replay(e for e in b.events if e.event_id != lost)) == ["NJ-DATA-GAP"]

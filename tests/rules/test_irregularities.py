@@ -19,6 +19,7 @@ from pipeline.rules.irregularities import (
     disclosed_card_discards,
     dominant_player_called_card,
     dominant_player_three_cards,
+    face_up_card_voids_hand,
     face_up_in_shoe_discards,
     unauthorized_player_third_card,
     unrectified_deal,
@@ -218,3 +219,14 @@ def test_card_dealt_after_stay(dealer_called_card: bool) -> None:
             assert card_after_stay(player, banker, dealer_called_card) is expected
     assert card_after_stay(6, 3, dealer_called_card) is ErrorCardFate.BANKER_THIRD_CARD
     assert card_after_stay(6, 6, dealer_called_card) is ErrorCardFate.DISCLOSED_PROCEDURE
+
+
+@pytest.mark.rule("CF-4.12j-LAST-HAND-VOID", "CF-4.12j-FACE-UP", "PB-3.12d-FACE-UP")
+@pytest.mark.parametrize("game", list(Game))
+def test_face_up_card_voids_only_chemin_de_fer_last_hand(game: Game) -> None:
+    """N.J.A.C. 19:47-4.12(j): "The last hand of a shoe shall be void when a card of that hand
+    is found face upwards in the shoe." Any other hand, and every hand of Punto Banco (3.12(d))
+    and Minibaccarat (7.11(d)), whose texts stop at the first sentence, goes on after the
+    discards."""
+    assert face_up_card_voids_hand(game, last_hand_of_shoe=False) is False
+    assert face_up_card_voids_hand(game, last_hand_of_shoe=True) is (game is Game.CHEMIN_DE_FER)

@@ -1,6 +1,7 @@
 """The emulated Chemin de Fer Banker's misdeals (pipeline.simulate.misdeals), N.J.A.C.
 19:47-4.12(a)-(d), (i): a plan handled by the rule is never a fault, one mishandled always
-changes what the pit records, and an unknown misdeal is refused."""
+changes what the pit records, and an unknown misdeal is refused; and the last hand of a shoe
+with a card found face up, 4.12(j): void by the rule, dealt on and settled when mishandled."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import pytest
 
 from pipeline.rules.cards import RANKS, SUITS, Card
 from pipeline.rules.deal import Options
-from pipeline.simulate.misdeals import CARDS_NEEDED, MISDEALS, plan_misdeal
+from pipeline.rules.irregularities import face_up_in_shoe_discards
+from pipeline.simulate.misdeals import (
+    CARDS_NEEDED,
+    MISDEALS,
+    plan_last_hand_face_up,
+    plan_misdeal,
+)
 
 
 def shoes(n: int) -> list[list[Card]]:
@@ -61,3 +68,29 @@ def test_unknown_misdeal_is_refused() -> None:
     a programming error that lists them."""
     with pytest.raises(ValueError, match="banker_wrong_order"):
         plan_misdeal("banker_dropped_the_shoe", shoes(1)[0], Options(), mishandled=False)
+
+
+@pytest.mark.parametrize("behind_cut", range(6))
+def test_last_hand_with_a_card_found_face_up(behind_cut: int) -> None:
+    """N.J.A.C. 19:47-4.12(j): the card behind the cutting card is found face up and goes to
+    the discard bucket with as many more as its value (first sentence); by the rule the hand is
+    then void, nothing announced or settled (second sentence); mishandled, the hand is dealt on
+    from the cards after the discards and settled. A hand that ends before the card is no such
+    hand."""
+    planned = 0
+    for shoe in (s + s for s in shoes(200)):
+        legal = plan_last_hand_face_up(shoe, behind_cut, Options(), mishandled=False)
+        wrong = plan_last_hand_face_up(shoe, behind_cut, Options(), mishandled=True)
+        if legal is None:
+            assert wrong is None
+            continue
+        planned += 1
+        discarded = 1 + face_up_in_shoe_discards(shoe[behind_cut].rank)
+        assert legal.kind == "CARD_FACE_UP_IN_SHOE" and legal.named == legal.report_after
+        assert legal.report_after == behind_cut and not legal.mishandled
+        assert (legal.announced, legal.settled) == (None, None)
+        assert legal.hands[behind_cut:] == ("DISCARD",) * discarded
+        assert wrong is not None and wrong.mishandled and wrong.announced == wrong.settled
+        assert wrong.hands[: len(legal.hands)] == legal.hands
+        assert "DISCARD" not in wrong.hands[len(legal.hands) :]
+    assert planned > 50 if behind_cut < 4 else planned > 0, planned

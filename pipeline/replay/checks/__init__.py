@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Severity
-from pipeline.replay.state import CuratorState, RoundState, ShoeState
+from pipeline.replay.state import CuratorState, RoundState, ShoeState, last_hand_face_up
 from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
@@ -50,7 +50,7 @@ class Phase(enum.Enum):
     """A complete, non-simulated round whose hands give an outcome: announcement, wagers,
     settlements and vigorish are all on record."""
     VOIDED = "voided"
-    """A round the pit voided (3.12(e), 4.12(k))."""
+    """A round the pit voided (3.12(e), 4.12(a), (j), (k))."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +108,12 @@ class RoundView:
         """The first section of the game's rule on ``subject``, naming its draw table
         (:meth:`Variant.cite`)."""
         return self.variant.cite(subject)
+
+    @property
+    def last_hand_face_up(self) -> TableEvent | None:
+        """The report of a card of this round found face up in the shoe, when that makes the
+        round void: the shoe's last hand in Chemin de Fer (4.12(j)); ``None`` otherwise."""
+        return last_hand_face_up(self.game, self.round)
 
     def settled_on(self, seat: int, wager: Wager) -> list[TableEvent]:
         """The settlements recorded for ``seat``'s ``wager``, in order."""
@@ -191,6 +197,7 @@ from pipeline.replay.checks import (  # noqa: E402,F401
     deal,
     disclosed,
     error_cards,
+    last_hand,
     settlement,
     voided,
     voids,

@@ -1,5 +1,6 @@
-"""What follows a void round: its wagers returned, and no more rounds from the shoe that could
-not complete it (3.12(e), 4.12(k); Minibaccarat by 7.11 as 3.12)."""
+"""What follows a void round: its wagers returned (3.12(e), 4.12(a), (j), (k)), and no more
+rounds from the shoe that could not complete it (3.12(e), 4.12(k); Minibaccarat by 7.11 as
+3.12)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,19 @@ RETURNED = ("VOID", "PUSH")
 
 @round_check(when=Phase.VOIDED)
 def void_round_wagers_returned(view: RoundView) -> Iterator[Flag]:
-    """3.12(e), 4.12(a), (k): a void round's wagers are returned: a settlement paying a win or
-    collecting the wager, or vigorish charged, moves money on a round that did not count."""
+    """3.12(e), 4.12(a), (j), (k): a void round's wagers are returned: a settlement paying a
+    win or collecting the wager, or vigorish charged, moves money on a round that did not
+    count."""
     rnd = view.round
     voided = rnd.voided
     assert voided is not None
-    # A hand annulled under 4.12(a) is void by that rule; any other void, by 3.12(e), 4.12(k).
-    subject = "void_returned" if rnd.annulled is None else "banker_wrong_order"
+    # A hand annulled under 4.12(a), or a last hand with a card found face up (4.12(j)), is
+    # void by that rule; any other void, by 3.12(e), 4.12(k).
+    subject = "void_returned"
+    if rnd.annulled is not None:
+        subject = "banker_wrong_order"
+    elif view.last_hand_face_up is not None:
+        subject = "last_hand_face_up"
     cite = view.citation(subject)
     for e in rnd.settled:
         outcome, paid = str(e.get("outcome")), int(e.get("paid_cents"))

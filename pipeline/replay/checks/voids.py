@@ -12,12 +12,15 @@ from pipeline.rules.deal import void_for_insufficient_cards
 @round_check(when=Phase.VOIDED)
 def void_only_when_the_shoe_cannot_complete(view: RoundView) -> Iterator[Flag]:
     """3.12(e), 4.12(k): a round is void for insufficient cards only if the shoe cannot
-    complete it. A hand annulled under 4.12(a) is not judged here."""
+    complete it. A hand annulled under 4.12(a), or a Chemin de Fer last hand with a card found
+    face up (4.12(j)), is void by its own rule and not judged here."""
     voided = view.round.voided
     if voided is None or view.cards_left is None:
         return
     if view.round.annulled is not None:
         return  # 4.12(a) annuls the hand whatever the shoe holds (checks.banker_deal)
+    if view.last_hand_face_up is not None:
+        return  # 4.12(j) voids it whatever the shoe holds (checks.last_hand)
     if not void_for_insufficient_cards(view.cards_left):
         yield Flag(
             "insufficient",
