@@ -62,7 +62,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.BANCO_PRIORITY: 0.05,  # per Chemin de Fer round with a call for the whole bank
     FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
     FaultKind.FALSE_SHUFFLE: 0.05,
-    FaultKind.LAST_HAND_NOT_VOIDED: 0.5,  # per last hand with a card found face up
+    FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
     # colludes every day; one gaming day holds enough of the pair's overpayments for the
     # pattern stage (6-table demo days of 6 and 24 hours, seeds 1-3: every pair found)

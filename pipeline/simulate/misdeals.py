@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.rules.cards import Card, hand_points, point_count
-from pipeline.rules.deal import Options, deal_order, deal_round
+from pipeline.rules.deal import InsufficientCardsError, Options, deal_order, deal_round
 from pipeline.rules.draw import Draw, banker_rule, naturals_end_deal, player_rule
 from pipeline.rules.games import Game
 from pipeline.rules.irregularities import (
@@ -223,11 +223,14 @@ def plan_last_hand_face_up(
     to the discard bucket face up with as many more as its value; by the second the hand is
     void. ``mishandled``, the dealer deals the hand on from the cards after the discards and
     settles it. ``None`` when the hand ends before that card (the cutting card then comes out
-    in a later hand)."""
+    in a later hand), or when the cards left after the discards could not complete it."""
     face_up = shoe[behind_cut]
     discarded = 1 + face_up_in_shoe_discards(face_up.rank)
     played = [*shoe[:behind_cut], *shoe[behind_cut + discarded :]]
-    deal = deal_round(Game.CHEMIN_DE_FER, played, options)
+    try:
+        deal = deal_round(Game.CHEMIN_DE_FER, played, options)
+    except InsufficientCardsError:
+        return None
     order = deal_order(len(deal.player), len(deal.banker))
     if len(order) <= behind_cut:
         return None

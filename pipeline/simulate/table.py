@@ -1030,9 +1030,11 @@ class TableEmulator:
             return False
         if plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=False) is None:
             return False  # the hand ends before the cutting card
-        if self.rng.random() >= LAST_HAND_FACE_UP_RATE:
-            return False
+        # The fault brings its own face-up card, so its rate is per last hand that can have one
+        # and a fault day does not wait on the clean rate to see it.
         fault = self.faults.roll(FaultKind.LAST_HAND_NOT_VOIDED)
+        if not fault and self.rng.random() >= LAST_HAND_FACE_UP_RATE:
+            return False
         plan = plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=fault)
         assert plan is not None
         self._play_planned(shoe, round_id, stakes, plan, FaultKind.LAST_HAND_NOT_VOIDED)
