@@ -192,6 +192,14 @@ def exceptions_feed(environ: Mapping[str, str] | None = None) -> ExceptionFeed |
         return feed
 
 
+def stop_feeds() -> None:
+    """Stop every feed of this process (a server's stop with it; tests stop theirs)."""
+    with _feeds_lock:
+        for feed in _feeds.values():
+            feed.stop()
+        _feeds.clear()
+
+
 @dataclass
 class Reconciled:
     """The feed's notices of a day against a snapshot's (see :func:`reconcile`)."""

@@ -200,10 +200,13 @@ def refresher(every: float, live: Path | None = None) -> None:
 
 
 def _keep_taking(live: Path, every: float) -> None:
-    while True:
-        time.sleep(every)
+    time.sleep(every)
+    while live.exists():
         with contextlib.suppress(LedgerUnavailable):  # none to be had: page runs say so
             _refresh(live)
+        time.sleep(every)
+    with _lock:
+        del _refreshers[live]  # a ledger put back later gets a refresher again
 
 
 def _remove_retired() -> None:
