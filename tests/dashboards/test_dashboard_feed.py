@@ -53,17 +53,22 @@ NOTICE = ExceptionNotice(
 )
 
 
-@pytest.fixture
-def settings(kafka_broker: str) -> KafkaSettings:
+def topics_of_its_own(bootstrap: str) -> KafkaSettings:
+    """Settings for topics no other test uses, created."""
     suffix = uuid.uuid4().hex[:8]
     made = KafkaSettings(
-        bootstrap_servers=kafka_broker,
+        bootstrap_servers=bootstrap,
         topic=f"table-events-{suffix}",
         exceptions_topic=f"audit-exceptions-{suffix}",
         group_id=f"auditors-{suffix}",
     )
     ensure_topics(made)
     return made
+
+
+@pytest.fixture
+def settings(kafka_broker: str) -> KafkaSettings:
+    return topics_of_its_own(kafka_broker)
 
 
 @pytest.fixture
