@@ -16,7 +16,6 @@ no writer can be in the middle of a checkpoint), close it, and run every query o
 from __future__ import annotations
 
 import atexit
-import contextlib
 import hashlib
 import os
 import shutil
@@ -39,6 +38,8 @@ from pipeline.ledger.store import Ledger, LedgerError
 DEFAULT_DB = Path("out/ledger.duckdb")
 LOCK_RETRIES = 5
 LOCK_RETRY_SECONDS = 0.1
+BUSY_POLL_SECONDS = 0.02
+"""How often a :func:`refresher` tries again while the writer holds the ledger."""
 
 
 def ledger_path() -> Path:
@@ -142,7 +143,8 @@ def snapshot(live: Path | None = None) -> Snapshot:
             f"{live}: no ledger here yet. Run `baccarat-audit demo --out {live.parent}` "
             "or point BACCARAT_DB at one."
         )
-    return _refresh(live, patient=live not in _refreshers)
+    kept = live in _refreshers
+    return _refresh(live, patient=not kept, wait_for_lock=not kept)
 
 
 def latest(live: Path | None = None) -> Snapshot | None:
@@ -150,8 +152,11 @@ def latest(live: Path | None = None) -> Snapshot | None:
     return _snapshots.get((live or ledger_path()).absolute())
 
 
-def _refresh(live: Path, patient: bool = True) -> Snapshot:
-    if not _lock.acquire(blocking=patient):
+def _refresh(live: Path, patient: bool = True, wait_for_lock: bool = True) -> Snapshot:
+    """A snapshot, a new one if the file changed: trying :data:`LOCK_RETRIES` times if
+    ``patient``, else once; without ``wait_for_lock``, the last one while another thread
+    is taking one."""
+    if not _lock.acquire(blocking=wait_for_lock):
         current = _snapshots.get(live)
         if current is not None:
             return current  # the refresher is taking one right now
@@ -200,11 +205,22 @@ def refresher(every: float, live: Path | None = None) -> None:
 
 
 def _keep_taking(live: Path, every: float) -> None:
+    """Every ``every`` seconds, a snapshot: tried once every :data:`BUSY_POLL_SECONDS` until
+    the writer lends the file or the next turn comes. A stream that is nearly always busy
+    lends it only for the moment it polls the broker (at most once a second), which tries
+    spaced like a page run's (0.1 to 0.5 s apart) mostly missed."""
     time.sleep(every)
     while live.exists():
-        with contextlib.suppress(LedgerUnavailable):  # none to be had: page runs say so
-            _refresh(live)
-        time.sleep(every)
+        turn = time.monotonic() + every
+        while True:
+            try:
+                taken = _refresh(live, patient=False)
+            except LedgerUnavailable:  # none taken yet: page runs say why
+                taken = None
+            if (taken is not None and taken.busy is None) or time.monotonic() >= turn:
+                break
+            time.sleep(BUSY_POLL_SECONDS)
+        time.sleep(max(0.0, turn - time.monotonic()))
     with _lock:
         del _refreshers[live]  # a ledger put back later gets a refresher again
 
