@@ -217,10 +217,14 @@ class Reconciled:
         return {n.exception_id for n in self.raised}
 
 
-def reconcile(live: Sequence[LiveNotice], ledger_notices: pd.DataFrame) -> Reconciled:
+def reconcile(
+    live: Sequence[LiveNotice], ledger_notices: pd.DataFrame, listed: set[str]
+) -> Reconciled:
     """Sort the feed's notices by what the snapshot says of them. ``ledger_notices``: the
     snapshot's notices of the day (columns ``notice_seq`` and :data:`COMPARED` plus
-    ``exception_id``)."""
+    ``exception_id``); ``listed``: the exceptions the snapshot lists. A raise of a listed
+    exception or a withdrawal of one not listed changes nothing on the page, so neither is
+    reported as unconfirmed (it is still checked against the snapshot once it holds it)."""
     held: dict[tuple[str, int], tuple[Any, ...]] = {
         (str(r["exception_id"]), int(r["notice_seq"])): tuple(r[c] for c in COMPARED)
         for r in ledger_notices[["exception_id", "notice_seq", *COMPARED]].to_dict("records")
@@ -229,7 +233,10 @@ def reconcile(live: Sequence[LiveNotice], ledger_notices: pd.DataFrame) -> Recon
     for notice in live:
         in_ledger = held.get((notice.exception_id, notice.notice_seq))
         if in_ledger is None:
-            (out.raised if notice.state == RAISED else out.withdrawn).append(notice)
+            if notice.state == RAISED and notice.exception_id not in listed:
+                out.raised.append(notice)
+            elif notice.state != RAISED and notice.exception_id in listed:
+                out.withdrawn.append(notice)
         elif in_ledger == tuple(getattr(notice, c) for c in COMPARED):
             out.confirmed += 1
         else:

@@ -86,15 +86,19 @@ def exceptions_feed() -> feed.ExceptionFeed | None:
 
 
 def unconfirmed(
-    following: feed.ExceptionFeed | None, day: date, ledger_notices: pd.DataFrame
+    following: feed.ExceptionFeed | None,
+    day: date,
+    ledger_notices: pd.DataFrame,
+    listed: Iterable[str],
 ) -> feed.Reconciled:
-    """What the feed says of ``day`` against the snapshot's notices; a contradiction or a
-    feed that lost its broker is said on the page."""
+    """What the feed says of ``day`` against the snapshot's notices and the exceptions it
+    lists (:func:`dashboards.feed.reconcile`); a contradiction or a feed that lost its broker
+    is said on the page."""
     if following is None:
         return feed.Reconciled()
     if following.problem is not None:
         st.caption(f"Live exceptions feed: {markdown_text(following.problem)}; retrying.")
-    found = feed.reconcile(following.notices(day), ledger_notices)
+    found = feed.reconcile(following.notices(day), ledger_notices, {str(i) for i in listed})
     for notice in found.mismatched:
         st.error(
             f"The ledger contradicts the live feed on exception "

@@ -48,7 +48,7 @@ def headline(shown: str) -> None:
     """The queue's figures, and the exceptions the live feed announced that the snapshot
     does not hold yet (:mod:`dashboards.feed`). With the feed on, this part of the page
     reruns alone every FEED_SECONDS: it reads memory, not the ledger."""
-    found = live.unconfirmed(following, day, ledger_notices)
+    found = live.unconfirmed(following, day, ledger_notices, all_rows["exception_id"])
     early = feed.frame_of(found.raised)
     news = live.NewSince(
         day,

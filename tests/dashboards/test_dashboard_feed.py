@@ -250,3 +250,32 @@ def test_the_feed_keeps_the_latest_notice_of_each_exception_once() -> None:
 def test_without_a_bootstrap_server_there_is_no_feed() -> None:
     assert feed.exceptions_feed({}) is None
     assert not feed.configured({f"{PREFIX}EXCEPTIONS_TOPIC": "audit-exceptions"})
+
+
+def test_reconcile_sorts_the_feed_by_what_the_snapshot_holds_and_lists() -> None:
+    now = datetime.now(UTC)
+
+    def live(notice: ExceptionNotice) -> feed.LiveNotice:
+        return feed.LiveNotice.from_record(notice_record(notice, now), now)
+
+    held = replace(NOTICE, notice_seq=1, exception_id="held")
+    differs = replace(NOTICE, notice_seq=2, exception_id="differs")
+    new = replace(NOTICE, notice_seq=3, exception_id="new")
+    raised_again = replace(NOTICE, notice_seq=4, exception_id="listed")
+    withdrawn = replace(NOTICE, notice_seq=5, exception_id="gone", state=WITHDRAWN)
+    never_listed = replace(NOTICE, notice_seq=6, exception_id="never", state=WITHDRAWN)
+    ledger_notices = pd.DataFrame(
+        [
+            {c: getattr(n, c) for c in ("exception_id", "notice_seq", *feed.COMPARED)}
+            for n in (held, replace(differs, message="something else"))
+        ]
+    )
+    found = feed.reconcile(
+        [live(n) for n in (held, differs, new, raised_again, withdrawn, never_listed)],
+        ledger_notices,
+        listed={"held", "differs", "listed", "gone"},
+    )
+    assert found.confirmed == 1
+    assert [n.exception_id for n in found.mismatched] == ["differs"]
+    assert [n.exception_id for n in found.raised] == ["new"], "a listed one is on the page"
+    assert [n.exception_id for n in found.withdrawn] == ["gone"], "one never listed: nothing"
