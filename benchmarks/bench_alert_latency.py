@@ -1,7 +1,8 @@
 """Issue 14: from a published event to the exception in front of people, at 2,500 events/s.
 
     python benchmarks/bench_alert_latency.py [--rate 2500] [--seconds 40] [--tables 24]
-        [--probe-every 2] [--max-batch 5000] [--lend-every 1] [--no-browser] [--smoke]
+        [--probe-every 2] [--max-batch 5000] [--lend-every 1] [--no-browser] [--no-feed]
+        [--smoke]
 
 Against the bundled tansu broker: a producer process sends a clean emulated day (tables
 interleaved) at ``--rate`` events/s while ``run_consumer`` streams it into a DuckDB ledger
@@ -16,7 +17,14 @@ clock for every process on the machine) to:
 3. ``browser``: the exception counted on the analyst's queue in headless Chromium
    (``streamlit run dashboards/app.py`` on the streamed ledger, nobody clicking): the
    queue's "New since you looked" count, read every 0.1 s; the k-th probe is the one that
-   makes it reach k (probes are two seconds apart and arrive in order).
+   makes it reach k (probes are two seconds apart and arrive in order). The dashboard
+   follows the exceptions topic (:mod:`dashboards.feed`), so the queue shows a new exception
+   before a ledger snapshot holds it; ``--no-feed``: without the feed, the queue waits for
+   a snapshot (the path before it).
+
+Where the browser's time goes is reported too: how often the page showed a newer ledger
+snapshot during the run, and, after the run on the final ledger, what one snapshot copy and
+one rerun of the queue page cost.
 
 Before the clock starts, a warm-up sends the day's first events and one probe, so the
 queue has a gaming day to show when the browser opens it. ``--smoke`` (what
@@ -28,6 +36,8 @@ shares the cores with the broker, the producer, the dashboard and the browser.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import math
 import multiprocessing as mp
@@ -157,20 +167,24 @@ def webhook_receiver(arrivals: Arrivals) -> Iterator[str]:
 
 
 class QueueWatcher:
-    """The analyst's queue in Chromium: the times its "new" count went up."""
+    """The analyst's queue in Chromium: the times its "new" count went up, and the times the
+    page showed a new ledger snapshot (its sidebar names the snapshot's time)."""
 
-    def __init__(self, db: Path, stack: ExitStack) -> None:
+    def __init__(self, db: Path, stack: ExitStack, feed: KafkaSettings | None) -> None:
         from _chromium import chromium, free_port
 
         from dashboards.server import running_dashboard
 
         log = stack.enter_context((db.parent / "streamlit.log").open("w"))
-        base = stack.enter_context(running_dashboard(db, free_port(), log=log))
+        base = stack.enter_context(running_dashboard(db, free_port(), log=log, feed=feed))
         self.browser = stack.enter_context(chromium())
         self.browser.navigate(f"{base}/exceptions")
         self.browser.wait_for("Exception queue", NEW_METRIC, timeout=180)
         self.start = self.count()
         self.rises: list[tuple[float, int]] = []
+        self.snapshots: list[float] = []
+        self.wal = db.with_name(db.name + ".wal")
+        self.wal_mb_max = 0.0
 
     def count(self) -> int:
         value = self.browser.evaluate(
@@ -180,18 +194,67 @@ class QueueWatcher:
         )
         return int(value) if value is not None else -1
 
+    def snapshot_shown(self) -> str | None:
+        shown = self.browser.evaluate(
+            "(() => { const s = document.querySelector('[data-testid=stSidebar]'); "
+            "const m = s && s.innerText.match(/read-only snapshot of ([0-9:]+)/); "
+            "return m ? m[1] : null; })()"
+        )
+        return None if shown is None else str(shown)
+
     def watch(self, until: threading.Event) -> None:
-        last = self.start
+        last, last_snapshot = self.start, self.snapshot_shown()
         while not until.is_set():
-            now, value = time.monotonic(), self.count()
+            now, value, shown = time.monotonic(), self.count(), self.snapshot_shown()
             if value > last:
                 self.rises.append((now, value - self.start))
                 last = value
+            if shown is not None and shown != last_snapshot:
+                self.snapshots.append(now)
+                last_snapshot = shown
+            with contextlib.suppress(FileNotFoundError):
+                self.wal_mb_max = max(self.wal_mb_max, round(self.wal.stat().st_size / 1e6, 1))
             time.sleep(0.1)
+
+    def snapshot_gaps(self) -> dict[str, float | int]:
+        """How often the page showed a newer snapshot (a full rerun on a fresh copy)."""
+        gaps: dict[str, float | int] = dist([b - a for a, b in itertools.pairwise(self.snapshots)])
+        return gaps
 
     def seen_at(self, k: int) -> float | None:
         """When the count first reached ``k`` new exceptions."""
         return next((t for t, count in self.rises if count >= k), None)
+
+
+def rerun_costs(db: Path, repeat: int = 3) -> dict[str, Any]:
+    """After the run, on the final ledger with nothing else running: its size, one snapshot
+    copy of it (what :mod:`dashboards.source` does each time the ledger changed) and one
+    rerun of the queue page on the copy (AppTest, after a first run): the two steps a new
+    exception waits for on the snapshot path, besides the consumer lending the ledger
+    (``--lend-every``) and the page noticing the change (``$BACCARAT_LIVE_SECONDS``)."""
+    import shutil
+    import statistics
+
+    from streamlit.testing.v1 import AppTest
+
+    copies = []
+    for _ in range(repeat):
+        started = time.monotonic()
+        shutil.copyfile(db, db.with_name("copy.duckdb"))
+        copies.append(time.monotonic() - started)
+    os.environ["BACCARAT_DB"] = str(db)
+    page = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "dashboards" / "app.py"))
+    page.run(timeout=300)
+    reruns = []
+    for _ in range(repeat):
+        started = time.monotonic()
+        page.run(timeout=300)
+        reruns.append(time.monotonic() - started)
+    return {
+        "ledger_mb": round(db.stat().st_size / 1e6, 1),
+        "snapshot_copy_s": round(statistics.median(copies), 3),
+        "queue_page_rerun_s": round(statistics.median(reruns), 3),
+    }
 
 
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
@@ -250,7 +313,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         if first_probe not in topic_seen.at:
             stop.set()
             raise RuntimeError("the warm-up's probe never reached the exceptions topic")
-        watcher = None if args.no_browser else QueueWatcher(db, stack)
+        feed = None if args.no_feed else settings
+        watcher = None if args.no_browser else QueueWatcher(db, stack, feed)
         sent_done = threading.Event()
         watching = (
             threading.Thread(target=watcher.watch, args=(sent_done,), name="bench-browser")
@@ -288,7 +352,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     sent = pickle.loads(sent_file.read_bytes())
     send_times = [s for s, _, _ in sent["sent"]]
     ordered = sorted(measured.items())
-    topic, webhook, browser = [], [], []
+    topic, webhook, browser, topic_to_browser = [], [], [], []
     for k, (index, event_id) in enumerate(ordered, start=1):
         sent_at = send_times[index]
         if event_id in topic_seen.at:
@@ -298,6 +362,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         shown = watcher.seen_at(k) if watcher is not None else None
         if shown is not None:
             browser.append(shown - sent_at)
+            if event_id in topic_seen.at:
+                topic_to_browser.append(shown - topic_seen.at[event_id])
     report = reports[0]
     return {
         "target_rate_events_per_s": args.rate,
@@ -319,6 +385,11 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "latency_topic": dist(topic),
         "latency_webhook": dist(webhook),
         "latency_browser": dist(browser) if watcher is not None else "not measured (--no-browser)",
+        "latency_topic_to_browser": dist(topic_to_browser) if watcher is not None else None,
+        "queue_path": "snapshot only (--no-feed)" if args.no_feed else "exceptions feed",
+        "ledger_wal_mb_max": watcher.wal_mb_max if watcher is not None else None,
+        "snapshots_shown_interval": watcher.snapshot_gaps() if watcher is not None else None,
+        "after_the_run": rerun_costs(db) if watcher is not None else None,
     }
 
 
@@ -331,6 +402,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-batch", type=int, default=5000)
     parser.add_argument("--lend-every", type=float, default=1.0)
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument(
+        "--no-feed",
+        action="store_true",
+        help="the queue without the live exceptions feed: it waits for ledger snapshots",
+    )
     parser.add_argument("--smoke", action="store_true", help="a short run; nothing saved")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -338,11 +414,12 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-alert-latency-"))
     result = run(args, work)
     result["command"] = "python benchmarks/bench_alert_latency.py" + (
-        " --smoke" if args.smoke else ""
+        " --smoke" if args.smoke else " --no-feed" if args.no_feed else ""
     )
     print(json.dumps(result, indent=2))
     if not args.smoke:
-        print(f"saved {save('alert_latency', result)}", file=sys.stderr)
+        name = "alert_latency_no_feed" if args.no_feed else "alert_latency"
+        print(f"saved {save(name, result)}", file=sys.stderr)
     return 0
 
 

@@ -11,6 +11,12 @@
   when the user turned it on in the sidebar, a short tone. On a streamed ledger only the
   exceptions the live feed announced can be new (not those of a round still in play,
   :func:`dashboards.queries.announced_exceptions`).
+- With the live exceptions feed on (:mod:`dashboards.feed`), the exception queue does not
+  wait for a snapshot: a fragment of the page reads the feed every :data:`FEED_SECONDS`
+  (``$BACCARAT_FEED_SECONDS``, default 0.5) and shows the exceptions it announced that the
+  snapshot does not hold yet, marked unconfirmed, until a snapshot confirms them
+  (:func:`unconfirmed`); the server then takes a new snapshot every
+  :data:`CONFIRM_SECONDS` on its own thread, and pages never wait for one.
 """
 
 from __future__ import annotations
@@ -27,11 +33,19 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from dashboards.source import LedgerUnavailable, snapshot
+from dashboards import feed
+from dashboards.source import LedgerUnavailable, latest, refresher, snapshot
 from pipeline.safe_text import markdown_text
+from pipeline.stream.settings import KafkaSettingsError
 
 LIVE_SECONDS = float(os.environ.get("BACCARAT_LIVE_SECONDS") or 1.0)
 """How often a live page checks whether the ledger changed."""
+FEED_SECONDS = float(os.environ.get("BACCARAT_FEED_SECONDS") or 0.5)
+"""How often the exception queue reads the live exceptions feed (memory, not the ledger)."""
+CONFIRM_SECONDS = float(os.environ.get("BACCARAT_CONFIRM_SECONDS") or 5.0)
+"""With the feed on, how often the server takes a new snapshot (instead of each page run,
+every :data:`LIVE_SECONDS`): the feed shows new exceptions at once, the snapshot confirms
+them. Each new snapshot reruns the whole page, during which the feed's part waits."""
 LIVE_KEY = "live_updates"
 SOUND_KEY = "live_sound"
 CRITICAL = "CRITICAL"
@@ -39,19 +53,60 @@ CRITICAL = "CRITICAL"
 
 def follow(shown_key: str) -> None:
     """Rerun the whole page once the ledger differs from the snapshot ``shown_key`` (the
-    page's :attr:`~dashboards.source.Snapshot.key`), unless live updates are off."""
+    page's :attr:`~dashboards.source.Snapshot.key`), unless live updates are off. With the
+    live feed configured, the snapshots are taken by the server every
+    :data:`CONFIRM_SECONDS` (:func:`dashboards.source.refresher`) and the page only looks at
+    the last one."""
     if st.session_state.get(LIVE_KEY, True):
+        if feed.configured():
+            refresher(CONFIRM_SECONDS)
         _watch(shown_key)
 
 
 @st.fragment(run_every=LIVE_SECONDS)
 def _watch(shown_key: str) -> None:
     try:
-        fresh = snapshot()
+        fresh = latest() if feed.configured() else snapshot()
     except LedgerUnavailable:
         return  # the sidebar says so on the next full run
-    if fresh.key != shown_key:
+    if fresh is not None and fresh.key != shown_key:
         st.rerun(scope="app")
+
+
+def exceptions_feed() -> feed.ExceptionFeed | None:
+    """The live exceptions feed, when it is configured and live updates are on; says why
+    not when its settings cannot work."""
+    if not st.session_state.get(LIVE_KEY, True):
+        return None
+    try:
+        return feed.exceptions_feed()
+    except KafkaSettingsError as err:
+        st.error(f"The live exceptions feed is off: {markdown_text(err)}")
+        return None
+
+
+def unconfirmed(
+    following: feed.ExceptionFeed | None,
+    day: date,
+    ledger_notices: pd.DataFrame,
+    listed: Iterable[str],
+) -> feed.Reconciled:
+    """What the feed says of ``day`` against the snapshot's notices and the exceptions it
+    lists (:func:`dashboards.feed.reconcile`); a contradiction or a feed that lost its broker
+    is said on the page."""
+    if following is None:
+        return feed.Reconciled()
+    if following.problem is not None:
+        st.caption(f"Live exceptions feed: {markdown_text(following.problem)}; retrying.")
+    found = feed.reconcile(following.notices(day), ledger_notices, {str(i) for i in listed})
+    for notice in found.mismatched:
+        st.error(
+            f"The ledger contradicts the live feed on exception "
+            f"`{markdown_text(notice.exception_id)}` (notice {notice.notice_seq}): the queue "
+            "shows what the ledger holds.",
+            icon=":material/sync_problem:",
+        )
+    return found
 
 
 class NewSince:

@@ -810,6 +810,20 @@ def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
     return set(latest.loc[latest["state"] == "RAISED", "exception_id"].astype(str))
 
 
+def day_notices(ledger: Ledger, day: date) -> pd.DataFrame:
+    """Every exception notice of a gaming day the ledger holds (its outbox,
+    :mod:`pipeline.ledger.notices`): what the live feed's notices are checked against
+    (:func:`dashboards.feed.reconcile`). Empty on a ledger from before the outbox."""
+    columns = "exception_id, notice_seq, state, code, severity, table_id, message"
+    if not _has_notices(ledger):
+        return pd.DataFrame(columns=columns.split(", "))
+    return frame(
+        ledger,
+        f"SELECT {columns} FROM exception_notices WHERE gaming_date = ? ORDER BY notice_seq",
+        [day],
+    )
+
+
 def exception_whereabouts(ledger: Ledger, exception_id: str) -> tuple[date | None, str | None]:
     """Where a linked exception went: the gaming day that holds it (``None``: no day does),
     and, if the live feed withdrew it, when (UTC, ISO) and on which gaming day."""

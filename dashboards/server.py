@@ -2,6 +2,9 @@
 page-load benchmark, so all three run the app the same way.
 
     python -m dashboards.server --db LEDGER [--port 8501]
+
+With ``BACCARAT_KAFKA_BOOTSTRAP_SERVERS`` set (and the other ``BACCARAT_KAFKA_*`` the stream
+reads), the exception queue follows the exceptions topic (:mod:`dashboards.feed`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+from pipeline.stream.settings import ENV_VARS, PREFIX, KafkaSettings, env_var
 
 APP = Path(__file__).with_name("app.py")
 ROOT = APP.parent.parent
@@ -43,9 +48,13 @@ def streamlit_command(port: int) -> list[str]:
     ]
 
 
-def dashboard_env(db: Path, acks: Path | None = None) -> dict[str, str]:
-    """The environment the app reads: the ledger (``BACCARAT_DB``) and, when given, the
-    acknowledgement journal (``BACCARAT_ACKS``; otherwise the one next to the ledger).
+def dashboard_env(
+    db: Path, acks: Path | None = None, feed: KafkaSettings | None = None
+) -> dict[str, str]:
+    """The environment the app reads: the ledger (``BACCARAT_DB``), when given the
+    acknowledgement journal (``BACCARAT_ACKS``; otherwise the one next to the ledger) and the
+    cluster whose exceptions topic the queue follows (``BACCARAT_KAFKA_*``,
+    :mod:`dashboards.feed`; without one, none: the feed is off).
     ``FORWARDED_ALLOW_IPS`` is emptied so that the server never takes a client's address
     from ``X-Forwarded-For``: the dashboards believe a proxy's user header by the address
     the request really came from (:mod:`dashboards.ui`)."""
@@ -58,6 +67,15 @@ def dashboard_env(db: Path, acks: Path | None = None) -> dict[str, str]:
     env.pop("BACCARAT_ACKS", None)
     if acks is not None:
         env["BACCARAT_ACKS"] = str(acks)
+    for name in [n for n in env if n.startswith(PREFIX)]:
+        del env[name]
+    if feed is not None:
+        for setting in ENV_VARS:
+            value = getattr(feed, setting)
+            if value is not None:
+                env[env_var(setting)] = (
+                    str(value).lower() if isinstance(value, bool) else str(value)
+                )
     return env
 
 
@@ -68,14 +86,16 @@ def running_dashboard(
     *,
     log: IO[bytes] | IO[str] | None = None,
     acks: Path | None = None,
+    feed: KafkaSettings | None = None,
     start_timeout: float = 60.0,
 ) -> Iterator[str]:
-    """Serve the dashboards over ``db`` on 127.0.0.1:``port``; yields the base URL once the
-    server answers its health check, and stops it afterwards."""
+    """Serve the dashboards over ``db`` on 127.0.0.1:``port`` (following the exceptions topic
+    of ``feed``, if given); yields the base URL once the server answers its health check, and
+    stops it afterwards."""
     process = subprocess.Popen(
         streamlit_command(port),
         cwd=ROOT,
-        env=dashboard_env(db, acks),
+        env=dashboard_env(db, acks, feed),
         stdin=subprocess.DEVNULL,
         stdout=log if log is not None else subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
@@ -115,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.db.exists():
         parser.error(f"{args.db}: no ledger here; run `baccarat-audit demo` first")
-    return subprocess.call(streamlit_command(args.port), cwd=ROOT, env=dashboard_env(args.db))
+    feed = KafkaSettings.from_env() if os.environ.get(env_var("bootstrap_servers")) else None
+    return subprocess.call(
+        streamlit_command(args.port), cwd=ROOT, env=dashboard_env(args.db, feed=feed)
+    )
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ from pipeline.ledger.store import Ledger, LedgerError
 DEFAULT_DB = Path("out/ledger.duckdb")
 LOCK_RETRIES = 5
 LOCK_RETRY_SECONDS = 0.1
+BUSY_POLL_SECONDS = 0.02
+"""How often a :func:`refresher` tries again while the writer holds the ledger."""
 
 
 def ledger_path() -> Path:
@@ -98,14 +100,15 @@ def _signature(live: Path) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def _take(live: Path) -> Snapshot:
+def _take(live: Path, tries: int) -> Snapshot:
     last: Exception | None = None
-    for attempt in range(LOCK_RETRIES):
+    for attempt in range(tries):
         try:
             con = duckdb.connect(str(live), read_only=True)
         except duckdb.Error as err:  # the writer holds the file (or it is not a ledger)
             last = err
-            time.sleep(LOCK_RETRY_SECONDS * (attempt + 1))
+            if attempt + 1 < tries:
+                time.sleep(LOCK_RETRY_SECONDS * (attempt + 1))
             continue
         try:
             signature = _signature(live)
@@ -131,28 +134,95 @@ def _take(live: Path) -> Snapshot:
 
 
 def snapshot(live: Path | None = None) -> Snapshot:
-    """The current snapshot of the ledger, refreshed when the file changed."""
+    """The current snapshot of the ledger, refreshed when the file changed. While a
+    :func:`refresher` keeps the ledger's snapshots, a page run tries once and does not wait
+    (the refresher waits instead)."""
     live = (live or ledger_path()).absolute()
     if not live.exists():
         raise LedgerUnavailable(
             f"{live}: no ledger here yet. Run `baccarat-audit demo --out {live.parent}` "
             "or point BACCARAT_DB at one."
         )
-    with _lock:
+    kept = live in _refreshers
+    return _refresh(live, patient=not kept, wait_for_lock=not kept)
+
+
+def latest(live: Path | None = None) -> Snapshot | None:
+    """The last snapshot taken of the ledger, if any, without touching a file."""
+    return _snapshots.get((live or ledger_path()).absolute())
+
+
+def _refresh(live: Path, patient: bool = True, wait_for_lock: bool = True) -> Snapshot:
+    """A snapshot, a new one if the file changed: trying :data:`LOCK_RETRIES` times if
+    ``patient``, else once; without ``wait_for_lock``, the last one while another thread
+    is taking one."""
+    if not _lock.acquire(blocking=wait_for_lock):
+        current = _snapshots.get(live)
+        if current is not None:
+            return current  # the refresher is taking one right now
+        _lock.acquire()
+    try:
         current = _snapshots.get(live)
         if current is not None and current.signature == _signature(live):
-            return replace(current, busy=None)
+            fresh = _snapshots[live] = replace(current, busy=None)
+            return fresh
         try:
-            fresh = _take(live)
+            fresh = _take(live, LOCK_RETRIES if patient else 1)
         except LedgerUnavailable as err:
             if current is None:
                 raise
-            return replace(current, busy=str(err))
+            stale = _snapshots[live] = replace(current, busy=str(err))
+            return stale
         _snapshots[live] = fresh
         if current is not None and current.path != fresh.path:
             _retired.append((current.path, time.monotonic()))
         _remove_retired()
         return fresh
+    finally:
+        _lock.release()
+
+
+_refreshers: dict[Path, threading.Thread] = {}
+
+
+def refresher(every: float, live: Path | None = None) -> None:
+    """Take the ledger's snapshots on a thread of the server about every ``every`` seconds
+    (the first call for a ledger sets the pace), so that page runs need not wait for them.
+
+    A snapshot of a ledger the stream writes may have to wait until the stream lends the file
+    (:class:`~pipeline.stream.ledgers.OneLedger`; :data:`LOCK_RETRIES` tries over 1.5 s). In
+    a page run, that wait held up the user's whole session, the live feed's part of the page
+    included (:mod:`dashboards.feed`)."""
+    live = (live or ledger_path()).absolute()
+    with _lock:
+        if live in _refreshers:
+            return
+        thread = threading.Thread(
+            target=_keep_taking, args=(live, every), name="ledger-snapshots", daemon=True
+        )
+        _refreshers[live] = thread
+    thread.start()
+
+
+def _keep_taking(live: Path, every: float) -> None:
+    """Every ``every`` seconds, a snapshot: tried once every :data:`BUSY_POLL_SECONDS` until
+    the writer lends the file or the next turn comes. A stream that is nearly always busy
+    lends it only for the moment it polls the broker (at most once a second), which tries
+    spaced like a page run's (0.1 to 0.5 s apart) mostly missed."""
+    time.sleep(every)
+    while live.exists():
+        turn = time.monotonic() + every
+        while True:
+            try:
+                taken = _refresh(live, patient=False)
+            except LedgerUnavailable:  # none taken yet: page runs say why
+                taken = None
+            if (taken is not None and taken.busy is None) or time.monotonic() >= turn:
+                break
+            time.sleep(BUSY_POLL_SECONDS)
+        time.sleep(max(0.0, turn - time.monotonic()))
+    with _lock:
+        del _refreshers[live]  # a ledger put back later gets a refresher again
 
 
 def _remove_retired() -> None:

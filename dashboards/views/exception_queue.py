@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, live, triage, ui
+from dashboards import charts, feed, live, triage, ui
 from dashboards import queries as q
 from pipeline.safe_text import markdown_text, visible
 
@@ -27,6 +27,7 @@ st.caption(
     "escalate it to hand it on."
 )
 
+following = live.exceptions_feed()
 selected_rows = st.session_state.get("queue", {}).get("selection", {}).get("rows", [])
 if selected_rows:
     st.caption("Live updates pause while rows are selected, so the selection stays put.")
@@ -35,10 +36,75 @@ else:
 with ctx.ledger() as ledger:
     all_rows = q.exceptions(ledger, day, ctx.journal)
     announced = q.announced_exceptions(ledger, day)
+    ledger_notices = q.day_notices(ledger, day)
 new_since = live.NewSince(day, all_rows["exception_id"], announced)
+ANNOUNCED_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id"]
+UNCONFIRMED_COLUMNS = ["new", "severity", "code", "table_id", "round_id", "seat", "serial",
+                       "at_stake", "announced", "message", "exception_id"]  # fmt: skip
+
+
+@st.fragment(run_every=None if following is None else live.FEED_SECONDS)
+def headline(shown: str) -> None:
+    """The queue's figures, and the exceptions the live feed announced that the snapshot
+    does not hold yet (:mod:`dashboards.feed`). With the feed on, this part of the page
+    reruns alone every FEED_SECONDS: it reads memory, not the ledger."""
+    found = live.unconfirmed(following, day, ledger_notices, all_rows["exception_id"])
+    early = feed.frame_of(found.raised)
+    news = live.NewSince(
+        day,
+        [*all_rows["exception_id"], *early["exception_id"]],
+        None if announced is None else announced | found.raised_ids,
+    )
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Shown", shown)
+    m2.metric("New since you looked", len(news.new))
+    m3.metric("Open critical (block the close)", int(all_rows["blocking"].sum()))
+    m4.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
+    both = [all_rows[ANNOUNCED_COLUMNS], early[ANNOUNCED_COLUMNS]]
+    news.announce(pd.concat([f for f in both if not f.empty]) if news.new else all_rows, "queue")
+    if found.raised:
+        with st.container(border=True, key="unconfirmed"):
+            st.markdown(
+                f"**Live, not yet confirmed by the ledger: {len(found.raised)} exception(s).** "
+                "The live feed announced them; the ledger snapshot does not hold them yet, so "
+                "they cannot be acknowledged. The next snapshot confirms each one and moves "
+                "it into the queue below."
+            )
+            at_stake = map(triage.at_stake_cents, early["expected_cents"], early["actual_cents"])
+            st.dataframe(
+                early.assign(
+                    new=early["exception_id"].isin(news.new),
+                    table_id=ui.visible_cells(early["table_id"]),
+                    round_id=ui.visible_cells(early["round_id"]),
+                    message=ui.visible_cells(early["message"]),
+                    announced=ui.local_times(early["announced"]),
+                    at_stake=[None if cents is None else cents / 100 for cents in at_stake],
+                )[UNCONFIRMED_COLUMNS],
+                hide_index=True,
+                width="stretch",
+                key="unconfirmed_rows",
+                column_config={
+                    "new": st.column_config.CheckboxColumn("new"),
+                    "at_stake": st.column_config.NumberColumn("at stake", format="dollar"),
+                    "announced": st.column_config.DatetimeColumn(
+                        ui.local_label("announced"), format="HH:mm:ss"
+                    ),
+                    "message": st.column_config.TextColumn("message", width="large"),
+                },
+            )
+    if found.withdrawn:
+        listed = "; ".join(f"{n.code} at {n.table_id} ({n.exception_id})" for n in found.withdrawn)
+        st.warning(
+            f"**Withdrawn on the live feed, not yet confirmed by the ledger:** "
+            f"{markdown_text(listed)}. A later event explained them; they stay in the queue "
+            "below until the next snapshot confirms the withdrawal.",
+            icon=":material/undo:",
+        )
+
 
 if all_rows.empty:
-    st.success("No exceptions on this gaming day.")
+    headline("0 of 0")
+    st.success("No exceptions on this gaming day in the ledger snapshot.")
     st.stop()
 
 
@@ -116,13 +182,7 @@ rows = rows.assign(
     age=[triage.age(t) for t in rows["occurred"]],
     held_by=ui.visible_cells(rows["held_by"]),
 )
-blocking = int(all_rows["blocking"].sum())
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Shown", f"{len(rows)} of {len(all_rows)}")
-m2.metric("New since you looked", len(new_since.new))
-m3.metric("Open critical (block the close)", blocking)
-m4.metric("Acknowledged", int((all_rows["status"] == "ACKNOWLEDGED").sum()))
-new_since.announce(all_rows, "queue")
+headline(f"{len(rows)} of {len(all_rows)}")
 per_hour = charts.exceptions_per_hour(rows, ui.casino_zone())
 if per_hour is not None:
     with st.expander("Exceptions per hour, by severity", expanded=True):

@@ -242,8 +242,8 @@ class _Route:
 class _Job:
     route: _Route
     notice: ExceptionNotice
-    outbox: Path | None
-    """The ledger whose notice it is, to mark the delivery in; ``None``: not marked."""
+    outbox: Path
+    """The ledger whose notice it is, to mark the delivery in."""
 
 
 @dataclass
@@ -270,14 +270,6 @@ class AlertDispatcher:
 
     def add(self, channel: AlertChannel, only: AlertFilter) -> None:
         self.routes.append(_Route(channel, only))
-
-    def submit(self, notices: Sequence[ExceptionNotice]) -> None:
-        """Queue the alerts for ``notices`` on every channel that wants them, without
-        marking their delivery anywhere; returns at once."""
-        for notice in notices:
-            for route in self.routes:
-                if route.only.wants(notice):
-                    self._put(_Job(route, notice, None))
 
     def sync(self, ledger: Ledger, *, new_notices: bool = False) -> None:
         """From the consumer's thread: mark in ``ledger`` the deliveries made since the last
@@ -355,7 +347,6 @@ class AlertDispatcher:
                 )  # fmt: skip
             else:
                 self.sent[route.channel.name] += 1
-                if job.outbox is not None:
-                    with self._lock:
-                        self._delivered.append(job)
+                with self._lock:
+                    self._delivered.append(job)
                 return

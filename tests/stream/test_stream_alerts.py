@@ -56,17 +56,43 @@ HOSTILE = replace(
 NO_WAIT = Backoff(initial=0.01, attempts=3, maximum=0.01)
 
 
-def delivered(dispatcher: AlertDispatcher) -> AlertDispatcher:
-    dispatcher.close(timeout=30)
+def outbox(tmp_path: Path, notices: list[ExceptionNotice]) -> Ledger:
+    """A ledger whose outbox holds ``notices`` as a consumer's batch left them (recorded,
+    not published yet): what the alerts are driven from (pipeline.ledger.notices)."""
+    ledger = Ledger(tmp_path / "outbox.duckdb")
+    for n in notices:
+        ledger.con.execute(
+            "INSERT INTO exception_notices VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            [n.notice_seq, n.state, n.exception_id, n.table_id, n.gaming_date, n.code,
+             n.section, n.severity, n.severity_rank, n.shoe_id, n.round_id, n.seat,
+             n.patron_id, n.serial, n.expected_cents, n.actual_cents, n.message,
+             list(n.source_event_ids), n.recorded_at],
+        )  # fmt: skip
+    return ledger
+
+
+def alerted(
+    dispatcher: AlertDispatcher, tmp_path: Path, notices: list[ExceptionNotice]
+) -> AlertDispatcher:
+    """The consumer's turns on a ledger with ``notices`` in its outbox: queue their alerts,
+    wait for the deliveries, mark them."""
+    with outbox(tmp_path, notices) as ledger:
+        dispatcher.sync(ledger)
+        dispatcher.close(timeout=30)
+        dispatcher.sync(ledger)
     return dispatcher
 
 
-def test_the_webhook_gets_each_wanted_alert_signed_with_the_audit_key() -> None:
+def test_the_webhook_gets_each_wanted_alert_signed_with_the_audit_key(tmp_path: Path) -> None:
     with WebhookReceiver() as receiver:
         alerts = AlertDispatcher()
         alerts.add(WebhookChannel(receiver.url), AlertFilter(Severity.HIGH))
-        alerts.submit([SHORT_PAY, GAP, DUPLICATE, replace(GAP, state=WITHDRAWN)])
-        delivered(alerts)
+        alerted(
+            alerts,
+            tmp_path,
+            [SHORT_PAY, GAP, DUPLICATE, replace(GAP, state=WITHDRAWN, notice_seq=5)],
+        )
     bodies = [json.loads(post.body) for post in receiver.bodies]
     assert [(b["code"], b["state"]) for b in bodies] == [
         ("PB-3.10b-SETTLEMENT", RAISED), ("NJ-DATA-GAP", RAISED), ("NJ-DATA-GAP", WITHDRAWN),
@@ -91,13 +117,12 @@ def test_a_code_list_narrows_what_a_channel_carries() -> None:
     ]
 
 
-def test_the_email_names_the_exception_and_the_money() -> None:
+def test_the_email_names_the_exception_and_the_money(tmp_path: Path) -> None:
     with SmtpReceiver() as relay:
         alerts = AlertDispatcher()
         channel = EmailChannel("127.0.0.1", relay.port, ["pit@casino.example", "sv@casino.example"])
         alerts.add(channel, AlertFilter(Severity.CRITICAL))
-        alerts.submit([SHORT_PAY, GAP])
-        delivered(alerts)
+        alerted(alerts, tmp_path, [SHORT_PAY, GAP])
     [mail] = relay.messages
     assert relay.recipients == [["pit@casino.example", "sv@casino.example"]]
     assert mail["Subject"] == "[CRITICAL] PB-3.10b-SETTLEMENT raised at table T01, round T01-R007"
@@ -107,13 +132,12 @@ def test_the_email_names_the_exception_and_the_money() -> None:
     assert alerts.summary() == "alerts: 1 sent by e-mail, 0 failed"
 
 
-def test_device_strings_cannot_forge_headers_or_hide_text() -> None:
+def test_device_strings_cannot_forge_headers_or_hide_text(tmp_path: Path) -> None:
     with SmtpReceiver() as relay, WebhookReceiver() as hook:
         alerts = AlertDispatcher()
         alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter())
         alerts.add(WebhookChannel(hook.url), AlertFilter())
-        alerts.submit([HOSTILE])
-        delivered(alerts)
+        alerted(alerts, tmp_path, [HOSTILE])
     [mail] = relay.messages
     assert relay.recipients == [["pit@casino.example"]], "no Bcc smuggled in"
     assert mail["Bcc"] is None and mail["X-Injected"] is None
@@ -125,18 +149,17 @@ def test_device_strings_cannot_forge_headers_or_hide_text() -> None:
     assert "X-Injected" not in post.headers
 
 
-def test_a_receiver_that_fails_at_first_is_retried_until_it_answers() -> None:
+def test_a_receiver_that_fails_at_first_is_retried_until_it_answers(tmp_path: Path) -> None:
     with WebhookReceiver(fail=2) as receiver:
         alerts = AlertDispatcher(backoff=NO_WAIT)
         alerts.add(WebhookChannel(receiver.url), AlertFilter())
-        alerts.submit([SHORT_PAY])
-        delivered(alerts)
+        alerted(alerts, tmp_path, [SHORT_PAY])
     assert receiver.attempts == 3 and len(receiver.bodies) == 1
     assert alerts.summary() == "alerts: 1 sent by webhook, 0 failed"
 
 
 def test_a_dead_receiver_is_counted_and_logged_and_never_blocks(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     with socket.socket() as unused:  # a port nothing listens on
         unused.bind(("127.0.0.1", 0))
@@ -145,11 +168,12 @@ def test_a_dead_receiver_is_counted_and_logged_and_never_blocks(
         alerts = AlertDispatcher(backoff=Backoff(initial=0.3, attempts=3, maximum=0.3))
         alerts.add(WebhookChannel(f"http://127.0.0.1:{dead_port}/alerts"), AlertFilter())
         alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter())
-        started = time.monotonic()
-        alerts.submit([SHORT_PAY, GAP])
-        assert time.monotonic() - started < 0.1, "submitting does not wait for the receivers"
-        with caplog.at_level(logging.ERROR, logger="pipeline.stream.alerts"):
-            delivered(alerts)
+        with outbox(tmp_path, [SHORT_PAY, GAP]) as ledger:
+            started = time.monotonic()
+            alerts.sync(ledger)
+            assert time.monotonic() - started < 0.25, "the consumer does not wait for receivers"
+            with caplog.at_level(logging.ERROR, logger="pipeline.stream.alerts"):
+                alerts.close(timeout=30)
     assert relay.attempts == 6, "three tries for each of the two alerts"
     assert alerts.summary() == "alerts: 0 sent by webhook, 2 failed, 0 sent by e-mail, 2 failed"
     lines = [r.getMessage() for r in caplog.records]
@@ -250,13 +274,12 @@ def test_an_alert_given_up_is_not_retried_in_the_run_but_after_a_restart(tmp_pat
         assert ledger.con.execute("SELECT count(*) FROM alert_deliveries").fetchone() == (1,)
 
 
-def test_every_alert_carries_its_idempotency_key() -> None:
+def test_every_alert_carries_its_idempotency_key(tmp_path: Path) -> None:
     with SmtpReceiver() as relay, WebhookReceiver() as hook:
         alerts = AlertDispatcher()
         alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter())
         alerts.add(WebhookChannel(hook.url), AlertFilter())
-        alerts.submit([SHORT_PAY, replace(SHORT_PAY, state=WITHDRAWN, notice_seq=9)])
-        delivered(alerts)
+        alerted(alerts, tmp_path, [SHORT_PAY, replace(SHORT_PAY, state=WITHDRAWN, notice_seq=9)])
     assert alert_id(SHORT_PAY) == "f00d-raised-1"
     assert [p.headers[IDEMPOTENCY_HEADER] for p in hook.bodies] == [
         "f00d-raised-1",
