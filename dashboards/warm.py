@@ -28,6 +28,7 @@ PRELOADED = (
     "dashboards.cards",
     "dashboards.floor",
     "dashboards.live",
+    "dashboards.feed",
     "dashboards.triage",
     "dashboards.profiles",
     "dashboards.reconstruct",
