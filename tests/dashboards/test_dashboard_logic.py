@@ -43,13 +43,6 @@ def test_chi2_sf_matches_closed_forms(x: float) -> None:
     assert chi2_sf(x, 4) == pytest.approx((1 + x / 2) * math.exp(-x / 2), rel=1e-10)
 
 
-def test_chi2_sf_matches_scipy() -> None:
-    stats = pytest.importorskip("scipy.stats")
-    for df in (1, 2, 3, 5, 8, 13, 30):
-        for x in (0.01, 0.3, 1, 2.5, df, df + 3, 2 * df + 10, 80):
-            assert chi2_sf(x, df) == pytest.approx(float(stats.chi2.sf(x, df)), rel=1e-9)
-
-
 def test_chi2_sf_edges() -> None:
     assert chi2_sf(0, 3) == 1.0
     assert chi2_sf(-1, 3) == 1.0
