@@ -45,6 +45,7 @@ VIEWS = (
     ("round", "Round reconstruction"),
     ("roads", "Roads"),
     ("statistics", "Statistical alarms"),
+    ("slugs", "False shuffles"),
     ("close", "Gaming-day close"),
     ("forms", "Form register"),
     ("search", "Search"),
