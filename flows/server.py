@@ -7,7 +7,11 @@ returns the API URL of the one that does. :func:`run_nightly_audit_via_server` r
 ``nightly_audit`` flow against it with ephemeral mode switched off, so a missing server is a
 clear error instead of a silent temporary one.
 
-``python -m flows.server start|status|stop [--home DIR]`` manages the server by hand.
+``python -m flows.server start|status|stop [--home DIR]`` manages the server by hand;
+``start --ui`` serves the Prefect UI too, on the same port as the API.
+
+The server's state (database, log, port) lives in one directory per installation,
+:func:`default_home`, so two checkouts never share run history nor a server.
 """
 
 from __future__ import annotations
@@ -61,13 +65,18 @@ class ServerUnavailableError(RuntimeError):
 
 
 def default_home() -> Path:
-    """``$BACCARAT_PREFECT_HOME``, else ``~/.cache/baccarat-audit/prefect``."""
+    """``$BACCARAT_PREFECT_HOME``, else the installation's own directory: ``.prefect`` in the
+    source checkout the package runs from (``make run``'s editable install; git-ignored),
+    else ``var/baccarat-audit/prefect`` under the Python environment (``sys.prefix``) it is
+    installed in. Never a per-user directory: two checkouts would share one server and its
+    run history."""
     configured = os.environ.get(HOME_ENV)
-    return (
-        Path(configured).expanduser()
-        if configured
-        else Path.home() / ".cache" / "baccarat-audit" / "prefect"
-    )
+    if configured:
+        return Path(configured).expanduser()
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "pyproject.toml").is_file():
+        return checkout / ".prefect"
+    return Path(sys.prefix) / "var" / "baccarat-audit" / "prefect"
 
 
 def api_url(port: int, host: str = HOST) -> str:
@@ -126,13 +135,25 @@ def _locked(home: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def server_env(home: Path, *, ui: bool = False) -> dict[str, str]:
+def server_env(home: Path, port: int, *, ui: bool = False) -> dict[str, str]:
+    """The environment of the server of ``home`` listening on ``port``.
+
+    The UI's API URL is set explicitly: Prefect derives it from ``PREFECT_API_URL`` (removed
+    here, it may point at another server) or else from ``PREFECT_SERVER_API_PORT`` (4200 by
+    default, whatever ``--port`` says), and the UI would then call an API that is not there
+    ("Can't connect to Server API")."""
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
     env.update(SERVER_SETTINGS)
     env["PREFECT_HOME"] = str(home)
     env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{home / 'prefect.db'}"
     env["PREFECT_SERVER_UI_ENABLED"] = "true" if ui else "false"
+    env["PREFECT_SERVER_UI_API_URL"] = api_url(port)
     return env
+
+
+def ui_url(api: str) -> str:
+    """The address of the UI a server with the API ``api`` serves (same host and port)."""
+    return api.removesuffix("/").removesuffix("/api")
 
 
 def ensure_local_server(
@@ -146,14 +167,17 @@ def ensure_local_server(
 
     The server runs detached (it outlives this process; stop it with
     :func:`stop_local_server`), keeps its SQLite database under ``home`` and listens on
-    ``port`` (default: the last port used for ``home``, else 4210, else a free one).
+    ``port`` (default: the last port used for ``home``, else 4210, else a free one). With
+    ``ui``, a running server of ``home`` without the UI is restarted with it.
     """
     home = home.expanduser().resolve()
     home.mkdir(parents=True, exist_ok=True)
     with _locked(home):
         state = _read_state(home)
         if state.get("url") and _alive(state.get("pid")) and is_healthy(str(state["url"])):
-            return str(state["url"])
+            if state.get("ui") or not ui:
+                return str(state["url"])
+            stop_local_server(home)
         chosen = port or int(state.get("port") or DEFAULT_PORT)
         if not _port_free(chosen):
             # Taken, by another home's server or by something else: never adopt a server
@@ -177,7 +201,7 @@ def ensure_local_server(
                     "--ui" if ui else "--no-ui",
                     "--analytics-off",
                 ],
-                env=server_env(home, ui=ui),
+                env=server_env(home, chosen, ui=ui),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -186,7 +210,7 @@ def ensure_local_server(
             )
         finally:
             log.close()
-        _write_state(home, chosen, process.pid)
+        _write_state(home, chosen, process.pid, ui=ui)
         url = api_url(chosen)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -216,9 +240,9 @@ def _alive(pid: object) -> bool:
     return True
 
 
-def _write_state(home: Path, port: int, pid: int) -> None:
+def _write_state(home: Path, port: int, pid: int, *, ui: bool) -> None:
     (home / STATE_FILE).write_text(
-        json.dumps({"url": api_url(port), "port": port, "pid": pid}, indent=2) + "\n"
+        json.dumps({"url": api_url(port), "port": port, "pid": pid, "ui": ui}, indent=2) + "\n"
     )
 
 
@@ -368,12 +392,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m flows.server", description="Manage the local Prefect server."
     )
     parser.add_argument("action", choices=("start", "status", "stop"))
-    parser.add_argument("--home", type=Path, default=default_home())
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=default_home(),
+        help=f"the server's state directory (default ${HOME_ENV}, else %(default)s)",
+    )
     parser.add_argument("--port", type=int)
-    parser.add_argument("--ui", action="store_true", help="serve the Prefect UI too")
+    parser.add_argument(
+        "--ui",
+        action="store_true",
+        help="serve the Prefect UI too, at the API's address without /api (a running server "
+        "without the UI is restarted with it)",
+    )
     args = parser.parse_args(argv)
     if args.action == "start":
-        print(ensure_local_server(args.home, args.port, ui=args.ui))
+        url = ensure_local_server(args.home, args.port, ui=args.ui)
+        print(url)
+        if args.ui:
+            print(f"UI: {ui_url(url)}")
         return 0
     if args.action == "stop":
         print("stopped" if stop_local_server(args.home) else "not running")

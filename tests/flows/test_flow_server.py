@@ -1,5 +1,6 @@
-"""The long-lived local Prefect server: a missing server fails fast with a clear message; a
-started one is reused (no startup cost per run) and runs the nightly audit."""
+"""The long-lived local Prefect server: a missing server fails fast with a clear message; its
+state is kept per installation; a started one is reused (no startup cost per run), serves a
+UI that talks to its own API, and runs the nightly audit."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -16,9 +18,12 @@ from pathlib import Path
 import pytest
 
 from flows.server import (
+    HOME_ENV,
     ServerUnavailableError,
+    default_home,
     ensure_local_server,
     is_healthy,
+    main,
     quiet_console,
     stop_local_server,
     using_server,
@@ -55,6 +60,20 @@ def test_a_port_taken_by_something_else_is_refused(tmp_path: Path) -> None:
             ensure_local_server(tmp_path, port)
 
 
+def test_the_server_state_belongs_to_the_installation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a source checkout (as ``make run`` installs it) the state is the checkout's own
+    ``.prefect`` (git-ignored), not a per-user directory every checkout would share."""
+    checkout = Path(__file__).resolve().parents[2]
+    monkeypatch.delenv(HOME_ENV, raising=False)
+    assert default_home() == checkout / ".prefect"
+    assert "/.prefect/" in (checkout / ".gitignore").read_text().splitlines()
+    assert not default_home().is_relative_to(Path.home() / ".cache")
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "elsewhere"))
+    assert default_home() == tmp_path / "elsewhere"
+
+
 def test_stopping_without_a_server_is_a_no_op(tmp_path: Path) -> None:
     assert stop_local_server(tmp_path) is False
 
@@ -79,6 +98,30 @@ def local_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         yield home, url
     finally:
         stop_local_server(home)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("local-server")
+def test_the_ui_calls_the_api_the_server_serves(
+    local_server: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``start --ui`` on a server started without the UI (as ``make run`` leaves it)
+    restarts it with the UI, on the same port; the UI's settings name that API, not
+    Prefect's default port 4200."""
+    home, url = local_server
+    ui_settings = url.removesuffix("/api") + "/ui-settings"
+    state = home / "local-server.json"
+    assert json.loads(state.read_text())["ui"] is False
+
+    assert main(["start", "--home", str(home), "--ui"]) == 0
+
+    assert capsys.readouterr().out.splitlines() == [url, f"UI: {url.removesuffix('/api')}"]
+    with urllib.request.urlopen(ui_settings, timeout=5) as response:
+        settings = json.load(response)
+    assert settings["api_url"] == url
+    assert json.loads(state.read_text())["ui"] is True
+    with urllib.request.urlopen(url.removesuffix("/api"), timeout=5) as response:
+        assert b"<html" in response.read(4096).lower()  # the UI itself, same port
 
 
 @pytest.mark.slow
