@@ -12,6 +12,11 @@ data fails the same expectations again. Tasks that open the ledger for writing c
 :data:`WRITER_TAG`, guarded by a tag concurrency limit of 1 (:func:`ensure_writer_limit`, or
 ``prefect concurrency-limit create duckdb-writer 1``), so concurrent flow runs queue for the
 single DuckDB writer instead of failing on its file lock.
+
+What the UI shows: runs are named for their gaming day (``nightly-audit 2026-11-24``); the
+close publishes its summary per table and the paths of its reports and Data Docs as
+artifacts; a day sealed with blocking exceptions ends in a Completed state named so, not a
+plain green "Completed".
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from __future__ import annotations
 import time
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State, TaskRun
+from prefect.states import Completed
 
 from flows import steps
 from flows.steps import (
@@ -41,12 +48,16 @@ from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.ingest.errors import TransientError
 from pipeline.patterns.stage import PatternRun
 from pipeline.quality.run import QualityReport
+from pipeline.replay.findings import money
+from pipeline.safe_text import markdown_text, visible
 
 WRITER_TAG = "duckdb-writer"
 """Tag of every task that writes the ledger; its concurrency limit must be 1."""
 
 RETRIES = 3
 RETRY_DELAYS_S = [2, 10, 30]
+
+R = TypeVar("R")
 
 
 def retry_transient(task: Any, task_run: TaskRun, state: State[Any]) -> bool:
@@ -168,8 +179,119 @@ def quality_task(
     return steps.quality_check(db, gaming_date, reports_dir, catalog_path)
 
 
+# ---------------------------------------------------------------------- what the UI shows
+BLOCKED_STATE_NAME = "Completed with blocking exceptions"
+
+
+def audited_day(gaming_date: date | str | None, catalog_path: Path | str = DEFAULT_CATALOG) -> date:
+    """The gaming day a nightly audit works on: ``gaming_date`` (a deployment run may give
+    it as ISO text), else the one that ended at the last boundary (the catalog's
+    ``[gaming_day]``: local start and time zone)."""
+    if gaming_date is None:
+        return steps.last_closed_gaming_date(gaming_day_of(load_catalog(Path(catalog_path))))
+    return gaming_date if isinstance(gaming_date, date) else date.fromisoformat(gaming_date)
+
+
+def nightly_audit_run_name() -> str:
+    """``nightly-audit <gaming day>``, the day worked out as the flow works it out when the
+    run does not give one (Prefect calls this with the run's parameters in context)."""
+    from prefect.runtime import flow_run
+
+    parameters = flow_run.parameters
+    day = audited_day(
+        parameters.get("gaming_date"), parameters.get("catalog_path", DEFAULT_CATALOG)
+    )
+    return f"nightly-audit {day}"
+
+
+def ingest_run_name() -> str:
+    """``ingest <gaming day>``, or ``ingest`` for a run that loads every file it is given."""
+    from prefect.runtime import flow_run
+
+    day = flow_run.parameters.get("gaming_date")
+    return f"ingest {day}" if day else "ingest"
+
+
+def closed_state(closed: CloseSummary, data: R) -> State[R]:
+    """The final state of a run that closed a day, carrying ``data``: Completed, named
+    :data:`BLOCKED_STATE_NAME` when exceptions still blocked the day at its seal, so the UI
+    does not show such a day as a plain green "Completed"; the message says how many."""
+    day = closed.gaming_date
+    if closed.blocking:
+        return Completed(
+            name=BLOCKED_STATE_NAME,
+            message=f"gaming day {day} closed with {closed.blocking} blocking exceptions",
+            data=data,
+        )
+    return Completed(message=f"gaming day {day} closed, no blocking exceptions", data=data)
+
+
+def final(state: State[R]) -> R:
+    """``state`` as a flow's return value: Prefect makes a returned state the run's final
+    state and gives the flow's callers its data (and ``return_state=True`` callers the
+    state), so the flow is typed by that data."""
+    return cast(R, state)
+
+
+def publish_close(closed: CloseSummary) -> None:
+    """Publish the close as artifacts of the current flow run, keyed by gaming day so the UI
+    keeps every version: ``close-summary-<date>``, the close's own figures per table (cents
+    shown as dollars), and ``close-reports-<date>``, its status and the paths of its report
+    files and of the quality Data Docs. Table ids come from devices: made visible in table
+    cells, escaped in Markdown, never markup."""
+    day = closed.gaming_date.isoformat()
+    blocking_by_table: dict[str, int] = {}
+    for exception in closed.report["blocking_exceptions"]:
+        table_id = str(exception["table_id"])
+        blocking_by_table[table_id] = blocking_by_table.get(table_id, 0) + 1
+    totals = closed.totals
+    create_table_artifact(
+        [
+            {
+                "table": visible(str(t["table_id"])),
+                "rounds": t["rounds"],
+                "handle": money(t["handle_cents"]),
+                "win": money(t["win_cents"]),
+                "vigorish collected": money(t["vig_collected_cents"]),
+                "exceptions": t["exceptions"],
+                "blocking exceptions": blocking_by_table.get(str(t["table_id"]), 0),
+            }
+            for t in closed.report["tables"]
+        ],
+        key=f"close-summary-{day}",
+        description=(
+            f"Gaming day {day}, {closed.status}: handle {money(totals['handle_cents'])}, "
+            f"win {money(totals['win_cents'])}, vigorish collected "
+            f"{money(totals['vig_collected_cents'])}"
+        ),
+    )
+    lines = [f"### Gaming day {day}: {closed.status}", ""]
+    if blocking_by_table:
+        by_table = ", ".join(f"{markdown_text(t)} ({n})" for t, n in blocking_by_table.items())
+        lines += [f"{closed.blocking} blocking exceptions: {by_table}", ""]
+    lines += ["Reports:", *(_file_item(path) for path in closed.files)]
+    checked = closed.quality
+    if checked is not None:
+        lines += [
+            "",
+            f"Data quality: {checked.verdict}, {checked.failed} of {checked.evaluated} "
+            "expectations failed",
+            *(_file_item(path) for path in (checked.docs_file, checked.result_file) if path),
+        ]
+    create_markdown_artifact(
+        "\n".join(lines) + "\n",
+        key=f"close-reports-{day}",
+        description=f"Reports of the close of gaming day {day}",
+    )
+
+
+def _file_item(path: Path) -> str:
+    """A Markdown list item linking to a local file (the URI is percent-encoded)."""
+    return f"- [{markdown_text(path.name)}]({path.resolve().as_uri()}): {markdown_text(path)}"
+
+
 # ---------------------------------------------------------------------- flows
-@flow(name="ingest")
+@flow(name="ingest", flow_run_name=ingest_run_name)
 def ingest(
     db: Path,
     sources: list[Path] | None = None,
@@ -230,7 +352,7 @@ def ingest(
     return results
 
 
-@flow(name="replay-gaming-day")
+@flow(name="replay-gaming-day", flow_run_name="replay-gaming-day {gaming_date}")
 def replay_gaming_day(
     db: Path,
     gaming_date: date,
@@ -244,7 +366,7 @@ def replay_gaming_day(
     return [replay_table_day_task(db, t, gaming_date, catalog_path) for t in tables]
 
 
-@flow(name="close-gaming-day")
+@flow(name="close-gaming-day", flow_run_name="close-gaming-day {gaming_date}")
 def close_gaming_day(
     db: Path,
     gaming_date: date,
@@ -278,10 +400,11 @@ def close_gaming_day(
         closed.blocking,
         closed.chain_sha256[:16],
     )
-    return closed
+    publish_close(closed)
+    return final(closed_state(closed, closed))
 
 
-@flow(name="quality")
+@flow(name="quality", flow_run_name="quality {gaming_date}")
 def quality(
     db: Path, gaming_date: date, reports_dir: Path, catalog_path: Path = DEFAULT_CATALOG
 ) -> QualitySummary:
@@ -304,7 +427,7 @@ def quality(
     return checked
 
 
-@flow(name="nightly-audit")
+@flow(name="nightly-audit", flow_run_name=nightly_audit_run_name)
 def nightly_audit(
     events_dir: Path,
     db: Path,
@@ -329,7 +452,7 @@ def nightly_audit(
     (terminal, not retried) unless ``reopen_reason`` says why it is closed again; so does a
     failed BLOCK expectation unless ``accept_quality_failures`` says why to close anyway.
     """
-    day = gaming_date or steps.last_closed_gaming_date(gaming_day_of(load_catalog(catalog_path)))
+    day = audited_day(gaming_date, catalog_path)
     reports = reports_dir if reports_dir is not None else db.parent / "reports"
     seconds: dict[str, float] = {}
     mark = time.perf_counter()
@@ -354,4 +477,5 @@ def nightly_audit(
     seconds["quality"] = checked.seconds
     seconds["close"] = time.perf_counter() - mark - checked.seconds
     files = sum(i.files for i in ingested)
-    return AuditResult(day, files, ingested, replayed, closed, checked, seconds, patterns)
+    audited = AuditResult(day, files, ingested, replayed, closed, checked, seconds, patterns)
+    return final(closed_state(closed, audited))

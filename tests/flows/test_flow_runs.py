@@ -1,17 +1,21 @@
 """Real flow runs against the session's Prefect test server: the nightly audit of a small
-emulated day, the transient/terminal retry split, quality findings that do not fail the
+emulated day (its runs named for the gaming day, its final state and the close's artifacts
+as the UI shows them), the transient/terminal retry split, quality findings that do not fail the
 quality run but refuse the close (terminal, never retried) until accepted, and a forced
 replay of a gaming day."""
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 from prefect import flow
+from prefect.client.schemas.objects import FlowRun
 
 from flows import audit, steps
 from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
@@ -20,7 +24,9 @@ from pipeline.ingest.sources import read_file
 from pipeline.ingest.stage import load_batch
 from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import Delivery, Ledger
+from pipeline.replay.findings import money
 from pipeline.reports.groundtruth import compare
+from pipeline.safe_text import markdown_text, visible
 from pipeline.stream.ledgers import shard_path
 from pipeline.stream.verify import diff_ledgers, ledger_snapshot
 
@@ -80,6 +86,99 @@ def test_nightly_audit_of_a_small_emulated_day(
     assert plain.quality.failed == result.quality.failed
     # the runs the server recorded
     assert {"nightly-audit", *SUBFLOWS} <= set(_completed_flow_names())
+    # ... named for the gaming day, a day sealed with blocking exceptions not a plain green
+    runs = _runs_on(db)
+    assert sorted(runs) == sorted(f"{name} 2026-11-24" for name in ("nightly-audit", *SUBFLOWS))
+    assert result.close.blocking > 0  # every fault kind at its default rate
+    for name in ("nightly-audit 2026-11-24", "close-gaming-day 2026-11-24"):
+        state = runs[name].state
+        assert state is not None and state.is_completed()
+        assert state.name == audit.BLOCKED_STATE_NAME
+        assert state.message == (
+            f"gaming day 2026-11-24 closed with {result.close.blocking} blocking exceptions"
+        )
+    # ... and the close's artifacts: its own figures per table, the reports and Data Docs
+    artifacts = _artifacts_of(runs["close-gaming-day 2026-11-24"].id)
+    summary = json.loads(artifacts["close-summary-2026-11-24"])
+    figures = {t["table_id"]: t for t in close_json["tables"]}
+    assert [row["table"] for row in summary] == ["T01", "T02"]
+    for row in summary:
+        table = figures[row["table"]]
+        assert row["handle"] == money(table["handle_cents"])
+        assert row["win"] == money(table["win_cents"])
+        assert row["vigorish collected"] == money(table["vig_collected_cents"])
+        assert row["exceptions"] == table["exceptions"]
+    assert sum(row["blocking exceptions"] for row in summary) == result.close.blocking
+    links = artifacts["close-reports-2026-11-24"]
+    for path in [*result.close.files, result.quality.docs_file]:
+        assert path is not None and f"]({path.resolve().as_uri()})" in links
+
+
+def _runs_on(db: Path) -> dict[str, FlowRun]:
+    """The flow runs that worked on the ledger ``db``, by run name."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return {r.name: r for r in client.read_flow_runs() if r.parameters.get("db") == str(db)}
+
+
+def _artifacts_of(flow_run_id: UUID) -> dict[str, str]:
+    """The data of the keyed artifacts a flow run created, by key."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    only_this_run = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts(artifact_filter=only_this_run)
+    return {a.key: str(a.data) for a in artifacts if a.key}
+
+
+def test_device_strings_in_the_close_artifacts_are_not_markup(
+    prefect_api: str, tmp_path: Path
+) -> None:
+    """A table id is a device string: the close's artifacts show it, never render it."""
+    hostile = "<img src=x onerror=alert(1)>[T01](javascript:x)\u202e"
+    report = tmp_path / "close-2026-11-24.html"
+    closed = steps.CloseSummary(
+        GAMING_DATE,
+        "CLOSED_WITH_BLOCKING_EXCEPTIONS",
+        1,
+        "0" * 64,
+        "0" * 64,
+        {"handle_cents": 12_345, "win_cents": -50, "vig_collected_cents": 5},
+        [report],
+        {
+            "tables": [
+                {
+                    "table_id": hostile,
+                    "rounds": 3,
+                    "handle_cents": 12_345,
+                    "win_cents": -50,
+                    "vig_collected_cents": 5,
+                    "exceptions": 2,
+                }
+            ],
+            "blocking_exceptions": [{"table_id": hostile}],
+        },
+    )
+
+    @flow
+    def close_published() -> None:
+        audit.publish_close(closed)
+
+    state = close_published(return_state=True)
+
+    run_id = state.state_details.flow_run_id
+    assert state.is_completed() and run_id is not None
+    artifacts = _artifacts_of(run_id)
+    (row,) = json.loads(artifacts["close-summary-2026-11-24"])
+    assert row["table"] == visible(hostile) and "\u202e" not in row["table"]
+    assert (row["handle"], row["win"], row["vigorish collected"]) == ("$123.45", "-$0.50", "$0.05")
+    markdown = artifacts["close-reports-2026-11-24"]
+    (line,) = [x for x in markdown.splitlines() if x.startswith("1 blocking exceptions: ")]
+    shown = line.removeprefix("1 blocking exceptions: ").removesuffix(" (1)")
+    assert shown == markdown_text(hostile)
+    assert not re.search(r"(?<!\\)[<>\[\]()]", shown)  # every markup character escaped
 
 
 def test_the_writer_tag_has_a_concurrency_limit_of_one(prefect_api: str) -> None:
