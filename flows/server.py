@@ -396,7 +396,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--home",
         type=Path,
         default=default_home(),
-        help=f"the server's state directory (default ${HOME_ENV}, else %(default)s)",
+        help=f"the server's state directory (default: %(default)s, from ${HOME_ENV} when "
+        "set, else the installation's own)",
     )
     parser.add_argument("--port", type=int)
     parser.add_argument(
