@@ -106,15 +106,23 @@ def downloaded(browser: Browser, button: str, directory: Path, name: str) -> Pat
     return path
 
 
-def grid_rows(browser: Browser, *columns: str) -> list[dict[str, str]]:
+def grid_rows(browser: Browser, *columns: str, timeout: float = 15) -> list[dict[str, str]]:
     """The rows of the one dataframe on the page headed by exactly these ``columns``, read
     from the table Streamlit's grid keeps in the page for screen readers (the grid itself
-    is drawn on a canvas)."""
-    tables = browser.evaluate(
-        "[...document.querySelectorAll('[data-testid=stDataFrame] table')].map(t =>"
-        " [...t.querySelectorAll('tr')].map(r => [...r.children].map(c => c.innerText.trim())))"
-    )
-    found = [body for header, *body in tables if header == list(columns)]
+    is drawn on a canvas). The grid fills that table once drawn, and draws only the rows in
+    view: each grid is scrolled into view, as a reader scrolls down to it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        tables = browser.evaluate(
+            "[...document.querySelectorAll('[data-testid=stDataFrame]')].map(g => {"
+            " g.scrollIntoView({block: 'center'});"
+            " return [...g.querySelectorAll('table tr')]"
+            ".map(r => [...r.children].map(c => c.innerText.trim())); })"
+        )
+        found = [body for header, *body in filter(None, tables) if header == list(columns)]
+        if len(found) == 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
     assert len(found) == 1, f"{len(found)} tables headed {columns} on the page"
     return [dict(zip(columns, row, strict=True)) for row in found[0]]
 
