@@ -29,7 +29,7 @@ st.caption(
 
 following = live.exceptions_feed()
 selected_rows = st.session_state.get("queue", {}).get("selection", {}).get("rows", [])
-if selected_rows:
+if selected_rows or st.session_state.get("act_on"):
     st.caption("Live updates pause while rows are selected, so the selection stays put.")
 else:
     live.follow(ctx.snapshot.key)
@@ -236,7 +236,22 @@ if rows.empty:
     st.stop()
 
 ids = list(rows["exception_id"])
-chosen_rows = [str(table.iloc[i]["exception_id"]) for i in picked.selection.rows if i < len(table)]
+labels = {
+    str(r.exception_id): f"{r.code} at {visible(str(r.table_id))} ({r.exception_id})"
+    for r in rows.itertuples()
+}
+# The grid's row checkboxes are drawn on a canvas that a keyboard or a screen reader cannot
+# reach; this list picks the same rows for the same bulk form.
+if "act_on" in st.session_state:  # picks acknowledged away or filtered out are no longer offered
+    st.session_state["act_on"] = [i for i in st.session_state["act_on"] if i in labels]
+typed = st.multiselect(
+    "Act on several: pick exceptions by code, table or id (or tick rows in the table)",
+    options=list(labels),
+    format_func=labels.__getitem__,
+    key="act_on",
+)
+ticked = [str(table.iloc[i]["exception_id"]) for i in picked.selection.rows if i < len(table)]
+chosen_rows = list(dict.fromkeys([*ticked, *typed]))
 if len(chosen_rows) == 1 and st.session_state.get("_clicked") != chosen_rows[0]:
     st.session_state["_clicked"] = chosen_rows[0]  # a click opens the row, once
     st.session_state["inspect"] = chosen_rows[0]

@@ -123,6 +123,28 @@ def test_several_selected_rows_are_acknowledged_with_one_note(
     assert any("3 exceptions" in s.value for s in at.success)
 
 
+def test_exceptions_picked_from_the_list_are_acknowledged_with_one_note(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keyboard's way to several rows: the grid's checkboxes are drawn on a canvas, the
+    list beside it picks the same rows for the same bulk form; a pick acknowledged away is no
+    longer offered, and the page still runs."""
+    request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="demo-analyst")
+    at = opened()
+    chosen = [str(i) for i in rows_of(at)["exception_id"].iloc[3:5]]
+    at.multiselect(key="act_on").set_value(chosen).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(s.value == "2 selected" for s in at.subheader)
+    at.radio(key="bulk-action").set_value("ACKNOWLEDGE")
+    at.text_area(key="bulk-note").input("picked by keyboard")
+    at.button(key="bulk-submit").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    records = AckJournal(journal_path_for(ledger)).records()
+    assert sorted(r.exception_id for r in records) == sorted(chosen)
+    assert {r.note for r in records} == {"picked by keyboard"}
+    assert not set(chosen) & set(at.multiselect(key="act_on").value)
+
+
 def test_each_row_shows_the_money_at_stake_and_its_age(ledger: Path) -> None:
     rows = rows_of(opened())
     every = exceptions(ledger).set_index("exception_id")
