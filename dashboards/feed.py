@@ -26,14 +26,15 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 import pandas as pd
 from kafka import KafkaConsumer, TopicPartition
 
 from pipeline.events.exception_notices import NoticeCodec, NoticeDecodeError
-from pipeline.ledger.notices import RAISED
+from pipeline.ledger.notices import RAISED, ExceptionNotice
+from pipeline.stream.notices import notice_from_record
 from pipeline.stream.settings import KafkaSettings, env_var
 
 POLL_MS = 100
@@ -42,55 +43,6 @@ RECONNECT_SECONDS = (0.5, 10.0)
 each time, at most 10 s, for as long as the server runs."""
 COMPARED = ("state", "code", "severity", "table_id", "message")
 """What must agree between a notice on the feed and the same notice in the ledger."""
-
-
-@dataclass(frozen=True, slots=True)
-class LiveNotice:
-    """The latest notice of one exception on the feed (an ``AuditExceptionNotice``)."""
-
-    notice_seq: int
-    state: str
-    exception_id: str
-    code: str
-    severity: str
-    section: str
-    table_id: str
-    gaming_date: date
-    shoe_id: str | None
-    round_id: str | None
-    seat: int | None
-    patron_id: str | None
-    serial: int | None
-    expected_cents: int | None
-    actual_cents: int | None
-    message: str
-    source_event_ids: tuple[str, ...]
-    recorded_at: datetime
-    received_at: datetime
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any], received_at: datetime) -> LiveNotice:
-        return cls(
-            notice_seq=int(record["notice_seq"]),
-            state=str(record["state"]),
-            exception_id=str(record["finding_id"]),
-            code=str(record["code"]),
-            severity=str(record["severity"]),
-            section=str(record["section"]),
-            table_id=str(record["table_id"]),
-            gaming_date=record["gaming_date"],
-            shoe_id=record["shoe_id"],
-            round_id=record["round_id"],
-            seat=record["seat"],
-            patron_id=record["patron_id"],
-            serial=record["serial"],
-            expected_cents=record["expected_cents"],
-            actual_cents=record["actual_cents"],
-            message=str(record["message"]),
-            source_event_ids=tuple(record["evidence_event_ids"]),
-            recorded_at=record["recorded_at"],
-            received_at=received_at,
-        )
 
 
 class ExceptionFeed:
@@ -102,7 +54,7 @@ class ExceptionFeed:
     def __init__(self, settings: KafkaSettings, codec: NoticeCodec | None = None) -> None:
         self.settings = settings
         self._codec = codec or NoticeCodec()
-        self._latest: dict[str, LiveNotice] = {}
+        self._latest: dict[str, ExceptionNotice] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="exceptions-feed", daemon=True)
@@ -118,20 +70,20 @@ class ExceptionFeed:
         self._stop.set()
         self._thread.join(timeout=10)
 
-    def notices(self, day: date) -> list[LiveNotice]:
+    def notices(self, day: date) -> list[ExceptionNotice]:
         """The latest notice of each exception of gaming day ``day``, oldest first."""
         with self._lock:
             found = [n for n in self._latest.values() if n.gaming_date == day]
         return sorted(found, key=lambda n: n.notice_seq)
 
-    def take(self, message: bytes, received_at: datetime | None = None) -> None:
+    def take(self, message: bytes) -> None:
         """Keep one message of the topic (the feed's thread calls it for each)."""
         try:
             record = self._codec.decode(message)
         except NoticeDecodeError:
             self.undecodable += 1  # not the pipeline's: nothing to show
             return
-        notice = LiveNotice.from_record(record, received_at or datetime.now(UTC))
+        notice = notice_from_record(record)
         with self._lock:
             current = self._latest.get(notice.exception_id)
             if current is None or notice.notice_seq > current.notice_seq:
@@ -204,12 +156,12 @@ def stop_feeds() -> None:
 class Reconciled:
     """The feed's notices of a day against a snapshot's (see :func:`reconcile`)."""
 
-    raised: list[LiveNotice] = field(default_factory=list)
+    raised: list[ExceptionNotice] = field(default_factory=list)
     """Raised on the feed, not in the snapshot yet: unconfirmed new exceptions."""
-    withdrawn: list[LiveNotice] = field(default_factory=list)
+    withdrawn: list[ExceptionNotice] = field(default_factory=list)
     """Withdrawn on the feed, not in the snapshot yet: the snapshot still lists them."""
     confirmed: int = 0
-    mismatched: list[LiveNotice] = field(default_factory=list)
+    mismatched: list[ExceptionNotice] = field(default_factory=list)
     """The snapshot holds a notice with this number for the exception, and it differs."""
 
     @property
@@ -218,7 +170,7 @@ class Reconciled:
 
 
 def reconcile(
-    live: Sequence[LiveNotice], ledger_notices: pd.DataFrame, listed: set[str]
+    live: Sequence[ExceptionNotice], ledger_notices: pd.DataFrame, listed: set[str]
 ) -> Reconciled:
     """Sort the feed's notices by what the snapshot says of them. ``ledger_notices``: the
     snapshot's notices of the day (columns ``notice_seq`` and :data:`COMPARED` plus
@@ -244,7 +196,7 @@ def reconcile(
     return out
 
 
-def frame_of(notices: Sequence[LiveNotice]) -> pd.DataFrame:
+def frame_of(notices: Sequence[ExceptionNotice]) -> pd.DataFrame:
     """Notices as rows shaped like the queue's (:func:`dashboards.queries.exceptions`)."""
     return pd.DataFrame(
         {

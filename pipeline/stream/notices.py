@@ -12,13 +12,14 @@ has new notices (the alerts, :mod:`pipeline.stream.alerts`, read them from its o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pipeline.events.exception_notices import NoticeCodec, utc
 from pipeline.ledger.notices import ExceptionNotice, mark_published, pending_notices
 from pipeline.ledger.store import Delivery, Ledger
+from pipeline.replay.findings import Severity
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.sender import AcknowledgedSender
 from pipeline.stream.settings import KafkaSettings
@@ -47,6 +48,32 @@ def notice_record(notice: ExceptionNotice, published_at: datetime) -> dict[str, 
         "recorded_at": utc(notice.recorded_at),
         "published_at": published_at,
     }
+
+
+def notice_from_record(record: Mapping[str, Any]) -> ExceptionNotice:
+    """The inverse of :func:`notice_record`: a decoded ``AuditExceptionNotice`` as the
+    ledger's notice, its time naive UTC as the ledger stores it."""
+    return ExceptionNotice(
+        notice_seq=int(record["notice_seq"]),
+        state=str(record["state"]),
+        exception_id=str(record["finding_id"]),
+        table_id=str(record["table_id"]),
+        gaming_date=record["gaming_date"],
+        code=str(record["code"]),
+        section=str(record["section"]),
+        severity=str(record["severity"]),
+        severity_rank=int(Severity[record["severity"]]),  # an enum of the schema: always known
+        shoe_id=record["shoe_id"],
+        round_id=record["round_id"],
+        seat=record["seat"],
+        patron_id=record["patron_id"],
+        serial=record["serial"],
+        expected_cents=record["expected_cents"],
+        actual_cents=record["actual_cents"],
+        message=str(record["message"]),
+        source_event_ids=tuple(record["evidence_event_ids"]),
+        recorded_at=record["recorded_at"].astimezone(UTC).replace(tzinfo=None),
+    )
 
 
 def notice_days(deliveries: Iterable[Delivery], gaming_day: GamingDay) -> set[tuple[str, date]]:
