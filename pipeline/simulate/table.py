@@ -1028,15 +1028,20 @@ class TableEmulator:
         behind_cut = shoe.cut_card_at - shoe.position
         if not regulates(self.game, LAST_HAND_FACE_UP) or not 0 <= behind_cut < HAND_CARDS:
             return False
-        if plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=False) is None:
+        voided = plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=False)
+        if voided is None:
             return False  # the hand ends before the cutting card
         # The fault brings its own face-up card, so its rate is per last hand that can have one
         # and a fault day does not wait on the clean rate to see it.
         fault = self.faults.roll(FaultKind.LAST_HAND_NOT_VOIDED)
         if not fault and self.rng.random() >= LAST_HAND_FACE_UP_RATE:
             return False
-        plan = plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=fault)
-        assert plan is not None
+        plan = (
+            plan_last_hand_face_up(shoe.remaining, behind_cut, options, mishandled=True)
+            if fault
+            else voided
+        )
+        assert plan is not None  # the same cards and deal as the voided plan
         self._play_planned(shoe, round_id, stakes, plan, FaultKind.LAST_HAND_NOT_VOIDED)
         return True
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pipeline.replay.findings import Severity
-from tests.replay.builder import Misdealt, TableDayBuilder, codes, only, table
+from tests.replay.builder import Misdealt, RoundHandle, TableDayBuilder, codes, only, table
 
 CODE = "CF-4.12j-LAST-HAND-VOID"
 BANK: dict[str, Any] = {
@@ -28,6 +28,25 @@ VOID_REASON = "a card of the shoe's last hand was found face up in the shoe"
 
 def cf() -> TableDayBuilder:
     return table("cf-5", "T04")
+
+
+def voided_last_hand(void_code: str | None) -> tuple[TableDayBuilder, RoundHandle]:
+    """A shoe whose last hand had its 7D found face up, voided by the dealer (its wagers
+    returned) with ``void_code`` as the void's rule, and the shoe ended."""
+    b = cf()
+    r = b.round(
+        player="TH",
+        banker="3D",
+        bank=BANK,
+        order="PB",
+        cut_card=True,
+        hand_options=False,
+        misdealt=Misdealt(
+            "CARD_FACE_UP_IN_SHOE", card="7D", voided=VOID_REASON, void_code=void_code
+        ),
+    )
+    b.end_shoe()
+    return b, r
 
 
 @pytest.mark.rule("CF-4.12j-LAST-HAND-VOID")
@@ -55,19 +74,7 @@ def test_last_hand_voided_with_its_wagers_returned_finds_nothing(void_code: str 
     found face up; it went to the discard bucket with seven more, the hand was voided and its
     wagers returned. Legal: nothing to find, and the void, with the shoe far from empty, is no
     void for insufficient cards (4.12(k)) whether or not it names its rule."""
-    b = cf()
-    r = b.round(
-        player="TH",
-        banker="3D",
-        bank=BANK,
-        order="PB",
-        cut_card=True,
-        hand_options=False,
-        misdealt=Misdealt(
-            "CARD_FACE_UP_IN_SHOE", card="7D", voided=VOID_REASON, void_code=void_code
-        ),
-    )
-    b.end_shoe()
+    b, r = voided_last_hand(void_code)
     result = b.replay()
     assert result.findings == []
     assert [row.status for row in result.rounds] == ["VOID"]
@@ -79,17 +86,7 @@ def test_void_last_hand_paid_as_a_win_cites_4_12_j() -> None:
     """CF-4.12j-LAST-HAND-VOID, N.J.A.C. 19:47-4.12(j): the last hand was voided, but the
     wager against the Banker was paid as a win: the money moved on a hand the rule voids, cited
     under that rule (not 4.12(k))."""
-    b = cf()
-    r = b.round(
-        player="TH",
-        banker="3D",
-        bank=BANK,
-        order="PB",
-        cut_card=True,
-        hand_options=False,
-        misdealt=Misdealt("CARD_FACE_UP_IN_SHOE", card="7D", voided=VOID_REASON, void_code=CODE),
-    )
-    b.end_shoe()
+    b, r = voided_last_hand(CODE)
     paid_id = r.settled_id(2, "PLAYER")
     events = [
         replace(e, fields={**e.fields, "outcome": "WIN", "paid_cents": 10_000})
