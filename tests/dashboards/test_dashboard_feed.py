@@ -27,6 +27,7 @@ from pipeline.safe_text import markdown_text
 from pipeline.stream.notices import notice_record
 from pipeline.stream.settings import PREFIX, KafkaSettings, env_var
 from pipeline.stream.topics import ensure_topics
+from tests.outbox import insert_notice
 
 TIMEOUT = 120
 UNCONFIRMED = "Live, not yet confirmed by the ledger"
@@ -111,14 +112,7 @@ def commit(db: Path, notice: ExceptionNotice) -> None:
             )  # fmt: skip
         else:
             writer.con.execute("DELETE FROM exceptions WHERE exception_id = ?", [n.exception_id])
-        writer.con.execute(
-            "INSERT INTO exception_notices VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            [n.notice_seq, n.state, n.exception_id, n.table_id, n.gaming_date, n.code,
-             n.section, n.severity, n.severity_rank, n.shoe_id, n.round_id, n.seat,
-             n.patron_id, n.serial, n.expected_cents, n.actual_cents, n.message,
-             list(n.source_event_ids), n.recorded_at],
-        )  # fmt: skip
+        insert_notice(writer.con, n)
 
 
 def until_the_feed_has(notice: ExceptionNotice) -> None:

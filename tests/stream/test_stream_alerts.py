@@ -31,6 +31,7 @@ from pipeline.stream.alerts import (
 )
 from pipeline.stream.cli import main as stream_main
 from pipeline.stream.retry import Backoff
+from tests.outbox import insert_notice
 
 SHORT_PAY = ExceptionNotice(
     notice_seq=1, state=RAISED, exception_id="f00d", table_id="T01",
@@ -60,15 +61,8 @@ def outbox(tmp_path: Path, notices: list[ExceptionNotice]) -> Ledger:
     """A ledger whose outbox holds ``notices`` as a consumer's batch left them (recorded,
     not published yet): what the alerts are driven from (pipeline.ledger.notices)."""
     ledger = Ledger(tmp_path / "outbox.duckdb")
-    for n in notices:
-        ledger.con.execute(
-            "INSERT INTO exception_notices VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            [n.notice_seq, n.state, n.exception_id, n.table_id, n.gaming_date, n.code,
-             n.section, n.severity, n.severity_rank, n.shoe_id, n.round_id, n.seat,
-             n.patron_id, n.serial, n.expected_cents, n.actual_cents, n.message,
-             list(n.source_event_ids), n.recorded_at],
-        )  # fmt: skip
+    for notice in notices:
+        insert_notice(ledger.con, notice)
     return ledger
 
 
