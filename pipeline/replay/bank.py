@@ -29,6 +29,10 @@ from pipeline.rules.roles import (
 )
 
 BANK_PASS = "CF-4.11a1-BANK-PASS"
+BANK_ACTIONS = {k.value: k for k in BancoKind}
+"""A ``PlayerBancoWager``'s action symbols taken as wagers against the Banker."""
+WHOLE_BANK_CALLS = {k.value: k for k in (BancoKind.SUIVI, BancoKind.SEUL)}
+"""A ``BancoCalled``'s call symbols that claim the whole bank (4.7(b), (c))."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +159,12 @@ class Bank:
         flags: list[Flag] = []
         bank = int(banker_wager.get("amount_cents"))
         seat = int(banker_wager.get("seat"))
-        kinds = {k.value: k for k in BancoKind}
         accepted = [
-            BancoOffer(int(e.get("seat")), kinds[str(e.get("action"))], int(e.get("amount_cents")))
+            BancoOffer(
+                int(e.get("seat")), BANK_ACTIONS[str(e.get("action"))], int(e.get("amount_cents"))
+            )
             for e in offers
-            if e.get("action") in kinds
+            if e.get("action") in BANK_ACTIONS
         ]
         covered = sum(o.amount_cents for o in accepted)
         ids = tuple(e.event_id for e in (banker_wager, *offers))
@@ -224,12 +229,11 @@ class Bank:
         wagers (``CF-4.8c-DOMINANT``), so the caller who wrongly took the bank and then made the
         Player's Hand's choices is one finding, this one, not two.
         """
-        kinds = {BancoKind.SUIVI.value: BancoKind.SUIVI, BancoKind.SEUL.value: BancoKind.SEUL}
         announced = [e for e in rnd.bank if e.payload_type == "BancoCalled"]
         calls = [
-            BancoCall(int(e.get("seat")), kinds[str(e.get("call"))])
+            BancoCall(int(e.get("seat")), WHOLE_BANK_CALLS[str(e.get("call"))])
             for e in announced
-            if e.get("call") in kinds
+            if e.get("call") in WHOLE_BANK_CALLS
         ]
         suivi_called = any(c.kind is BancoKind.SUIVI for c in calls) or any(
             o.kind is BancoKind.SUIVI for o in accepted
