@@ -23,20 +23,28 @@ PAGES = Path(__file__).resolve().parent / "views"  # not pages/: that name means
 st.set_page_config(page_title="Baccarat audit", page_icon=":material/casino:", layout="wide")
 
 
-def page(name: str, title: str, url: str, icon: str, default: bool = False) -> st.Page:
-    return st.Page(PAGES / f"{name}.py", title=title, url_path=url, icon=icon, default=default)
+def page(name: str, title: str, url: str, icon: str) -> st.Page:
+    return st.Page(PAGES / f"{name}.py", title=title, url_path=url, icon=icon)
+
+
+EXCEPTION_QUEUE = page("exception_queue", "Exception queue", "exceptions", ":material/report:")
+
+
+def open_the_queue() -> None:
+    """The root opens the queue at ``/exceptions``, carrying the link's filters along.
+
+    Streamlit serves its default page only at ``/`` and answers the default page's own
+    ``url_path`` with "Page not found"; so the default is this hidden step, and the queue is
+    an ordinary page that ``/exceptions`` reaches."""
+    params = {name: st.query_params.get_all(name) for name in st.query_params}
+    st.switch_page(EXCEPTION_QUEUE, query_params=params)
 
 
 navigation = st.navigation(
     {
         "Surveillance": [
-            page(
-                "exception_queue",
-                "Exception queue",
-                "exceptions",
-                ":material/report:",
-                default=True,
-            ),
+            st.Page(open_the_queue, title="Exception queue", default=True, visibility="hidden"),
+            EXCEPTION_QUEUE,
             page("table_board", "Table board", "tables", ":material/table_restaurant:"),
             page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
             page("roads", "Roads", "roads", ":material/grid_on:"),

@@ -89,6 +89,12 @@ class Browser:
     def heading(self) -> str:
         return str(self.evaluate("(document.querySelector('h1') || {}).innerText || ''") or "")
 
+    def press(self, x: float, y: float) -> None:
+        """A left click at viewport point (x, y) as the mouse makes it, press then release:
+        a baseweb select opens and picks on these events, which an element's click() lacks."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
     def click_nav(self, title: str) -> None:
         """Follow the sidebar link with this title, as a person does (no page reload)."""
         clicked = self.evaluate(

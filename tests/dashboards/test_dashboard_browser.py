@@ -97,16 +97,34 @@ def test_exception_queue_in_chromium(
     statement = RULE_CODES[str(chosen["code"])].statement
     text = _open(
         browser,
-        f"{base}/?exception={chosen['exception_id']}",
+        f"{base}/exceptions?exception={chosen['exception_id']}",
         "Exception queue",
         str(chosen["message"]),
         str(chosen["section"]),
         statement,
         f"{len(rows)} of {len(rows)}",  # the metric paints last on a loaded machine
     )
+    assert "Page not found" not in text
     assert f"Table {chosen['table_id']}" in text.replace("\n", " ")
     assert "Evidence: the events this exception rests on" in text
     browser.screenshot(shots / "exception-queue.png")
+
+
+def test_a_link_to_the_root_opens_the_queue_at_its_own_address(
+    server: tuple[str, Path], browser: Browser
+) -> None:
+    """Links written before the queue had its address (``/?code=...``) still open it, with
+    their filters and open exception carried to ``/exceptions``."""
+    base, db = server
+    with Ledger(db, read_only=True) as ledger:
+        rows = q.exceptions(ledger, DAY, AckJournal(db.with_suffix(".none.jsonl")))
+    chosen = rows[rows["round_id"].notna()].iloc[0]
+    code, exception_id = str(chosen["code"]), str(chosen["exception_id"])
+    text = _open(browser, f"{base}/?code={code}&exception={exception_id}", str(chosen["message"]))
+    assert "Page not found" not in text
+    assert browser.evaluate("location.pathname") == "/exceptions"
+    search = str(browser.evaluate("location.search"))
+    assert f"code={code}" in search and f"exception={exception_id}" in search
 
 
 def test_round_reconstruction_in_chromium(
