@@ -19,6 +19,7 @@ import pandas as pd
 from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL, DELIVERY_KEY_SQL
+from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
 
@@ -198,17 +199,22 @@ def table_days(
     gaming_date: date,
     catalog: Mapping[str, TableRules],
 ) -> list[TableDay]:
-    """Every table with deliveries on the date, and the rules its TableOpened named."""
+    """Every table with deliveries on the date, and the rules its TableOpened named (a
+    TableOpened whose payload is not JSON names none: the raw-event suite reports it)."""
+    opened = "SELECT rowid, fields_json FROM deliveries WHERE gaming_date = ? "
+    opened += "AND payload_type = 'TableOpened'"
+    unreadable = _unreadable(con, opened, [gaming_date])
     rows = con.execute(
         """
         SELECT d.table_id,
                any_value(o.fields_json->>'$.rules_id') AS rules_id,
                any_value(o.fields_json->>'$.gaming_date') AS declared
         FROM (SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ?) d
-        LEFT JOIN deliveries o
+        LEFT JOIN (SELECT * FROM deliveries
+                   WHERE rowid NOT IN (SELECT unnest(?::BIGINT[]))) o
           ON o.table_id = d.table_id AND o.gaming_date = ? AND o.payload_type = 'TableOpened'
         GROUP BY d.table_id ORDER BY d.table_id""",
-        [gaming_date, gaming_date],
+        [gaming_date, unreadable, gaming_date],
     ).fetchall()
     out = []
     for table_id, rules_id, declared in rows:
@@ -223,6 +229,18 @@ def table_days(
             )
         )
     return out
+
+
+def _unreadable(
+    con: duckdb.DuckDBPyConnection, rows: str, parameters: list[Any] | None = None
+) -> list[int]:
+    """The ids of the rows whose payload is not JSON the gate can read
+    (:mod:`pipeline.quality.ledger_json`), of ``rows``: a query of (id, fields_json)."""
+    candidates = con.execute(
+        f"SELECT * FROM ({rows}) r(id, fields_json) WHERE {suspect_sql('fields_json')}",
+        parameters or [],
+    ).fetchall()
+    return [int(i) for i, text in candidates if not is_ledger_json(text)]
 
 
 def raw_event_frames(
@@ -283,6 +301,15 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         ["table_id", "source", "position", "seq", "occurrence"],
     )
     deliveries = frames.tables["deliveries"]
+    # the frames below read fields out of the payloads: one that is not JSON has none for
+    # them (DuckDB would stop the validation), and the deliveries frame's JSON expectation
+    # reports it with its row
+    unreadable = _unreadable(frames.con, f"SELECT {ROW}, fields_json FROM {deliveries}")
+    payloads = (
+        f"(SELECT * FROM {deliveries} WHERE {ROW} NOT IN ({', '.join(map(str, unreadable))}))"
+        if unreadable
+        else deliveries
+    )
     # the deliveries frame is in arrival order: its row numbers order the first deliveries
     # as the arrival columns would, at the cost of sorting one integer
     frames.add(
@@ -298,11 +325,11 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
     frames.add(
         "symbols",
         _long_fields(
-            deliveries,
+            payloads,
             [
-                (name, enum_name, payloads)
+                (name, enum_name, types)
                 for name, by_enum in sorted(contract.enum_fields.items())
-                for enum_name, payloads in sorted(by_enum.items())
+                for enum_name, types in sorted(by_enum.items())
             ],
             value_column="value",
             cast="VARCHAR",
@@ -319,8 +346,8 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                     THEN table_id END AS limit_scope
         FROM ({
             _long_fields(
-                deliveries,
-                [(n, "cents", payloads) for n, payloads in sorted(contract.cents_fields.items())],
+                payloads,
+                [(n, "cents", types) for n, types in sorted(contract.cents_fields.items())],
                 value_column="amount_cents",
                 cast="BIGINT",
                 extra_columns={"bank_action": "fields_json->>'$.action'"},
@@ -335,12 +362,12 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         WITH series AS (
             SELECT table_id, (fields_json->>'$.first_serial')::BIGINT AS first_serial,
                    (fields_json->>'$.last_serial')::BIGINT AS last_serial
-            FROM {deliveries}
+            FROM {payloads}
             WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
         serials AS (
             SELECT table_id, seq, payload_type,
                    (fields_json->>'$.serial')::BIGINT AS serial
-            FROM {deliveries}
+            FROM {payloads}
             WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
         SELECT s.table_id, s.seq, s.payload_type, s.serial,
                EXISTS (SELECT 1 FROM series r WHERE r.table_id = s.table_id

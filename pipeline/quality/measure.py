@@ -22,7 +22,6 @@ first null and first value of every column are among them (:func:`type_witnesses
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,9 +35,6 @@ from great_expectations.expectations.core.expect_column_values_to_be_between imp
 )
 from great_expectations.expectations.core.expect_column_values_to_be_in_set import (
     ExpectColumnValuesToBeInSet,
-)
-from great_expectations.expectations.core.expect_column_values_to_be_json_parseable import (
-    ExpectColumnValuesToBeJsonParseable,
 )
 from great_expectations.expectations.core.expect_column_values_to_be_of_type import (
     ExpectColumnValuesToBeOfType,
@@ -59,6 +55,8 @@ from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.row_conditions import ComparisonCondition, Operator
 
 from pipeline.quality.frames import ROW, Frames
+from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
+from pipeline.quality.suites import ExpectColumnValuesToBeLedgerJson
 
 SAMPLE = 20
 """How many offending values and rows a failing expectation reports."""
@@ -267,15 +265,10 @@ def _as_sql(e: Expectation) -> _Sql | None:
         column = _q(e.column)
         pattern = _literal(_search_pattern(str(e.regex)))
         return _Sql(domain, f"{column} IS NOT NULL", f"NOT regexp_matches({column}, {pattern})")
-    if isinstance(e, ExpectColumnValuesToBeJsonParseable):
+    if isinstance(e, ExpectColumnValuesToBeLedgerJson):
         column = _q(e.column)
         return _Sql(
-            domain,
-            f"{column} IS NOT NULL",
-            f"(NOT json_valid({column}) OR regexp_matches({column}, {_literal(_LENIENT_JSON)}) "
-            f"OR length({column}) - length(replace(replace({column}, '[', ''), '{{', '')) "
-            f">= {_DEEP_JSON})",
-            confirm=(column, _is_json),
+            domain, f"{column} IS NOT NULL", suspect_sql(column), confirm=(column, is_ledger_json)
         )
     raise TypeError(
         f"{e.expectation_type} has no SQL translation in pipeline.quality.measure; add one "
@@ -305,24 +298,6 @@ def _search_pattern(regex: str) -> str:
     if regex.endswith("$") and not regex.endswith("\\$"):
         return regex[:-1] + r"\n?$"
     return regex
-
-
-_LENIENT_JSON = r"(^|[\[{,:])\s*[-+]?(?i:nan|inf)|,\s*[\]}]"
-"""What DuckDB's JSON parser accepts and Python's refuses: ``nan``/``inf`` in any case (Python
-takes only ``NaN``, ``Infinity``, ``-Infinity``) and trailing commas. A row matching it (or
-refused by DuckDB, which also refuses a lone surrogate Python takes) is only a candidate."""
-_DEEP_JSON = 100
-"""Brackets from which a value may nest deeper than Python's recursion limit lets it parse."""
-
-
-def _is_json(value: str) -> bool:
-    """GX's check (``column_values_json_parseable``): whatever ``json.loads`` accepts, such as
-    the ``NaN`` DuckDB's parser refuses."""
-    try:
-        json.loads(value)
-    except Exception:  # as GX's bare except: a nesting too deep for Python is not parseable
-        return False
-    return True
 
 
 def _literal(value: Any) -> str:

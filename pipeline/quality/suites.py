@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+from great_expectations.execution_engine.pandas_execution_engine import PandasExecutionEngine
 from great_expectations.expectations.core.expect_column_pair_values_a_to_be_greater_than_b import (
     ExpectColumnPairValuesAToBeGreaterThanB,
 )
@@ -53,10 +54,17 @@ from great_expectations.expectations.core.expect_compound_columns_to_be_unique i
     ExpectCompoundColumnsToBeUnique,
 )
 from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.metrics.map_metric_provider.column_condition_partial import (
+    column_condition_partial,
+)
+from great_expectations.expectations.metrics.map_metric_provider.column_map_metric_provider import (
+    ColumnMapMetricProvider,
+)
 from great_expectations.expectations.row_conditions import Column
 
 from pipeline.events.codec import CANONICAL_UUID
 from pipeline.quality.frames import EventContract, TableDay
+from pipeline.quality.ledger_json import is_ledger_json
 from pipeline.quality.levels import Level as Level
 from pipeline.replay.findings import Severity, money
 from pipeline.rules.config import TableRules
@@ -116,6 +124,25 @@ ORPHAN = block(
     "a derived row whose round is missing is counted in the table's figures but cannot be "
     "traced to the cards that justify it"
 )
+
+
+class ColumnValuesLedgerJson(ColumnMapMetricProvider):
+    """GX's map metric of :class:`ExpectColumnValuesToBeLedgerJson` (GX registers it by
+    ``condition_metric_name`` when the class is defined)."""
+
+    condition_metric_name = "column_values.ledger_json"
+
+    @column_condition_partial(engine=PandasExecutionEngine)
+    def _pandas(cls, column: pd.Series, **kwargs: Any) -> pd.Series:
+        return column.map(is_ledger_json)
+
+
+class ExpectColumnValuesToBeLedgerJson(ExpectColumnValuesToBeJsonParseable):
+    """GX's JSON expectation with the JSON the gate's frames can read
+    (:mod:`pipeline.quality.ledger_json`): GX's own takes ``NaN`` and a lone surrogate
+    escape, which the frames cannot read, so a row it passed would vanish from them."""
+
+    map_metric = "column_values.ledger_json"
 
 
 @dataclass(frozen=True)
@@ -194,7 +221,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
                 "replay orders a device by seq, never by its clock, so the figures stand",
             ),
         ),
-        ExpectColumnValuesToBeJsonParseable(
+        ExpectColumnValuesToBeLedgerJson(
             column="fields_json", description="payload fields are stored as JSON", meta=DECODED
         ),
         ExpectColumnValuesToBeUnique(

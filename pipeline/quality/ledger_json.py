@@ -1,0 +1,59 @@
+"""What the quality gate counts as a stored payload (``deliveries.fields_json``) it can read:
+strict JSON (RFC 8259, as the ingest writes it with orjson) that DuckDB's parser also reads.
+
+One definition serves both sides of the gate, so they cannot disagree: the expectation
+"payload fields are stored as JSON" fails exactly the rows that are not such JSON, and the
+frames that read fields out of a payload treat those rows as having none (instead of DuckDB
+stopping the whole validation with ``Malformed JSON`` on one hand-edited row). Python's
+``json.loads`` alone is not enough: it takes ``NaN``/``Infinity``, which DuckDB reads but
+cannot cast to cents, and a lone surrogate escape, which DuckDB refuses; DuckDB alone is not
+enough either: it takes ``nan``, ``inf`` and trailing commas.
+
+Deciding a row needs Python, so SQL first names the candidates (:func:`suspect_sql`, a
+superset of the rows that fail) and :func:`is_ledger_json` decides each candidate.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import duckdb
+
+_LENIENT = r"(^|[\[{,:])\s*[-+]?(?i:nan|inf)|,\s*[\]}]"
+"""What DuckDB's parser takes and strict JSON refuses: ``nan``/``inf`` in any case (with
+``NaN``, ``Infinity``) and trailing commas. It may also match inside a string, so a row
+matching it is only a candidate."""
+_DEEP = 100
+"""Brackets from which a value may nest deeper than Python's recursion limit lets it parse."""
+
+
+@cache
+def _parser() -> duckdb.DuckDBPyConnection:
+    """DuckDB's own parser, for its verdict on a candidate."""
+    return duckdb.connect()
+
+
+def suspect_sql(column: str) -> str:
+    """SQL true for every row whose ``column`` may not be ledger JSON (false when it is null:
+    a missing payload is another expectation's finding)."""
+    return (
+        f"(NOT json_valid({column}) OR regexp_matches({column}, '{_LENIENT}') "
+        f"OR length({column}) - length(replace(replace({column}, '[', ''), '{{', '')) "
+        f">= {_DEEP})"
+    )
+
+
+def _refuse(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def is_ledger_json(value: str) -> bool:
+    """Whether ``value`` is strict JSON that DuckDB's parser reads."""
+    try:
+        json.loads(value, parse_constant=_refuse)
+    except Exception:  # as GX's check: a nesting too deep for Python is not parseable either
+        return False
+    ((valid,),) = _parser().execute("SELECT json_valid(?)", [value]).fetchall()
+    return bool(valid)

@@ -1,0 +1,135 @@
+"""A stored payload that is not JSON the gate can read (a hand-edited or damaged ledger: the
+ingest writes ``fields_json`` itself) is a finding of the expectation "payload fields are
+stored as JSON", naming its rows; the frames that read fields out of payloads go on without
+it, so every other expectation is still evaluated and the close reports the finding instead
+of stopping on DuckDB's ``Malformed JSON``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.cli import main
+from pipeline.quality.ledger_json import is_ledger_json
+from pipeline.quality.run import ExpectationOutcome, QualityReport, run_quality
+
+DAY = date(2026, 11, 24)
+JSON_EXPECTATION = "raw_events.deliveries: payload fields are stored as JSON"
+BROKEN = ("{not json", '{"amount": NaN}', '{"amount_cents": NaN}')
+"""DuckDB refuses the first; it reads the others, but ``NaN`` is not JSON and not cents."""
+
+
+def _break_payloads(db: Path) -> list[dict[str, object]]:
+    """Overwrite the payload of a TableOpened and of two wagers with :data:`BROKEN` values;
+    the rows edited, as they were."""
+    con = duckdb.connect(str(db))
+    try:
+        picked = con.execute(
+            "(SELECT source, position, table_id, fields_json FROM deliveries "
+            " WHERE payload_type = 'TableOpened' ORDER BY source, position LIMIT 1) "
+            "UNION ALL (SELECT source, position, table_id, fields_json FROM deliveries "
+            " WHERE payload_type = 'WagerPlaced' ORDER BY source, position LIMIT 2)"
+        ).fetchall()
+        edited = []
+        for (source, position, table_id, before), broken in zip(picked, BROKEN, strict=True):
+            con.execute(
+                "UPDATE deliveries SET fields_json = ? WHERE source = ? AND position = ?",
+                [broken, source, position],
+            )
+            edited.append(
+                {"source": source, "position": position, "table_id": table_id, "was": before}
+            )
+        return edited
+    finally:
+        con.close()
+
+
+def _outcome(report: QualityReport, name: str) -> ExpectationOutcome:
+    (found,) = [e for s in report.suites for e in s.expectations if e.name == name]
+    return found
+
+
+@pytest.fixture
+def broken_ledger(clean_ledger: Path, tmp_path: Path) -> tuple[Path, list[dict[str, object]]]:
+    db = tmp_path / "ledger.duckdb"
+    shutil.copy(clean_ledger, db)
+    return db, _break_payloads(db)
+
+
+def test_the_broken_values_are_not_ledger_json() -> None:
+    assert [is_ledger_json(v) for v in (*BROKEN, '{"amount_cents": 500}')] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+
+
+def test_unreadable_payloads_fail_their_expectation_and_the_rest_is_evaluated(
+    clean_ledger: Path,
+    broken_ledger: tuple[Path, list[dict[str, object]]],
+    tmp_path: Path,
+) -> None:
+    db, edited = broken_ledger
+    clean = run_quality(clean_ledger, DAY, tmp_path / "clean")
+    report = run_quality(db, DAY, tmp_path / "broken")
+
+    found = _outcome(report, JSON_EXPECTATION)
+    assert not found.success and found.level == "BLOCK"
+    assert found.unexpected_count == len(BROKEN)
+    assert sorted(found.unexpected_sample) == sorted(BROKEN)
+    assert sorted((r["table_id"], r["source"], r["position"]) for r in found.unexpected_rows) == (
+        sorted((e["table_id"], e["source"], e["position"]) for e in edited)
+    )
+    # every other expectation still ran, but the stake limits of the table whose
+    # TableOpened is unreadable: without it the table has no rules
+    names = {e.name for s in report.suites for e in s.expectations}
+    missing = {e.name for s in clean.suites for e in s.expectations} - names
+    assert [m.split(": ", 1)[1].split(" ")[:3] for m in missing] == [
+        [str(edited[0]["table_id"]), "stakes", "are"]
+    ]
+    assert report.verdict == "BLOCKED" and found in report.blocking()
+    opened = _outcome(report, "raw_events.table_days: every table-day opens with a TableOpened")
+    assert not opened.success
+    assert [r["table_id"] for r in opened.unexpected_rows] == [edited[0]["table_id"]]
+    wager_cents = sum(
+        1
+        for e in edited
+        for k, v in json.loads(str(e["was"])).items()
+        if k.endswith("_cents") and v is not None
+    )
+    raw, clean_raw = report.suite("raw_events"), clean.suite("raw_events")
+    assert raw.rows["amounts"] == clean_raw.rows["amounts"] - wager_cents
+    assert raw.rows["deliveries"] == clean_raw.rows["deliveries"]
+
+
+def test_the_close_reports_unreadable_payloads_where_they_are(
+    broken_ledger: tuple[Path, list[dict[str, object]]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    db, edited = broken_ledger
+    reports = tmp_path / "reports"
+    close = ["close", "--db", str(db), "--gaming-day", DAY.isoformat(), "--out", str(reports)]
+
+    assert main([*close, "--actor", "demo-controller"]) == 1
+    refusal = capsys.readouterr().err
+    assert "is not closed" in refusal
+    assert f"{JSON_EXPECTATION}: {len(BROKEN)} of " in refusal
+    for e in edited[:2]:  # the refusal quotes the first rows; the JSON file has every one
+        assert f"'table_id': '{e['table_id']}'" in refusal
+        assert f"'source': '{e['source']}', 'position': {e['position']}" in refusal
+    assert "why it blocks: the Avro decoder stores every envelope field" in refusal
+    written = json.loads((reports / "quality-2026-11-24.json").read_text())
+    (failure,) = [
+        f
+        for s in written["suites"]
+        for f in s["failures"]
+        if f["description"] == "payload fields are stored as JSON"
+    ]
+    assert sorted(failure["unexpected_sample"]) == sorted(BROKEN)
