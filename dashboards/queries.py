@@ -150,6 +150,13 @@ class ExceptionFilter:
 def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
     """Every exception of a gaming day with its pit, dealer, first evidence time, citation,
     rule statement, acknowledgement status and holder; most severe first."""
+    df = exception_rows(ledger, day)
+    return with_status(df, ack_history(ledger, journal, list(df["exception_id"])))
+
+
+def exception_rows(ledger: Ledger, day: date) -> pd.DataFrame:
+    """:func:`exceptions` without what the acknowledgements say: what the ledger alone holds,
+    the same for a snapshot whatever is acknowledged later (so a page can cache it)."""
     df = frame(
         ledger,
         """
@@ -181,10 +188,17 @@ def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
     )
     df["occurred"] = micros_series(df["occurred_at"])
     df["statement"] = [RULE_CODES[c].statement if c in RULE_CODES else "" for c in df["code"]]
-    history = ack_history(ledger, journal, list(df["exception_id"]))
+    return df
+
+
+def with_status(rows: pd.DataFrame, history: pd.DataFrame) -> pd.DataFrame:
+    """:func:`exception_rows` with each one's status, holder and whether it blocks the close,
+    by the acknowledgements and assignments of ``history`` (:func:`ack_history`)."""
     status, held = ack_status(history), holders(history)
-    df["status"] = [status.get(e, "OPEN") for e in df["exception_id"]]
-    df["held_by"] = [held.get(e) for e in df["exception_id"]]
+    df = rows.assign(
+        status=[status.get(e, "OPEN") for e in rows["exception_id"]],
+        held_by=[held.get(e) for e in rows["exception_id"]],
+    )
     df["blocking"] = (df["severity_rank"] >= BLOCKING_RANK) & (df["status"] != "ACKNOWLEDGED")
     return df.reset_index(drop=True)
 
