@@ -57,6 +57,11 @@ def ack_history(
     oldest first; the journal's only when it verifies (a forged line must not change a status
     or a holder). ``assignee``: who an ASSIGN record hands the exception to (the ledger's
     table holds no assignments)."""
+    return with_journal(stored_acks(ledger), journal, exception_ids)
+
+
+def stored_acks(ledger: Ledger) -> pd.DataFrame:
+    """The acknowledgements the ledger's own table holds, as :func:`ack_history` rows."""
     stored = frame(
         ledger,
         "SELECT exception_id, action, note, actor, acted_at FROM acknowledgements",
@@ -65,6 +70,14 @@ def ack_history(
     stored["recorded_in"] = "ledger"
     stored["assignee"] = None
     stored["acted_at"] = pd.to_datetime(stored["acted_at"], utc=True)
+    return stored
+
+
+def with_journal(
+    stored: pd.DataFrame, journal: AckJournal, exception_ids: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """:func:`ack_history` from the ledger's acknowledgements (:func:`stored_acks`) read
+    before, so that a page can keep them for a snapshot and read only the journal."""
     records = [] if journal.verify() else journal.records()
     journaled = pd.DataFrame(
         {

@@ -285,6 +285,9 @@ class Queue(NamedTuple):
     """The ledger's notices of the day (:func:`dashboards.queries.day_notices`)."""
     labels: triage.Labels
     """Each exception's names in the page's pick lists."""
+    acks: pd.DataFrame
+    """The ledger's own acknowledgements (:func:`dashboards.queries.stored_acks`), to which
+    the page adds the journal's."""
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -292,13 +295,14 @@ def _queue(snapshot_key: str, snapshot_path: str, day: date) -> Queue:
     with read_copy(Path(snapshot_path)) as ledger:
         rows = q.exception_rows(ledger, day)
         announced = q.announced_exceptions(ledger, day)
-        return Queue(rows, announced, q.day_notices(ledger, day), triage.labels(rows))
+        notices = q.day_notices(ledger, day)
+        return Queue(rows, announced, notices, triage.labels(rows), q.stored_acks(ledger))
 
 
 def exception_queue(ctx: Context, day: date) -> Queue:
     """What the exception queue reads from the snapshot (:class:`Queue`), once per snapshot
     (the exceptions' query was most of the page's run) whatever is acknowledged since: the
-    page adds each exception's status from the acknowledgements."""
+    page adds each exception's status from the journal's acknowledgements."""
     return _queue(ctx.snapshot.key, str(ctx.snapshot.path), day)
 
 

@@ -33,8 +33,7 @@ else:
     live.follow(ctx.snapshot.key)
 queue = ui.exception_queue(ctx, day)
 announced, ledger_notices = queue.announced, queue.notices
-with ctx.ledger() as ledger:
-    acks = q.ack_history(ledger, ctx.journal, list(queue.rows["exception_id"]))
+acks = q.with_journal(queue.acks, ctx.journal, list(queue.rows["exception_id"]))
 all_rows = q.with_status(queue.rows, acks)
 new_since = live.NewSince(day, all_rows["exception_id"], announced)
 ANNOUNCED_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id"]
