@@ -57,6 +57,11 @@ def ack_history(
     oldest first; the journal's only when it verifies (a forged line must not change a status
     or a holder). ``assignee``: who an ASSIGN record hands the exception to (the ledger's
     table holds no assignments)."""
+    return with_journal(stored_acks(ledger), journal, exception_ids)
+
+
+def stored_acks(ledger: Ledger) -> pd.DataFrame:
+    """The acknowledgements the ledger's own table holds, as :func:`ack_history` rows."""
     stored = frame(
         ledger,
         "SELECT exception_id, action, note, actor, acted_at FROM acknowledgements",
@@ -65,6 +70,14 @@ def ack_history(
     stored["recorded_in"] = "ledger"
     stored["assignee"] = None
     stored["acted_at"] = pd.to_datetime(stored["acted_at"], utc=True)
+    return stored
+
+
+def with_journal(
+    stored: pd.DataFrame, journal: AckJournal, exception_ids: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """:func:`ack_history` from the ledger's acknowledgements (:func:`stored_acks`) read
+    before, so that a page can keep them for a snapshot and read only the journal."""
     records = [] if journal.verify() else journal.records()
     journaled = pd.DataFrame(
         {
@@ -150,6 +163,13 @@ class ExceptionFilter:
 def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
     """Every exception of a gaming day with its pit, dealer, first evidence time, citation,
     rule statement, acknowledgement status and holder; most severe first."""
+    df = exception_rows(ledger, day)
+    return with_status(df, ack_history(ledger, journal, list(df["exception_id"])))
+
+
+def exception_rows(ledger: Ledger, day: date) -> pd.DataFrame:
+    """:func:`exceptions` without what the acknowledgements say: what the ledger alone holds,
+    the same for a snapshot whatever is acknowledged later (so a page can cache it)."""
     df = frame(
         ledger,
         """
@@ -181,10 +201,17 @@ def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
     )
     df["occurred"] = micros_series(df["occurred_at"])
     df["statement"] = [RULE_CODES[c].statement if c in RULE_CODES else "" for c in df["code"]]
-    history = ack_history(ledger, journal, list(df["exception_id"]))
+    return df
+
+
+def with_status(rows: pd.DataFrame, history: pd.DataFrame) -> pd.DataFrame:
+    """:func:`exception_rows` with each one's status, holder and whether it blocks the close,
+    by the acknowledgements and assignments of ``history`` (:func:`ack_history`)."""
     status, held = ack_status(history), holders(history)
-    df["status"] = [status.get(e, "OPEN") for e in df["exception_id"]]
-    df["held_by"] = [held.get(e) for e in df["exception_id"]]
+    df = rows.assign(
+        status=[status.get(e, "OPEN") for e in rows["exception_id"]],
+        held_by=[held.get(e) for e in rows["exception_id"]],
+    )
     df["blocking"] = (df["severity_rank"] >= BLOCKING_RANK) & (df["status"] != "ACKNOWLEDGED")
     return df.reset_index(drop=True)
 

@@ -4,14 +4,14 @@ what each exception puts at stake and how long it has waited."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import streamlit as st
 
-from pipeline.safe_text import markdown_text
+from pipeline.safe_text import markdown_text, visible
 
 URL_FILTERS: dict[str, str] = {
     "f_table": "table",
@@ -76,6 +76,41 @@ def to_url(defaults: dict[str, list[str]]) -> None:
         st.query_params[HOLDER_PARAM] = holder
     else:
         st.query_params.pop(HOLDER_PARAM, None)
+
+
+class Labels(NamedTuple):
+    """Per exception id, its name in the queue's pick list (``picks``: code, table and id) and
+    in the list that opens one (``titles``: severity, code, table, where, message)."""
+
+    picks: dict[str, str]
+    titles: dict[str, str]
+
+
+LABEL_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id", "serial", "shoe_id",
+                 "message"]  # fmt: skip
+
+
+def labels(rows: pd.DataFrame) -> Labels:
+    """The :class:`Labels` of the exceptions ``rows`` (:func:`dashboards.queries.exceptions`);
+    option labels are plain text, so visible() shows what a bidi override would hide."""
+    picks, titles = {}, {}
+    # records, not iterrows(): a Series per row made these labels a third of the page's run
+    for r in rows[LABEL_COLUMNS].to_dict("records"):
+        exception_id = str(r["exception_id"])
+        picks[exception_id] = f"{r['code']} at {visible(str(r['table_id']))} ({exception_id})"
+        titles[exception_id] = visible(
+            f"[{r['severity']}] {r['code']} · {r['table_id']} {_where(r)} · "
+            f"{str(r['message'])[:70]}"
+        )
+    return Labels(picks, titles)
+
+
+def _where(r: Mapping[str, Any]) -> str:
+    for column in ("round_id", "serial", "shoe_id"):
+        value = r[column]
+        if value is not None and not pd.isna(value):
+            return str(value)
+    return ""
 
 
 def at_stake_cents(expected: Any, actual: Any) -> int | None:

@@ -28,13 +28,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
 
-from dashboards import alarms, live
+from dashboards import alarms, live, triage
 from dashboards import queries as q
 from dashboards.source import (
     LedgerUnavailable,
@@ -172,8 +172,7 @@ def sidebar() -> Context:
         )
         if snap.busy:
             st.warning(f"Showing the last snapshot: {snap.busy}")
-        with reader(snap) as ledger:
-            days = q.gaming_dates(ledger)
+        days = gaming_dates(snap)
         day: date | None = None
         if days:
             wanted = st.query_params.get("day")
@@ -203,6 +202,19 @@ def sidebar() -> Context:
         )
     st.session_state["_context"] = ctx
     return ctx
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _gaming_dates(snapshot_key: str, snapshot_path: str) -> list[date]:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return q.gaming_dates(ledger)
+
+
+def gaming_dates(snap: Snapshot) -> list[date]:
+    """The snapshot's gaming days (:func:`dashboards.queries.gaming_dates`), read once per
+    snapshot: the sidebar of every page run asks, and opening the copy for it took longer
+    than the query."""
+    return _gaming_dates(snap.key, str(snap.path))
 
 
 def current() -> Context:
@@ -260,6 +272,44 @@ def precompute_statistics(snap: Snapshot, day: date) -> None:
     page asks (the warm start, :mod:`dashboards.warm`): its first run is the slowest page run
     of a fresh server."""
     _statistics(snap.key, str(snap.path), day, STATISTICS_PER[0])
+
+
+class Queue(NamedTuple):
+    """What the exception queue reads from a snapshot for a gaming day."""
+
+    rows: pd.DataFrame
+    """The day's exceptions without their status (:func:`dashboards.queries.exception_rows`)."""
+    announced: set[str] | None
+    """Those the live feed announced (:func:`dashboards.queries.announced_exceptions`)."""
+    notices: pd.DataFrame
+    """The ledger's notices of the day (:func:`dashboards.queries.day_notices`)."""
+    labels: triage.Labels
+    """Each exception's names in the page's pick lists."""
+    acks: pd.DataFrame
+    """The ledger's own acknowledgements (:func:`dashboards.queries.stored_acks`), to which
+    the page adds the journal's."""
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _queue(snapshot_key: str, snapshot_path: str, day: date) -> Queue:
+    with read_copy(Path(snapshot_path)) as ledger:
+        rows = q.exception_rows(ledger, day)
+        announced = q.announced_exceptions(ledger, day)
+        notices = q.day_notices(ledger, day)
+        return Queue(rows, announced, notices, triage.labels(rows), q.stored_acks(ledger))
+
+
+def exception_queue(ctx: Context, day: date) -> Queue:
+    """What the exception queue reads from the snapshot (:class:`Queue`), once per snapshot
+    (the exceptions' query was most of the page's run) whatever is acknowledged since: the
+    page adds each exception's status from the journal's acknowledgements."""
+    return _queue(ctx.snapshot.key, str(ctx.snapshot.path), day)
+
+
+def precompute_queue(snap: Snapshot, day: date) -> None:
+    """Fill :func:`exception_queue`'s cache for ``day`` before any page asks (the warm start,
+    :mod:`dashboards.warm`): the queue is the page a fresh server's first visitor opens."""
+    _queue(snap.key, str(snap.path), day)
 
 
 def gaming_day() -> GamingDay:

@@ -6,9 +6,7 @@ The filters (who holds an exception among them) and the open exception live in t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -33,10 +31,10 @@ if selected_rows or st.session_state.get("act_on"):
     st.caption("Live updates pause while rows are selected, so the selection stays put.")
 else:
     live.follow(ctx.snapshot.key)
-with ctx.ledger() as ledger:
-    all_rows = q.exceptions(ledger, day, ctx.journal)
-    announced = q.announced_exceptions(ledger, day)
-    ledger_notices = q.day_notices(ledger, day)
+queue = ui.exception_queue(ctx, day)
+announced, ledger_notices = queue.announced, queue.notices
+acks = q.with_journal(queue.acks, ctx.journal, list(queue.rows["exception_id"]))
+all_rows = q.with_status(queue.rows, acks)
 new_since = live.NewSince(day, all_rows["exception_id"], announced)
 ANNOUNCED_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id"]
 UNCONFIRMED_COLUMNS = ["new", "severity", "code", "table_id", "round_id", "seat", "serial",
@@ -236,18 +234,15 @@ if rows.empty:
     st.stop()
 
 ids = list(rows["exception_id"])
-labels = {
-    str(r.exception_id): f"{r.code} at {visible(str(r.table_id))} ({r.exception_id})"
-    for r in rows.itertuples()
-}
+picks = {i: queue.labels.picks[i] for i in ids}
 # The grid's row checkboxes are drawn on a canvas that a keyboard or a screen reader cannot
 # reach; this list picks the same rows for the same bulk form.
 if "act_on" in st.session_state:  # picks acknowledged away or filtered out are no longer offered
-    st.session_state["act_on"] = [i for i in st.session_state["act_on"] if i in labels]
+    st.session_state["act_on"] = [i for i in st.session_state["act_on"] if i in picks]
 typed = st.multiselect(
     "Act on several: pick exceptions by code, table or id (or tick rows in the table)",
-    options=list(labels),
-    format_func=labels.__getitem__,
+    options=list(picks),
+    format_func=picks.__getitem__,
     key="act_on",
 )
 ticked = [str(table.iloc[i]["exception_id"]) for i in picked.selection.rows if i < len(table)]
@@ -280,25 +275,12 @@ if wanted and wanted not in ids and "inspect" not in st.session_state:
 index = ids.index(wanted) if wanted in ids else 0
 
 
-def where(r: Mapping[str, Any]) -> str:
-    for column in ("round_id", "serial", "shoe_id"):
-        value = r[column]
-        if value is not None and not pd.isna(value):
-            return str(value)
-    return ""
-
-
-LABEL_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id", "serial", "shoe_id",
-                 "message"]  # fmt: skip
-labels = {  # option labels are plain text; visible() shows what a bidi override would hide
-    str(r["exception_id"]): visible(
-        f"[{r['severity']}] {r['code']} · {r['table_id']} {where(r)} · {str(r['message'])[:70]}"
-    )
-    # records, not iterrows(): a Series per row made these labels a third of the page's run
-    for r in rows[LABEL_COLUMNS].to_dict("records")
-}
 chosen = st.selectbox(
-    "Inspect exception", ids, index=index, format_func=labels.__getitem__, key="inspect"
+    "Inspect exception",
+    ids,
+    index=index,
+    format_func=queue.labels.titles.__getitem__,
+    key="inspect",
 )
 row = rows[rows["exception_id"] == chosen].iloc[0]
 stale = st.session_state.get("_stale_link")
@@ -309,8 +291,7 @@ else:
     st.query_params[triage.EXCEPTION_PARAM] = str(chosen)  # the link shows what is open
 
 st.subheader(f"{row['severity']} · {row['code']} · {row['status']}")
-with ctx.ledger() as ledger:
-    history = q.ack_history(ledger, ctx.journal, [str(chosen)])
+history = acks[acks["exception_id"] == str(chosen)].reset_index(drop=True)
 assignments = q.assignments(history)
 if assignments.empty:
     st.caption("Nobody holds it: assign it below.")

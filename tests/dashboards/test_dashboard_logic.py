@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+from datetime import timedelta
 from pathlib import Path
 
 import duckdb
@@ -402,6 +403,30 @@ def test_the_warm_start_leaves_the_first_statistics_page_nothing_to_compute(
     assert len(outcomes) and len(hold)
     with pytest.raises(AssertionError, match="computed again"):  # another grouping: a miss
         ui.statistics(_context(snapshot()), DAY, ui.STATISTICS_PER[1])
+
+
+def test_the_warm_start_leaves_the_first_queue_nothing_to_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm start reads the latest day's exceptions (each a finding of N.J.A.C. 19:47-
+    rules) and the snapshot's gaming days; the queue's first run, and every sidebar, must then
+    find them cached for that snapshot, with each exception's labels."""
+    from dashboards import warm
+
+    monkeypatch.setenv("BACCARAT_DB", str(ledger_copy(tmp_path / "warm")))
+    assert warm.warm_ledger() == DAY
+
+    def read_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the snapshot was read again after the warm start")
+
+    monkeypatch.setattr(q, "exception_rows", read_again)
+    monkeypatch.setattr(q, "gaming_dates", read_again)
+    assert ui.gaming_dates(snapshot())[0] == DAY
+    queue = ui.exception_queue(_context(snapshot()), DAY)
+    ids = list(queue.rows["exception_id"])
+    assert ids and set(queue.labels.picks) == set(queue.labels.titles) == set(ids)
+    with pytest.raises(AssertionError, match="read again"):  # another day: a miss
+        ui.exception_queue(_context(snapshot()), DAY + timedelta(days=1))
 
 
 def test_the_warm_start_without_a_ledger_leaves_the_pages_to_say_why(

@@ -233,3 +233,32 @@ def test_mine_without_a_signed_in_user_filters_nothing_and_says_so(ledger: Path)
     assert at.radio(key=triage.HOLDER_KEY).value == triage.MINE
     assert len(rows_of(at)) == len(rows_of(opened()))
     assert any("Sign in to see the exceptions you hold" in c.value for c in at.caption)
+
+
+def test_each_exception_is_named_in_the_pick_lists_by_where_it_happened() -> None:
+    """The pick list names an exception by code, table and id; the list that opens one adds
+    severity, the round (else the Form serial, else the shoe) and the message's start. Both
+    are plain text, so a bidi override a device sent is shown, not obeyed."""
+    rows = pd.DataFrame(
+        {
+            "exception_id": ["e1", "e2", "e3"],
+            "severity": ["CRITICAL", "HIGH", "LOW"],
+            "code": ["PAYOUT", "FORM", "SHOE"],
+            "table_id": ["T01", "T\u202e02", "T03"],
+            "round_id": ["R-7", None, None],
+            "serial": pd.array([None, 4411, None], dtype="Int64"),
+            "shoe_id": ["S-1", "S-2", "S-3"],
+            "message": ["x" * 80, "form", "shoe"],
+        }
+    )
+    labels = triage.labels(rows)
+    assert labels.picks == {
+        "e1": "PAYOUT at T01 (e1)",
+        "e2": "FORM at T[U+202E]02 (e2)",
+        "e3": "SHOE at T03 (e3)",
+    }
+    assert labels.titles == {
+        "e1": f"[CRITICAL] PAYOUT · T01 R-7 · {'x' * 70}",
+        "e2": "[HIGH] FORM · T[U+202E]02 4411 · form",
+        "e3": "[LOW] SHOE · T03 S-3 · shoe",
+    }
