@@ -58,7 +58,7 @@ APP = ROOT / "dashboards" / "app.py"
 DAY = date(2026, 11, 24)
 TARGET_SECONDS = 2.0
 PAGES = (
-    ("exception_queue", "", "Exception queue"),
+    ("exception_queue", "exceptions", "Exception queue"),
     ("table_board", "tables", "Table board"),
     ("round_reconstruction", "round", "Round reconstruction"),
     ("roads", "roads", "Roads"),
@@ -210,6 +210,12 @@ def browser(db: Path, repeat: int) -> dict[str, dict[str, Any]] | str:
                 "first_load_s": first,
                 **{f"in_app_{k}": v for k, v in summary(samples).items()},
             }
+        # the root is a hidden step that opens the queue at /exceptions: one more script run
+        b.navigate("about:blank")
+        started = time.perf_counter()
+        b.navigate(f"{base}/")
+        until("Exception queue")
+        out["exception_queue"]["root_first_load_s"] = time.perf_counter() - started
     return out
 
 
@@ -278,7 +284,8 @@ def main() -> int:
         warm = pages[page]["warm_median_s"]
         first_s = web[page]["first_load_s"] if isinstance(web, dict) else None
         web_s = web[page]["in_app_median_s"] if isinstance(web, dict) else None
-        slowest = max(pages[page]["cold_s"], warm, web_s or 0.0, first_s or 0.0)
+        root_s = web[page].get("root_first_load_s") if isinstance(web, dict) else None
+        slowest = max(pages[page]["cold_s"], warm, web_s or 0.0, first_s or 0.0, root_s or 0.0)
         results[page] = {
             "baseline_queries": base[page],
             "apptest": pages[page],
@@ -292,6 +299,8 @@ def main() -> int:
             f"{(f'{first_s:.3f}s' if first_s is not None else '-'):>13}"
             f"{(f'{web_s:.3f}s' if web_s is not None else '-'):>9}"
         )
+    if isinstance(web, dict):
+        print(f"{'/ (opens the queue)':<22}{web['exception_queue']['root_first_load_s']:>52.3f}s")
     ok = all(r["under_target"] for r in results.values())
     measured = {
         "target_seconds_per_page": TARGET_SECONDS,
