@@ -123,6 +123,12 @@ class Frames:
     (their row ids: 0, 1, ..) keeps that order, so "the first rows that fail" means the same
     rows a DataFrame in that order would show. ``index_columns`` are the columns that
     identify a failing row in reports.
+
+    Every frame's ``ORDER BY`` is total: it ends in a key unique among the frame's rows (the
+    delivery's identity or its row in the deliveries frame, an exception's id, the event a
+    derived row came from), so the rows a failure names are fixed by the data alone. DuckDB's
+    sort is not stable, and the order it leaves among equal keys changes with the number of
+    threads and the spilling.
     """
 
     con: duckdb.DuckDBPyConnection
@@ -133,13 +139,16 @@ class Frames:
 
     def add(self, name: str, select: str, order_by: str, index_columns: list[str]) -> None:
         """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
-        as frame ``name`` in the order of ``order_by``."""
+        as frame ``name`` in the order of ``order_by``, which must be total (ties broken by a
+        key unique among the rows: see the class docstring)."""
         table = f"quality_{self.suite}_{name}"
-        hidden = f" EXCLUDE ({ORDER_ONLY})" if ORDER_ONLY in select else ""
         # one sorted copy, whose row ids are the frame order: numbering the rows with a
         # window instead took a second copy of the day's payloads (a window over whole rows
         # cannot spill). One thread: inserting a sort's output in order from several
-        # threads holds it in memory, and fails beyond the memory limit.
+        # threads holds it in memory, and fails beyond the memory limit (on the 24-table
+        # day two threads made the gate 8.6 s instead of 10.0 s, but 400,000 rows no longer
+        # sort in 32 MB; building the rows on two threads and sorting them on one gained
+        # nothing). The order is total, so the thread count never shows in the result.
         ((threads,),) = self.con.execute("SELECT current_setting('threads')").fetchall()
         self.con.execute("SET threads = 1")
         try:
@@ -149,6 +158,14 @@ class Frames:
             ).fetchall()
         finally:
             self.con.execute(f"SET threads = {int(threads)}")
+        order_only = [
+            str(c)
+            for (c,) in self.con.execute(
+                f"SELECT name FROM pragma_table_info('{table}{SORTED}') ORDER BY cid"
+            ).fetchall()
+            if str(c).startswith(ORDER_ONLY)
+        ]
+        hidden = f" EXCLUDE ({', '.join(order_only)})" if order_only else ""
         self.con.execute(
             f"CREATE OR REPLACE TEMP VIEW {table} AS "
             f"SELECT *{hidden}, rowid AS {ROW} FROM {table}{SORTED}"
@@ -191,7 +208,10 @@ ROW = "quality_row"
 SORTED = "_sorted"
 """Suffix of the table holding a frame's rows in frame order (the frame is a view of it)."""
 ORDER_ONLY = "quality_order"
-"""A column a frame's query may select to order its rows by, left out of the frame."""
+"""A column a frame's query may select to order its rows by, left out of the frame (so are
+columns whose name starts with it: ``quality_order_event``, ..)."""
+ORDER_EVENT = f"{ORDER_ONLY}_event"
+"""The order-only column holding the event a derived ledger row came from (its tie-breaker)."""
 
 
 def table_days(
@@ -199,21 +219,25 @@ def table_days(
     gaming_date: date,
     catalog: Mapping[str, TableRules],
 ) -> list[TableDay]:
-    """Every table with deliveries on the date, and the rules its TableOpened named (a
-    TableOpened whose payload is not JSON names none: the raw-event suite reports it)."""
+    """Every table with deliveries on the date, and the rules its first TableOpened (in
+    arrival order) named (a TableOpened whose payload is not JSON names none: the raw-event
+    suite reports it)."""
     opened = "SELECT rowid, fields_json FROM deliveries WHERE gaming_date = ? "
     opened += "AND payload_type = 'TableOpened'"
     unreadable = _unreadable(con, opened, [gaming_date])
+    arrival = ", ".join(f"o.{c}" for c in ARRIVAL_ORDER_SQL.split(", "))
     rows = con.execute(
-        """
-        SELECT d.table_id,
-               any_value(o.fields_json->>'$.rules_id') AS rules_id,
-               any_value(o.fields_json->>'$.gaming_date') AS declared
-        FROM (SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ?) d
-        LEFT JOIN (SELECT * FROM deliveries
-                   WHERE rowid NOT IN (SELECT unnest(?::BIGINT[]))) o
-          ON o.table_id = d.table_id AND o.gaming_date = ? AND o.payload_type = 'TableOpened'
-        GROUP BY d.table_id ORDER BY d.table_id""",
+        f"""
+        SELECT table_id, opened->>'$.rules_id', opened->>'$.gaming_date'
+        FROM (SELECT d.table_id,
+                     arg_min(o.fields_json, ({arrival})) AS opened
+              FROM (SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ?) d
+              LEFT JOIN (SELECT * FROM deliveries
+                         WHERE rowid NOT IN (SELECT unnest(?::BIGINT[]))) o
+                ON o.table_id = d.table_id AND o.gaming_date = ?
+               AND o.payload_type = 'TableOpened'
+              GROUP BY d.table_id)
+        ORDER BY table_id""",
         [gaming_date, unreadable, gaming_date],
     ).fetchall()
     out = []
@@ -297,7 +321,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
               USING ({DELIVERY_KEY_SQL})
             JOIN quality_tables t USING (table_id)  -- every table of the date
             WHERE d.gaming_date = '{gaming_date.isoformat()}'""",
-        ARRIVAL_ORDER_SQL,
+        ARRIVAL_ORDER_SQL,  # total: it holds the delivery's key
         ["table_id", "source", "position", "seq", "occurrence"],
     )
     deliveries = frames.tables["deliveries"]
@@ -334,7 +358,8 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             value_column="value",
             cast="VARCHAR",
         ),
-        "table_id, seq, field",
+        # a field may be of several enum types: one row per delivery, field and type
+        f"table_id, seq, field, {ORDER_ONLY}, kind",
         ["table_id", "seq", "payload_type", "field"],
     )
     frames.add(
@@ -353,7 +378,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                 extra_columns={"bank_action": "fields_json->>'$.action'"},
             )
         })""",
-        "table_id, seq, field",
+        f"table_id, seq, field, {ORDER_ONLY}",
         ["table_id", "seq", "payload_type", "field"],
     )
     frames.add(
@@ -366,15 +391,15 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
         serials AS (
             SELECT table_id, seq, payload_type,
-                   (fields_json->>'$.serial')::BIGINT AS serial
+                   (fields_json->>'$.serial')::BIGINT AS serial, {ROW} AS {ORDER_ONLY}
             FROM {payloads}
             WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
-        SELECT s.table_id, s.seq, s.payload_type, s.serial,
+        SELECT s.table_id, s.seq, s.payload_type, s.serial, s.{ORDER_ONLY},
                EXISTS (SELECT 1 FROM series r WHERE r.table_id = s.table_id
                        AND s.serial BETWEEN r.first_serial AND r.last_serial)
                    AS in_received_series
         FROM serials s""",
-        "table_id, seq",
+        f"table_id, seq, {ORDER_ONLY}",
         ["table_id", "serial", "payload_type", "seq"],
     )
     frames.add(
@@ -391,13 +416,16 @@ def _long_fields(
     extra_columns: Mapping[str, str] | None = None,
 ) -> str:
     """One row per (event, field) for the named payload fields that are present, with
-    ``extra_columns`` (name: SQL over the delivery row) beside them."""
+    ``extra_columns`` (name: SQL over the delivery row) beside them, and the delivery's row
+    in the deliveries frame as :data:`ORDER_ONLY` (the tie-breaker of equal table and seq:
+    several devices of a table count their own seqs)."""
     extra = extra_columns or {}
     if not specs:
         return (
             f"SELECT NULL::VARCHAR AS table_id, NULL::BIGINT AS seq, NULL::VARCHAR AS "
             f"payload_type, NULL::VARCHAR AS field, NULL::VARCHAR AS kind, NULL::{cast} AS "
-            f"{value_column}{''.join(f', NULL AS {c}' for c in extra)} WHERE false"
+            f"{value_column}{''.join(f', NULL AS {c}' for c in extra)}, "
+            f"NULL::BIGINT AS {ORDER_ONLY} WHERE false"
         )
     # each payload is parsed once, for all the fields at once; a (payload type, field) pair
     # then picks its field's value out of the list
@@ -413,8 +441,9 @@ def _long_fields(
     return f"""
         SELECT * FROM (
             SELECT d.table_id, d.seq, d.payload_type, p.field, p.kind,
-                   d.fields[p.place]::{cast} AS {value_column}{"".join(f", d.{c}" for c in extra)}
-            FROM (SELECT table_id, seq, payload_type,
+                   d.fields[p.place]::{cast} AS {value_column}{"".join(f", d.{c}" for c in extra)},
+                   d.{ORDER_ONLY}
+            FROM (SELECT table_id, seq, payload_type, {ROW} AS {ORDER_ONLY},
                          json_extract_string(fields_json, [{paths}]) AS fields{also}
                   FROM {deliveries}
                   WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}) d
@@ -439,6 +468,9 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
             f"AND r.round_id = {alias}.round_id) END AS round_known"
         )
 
+    # the ties of a table's rows in their natural order are broken by what the replay keeps
+    # one row of: a round; a card, Form or Form copy per event; a wager and a settlement per
+    # round, seat and wager; an exception by its id
     frames = Frames(con, "ledger")
     frames.add(
         "rounds",
@@ -450,15 +482,16 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
     frames.add(
         "cards",
         f"SELECT c.table_id, c.round_id, c.position, c.rank, c.suit, c.hand, {known('c')}, "
-        f"c.shoe_id AS {ORDER_ONLY} FROM cards c WHERE c.gaming_date = {day}",
-        f"table_id, {ORDER_ONLY}, position",
+        f"c.shoe_id AS {ORDER_ONLY}, c.source_event_id AS {ORDER_EVENT} "
+        f"FROM cards c WHERE c.gaming_date = {day}",
+        f"table_id, {ORDER_ONLY}, position, {ORDER_EVENT}",
         ["table_id", "round_id", "position"],
     )
     frames.add(
         "wagers",
         f"SELECT w.table_id, w.round_id, w.seat, w.wager, w.amount_cents, {known('w')} "
         f"FROM wagers w WHERE w.gaming_date = {day}",
-        "table_id, round_id, seat",
+        "table_id, round_id, seat, wager",
         ["table_id", "round_id", "seat", "wager"],
     )
     frames.add(
@@ -467,37 +500,39 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
         f"s.expected_result, s.expected_paid_cents, s.expected_vig_cents, "
         f"s.recorded_result, s.recorded_paid_cents, {known('s')} "
         f"FROM settlements s WHERE s.gaming_date = {day}",
-        "table_id, round_id, seat",
+        "table_id, round_id, seat, wager",
         ["table_id", "round_id", "seat", "wager"],
     )
     frames.add(
         "vig_ledger",
         "SELECT table_id, round_id, seat, kind, amount_cents, balance_after_cents, "
-        f"occurred_at AS {ORDER_ONLY} FROM vig_ledger WHERE gaming_date = {day}",
-        f"table_id, {ORDER_ONLY}",
+        f"occurred_at AS {ORDER_ONLY}, source_event_id AS {ORDER_EVENT} "
+        f"FROM vig_ledger WHERE gaming_date = {day}",
+        # an event writing off the shoe's deferred vigorish gives a row per seat
+        f"table_id, {ORDER_ONLY}, {ORDER_EVENT}, seat, kind",
         ["table_id", "round_id", "seat", "kind"],
     )
     frames.add(
         "comp_vig_forms",
-        "SELECT table_id, serial, status, amount_cents FROM comp_vig_forms "
-        f"WHERE gaming_date = {day}",
-        "table_id, serial",
+        f"SELECT table_id, serial, status, amount_cents, source_event_id AS {ORDER_EVENT} "
+        f"FROM comp_vig_forms WHERE gaming_date = {day}",
+        f"table_id, serial, {ORDER_EVENT}",
         ["table_id", "serial", "status"],
     )
     frames.add(
         "form_events",
-        "SELECT table_id, serial, kind, amount_cents, matched FROM form_events "
-        f"WHERE gaming_date = {day}",
-        "table_id, serial, kind",
+        f"SELECT table_id, serial, kind, amount_cents, matched, source_event_id AS {ORDER_EVENT} "
+        f"FROM form_events WHERE gaming_date = {day}",
+        f"table_id, serial, kind, {ORDER_EVENT}",
         ["table_id", "serial", "kind"],
     )
     frames.add(
         "exceptions",
         "SELECT e.table_id, e.code, e.severity, e.severity_rank, e.round_id, "
         "EXISTS (SELECT 1 FROM table_day_summary s WHERE s.table_id = e.table_id "
-        "AND s.gaming_date = e.gaming_date) AS has_summary "
-        f"FROM exceptions e WHERE e.gaming_date = {day}",
-        "table_id, code",
+        "AND s.gaming_date = e.gaming_date) AS has_summary, "
+        f"e.exception_id AS {ORDER_ONLY} FROM exceptions e WHERE e.gaming_date = {day}",
+        f"table_id, code, {ORDER_ONLY}",
         ["table_id", "code", "round_id"],
     )
     frames.add(
