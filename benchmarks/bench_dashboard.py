@@ -210,7 +210,7 @@ def browser(db: Path, repeat: int) -> dict[str, dict[str, Any]] | str:
                 "first_load_s": first,
                 **{f"in_app_{k}": v for k, v in summary(samples).items()},
             }
-        # the root is a hidden step that opens the queue at /exceptions: one more script run
+        # the root serves the queue too (a hidden twin of the page): its own first load
         b.navigate("about:blank")
         started = time.perf_counter()
         b.navigate(f"{base}/")

@@ -28,22 +28,22 @@ def page(name: str, title: str, url: str, icon: str) -> st.Page:
 
 
 EXCEPTION_QUEUE = page("exception_queue", "Exception queue", "exceptions", ":material/report:")
-
-
-def open_the_queue() -> None:
-    """The root opens the queue at ``/exceptions``, carrying the link's filters along.
-
-    Streamlit serves its default page only at ``/`` and answers the default page's own
-    ``url_path`` with "Page not found"; so the default is this hidden step, and the queue is
-    an ordinary page that ``/exceptions`` reaches."""
-    params = {name: st.query_params.get_all(name) for name in st.query_params}
-    st.switch_page(EXCEPTION_QUEUE, query_params=params)
+# Streamlit serves the default page only at the root and answers its own url_path with "Page
+# not found"; so the queue is an ordinary page at /exceptions, and the root runs the same
+# script as a hidden twin (pages are told apart by url_path), with no redirect's extra run.
+QUEUE_AT_ROOT = st.Page(
+    PAGES / "exception_queue.py",
+    title="Exception queue",
+    url_path="queue-at-root",
+    default=True,
+    visibility="hidden",
+)
 
 
 navigation = st.navigation(
     {
         "Surveillance": [
-            st.Page(open_the_queue, title="Exception queue", default=True, visibility="hidden"),
+            QUEUE_AT_ROOT,
             EXCEPTION_QUEUE,
             page("table_board", "Table board", "tables", ":material/table_restaurant:"),
             page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
