@@ -18,7 +18,7 @@ import pandas as pd
 
 from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec
-from pipeline.ledger.columns import ARRIVAL_ORDER_SQL, DELIVERY_KEY_SQL
+from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
 from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
@@ -116,97 +116,111 @@ class TableDay:
 
 @dataclass
 class Frames:
-    """Named frames for one suite, each a DuckDB temporary view of the ledger connection
+    """Named frames for one suite, each a DuckDB temporary table of the ledger connection
     (never a pandas frame of the whole day: a day's events would not fit in memory at scale).
 
-    A frame's rows are stored sorted by its ``ORDER BY``, and the column ``quality_row``
-    (their row ids: 0, 1, ..) keeps that order, so "the first rows that fail" means the same
-    rows a DataFrame in that order would show. ``index_columns`` are the columns that
-    identify a failing row in reports.
+    A frame's rows are stored unsorted: counting what an expectation finds needs no order, and
+    sorting a day's payloads cost more than all the counting. Its ``ORDER BY`` (``order``) is
+    the order a DataFrame of the frame would have: "the first rows that fail" are the first in
+    it, found by a top-N over the failing rows only, and a row shown to GX is indexed by its
+    place in it (the rows before it). A row is named by its ``rowid`` in the frame's table
+    (:data:`ROW` where a query selects it). ``index_columns`` are the columns that identify a
+    failing row in reports.
 
     Every frame's ``ORDER BY`` is total: it ends in a key unique among the frame's rows (the
-    delivery's identity or its row in the deliveries frame, an exception's id, the event a
-    derived row came from), so the rows a failure names are fixed by the data alone. DuckDB's
-    sort is not stable, and the order it leaves among equal keys changes with the number of
-    threads and the spilling.
+    delivery's place in arrival order, an exception's id, the event a derived row came from),
+    so the rows a failure names are fixed by the data alone, whatever order the rows are
+    stored in (which changes with the number of threads).
     """
 
     con: duckdb.DuckDBPyConnection
     suite: str
     tables: dict[str, str] = field(default_factory=dict)
+    order: dict[str, str] = field(default_factory=dict)
     index_columns: dict[str, list[str]] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
 
     def add(self, name: str, select: str, order_by: str, index_columns: list[str]) -> None:
         """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
-        as frame ``name`` in the order of ``order_by``, which must be total (ties broken by a
-        key unique among the rows: see the class docstring)."""
+        as frame ``name``, whose order is ``order_by``: a list of its columns (or of the
+        order-only columns it selects), which must be total (ties broken by a key unique
+        among the rows: see the class docstring)."""
         table = f"quality_{self.suite}_{name}"
-        # one sorted copy, whose row ids are the frame order: numbering the rows with a
-        # window instead took a second copy of the day's payloads (a window over whole rows
-        # cannot spill). One thread: inserting a sort's output in order from several
-        # threads holds it in memory, and fails beyond the memory limit (on the 24-table
-        # day two threads made the gate 8.6 s instead of 10.0 s, but 400,000 rows no longer
-        # sort in 32 MB; building the rows on two threads and sorting them on one gained
-        # nothing). The order is total, so the thread count never shows in the result.
-        ((threads,),) = self.con.execute("SELECT current_setting('threads')").fetchall()
-        self.con.execute("SET threads = 1")
-        try:
-            self.con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {table}{SORTED} AS "
-                f"SELECT * FROM ({select}) ORDER BY {order_by}"
-            ).fetchall()
-        finally:
-            self.con.execute(f"SET threads = {int(threads)}")
-        order_only = [
-            str(c)
-            for (c,) in self.con.execute(
-                f"SELECT name FROM pragma_table_info('{table}{SORTED}') ORDER BY cid"
-            ).fetchall()
-            if str(c).startswith(ORDER_ONLY)
-        ]
-        hidden = f" EXCLUDE ({', '.join(order_only)})" if order_only else ""
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {table} AS "
-            f"SELECT *{hidden}, rowid AS {ROW} FROM {table}{SORTED}"
-        ).fetchall()
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select}").fetchall()
         self.tables[name] = table
+        self.order[name] = order_by
         self.index_columns[name] = [c for c in index_columns if c in self.columns(name)]
         ((counted,),) = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
         self.rows[name] = int(counted)
 
     def columns(self, name: str) -> list[str]:
-        """The frame's own columns, in order (without ``quality_row``)."""
-        table = self.tables[name]
+        """The frame's own columns, in order (without the order-only ones)."""
         return [
             str(c)
             for (c,) in self.con.execute(
-                f"SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
+                f"SELECT name FROM pragma_table_info('{self.tables[name]}') ORDER BY cid"
             ).fetchall()
-            if c != ROW
+            if not str(c).startswith(ORDER_ONLY)
         ]
 
-    def rows_at(self, name: str, positions: Iterable[int]) -> pd.DataFrame:
-        """The frame's rows at ``positions`` (``quality_row`` values), in frame order, indexed
-        by their position: the DataFrame the whole frame would give, cut to those rows."""
-        wanted = sorted(set(positions))
+    def rows_at(self, name: str, rows: Iterable[int]) -> pd.DataFrame:
+        """The frame's ``rows`` (``rowid`` values), in frame order, indexed by their place in
+        it: the DataFrame the whole frame would give, cut to those rows."""
+        table = self.tables[name]
+        order = [c.strip() for c in self.order[name].split(",")]
+        wanted = sorted(set(rows))
+        keyed = self.con.execute(
+            f"SELECT rowid, {', '.join(order)} FROM {table} "
+            "WHERE rowid IN (SELECT unnest(?::BIGINT[]))",
+            [wanted],
+        ).fetchall()
+        place = {}
+        if keyed:  # a row's place is the number of rows before it: one scan for all of them
+            counts, parameters = [], []
+            for _, *values in keyed:
+                before, given = _before(order, values)
+                counts.append(f"count(*) FILTER (WHERE {before})")
+                parameters += given
+            (found,) = self.con.execute(
+                f"SELECT {', '.join(counts)} FROM {table}", parameters
+            ).fetchall()
+            place = {int(r): int(n) for (r, *_), n in zip(keyed, found, strict=True)}
+        columns = ", ".join(f'"{c}"' for c in self.columns(name))
         frame = self.con.execute(
-            f"SELECT * FROM {self.tables[name]} WHERE {ROW} IN (SELECT unnest(?::BIGINT[])) "
-            f"ORDER BY {ROW}",
+            f"SELECT {columns}, rowid AS {ROW} FROM {table} "
+            "WHERE rowid IN (SELECT unnest(?::BIGINT[]))",
             [wanted],
         ).df()
-        return frame.set_index(frame.pop(ROW).rename(None))
+        frame.index = pd.Index([place[int(r)] for r in frame.pop(ROW)])
+        return frame.sort_index()
 
     def drop(self) -> None:
         for table in self.tables.values():
-            self.con.execute(f"DROP VIEW IF EXISTS {table}")
-            self.con.execute(f"DROP TABLE IF EXISTS {table}{SORTED}")
+            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def _before(order: list[str], values: list[Any]) -> tuple[str, list[Any]]:
+    """SQL of "the row comes before the row whose ``order`` columns hold ``values``" in the
+    order ``ORDER BY order`` gives (ascending, nulls last), and its parameters."""
+    either, parameters = [], []
+    same: list[str] = []
+    same_values: list[Any] = []
+    for column, value in zip(order, values, strict=True):
+        if value is None:  # only values come before a null
+            either.append(" AND ".join([*same, f"{column} IS NOT NULL"]))
+            parameters += same_values
+            same.append(f"{column} IS NULL")
+        else:
+            either.append(" AND ".join([*same, f"{column} < ?"]))
+            parameters += [*same_values, value]
+            same.append(f"{column} = ?")
+            same_values.append(value)
+    return " OR ".join(f"({e})" for e in either), parameters
 
 
 ROW = "quality_row"
-"""The column holding a frame row's place in the frame's order."""
-SORTED = "_sorted"
-"""Suffix of the table holding a frame's rows in frame order (the frame is a view of it)."""
+"""The column naming a frame's row by its ``rowid`` in the frame's table (not its place in
+the frame's order: the rows are stored unsorted)."""
 ORDER_ONLY = "quality_order"
 """A column a frame's query may select to order its rows by, left out of the frame (so are
 columns whose name starts with it: ``quality_order_event``, ..)."""
@@ -313,35 +327,38 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                          WHEN d.occurred_at >= t.day_end_micros
                          THEN d.occurred_at - t.day_end_micros + 1
                          ELSE 0 END) / 1e6 AS outside_s,
-                   c.copy_number
+                   c.copy_number, c.arrival AS {ORDER_ONLY}
             FROM deliveries d
-            JOIN (SELECT {DELIVERY_KEY_SQL}, row_number() OVER (
-                      PARTITION BY event_id ORDER BY {ARRIVAL_ORDER_SQL}) AS copy_number
+            JOIN (SELECT rowid AS delivery,
+                         row_number() OVER (
+                             PARTITION BY event_id ORDER BY {ARRIVAL_ORDER_SQL}) AS copy_number,
+                         row_number() OVER (ORDER BY {ARRIVAL_ORDER_SQL}) AS arrival
                   FROM deliveries WHERE gaming_date = '{gaming_date.isoformat()}') c
-              USING ({DELIVERY_KEY_SQL})
+              ON d.rowid = c.delivery
             JOIN quality_tables t USING (table_id)  -- every table of the date
             WHERE d.gaming_date = '{gaming_date.isoformat()}'""",
-        ARRIVAL_ORDER_SQL,  # total: it holds the delivery's key
+        # the delivery's place in arrival order, numbered on its key columns alone (sorting
+        # the payloads with them cost more than all the counting): the frames of its
+        # payloads below are ordered by it too
+        ORDER_ONLY,
         ["table_id", "source", "position", "seq", "occurrence"],
     )
     deliveries = frames.tables["deliveries"]
     # the frames below read fields out of the payloads: one that is not JSON has none for
     # them (DuckDB would stop the validation), and the deliveries frame's JSON expectation
     # reports it with its row
-    unreadable = _unreadable(frames.con, f"SELECT {ROW}, fields_json FROM {deliveries}")
+    unreadable = _unreadable(frames.con, f"SELECT rowid, fields_json FROM {deliveries}")
     payloads = (
-        f"(SELECT * FROM {deliveries} WHERE {ROW} NOT IN ({', '.join(map(str, unreadable))}))"
+        f"(SELECT * FROM {deliveries} WHERE rowid NOT IN ({', '.join(map(str, unreadable))}))"
         if unreadable
         else deliveries
     )
-    # the deliveries frame is in arrival order: its row numbers order the first deliveries
-    # as the arrival columns would, at the cost of sorting one integer
     frames.add(
         "events",
         f"""
         SELECT table_id, device_id, seq, event_id, payload_type, source, position,
-               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ROW}) AS seq_step,
-               {ROW} AS {ORDER_ONLY}
+               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ORDER_ONLY}) AS seq_step,
+               {ORDER_ONLY}
         FROM {deliveries} WHERE copy_number = 1""",
         ORDER_ONLY,
         ["table_id", "device_id", "seq", "payload_type"],
@@ -391,7 +408,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
         serials AS (
             SELECT table_id, seq, payload_type,
-                   (fields_json->>'$.serial')::BIGINT AS serial, {ROW} AS {ORDER_ONLY}
+                   (fields_json->>'$.serial')::BIGINT AS serial, {ORDER_ONLY}
             FROM {payloads}
             WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
         SELECT s.table_id, s.seq, s.payload_type, s.serial, s.{ORDER_ONLY},
@@ -416,8 +433,8 @@ def _long_fields(
     extra_columns: Mapping[str, str] | None = None,
 ) -> str:
     """One row per (event, field) for the named payload fields that are present, with
-    ``extra_columns`` (name: SQL over the delivery row) beside them, and the delivery's row
-    in the deliveries frame as :data:`ORDER_ONLY` (the tie-breaker of equal table and seq:
+    ``extra_columns`` (name: SQL over the delivery row) beside them, and the delivery's place
+    in arrival order as :data:`ORDER_ONLY` (the tie-breaker of equal table and seq:
     several devices of a table count their own seqs)."""
     extra = extra_columns or {}
     if not specs:
@@ -443,7 +460,7 @@ def _long_fields(
             SELECT d.table_id, d.seq, d.payload_type, p.field, p.kind,
                    d.fields[p.place]::{cast} AS {value_column}{"".join(f", d.{c}" for c in extra)},
                    d.{ORDER_ONLY}
-            FROM (SELECT table_id, seq, payload_type, {ROW} AS {ORDER_ONLY},
+            FROM (SELECT table_id, seq, payload_type, {ORDER_ONLY},
                          json_extract_string(fields_json, [{paths}]) AS fields{also}
                   FROM {deliveries}
                   WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}) d

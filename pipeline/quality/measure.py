@@ -9,7 +9,7 @@ SQL that counts, over the frame's DuckDB table, exactly what GX counts on the Da
 - ``nonnull_count``: the rows GX does not set aside as missing (the column is not null; for a
   column pair, not both null; for compound columns, not all null); ``None`` for
   ``expect_column_values_to_not_be_null``, which counts nulls as its unexpected values;
-- ``unexpected_count``, and the frame positions of the first :data:`SAMPLE` unexpected rows.
+- ``unexpected_count``, and the first :data:`SAMPLE` unexpected rows in frame order.
 
 The evidence rows are those first unexpected rows (and, for a uniqueness expectation, one
 other row of each duplicate they belong to, so the duplicate is visible among the evidence).
@@ -68,7 +68,7 @@ class Measured:
     nonnull_count: int | None
     unexpected_count: int
     evidence: tuple[int, ...]
-    """Frame positions GX must see: the first unexpected rows (and their duplicates)."""
+    """Frame rows (:data:`ROW`) GX must see: the first unexpected rows (and their duplicates)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def measure(
     cost one pass over its stakes, not one per table); a uniqueness expectation takes a scan
     of its own (its duplicates are counted by a window over its columns). Only an
     expectation that fails reads its evidence rows."""
-    table = frames.tables[name]
+    table, order = frames.tables[name], frames.order[name]
     translated = {e.id: _as_sql(e) for e in expectations}
     by_domain: dict[str, dict[str | None, _Sql]] = {}
     for i, sql in translated.items():
@@ -110,33 +110,34 @@ def measure(
             by_domain.setdefault(sql.domain, {})[i] = sql
     found: dict[str | None, Measured | None] = {}
     for domain, together in by_domain.items():
-        source = f"(SELECT *, NULL::BIGINT AS partner FROM {table} WHERE {domain})"
-        found.update(_measured(frames, source, together))
+        source = f"(SELECT *, rowid AS {ROW}, NULL::BIGINT AS partner FROM {table} WHERE {domain})"
+        found.update(_measured(frames, source, order, together))
     for i, sql in translated.items():
         if sql and sql.partition:
-            found.update(_measured(frames, _with_copies(table, sql), {i: sql}))
+            found.update(_measured(frames, _with_copies(table, order, sql), order, {i: sql}))
     return {e.id: found.get(e.id) for e in expectations}
 
 
-def _with_copies(table: str, sql: _Sql) -> str:
+def _with_copies(table: str, order: str, sql: _Sql) -> str:
     """The rows of ``table`` in the domain of ``sql`` with, per row, ``copies`` (how many
     rows of the domain share its ``sql.partition`` columns) and ``partner`` (one other of
-    them, so a duplicate shown as evidence is shown with its copy)."""
+    them in frame ``order``: the second for the first, else the first, so a duplicate shown
+    as evidence is shown with its copy). Each partition is sorted on its own."""
     by = sql.partition
     return (
-        f"(SELECT *, count(*) OVER (PARTITION BY {by}) AS copies, "
-        f"CASE WHEN row_number() OVER (PARTITION BY {by} ORDER BY {ROW}) = 1 "
-        f"THEN lead({ROW}) OVER (PARTITION BY {by} ORDER BY {ROW}) "
-        f"ELSE first_value({ROW}) OVER (PARTITION BY {by} ORDER BY {ROW}) "
-        f"END AS partner FROM {table} WHERE {sql.domain})"
+        f"(SELECT *, rowid AS {ROW}, count(*) OVER (PARTITION BY {by}) AS copies, "
+        f"CASE WHEN row_number() OVER copy = 1 THEN lead(rowid) OVER copy "
+        f"ELSE first_value(rowid) OVER copy END AS partner "
+        f"FROM {table} WHERE {sql.domain} WINDOW copy AS (PARTITION BY {by} ORDER BY {order}))"
     )
 
 
 def _measured(
-    frames: Frames, source: str, sqls: Mapping[str | None, _Sql]
+    frames: Frames, source: str, order: str, sqls: Mapping[str | None, _Sql]
 ) -> dict[str | None, Measured]:
-    """Count ``sqls`` over ``source`` (a frame's rows with a ``partner`` column) in one
-    scan, then read the evidence rows of those that fail."""
+    """Count ``sqls`` over ``source`` (a frame's rows with their :data:`ROW` and a
+    ``partner`` column) in one scan, then find the evidence rows of those that fail (the
+    first in frame ``order``)."""
     columns = []
     for sql in sqls.values():
         nonnull = f"({sql.domain}) AND ({sql.nonnull or 'true'})"
@@ -145,20 +146,24 @@ def _measured(
             f"count(*) FILTER (WHERE {sql.domain})",
             f"count(*) FILTER (WHERE {nonnull})",
             f"count(*) FILTER (WHERE {nonnull} AND ({sql.unexpected}))",
-            f"min({ROW}) FILTER (WHERE {witness})",
+            f"count(*) FILTER (WHERE {witness})",
         ]
     ((*counted,),) = frames.con.execute(f"SELECT {', '.join(columns)} FROM {source}").fetchall()
     found = {}
     for n, (i, sql) in enumerate(sqls.items()):
-        element_count, nonnull_count, unexpected_count, first_witness = counted[4 * n : 4 * n + 4]
+        element_count, nonnull_count, unexpected_count, witnesses = counted[4 * n : 4 * n + 4]
         evidence: list[int] = []
         if unexpected_count:
-            rows = _failing_rows(frames, source, sql)
+            rows = _failing_rows(frames, source, order, sql)
             if sql.confirm:
                 unexpected_count = len(rows)
             for row in rows[:SAMPLE]:
                 evidence.extend(p for p in row[:2] if p is not None)
-        if first_witness is not None:
+        if witnesses:
+            ((first_witness,),) = frames.con.execute(
+                f"SELECT {ROW} FROM {source} WHERE ({sql.domain}) AND ({sql.witness}) "
+                f"ORDER BY {order} LIMIT 1"
+            ).fetchall()
             evidence.append(int(first_witness))
         found[i] = Measured(
             element_count,
@@ -169,14 +174,14 @@ def _measured(
     return found
 
 
-def _failing_rows(frames: Frames, source: str, sql: _Sql) -> list[tuple[Any, ...]]:
-    """The first :data:`SAMPLE` rows of ``source`` that fail ``sql`` (position, partner), in
-    frame order; for a predicate DuckDB only approximates, every row GX's own check fails
-    among DuckDB's candidates."""
+def _failing_rows(frames: Frames, source: str, order: str, sql: _Sql) -> list[tuple[Any, ...]]:
+    """The first :data:`SAMPLE` rows of ``source`` that fail ``sql`` (row, partner), in frame
+    ``order`` (a top-N over the failing rows); for a predicate DuckDB only approximates,
+    every row GX's own check fails among DuckDB's candidates."""
     fails = f"({sql.domain}) AND ({sql.nonnull or 'true'}) AND ({sql.unexpected})"
     checked = f", {sql.confirm[0]}" if sql.confirm else ""
     rows = frames.con.execute(
-        f"SELECT {ROW}, partner{checked} FROM {source} WHERE {fails} ORDER BY {ROW}"
+        f"SELECT {ROW}, partner{checked} FROM {source} WHERE {fails} ORDER BY {order}"
         + ("" if sql.confirm else f" LIMIT {SAMPLE}")
     ).fetchall()
     if sql.confirm:  # DuckDB named the candidates; GX's own check decides
@@ -185,18 +190,37 @@ def _failing_rows(frames: Frames, source: str, sql: _Sql) -> list[tuple[Any, ...
 
 
 def type_witnesses(frames: Frames, name: str) -> list[int]:
-    """For every column, the frame position of its first null and of its first value: the
-    pandas type of a column read from DuckDB depends on both (integers with a null become
-    floats; text without any value stays ``object``), so the evidence rows must carry them
-    for GX to see the types the whole frame has."""
+    """For every column, the frame row (:data:`ROW`) of its first null and of its first
+    value in frame order: the pandas type of a column read from DuckDB depends on both
+    (integers with a null become floats; text without any value stays ``object``), so the
+    evidence rows must carry them for GX to see the types the whole frame has.
+
+    The frame's first row is one of the two for every column; the other is looked for (a
+    top-1 over the rows that have it) only in the columns that have both nulls and values."""
+    table, order = frames.tables[name], frames.order[name]
     columns = frames.columns(name)
     if not columns:
         return []
-    firsts = ", ".join(
-        f"min({ROW}) FILTER (WHERE {_q(c)} IS {test} NULL)" for c in columns for test in ("", "NOT")
-    )
-    (row,) = frames.con.execute(f"SELECT {firsts} FROM {frames.tables[name]}").fetchall()
-    return [int(p) for p in row if p is not None]
+    first = frames.con.execute(
+        f"SELECT rowid, {', '.join(f'{_q(c)} IS NULL' for c in columns)} FROM {table} "
+        f"ORDER BY {order} LIMIT 1"
+    ).fetchall()
+    if not first:
+        return []
+    ((row, *nulls),) = first
+    (values,) = frames.con.execute(
+        f"SELECT {', '.join(f'count({_q(c)})' for c in columns)}, count(*) FROM {table}"
+    ).fetchall()
+    *present, rows = values
+    found = [int(row)]
+    for column, null, count in zip(columns, nulls, present, strict=True):
+        if 0 < count < rows:
+            other = f"{_q(column)} IS {'NOT' if null else ''} NULL"
+            ((witness,),) = frames.con.execute(
+                f"SELECT rowid FROM {table} WHERE {other} ORDER BY {order} LIMIT 1"
+            ).fetchall()
+            found.append(int(witness))
+    return found
 
 
 def settle(result: dict[str, Any], measured: Measured | None) -> None:
