@@ -23,28 +23,29 @@ PAGES = Path(__file__).resolve().parent / "views"  # not pages/: that name means
 st.set_page_config(page_title="Baccarat audit", page_icon=":material/casino:", layout="wide")
 
 
-def page(name: str, title: str, url: str, icon: str) -> st.Page:
-    return st.Page(PAGES / f"{name}.py", title=title, url_path=url, icon=icon)
+def page(name: str, title: str, url: str, icon: str, *, at_root: bool = False) -> st.Page:
+    """A page of ``views/``; ``at_root``: the hidden default page Streamlit serves at ``/``."""
+    return st.Page(
+        PAGES / f"{name}.py",
+        title=title,
+        url_path=url,
+        icon=icon,
+        default=at_root,
+        visibility="hidden" if at_root else "visible",
+    )
 
 
-EXCEPTION_QUEUE = page("exception_queue", "Exception queue", "exceptions", ":material/report:")
+QUEUE = ("exception_queue", "Exception queue")
 # Streamlit serves the default page only at the root and answers its own url_path with "Page
 # not found"; so the queue is an ordinary page at /exceptions, and the root runs the same
 # script as a hidden twin (pages are told apart by url_path), with no redirect's extra run.
-QUEUE_AT_ROOT = st.Page(
-    PAGES / "exception_queue.py",
-    title="Exception queue",
-    url_path="queue-at-root",
-    default=True,
-    visibility="hidden",
-)
 
 
 navigation = st.navigation(
     {
         "Surveillance": [
-            QUEUE_AT_ROOT,
-            EXCEPTION_QUEUE,
+            page(*QUEUE, "queue-at-root", ":material/report:", at_root=True),
+            page(*QUEUE, "exceptions", ":material/report:"),
             page("table_board", "Table board", "tables", ":material/table_restaurant:"),
             page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
             page("roads", "Roads", "roads", ":material/grid_on:"),

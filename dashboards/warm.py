@@ -119,7 +119,10 @@ def main(argv: list[str]) -> None:
     warm_ledger()
     from streamlit.web import cli
 
-    warm_first_run()
+    try:
+        warm_first_run()
+    except Exception as err:  # a speed-up only: the pages work without it, a little slower
+        print(f"dashboards.warm: first-run warm-up skipped ({err!r})", file=sys.stderr)
     freeze_warm_objects()
     sys.argv = ["streamlit", *argv]
     cli.main()
