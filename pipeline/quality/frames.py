@@ -348,11 +348,29 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
     # them (DuckDB would stop the validation), and the deliveries frame's JSON expectation
     # reports it with its row
     unreadable = _unreadable(frames.con, f"SELECT rowid, fields_json FROM {deliveries}")
+    skipped = f"{deliveries}_unreadable"  # the ids as a parameter, never pasted in the SQL
+    frames.con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {skipped} AS SELECT unnest(?::BIGINT[]) AS id",
+        [unreadable],
+    )
     payloads = (
-        f"(SELECT * FROM {deliveries} WHERE rowid NOT IN ({', '.join(map(str, unreadable))}))"
+        f"(SELECT * FROM {deliveries} WHERE rowid NOT IN (SELECT id FROM {skipped}))"
         if unreadable
         else deliveries
     )
+    try:
+        _add_payload_frames(frames, payloads, contract)
+    finally:
+        frames.con.execute(f"DROP TABLE {skipped}")
+    frames.add(
+        "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
+    )
+
+
+def _add_payload_frames(frames: Frames, payloads: str, contract: EventContract) -> None:
+    """The frames of :func:`raw_event_frames` read from ``payloads`` (SQL of the readable
+    rows of the deliveries frame)."""
+    deliveries = frames.tables["deliveries"]
     frames.add(
         "events",
         f"""
@@ -402,13 +420,13 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         "form_serials",
         f"""
         WITH series AS (
-            SELECT table_id, (fields_json->>'$.first_serial')::BIGINT AS first_serial,
-                   (fields_json->>'$.last_serial')::BIGINT AS last_serial
+            SELECT table_id, {_bigint("fields_json->>'$.first_serial'")} AS first_serial,
+                   {_bigint("fields_json->>'$.last_serial'")} AS last_serial
             FROM {payloads}
             WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
         serials AS (
             SELECT table_id, seq, payload_type,
-                   (fields_json->>'$.serial')::BIGINT AS serial, {ORDER_ONLY}
+                   {_bigint("fields_json->>'$.serial'")} AS serial, {ORDER_ONLY}
             FROM {payloads}
             WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
         SELECT s.table_id, s.seq, s.payload_type, s.serial, s.{ORDER_ONLY},
@@ -418,9 +436,6 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         FROM serials s""",
         f"table_id, seq, {ORDER_ONLY}",
         ["table_id", "serial", "payload_type", "seq"],
-    )
-    frames.add(
-        "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
     )
 
 
@@ -454,18 +469,29 @@ def _long_fields(
         for payload in payloads
     )
     payloads = tuple(sorted({payload for _, _, payloads in specs for payload in payloads}))
+    raw = "d.fields[p.place]"
+    convert = _bigint(raw) if cast == "BIGINT" else f"TRY_CAST({raw} AS {cast})"
     also = "".join(f", {sql} AS {c}" for c, sql in extra.items())
     return f"""
-        SELECT * FROM (
+        SELECT * EXCLUDE (raw) FROM (
             SELECT d.table_id, d.seq, d.payload_type, p.field, p.kind,
-                   d.fields[p.place]::{cast} AS {value_column}{"".join(f", d.{c}" for c in extra)},
-                   d.{ORDER_ONLY}
+                   {convert} AS {value_column}{"".join(f", d.{c}" for c in extra)},
+                   d.{ORDER_ONLY}, d.fields[p.place] AS raw
             FROM (SELECT table_id, seq, payload_type, {ORDER_ONLY},
                          json_extract_string(fields_json, [{paths}]) AS fields{also}
                   FROM {deliveries}
                   WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}) d
             JOIN (VALUES {pairs}) p(payload_type, field, kind, place) USING (payload_type))
-        WHERE {value_column} IS NOT NULL"""
+        WHERE raw IS NOT NULL"""
+
+
+def _bigint(text: str) -> str:
+    """SQL of ``text`` (a JSON value as text) as BIGINT, null unless it is an int64 written
+    as one: a cast would stop the validation on ``"abc"`` or ``1e400`` and round ``1.5``.
+    The payloads read here are ledger JSON, whose integer fields are integers; this keeps a
+    value that slipped past it (a duplicate key: DuckDB reads the first) from stopping the
+    gate."""
+    return f"CASE WHEN regexp_full_match({text}, '-?[0-9]+') THEN TRY_CAST({text} AS BIGINT) END"
 
 
 def _sql_list(values: tuple[str, ...]) -> str:

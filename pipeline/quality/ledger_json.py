@@ -7,7 +7,9 @@ frames that read fields out of a payload treat those rows as having none (instea
 stopping the whole validation with ``Malformed JSON`` on one hand-edited row). Python's
 ``json.loads`` alone is not enough: it takes ``NaN``/``Infinity``, which DuckDB reads but
 cannot cast to cents, and a lone surrogate escape, which DuckDB refuses; DuckDB alone is not
-enough either: it takes ``nan``, ``inf`` and trailing commas.
+enough either: it takes ``nan``, ``inf`` and trailing commas. The fields the frames read as
+integers (:data:`INTEGER_SUFFIXES`) must hold integers too: ``"abc"``, ``true``, ``1.5`` or
+``1e400`` is valid JSON but no amount or serial, and the Avro decoder never writes it.
 
 Deciding a row needs Python, so SQL first names the candidates (:func:`suspect_sql`, a
 superset of the rows that fail) and :func:`is_ledger_json` decides each candidate.
@@ -25,6 +27,15 @@ _LENIENT = r"(^|[\[{,:])\s*[-+]?(?i:nan|inf)|,\s*[\]}]"
 """What DuckDB's parser takes and strict JSON refuses: ``nan``/``inf`` in any case (with
 ``NaN``, ``Infinity``) and trailing commas. It may also match inside a string, so a row
 matching it is only a candidate."""
+INTEGER_SUFFIXES = ("_cents", "serial")
+"""How the top-level payload fields the frames read as BIGINT end: amounts in cents and Form
+serials."""
+_NOT_INTEGER = (
+    f'({"|".join(INTEGER_SUFFIXES)})"' + r"\s*:\s*([^-0-9\sn]|-?[0-9]+[.eE]|-?[0-9]{19})|\\u"
+)
+"""Where such a field may hold something else than an int64: text, a boolean, an object, a
+fraction, an exponent or 19 digits and more; or a key spelled with ``\\u`` escapes, which the
+pattern cannot read. It may also match inside a string or a nested object: a candidate."""
 _DEEP = 100
 """Brackets from which a value may nest deeper than Python's recursion limit lets it parse."""
 
@@ -40,6 +51,7 @@ def suspect_sql(column: str) -> str:
     a missing payload is another expectation's finding)."""
     return (
         f"(NOT json_valid({column}) OR regexp_matches({column}, '{_LENIENT}') "
+        f"OR regexp_matches({column}, '{_NOT_INTEGER}') "
         f"OR length({column}) - length(replace(replace({column}, '[', ''), '{{', '')) "
         f">= {_DEEP})"
     )
@@ -49,11 +61,22 @@ def _refuse(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON number")
 
 
+def _int64(value: Any) -> bool:
+    return value is None or (type(value) is int and -(2**63) <= value < 2**63)
+
+
 def is_ledger_json(value: str) -> bool:
-    """Whether ``value`` is strict JSON that DuckDB's parser reads."""
+    """Whether ``value`` is strict JSON that DuckDB's parser reads, whose integer fields
+    (:data:`INTEGER_SUFFIXES`) hold int64 values or null."""
     try:
-        json.loads(value, parse_constant=_refuse)
+        parsed = json.loads(value, parse_constant=_refuse)
     except Exception:  # as GX's check: a nesting too deep for Python is not parseable either
         return False
-    ((valid,),) = _parser().execute("SELECT json_valid(?)", [value]).fetchall()
+    if isinstance(parsed, dict) and not all(
+        _int64(v) for k, v in parsed.items() if k.endswith(INTEGER_SUFFIXES)
+    ):
+        return False
+    # a connection is not thread-safe: each call parses on a cursor of its own
+    with _parser().cursor() as parser:
+        ((valid,),) = parser.execute("SELECT json_valid(?)", [value]).fetchall()
     return bool(valid)

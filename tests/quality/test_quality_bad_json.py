@@ -15,17 +15,39 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
-from pipeline.quality.ledger_json import is_ledger_json
+from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
 from pipeline.quality.run import ExpectationOutcome, QualityReport, run_quality
 
 DAY = date(2026, 11, 24)
 JSON_EXPECTATION = "raw_events.deliveries: payload fields are stored as JSON"
-BROKEN = ("{not json", '{"amount": NaN}', '{"amount_cents": NaN}')
-"""DuckDB refuses the first; it reads the others, but ``NaN`` is not JSON and not cents."""
+BROKEN = (
+    "{not json",
+    '{"amount": NaN}',
+    '{"amount_cents": NaN}',
+    '{"amount_cents": "abc"}',
+    '{"amount_cents": 1.5}',
+)
+"""DuckDB refuses the first; it reads the others, but ``NaN`` is not JSON and not cents, and
+neither ``"abc"`` nor ``1.5`` is cents (a cast would stop the gate or round it)."""
+NOT_INTEGERS = (
+    '{"amount_cents": true}',
+    '{"amount_cents": {}}',
+    '{"amount_cents": 1e400}',
+    '{"paid_cents": 9223372036854775808}',
+    '{"serial": "7"}',
+    '{"first_serial": 7.0}',
+    '{"amount\\u005fcents": -1.5}',
+)
+"""Valid JSON whose integer fields hold something else."""
+READABLE = (
+    '{"amount_cents": 500}',
+    '{"amount_cents": null, "serial": -9223372036854775808}',
+    '{"note": "amount_cents\\": 1.5", "nested": {"serial": "x"}}',
+)
 
 
 def _break_payloads(db: Path) -> list[dict[str, object]]:
-    """Overwrite the payload of a TableOpened and of two wagers with :data:`BROKEN` values;
+    """Overwrite the payload of a TableOpened and of four wagers with :data:`BROKEN` values;
     the rows edited, as they were."""
     con = duckdb.connect(str(db))
     try:
@@ -33,7 +55,7 @@ def _break_payloads(db: Path) -> list[dict[str, object]]:
             "(SELECT source, position, table_id, fields_json FROM deliveries "
             " WHERE payload_type = 'TableOpened' ORDER BY source, position LIMIT 1) "
             "UNION ALL (SELECT source, position, table_id, fields_json FROM deliveries "
-            " WHERE payload_type = 'WagerPlaced' ORDER BY source, position LIMIT 2)"
+            " WHERE payload_type = 'WagerPlaced' ORDER BY source, position LIMIT 4)"
         ).fetchall()
         edited = []
         for (source, position, table_id, before), broken in zip(picked, BROKEN, strict=True):
@@ -62,12 +84,16 @@ def broken_ledger(clean_ledger: Path, tmp_path: Path) -> tuple[Path, list[dict[s
 
 
 def test_the_broken_values_are_not_ledger_json() -> None:
-    assert [is_ledger_json(v) for v in (*BROKEN, '{"amount_cents": 500}')] == [
-        False,
-        False,
-        False,
-        True,
-    ]
+    refused, kept = (*BROKEN, *NOT_INTEGERS), READABLE
+    assert [is_ledger_json(v) for v in (*refused, *kept)] == [False] * len(refused) + [True] * len(
+        kept
+    )
+    # the SQL names every refused value as a candidate, or the gate would never check it
+    con = duckdb.connect()
+    suspected = con.execute(
+        f"SELECT {suspect_sql('v')} FROM unnest(?::VARCHAR[]) t(v)", [list(refused)]
+    ).fetchall()
+    assert suspected == [(True,)] * len(refused)
 
 
 def test_unreadable_payloads_fail_their_expectation_and_the_rest_is_evaluated(
