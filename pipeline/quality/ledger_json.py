@@ -50,8 +50,9 @@ def suspect_sql(column: str) -> str:
     """SQL true for every row whose ``column`` may not be ledger JSON (false when it is null:
     a missing payload is another expectation's finding)."""
     return (
-        f"(NOT json_valid({column}) OR regexp_matches({column}, '{_LENIENT}') "
-        f"OR regexp_matches({column}, '{_NOT_INTEGER}') "
+        # one pattern, one pass over the text: two cost 1.6x as much on a 24-table day
+        f"(NOT json_valid({column}) "
+        f"OR regexp_matches({column}, '(?:{_LENIENT})|(?:{_NOT_INTEGER})') "
         f"OR length({column}) - length(replace(replace({column}, '[', ''), '{{', '')) "
         f">= {_DEEP})"
     )
