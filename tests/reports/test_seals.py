@@ -850,7 +850,8 @@ def test_a_close_killed_at_any_moment_is_recovered_by_report_or_a_new_close(
     """kill -9 of a real `baccarat-audit close` at moments spread over its run (quality gate,
     seal, anchor, reports): afterwards the day is either not sealed, and closing it again
     works, or sealed, and `report` completes its anchor line and files; either way verify is
-    intact. The moments are fractions of an uninterrupted close's duration, measured first."""
+    intact. The moments are fractions of an uninterrupted close's duration, measured first
+    (the faster of two)."""
     import random
     import subprocess
     import sys
@@ -871,10 +872,14 @@ def test_a_close_killed_at_any_moment_is_recovered_by_report_or_a_new_close(
     def finished(args: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, capture_output=True, text=True, timeout=600, check=False)
 
-    reference = copy(loaded, tmp_path / "reference")
-    started = time.monotonic()
-    assert finished(closing(reference)).returncode in (0, 1)
-    duration = time.monotonic() - started
+    def uninterrupted(name: str) -> float:
+        started = time.monotonic()
+        assert finished(closing(copy(loaded, tmp_path / name))).returncode in (0, 1)
+        return time.monotonic() - started
+
+    # the faster of two: the first close of a fresh process tree pays cold caches, and kill
+    # moments taken from it fell after the later, warm closes had ended
+    duration = min(uninterrupted("reference"), uninterrupted("reference-warm"))
     chance = random.Random(11)
     killed = 0
     for attempt, fraction in enumerate(sorted(chance.uniform(0.2, 0.95) for _ in range(3))):
