@@ -348,20 +348,22 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
     # them (DuckDB would stop the validation), and the deliveries frame's JSON expectation
     # reports it with its row
     unreadable = _unreadable(frames.con, f"SELECT rowid, fields_json FROM {deliveries}")
-    skipped = f"{deliveries}_unreadable"  # the ids as a parameter, never pasted in the SQL
-    frames.con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {skipped} AS SELECT unnest(?::BIGINT[]) AS id",
-        [unreadable],
-    )
-    payloads = (
-        f"(SELECT * FROM {deliveries} WHERE rowid NOT IN (SELECT id FROM {skipped}))"
-        if unreadable
-        else deliveries
-    )
-    try:
-        _add_payload_frames(frames, payloads, contract)
-    finally:
-        frames.con.execute(f"DROP TABLE {skipped}")
+    if not unreadable:
+        _add_payload_frames(frames, deliveries, contract)
+    else:
+        skipped = f"{deliveries}_unreadable"  # the ids as a parameter, never pasted in the SQL
+        frames.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {skipped} AS SELECT unnest(?::BIGINT[]) AS id",
+            [unreadable],
+        )
+        try:
+            _add_payload_frames(
+                frames,
+                f"(SELECT * FROM {deliveries} WHERE rowid NOT IN (SELECT id FROM {skipped}))",
+                contract,
+            )
+        finally:
+            frames.con.execute(f"DROP TABLE {skipped}")
     frames.add(
         "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
     )
