@@ -299,17 +299,12 @@ def _queue(snapshot_key: str, snapshot_path: str, day: date) -> Queue:
         return Queue(rows, announced, notices, triage.labels(rows), q.stored_acks(ledger))
 
 
-def exception_queue(ctx: Context, day: date) -> Queue:
+def exception_queue(snap: Snapshot, day: date) -> Queue:
     """What the exception queue reads from the snapshot (:class:`Queue`), once per snapshot
     (the exceptions' query was most of the page's run) whatever is acknowledged since: the
-    page adds each exception's status from the journal's acknowledgements."""
-    return _queue(ctx.snapshot.key, str(ctx.snapshot.path), day)
-
-
-def precompute_queue(snap: Snapshot, day: date) -> None:
-    """Fill :func:`exception_queue`'s cache for ``day`` before any page asks (the warm start,
-    :mod:`dashboards.warm`): the queue is the page a fresh server's first visitor opens."""
-    _queue(snap.key, str(snap.path), day)
+    page adds each exception's status from the journal's acknowledgements. The warm start
+    (:mod:`dashboards.warm`) asks first, for the page a fresh server's first visitor opens."""
+    return _queue(snap.key, str(snap.path), day)
 
 
 def gaming_day() -> GamingDay:

@@ -63,14 +63,14 @@ def warm_ledger() -> date | None:
     import duckdb
 
     from dashboards.source import LedgerUnavailable, snapshot
-    from dashboards.ui import gaming_dates, precompute_queue, precompute_statistics
+    from dashboards.ui import exception_queue, gaming_dates, precompute_statistics
 
     try:
         snap = snapshot()
         days = gaming_dates(snap)
         if days:
             precompute_statistics(snap, days[0])
-            precompute_queue(snap, days[0])
+            exception_queue(snap, days[0])
     except (LedgerUnavailable, duckdb.Error):
         return None
     return days[0] if days else None

@@ -31,7 +31,7 @@ if selected_rows or st.session_state.get("act_on"):
     st.caption("Live updates pause while rows are selected, so the selection stays put.")
 else:
     live.follow(ctx.snapshot.key)
-queue = ui.exception_queue(ctx, day)
+queue = ui.exception_queue(ctx.snapshot, day)
 announced, ledger_notices = queue.announced, queue.notices
 acks = q.with_journal(queue.acks, ctx.journal, list(queue.rows["exception_id"]))
 all_rows = q.with_status(queue.rows, acks)

@@ -422,11 +422,11 @@ def test_the_warm_start_leaves_the_first_queue_nothing_to_read(
     monkeypatch.setattr(q, "exception_rows", read_again)
     monkeypatch.setattr(q, "gaming_dates", read_again)
     assert ui.gaming_dates(snapshot())[0] == DAY
-    queue = ui.exception_queue(_context(snapshot()), DAY)
+    queue = ui.exception_queue(snapshot(), DAY)
     ids = list(queue.rows["exception_id"])
     assert ids and set(queue.labels.picks) == set(queue.labels.titles) == set(ids)
     with pytest.raises(AssertionError, match="read again"):  # another day: a miss
-        ui.exception_queue(_context(snapshot()), DAY + timedelta(days=1))
+        ui.exception_queue(snapshot(), DAY + timedelta(days=1))
 
 
 def test_the_warm_start_without_a_ledger_leaves_the_pages_to_say_why(
