@@ -98,8 +98,8 @@ def measure(
     for one GX decides from the column type alone.
 
     The expectations with the same row condition are counted together in one scan of the
-    rows meeting it (a table's stake limits read only that table's rows, so a day's limits
-    cost one pass over its stakes, not one per table); a uniqueness expectation takes a scan
+    rows meeting it (a rule set's stake limits read only the stakes of the tables playing
+    it, so a day's limits cost one pass over its stakes); a uniqueness expectation takes a scan
     of its own (its duplicates are counted by a window over its columns). Only an
     expectation that fails reads its evidence rows."""
     table, order = frames.tables[name], frames.order[name]

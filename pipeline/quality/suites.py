@@ -275,19 +275,20 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             meta=MONEY,
         )
     ]
-    for t in p.tables:
-        if t.rules is None:
-            continue
-        lo, hi = t.rules.min_wager_cents, t.rules.max_wager_cents
+    # one expectation per rule set, not per table: the count (and the gate's time and memory)
+    # stays with the catalog however many tables a property runs; a failing row names its table
+    played = {t.rules_id: t.rules for t in p.tables if t.rules is not None and t.rules_id}
+    for rules_id, rules in sorted(played.items()):
+        lo, hi = rules.min_wager_cents, rules.max_wager_cents
         amounts.append(
             ExpectColumnValuesToBeBetween(
                 column="amount_cents",
                 min_value=lo,
                 max_value=hi,
-                row_condition=Column("limit_scope") == t.table_id,
+                row_condition=Column("limit_scope") == rules_id,
                 description=(
-                    f"{t.table_id} stakes are within the limits of {t.rules_id} "
-                    f"({money(lo)} to {money(hi)})"
+                    f"stakes are within the limits of {rules_id} ({money(lo)} to {money(hi)}) "
+                    "at every table playing it"
                 ),
                 meta=block(
                     "a stake outside the limits the casino filed for the table is either a "

@@ -206,7 +206,7 @@ def test_damaged_rows_fail_the_matching_expectations(clean_ledger: Path, tmp_pat
         assert count is not None
         return count
 
-    assert failed("amounts", "T01 stakes are within the limits") == 2
+    assert failed("amounts", "stakes are within the limits of") == 2
     assert failed("amounts", "non-negative") == 1
     assert failed("deliveries", "device timestamps") == 1
     assert failed("deliveries", "payload_type is one of") == 1
@@ -219,7 +219,7 @@ def test_damaged_rows_fail_the_matching_expectations(clean_ledger: Path, tmp_pat
     assert failed("settlements", "paid nothing") == 1
     assert failed("exceptions", "table_day_summary") == 1
     assert report.failed == len(by_description) == 12
-    limits = next(f for (fr, d), f in by_description.items() if "T01 stakes" in (d or ""))
+    limits = next(f for (fr, d), f in by_description.items() if "stakes are within" in (d or ""))
     assert sorted(limits.unexpected_sample) == [-500, over]
     assert all(r["table_id"] == "T01" for r in limits.unexpected_rows)
 
@@ -259,7 +259,7 @@ def test_the_uncovered_bank_withdrawn_is_no_stake(clean_ledger: Path, tmp_path: 
     finally:
         con.close()
     report = run_quality(ledger, DAY, tmp_path)
-    (limits,) = [f for f in report.failing() if "T01 stakes are within" in (f.description or "")]
+    (limits,) = [f for f in report.failing() if "stakes are within" in (f.description or "")]
     assert limits.unexpected_count == 1
     assert [r["payload_type"] for r in limits.unexpected_rows] == ["PlayerBancoWager"]
 
