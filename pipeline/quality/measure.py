@@ -122,13 +122,29 @@ def _with_copies(table: str, order: str, sql: _Sql) -> str:
     """The rows of ``table`` in the domain of ``sql`` with, per row, ``copies`` (how many
     rows of the domain share its ``sql.partition`` columns) and ``partner`` (one other of
     them in frame ``order``: the second for the first, else the first, so a duplicate shown
-    as evidence is shown with its copy). Each partition is sorted on its own."""
+    as evidence is shown with its copy).
+
+    Only the keys held by more than one row (found by grouping, not sorting) go through the
+    windows, each partition sorted on its own; every other row has one copy and no partner.
+    Windowing the whole frame carried every column through the sort: at 96 tables the event
+    id's uniqueness took 2.3 s to count and 1.3 s more to find its first rows."""
     by = sql.partition
+    assert by is not None, "a uniqueness expectation partitions its rows"
+    keys = [c.strip() for c in by.split(",")]
+    held_twice = (
+        f"SELECT {', '.join(f'{k} AS quality_key_{n}' for n, k in enumerate(keys))} "
+        f"FROM {table} WHERE {sql.domain} GROUP BY ALL HAVING count(*) > 1"
+    )
+    same = " AND ".join(f"f.{k} IS NOT DISTINCT FROM d.quality_key_{n}" for n, k in enumerate(keys))
     return (
-        f"(SELECT *, rowid AS {ROW}, count(*) OVER (PARTITION BY {by}) AS copies, "
-        f"CASE WHEN row_number() OVER copy = 1 THEN lead(rowid) OVER copy "
-        f"ELSE first_value(rowid) OVER copy END AS partner "
-        f"FROM {table} WHERE {sql.domain} WINDOW copy AS (PARTITION BY {by} ORDER BY {order}))"
+        f"(SELECT f.*, f.rowid AS {ROW}, coalesce(c.copies, 1) AS copies, c.partner "
+        f"FROM {table} f LEFT JOIN ("
+        f"SELECT f.rowid AS copy_row, count(*) OVER (PARTITION BY {by}) AS copies, "
+        f"CASE WHEN row_number() OVER copy = 1 THEN lead(f.rowid) OVER copy "
+        f"ELSE first_value(f.rowid) OVER copy END AS partner "
+        f"FROM {table} f JOIN ({held_twice}) d ON {same} WHERE {sql.domain} "
+        f"WINDOW copy AS (PARTITION BY {by} ORDER BY {order})"
+        f") c ON f.rowid = c.copy_row WHERE {sql.domain})"
     )
 
 
