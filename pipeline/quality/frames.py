@@ -139,16 +139,27 @@ class Frames:
     order: dict[str, str] = field(default_factory=dict)
     index_columns: dict[str, list[str]] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
+    stand_ins: dict[str, StandIns] = field(default_factory=dict)
 
-    def add(self, name: str, select: str, order_by: str, index_columns: list[str]) -> None:
+    def add(
+        self,
+        name: str,
+        select: str,
+        order_by: str,
+        index_columns: list[str],
+        stand_ins: StandIns | None = None,
+    ) -> None:
         """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
         as frame ``name``, whose order is ``order_by``: a list of its columns (or of the
         order-only columns it selects), which must be total (ties broken by a key unique
-        among the rows: see the class docstring)."""
+        among the rows: see the class docstring). With ``stand_ins``, ``select`` also gives
+        each row's :data:`SOURCE_ROW`."""
         table = f"quality_{self.suite}_{name}"
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select}").fetchall()
         self.tables[name] = table
         self.order[name] = order_by
+        if stand_ins is not None:
+            self.stand_ins[name] = stand_ins
         self.index_columns[name] = [c for c in index_columns if c in self.columns(name)]
         ((counted,),) = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
         self.rows[name] = int(counted)
@@ -160,7 +171,7 @@ class Frames:
             for (c,) in self.con.execute(
                 f"SELECT name FROM pragma_table_info('{self.tables[name]}') ORDER BY cid"
             ).fetchall()
-            if not str(c).startswith(ORDER_ONLY)
+            if not str(c).startswith(HIDDEN)
         ]
 
     def rows_at(self, name: str, rows: Iterable[int]) -> pd.DataFrame:
@@ -186,11 +197,23 @@ class Frames:
             ).fetchall()
             place = {int(r): int(n) for (r, *_), n in zip(keyed, found, strict=True)}
         columns = ", ".join(f'"{c}"' for c in self.columns(name))
+        stand_ins = self.stand_ins.get(name)
+        source = f", {SOURCE_ROW}" if stand_ins else ""
         frame = self.con.execute(
-            f"SELECT {columns}, rowid AS {ROW} FROM {table} "
+            f"SELECT {columns}, rowid AS {ROW}{source} FROM {table} "
             "WHERE rowid IN (SELECT unnest(?::BIGINT[]))",
             [wanted],
         ).df()
+        if stand_ins:  # the rows GX sees carry their real values, read by row id
+            real = self.con.execute(
+                f"SELECT rowid AS {SOURCE_ROW}, {', '.join(stand_ins.columns)} "
+                f"FROM {stand_ins.table} WHERE rowid IN (SELECT unnest(?::BIGINT[]))",
+                [sorted({int(r) for r in frame[SOURCE_ROW]})],
+            ).df()
+            frame[list(stand_ins.columns)] = (
+                frame[[SOURCE_ROW]].merge(real, on=SOURCE_ROW, how="left")[list(stand_ins.columns)]
+            ).to_numpy()
+            frame = frame.drop(columns=SOURCE_ROW)
         frame.index = pd.Index([place[int(r)] for r in frame.pop(ROW)])
         return frame.sort_index()
 
@@ -218,6 +241,28 @@ def _before(order: list[str], values: list[Any]) -> tuple[str, list[Any]]:
     return " OR ".join(f"({e})" for e in either), parameters
 
 
+@dataclass(frozen=True)
+class StandIns:
+    """Columns a frame holds only on the rows that a check of them must decide; the other
+    rows hold a stand-in that passes the check (as their own values would). The rows shown
+    to GX carry their own values, read from ``table`` by their :data:`SOURCE_ROW`.
+
+    The deliveries frame holds its payloads this way: they are most of a day's bytes, and a
+    frame holding all of them spilled to disk from 24 tables on, slowing every scan of it
+    (the payload frames read the fields they need, parsed once, instead)."""
+
+    table: str
+    columns: tuple[str, ...]
+
+
+HIDDEN = "quality_"
+"""Frame columns whose names start with this are not shown to GX: :data:`ORDER_ONLY`,
+:data:`SOURCE_ROW`, :data:`PAYLOAD_FIELDS`."""
+SOURCE_ROW = "quality_source_row"
+"""The ``rowid`` of the ledger row a frame's row was read from."""
+PAYLOAD_FIELDS = "quality_payload_fields"
+"""A deliveries frame row's payload fields that the payload frames read (:func:`payload_paths`),
+as text, parsed once for all of them; null when the payload is not JSON."""
 ROW = "quality_row"
 """The column naming a frame's row by its ``rowid`` in the frame's table (not its place in
 the frame's order: the rows are stored unsorted)."""
@@ -317,18 +362,26 @@ def raw_event_frames(
 
 def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventContract) -> None:
     """The frames :func:`raw_event_frames` describes, with ``quality_tables`` registered."""
+    paths = payload_paths(contract)
     frames.add(
         "deliveries",
         f"""
             WITH {_arrival_sql(gaming_date)}
             SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
-                   d.occurrence, d.occurred_at, d.payload_type, d.fields_json,
+                   d.occurrence, d.occurred_at, d.payload_type,
+                   -- the payload where its check must decide; else a stand-in that passes
+                   CASE WHEN {suspect_sql("d.fields_json")} THEN d.fields_json
+                        ELSE '{{}}' END AS fields_json,
                    (CASE WHEN d.occurred_at < t.day_start_micros
                          THEN d.occurred_at - t.day_start_micros
                          WHEN d.occurred_at >= t.day_end_micros
                          THEN d.occurred_at - t.day_end_micros + 1
                          ELSE 0 END) / 1e6 AS outside_s,
-                   a.copy_number, a.arrival AS {ORDER_ONLY}
+                   a.copy_number, a.arrival AS {ORDER_ONLY}, d.rowid AS {SOURCE_ROW},
+                   CASE WHEN a.copy_number = 1 AND d.payload_type IN {_sql_list(paths.payloads)}
+                         AND json_valid(d.fields_json)
+                        THEN json_extract_string(d.fields_json, [{paths.sql()}])
+                        END AS {PAYLOAD_FIELDS}
             FROM deliveries d
             JOIN arrivals a ON d.rowid = a.delivery
             JOIN quality_tables t USING (table_id)  -- every table of the date
@@ -338,6 +391,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         # payloads below are ordered by it too
         ORDER_ONLY,
         ["table_id", "source", "position", "seq", "occurrence"],
+        stand_ins=StandIns("deliveries", ("fields_json",)),
     )
     deliveries = frames.tables["deliveries"]
     # the frames below read fields out of the payloads: one that is not JSON has none for
@@ -345,7 +399,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
     # reports it with its row
     unreadable = _unreadable(frames.con, f"SELECT rowid, fields_json FROM {deliveries}")
     if not unreadable:
-        _add_payload_frames(frames, deliveries, contract)
+        _add_payload_frames(frames, deliveries, contract, paths)
     else:
         skipped = f"{deliveries}_unreadable"  # the ids as a parameter, never pasted in the SQL
         frames.con.execute(
@@ -357,12 +411,43 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                 frames,
                 f"(SELECT * FROM {deliveries} WHERE rowid NOT IN (SELECT id FROM {skipped}))",
                 contract,
+                paths,
             )
         finally:
             frames.con.execute(f"DROP TABLE {skipped}")
     frames.add(
         "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
     )
+
+
+@dataclass(frozen=True)
+class PayloadPaths:
+    """The payload fields the payload frames read, and the payload types carrying any."""
+
+    fields: tuple[str, ...]
+    payloads: tuple[str, ...]
+
+    def sql(self) -> str:
+        """The JSON paths of :attr:`fields`, as a SQL list's items."""
+        return ", ".join(f"'$.{name}'" for name in self.fields)
+
+    def field(self, name: str) -> str:
+        """SQL of field ``name`` of a deliveries frame row (text; null when absent)."""
+        return f"{PAYLOAD_FIELDS}[{self.fields.index(name) + 1}]"
+
+
+def payload_paths(contract: EventContract) -> PayloadPaths:
+    """What the payload frames read: every enum and ``*_cents`` field of the contract, a
+    wager's ``action`` and the Form serials (:data:`FORM_SERIAL_PAYLOADS`)."""
+    serials = ("serial", "first_serial", "last_serial")
+    fields = sorted({*contract.enum_fields, *contract.cents_fields, "action", *serials})
+    payloads = {
+        *(p for by_enum in contract.enum_fields.values() for ps in by_enum.values() for p in ps),
+        *(p for ps in contract.cents_fields.values() for p in ps),
+        *FORM_SERIAL_PAYLOADS,
+        "FormSeriesReceived",
+    }
+    return PayloadPaths(tuple(fields), tuple(sorted(payloads)))
 
 
 _SOURCE, _, _WITHIN_SOURCE = ARRIVAL_ORDER_SQL.partition(", ")
@@ -407,9 +492,11 @@ def _arrival_sql(gaming_date: date) -> str:
             FROM arrived a LEFT JOIN copies c USING (delivery))"""
 
 
-def _add_payload_frames(frames: Frames, payloads: str, contract: EventContract) -> None:
+def _add_payload_frames(
+    frames: Frames, payloads: str, contract: EventContract, paths: PayloadPaths
+) -> None:
     """The frames of :func:`raw_event_frames` read from ``payloads`` (SQL of the readable
-    rows of the deliveries frame)."""
+    rows of the deliveries frame), from their fields parsed once (``paths``)."""
     deliveries = frames.tables["deliveries"]
     frames.add(
         "events",
@@ -430,6 +517,7 @@ def _add_payload_frames(frames: Frames, payloads: str, contract: EventContract) 
                 for name, by_enum in sorted(contract.enum_fields.items())
                 for enum_name, types in sorted(by_enum.items())
             ],
+            paths,
             value_column="value",
             cast="VARCHAR",
         ),
@@ -448,9 +536,10 @@ def _add_payload_frames(frames: Frames, payloads: str, contract: EventContract) 
             _long_fields(
                 payloads,
                 [(n, "cents", types) for n, types in sorted(contract.cents_fields.items())],
+                paths,
                 value_column="amount_cents",
                 cast="BIGINT",
-                extra_columns={"bank_action": "fields_json->>'$.action'"},
+                extra_columns={"bank_action": paths.field("action")},
             )
         }) a
         LEFT JOIN quality_tables t USING (table_id)""",
@@ -461,13 +550,13 @@ def _add_payload_frames(frames: Frames, payloads: str, contract: EventContract) 
         "form_serials",
         f"""
         WITH series AS (
-            SELECT table_id, {_bigint("fields_json->>'$.first_serial'")} AS first_serial,
-                   {_bigint("fields_json->>'$.last_serial'")} AS last_serial
+            SELECT table_id, {_bigint(paths.field("first_serial"))} AS first_serial,
+                   {_bigint(paths.field("last_serial"))} AS last_serial
             FROM {payloads}
             WHERE copy_number = 1 AND payload_type = 'FormSeriesReceived'),
         serials AS (
             SELECT table_id, seq, payload_type,
-                   {_bigint("fields_json->>'$.serial'")} AS serial, {ORDER_ONLY}
+                   {_bigint(paths.field("serial"))} AS serial, {ORDER_ONLY}
             FROM {payloads}
             WHERE copy_number = 1 AND payload_type IN {_sql_list(FORM_SERIAL_PAYLOADS)})
         SELECT s.table_id, s.seq, s.payload_type, s.serial, s.{ORDER_ONLY},
@@ -483,6 +572,7 @@ def _add_payload_frames(frames: Frames, payloads: str, contract: EventContract) 
 def _long_fields(
     deliveries: str,
     specs: list[tuple[str, str, tuple[str, ...]]],
+    paths: PayloadPaths,
     *,
     value_column: str,
     cast: str,
@@ -500,12 +590,10 @@ def _long_fields(
             f"{value_column}{''.join(f', NULL AS {c}' for c in extra)}, "
             f"NULL::BIGINT AS {ORDER_ONLY} WHERE false"
         )
-    # each payload is parsed once, for all the fields at once; a (payload type, field) pair
-    # then picks its field's value out of the list
-    fields = sorted({name for name, _, _ in specs})
-    paths = ", ".join(f"'$.{name}'" for name in fields)
+    # a (payload type, field) pair picks its field's value out of the fields the deliveries
+    # frame parsed once for every payload frame
     pairs = ", ".join(
-        f"('{payload}', '{name}', '{kind}', {fields.index(name) + 1})"
+        f"('{payload}', '{name}', '{kind}', {paths.fields.index(name) + 1})"
         for name, kind, payloads in specs
         for payload in payloads
     )
@@ -519,7 +607,7 @@ def _long_fields(
                    {convert} AS {value_column}{"".join(f", d.{c}" for c in extra)},
                    d.{ORDER_ONLY}, d.fields[p.place] AS raw
             FROM (SELECT table_id, seq, payload_type, {ORDER_ONLY},
-                         json_extract_string(fields_json, [{paths}]) AS fields{also}
+                         {PAYLOAD_FIELDS} AS fields{also}
                   FROM {deliveries}
                   WHERE copy_number = 1 AND payload_type IN {_sql_list(payloads)}) d
             JOIN (VALUES {pairs}) p(payload_type, field, kind, place) USING (payload_type))
