@@ -51,12 +51,15 @@ class EventContract:
     """field name -> enum type name -> payload types carrying that field with that enum."""
     cents_fields: Mapping[str, tuple[str, ...]]
     """field name (``*_cents``) -> payload types carrying it."""
+    payload_fields: Mapping[str, tuple[str, ...]]
+    """payload type -> the names of its fields."""
 
 
 def event_contract(codec: EventCodec) -> EventContract:
     named: dict[str, Any] = {}
     enum_fields: dict[str, dict[str, list[str]]] = {}
     cents_fields: dict[str, list[str]] = {}
+    payload_fields: dict[str, tuple[str, ...]] = {}
 
     def short(name: str) -> str:
         return name.rpartition(".")[2]
@@ -80,6 +83,7 @@ def event_contract(codec: EventCodec) -> EventContract:
     for record in payload["type"]:
         name = short(str(record["name"]))
         named[name] = record
+        payload_fields[name] = tuple(str(f["name"]) for f in record["fields"])
         for fld in record["fields"]:
             for enum_name in walk(fld["type"]):
                 enum_fields.setdefault(fld["name"], {}).setdefault(enum_name, []).append(name)
@@ -95,6 +99,7 @@ def event_contract(codec: EventCodec) -> EventContract:
         enums=enums,
         enum_fields={f: {e: tuple(p) for e, p in by.items()} for f, by in enum_fields.items()},
         cents_fields={f: tuple(p) for f, p in cents_fields.items()},
+        payload_fields=payload_fields,
     )
 
 
@@ -378,9 +383,8 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                          THEN d.occurred_at - t.day_end_micros + 1
                          ELSE 0 END) / 1e6 AS outside_s,
                    a.copy_number, a.arrival AS {ORDER_ONLY}, d.rowid AS {SOURCE_ROW},
-                   CASE WHEN a.copy_number = 1 AND d.payload_type IN {_sql_list(paths.payloads)}
-                         AND json_valid(d.fields_json)
-                        THEN json_extract_string(d.fields_json, [{paths.sql()}])
+                   CASE WHEN a.copy_number = 1 AND json_valid(d.fields_json)
+                        THEN {paths.sql("d.payload_type", "d.fields_json")}
                         END AS {PAYLOAD_FIELDS}
             FROM deliveries d
             JOIN arrivals a ON d.rowid = a.delivery
@@ -422,32 +426,49 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
 
 @dataclass(frozen=True)
 class PayloadPaths:
-    """The payload fields the payload frames read, and the payload types carrying any."""
+    """The payload fields the payload frames read, per payload type: a row of the
+    deliveries frame holds its own type's (:data:`PAYLOAD_FIELDS`), in this order."""
 
-    fields: tuple[str, ...]
-    payloads: tuple[str, ...]
+    fields: Mapping[str, tuple[str, ...]]
+    """payload type -> the fields of it that are read."""
 
-    def sql(self) -> str:
-        """The JSON paths of :attr:`fields`, as a SQL list's items."""
-        return ", ".join(f"'$.{name}'" for name in self.fields)
+    def sql(self, payload_type: str, fields_json: str) -> str:
+        """SQL of :data:`PAYLOAD_FIELDS` of a delivery: its type's fields, parsed once."""
+        return (
+            "CASE "
+            + " ".join(
+                f"WHEN {payload_type} = {_sql_text(t)} THEN json_extract_string({fields_json}, "
+                f"[{', '.join(_sql_text(f'$.{name}') for name in names)}])"
+                for t, names in sorted(self.fields.items())
+            )
+            + " END"
+        )
+
+    def place(self, payload_type: str, name: str) -> int:
+        """Where field ``name`` of ``payload_type`` is in :data:`PAYLOAD_FIELDS` (from 1)."""
+        return self.fields[payload_type].index(name) + 1
 
     def field(self, name: str) -> str:
-        """SQL of field ``name`` of a deliveries frame row (text; null when absent)."""
-        return f"{PAYLOAD_FIELDS}[{self.fields.index(name) + 1}]"
+        """SQL of field ``name`` of a deliveries frame row (text; null when its type has no
+        such field or the payload lacks it)."""
+        cases = [
+            f"WHEN payload_type = {_sql_text(t)} THEN {PAYLOAD_FIELDS}[{names.index(name) + 1}]"
+            for t, names in sorted(self.fields.items())
+            if name in names
+        ]
+        return f"CASE {' '.join(cases)} END" if cases else "NULL::VARCHAR"
 
 
 def payload_paths(contract: EventContract) -> PayloadPaths:
     """What the payload frames read: every enum and ``*_cents`` field of the contract, a
-    wager's ``action`` and the Form serials (:data:`FORM_SERIAL_PAYLOADS`)."""
-    serials = ("serial", "first_serial", "last_serial")
-    fields = sorted({*contract.enum_fields, *contract.cents_fields, "action", *serials})
-    payloads = {
-        *(p for by_enum in contract.enum_fields.values() for ps in by_enum.values() for p in ps),
-        *(p for ps in contract.cents_fields.values() for p in ps),
-        *FORM_SERIAL_PAYLOADS,
-        "FormSeriesReceived",
+    wager's ``action`` and the Form serials (:data:`FORM_SERIAL_PAYLOADS`), each from the
+    payload types whose schema has it."""
+    wanted = {*contract.enum_fields, *contract.cents_fields, "action"}
+    wanted |= {"serial", "first_serial", "last_serial"}
+    fields = {
+        t: tuple(sorted(wanted.intersection(names))) for t, names in contract.payload_fields.items()
     }
-    return PayloadPaths(tuple(fields), tuple(sorted(payloads)))
+    return PayloadPaths({t: names for t, names in fields.items() if names})
 
 
 _SOURCE, _, _WITHIN_SOURCE = ARRIVAL_ORDER_SQL.partition(", ")
@@ -593,7 +614,7 @@ def _long_fields(
     # a (payload type, field) pair picks its field's value out of the fields the deliveries
     # frame parsed once for every payload frame
     pairs = ", ".join(
-        f"('{payload}', '{name}', '{kind}', {paths.fields.index(name) + 1})"
+        f"('{payload}', '{name}', '{kind}', {paths.place(payload, name)})"
         for name, kind, payloads in specs
         for payload in payloads
     )
@@ -624,7 +645,11 @@ def _bigint(text: str) -> str:
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
-    return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+    return "(" + ", ".join(_sql_text(v) for v in values) + ")"
+
+
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
