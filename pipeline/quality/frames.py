@@ -375,21 +375,21 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
                    d.occurrence, d.occurred_at, d.payload_type,
                    -- the payload where its check must decide; else a stand-in that passes
-                   CASE WHEN {suspect_sql("d.fields_json")} THEN d.fields_json
+                   CASE WHEN {suspect_sql("d.fields_json", "d.parses")} THEN d.fields_json
                         ELSE '{{}}' END AS fields_json,
                    (CASE WHEN d.occurred_at < t.day_start_micros
                          THEN d.occurred_at - t.day_start_micros
                          WHEN d.occurred_at >= t.day_end_micros
                          THEN d.occurred_at - t.day_end_micros + 1
                          ELSE 0 END) / 1e6 AS outside_s,
-                   a.copy_number, a.arrival AS {ORDER_ONLY}, d.rowid AS {SOURCE_ROW},
-                   CASE WHEN a.copy_number = 1 AND json_valid(d.fields_json)
+                   a.copy_number, a.arrival AS {ORDER_ONLY}, d.delivery AS {SOURCE_ROW},
+                   CASE WHEN a.copy_number = 1 AND d.parses
                         THEN {paths.sql("d.payload_type", "d.fields_json")}
                         END AS {PAYLOAD_FIELDS}
-            FROM deliveries d
-            JOIN arrivals a ON d.rowid = a.delivery
-            JOIN quality_tables t USING (table_id)  -- every table of the date
-            WHERE d.gaming_date = '{gaming_date.isoformat()}'""",
+            FROM (SELECT *, rowid AS delivery, json_valid(fields_json) AS parses
+                  FROM deliveries WHERE gaming_date = '{gaming_date.isoformat()}') d
+            JOIN arrivals a USING (delivery)
+            JOIN quality_tables t USING (table_id)  -- every table of the date""",
         # the delivery's place in arrival order, numbered on its key columns alone (sorting
         # the payloads with them cost more than all the counting): the frames of its
         # payloads below are ordered by it too
