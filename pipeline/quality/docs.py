@@ -10,9 +10,10 @@ Awesome classes the validation pages use, and every script is dropped (they only
 collapsible panels and charts, and would need the CDN libraries). A file-backed GX context
 is not needed: the renderers work on the validation results the run already holds.
 
-Device strings (table ids in expectation descriptions, offending round ids, patron ids in
-sample rows) reach GX's renderers, which put values into the page as they are: every string
-of a rendered document is escaped before the page is drawn, and the finished page is checked
+Device strings (an unknown rules id or other offending value a device sent, round ids and
+patron ids in sample rows) reach GX's renderers, which put values into the page as they are:
+every string of a rendered document is escaped before the page is drawn, and the finished
+page is checked
 against the few tags and attributes a Data Docs page is made of (:func:`unsafe_markup`). A
 page that fails the check, or that GX cannot render, is replaced by a plain escaped page
 (:func:`plain_data_docs`): a rendering problem never blocks a close.
@@ -167,7 +168,7 @@ def unsafe_markup(page: str) -> list[str]:
 def _escaped(node: Any) -> Any:
     """A rendered GX document with every string (templates, parameters, table cells,
     headers) as HTML text: GX's renderers put values into the page as they are, and device
-    strings (table ids in descriptions, offending round ids) are among them. Newlines stay
+    strings (offending values such as an unknown rules id) are among them. Newlines stay
     (GX's templates are laid out with them; HTML shows them as spaces)."""
     if isinstance(node, str):
         return "\n".join(html_text(line) for line in node.split("\n"))

@@ -60,7 +60,7 @@ TABLE_IDS = {
 }
 """What the emulated tables call themselves on the hostile day: a ``/``, markup that loads a
 remote image and runs script, a remote URL, a path climb, ESC, RLO and a formula, in the id
-every report and page shows (and the Data Docs quote in their expectation descriptions)."""
+every report and page shows."""
 
 DEVICE_STRINGS = frozenset(
     {"round_id", "shoe_id", "patron_id", "patron_name", "dealer_id", "pit", "location"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
@@ -32,6 +34,7 @@ from pipeline.cli import main
 from pipeline.ledger.store import Ledger
 from pipeline.quality import docs
 from pipeline.quality.docs import remote_references, unsafe_markup
+from pipeline.quality.run import run_quality
 from pipeline.reports.seals import ANCHOR_FILE
 from pipeline.safe_text import FORMULA_LEADERS, file_stem, html_text, visible
 from tests.dashboards.dashboard_data import request_from
@@ -172,8 +175,36 @@ def _invisible(text: str) -> set[str]:
     return {c for c in text if c not in "\n\t" and visible(c) != c}
 
 
-def test_data_docs_escape_every_device_string(day: HostileDay) -> None:
-    page = (day.reports / f"quality-{DAY.isoformat()}.html").read_text()
+HOSTILE_RULES_ID = TABLE_IDS["T01"] + "\u202e"
+"""A rules id no catalog files: the device string GX's renderers draw as an offending value
+(table ids no longer reach the Data Docs: the stake limits are described per rule set)."""
+
+
+def _with_hostile_rules_id(day: HostileDay, db: Path) -> Path:
+    """A copy of the day's ledger whose first TableOpened names :data:`HOSTILE_RULES_ID`: the
+    expectation that a table-day's rules are in the catalog fails and quotes it."""
+    shutil.copyfile(day.db, db)
+    con = duckdb.connect(str(db))
+    try:
+        source, position, text = con.execute(
+            "SELECT source, position, fields_json FROM deliveries "
+            "WHERE payload_type = 'TableOpened' ORDER BY source, position LIMIT 1"
+        ).fetchall()[0]
+        fields = {**json.loads(text), "rules_id": HOSTILE_RULES_ID}
+        con.execute(
+            "UPDATE deliveries SET fields_json = ? WHERE source = ? AND position = ?",
+            [json.dumps(fields), source, position],
+        )
+    finally:
+        con.close()
+    return db
+
+
+def test_data_docs_escape_every_device_string(day: HostileDay, tmp_path: Path) -> None:
+    db = _with_hostile_rules_id(day, tmp_path / "ledger.duckdb")
+    report = run_quality(db, DAY, tmp_path)
+    assert any(HOSTILE_RULES_ID in f.unexpected_sample for f in report.failing())
+    page = (tmp_path / f"quality-{DAY.isoformat()}.html").read_text()
     assert unsafe_markup(page) == [] and remote_references(page) == []
     assert not any(tag in page.lower() for tag in _RAW_TAGS)
     assert _invisible(page) == set()
@@ -200,8 +231,7 @@ def test_a_data_docs_page_that_cannot_be_made_safe_does_not_block_the_close(
 ) -> None:
     """If GX let a value through unescaped (here: the escaping is switched off), the page
     check catches it, the plain page is written instead, and the close goes ahead."""
-    db = tmp_path / "ledger.duckdb"
-    shutil.copyfile(day.db, db)
+    db = _with_hostile_rules_id(day, tmp_path / "ledger.duckdb")
     assert _run(["reopen", "--db", str(db), "--gaming-day", DAY.isoformat(), "--reason", "test",
                  "--actor", "demo-controller"]).code == 0  # fmt: skip
     monkeypatch.setattr(docs, "_escaped", lambda document: document)
