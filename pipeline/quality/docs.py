@@ -13,10 +13,9 @@ is not needed: the renderers work on the validation results the run already hold
 Device strings (an unknown rules id or other offending value a device sent, round ids and
 patron ids in sample rows) reach GX's renderers, which put values into the page as they are:
 every string of a rendered document is escaped before the page is drawn, and the finished
-page is checked
-against the few tags and attributes a Data Docs page is made of (:func:`unsafe_markup`). A
-page that fails the check, or that GX cannot render, is replaced by a plain escaped page
-(:func:`plain_data_docs`): a rendering problem never blocks a close.
+page is checked against the few tags and attributes a Data Docs page is made of
+(:func:`unsafe_markup`). A page that fails the check, or that GX cannot render, is replaced
+by a plain escaped page (:func:`plain_data_docs`): a rendering problem never blocks a close.
 """
 
 from __future__ import annotations
