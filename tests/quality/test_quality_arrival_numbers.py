@@ -1,0 +1,53 @@
+"""The deliveries frame numbers each delivery's place in arrival order and among the copies of
+its event per source (:func:`pipeline.quality.frames._arrival_sql`), not by sorting the whole
+day: the numbers must be exactly those of the two whole-day windows they replace, for any
+mix of sources, file versions (a position delivered twice), duplicates and other days."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
+from pipeline.quality.frames import _arrival_sql
+
+DAY = date(2026, 11, 24)
+
+_delivery = st.tuples(
+    st.sampled_from(["file-b.avro", "file-a.avro", "kafka:events:0", "kafka:events:10"]),
+    st.integers(0, 6),  # position: a file's second version repeats the first one's
+    st.sampled_from(["e1", "e2", "e3", "e4", "e5"]),  # event ids: duplicates across sources
+    st.integers(0, 3),  # seq
+    st.integers(0, 2),  # occurrence
+    st.sampled_from([DAY, date(2026, 11, 23)]),
+)
+# the writer keeps (source, event_id, seq, occurrence) unique, which makes arrival order total
+_deliveries = st.lists(_delivery, max_size=40, unique_by=lambda d: (d[0], d[2], d[3], d[4]))
+
+
+@given(_deliveries)
+@settings(max_examples=300, deadline=None)
+def test_arrival_and_copy_numbers_are_the_whole_day_windows(
+    rows: list[tuple[str, int, str, int, int, date]],
+) -> None:
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE deliveries (source VARCHAR, position BIGINT, event_id VARCHAR, "
+        "seq BIGINT, occurrence BIGINT, gaming_date DATE)"
+    )
+    if rows:
+        con.executemany("INSERT INTO deliveries VALUES (?, ?, ?, ?, ?, ?)", rows)
+    ours = con.execute(
+        f"WITH {_arrival_sql(DAY)} SELECT delivery, arrival, copy_number FROM arrivals "
+        "ORDER BY delivery"
+    ).fetchall()
+    windows = con.execute(
+        f"SELECT rowid, row_number() OVER (ORDER BY {ARRIVAL_ORDER_SQL}), "
+        f"row_number() OVER (PARTITION BY event_id ORDER BY {ARRIVAL_ORDER_SQL}) "
+        "FROM deliveries WHERE gaming_date = ? ORDER BY rowid",
+        [DAY],
+    ).fetchall()
+    assert ours == windows
