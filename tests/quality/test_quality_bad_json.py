@@ -158,3 +158,39 @@ def test_the_close_reports_unreadable_payloads_where_they_are(
         if f["description"] == "payload fields are stored as JSON"
     ]
     assert sorted(failure["unexpected_sample"]) == sorted(BROKEN)
+
+
+def test_the_frame_holds_stand_ins_but_gx_sees_the_real_payloads(clean_ledger: Path) -> None:
+    """The deliveries frame keeps a payload only where its JSON check must decide (a stand-in
+    that passes elsewhere); the rows shown to GX carry the payloads the ledger holds."""
+    from pipeline.config.catalog import load_catalog
+    from pipeline.events import default_codec
+    from pipeline.ledger.store import Ledger
+    from pipeline.quality.frames import event_contract, raw_event_frames, table_days
+
+    with Ledger(clean_ledger, read_only=True) as ledger:
+        con = ledger.con
+        frames = raw_event_frames(
+            con, DAY, event_contract(default_codec()), table_days(con, DAY, load_catalog())
+        )
+        try:
+            table = frames.tables["deliveries"]
+            ((kept,),) = con.execute(
+                f"SELECT count(*) FROM {table} WHERE fields_json <> '{{}}'"
+            ).fetchall()
+            assert kept == 0  # a clean day: every payload vouched for by the SQL check
+            rows = [r for (r,) in con.execute(f"SELECT rowid FROM {table} LIMIT 3").fetchall()]
+            shown = frames.rows_at("deliveries", rows)
+            real = dict(
+                con.execute(
+                    f"SELECT f.event_id, d.fields_json FROM {table} f "
+                    "JOIN deliveries d ON d.rowid = f.quality_source_row "
+                    "WHERE f.rowid IN (SELECT unnest(?::BIGINT[]))",
+                    [rows],
+                ).fetchall()
+            )
+            assert dict(zip(shown["event_id"], shown["fields_json"], strict=True)) == real
+            assert all(json.loads(text) for text in real.values())
+            assert "quality_source_row" not in shown.columns
+        finally:
+            frames.drop()
