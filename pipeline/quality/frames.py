@@ -8,6 +8,7 @@ ledger frames from the derived tables (what the replay made of it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -201,7 +202,7 @@ class Frames:
                 f"SELECT {', '.join(counts)} FROM {table}", parameters
             ).fetchall()
             place = {int(r): int(n) for (r, *_), n in zip(keyed, found, strict=True)}
-        columns = ", ".join(f'"{c}"' for c in self.columns(name))
+        columns = ", ".join(quoted(c) for c in self.columns(name))
         stand_ins = self.stand_ins.get(name)
         source = f", {SOURCE_ROW}" if stand_ins else ""
         frame = self.con.execute(
@@ -210,15 +211,13 @@ class Frames:
             [wanted],
         ).df()
         if stand_ins:  # the rows GX sees carry their real values, read by row id
+            lent = list(stand_ins.columns)
             real = self.con.execute(
-                f"SELECT rowid AS {SOURCE_ROW}, {', '.join(stand_ins.columns)} "
+                f"SELECT rowid AS {SOURCE_ROW}, {', '.join(map(quoted, lent))} "
                 f"FROM {stand_ins.table} WHERE rowid IN (SELECT unnest(?::BIGINT[]))",
                 [sorted({int(r) for r in frame[SOURCE_ROW]})],
             ).df()
-            frame[list(stand_ins.columns)] = (
-                frame[[SOURCE_ROW]].merge(real, on=SOURCE_ROW, how="left")[list(stand_ins.columns)]
-            ).to_numpy()
-            frame = frame.drop(columns=SOURCE_ROW)
+            frame[lent] = real.set_index(SOURCE_ROW).loc[frame.pop(SOURCE_ROW), lent].to_numpy()
         frame.index = pd.Index([place[int(r)] for r in frame.pop(ROW)])
         return frame.sort_index()
 
@@ -267,7 +266,8 @@ SOURCE_ROW = "quality_source_row"
 """The ``rowid`` of the ledger row a frame's row was read from."""
 PAYLOAD_FIELDS = "quality_payload_fields"
 """A deliveries frame row's payload fields that the payload frames read (:func:`payload_paths`),
-as text, parsed once for all of them; null when the payload is not JSON."""
+as text, parsed once for all of them; null for a later copy of an event (the payload frames
+read first deliveries only) and for a payload that is not JSON."""
 ROW = "quality_row"
 """The column naming a frame's row by its ``rowid`` in the frame's table (not its place in
 the frame's order: the rows are stored unsorted)."""
@@ -452,7 +452,7 @@ class PayloadPaths:
         """SQL of field ``name`` of a deliveries frame row (text; null when its type has no
         such field or the payload lacks it)."""
         cases = [
-            f"WHEN payload_type = {_sql_text(t)} THEN {PAYLOAD_FIELDS}[{names.index(name) + 1}]"
+            f"WHEN payload_type = {_sql_text(t)} THEN {PAYLOAD_FIELDS}[{self.place(t, name)}]"
             for t, names in sorted(self.fields.items())
             if name in names
         ]
@@ -745,3 +745,13 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
         ["table_id"],
     )
     return frames
+
+
+_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def quoted(column: str) -> str:
+    """``column`` as a SQL identifier; frame columns are plain lowercase names."""
+    if not _PLAIN.fullmatch(column):
+        raise ValueError(f"frame column {column!r} is not a plain lowercase SQL name")
+    return f'"{column}"'

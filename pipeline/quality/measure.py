@@ -22,7 +22,6 @@ first null and first value of every column are among them (:func:`type_witnesses
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +53,7 @@ from great_expectations.expectations.core.expect_compound_columns_to_be_unique i
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.row_conditions import ComparisonCondition, Operator
 
-from pipeline.quality.frames import ROW, Frames
+from pipeline.quality.frames import ROW, Frames, quoted
 from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
 from pipeline.quality.suites import ExpectColumnValuesToBeLedgerJson
 
@@ -218,20 +217,20 @@ def type_witnesses(frames: Frames, name: str) -> list[int]:
     if not columns:
         return []
     first = frames.con.execute(
-        f"SELECT rowid, {', '.join(f'{_q(c)} IS NULL' for c in columns)} FROM {table} "
+        f"SELECT rowid, {', '.join(f'{quoted(c)} IS NULL' for c in columns)} FROM {table} "
         f"ORDER BY {order} LIMIT 1"
     ).fetchall()
     if not first:
         return []
     ((row, *nulls),) = first
     (values,) = frames.con.execute(
-        f"SELECT {', '.join(f'count({_q(c)})' for c in columns)}, count(*) FROM {table}"
+        f"SELECT {', '.join(f'count({quoted(c)})' for c in columns)}, count(*) FROM {table}"
     ).fetchall()
     *present, rows = values
     found = [int(row)]
     for column, null, count in zip(columns, nulls, present, strict=True):
         if 0 < count < rows:
-            other = f"{_q(column)} IS {'NOT' if null else ''} NULL"
+            other = f"{quoted(column)} IS {'NOT' if null else ''} NULL"
             ((witness,),) = frames.con.execute(
                 f"SELECT rowid FROM {table} WHERE {other} ORDER BY {order} LIMIT 1"
             ).fetchall()
@@ -269,11 +268,11 @@ def _as_sql(e: Expectation) -> _Sql | None:
     if isinstance(e, ExpectColumnValuesToBeOfType):
         return None
     if isinstance(e, ExpectCompoundColumnsToBeUnique):
-        columns = ", ".join(_q(c) for c in e.column_list)
-        present = " OR ".join(f"{_q(c)} IS NOT NULL" for c in e.column_list)
+        columns = ", ".join(quoted(c) for c in e.column_list)
+        present = " OR ".join(f"{quoted(c)} IS NOT NULL" for c in e.column_list)
         return _Sql(domain, f"({present})", f"({present}) AND copies > 1", columns)
     if isinstance(e, ExpectColumnPairValuesAToBeGreaterThanB):
-        a, b = _q(e.column_A), _q(e.column_B)
+        a, b = quoted(e.column_A), quoted(e.column_B)
         compare = ">=" if e.or_equal else ">"
         present = f"NOT ({a} IS NULL AND {b} IS NULL)"
         # a float NaN compares false in pandas: the row is unexpected; a nullable integer
@@ -285,16 +284,16 @@ def _as_sql(e: Expectation) -> _Sql | None:
             witness=f"({a} IS NULL) <> ({b} IS NULL)",
         )
     if isinstance(e, ExpectColumnValuesToNotBeNull):
-        return _Sql(domain, None, f"{_q(e.column)} IS NULL")
+        return _Sql(domain, None, f"{quoted(e.column)} IS NULL")
     if isinstance(e, ExpectColumnValuesToBeUnique):
-        column = _q(e.column)
+        column = quoted(e.column)
         return _Sql(domain, f"{column} IS NOT NULL", f"{column} IS NOT NULL AND copies > 1", column)
     if isinstance(e, ExpectColumnValuesToBeInSet):
-        column = _q(e.column)
+        column = quoted(e.column)
         values = ", ".join(_literal(v) for v in e.value_set or ())
         return _Sql(domain, f"{column} IS NOT NULL", f"{column} NOT IN ({values})")
     if isinstance(e, ExpectColumnValuesToBeBetween):
-        column = _q(e.column)
+        column = quoted(e.column)
         bounds = []
         if e.min_value is not None:
             bounds.append(f"{column} {'<=' if e.strict_min else '<'} {_literal(e.min_value)}")
@@ -302,11 +301,11 @@ def _as_sql(e: Expectation) -> _Sql | None:
             bounds.append(f"{column} {'>=' if e.strict_max else '>'} {_literal(e.max_value)}")
         return _Sql(domain, f"{column} IS NOT NULL", f"({' OR '.join(bounds)})")
     if isinstance(e, ExpectColumnValuesToMatchRegex):
-        column = _q(e.column)
+        column = quoted(e.column)
         pattern = _literal(_search_pattern(str(e.regex)))
         return _Sql(domain, f"{column} IS NOT NULL", f"NOT regexp_matches({column}, {pattern})")
     if isinstance(e, ExpectColumnValuesToBeLedgerJson):
-        column = _q(e.column)
+        column = quoted(e.column)
         return _Sql(
             domain, f"{column} IS NOT NULL", suspect_sql(column), confirm=(column, is_ledger_json)
         )
@@ -320,7 +319,7 @@ def _condition(condition: Any) -> str:
     if condition is None:
         return "true"
     if isinstance(condition, ComparisonCondition):
-        column = _q(condition.column.name)
+        column = quoted(condition.column.name)
         operator = Operator(condition.operator)  # GX may keep the enum's value
         if operator is Operator.EQUAL:
             return f"{column} = {_literal(condition.parameter)}"
@@ -346,12 +345,3 @@ def _literal(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     return "'" + str(value).replace("'", "''") + "'"
-
-
-_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
-
-
-def _q(column: str) -> str:
-    if not _PLAIN.fullmatch(column):
-        raise ValueError(f"frame column {column!r} is not a plain lowercase SQL name")
-    return f'"{column}"'
