@@ -288,7 +288,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
                 row_condition=Column("limit_scope") == rules_id,
                 description=(
                     f"stakes are within the limits of {rules_id} ({money(lo)} to {money(hi)}) "
-                    "at every table playing it"
+                    "at every table playing it (N.J.A.C. 19:47-8.2)"
                 ),
                 meta=block(
                     "a stake outside the limits the casino filed for the table is either a "

@@ -221,6 +221,7 @@ def test_damaged_rows_fail_the_matching_expectations(clean_ledger: Path, tmp_pat
     assert report.failed == len(by_description) == 12
     limits = next(f for (fr, d), f in by_description.items() if "stakes are within" in (d or ""))
     assert sorted(limits.unexpected_sample) == [-500, over]
+    assert "(N.J.A.C. 19:47-8.2)" in (limits.description or "")
     assert all(r["table_id"] == "T01" for r in limits.unexpected_rows)
 
 
