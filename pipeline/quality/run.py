@@ -304,6 +304,9 @@ def validate_day(
 def _import_suites() -> None:
     """Import the suites and Great Expectations (an import error shows again, in the caller,
     when it imports them itself)."""
+    from pipeline.quality.gx_import import import_great_expectations
+
+    import_great_expectations()
     import pipeline.quality.measure
     import pipeline.quality.suites  # noqa: F401
 
