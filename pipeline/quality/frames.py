@@ -134,9 +134,12 @@ class Frames:
     failing row in reports.
 
     Every frame's ``ORDER BY`` is total: it ends in a key unique among the frame's rows (the
-    delivery's place in arrival order, an exception's id, the event a derived row came from),
-    so the rows a failure names are fixed by the data alone, whatever order the rows are
-    stored in (which changes with the number of threads).
+    delivery's place in arrival order, an exception's id), or in the event a derived row came
+    from and then every other column (a damaged ledger may repeat a row's event, or hold none:
+    rows still tied are equal in every column), so the rows a failure names are fixed by the
+    data alone, whatever order the rows are stored in (which changes with the number of
+    threads). It lists plain columns, ascending with nulls last, as :meth:`rows_at` counts the
+    rows before a row.
     """
 
     con: duckdb.DuckDBPyConnection
@@ -160,6 +163,11 @@ class Frames:
         order-only columns it selects), which must be total (ties broken by a key unique
         among the rows: see the class docstring). With ``stand_ins``, ``select`` also gives
         each row's :data:`SOURCE_ROW`."""
+        if not all(_PLAIN.fullmatch(c.strip()) for c in order_by.split(",")):
+            raise ValueError(
+                f"frame {name}: order {order_by!r} must list plain columns (ascending, nulls "
+                "last), the order rows_at counts the rows before a row in"
+            )
         table = f"quality_{self.suite}_{name}"
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select}").fetchall()
         self.tables[name] = table
@@ -671,7 +679,9 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
 
     # the ties of a table's rows in their natural order are broken by what the replay keeps
     # one row of: a round; a card, Form or Form copy per event; a wager and a settlement per
-    # round, seat and wager; an exception by its id
+    # round, seat and wager; an exception by its id. A damaged ledger may hold two rows of
+    # one of them, or rows without their event: the frame's other columns follow, so only
+    # rows equal in every column tie, and either of them quoted first reads the same
     frames = Frames(con, "ledger")
     frames.add(
         "rounds",
@@ -685,14 +695,14 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
         f"SELECT c.table_id, c.round_id, c.position, c.rank, c.suit, c.hand, {known('c')}, "
         f"c.shoe_id AS {ORDER_ONLY}, c.source_event_id AS {ORDER_EVENT} "
         f"FROM cards c WHERE c.gaming_date = {day}",
-        f"table_id, {ORDER_ONLY}, position, {ORDER_EVENT}",
+        f"table_id, {ORDER_ONLY}, position, {ORDER_EVENT}, round_id, rank, suit, hand, round_known",
         ["table_id", "round_id", "position"],
     )
     frames.add(
         "wagers",
         f"SELECT w.table_id, w.round_id, w.seat, w.wager, w.amount_cents, {known('w')} "
         f"FROM wagers w WHERE w.gaming_date = {day}",
-        "table_id, round_id, seat, wager",
+        "table_id, round_id, seat, wager, amount_cents, round_known",
         ["table_id", "round_id", "seat", "wager"],
     )
     frames.add(
@@ -701,7 +711,8 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
         f"s.expected_result, s.expected_paid_cents, s.expected_vig_cents, "
         f"s.recorded_result, s.recorded_paid_cents, {known('s')} "
         f"FROM settlements s WHERE s.gaming_date = {day}",
-        "table_id, round_id, seat, wager",
+        "table_id, round_id, seat, wager, stake_cents, expected_result, expected_paid_cents, "
+        "expected_vig_cents, recorded_result, recorded_paid_cents, round_known",
         ["table_id", "round_id", "seat", "wager"],
     )
     frames.add(
@@ -710,21 +721,22 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
         f"occurred_at AS {ORDER_ONLY}, source_event_id AS {ORDER_EVENT} "
         f"FROM vig_ledger WHERE gaming_date = {day}",
         # an event writing off the shoe's deferred vigorish gives a row per seat
-        f"table_id, {ORDER_ONLY}, {ORDER_EVENT}, seat, kind",
+        f"table_id, {ORDER_ONLY}, {ORDER_EVENT}, seat, kind, round_id, amount_cents, "
+        "balance_after_cents",
         ["table_id", "round_id", "seat", "kind"],
     )
     frames.add(
         "comp_vig_forms",
         f"SELECT table_id, serial, status, amount_cents, source_event_id AS {ORDER_EVENT} "
         f"FROM comp_vig_forms WHERE gaming_date = {day}",
-        f"table_id, serial, {ORDER_EVENT}",
+        f"table_id, serial, {ORDER_EVENT}, status, amount_cents",
         ["table_id", "serial", "status"],
     )
     frames.add(
         "form_events",
         f"SELECT table_id, serial, kind, amount_cents, matched, source_event_id AS {ORDER_EVENT} "
         f"FROM form_events WHERE gaming_date = {day}",
-        f"table_id, serial, kind, {ORDER_EVENT}",
+        f"table_id, serial, kind, {ORDER_EVENT}, amount_cents, matched",
         ["table_id", "serial", "kind"],
     )
     frames.add(

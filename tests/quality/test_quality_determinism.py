@@ -25,8 +25,10 @@ TIED = SAMPLE + 10
 
 
 def _with_tied_failures(faulty_ledger: Path, out: Path, *, reverse: bool) -> Path:
-    """A copy of the faulty day with :data:`TIED` exceptions of one table and code, and two
-    wagers per seat of one round, all failing, inserted in order or in reverse order."""
+    """A copy of the faulty day with :data:`TIED` exceptions of one table and code, two
+    wagers per seat of one round, and :data:`TIED` negative wagers of one seat and kind (equal
+    on every key a wager is ordered by: only their amounts tell them apart), all failing,
+    inserted in order or in reverse order."""
     shutil.copy(faulty_ledger, out)
     with Ledger(out) as ledger:
         ((table_id, round_id),) = ledger.con.execute(
@@ -44,6 +46,7 @@ def _with_tied_failures(faulty_ledger: Path, out: Path, *, reverse: bool) -> Pat
             for seat in range(1, 6)
             for kind in "AB"
         ]
+        wagers += [(table_id, DAY, round_id, 6, "BANKER", -cents) for cents in range(1, TIED + 1)]
         for rows in (exceptions, wagers):
             rows.sort(reverse=reverse)
         with ledger.transaction():
@@ -96,15 +99,20 @@ def test_stored_results_are_the_same_whatever_the_threads_and_storage_order(
     assert one_thread == first
     assert reordered == first
     quoted = {
-        o["frame"]: o for o in json.loads(first[0]) if not o["success"] and o["suite"] == "ledger"
+        (o["frame"], o["kwargs"].get("column")): o
+        for o in json.loads(first[0])
+        if not o["success"] and o["suite"] == "ledger"
     }
     # the ties really are among the failures a result quotes: the first SAMPLE of TIED
-    assert [r["round_id"] for r in quoted["exceptions"]["unexpected_rows"]] == [
+    assert [r["round_id"] for r in quoted["exceptions", "severity"]["unexpected_rows"]] == [
         f"R-tied-{i:02d}" for i in range(SAMPLE)
     ]
-    assert quoted["wagers"]["unexpected_sample"][:4] == [
+    assert quoted["wagers", "wager"]["unexpected_sample"][:4] == [
         "NO_SUCH_WAGER_A",
         "NO_SUCH_WAGER_B",
         "NO_SUCH_WAGER_A",
         "NO_SUCH_WAGER_B",
     ]
+    # rows equal on every key but the amount are ordered by it too (lowest first)
+    negative = quoted["wagers", "amount_cents"]["unexpected_sample"]
+    assert negative == list(range(-TIED, -TIED + SAMPLE))

@@ -261,6 +261,17 @@ def test_a_column_name_is_never_spliced_into_sql() -> None:
         measure(frames, "f", [hostile])
 
 
+@pytest.mark.parametrize("order", ["k DESC", "k NULLS FIRST", "abs(n), k", "k; DROP TABLE src"])
+def test_a_frame_is_ordered_by_plain_ascending_columns_only(order: str) -> None:
+    """rows_at counts the rows before a row as bare columns sort (ascending, nulls last): a
+    frame ordered otherwise would quote other rows than GX sees first, so it is refused."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE src (k BIGINT, n BIGINT)")
+    with pytest.raises(ValueError, match="must list plain columns"):
+        Frames(con, "test").add("f", "SELECT * FROM src", order, ["k"])
+    assert con.execute("SELECT count(*) FROM src").fetchall() == [(0,)]
+
+
 def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(
     faulty_ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
