@@ -9,7 +9,8 @@ ledger frames from the derived tables (what the replay made of it).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -157,19 +158,24 @@ class Frames:
         order_by: str,
         index_columns: list[str],
         stand_ins: StandIns | None = None,
+        batches: Sequence[Mapping[str, Any]] = ({},),
     ) -> None:
         """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
         as frame ``name``, whose order is ``order_by``: a list of its columns (or of the
         order-only columns it selects), which must be total (ties broken by a key unique
         among the rows: see the class docstring). With ``stand_ins``, ``select`` also gives
-        each row's :data:`SOURCE_ROW`."""
+        each row's :data:`SOURCE_ROW`. With ``batches``, the frame holds the rows ``select``
+        gives for each of them (its named parameters), one statement each."""
         if not all(_PLAIN.fullmatch(c.strip()) for c in order_by.split(",")):
             raise ValueError(
                 f"frame {name}: order {order_by!r} must list plain columns (ascending, nulls "
                 "last), the order rows_at counts the rows before a row in"
             )
         table = f"quality_{self.suite}_{name}"
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select}").fetchall()
+        first, *others = batches
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select}", first).fetchall()
+        for batch in others:
+            self.con.execute(f"INSERT INTO {table} {select}", batch).fetchall()
         self.tables[name] = table
         self.order[name] = order_by
         if stand_ins is not None:
@@ -274,8 +280,9 @@ SOURCE_ROW = "quality_source_row"
 """The ``rowid`` of the ledger row a frame's row was read from."""
 PAYLOAD_FIELDS = "quality_payload_fields"
 """A deliveries frame row's payload fields that the payload frames read (:func:`payload_paths`),
-as text, parsed once for all of them; null for a later copy of an event (the payload frames
-read first deliveries only) and for a payload that is not JSON."""
+as text, parsed once for all of them (the payload frames read those of first deliveries only);
+null for a payload that is not JSON. Dropped from the frame once the payload frames are
+built."""
 ROW = "quality_row"
 """The column naming a frame's row by its ``rowid`` in the frame's table (not its place in
 the frame's order: the rows are stored unsorted)."""
@@ -376,36 +383,40 @@ def raw_event_frames(
 def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventContract) -> None:
     """The frames :func:`raw_event_frames` describes, with ``quality_tables`` registered."""
     paths = payload_paths(contract)
-    frames.add(
-        "deliveries",
-        f"""
-            WITH {_arrival_sql(gaming_date)}
-            SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
-                   d.occurrence, d.occurred_at, d.payload_type,
-                   -- the payload where its check must decide; else a stand-in that passes
-                   CASE WHEN {suspect_sql("d.fields_json", "d.parses")} THEN d.fields_json
-                        ELSE '{{}}' END AS fields_json,
-                   (CASE WHEN d.occurred_at < t.day_start_micros
-                         THEN d.occurred_at - t.day_start_micros
-                         WHEN d.occurred_at >= t.day_end_micros
-                         THEN d.occurred_at - t.day_end_micros + 1
-                         ELSE 0 END) / 1e6 AS outside_s,
-                   a.copy_number, a.arrival AS {ORDER_ONLY}, d.delivery AS {SOURCE_ROW},
-                   CASE WHEN a.copy_number = 1 AND d.parses
-                        THEN {paths.sql("d.payload_type", "d.fields_json")}
-                        END AS {PAYLOAD_FIELDS}
-            FROM (SELECT *, rowid AS delivery, json_valid(fields_json) AS parses
-                  FROM deliveries WHERE gaming_date = '{gaming_date.isoformat()}') d
-            JOIN arrivals a USING (delivery)
-            JOIN quality_tables t USING (table_id)  -- every table of the date""",
-        # the delivery's place in arrival order, numbered on its key columns alone (sorting
-        # the payloads with them cost more than all the counting): the frames of its
-        # payloads below are ordered by it too
-        ORDER_ONLY,
-        ["table_id", "source", "position", "seq", "occurrence"],
-        stand_ins=StandIns("deliveries", ("fields_json",)),
-    )
+    with _source_batches(frames.con, gaming_date) as batches:
+        frames.add(
+            "deliveries",
+            f"""
+                WITH {_ARRIVALS_SQL}
+                SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
+                       d.occurrence, d.occurred_at, d.payload_type,
+                       -- the payload where its check must decide; else a stand-in that passes
+                       CASE WHEN {suspect_sql("d.fields_json", "d.parses")} THEN d.fields_json
+                            ELSE '{{}}' END AS fields_json,
+                       (CASE WHEN d.occurred_at < t.day_start_micros
+                             THEN d.occurred_at - t.day_start_micros
+                             WHEN d.occurred_at >= t.day_end_micros
+                             THEN d.occurred_at - t.day_end_micros + 1
+                             ELSE 0 END) / 1e6 AS outside_s,
+                       a.copy_number, a.arrival AS {ORDER_ONLY}, d.delivery AS {SOURCE_ROW},
+                       CASE WHEN d.parses
+                            THEN {paths.sql("d.payload_type", "d.fields_json")}
+                            END AS {PAYLOAD_FIELDS}
+                FROM (SELECT *, rowid AS delivery, json_valid(fields_json) AS parses
+                      FROM deliveries WHERE gaming_date = $day
+                       AND source IN (SELECT unnest($sources::VARCHAR[]))) d
+                JOIN arrivals a USING (delivery)
+                JOIN quality_tables t USING (table_id)  -- every table of the date""",
+            # the delivery's place in arrival order, numbered on its key columns alone (sorting
+            # the payloads with them cost more than all the counting): the frames of its
+            # payloads below are ordered by it too
+            ORDER_ONLY,
+            ["table_id", "source", "position", "seq", "occurrence"],
+            stand_ins=StandIns("deliveries", ("fields_json",)),
+            batches=[{"day": gaming_date, "sources": sources} for sources in batches],
+        )
     deliveries = frames.tables["deliveries"]
+    number_copies(frames.con, deliveries)
     # the frames below read fields out of the payloads: one that is not JSON has none for
     # them (DuckDB would stop the validation), and the deliveries frame's JSON expectation
     # reports it with its row
@@ -427,6 +438,9 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             )
         finally:
             frames.con.execute(f"DROP TABLE {skipped}")
+    # the payload frames hold what they read: the deliveries frame's parsed fields were for
+    # them (at 192 tables, 0.5 GB more for every later scan of the frame to spill and read)
+    frames.con.execute(f"ALTER TABLE {deliveries} DROP COLUMN {PAYLOAD_FIELDS}")
     frames.add(
         "table_days", "SELECT table_id, rules_id FROM quality_tables", "table_id", ["table_id"]
     )
@@ -484,41 +498,96 @@ if _SOURCE != "source":  # the arrival numbering below counts each source's deli
     raise ValueError(f"arrival order must begin with the source: {ARRIVAL_ORDER_SQL}")
 
 
-def _arrival_sql(gaming_date: date) -> str:
-    """SQL of ``arrivals`` (a CTE): each delivery of the date (``delivery``, its ``rowid``)
-    with ``arrival``, its place in arrival order (``row_number() OVER (ORDER BY``
-    :data:`ARRIVAL_ORDER_SQL` ``)``), and ``copy_number``, its place among the deliveries of
-    its event id (1 for the first).
+FRAME_BATCH = 1_000_000
+"""Deliveries the deliveries frame is built from at a time, in whole sources (a table's day
+is one file or partition). Built in one statement, a 192-table day's frame (8.0M deliveries)
+spilled 6 GB through DuckDB's temporary files within :data:`~pipeline.quality.run.
+FRAMES_MEMORY` and took 19 s, three times a 96-table day's."""
 
-    Both are counted without sorting the whole day: the order begins with the source, so a
-    delivery's place is the deliveries of the sources before its own plus its place within
-    its source (each source sorted on its own, in parallel); and only the event ids
-    delivered more than once (a device's duplicates, a few hundred a day) are numbered by a
-    window. At 96 tables (4.0M deliveries) this took 3.0 s where the two windows over the
-    whole day took 6.4 s, with identical numbers."""
-    return f"""
-        day AS (SELECT rowid AS delivery, * FROM deliveries
-                WHERE gaming_date = '{gaming_date.isoformat()}'),
-        placed AS (
-            SELECT delivery, event_id, source,
-                   row_number() OVER (PARTITION BY source ORDER BY {_WITHIN_SOURCE}) AS within
-            FROM day),
-        sources AS (
-            SELECT source, coalesce(sum(n) OVER (
+_SOURCES = "quality_sources"
+_HELD_TWICE = "quality_held_twice"
+
+
+@contextmanager
+def _source_batches(
+    con: duckdb.DuckDBPyConnection, gaming_date: date, most: int = FRAME_BATCH
+) -> Iterator[list[list[str]]]:
+    """The day's sources in batches of at most ``most`` deliveries (a source larger than
+    that alone), with what :data:`_ARRIVALS_SQL` reads of the whole day: each
+    source's deliveries before it in arrival order (``quality_sources``), and the event ids
+    delivered more than once (``quality_held_twice``: a device's duplicates, a few hundred a
+    day, found by grouping the ids' hashes first)."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE {_SOURCES} AS
+            SELECT source, n, coalesce(sum(n) OVER (
                        ORDER BY source ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
                        AS before
-            FROM (SELECT source, count(*) AS n FROM day GROUP BY source)),
-        arrived AS (
-            SELECT p.delivery, p.event_id, s.before + p.within AS arrival
-            FROM placed p JOIN sources s USING (source)),
-        copies AS (
-            SELECT delivery,
-                   row_number() OVER (PARTITION BY event_id ORDER BY arrival) AS copy_number
-            FROM arrived
-            WHERE event_id IN (SELECT event_id FROM day GROUP BY event_id HAVING count(*) > 1)),
-        arrivals AS (
-            SELECT a.delivery, a.arrival, coalesce(c.copy_number, 1) AS copy_number
-            FROM arrived a LEFT JOIN copies c USING (delivery))"""
+            FROM (SELECT source, count(*) AS n FROM deliveries WHERE gaming_date = $day
+                  GROUP BY source)""",
+        {"day": gaming_date},
+    ).fetchall()
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE {_HELD_TWICE} AS
+            SELECT event_id FROM deliveries
+            WHERE gaming_date = $day AND hash(event_id) IN (
+                SELECT hash(event_id) FROM deliveries WHERE gaming_date = $day
+                GROUP BY ALL HAVING count(*) > 1)
+            GROUP BY event_id HAVING count(*) > 1""",
+        {"day": gaming_date},
+    ).fetchall()
+    try:
+        batches: list[list[str]] = []
+        size = most
+        for source, n in con.execute(
+            f"SELECT source, n FROM {_SOURCES} ORDER BY source"
+        ).fetchall():
+            if size + n > most:
+                batches.append([])
+                size = 0
+            batches[-1].append(str(source))
+            size += n
+        yield batches or [[]]
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {_SOURCES}")
+        con.execute(f"DROP TABLE IF EXISTS {_HELD_TWICE}")
+
+
+_SOURCE, _, _WITHIN_SOURCE = ARRIVAL_ORDER_SQL.partition(", ")
+if _SOURCE != "source":  # the arrival numbering below counts each source's deliveries apart
+    raise ValueError(f"arrival order must begin with the source: {ARRIVAL_ORDER_SQL}")
+
+_ARRIVALS_SQL = f"""
+    batch AS (SELECT rowid AS delivery, source, event_id, {_WITHIN_SOURCE} FROM deliveries
+              WHERE gaming_date = $day AND source IN (SELECT unnest($sources::VARCHAR[]))),
+    arrivals AS (
+        SELECT b.delivery,
+               s.before + row_number() OVER (PARTITION BY b.source ORDER BY {_WITHIN_SOURCE})
+                   AS arrival,
+               CASE WHEN b.event_id IN (SELECT event_id FROM {_HELD_TWICE}) THEN NULL ELSE 1 END
+                   AS copy_number
+        FROM batch b JOIN {_SOURCES} s USING (source))"""
+"""SQL of ``arrivals`` (a CTE), inside :func:`_source_batches`: each delivery of the day
+(``delivery``, its ``rowid``) from the sources ``$sources``, with ``arrival``, its place in
+arrival order (``row_number() OVER (ORDER BY`` :data:`ARRIVAL_ORDER_SQL` ``)``), and
+``copy_number`` 1 when its event id is delivered once (null otherwise: :func:`number_copies`).
+
+The order begins with the source, so a delivery's place is the deliveries of the sources
+before its own plus its place within its source: each source is sorted on its own, never
+the whole day (at 96 tables, 4.0M deliveries, 3.0 s where the whole-day windows took 6.4 s,
+with identical numbers)."""
+
+
+def number_copies(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Number the deliveries of ``table`` whose ``copy_number`` is null (their event id is
+    delivered more than once) by their place in arrival order (:data:`ORDER_ONLY`) among the
+    deliveries of their event id: 1 for the first."""
+    con.execute(
+        f"""UPDATE {table} f SET copy_number = c.n
+            FROM (SELECT rowid AS copy, row_number() OVER (
+                      PARTITION BY event_id ORDER BY {ORDER_ONLY}) AS n
+                  FROM {table} WHERE copy_number IS NULL) c
+            WHERE f.rowid = c.copy"""
+    ).fetchall()
 
 
 def _add_payload_frames(
@@ -530,8 +599,7 @@ def _add_payload_frames(
     frames.add(
         "events",
         f"""
-        SELECT d.table_id, d.device_id, d.seq, d.event_id, d.payload_type, d.source,
-               d.position, s.seq_step, d.{ORDER_ONLY}
+        SELECT d.table_id, d.device_id, d.seq, d.payload_type, s.seq_step, d.{ORDER_ONLY}
         FROM {deliveries} d
         -- the window sorts just what it reads; the other columns join it by row
         JOIN (SELECT rowid AS delivery,
