@@ -383,6 +383,17 @@ def raw_event_frames(
 def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventContract) -> None:
     """The frames :func:`raw_event_frames` describes, with ``quality_tables`` registered."""
     paths = payload_paths(contract)
+    # the Avro decoder writes a payload's fields once each, in its schema's order: a payload
+    # whose keys are those is known to repeat none (a cheaper test than counting them)
+    schema_keys = (
+        "CASE d.payload_type "
+        + " ".join(
+            f"WHEN {_sql_text(t)} THEN json_keys(d.fields_json) = "
+            f"[{', '.join(map(_sql_text, names))}]::VARCHAR[]"
+            for t, names in sorted(contract.payload_fields.items())
+        )
+        + " ELSE false END"
+    )
     with _source_batches(frames.con, gaming_date) as batches:
         frames.add(
             "deliveries",
@@ -391,7 +402,8 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                 SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
                        d.occurrence, d.occurred_at, d.payload_type,
                        -- the payload where its check must decide; else a stand-in that passes
-                       CASE WHEN {suspect_sql("d.fields_json", "d.parses")} THEN d.fields_json
+                       CASE WHEN {suspect_sql("d.fields_json", "d.parses", schema_keys)}
+                            THEN d.fields_json
                             ELSE '{{}}' END AS fields_json,
                        (CASE WHEN d.occurred_at < t.day_start_micros
                              THEN d.occurred_at - t.day_start_micros

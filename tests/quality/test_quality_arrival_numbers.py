@@ -72,7 +72,5 @@ def test_arrival_and_copy_numbers_are_the_whole_day_windows(
 
     assert ours == windows
     # each batch holds whole sources, at most `most` deliveries unless a source alone has more
-    assert all(
-        sum(sizes[s] for s in sources) <= most or len(sources) == 1 for sources in batches
-    )
+    assert all(sum(sizes[s] for s in sources) <= most or len(sources) == 1 for sources in batches)
     assert sorted(s for sources in batches for s in sources) == sorted(sizes)

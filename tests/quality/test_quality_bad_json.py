@@ -26,9 +26,11 @@ BROKEN = (
     '{"amount_cents": NaN}',
     '{"amount_cents": "abc"}',
     '{"amount_cents": 1.5}',
+    '{"amount_cents": "abc", "amount_cents": 1}',
 )
-"""DuckDB refuses the first; it reads the others, but ``NaN`` is not JSON and not cents, and
-neither ``"abc"`` nor ``1.5`` is cents (a cast would stop the gate or round it)."""
+"""DuckDB refuses the first; it reads the others, but ``NaN`` is not JSON and not cents,
+neither ``"abc"`` nor ``1.5`` is cents (a cast would stop the gate or round it), and the last
+is cents to Python and ``"abc"`` to DuckDB."""
 NOT_INTEGERS = (
     '{"amount_cents": true}',
     '{"amount_cents": {}}',
@@ -39,15 +41,23 @@ NOT_INTEGERS = (
     '{"amount\\u005fcents": -1.5}',
 )
 """Valid JSON whose integer fields hold something else."""
+REPEATED_KEYS = (
+    '{"amount_cents": "abc", "amount_cents": 1}',
+    '{"amount_cents": 1, "amount_cents": 2}',
+    '{"wager": "BANKER", "seat": 1, "wager": "TIE"}',
+)
+"""Valid JSON naming a key twice: DuckDB reads the first value, Python the last, so each side
+would check another payload."""
 READABLE = (
     '{"amount_cents": 500}',
     '{"amount_cents": null, "serial": -9223372036854775808}',
     '{"note": "amount_cents\\": 1.5", "nested": {"serial": "x"}}',
+    '{"nested": {"a": 1, "a": 2}, "amount_cents": 5}',
 )
 
 
 def _break_payloads(db: Path) -> list[dict[str, object]]:
-    """Overwrite the payload of a TableOpened and of four wagers with :data:`BROKEN` values;
+    """Overwrite the payload of a TableOpened and of five wagers with :data:`BROKEN` values;
     the rows edited, as they were."""
     con = duckdb.connect(str(db))
     try:
@@ -55,7 +65,7 @@ def _break_payloads(db: Path) -> list[dict[str, object]]:
             "(SELECT source, position, table_id, fields_json FROM deliveries "
             " WHERE payload_type = 'TableOpened' ORDER BY source, position LIMIT 1) "
             "UNION ALL (SELECT source, position, table_id, fields_json FROM deliveries "
-            " WHERE payload_type = 'WagerPlaced' ORDER BY source, position LIMIT 4)"
+            " WHERE payload_type = 'WagerPlaced' ORDER BY source, position LIMIT 5)"
         ).fetchall()
         edited = []
         for (source, position, table_id, before), broken in zip(picked, BROKEN, strict=True):
@@ -84,7 +94,7 @@ def broken_ledger(clean_ledger: Path, tmp_path: Path) -> tuple[Path, list[dict[s
 
 
 def test_the_broken_values_are_not_ledger_json() -> None:
-    refused, kept = (*BROKEN, *NOT_INTEGERS), READABLE
+    refused, kept = (*BROKEN, *NOT_INTEGERS, *REPEATED_KEYS), READABLE
     assert [is_ledger_json(v) for v in (*refused, *kept)] == [False] * len(refused) + [True] * len(
         kept
     )
