@@ -611,13 +611,10 @@ def _add_payload_frames(
     frames.add(
         "events",
         f"""
-        SELECT d.table_id, d.device_id, d.seq, d.payload_type, s.seq_step, d.{ORDER_ONLY}
-        FROM {deliveries} d
-        -- the window sorts just what it reads; the other columns join it by row
-        JOIN (SELECT rowid AS delivery,
-                     seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ORDER_ONLY})
-                         AS seq_step
-              FROM {deliveries} WHERE copy_number = 1) s ON d.rowid = s.delivery""",
+        SELECT table_id, device_id, seq, payload_type,
+               seq - lag(seq) OVER (PARTITION BY device_id ORDER BY {ORDER_ONLY}) AS seq_step,
+               {ORDER_ONLY}
+        FROM {deliveries} WHERE copy_number = 1""",
         ORDER_ONLY,
         ["table_id", "device_id", "seq", "payload_type"],
     )
