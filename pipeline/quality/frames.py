@@ -162,8 +162,8 @@ class Frames:
     ) -> None:
         """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
         as frame ``name``, whose order is ``order_by``: a list of its columns (or of the
-        order-only columns it selects), which must be total (ties broken by a key unique
-        among the rows: see the class docstring). With ``stand_ins``, ``select`` also gives
+        order-only columns it selects), which must be total (see the class docstring). With
+        ``stand_ins``, ``select`` also gives
         each row's :data:`SOURCE_ROW`. With ``batches``, the frame holds the rows ``select``
         gives for each of them (its named parameters), one statement each."""
         if not all(_PLAIN.fullmatch(c.strip()) for c in order_by.split(",")):
@@ -174,9 +174,9 @@ class Frames:
         table = f"quality_{self.suite}_{name}"
         first, *others = batches
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select}", first).fetchall()
+        self.tables[name] = table  # dropped with the others, even if a batch fails below
         for batch in others:
             self.con.execute(f"INSERT INTO {table} {select}", batch).fetchall()
-        self.tables[name] = table
         self.order[name] = order_by
         if stand_ins is not None:
             self.stand_ins[name] = stand_ins
@@ -505,11 +505,6 @@ def payload_paths(contract: EventContract) -> PayloadPaths:
     return PayloadPaths({t: names for t, names in fields.items() if names})
 
 
-_SOURCE, _, _WITHIN_SOURCE = ARRIVAL_ORDER_SQL.partition(", ")
-if _SOURCE != "source":  # the arrival numbering below counts each source's deliveries apart
-    raise ValueError(f"arrival order must begin with the source: {ARRIVAL_ORDER_SQL}")
-
-
 FRAME_BATCH = 1_000_000
 """Deliveries the deliveries frame is built from at a time, in whole sources (a table's day
 is one file or partition). Built in one statement, a 192-table day's frame (8.0M deliveries)
@@ -522,32 +517,34 @@ _HELD_TWICE = "quality_held_twice"
 
 @contextmanager
 def _source_batches(
-    con: duckdb.DuckDBPyConnection, gaming_date: date, most: int = FRAME_BATCH
+    con: duckdb.DuckDBPyConnection, gaming_date: date, most: int | None = None
 ) -> Iterator[list[list[str]]]:
-    """The day's sources in batches of at most ``most`` deliveries (a source larger than
-    that alone), with what :data:`_ARRIVALS_SQL` reads of the whole day: each
-    source's deliveries before it in arrival order (``quality_sources``), and the event ids
-    delivered more than once (``quality_held_twice``: a device's duplicates, a few hundred a
-    day, found by grouping the ids' hashes first)."""
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE {_SOURCES} AS
-            SELECT source, n, coalesce(sum(n) OVER (
-                       ORDER BY source ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
-                       AS before
-            FROM (SELECT source, count(*) AS n FROM deliveries WHERE gaming_date = $day
-                  GROUP BY source)""",
-        {"day": gaming_date},
-    ).fetchall()
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE {_HELD_TWICE} AS
-            SELECT event_id FROM deliveries
-            WHERE gaming_date = $day AND hash(event_id) IN (
-                SELECT hash(event_id) FROM deliveries WHERE gaming_date = $day
-                GROUP BY ALL HAVING count(*) > 1)
-            GROUP BY event_id HAVING count(*) > 1""",
-        {"day": gaming_date},
-    ).fetchall()
+    """The day's sources in batches of at most ``most`` deliveries (default
+    :data:`FRAME_BATCH`; a source larger than that alone), with what :data:`_ARRIVALS_SQL`
+    reads of the whole day: each source's deliveries before it in arrival order
+    (``quality_sources``), and the event ids delivered more than once
+    (``quality_held_twice``: a device's duplicates, a few hundred a day, found by grouping
+    the ids' hashes first)."""
     try:
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE {_SOURCES} AS
+                SELECT source, n, coalesce(sum(n) OVER (
+                           ORDER BY source ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                           AS before
+                FROM (SELECT source, count(*) AS n FROM deliveries WHERE gaming_date = $day
+                      GROUP BY source)""",
+            {"day": gaming_date},
+        ).fetchall()
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE {_HELD_TWICE} AS
+                SELECT event_id FROM deliveries
+                WHERE gaming_date = $day AND hash(event_id) IN (
+                    SELECT hash(event_id) FROM deliveries WHERE gaming_date = $day
+                    GROUP BY ALL HAVING count(*) > 1)
+                GROUP BY event_id HAVING count(*) > 1""",
+            {"day": gaming_date},
+        ).fetchall()
+        most = most or FRAME_BATCH
         batches: list[list[str]] = []
         size = most
         for source, n in con.execute(
@@ -575,8 +572,8 @@ _ARRIVALS_SQL = f"""
         SELECT b.delivery,
                s.before + row_number() OVER (PARTITION BY b.source ORDER BY {_WITHIN_SOURCE})
                    AS arrival,
-               CASE WHEN b.event_id IN (SELECT event_id FROM {_HELD_TWICE}) THEN NULL ELSE 1 END
-                   AS copy_number
+               CASE WHEN b.event_id IN (SELECT event_id FROM {_HELD_TWICE}) THEN NULL
+                    ELSE 1::BIGINT END AS copy_number
         FROM batch b JOIN {_SOURCES} s USING (source))"""
 """SQL of ``arrivals`` (a CTE), inside :func:`_source_batches`: each delivery of the day
 (``delivery``, its ``rowid``) from the sources ``$sources``, with ``arrival``, its place in
@@ -727,9 +724,8 @@ def _long_fields(
 def _bigint(text: str) -> str:
     """SQL of ``text`` (a JSON value as text) as BIGINT, null unless it is an int64 written
     as one: a cast would stop the validation on ``"abc"`` or ``1e400`` and round ``1.5``.
-    The payloads read here are ledger JSON, whose integer fields are integers; this keeps a
-    value that slipped past it (a duplicate key: DuckDB reads the first) from stopping the
-    gate."""
+    The payloads read here are ledger JSON, whose integer fields are integers: this is a
+    second guard, so that no payload the JSON check let through can stop the gate."""
     return f"CASE WHEN regexp_full_match({text}, '-?[0-9]+') THEN TRY_CAST({text} AS BIGINT) END"
 
 

@@ -2,9 +2,12 @@
 
 Importing GX imports every expectation it ships. One of them, the KL-divergence expectation,
 imports altair and scipy.stats: 0.8-1.0 s of GX's 2.2-2.4 s import, which every close pays in
-its own process (issue 13) for modules it never calls. While GX is imported here they are
-imported lazily (:class:`importlib.util.LazyLoader`): found as usual, so a missing one still
-fails at once, and loaded on first use, if any.
+its own process (issue 13) for modules it never calls. While GX is imported here, and on the
+thread importing it only, they are imported lazily (:class:`importlib.util.LazyLoader`):
+found as usual, so a missing one still fails at once, and executed on first use, if any. A
+module that fails while it executes then fails at that first use instead (and stays half
+loaded); and before Python 3.12.3 two threads using one for the first time at the same moment
+may see it empty (CPython gh-114763). Nothing in the pipeline uses either.
 """
 
 from __future__ import annotations
@@ -22,17 +25,17 @@ UNUSED_BY_THE_SUITES = frozenset({"altair", "scipy.stats"})
 
 
 class _Deferring(importlib.abc.MetaPathFinder):
-    """Finds the modules in ``names`` as the other finders do, with a lazy loader, while
-    ``active``."""
+    """Finds the modules in ``names`` as the other finders do, with a lazy loader, for the
+    imports of the thread ``importing`` (none: for no thread)."""
 
     def __init__(self, names: frozenset[str]) -> None:
         self.names = names
-        self.active = False
+        self.importing: int | None = None
 
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if not self.active or name not in self.names:
+        if name not in self.names or self.importing != threading.get_ident():
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -58,8 +61,8 @@ def import_great_expectations() -> None:
             return
         if _deferring not in sys.meta_path:
             sys.meta_path.insert(0, _deferring)
-        _deferring.active = True
+        _deferring.importing = threading.get_ident()
         try:
             import great_expectations  # noqa: F401
         finally:
-            _deferring.active = False
+            _deferring.importing = None

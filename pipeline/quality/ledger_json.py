@@ -50,8 +50,8 @@ def _parser() -> duckdb.DuckDBPyConnection:
 
 
 def suspect_sql(column: str, valid: str | None = None, distinct_keys: str | None = None) -> str:
-    """SQL true for every row whose ``column`` may not be ledger JSON (false when it is null:
-    a missing payload is another expectation's finding). ``valid``: SQL of
+    """SQL true for every row whose ``column`` may not be ledger JSON (never true when it is
+    null: a missing payload is another expectation's finding). ``valid``: SQL of
     ``json_valid(column)`` where a query has it already. ``distinct_keys``: SQL true only
     where the payload's object is known to name each key once, cheaper than counting them
     (a hash set a row cost 1.3 s a 96-table day); by default they are counted."""

@@ -13,8 +13,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pipeline.config.catalog import load_catalog
 from pipeline.ledger.store import Ledger
+from pipeline.quality import frames
 from pipeline.quality.gate import store_result
 from pipeline.quality.measure import SAMPLE
 from pipeline.quality.run import validate_day
@@ -116,3 +119,31 @@ def test_stored_results_are_the_same_whatever_the_threads_and_storage_order(
     # rows equal on every key but the amount are ordered by it too (lowest first)
     negative = quoted["wagers", "amount_cents"]["unexpected_sample"]
     assert negative == list(range(-TIED, -TIED + SAMPLE))
+
+
+def test_a_deliveries_frame_built_a_source_at_a_time_gives_the_same_results(
+    faulty_ledger: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deliveries frame is built in batches of whole sources; each source a batch of its
+    own, the stored results are those of one batch (arrival places continue across batches,
+    copies of an event are numbered across them)."""
+    db = _with_tied_failures(faulty_ledger, tmp_path / "ledger.duckdb", reverse=False)
+    with Ledger(db, read_only=True) as ledger:
+        ((sources,),) = ledger.con.execute(
+            "SELECT count(DISTINCT source) FROM deliveries WHERE gaming_date = ?", [DAY]
+        ).fetchall()
+    assert sources > 1, "the day must have several sources to batch"
+
+    whole = _stored(db, threads=2)
+    monkeypatch.setattr(frames, "FRAME_BATCH", 1)
+    batched = _stored(db, threads=2)
+
+    assert batched == whole
+    duplicates = next(
+        o
+        for o in json.loads(whole[0])
+        if o["frame"] == "deliveries"
+        and o["kwargs"].get("column") == "event_id"
+        and o["expectation"] == "expect_column_values_to_be_unique"
+    )
+    assert duplicates["unexpected_count"] > 0  # copies were numbered, in both

@@ -269,6 +269,7 @@ def test_a_frame_is_ordered_by_plain_ascending_columns_only(order: str) -> None:
     con.execute("CREATE TABLE src (k BIGINT, n BIGINT)")
     with pytest.raises(ValueError, match="must list plain columns"):
         Frames(con, "test").add("f", "SELECT * FROM src", order, ["k"])
+    # refused before any SQL ran: `src` still exists (the last order would have dropped it)
     assert con.execute("SELECT count(*) FROM src").fetchall() == [(0,)]
 
 
