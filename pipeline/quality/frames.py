@@ -163,9 +163,9 @@ class Frames:
         """Materialise ``select`` (the ``frame`` query, which may read ``quality_deliveries``)
         as frame ``name``, whose order is ``order_by``: a list of its columns (or of the
         order-only columns it selects), which must be total (see the class docstring). With
-        ``stand_ins``, ``select`` also gives
-        each row's :data:`SOURCE_ROW`. With ``batches``, the frame holds the rows ``select``
-        gives for each of them (its named parameters), one statement each."""
+        ``stand_ins``, ``select`` also gives each row's :data:`SOURCE_ROW`. With ``batches``,
+        the frame holds the rows ``select`` gives for each of them (its named parameters), one
+        statement each."""
         if not all(_PLAIN.fullmatch(c.strip()) for c in order_by.split(",")):
             raise ValueError(
                 f"frame {name}: order {order_by!r} must list plain columns (ascending, nulls "
@@ -505,6 +505,18 @@ def payload_paths(contract: EventContract) -> PayloadPaths:
     return PayloadPaths({t: names for t, names in fields.items() if names})
 
 
+def hash_held_twice(key: str, table: str, where: str) -> str:
+    """SQL true for a row of ``table`` whose ``key`` (SQL of its key columns) hashes as the
+    key of another row meeting ``where`` does: every row whose key another row holds, and
+    the rare row whose key only shares a hash (a candidate the caller's exact grouping or
+    window then gives one copy). Grouping 64-bit hashes instead of the keys themselves took
+    0.35 s against 0.67 s for the event ids of a 96-table day."""
+    return (
+        f"hash({key}) IN (SELECT hash({key}) FROM {table} WHERE {where} "
+        "GROUP BY ALL HAVING count(*) > 1)"
+    )
+
+
 FRAME_BATCH = 1_000_000
 """Deliveries the deliveries frame is built from at a time, in whole sources (a table's day
 is one file or partition). Built in one statement, a 192-table day's frame (8.0M deliveries)
@@ -538,9 +550,8 @@ def _source_batches(
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE {_HELD_TWICE} AS
                 SELECT event_id FROM deliveries
-                WHERE gaming_date = $day AND hash(event_id) IN (
-                    SELECT hash(event_id) FROM deliveries WHERE gaming_date = $day
-                    GROUP BY ALL HAVING count(*) > 1)
+                WHERE gaming_date = $day
+                  AND {hash_held_twice("event_id", "deliveries", "gaming_date = $day")}
                 GROUP BY event_id HAVING count(*) > 1""",
             {"day": gaming_date},
         ).fetchall()
@@ -700,7 +711,8 @@ def _long_fields(
     # a (payload type, field) pair picks its field's value out of the fields the deliveries
     # frame parsed once for every payload frame
     pairs = ", ".join(
-        f"('{payload}', '{name}', '{kind}', {paths.place(payload, name)})"
+        f"({_sql_text(payload)}, {_sql_text(name)}, {_sql_text(kind)}, "
+        f"{paths.place(payload, name)})"
         for name, kind, payloads in specs
         for payload in payloads
     )
