@@ -168,6 +168,15 @@ def pick(browser: Browser, label: str, needle: str) -> None:
         assert time.monotonic() < deadline, f"{label!r} never offered {needle!r}"
         time.sleep(0.1)
     browser.press(**point)
+    # A pick reruns the page's script (the first also opens the exception); a second pick
+    # typed while that rerun redraws the box is lost, so wait until the box holds the pick.
+    held = (
+        f"({box}.closest('[data-testid=stMultiSelect]').innerText.includes({json.dumps(needle)}))"
+    )
+    while not browser.evaluate(held):
+        assert time.monotonic() < deadline, f"{label!r} never held {needle!r}"
+        time.sleep(0.1)
+    browser.wait_for()
 
 
 def test_the_analyst_triages_three_exceptions_and_sees_a_new_one_arrive(
