@@ -325,6 +325,14 @@ CREATE TABLE alert_deliveries (
         # 1.1 s of its 12.9 s of sealing and 37 MB
         "DROP INDEX close_digests_day;",
     ),
+    (
+        15,
+        "a seal entry records how its close wrote out the rows it hashed",
+        # the rows were hashed as structs with their column names; a close now hashes their
+        # values alone (pipeline.reports.seals.ROW_TEXTS) and says so in the entry, which
+        # authenticates it; the entries made before keep NULL, as their links were made
+        "ALTER TABLE seal_log ADD COLUMN row_text VARCHAR;",
+    ),
 )
 
 

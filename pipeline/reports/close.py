@@ -46,6 +46,7 @@ from pipeline.reports.seals import (
     ANCHOR_FILE,
     CLOSE,
     REOPEN,
+    ROW_TEXT,
     SealEntry,
     append_anchors,
     append_entry,
@@ -204,7 +205,7 @@ def close_gaming_day(
         blocking = len(content["blocking_exceptions"])
         status = close_status(blocking)
         _audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
-        table_digests = seal_rows(ledger.con, gaming_date, sealed_at)
+        table_digests = seal_rows(ledger.con, gaming_date, sealed_at, ROW_TEXT)
         entry = append_entry(
             ledger.con,
             gaming_date=gaming_date,
@@ -218,6 +219,7 @@ def close_gaming_day(
             report_sha256=hashlib.sha256(canonical(content)).hexdigest(),
             table_digests=table_digests,
             anchor_path=anchor_path,
+            row_text=ROW_TEXT,
         )
         ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
         ledger.con.execute(

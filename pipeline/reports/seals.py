@@ -17,7 +17,9 @@ A close digests every row of the day in every table of
 :data:`~pipeline.ledger.migrations.SEALED_TABLES` (leaving out the
 :data:`~pipeline.ledger.migrations.VOLATILE_COLUMNS`): the per-row digests go to
 ``close_digests`` (to name a changed row later) and each table's digest into the entry (so
-editing ``close_digests`` to match an edited row is caught too).
+editing ``close_digests`` to match an edited row is caught too). The entry records how a row
+was written out to be hashed (:data:`ROW_TEXTS`), so a seal verifies as it was made whatever
+a later version writes.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from pipeline.config.keys import authentic, authenticate
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
@@ -63,12 +66,21 @@ class SealEntry:
     report_sha256: str | None
     table_digests_json: str
     anchor_path: str | None
+    row_text: str | None
+    """How the close wrote out each row to hash it (a key of :data:`ROW_TEXTS`); ``None`` on
+    a reopen and on the closes made before entries recorded it."""
     previous_link: str
     link: str
 
     def canonical(self) -> bytes:
-        """What the link authenticates: every field but the link, as canonical JSON."""
-        body = {k: v for k, v in asdict(self).items() if k != "link"}
+        """What the link authenticates: every field but the link, as canonical JSON. A
+        ``row_text`` of ``None`` is left out, so the entries made before the field existed
+        keep the links they were made with; any other value is authenticated with the rest."""
+        body = {
+            k: v
+            for k, v in asdict(self).items()
+            if k != "link" and not (k == "row_text" and v is None)
+        }
         return json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
 
     def authentic(self) -> bool:
@@ -116,6 +128,7 @@ def append_entry(
     report_sha256: str | None = None,
     table_digests: dict[str, str] | None = None,
     anchor_path: Path | None = None,
+    row_text: str | None = None,
 ) -> SealEntry:
     """Append one event to the log, linked to the newest entry. Call inside the transaction
     that changes the day, so the event and the change commit together."""
@@ -133,6 +146,7 @@ def append_entry(
         report_sha256=report_sha256,
         table_digests_json=json.dumps(table_digests or {}, sort_keys=True),
         anchor_path=str(anchor_path) if anchor_path is not None else None,
+        row_text=row_text,
         previous_link=head[1] if head else GENESIS,
         link="",
     )
@@ -146,11 +160,51 @@ def append_entry(
 
 
 # ---------------------------------------------------------------------- row digests
+ROW_TEXTS: dict[str | None, str] = {
+    None: "r::VARCHAR",
+    "values": "row(*COLUMNS(*))::VARCHAR",
+}
+"""How a row is written out to be hashed, by the name its seal entry records (``row_text``),
+as a DuckDB expression over the row ``r``. DuckDB quotes a value wherever it could be read
+otherwise, so two different rows of a table never read alike.
+
+- ``None``: every close made before the entries recorded it: the row as a struct with its
+  column names, ``{'table_id': T01, 'seat': 4, ...}``.
+- ``"values"``: the values alone in the table's column order, ``(T01, 4, ...)``. The column
+  names repeated on every row were about 40 % of the text hashed (issue 13)."""
+
+ROW_TEXT = "values"
+"""How a close writes out the rows it seals now."""
+
+
+class UnknownRowTextError(ValueError):
+    """A seal entry wrote its rows out in a way this version does not know."""
+
+    def __init__(self, row_text: str | None) -> None:
+        super().__init__(
+            f"the seal wrote its rows out as {row_text!r}, which this version does not know "
+            f"(it knows {sorted(map(repr, ROW_TEXTS))}): verify the ledger with the version "
+            "that closed the day, or a later one"
+        )
+
+
+def _row_digest(row_text: str | None) -> str:
+    """The SQL of a row's digest, written out as ``row_text`` says."""
+    if row_text not in ROW_TEXTS:
+        raise UnknownRowTextError(row_text)
+    return f"sha256({ROW_TEXTS[row_text]})"
+
+
 def _day_rows(table: str) -> str:
     """The SELECT of ``table``'s rows of a day, without its volatile columns."""
     volatile = VOLATILE_COLUMNS.get(table, ())
     columns = f"* EXCLUDE ({', '.join(volatile)})" if volatile else "*"
     return f"SELECT {columns} FROM {table} WHERE {SEALED_TABLES[table]}"
+
+
+def _day_digests(table: str, row_text: str | None) -> str:
+    """The SELECT of the digest ``d`` of each of ``table``'s rows of a day."""
+    return f"SELECT {_row_digest(row_text)} AS d FROM ({_day_rows(table)}) r"
 
 
 def _scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
@@ -160,10 +214,15 @@ def _scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
 
 
 def row_digests(
-    con: duckdb.DuckDBPyConnection, table: str, gaming_date: date, sealed_at: datetime
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    gaming_date: date,
+    sealed_at: datetime,
+    row_text: str | None,
 ) -> list[str]:
-    """The SHA-256 of each of ``table``'s rows of the day (its text form), sorted."""
-    sql = f"SELECT sha256(r::VARCHAR) FROM ({_day_rows(table)}) r ORDER BY 1"
+    """The SHA-256 of each of ``table``'s rows of the day (written out as ``row_text``
+    says), sorted."""
+    sql = f"{_day_digests(table, row_text)} ORDER BY d"
     rows = con.execute(sql, _scope(sql, gaming_date, sealed_at)).fetchall()
     return [str(r[0]) for r in rows]
 
@@ -172,26 +231,43 @@ DIGEST_BATCH = 65_536
 """Row digests fetched at a time by :func:`sorted_digest` (4 MB of text)."""
 
 
-def sorted_digest(con: duckdb.DuckDBPyConnection, sql: str, parameters: Any) -> str:
+def sorted_digest(con: duckdb.DuckDBPyConnection, digests: str, parameters: Any) -> str:
     """A table's digest: the SHA-256 of its sorted row digests, one per line (without a
-    final newline), as every seal so far defines it. ``sql`` selects the row digests (one
-    column, ordered by it); they stream batch by batch, so a day's digests never need to
-    fit in memory at once."""
+    final newline), as every seal so far defines it. ``digests`` selects the row digests as
+    ``d``; they stream sorted, batch by batch, so a day's digests never need to fit in
+    memory at once, and each batch is hashed as the bytes DuckDB hands over, with no Python
+    string per row."""
     digest = hashlib.sha256()
     separator = b""
+    sql = f"SELECT d || chr(10) FROM ({digests}) ORDER BY d"
     for batch in con.sql(sql, params=parameters).to_arrow_reader(DIGEST_BATCH):
-        values = batch.column(0).to_pylist()
-        if values:
-            digest.update(separator + "\n".join(values).encode())
+        if batch.num_rows:
+            lines = _text_bytes(batch.column(0))
+            digest.update(separator)
+            digest.update(lines[:-1])
             separator = b"\n"
     return digest.hexdigest()
 
 
+def _text_bytes(array: pa.Array) -> memoryview:
+    """The UTF-8 bytes of a string array's values, back to back: its data buffer between
+    the first value's offset and the end of the last."""
+    array = array.cast(pa.large_string())
+    offsets = memoryview(array.buffers()[1]).cast("q")
+    start, end = offsets[array.offset], offsets[array.offset + len(array)]
+    return memoryview(array.buffers()[2])[start:end]
+
+
 def current_digest(
-    con: duckdb.DuckDBPyConnection, table: str, gaming_date: date, sealed_at: datetime
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    gaming_date: date,
+    sealed_at: datetime,
+    row_text: str | None,
 ) -> str:
-    """:func:`sorted_digest` of ``table``'s rows of the day as they are now."""
-    sql = f"SELECT sha256(r::VARCHAR) AS d FROM ({_day_rows(table)}) r ORDER BY d"
+    """:func:`sorted_digest` of ``table``'s rows of the day as they are now, written out as
+    ``row_text`` says."""
+    sql = _day_digests(table, row_text)
     return sorted_digest(con, sql, _scope(sql, gaming_date, sealed_at))
 
 
@@ -199,8 +275,7 @@ def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -
     """:func:`sorted_digest` of the row digests ``close_digests`` keeps for ``table``."""
     return sorted_digest(
         con,
-        "SELECT row_sha256 FROM close_digests WHERE gaming_date = ? AND table_name = ? "
-        "ORDER BY row_sha256",
+        "SELECT row_sha256 AS d FROM close_digests WHERE gaming_date = ? AND table_name = ?",
         [gaming_date, table],
     )
 
@@ -213,19 +288,20 @@ of any size fits in bounded memory: under 1 GB with the quality gate's modules l
 
 
 def seal_rows(
-    con: duckdb.DuckDBPyConnection, gaming_date: date, sealed_at: datetime
+    con: duckdb.DuckDBPyConnection, gaming_date: date, sealed_at: datetime, row_text: str
 ) -> dict[str, str]:
-    """Digest every row of the day in every sealed table into ``close_digests`` (replacing
-    the day's earlier digests) and return each table's digest. The rows are hashed where
-    they are, in DuckDB, within :data:`SEAL_MEMORY`: only the sorted digests stream
-    through Python, to be hashed again."""
+    """Digest every row of the day in every sealed table, written out as ``row_text`` says
+    (a close: :data:`ROW_TEXT`), into ``close_digests`` (replacing the day's earlier
+    digests) and return each table's digest. The rows are hashed where they are, in DuckDB,
+    within :data:`SEAL_MEMORY`: only the sorted digests stream through Python, to be hashed
+    again."""
     con.execute(f"SET memory_limit = '{SEAL_MEMORY}'")
     try:
         con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
         for table in SEALED_TABLES:
             sql = (
-                f"INSERT INTO close_digests SELECT $day, '{table}', sha256(r::VARCHAR) "
-                f"FROM ({_day_rows(table)}) r"
+                f"INSERT INTO close_digests SELECT $day, '{table}', d "
+                f"FROM ({_day_digests(table, row_text)})"
             )
             con.execute(sql, _scope(sql, gaming_date, sealed_at))
         return {table: kept_digest(con, table, gaming_date) for table in SEALED_TABLES}
@@ -238,15 +314,17 @@ def rows_with_digests(
     table: str,
     gaming_date: date,
     sealed_at: datetime,
+    row_text: str | None,
     digests: Iterable[str],
 ) -> list[str]:
-    """The text of the day's rows of ``table`` whose digest is one of ``digests``."""
+    """The day's rows of ``table`` whose digest (written out as ``row_text`` says) is one
+    of ``digests``, each as a struct with its column names, for a person to read."""
     wanted = sorted(set(digests))
     if not wanted:
         return []
     sql = (
         f"SELECT r::VARCHAR FROM ({_day_rows(table)}) r "
-        "WHERE sha256(r::VARCHAR) IN (SELECT unnest($wanted::VARCHAR[])) ORDER BY 1"
+        f"WHERE {_row_digest(row_text)} IN (SELECT unnest($wanted::VARCHAR[])) ORDER BY 1"
     )
     rows = con.execute(sql, {**_scope(sql, gaming_date, sealed_at), "wanted": wanted}).fetchall()
     return [str(r[0]) for r in rows]

@@ -32,7 +32,9 @@ from pipeline.reports.seals import (
     CLOSE,
     GENESIS,
     REOPEN,
+    ROW_TEXTS,
     SealEntry,
+    UnknownRowTextError,
     current_digest,
     default_anchor_path,
     kept_digest,
@@ -184,6 +186,8 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             "SELECT DISTINCT table_name FROM close_digests WHERE gaming_date = ?", [day]
         ).fetchall()
     }
+    if entry.row_text not in ROW_TEXTS:
+        return [f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})"]
     problems = []
     for table, sealed in sorted(entry.table_digests.items()):
         kept.discard(table)
@@ -196,7 +200,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         if table not in SEALED_TABLES:
             problems.append(f"{where}{table}: sealed, but this version does not know the table")
             continue
-        if current_digest(ledger.con, table, day, sealed_at) == sealed:
+        if current_digest(ledger.con, table, day, sealed_at, entry.row_text) == sealed:
             continue
         if not named:
             problems.append(
@@ -213,10 +217,10 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
                 [day, table],
             ).fetchall()
         ]
-        now = row_digests(ledger.con, table, day, sealed_at)
+        now = row_digests(ledger.con, table, day, sealed_at, entry.row_text)
         added = Counter(now) - Counter(listed)
         gone = sum((Counter(listed) - Counter(now)).values())
-        for text in rows_with_digests(ledger.con, table, day, sealed_at, added):
+        for text in rows_with_digests(ledger.con, table, day, sealed_at, entry.row_text, added):
             problems.append(
                 f"{where}{table}: row changed or added after the close: {text[:ROW_TEXT]}"
             )

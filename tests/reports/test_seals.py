@@ -19,6 +19,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.bundle.acks import AckJournal
 from pipeline.cli import ingest_paths, main, write_simulation
@@ -309,7 +311,7 @@ def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
         entry = the_seal(ledger)
         first = {
             table: _digest_as_first_defined(
-                seals.row_digests(ledger.con, table, DAY, entry.sealed_at)
+                seals.row_digests(ledger.con, table, DAY, entry.sealed_at, entry.row_text)
             )
             for table in SEALED_TABLES
         }
@@ -318,9 +320,9 @@ def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
         ledger.con.execute("INSERT INTO gaming_day_audit SELECT * FROM gaming_day_audit LIMIT 1")
         ledger.con.execute("DELETE FROM form_series")
         for table in ("gaming_day_audit", "form_series"):
-            now = seals.row_digests(ledger.con, table, DAY, entry.sealed_at)
+            now = seals.row_digests(ledger.con, table, DAY, entry.sealed_at, entry.row_text)
             assert seals.current_digest(
-                ledger.con, table, DAY, entry.sealed_at
+                ledger.con, table, DAY, entry.sealed_at, entry.row_text
             ) == _digest_as_first_defined(now)
             assert (len(now) != len(set(now))) if table == "gaming_day_audit" else now == []
         problems = verify(ledger, anchors)
@@ -328,6 +330,148 @@ def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
     assert any(
         "form_series: " in p and "row(s) sealed at the close are gone" in p for p in problems
     )
+
+
+@pytest.fixture(scope="module")
+def closed_the_earlier_way(
+    loaded: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """The day closed as every close before seal entries recorded their row text: each row
+    hashed as a struct with its column names, the entry without ``row_text``."""
+    directory = copy(loaded, tmp_path_factory.mktemp("earlier") / "day")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("pipeline.reports.close.ROW_TEXT", None)
+        with Ledger(directory / LEDGER) as ledger:
+            close(ledger, DAY, directory / "reports")
+    yield directory
+
+
+def test_a_close_hashes_each_row_as_its_values_and_records_it(closed: Path) -> None:
+    """The row digests a close keeps are the SHA-256 of the row's values in column order
+    (no column names), and the HMAC'd entry says so."""
+    with Ledger(closed / LEDGER, read_only=True) as ledger:
+        entry = the_seal(ledger)
+        kept = ledger.con.execute(
+            "SELECT row_sha256 FROM close_digests WHERE table_name = 'rounds' ORDER BY 1"
+        ).fetchall()
+        values = ledger.con.execute(
+            "SELECT sha256(row(*COLUMNS(*))::VARCHAR) FROM rounds ORDER BY 1"
+        ).fetchall()
+        named = ledger.con.execute("SELECT sha256(r::VARCHAR) FROM rounds r").fetchall()
+    assert entry.row_text == seals.ROW_TEXT == "values"
+    assert b'"row_text":"values"' in entry.canonical()
+    assert kept == values and len(kept) > 10
+    assert not set(kept) & set(named)
+
+
+_TRICKY_TEXT = st.one_of(
+    st.none(), st.text(alphabet=" ,'\"\\()[]{}:\nNULab", max_size=8), st.just("NULL")
+)
+_ROWS = st.tuples(_TRICKY_TEXT, st.lists(_TRICKY_TEXT, max_size=3), _TRICKY_TEXT)
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=_ROWS, second=_ROWS)
+def test_two_different_rows_are_never_written_out_alike(
+    first: tuple[str | None, list[str | None], str | None],
+    second: tuple[str | None, list[str | None], str | None],
+) -> None:
+    """Whichever way a seal writes rows out, the text is the row: values holding the
+    separators, quotes, brackets, the word NULL or nothing at all never make two different
+    rows read alike (else an edit could keep a row's digest)."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (a VARCHAR, b VARCHAR[], c VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", [list(first), list(second)])
+    for row_text, expression in seals.ROW_TEXTS.items():
+        texts = [
+            t for (t,) in con.execute(f"SELECT {expression} FROM t r ORDER BY rowid").fetchall()
+        ]
+        assert (texts[0] == texts[1]) == (first == second), (row_text, texts)
+
+
+def test_an_entry_without_row_text_authenticates_the_bytes_it_was_made_with() -> None:
+    """Entries made before the field existed keep their links: without ``row_text`` the
+    canonical form is byte for byte the one they were linked with (taken from that
+    version's code)."""
+    entry = SealEntry(
+        seq=7,
+        gaming_date=DAY,
+        action="CLOSE",
+        actor="pc-1",
+        actor_source="command line",
+        reason=None,
+        sealed_at=datetime(2026, 11, 25, 10, 30, 0, 123456),
+        status="CLOSED",
+        blocking_exceptions=0,
+        report_sha256="ab" * 32,
+        table_digests_json=json.dumps({"rounds": "cd" * 32}),
+        anchor_path="/r/seal-anchors.jsonl",
+        row_text=None,
+        previous_link="ef" * 32,
+        link="",
+    )
+    assert hashlib.sha256(entry.canonical()).hexdigest() == (
+        "9733cc2085d3fa3fc6e8ee2e761db4e13dcfceeea8fd825b14b9ac405d11945f"
+    )
+
+
+def test_a_seal_made_the_earlier_way_still_verifies_and_names_an_edited_row(
+    closed_the_earlier_way: Path, tmp_path: Path
+) -> None:
+    """A day sealed with named row text verifies as it was sealed; an edited row is named
+    by the digest of its named text."""
+    with ledger_copy(closed_the_earlier_way, tmp_path) as (ledger, anchors):
+        entry = the_seal(ledger)
+        assert entry.row_text is None and b"row_text" not in entry.canonical()
+        assert verify(ledger, anchors) == []
+        ledger.con.execute(
+            "UPDATE rounds SET winner = CASE winner WHEN 'PLAYER' THEN 'BANKER' ELSE 'PLAYER' "
+            "END WHERE rowid = (SELECT min(rowid) FROM rounds)"
+        )
+        problems = verify(ledger, anchors)
+    assert any("rounds: row changed or added after the close: {'table_id':" in p for p in problems)
+    assert any("rounds: 1 row(s) sealed at the close are gone" in p for p in problems)
+
+
+@pytest.mark.parametrize("forged", [None, "named"])
+def test_a_row_text_edited_in_the_log_breaks_the_link(
+    closed: Path, tmp_path: Path, forged: str | None
+) -> None:
+    """The row text is authenticated with the entry: set back to the earlier way (NULL), or
+    to any other name, the link no longer holds."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute("UPDATE seal_log SET row_text = ?", [forged])
+        problems = verify(ledger, anchors)
+    assert any("seal_log seq 1" in p and "does not authenticate" in p for p in problems)
+
+
+def test_a_seal_written_out_in_a_way_this_version_does_not_know_is_named(
+    closed: Path, tmp_path: Path
+) -> None:
+    """A later version's row text (its entry authentic) is named with what to do, and the
+    rest of the ledger is still checked."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        with ledger.transaction():
+            entry = seals.append_entry(
+                ledger.con,
+                gaming_date=NEXT_DAY,
+                action="CLOSE",
+                actor="a later version",
+                actor_source="command line",
+                reason=None,
+                sealed_at=datetime(2026, 11, 26, 12, 0),
+                status="CLOSED",
+                blocking_exceptions=0,
+                report_sha256="0" * 64,
+                table_digests={"rounds": "0" * 64},
+                row_text="columnar",
+            )
+        seals.append_anchors(anchors, [entry])
+        problems = verify(ledger, anchors)
+    unknown = [p for p in problems if "'columnar', which this version does not know" in p]
+    assert len(unknown) == 1 and unknown[0].startswith(f"{NEXT_DAY}: the seal wrote its rows")
+    assert "verify the ledger with the version that closed the day" in unknown[0]
+    assert not any(p.startswith(f"{DAY}:") for p in problems)
 
 
 def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
@@ -357,7 +501,10 @@ def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
 
 def test_editing_a_row_and_its_close_digest_is_still_caught(closed: Path, tmp_path: Path) -> None:
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
-        digest = "sha256(r::VARCHAR) FROM rounds r WHERE rowid = (SELECT min(rowid) FROM rounds)"
+        digest = (
+            "sha256(row(*COLUMNS(*))::VARCHAR) FROM rounds "
+            "WHERE rowid = (SELECT min(rowid) FROM rounds)"
+        )
         before = ledger.con.execute(f"SELECT {digest}").fetchone()
         ledger.con.execute(  # whatever the first round's winner was, it now reads otherwise
             "UPDATE rounds SET winner = CASE winner WHEN 'PLAYER' THEN 'BANKER' ELSE 'PLAYER' END "
