@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
-from pipeline.quality.frames import _ARRIVALS_SQL, _source_batches, number_copies
+from pipeline.quality.frames import _ARRIVALS_SQL, _source_batches, number_copies, source_range
 
 DAY = date(2026, 11, 24)
 
@@ -51,7 +51,7 @@ def test_arrival_and_copy_numbers_are_the_whole_day_windows(
                 f"INSERT INTO numbered WITH {_ARRIVALS_SQL} "
                 "SELECT a.delivery, d.event_id, a.arrival, a.copy_number FROM arrivals a "
                 "JOIN (SELECT rowid AS delivery, event_id FROM deliveries) d USING (delivery)",
-                {"day": DAY, "sources": sources},
+                {"day": DAY, **source_range(sources)},
             )
     number_copies(con, "numbered")
     ours = con.execute(
