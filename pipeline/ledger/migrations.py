@@ -327,11 +327,15 @@ CREATE TABLE alert_deliveries (
     ),
     (
         15,
-        "a seal entry records how its close wrote out the rows it hashed",
+        "a seal entry records how its close wrote out the rows it hashed, and their columns",
         # the rows were hashed as structs with their column names; a close now hashes their
         # values alone (pipeline.reports.seals.ROW_TEXTS) and says so in the entry, which
-        # authenticates it; the entries made before keep NULL, as their links were made
-        "ALTER TABLE seal_log ADD COLUMN row_text VARCHAR;",
+        # authenticates it with each table's columns; the entries made before keep NULL in
+        # both, as their links were made
+        """
+ALTER TABLE seal_log ADD COLUMN row_text VARCHAR;
+ALTER TABLE seal_log ADD COLUMN table_columns_json VARCHAR;
+""",
     ),
 )
 

@@ -56,6 +56,7 @@ from pipeline.reports.seals import (
     seal_log,
     seal_rows,
     seal_time,
+    table_columns,
     unanchored,
 )
 from pipeline.reports.verify import day_problems, log_problems, verify
@@ -220,6 +221,7 @@ def close_gaming_day(
             table_digests=table_digests,
             anchor_path=anchor_path,
             row_text=ROW_TEXT,
+            table_columns=table_columns(ledger.con),
         )
         ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
         ledger.con.execute(

@@ -69,17 +69,22 @@ class SealEntry:
     row_text: str | None
     """How the close wrote out each row to hash it (a key of :data:`ROW_TEXTS`); ``None`` on
     a reopen and on the closes made before entries recorded it."""
+    table_columns_json: str | None
+    """Each sealed table's columns and their types, in order, as the close read them
+    (:func:`table_columns`): the values row text holds a value by its place, so renaming two
+    columns would otherwise go unseen. ``None`` where ``row_text`` is."""
     previous_link: str
     link: str
 
     def canonical(self) -> bytes:
-        """What the link authenticates: every field but the link, as canonical JSON. A
-        ``row_text`` of ``None`` is left out, so the entries made before the field existed
-        keep the links they were made with; any other value is authenticated with the rest."""
+        """What the link authenticates: every field but the link, as canonical JSON. The
+        fields added after the first entries (:data:`ADDED_FIELDS`) are left out when
+        ``None``, so the entries made before them keep the links they were made with; any
+        other value is authenticated with the rest."""
         body = {
             k: v
             for k, v in asdict(self).items()
-            if k != "link" and not (k == "row_text" and v is None)
+            if k != "link" and not (k in ADDED_FIELDS and v is None)
         }
         return json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
 
@@ -101,11 +106,20 @@ class SealEntry:
 
 
 COLUMNS = tuple(f.name for f in fields(SealEntry))
+ADDED_FIELDS = ("row_text", "table_columns_json")
+"""The entry's fields added after the first entries were made (migration 15)."""
 
 
 def seal_log(con: duckdb.DuckDBPyConnection) -> list[SealEntry]:
-    """Every entry, in sequence order."""
-    rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM seal_log ORDER BY seq").fetchall()
+    """Every entry, in sequence order. A ledger opened read-only keeps its schema (only a
+    writer migrates it): on one from before :data:`ADDED_FIELDS`, they read as ``None``, as
+    its entries were made."""
+    present = {
+        str(name)
+        for (name,) in con.execute("SELECT name FROM pragma_table_info('seal_log')").fetchall()
+    }
+    select = ", ".join(c if c in present else f"NULL AS {c}" for c in COLUMNS)
+    rows = con.execute(f"SELECT {select} FROM seal_log ORDER BY seq").fetchall()
     return [SealEntry(*row) for row in rows]
 
 
@@ -129,6 +143,7 @@ def append_entry(
     table_digests: dict[str, str] | None = None,
     anchor_path: Path | None = None,
     row_text: str | None = None,
+    table_columns: dict[str, str] | None = None,
 ) -> SealEntry:
     """Append one event to the log, linked to the newest entry. Call inside the transaction
     that changes the day, so the event and the change commit together."""
@@ -147,6 +162,9 @@ def append_entry(
         table_digests_json=json.dumps(table_digests or {}, sort_keys=True),
         anchor_path=str(anchor_path) if anchor_path is not None else None,
         row_text=row_text,
+        table_columns_json=(
+            json.dumps(table_columns, sort_keys=True) if table_columns is not None else None
+        ),
         previous_link=head[1] if head else GENESIS,
         link="",
     )
@@ -170,8 +188,9 @@ otherwise, so two different rows of a table never read alike.
 
 - ``None``: every close made before the entries recorded it: the row as a struct with its
   column names, ``{'table_id': T01, 'seat': 4, ...}``.
-- ``"values"``: the values alone in the table's column order, ``(T01, 4, ...)``. The column
-  names repeated on every row were about 40 % of the text hashed (issue 13)."""
+- ``"values"``: the values alone in the table's column order, ``(T01, 4, ...)``; the entry
+  records each table's columns once instead (``table_columns_json``). The column names
+  repeated on every row were about 40 % of the text hashed (issue 13)."""
 
 ROW_TEXT = "values"
 """How a close writes out the rows it seals now."""
@@ -200,6 +219,21 @@ def _day_rows(table: str) -> str:
     volatile = VOLATILE_COLUMNS.get(table, ())
     columns = f"* EXCLUDE ({', '.join(volatile)})" if volatile else "*"
     return f"SELECT {columns} FROM {table} WHERE {SEALED_TABLES[table]}"
+
+
+def table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each sealed table's columns with their types, in order, as its rows are digested
+    (without its volatile columns): ``"table_id VARCHAR, seat INTEGER, ..."``."""
+    return {
+        table: ", ".join(
+            f"{name} {kind}"
+            for name, kind in con.execute(
+                "SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [table]
+            ).fetchall()
+            if name not in VOLATILE_COLUMNS.get(table, ())
+        )
+        for table in SEALED_TABLES
+    }
 
 
 def _day_digests(table: str, row_text: str | None) -> str:
@@ -239,7 +273,9 @@ def sorted_digest(con: duckdb.DuckDBPyConnection, digests: str, parameters: Any)
     string per row."""
     digest = hashlib.sha256()
     separator = b""
-    sql = f"SELECT d || chr(10) FROM ({digests}) ORDER BY d"
+    # a digest is never null; a null one (a constraint dropped) reads as a word, so the table's
+    # digest changes instead of the null vanishing from it
+    sql = f"SELECT coalesce(d, 'NULL') || chr(10) FROM ({digests}) ORDER BY d"
     for batch in con.sql(sql, params=parameters).to_arrow_reader(DIGEST_BATCH):
         if batch.num_rows:
             lines = _text_bytes(batch.column(0))

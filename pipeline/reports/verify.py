@@ -18,6 +18,7 @@ Nothing stored is taken on trust:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from pipeline.reports.seals import (
     row_digests,
     rows_with_digests,
     seal_log,
+    table_columns,
 )
 
 ROW_TEXT = 400
@@ -176,6 +178,42 @@ def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
     return problems
 
 
+def _sealed(entry: SealEntry, field: str) -> dict[str, str] | None:
+    """The JSON object ``field`` of ``entry`` holds (table -> text); ``None`` when it holds
+    none, which only an altered entry does (and its link says so too)."""
+    try:
+        value = json.loads(getattr(entry, field))
+    except (TypeError, ValueError):
+        return None
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        return value
+    return None
+
+
+def _unreadable(entry: SealEntry, field: str) -> str:
+    return (
+        f"{entry.gaming_date}: seal_log seq {entry.seq}: its {field} is not what a close "
+        f"writes ({str(getattr(entry, field))[:80]!r}): the entry was altered"
+    )
+
+
+def _column_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
+    """Each sealed table whose columns or their types are not those the close recorded."""
+    if entry.table_columns_json is None:  # the rows were hashed with their column names
+        return []
+    sealed = _sealed(entry, "table_columns_json")
+    if sealed is None:
+        return [_unreadable(entry, "table_columns_json")]
+    now = table_columns(ledger.con)
+    return [
+        f"{entry.gaming_date}: {table}: its columns changed since the close (seq {entry.seq}): "
+        f"sealed as ({columns}), now ({now.get(table, '')}); its rows were digested by place, "
+        "so a value may now be read under another column's name"
+        for table, columns in sorted(sealed.items())
+        if now.get(table) != columns
+    ]
+
+
 def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     """A closed day's rows, table by table, and its report, against its seal entry."""
     day, sealed_at = entry.gaming_date, entry.sealed_at
@@ -186,10 +224,15 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             "SELECT DISTINCT table_name FROM close_digests WHERE gaming_date = ?", [day]
         ).fetchall()
     }
-    if entry.row_text not in ROW_TEXTS:
-        return [f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})"]
+    digests = _sealed(entry, "table_digests_json")
+    if digests is None:
+        return [_unreadable(entry, "table_digests_json")]
     problems = []
-    for table, sealed in sorted(entry.table_digests.items()):
+    readable = entry.row_text in ROW_TEXTS
+    if not readable:  # the checks that do not write rows out still run
+        problems.append(f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})")
+    problems += _column_problems(ledger, entry)
+    for table, sealed in sorted(digests.items()):
         kept.discard(table)
         named = kept_digest(ledger.con, table, day) == sealed
         if not named:
@@ -199,6 +242,8 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             )
         if table not in SEALED_TABLES:
             problems.append(f"{where}{table}: sealed, but this version does not know the table")
+            continue
+        if not readable:
             continue
         if current_digest(ledger.con, table, day, sealed_at, entry.row_text) == sealed:
             continue

@@ -341,6 +341,7 @@ def closed_the_earlier_way(
     directory = copy(loaded, tmp_path_factory.mktemp("earlier") / "day")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("pipeline.reports.close.ROW_TEXT", None)
+        patch.setattr("pipeline.reports.close.table_columns", lambda con: None)
         with Ledger(directory / LEDGER) as ledger:
             close(ledger, DAY, directory / "reports")
     yield directory
@@ -348,7 +349,7 @@ def closed_the_earlier_way(
 
 def test_a_close_hashes_each_row_as_its_values_and_records_it(closed: Path) -> None:
     """The row digests a close keeps are the SHA-256 of the row's values in column order
-    (no column names), and the HMAC'd entry says so."""
+    (no column names), and the HMAC'd entry says so, with each table's columns."""
     with Ledger(closed / LEDGER, read_only=True) as ledger:
         entry = the_seal(ledger)
         kept = ledger.con.execute(
@@ -360,6 +361,10 @@ def test_a_close_hashes_each_row_as_its_values_and_records_it(closed: Path) -> N
         named = ledger.con.execute("SELECT sha256(r::VARCHAR) FROM rounds r").fetchall()
     assert entry.row_text == seals.ROW_TEXT == "values"
     assert b'"row_text":"values"' in entry.canonical()
+    columns = json.loads(entry.table_columns_json or "null")
+    assert columns.keys() == SEALED_TABLES.keys()
+    assert columns["rounds"].startswith("table_id VARCHAR, gaming_date DATE, ")
+    assert "replayed_at" not in columns["table_day_summary"]  # volatile, as in the digests
     assert kept == values and len(kept) > 10
     assert not set(kept) & set(named)
 
@@ -382,11 +387,17 @@ def test_two_different_rows_are_never_written_out_alike(
     con = duckdb.connect()
     con.execute("CREATE TABLE t (a VARCHAR, b VARCHAR[], c VARCHAR)")
     con.executemany("INSERT INTO t VALUES (?, ?, ?)", [list(first), list(second)])
-    for row_text, expression in seals.ROW_TEXTS.items():
-        texts = [
-            t for (t,) in con.execute(f"SELECT {expression} FROM t r ORDER BY rowid").fetchall()
-        ]
-        assert (texts[0] == texts[1]) == (first == second), (row_text, texts)
+    con.execute("CREATE TABLE one (a VARCHAR)")  # a row of one value: no separator at all
+    con.executemany("INSERT INTO one VALUES (?)", [[first[0]], [second[0]]])
+    for table, same in (("t", first == second), ("one", first[0] == second[0])):
+        for row_text, expression in seals.ROW_TEXTS.items():
+            texts = [
+                t
+                for (t,) in con.execute(
+                    f"SELECT {expression} FROM {table} r ORDER BY rowid"
+                ).fetchall()
+            ]
+            assert (texts[0] == texts[1]) == same, (table, row_text, texts)
 
 
 def test_an_entry_without_row_text_authenticates_the_bytes_it_was_made_with() -> None:
@@ -407,6 +418,7 @@ def test_an_entry_without_row_text_authenticates_the_bytes_it_was_made_with() ->
         table_digests_json=json.dumps({"rounds": "cd" * 32}),
         anchor_path="/r/seal-anchors.jsonl",
         row_text=None,
+        table_columns_json=None,
         previous_link="ef" * 32,
         link="",
     )
@@ -471,7 +483,120 @@ def test_a_seal_written_out_in_a_way_this_version_does_not_know_is_named(
     unknown = [p for p in problems if "'columnar', which this version does not know" in p]
     assert len(unknown) == 1 and unknown[0].startswith(f"{NEXT_DAY}: the seal wrote its rows")
     assert "verify the ledger with the version that closed the day" in unknown[0]
+    # what does not depend on the row text is still checked: its kept digests and report
+    assert f"{NEXT_DAY}: close_digests: the row digests of rounds were altered" in " ".join(
+        problems
+    )
+    assert any(p.startswith(f"{NEXT_DAY}: report: the figures recomputed") for p in problems)
+    assert not any("rounds: row" in p or "rounds: rows" in p for p in problems)
     assert not any(p.startswith(f"{DAY}:") for p in problems)
+
+
+def test_two_columns_swapped_by_renaming_them_are_named(closed: Path, tmp_path: Path) -> None:
+    """The values row text holds a value by its place: renaming the expected and recorded
+    payouts into each other keeps every row digest, and the columns the entry sealed
+    catch it."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        for old, new in (
+            ("expected_paid_cents", "swapping"),
+            ("recorded_paid_cents", "expected_paid_cents"),
+            ("swapping", "recorded_paid_cents"),
+        ):
+            ledger.con.execute(f"ALTER TABLE settlements RENAME COLUMN {old} TO {new}")
+        problems = verify(ledger, anchors)
+    swapped = [p for p in problems if "settlements: its columns changed since the close" in p]
+    assert len(swapped) == 1, problems
+    sealed, _, now = swapped[0].partition("now (")
+    middle = "{} BIGINT, expected_vig_cents BIGINT, recorded_result VARCHAR, {} BIGINT"
+    assert middle.format("expected_paid_cents", "recorded_paid_cents") in sealed
+    assert middle.format("recorded_paid_cents", "expected_paid_cents") in now
+    assert "a value may now be read under another column's name" in swapped[0]
+
+
+def test_a_ledger_from_before_the_row_text_verifies_read_only(
+    closed_the_earlier_way: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ledger a version before migration 15 closed, never opened by a writer since: its
+    seal log has no row_text column, and `verify` (which opens it read-only, migrating
+    nothing) checks it as it was sealed."""
+    directory = copy(closed_the_earlier_way, tmp_path / "old")
+    earlier = ", ".join(c for c in seals.COLUMNS if c not in seals.ADDED_FIELDS)
+    with Ledger(directory / LEDGER) as ledger:
+        con = ledger.con
+        con.execute(f"CREATE TABLE seal_log_before AS SELECT {earlier} FROM seal_log")
+        con.execute("DROP TABLE seal_log")
+        con.execute("ALTER TABLE seal_log_before RENAME TO seal_log")
+        con.execute("DELETE FROM schema_migrations WHERE version >= 15")
+    anchors = directory / "reports" / ANCHOR_FILE
+    code = main(["verify", "--db", str(directory / LEDGER), "--anchors", str(anchors)])
+    out = capsys.readouterr().out
+    assert code == 0 and "1 closed gaming days checked" in out and "intact" in out, out
+    with Ledger(directory / LEDGER, read_only=True) as ledger:
+        assert ledger.schema_version() == 14
+        assert the_seal(ledger).row_text is None
+
+
+@pytest.mark.parametrize("field", ["table_digests_json", "table_columns_json"])
+@pytest.mark.parametrize("forged", ["{not json", "[1, 2]", '{"rounds": 7}'])
+def test_a_seal_entry_holding_garbage_is_named_not_a_crash(
+    closed: Path, tmp_path: Path, field: str, forged: str
+) -> None:
+    """What an entry holds is read from a file anyone with access can write: garbage in
+    its digests or columns is named, with the broken link, and verify goes on."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute(f"UPDATE seal_log SET {field} = ?", [forged])
+        problems = verify(ledger, anchors)
+    assert any("seal_log seq 1" in p and "does not authenticate" in p for p in problems)
+    assert f"{DAY}: seal_log seq 1: its {field} is not what a close writes" in " ".join(problems)
+
+
+def test_a_null_row_digest_changes_the_kept_digest(closed: Path, tmp_path: Path) -> None:
+    """With the constraint dropped, a null row digest added to close_digests is named as an
+    alteration of the kept digests, not dropped from them unseen."""
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute("ALTER TABLE close_digests ALTER COLUMN row_sha256 DROP NOT NULL")
+        ledger.con.execute("INSERT INTO close_digests VALUES (?, 'rounds', NULL)", [DAY])
+        problems = verify(ledger, anchors)
+    assert problems == [
+        f"{DAY}: close_digests: the row digests of rounds were altered since the close (seq 1); "
+        "the HMAC'd seal entry still holds the table's digest"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("row_text", "text", "digest"),
+    [
+        (
+            None,
+            "{'id': 'T01, seat', 'n': 4, 'day': 2026-11-24, 'at': '2026-11-24 06:05:00.5', "
+            "'ids': [a, NULL, 'it\\'s'], 'none': NULL, 'word': 'NULL'}",
+            "ceac10187ff5d28ef9ddd6ba16ce52435a108af19d3c6cd649c52abae065a877",
+        ),
+        (
+            "values",
+            "('T01, seat', 4, 2026-11-24, '2026-11-24 06:05:00.5', [a, NULL, 'it\\'s'], NULL, "
+            "'NULL')",
+            "6d0eec4935e902c13ab16bde61a19f0160011bdbd6493db497b1263a616ebe4a",
+        ),
+    ],
+)
+def test_a_row_is_written_out_as_it_was_when_sealed(
+    row_text: str | None, text: str, digest: str
+) -> None:
+    """A fixed row's text and digest, pinned for each row text: a DuckDB that wrote rows
+    out otherwise would fail every earlier seal, and shows here first."""
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE t AS SELECT 'T01, seat' AS id, 4::BIGINT AS n, DATE '2026-11-24' AS day, "
+        "TIMESTAMP '2026-11-24 06:05:00.5' AS at, ['a', NULL, 'it''s'] AS ids, "
+        "NULL::VARCHAR AS none, 'NULL' AS word"
+    )
+    expression = seals.ROW_TEXTS[row_text]
+    ((written, hashed),) = con.execute(
+        f"SELECT {expression}, sha256({expression}) FROM t r"
+    ).fetchall()
+    assert written == text
+    assert hashed == digest == hashlib.sha256(text.encode()).hexdigest()
 
 
 def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
