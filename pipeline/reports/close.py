@@ -17,6 +17,7 @@ Order of a close, and why:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import date, datetime
@@ -256,8 +257,9 @@ def sealed_result(ledger: Ledger, entry: SealEntry, gaming_day: GamingDay) -> Cl
     """The close report of a seal entry, computed from the sealed rows; local times on
     ``gaming_day``'s clock."""
     content = sealed_content(ledger, entry.gaming_date, entry.sealed_at)
-    seal = {k: v for k, v in asdict(entry).items() if k != "table_digests_json"}
+    seal = {k: v for k, v in asdict(entry).items() if not k.endswith("_json")}
     seal["table_digests"] = entry.table_digests
+    seal["table_columns"] = json.loads(entry.table_columns_json or "null")
     return CloseResult(
         entry.gaming_date,
         content,
