@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -349,26 +350,37 @@ def _validate(
     context: Any, suite: str, frames: Frames, expectations: Expectations, gx_results: list[Any]
 ) -> SuiteReport:
     """Validate every frame of ``suite``: DuckDB counts each expectation over the whole frame
-    (:mod:`pipeline.quality.measure`), GX validates the evidence rows and reports them."""
+    (:mod:`pipeline.quality.measure`), GX validates the evidence rows and reports them.
+
+    GX validates on a thread of its own, frame after frame as their evidence rows are read:
+    its validation is Python on one core, while DuckDB (which releases the GIL) counts the
+    next frame on the other (both suites of a 24-table day: 3.0 s -> 2.8 s). The GX objects
+    are all made first, on this thread; the GX thread only runs them."""
     from pipeline.quality.measure import measure, settle, type_witnesses
 
     started = time.perf_counter()
     source = context.data_sources.add_pandas(suite)
+    definitions = {
+        frame_name: gx_definition(context, source, frame_name, expectations[frame_name])
+        for frame_name in frames.tables
+        if expectations.get(frame_name)
+    }
+    runs = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"gx-{suite}") as gx:
+        for frame_name, definition in definitions.items():
+            measured = measure(frames, frame_name, definition.suite.expectations)
+            evidence = frames.rows_at(
+                frame_name,
+                [
+                    *type_witnesses(frames, frame_name),
+                    *(p for m in measured.values() if m for p in m.evidence),
+                ],
+            )
+            run = gx.submit(gx_run, definition, evidence, frames.index_columns[frame_name])
+            runs.append((frame_name, measured, run))
     outcomes: list[ExpectationOutcome] = []
-    for frame_name in frames.tables:
-        wanted = expectations.get(frame_name, [])
-        if not wanted:
-            continue
-        definition = gx_definition(context, source, frame_name, wanted)
-        measured = measure(frames, frame_name, definition.suite.expectations)
-        evidence = frames.rows_at(
-            frame_name,
-            [
-                *type_witnesses(frames, frame_name),
-                *(p for m in measured.values() if m for p in m.evidence),
-            ],
-        )
-        result = gx_run(definition, evidence, frames.index_columns[frame_name])
+    for frame_name, measured, run in runs:
+        result = run.result()
         for r in result.results:  # GX saw the evidence rows; the counts are the whole frame's
             settle(r.result, measured[r.expectation_config.id])
         gx_results.append(result)
