@@ -307,13 +307,30 @@ def current_digest(
     return sorted_digest(con, sql, _scope(sql, gaming_date, sealed_at))
 
 
-def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -> str:
-    """:func:`sorted_digest` of the row digests ``close_digests`` keeps for ``table``."""
-    return sorted_digest(
-        con,
-        "SELECT row_sha256 AS d FROM close_digests WHERE gaming_date = ? AND table_name = ?",
+KEPT_ROW_DIGEST = "lower(hex(row_sha256))"
+"""SQL of a row digest ``close_digests`` keeps, as the hex text every digest is compared in:
+the table keeps its 32 bytes (migration 16), which DuckDB writes without compressing them."""
+
+
+def kept_row_digests(
+    con: duckdb.DuckDBPyConnection, gaming_date: date, table: str
+) -> tuple[str, list[Any]]:
+    """The SELECT of the row digests ``d`` ``close_digests`` keeps for ``table``'s rows of
+    the day, as hex text, with its parameters. A ledger no writer has opened since migration
+    16 (``verify`` opens it read-only, migrating nothing) keeps them as the text itself."""
+    ((kind,),) = con.execute(
+        "SELECT type FROM pragma_table_info('close_digests') WHERE name = 'row_sha256'"
+    ).fetchall()
+    digest = KEPT_ROW_DIGEST if kind == "BLOB" else "row_sha256"
+    return (
+        f"SELECT {digest} AS d FROM close_digests WHERE gaming_date = ? AND table_name = ?",
         [gaming_date, table],
     )
+
+
+def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -> str:
+    """:func:`sorted_digest` of the row digests ``close_digests`` keeps for ``table``."""
+    return sorted_digest(con, *kept_row_digests(con, gaming_date, table))
 
 
 SEAL_MEMORY = "384MB"
@@ -337,7 +354,7 @@ def seal_rows(
         # one statement for every table: DuckDB keeps both cores busy across the small
         # tables, where one statement each cost a 24-table close 0.24 s more
         sql = "INSERT INTO close_digests " + " UNION ALL ".join(
-            f"SELECT $day, '{table}', d FROM ({_day_digests(table, row_text)})"
+            f"SELECT $day, '{table}', unhex(d) FROM ({_day_digests(table, row_text)})"
             for table in SEALED_TABLES
         )
         con.execute(sql, _scope(sql, gaming_date, sealed_at))

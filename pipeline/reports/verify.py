@@ -39,6 +39,7 @@ from pipeline.reports.seals import (
     current_digest,
     default_anchor_path,
     kept_digest,
+    kept_row_digests,
     last_entries,
     read_anchors,
     row_digests,
@@ -258,8 +259,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         listed = [
             str(digest)
             for (digest,) in ledger.con.execute(
-                "SELECT row_sha256 FROM close_digests WHERE gaming_date = ? AND table_name = ?",
-                [day, table],
+                *kept_row_digests(ledger.con, day, table)
             ).fetchall()
         ]
         now = row_digests(ledger.con, table, day, sealed_at, entry.row_text)

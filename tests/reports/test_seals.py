@@ -353,7 +353,8 @@ def test_a_close_hashes_each_row_as_its_values_and_records_it(closed: Path) -> N
     with Ledger(closed / LEDGER, read_only=True) as ledger:
         entry = the_seal(ledger)
         kept = ledger.con.execute(
-            "SELECT row_sha256 FROM close_digests WHERE table_name = 'rounds' ORDER BY 1"
+            f"SELECT {seals.KEPT_ROW_DIGEST} FROM close_digests WHERE table_name = 'rounds' "
+            "ORDER BY 1"
         ).fetchall()
         values = ledger.con.execute(
             "SELECT sha256(row(*COLUMNS(*))::VARCHAR) FROM rounds ORDER BY 1"
@@ -517,8 +518,9 @@ def test_a_ledger_from_before_the_row_text_verifies_read_only(
     closed_the_earlier_way: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A ledger a version before migration 15 closed, never opened by a writer since: its
-    seal log has no row_text column, and `verify` (which opens it read-only, migrating
-    nothing) checks it as it was sealed."""
+    seal log has no row_text column, its row digests are hex text (migration 16 keeps their
+    bytes), and `verify` (which opens it read-only, migrating nothing) checks it as it was
+    sealed."""
     directory = copy(closed_the_earlier_way, tmp_path / "old")
     earlier = ", ".join(c for c in seals.COLUMNS if c not in seals.ADDED_FIELDS)
     with Ledger(directory / LEDGER) as ledger:
@@ -526,6 +528,7 @@ def test_a_ledger_from_before_the_row_text_verifies_read_only(
         con.execute(f"CREATE TABLE seal_log_before AS SELECT {earlier} FROM seal_log")
         con.execute("DROP TABLE seal_log")
         con.execute("ALTER TABLE seal_log_before RENAME TO seal_log")
+        digests_as_text(con)
         con.execute("DELETE FROM schema_migrations WHERE version >= 15")
     anchors = directory / "reports" / ANCHOR_FILE
     code = main(["verify", "--db", str(directory / LEDGER), "--anchors", str(anchors)])
@@ -534,6 +537,54 @@ def test_a_ledger_from_before_the_row_text_verifies_read_only(
     with Ledger(directory / LEDGER, read_only=True) as ledger:
         assert ledger.schema_version() == 14
         assert the_seal(ledger).row_text is None
+        assert digest_type(ledger.con) == "VARCHAR"
+
+
+def digests_as_text(con: duckdb.DuckDBPyConnection) -> None:
+    """``close_digests`` as a version before migration 16 kept it: each row digest's hex."""
+    con.execute(
+        "CREATE TABLE close_digests_text AS SELECT gaming_date, table_name, "
+        f"{seals.KEPT_ROW_DIGEST} AS row_sha256 FROM close_digests"
+    )
+    con.execute("DROP TABLE close_digests")
+    con.execute("ALTER TABLE close_digests_text RENAME TO close_digests")
+
+
+def digest_type(con: duckdb.DuckDBPyConnection) -> str:
+    ((kind,),) = con.execute(
+        "SELECT type FROM pragma_table_info('close_digests') WHERE name = 'row_sha256'"
+    ).fetchall()
+    return str(kind)
+
+
+@pytest.mark.parametrize(
+    "altered", [None, "'not a digest'", "upper(row_sha256)", "row_sha256 || ' '", "NULL"]
+)
+def test_migration_16_keeps_each_day_verifying_as_it_did(
+    closed: Path, tmp_path: Path, altered: str | None
+) -> None:
+    """A ledger closed before migration 16 kept its row digests as hex text. A writer
+    converts them to their bytes, and the day verifies as it did: intact, or, with a digest
+    of rounds altered before the migration (to text that is no digest's lowercase hex, or to
+    null), with that alteration still named."""
+    directory = copy(closed, tmp_path / "old")
+    with Ledger(directory / LEDGER) as ledger:
+        digests_as_text(ledger.con)
+        if altered is not None:
+            ledger.con.execute(
+                f"UPDATE close_digests SET row_sha256 = {altered} WHERE rowid = "
+                "(SELECT min(rowid) FROM close_digests WHERE table_name = 'rounds')"
+            )
+        before = verify(ledger, directory / "reports" / ANCHOR_FILE)
+        ledger.con.execute("DELETE FROM schema_migrations WHERE version >= 16")
+    with Ledger(directory / LEDGER) as ledger:  # a writer migrates
+        assert digest_type(ledger.con) == "BLOB"
+        after = verify(ledger, directory / "reports" / ANCHOR_FILE)
+    altered_rounds = (
+        f"{DAY}: close_digests: the row digests of rounds were altered since the close (seq 1); "
+        "the HMAC'd seal entry still holds the table's digest"
+    )
+    assert after == before == ([] if altered is None else [altered_rounds])
 
 
 @pytest.mark.parametrize("field", ["table_digests_json", "table_columns_json"])
@@ -638,7 +689,8 @@ def test_editing_a_row_and_its_close_digest_is_still_caught(closed: Path, tmp_pa
         after = ledger.con.execute(f"SELECT {digest}").fetchone()
         assert before and after and before != after
         ledger.con.execute(
-            "UPDATE close_digests SET row_sha256 = ? WHERE row_sha256 = ?", [after[0], before[0]]
+            "UPDATE close_digests SET row_sha256 = unhex(?) WHERE row_sha256 = unhex(?)",
+            [after[0], before[0]],
         )
         problems = verify(ledger, anchors)
     assert any(
