@@ -343,13 +343,21 @@ ALTER TABLE seal_log ADD COLUMN table_columns_json VARCHAR;
         # DuckDB compressed the hex text (DICT_FSST) as a close wrote it and checkpointed it:
         # 0.55 s of a 24-table close's 3.3 s of sealing. The bytes, uncompressed, take as
         # much room as the compressed text did. Every digest is still compared as hex text
-        # (pipeline.reports.seals.KEPT_ROW_DIGEST reads them back as written before), so the
+        # (pipeline.reports.seals.KEPT_AS reads them back as written before), so the
         # seal entries' table digests hold. A value that is not a digest's lowercase hex
         # (an edit since its close; null once the constraint was dropped) is kept as the
-        # bytes of its text, the word NULL for null, so a day that no longer verified still
-        # does not (pipeline.reports.seals.sorted_digest reads a null digest as NULL). It
-        # converted a closed 24-table day's 1.87M digests in 0.87 s.
+        # bytes of its text (of the word NULL for null): it reads back as other text, so a
+        # day that no longer verified still does not, and verify names the value as no
+        # digest. A table whose columns are not the three a close writes is refused, not
+        # copied without its other columns. It converted a closed 24-table day's 1.87M
+        # digests in 0.87 s.
         """
+SELECT CASE WHEN (SELECT list(name || ' ' || type ORDER BY cid)
+                  FROM pragma_table_info('close_digests'))
+                 <> ['gaming_date DATE', 'table_name VARCHAR', 'row_sha256 VARCHAR']
+            THEN error('close_digests does not have the columns gaming_date DATE, table_name '
+                       || 'VARCHAR, row_sha256 VARCHAR, which the digests are kept in')
+       END;
 CREATE TABLE close_digests_v16 (
     gaming_date DATE NOT NULL, table_name VARCHAR NOT NULL,
     row_sha256 BLOB NOT NULL USING COMPRESSION uncompressed

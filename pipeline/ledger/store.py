@@ -137,7 +137,11 @@ class Ledger:
                 "may hold the write lock; readers should open it read-only."
             ) from err
         if not read_only:
-            self.migrate()
+            try:
+                self.migrate()
+            except BaseException:
+                self.con.close()  # the file stays free for a reader or a later writer
+                raise
 
     def close(self) -> None:
         self.con.close()
@@ -170,14 +174,27 @@ class Ledger:
                 f"{self.path} is at schema version {current}, newer than this "
                 f"program ({latest}); upgrade baccarat-audit"
             )
+        reached = current
         for version, name, sql in MIGRATIONS:
             if version <= current:
                 continue
-            with self.transaction():
-                self.con.execute(sql)
-                self.con.execute(
-                    "INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name]
-                )
+            try:
+                with self.transaction():
+                    self.con.execute(sql)
+                    self.con.execute(
+                        "INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name]
+                    )
+            except duckdb.IOException:
+                raise  # the disk, not the schema: said as such (pipeline.exits)
+            except duckdb.Error as err:
+                raise LedgerError(
+                    f"{self.path} cannot be migrated to schema version {version} ({name}): "
+                    f"{err}. The migration rolled back: the ledger is at version {reached}, "
+                    "as this migration found it. Its schema is not one this program made: restore "
+                    "the ledger from a backup, or open it read-only (verify, report) with "
+                    "this version meanwhile"
+                ) from err
+            reached = version
         return latest
 
     @contextmanager

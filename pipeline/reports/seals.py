@@ -38,6 +38,7 @@ import pyarrow as pa
 
 from pipeline.config.keys import authentic, authenticate
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
+from pipeline.ledger.store import LedgerError
 
 CLOSE = "CLOSE"
 REOPEN = "REOPEN"
@@ -307,25 +308,67 @@ def current_digest(
     return sorted_digest(con, sql, _scope(sql, gaming_date, sealed_at))
 
 
-KEPT_ROW_DIGEST = "lower(hex(row_sha256))"
-"""SQL of a row digest ``close_digests`` keeps, as the hex text every digest is compared in:
-the table keeps its 32 bytes (migration 16), which DuckDB writes without compressing them."""
+@dataclass(frozen=True)
+class KeptAs:
+    """How ``close_digests`` keeps a row digest, by the type of its ``row_sha256``: SQL that
+    stores a digest ``d`` (hex text), SQL that reads one back as that text, and SQL true for
+    a kept value that is a SHA-256 digest. Every digest is compared as hex text."""
+
+    store: str
+    read: str
+    well_formed: str
+
+
+KEPT_AS: dict[str, KeptAs] = {
+    # since migration 16: the 32 bytes, which DuckDB writes without compressing them
+    "BLOB": KeptAs("unhex(d)", "lower(hex(row_sha256))", "octet_length(row_sha256) = 32"),
+    # before it: the hex text, in a ledger no writer has opened since (verify opens it
+    # read-only, migrating nothing) or whose column was turned back into text
+    "VARCHAR": KeptAs("d", "row_sha256", "regexp_full_match(row_sha256, '[0-9a-f]{64}')"),
+}
+
+
+class KeptDigestsError(LedgerError):
+    """``close_digests.row_sha256`` is of a type no version kept digests in."""
+
+
+def kept_as(con: duckdb.DuckDBPyConnection) -> KeptAs:
+    """How this ledger's ``close_digests`` keeps row digests (:data:`KEPT_AS`): a close stores
+    them the way they are read back, whatever the column's type."""
+    found = con.execute(
+        "SELECT type FROM pragma_table_info('close_digests') WHERE name = 'row_sha256'"
+    ).fetchall()
+    kind = str(found[0][0]) if found else "missing"
+    if kind not in KEPT_AS:
+        raise KeptDigestsError(
+            f"close_digests.row_sha256 is {kind}; this version keeps row digests as "
+            f"{' or '.join(KEPT_AS)}: restore the table from a backup of the ledger"
+        )
+    return KEPT_AS[kind]
 
 
 def kept_row_digests(
     con: duckdb.DuckDBPyConnection, gaming_date: date, table: str
 ) -> tuple[str, list[Any]]:
     """The SELECT of the row digests ``d`` ``close_digests`` keeps for ``table``'s rows of
-    the day, as hex text, with its parameters. A ledger no writer has opened since migration
-    16 (``verify`` opens it read-only, migrating nothing) keeps them as the text itself."""
-    ((kind,),) = con.execute(
-        "SELECT type FROM pragma_table_info('close_digests') WHERE name = 'row_sha256'"
-    ).fetchall()
-    digest = KEPT_ROW_DIGEST if kind == "BLOB" else "row_sha256"
+    the day, as hex text, with its parameters."""
     return (
-        f"SELECT {digest} AS d FROM close_digests WHERE gaming_date = ? AND table_name = ?",
+        f"SELECT {kept_as(con).read} AS d FROM close_digests "
+        "WHERE gaming_date = ? AND table_name = ?",
         [gaming_date, table],
     )
+
+
+def malformed_row_digests(con: duckdb.DuckDBPyConnection, gaming_date: date) -> dict[str, int]:
+    """Per table, how many values ``close_digests`` keeps for the day that are no SHA-256
+    digest (null included). A close writes none: one is an edit, which may also hide others
+    (several digests written into one value read as the same lines)."""
+    rows = con.execute(
+        f"SELECT table_name, count(*) FROM close_digests WHERE gaming_date = ? "
+        f"AND NOT coalesce({kept_as(con).well_formed}, false) GROUP BY ALL ORDER BY 1",
+        [gaming_date],
+    ).fetchall()
+    return {str(table): int(n) for table, n in rows}
 
 
 def kept_digest(con: duckdb.DuckDBPyConnection, table: str, gaming_date: date) -> str:
@@ -353,8 +396,9 @@ def seal_rows(
         con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
         # one statement for every table: DuckDB keeps both cores busy across the small
         # tables, where one statement each cost a 24-table close 0.24 s more
+        store = kept_as(con).store
         sql = "INSERT INTO close_digests " + " UNION ALL ".join(
-            f"SELECT $day, '{table}', unhex(d) FROM ({_day_digests(table, row_text)})"
+            f"SELECT $day, '{table}', {store} FROM ({_day_digests(table, row_text)})"
             for table in SEALED_TABLES
         )
         con.execute(sql, _scope(sql, gaming_date, sealed_at))

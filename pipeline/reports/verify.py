@@ -34,6 +34,7 @@ from pipeline.reports.seals import (
     GENESIS,
     REOPEN,
     ROW_TEXTS,
+    KeptDigestsError,
     SealEntry,
     UnknownRowTextError,
     current_digest,
@@ -41,6 +42,7 @@ from pipeline.reports.seals import (
     kept_digest,
     kept_row_digests,
     last_entries,
+    malformed_row_digests,
     read_anchors,
     row_digests,
     rows_with_digests,
@@ -233,10 +235,20 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     if not readable:  # the checks that do not write rows out still run
         problems.append(f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})")
     problems += _column_problems(ledger, entry)
+    try:
+        malformed = malformed_row_digests(ledger.con, day)
+    except KeptDigestsError as err:  # no row digest can be read: the rows are still checked
+        problems.append(f"{where}{err} (seq {entry.seq})")
+        kept, malformed = set(), None
+    problems += [
+        f"{where}close_digests: {n} value(s) kept for {table} are no SHA-256 digest: edited "
+        f"since the close (seq {entry.seq})"
+        for table, n in (malformed or {}).items()
+    ]
     for table, sealed in sorted(digests.items()):
         kept.discard(table)
-        named = kept_digest(ledger.con, table, day) == sealed
-        if not named:
+        named = malformed is not None and kept_digest(ledger.con, table, day) == sealed
+        if malformed is not None and not named:
             problems.append(
                 f"{where}close_digests: the row digests of {table} were altered since the close "
                 f"(seq {entry.seq}); the HMAC'd seal entry still holds the table's digest"

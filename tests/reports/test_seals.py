@@ -33,7 +33,7 @@ from pipeline.ledger.migrations import (
     UNSEALED_TABLES,
     VOLATILE_COLUMNS,
 )
-from pipeline.ledger.store import Ledger
+from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.reports import seals
 from pipeline.reports.close import (
     CloseResult,
@@ -353,7 +353,7 @@ def test_a_close_hashes_each_row_as_its_values_and_records_it(closed: Path) -> N
     with Ledger(closed / LEDGER, read_only=True) as ledger:
         entry = the_seal(ledger)
         kept = ledger.con.execute(
-            f"SELECT {seals.KEPT_ROW_DIGEST} FROM close_digests WHERE table_name = 'rounds' "
+            f"SELECT {seals.KEPT_AS['BLOB'].read} FROM close_digests WHERE table_name = 'rounds' "
             "ORDER BY 1"
         ).fetchall()
         values = ledger.con.execute(
@@ -544,7 +544,7 @@ def digests_as_text(con: duckdb.DuckDBPyConnection) -> None:
     """``close_digests`` as a version before migration 16 kept it: each row digest's hex."""
     con.execute(
         "CREATE TABLE close_digests_text AS SELECT gaming_date, table_name, "
-        f"{seals.KEPT_ROW_DIGEST} AS row_sha256 FROM close_digests"
+        f"{seals.KEPT_AS['BLOB'].read} AS row_sha256 FROM close_digests"
     )
     con.execute("DROP TABLE close_digests")
     con.execute("ALTER TABLE close_digests_text RENAME TO close_digests")
@@ -580,11 +580,89 @@ def test_migration_16_keeps_each_day_verifying_as_it_did(
     with Ledger(directory / LEDGER) as ledger:  # a writer migrates
         assert digest_type(ledger.con) == "BLOB"
         after = verify(ledger, directory / "reports" / ANCHOR_FILE)
-    altered_rounds = (
+    altered_rounds = [
+        f"{DAY}: close_digests: 1 value(s) kept for rounds are no SHA-256 digest: edited since "
+        "the close (seq 1)",
         f"{DAY}: close_digests: the row digests of rounds were altered since the close (seq 1); "
-        "the HMAC'd seal entry still holds the table's digest"
-    )
-    assert after == before == ([] if altered is None else [altered_rounds])
+        "the HMAC'd seal entry still holds the table's digest",
+    ]
+    assert after == before == ([] if altered is None else altered_rounds)
+
+
+def test_migration_16_refuses_a_close_digests_it_would_not_copy_whole(
+    closed: Path, tmp_path: Path
+) -> None:
+    """A column someone added to close_digests is not dropped by the migration's copy: the
+    writer refuses to open the ledger, says why, and leaves it as it was."""
+    directory = copy(closed, tmp_path / "old")
+    with Ledger(directory / LEDGER) as ledger:
+        digests_as_text(ledger.con)
+        ledger.con.execute("ALTER TABLE close_digests ADD COLUMN note VARCHAR DEFAULT 'kept'")
+        ledger.con.execute("DELETE FROM schema_migrations WHERE version >= 16")
+    with pytest.raises(LedgerError) as refused:
+        Ledger(directory / LEDGER)
+    message = str(refused.value)
+    assert "cannot be migrated to schema version 16" in message
+    assert "close_digests does not have the columns" in message
+    assert "the ledger is at version 15, as this migration found it" in message
+    assert "restore the ledger from a backup" in message
+    with Ledger(directory / LEDGER, read_only=True) as ledger:
+        assert ledger.schema_version() == 15
+        assert digest_type(ledger.con) == "VARCHAR"
+        ((notes,),) = ledger.con.execute("SELECT count(note) FROM close_digests").fetchall()
+        assert notes > 0
+        assert verify(ledger, directory / "reports" / ANCHOR_FILE) == []
+
+
+def test_a_close_keeps_its_digests_as_the_column_reads_them(loaded: Path, tmp_path: Path) -> None:
+    """A migrated ledger whose close_digests column was turned back into hex text (by hand, or
+    restored from an export): a close keeps its digests as that text, so the day verifies;
+    several digests written into one value are named, not read as lines of the kept digest."""
+    directory = copy(loaded, tmp_path / "text")
+    with Ledger(directory / LEDGER) as ledger:
+        ledger.con.execute(
+            "ALTER TABLE close_digests ALTER row_sha256 TYPE VARCHAR USING "
+            f"{seals.KEPT_AS['BLOB'].read}"
+        )
+        close(ledger, DAY, directory / "reports")
+        anchors = directory / "reports" / ANCHOR_FILE
+        assert digest_type(ledger.con) == "VARCHAR"
+        assert verify(ledger, anchors) == []
+        ledger.con.execute(
+            "CREATE TABLE squeezed AS SELECT gaming_date, table_name, "
+            "string_agg(row_sha256, chr(10) ORDER BY row_sha256) AS row_sha256 "
+            "FROM close_digests WHERE table_name = 'rounds' GROUP BY ALL"
+        )
+        ledger.con.execute("DELETE FROM close_digests WHERE table_name = 'rounds'")
+        ledger.con.execute("INSERT INTO close_digests SELECT * FROM squeezed")
+        assert verify(ledger, anchors) == [
+            f"{DAY}: close_digests: 1 value(s) kept for rounds are no SHA-256 digest: edited "
+            "since the close (seq 1)"
+        ]
+
+
+def test_a_close_refuses_digests_it_cannot_keep(loaded: Path, tmp_path: Path) -> None:
+    """close_digests.row_sha256 of a type no version kept digests in: the close says so, with
+    what to do, and seals nothing."""
+    directory = copy(loaded, tmp_path / "int")
+    with Ledger(directory / LEDGER) as ledger:
+        ledger.con.execute("ALTER TABLE close_digests ALTER row_sha256 TYPE INTEGER USING 0")
+        with pytest.raises(seals.KeptDigestsError, match=r"row_sha256 is INTEGER.*from a backup"):
+            close(ledger, DAY, directory / "reports")
+        assert seal_log(ledger.con) == []
+
+
+def test_verify_names_digests_it_cannot_read_and_still_checks_the_rows(
+    closed: Path, tmp_path: Path
+) -> None:
+    with ledger_copy(closed, tmp_path) as (ledger, anchors):
+        ledger.con.execute("ALTER TABLE close_digests ALTER row_sha256 TYPE INTEGER USING 0")
+        assert verify(ledger, anchors) == [
+            f"{DAY}: close_digests.row_sha256 is INTEGER; this version keeps row digests as "
+            "BLOB or VARCHAR: restore the table from a backup of the ledger (seq 1)"
+        ]
+        ledger.con.execute("UPDATE rounds SET winner = 'TIE' WHERE winner <> 'TIE'")
+        assert any("rounds: rows changed since the close" in p for p in verify(ledger, anchors))
 
 
 @pytest.mark.parametrize("field", ["table_digests_json", "table_columns_json"])
@@ -609,8 +687,10 @@ def test_a_null_row_digest_changes_the_kept_digest(closed: Path, tmp_path: Path)
         ledger.con.execute("INSERT INTO close_digests VALUES (?, 'rounds', NULL)", [DAY])
         problems = verify(ledger, anchors)
     assert problems == [
+        f"{DAY}: close_digests: 1 value(s) kept for rounds are no SHA-256 digest: edited since "
+        "the close (seq 1)",
         f"{DAY}: close_digests: the row digests of rounds were altered since the close (seq 1); "
-        "the HMAC'd seal entry still holds the table's digest"
+        "the HMAC'd seal entry still holds the table's digest",
     ]
 
 
