@@ -111,14 +111,21 @@ ADDED_FIELDS = ("row_text", "table_columns_json")
 """The entry's fields added after the first entries were made (migration 15)."""
 
 
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    """``table``'s columns as the ledger has them now, in order: name -> type."""
+    return {
+        str(name): str(kind)
+        for name, kind in con.execute(
+            "SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [table]
+        ).fetchall()
+    }
+
+
 def seal_log(con: duckdb.DuckDBPyConnection) -> list[SealEntry]:
     """Every entry, in sequence order. A ledger opened read-only keeps its schema (only a
     writer migrates it): on one from before :data:`ADDED_FIELDS`, they read as ``None``, as
     its entries were made."""
-    present = {
-        str(name)
-        for (name,) in con.execute("SELECT name FROM pragma_table_info('seal_log')").fetchall()
-    }
+    present = _columns(con, "seal_log")
     select = ", ".join(c if c in present else f"NULL AS {c}" for c in COLUMNS)
     rows = con.execute(f"SELECT {select} FROM seal_log ORDER BY seq").fetchall()
     return [SealEntry(*row) for row in rows]
@@ -228,9 +235,7 @@ def table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {
         table: ", ".join(
             f"{name} {kind}"
-            for name, kind in con.execute(
-                "SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [table]
-            ).fetchall()
+            for name, kind in _columns(con, table).items()
             if name not in VOLATILE_COLUMNS.get(table, ())
         )
         for table in SEALED_TABLES
@@ -335,10 +340,7 @@ class KeptDigestsError(LedgerError):
 def kept_as(con: duckdb.DuckDBPyConnection) -> KeptAs:
     """How this ledger's ``close_digests`` keeps row digests (:data:`KEPT_AS`): a close stores
     them the way they are read back, whatever the column's type."""
-    found = con.execute(
-        "SELECT type FROM pragma_table_info('close_digests') WHERE name = 'row_sha256'"
-    ).fetchall()
-    kind = str(found[0][0]) if found else "missing"
+    kind = _columns(con, "close_digests").get("row_sha256", "missing")
     if kind not in KEPT_AS:
         raise KeptDigestsError(
             f"close_digests.row_sha256 is {kind}; this version keeps row digests as "
