@@ -50,6 +50,7 @@ from pipeline.rules.codes import RULE_CODES
 from pipeline.safe_text import file_stem, inside, visible
 from pipeline.simulate.faults import FaultKind, parse_faults
 from pipeline.stream.cli import add_merge_shards_parser, add_stream_parser
+from pipeline.witness.cli import add_installation_parsers
 
 if TYPE_CHECKING:
     from pipeline.config.catalog import Catalog
@@ -962,6 +963,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Commands whose modules import heavier dependencies, loaded only when used."""
+    add_installation_parsers(sub)
     p = sub.add_parser("broker", help="run the bundled Kafka-protocol broker (tansu)")
     p.add_argument("--port", type=int, default=9092, help="TCP port to listen on")
     p.set_defaults(func=cmd_broker)

@@ -41,6 +41,8 @@ NEEDS_PERSON: tuple[tuple[str, str], ...] = (
     ("pipeline.quality.gate", "QualityBlockedError"),
     ("pipeline.bundle.acks", "JournalError"),
     ("pipeline.reports.close", "SealBrokenError"),
+    ("pipeline.witness.record", "NotWitnessedError"),
+    ("pipeline.witness.store", "CheckpointRefusedError"),
 )
 """Errors that ask a person to look (exit 1), checked before :data:`BAD_INPUT`."""
 
@@ -49,7 +51,7 @@ BAD_INPUT: tuple[tuple[str, str], ...] = (
     ("pipeline.config.roles", "RolesError"),
     ("pipeline.config.roles", "ActorMissingError"),
     ("pipeline.config.roles", "NotAuthorizedError"),
-    ("pipeline.config.keys", "AuditKeyError"),
+    ("pipeline.config.installation", "InstallationError"),
     ("pipeline.rules.gaming_day", "GamingDayError"),
     ("pipeline.ledger.store", "LedgerError"),
     ("pipeline.ingest.errors", "ClosedGamingDayError"),

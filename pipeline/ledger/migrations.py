@@ -372,6 +372,26 @@ DROP TABLE close_digests;
 ALTER TABLE close_digests_v16 RENAME TO close_digests;
 """,
     ),
+    (
+        17,
+        "the ledger's identity; seal entries signed by the installation's key",
+        # a witness holds checkpoints by ledger id, and every journal record names it, so a
+        # journal or a checkpoint of another ledger (a training copy, a restore drill) is
+        # told apart. A seal entry records the key that signed it, its Ed25519 signature,
+        # its ledger and the SHA-256 of the roles file that authorized it; the entries
+        # made before keep NULL in each, as their HMAC links were made
+        """
+CREATE TABLE ledger_identity (
+    ledger_id VARCHAR PRIMARY KEY,
+    created_at TIMESTAMP NOT NULL
+);
+INSERT INTO ledger_identity VALUES (CAST(uuid() AS VARCHAR), CAST(now() AS TIMESTAMP));
+ALTER TABLE seal_log ADD COLUMN ledger_id VARCHAR;
+ALTER TABLE seal_log ADD COLUMN roles_sha256 VARCHAR;
+ALTER TABLE seal_log ADD COLUMN key_id VARCHAR;
+ALTER TABLE seal_log ADD COLUMN signature VARCHAR;
+""",
+    ),
 )
 
 
@@ -416,9 +436,15 @@ VOLATILE_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 """Columns left out of a row's digest: bookkeeping that changes without changing a figure."""
 
-SEAL_RECORD_TABLES: tuple[str, ...] = ("seal_log", "close_digests", "gaming_days")
-"""The seal itself, checked otherwise: the log by its HMAC links and the anchor file; the
-per-row digests and each day's status row against the log's entries."""
+SEAL_RECORD_TABLES: tuple[str, ...] = (
+    "seal_log",
+    "close_digests",
+    "gaming_days",
+    "ledger_identity",
+)
+"""The seal itself, checked otherwise: the log by its signed links, the anchor file and the
+witnesses' checkpoints (which name the ledger's identity); the per-row digests and each
+day's status row against the log's entries."""
 
 UNSEALED_TABLES: dict[str, str] = {
     "schema_migrations": "the ledger's schema history, no rows of a gaming day",

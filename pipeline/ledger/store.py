@@ -162,6 +162,18 @@ class Ledger:
         row = self.con.execute("SELECT max(version) FROM schema_migrations").fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
+    @property
+    def ledger_id(self) -> str | None:
+        """The ledger's identity (migration 17): what its witnessed checkpoints and its
+        journal's records name, so a copy's journal or checkpoints are told apart. ``None``
+        on a ledger from before it that no writer has opened, or whose identity was
+        deleted."""
+        try:
+            row = self.con.execute("SELECT min(ledger_id) FROM ledger_identity").fetchone()
+        except duckdb.CatalogException:
+            return None
+        return str(row[0]) if row and row[0] is not None else None
+
     def migrate(self) -> int:
         self.con.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY "

@@ -22,10 +22,12 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import gaming_day_of, load_catalog
+from pipeline.config.installation import installation
+from pipeline.config.keys import load_keyring, signer
 from pipeline.ledger.store import Ledger
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close
 from pipeline.reports.figures import (
@@ -49,10 +51,12 @@ from pipeline.reports.seals import (
     REOPEN,
     ROW_TEXT,
     SealEntry,
+    anchor_reference,
     append_anchors,
     append_entry,
     default_anchor_path,
     last_entries,
+    log_state,
     read_anchors,
     seal_log,
     seal_rows,
@@ -63,6 +67,7 @@ from pipeline.reports.seals import (
 from pipeline.reports.verify import day_problems, log_problems, verify
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
+from pipeline.witness.record import publish
 
 if TYPE_CHECKING:  # Great Expectations loads only when a day is validated
     from pipeline.quality.run import QualityReport
@@ -183,6 +188,7 @@ def close_gaming_day(
     accepted = admit(checked, accept_quality_failures)
     # acknowledgements recorded in the dashboards' journal count at the close
     AckJournal.for_ledger(ledger.path).import_into(ledger.con, gaming_date)
+    sealing = sealing_for(ledger)
     sealed_at = seal_time()
     anchor_path = (out_dir / ANCHOR_FILE).resolve()
     # the anchor file exists before the seal commits, so after a crash between the two
@@ -220,9 +226,10 @@ def close_gaming_day(
             blocking_exceptions=blocking,
             report_sha256=hashlib.sha256(canonical(content)).hexdigest(),
             table_digests=table_digests,
-            anchor_path=anchor_path,
+            anchor_path=anchor_reference(anchor_path, ledger.path),
             row_text=ROW_TEXT,
             table_columns=table_columns(ledger.con),
+            **sealing,
         )
         ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
         ledger.con.execute(
@@ -250,6 +257,7 @@ def close_gaming_day(
             f"({err}). Nothing is lost: once the place is writable, run baccarat-audit report "
             f"--db {ledger.path} --gaming-day {gaming_date} --out {out_dir}"
         ) from err
+    witness_seal_log(ledger)
     return result
 
 
@@ -291,7 +299,7 @@ def write_reports(
             + (f" (reopened at seal event {entry.seq})" if entry else "")
             + f"; close it first: baccarat-audit close --gaming-day {gaming_date}"
         )
-    problems = log_problems(log) + day_problems(ledger, entry)
+    problems = log_problems(log, load_keyring()) + day_problems(ledger, entry)
     if problems:
         raise SealBrokenError(
             f"gaming day {gaming_date}: the ledger no longer matches its seal, so no report "
@@ -301,9 +309,11 @@ def write_reports(
     # only a tail the file lacks: a missing file is not re-created from the ledger (that
     # would anchor whatever the ledger holds now); the close creates it before sealing
     if anchor_path.exists():
-        append_anchors(anchor_path, unanchored(log, read_anchors(anchor_path)[0]))
+        keyring = load_keyring()
+        append_anchors(anchor_path, unanchored(log, read_anchors(anchor_path)[0], keyring))
     result = sealed_result(ledger, entry, gaming_day or gaming_day_of())
     result.files = write_atomically(report_files(result, out_dir))
+    witness_seal_log(ledger)
     return result
 
 
@@ -335,6 +345,7 @@ def reopen_gaming_day(
         raise ValueError("a reopen needs an actor and where the name came from")
     if not is_closed(ledger, gaming_date):
         raise NotClosedError(f"gaming day {gaming_date} is not closed; nothing to reopen")
+    sealing = sealing_for(ledger)
     reopened_at = seal_time()
     anchor_path = default_anchor_path(seal_log(ledger.con), ledger.path)
     with ledger.transaction():
@@ -350,7 +361,35 @@ def reopen_gaming_day(
             actor_source=actor_source,
             reason=reason,
             sealed_at=reopened_at,
-            anchor_path=anchor_path,
+            anchor_path=anchor_reference(anchor_path, ledger.path),
+            **sealing,
         )
     append_anchors(anchor_path, [entry])
+    witness_seal_log(ledger)
     return entry
+
+
+def sealing_for(ledger: Ledger) -> dict[str, Any]:
+    """What a seal entry is signed and bound with: the installation's seal key (refused
+    when this account cannot read it), the ledger's identity and the roles file's digest."""
+    inst = installation()
+    ledger_id = ledger.ledger_id
+    if ledger_id is None:
+        raise SealBrokenError(
+            f"{ledger.path}: the ledger has no identity (ledger_identity is empty): it was "
+            "edited; restore it from a backup before sealing anything"
+        )
+    return {
+        "signer": signer("seal", inst),
+        "ledger_id": ledger_id,
+        "roles_sha256": inst.roles_sha256(),
+    }
+
+
+def witness_seal_log(ledger: Ledger) -> None:
+    """Send the seal log's new head to the installation's witnesses (see
+    :func:`pipeline.witness.record.publish`); :class:`NotWitnessedError` when one did not
+    keep it (the entry stands; ``witness sync`` sends it again)."""
+    ledger_id = ledger.ledger_id
+    if ledger_id is not None:
+        publish(log_state(seal_log(ledger.con), ledger_id, ledger.path), installation())

@@ -1,17 +1,24 @@
 """The seal log: every close and reopen of a gaming day, in the order they happened, each entry
-linked to the one before by an HMAC under the application's key.
+chained to the one before and signed with the installation's seal key.
 
 Why a log and not a chain of days: a chain ordered by gaming date breaks whenever a day is
 closed out of date order, reopened, or closed again after a late file. A log of events only
 grows, so each of those is one more entry and every earlier link stays valid; a day's state is
 its last entry (CLOSE: sealed; REOPEN: a draft again), whatever ``gaming_days.status`` says.
 
-A link is ``authenticate(previous link + canonical entry)`` (:mod:`pipeline.config.keys`): an
-edited entry, an inserted one or a log rewritten from scratch cannot carry valid links without
-the key. Deleting the newest entries leaves a valid shorter log, so each new link is also
-appended to an anchor file outside the ledger (``seal-anchors.jsonl`` beside the reports) and
-printed in the close report for filing elsewhere; ``verify`` compares the ledger's head with
-both.
+An entry's link chains the link before it with the SHA-256 of the entry's canonical JSON
+(:func:`pipeline.witness.checkpoint.chain_link`), and the link is signed with the
+installation's Ed25519 seal key (:mod:`pipeline.config.keys`), which only the service account
+holds: an edited entry, an inserted one or a log rewritten from scratch cannot carry valid
+signatures, and anyone can check them with the public keyring. Deleting the newest entries
+leaves a valid shorter log, so each new head is sent, as it is made, to the installation's
+witnesses as a signed checkpoint (:mod:`pipeline.witness.record`), and appended to an anchor
+file beside the reports (``seal-anchors.jsonl``, named in the entry relative to the ledger's
+folder) and printed in the close report for filing elsewhere; ``verify`` checks the log
+against every checkpoint a witness holds, and against the anchors.
+
+Entries made before signatures carry an HMAC link under the old shared key
+(:func:`pipeline.config.keys.legacy_authentic`); they verify only with that key given.
 
 A close digests every row of the day in every table of
 :data:`~pipeline.ledger.migrations.SEALED_TABLES` (leaving out the
@@ -36,9 +43,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.config.keys import authentic, authenticate
+from pipeline.config.keys import Keyring, Signer, legacy_authentic
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import LedgerError
+from pipeline.witness.checkpoint import chain_link
+from pipeline.witness.record import LogState
 
 CLOSE = "CLOSE"
 REOPEN = "REOPEN"
@@ -76,21 +85,39 @@ class SealEntry:
     columns would otherwise go unseen. ``None`` where ``row_text`` is."""
     previous_link: str
     link: str
+    ledger_id: str | None = None
+    """The ledger the entry was made in (``None`` before entries were signed)."""
+    roles_sha256: str | None = None
+    """The SHA-256 of the installation's roles file that authorized the action."""
+    key_id: str | None = None
+    """The installation seal key that signed the link; ``None``: a legacy HMAC link."""
+    signature: str | None = None
 
     def canonical(self) -> bytes:
-        """What the link authenticates: every field but the link, as canonical JSON. The
-        fields added after the first entries (:data:`ADDED_FIELDS`) are left out when
-        ``None``, so the entries made before them keep the links they were made with; any
-        other value is authenticated with the rest."""
+        """What the link covers: every field but the link and its signature, as canonical
+        JSON. The fields added after the first entries (:data:`ADDED_FIELDS`) are left out
+        when ``None``, so the entries made before them keep the links they were made with;
+        any other value is covered with the rest."""
         body = {
             k: v
             for k, v in asdict(self).items()
-            if k != "link" and not (k in ADDED_FIELDS and v is None)
+            if k not in ("link", "signature") and not (k in ADDED_FIELDS and v is None)
         }
         return json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()
 
-    def authentic(self) -> bool:
-        return authentic(self.previous_link.encode() + self.canonical(), self.link)
+    @property
+    def content_digest(self) -> str:
+        return hashlib.sha256(self.canonical()).hexdigest()
+
+    def authentic(self, keyring: Keyring) -> bool | None:
+        """Whether the link chains this entry to the previous link and carries the seal
+        key's signature; for a legacy entry, whether its HMAC verifies (``None`` when no
+        legacy key was given: it cannot be verified)."""
+        if self.signature is None:
+            return legacy_authentic(self.previous_link.encode() + self.canonical(), self.link)
+        return self.link == chain_link(
+            "seal", self.previous_link, self.content_digest
+        ) and keyring.verify("seal", self.key_id, self.link.encode(), self.signature)
 
     @property
     def table_digests(self) -> dict[str, str]:
@@ -107,8 +134,8 @@ class SealEntry:
 
 
 COLUMNS = tuple(f.name for f in fields(SealEntry))
-ADDED_FIELDS = ("row_text", "table_columns_json")
-"""The entry's fields added after the first entries were made (migration 15)."""
+ADDED_FIELDS = ("row_text", "table_columns_json", "ledger_id", "roles_sha256", "key_id")
+"""The entry's fields added after the first entries were made (migrations 15 and 17)."""
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
@@ -152,9 +179,15 @@ def append_entry(
     anchor_path: Path | None = None,
     row_text: str | None = None,
     table_columns: dict[str, str] | None = None,
+    signer: Signer,
+    ledger_id: str,
+    roles_sha256: str | None,
 ) -> SealEntry:
-    """Append one event to the log, linked to the newest entry. Call inside the transaction
-    that changes the day, so the event and the change commit together."""
+    """Append one event to the log, chained to the newest entry and signed by ``signer``
+    (the installation's seal key). Call inside the transaction that changes the day, so
+    the event and the change commit together. ``anchor_path`` is kept as the ledger's
+    folder names it (relative where it can be), so a copy of the ledger elsewhere (a restore
+    drill) never writes into this installation's anchors."""
     head = con.execute("SELECT seq, link FROM seal_log ORDER BY seq DESC LIMIT 1").fetchone()
     unsigned = SealEntry(
         seq=head[0] + 1 if head else 1,
@@ -168,16 +201,19 @@ def append_entry(
         blocking_exceptions=blocking_exceptions,
         report_sha256=report_sha256,
         table_digests_json=json.dumps(table_digests or {}, sort_keys=True),
-        anchor_path=str(anchor_path) if anchor_path is not None else None,
+        anchor_path=anchor_path.as_posix() if anchor_path is not None else None,
         row_text=row_text,
         table_columns_json=(
             json.dumps(table_columns, sort_keys=True) if table_columns is not None else None
         ),
         previous_link=head[1] if head else GENESIS,
         link="",
+        ledger_id=ledger_id,
+        roles_sha256=roles_sha256,
+        key_id=signer.key_id,
     )
-    link = authenticate(unsigned.previous_link.encode() + unsigned.canonical())
-    entry = SealEntry(**{**asdict(unsigned), "link": link})
+    link = chain_link("seal", unsigned.previous_link, unsigned.content_digest)
+    entry = SealEntry(**{**asdict(unsigned), "link": link, "signature": signer.sign(link.encode())})
     con.execute(
         f"INSERT INTO seal_log ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
         [getattr(entry, c) for c in COLUMNS],
@@ -432,12 +468,29 @@ def rows_with_digests(
 
 # ---------------------------------------------------------------------- the anchor file
 def default_anchor_path(log: Sequence[SealEntry], ledger_path: Path) -> Path:
-    """Where the anchors are: the file the newest close recorded, else ``reports/`` beside
-    the ledger (the close's default output)."""
+    """Where the anchors are: the file the newest close recorded (relative to the ledger's
+    folder), else ``reports/`` beside the ledger (the close's default output)."""
     for entry in reversed(log):
         if entry.anchor_path:
-            return Path(entry.anchor_path)
+            return ledger_path.parent / entry.anchor_path
     return ledger_path.parent / "reports" / ANCHOR_FILE
+
+
+def anchor_reference(anchor_path: Path, ledger_path: Path) -> Path:
+    """How an entry names its anchor file: relative to the ledger's folder (a copy of the
+    ledger and its reports elsewhere then names its own file)."""
+    return Path(os.path.relpath(anchor_path.resolve(), ledger_path.resolve().parent))
+
+
+def log_state(log: Sequence[SealEntry], ledger_id: str, ledger_path: Path) -> LogState:
+    """The seal log as its witnesses see it."""
+    return LogState(
+        "seal",
+        ledger_id,
+        str(ledger_path.resolve()),
+        [e.link for e in log],
+        [e.content_digest for e in log],
+    )
 
 
 def append_anchors(path: Path, entries: Iterable[SealEntry]) -> None:
@@ -465,11 +518,13 @@ def read_anchors(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return anchors, problems
 
 
-def unanchored(log: Sequence[SealEntry], anchors: Sequence[dict[str, Any]]) -> list[SealEntry]:
+def unanchored(
+    log: Sequence[SealEntry], anchors: Sequence[dict[str, Any]], keyring: Keyring
+) -> list[SealEntry]:
     """The newest entries the anchor file lacks, when it is a true prefix of the log (a close
     that stopped between its commit and its anchor); empty otherwise."""
     if len(anchors) >= len(log):
         return []
     if any(a != e.anchor_line() for a, e in zip(anchors, log, strict=False)):
         return []
-    return [e for e in log[len(anchors) :] if e.authentic()]
+    return [e for e in log[len(anchors) :] if e.authentic(keyring)]

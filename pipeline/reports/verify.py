@@ -1,15 +1,18 @@
 """``verify``: whether the ledger still holds what was sealed, recomputed from the rows.
 
 Nothing stored is taken on trust:
-- the seal log's links are checked with the application key, entry by entry, with the
-  sequence (:mod:`pipeline.reports.seals`);
+- the seal log's links are recomputed and their signatures checked with the installation's
+  public keyring, entry by entry, with the sequence (:mod:`pipeline.reports.seals`); the
+  keyring itself must hold only keys rotated in by their predecessors;
 - each day's state is its last seal event; ``gaming_days`` must agree with it (a status edited
   to REOPENED is named, and the day is checked as the log says: closed);
 - for each closed day every sealed table's digest is recomputed from the current rows and
   compared with the HMAC'd entry; ``close_digests`` (per-row) only serves to name the rows, and
   editing it to match is itself named; the report is recomputed from the rows and compared;
-- the log's head must be the anchor file's last line (and ``--expect-head`` when given), so
-  deleting the newest seal events, or the whole log, is found;
+- the log must extend every checkpoint its witnesses hold (:mod:`pipeline.witness.record`),
+  so cutting it short, restoring an older copy or forking it is found, whoever did it; its
+  head must also be the anchor file's last line, and ``--expect-head`` (a head filed
+  earlier) one of its links;
 - the acknowledgement journal must verify (HMAC per line) and still hold, unchanged, every
   acknowledgement the ledger imported from it, so emptying or editing it after a close is
   found (:meth:`pipeline.bundle.acks.AckJournal.problems_against`).
@@ -26,6 +29,8 @@ from datetime import date
 from pathlib import Path
 
 from pipeline.bundle.acks import AckJournal
+from pipeline.config.installation import Installation, installation
+from pipeline.config.keys import Keyring, load_keyring
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
 from pipeline.reports.figures import canonical, sealed_content
@@ -42,6 +47,7 @@ from pipeline.reports.seals import (
     kept_digest,
     kept_row_digests,
     last_entries,
+    log_state,
     malformed_row_digests,
     read_anchors,
     row_digests,
@@ -49,6 +55,7 @@ from pipeline.reports.seals import (
     seal_log,
     table_columns,
 )
+from pipeline.witness.record import problems_against_witnesses
 
 ROW_TEXT = 400
 """How much of a changed row a problem quotes."""
@@ -69,18 +76,22 @@ def check(
     anchors: Path | None = None,
     expect_head: str | None = None,
     journal: AckJournal | None = None,
+    inst: Installation | None = None,
 ) -> Verification:
     """Every way the ledger no longer matches its seals (see the module docstring).
     ``journal`` is the ledger's acknowledgement journal when ``ledger`` is a copy of it (the
     dashboards verify a snapshot)."""
+    inst = inst or installation()
+    keyring = load_keyring(inst)
     log = seal_log(ledger.con)
     last = last_entries(log)
     closed = [e for e in last.values() if e.action == CLOSE]
     anchor_path = anchors if anchors is not None else default_anchor_path(log, ledger.path)
-    problems = log_problems(log) + status_problems(ledger, last)
+    problems = keyring.problems() + log_problems(log, keyring) + status_problems(ledger, last)
     for entry in sorted(closed, key=lambda e: e.gaming_date):
         problems += day_problems(ledger, entry)
     problems += anchor_problems(log, anchor_path, expect_head)
+    problems += witnessed_problems(ledger, log, inst)
     problems += (journal or AckJournal.for_ledger(ledger.path)).problems_against(ledger.con)
     return Verification(problems, len(closed), log[-1].link if log else None, anchor_path)
 
@@ -92,8 +103,25 @@ def verify(
     return check(ledger, anchors, expect_head).problems
 
 
-def log_problems(log: Sequence[SealEntry]) -> list[str]:
-    """Links that do not authenticate, and breaks in the sequence."""
+def witnessed_problems(ledger: Ledger, log: Sequence[SealEntry], inst: Installation) -> list[str]:
+    """The seal log against every checkpoint the installation's witnesses hold of it."""
+    ledger_id = ledger.ledger_id
+    if ledger_id is None:
+        return [
+            "ledger_identity: the ledger has no identity (deleted?), so no witness's "
+            "checkpoint can be found for it: restore it from a backup"
+        ]
+    bound = [e for e in log if e.ledger_id is not None and e.ledger_id != ledger_id]
+    problems = [
+        f"seal_log seq {e.seq} ({e.gaming_date} {e.action}): made in ledger {e.ledger_id}, "
+        f"not this one ({ledger_id}): transplanted from another ledger"
+        for e in bound
+    ]
+    return problems + problems_against_witnesses(log_state(log, ledger_id, ledger.path), inst)
+
+
+def log_problems(log: Sequence[SealEntry], keyring: Keyring) -> list[str]:
+    """Links that do not verify, and breaks in the sequence."""
     problems = []
     previous_seq, previous_link = 0, GENESIS
     for entry in log:
@@ -107,15 +135,38 @@ def log_problems(log: Sequence[SealEntry]) -> list[str]:
                 f"{where}: its previous link is not seq {previous_seq}'s link: an entry before "
                 "it was altered, inserted or deleted"
             )
-        if not entry.authentic():
+        authentic = entry.authentic(keyring)
+        if authentic is None:
             problems.append(
-                f"{where}: the link does not authenticate: the entry was altered, or written "
-                "without the application key"
+                f"{where}: made before seal entries were signed (an HMAC link under the old "
+                "shared key), so it cannot be verified: give that key to verify it "
+                "(BACCARAT_LEGACY_AUDIT_KEY_FILE), or reopen and close the day again"
             )
+        elif not authentic:
+            problems.append(
+                f"{where}: the link does not verify: the entry was altered, or written "
+                "without the installation's seal key"
+            )
+        else:
+            problems += _retired_key_problems(entry, keyring, where)
         if entry.action not in (CLOSE, REOPEN):
             problems.append(f"{where}: unknown action {entry.action!r}")
         previous_seq, previous_link = entry.seq, entry.link
     return problems
+
+
+def _retired_key_problems(entry: SealEntry, keyring: Keyring, where: str) -> list[str]:
+    """A signature by a key retired before the entry was made: a retired key's private
+    half is deleted at the rotation, so a copy of it was kept."""
+    key = keyring.find(entry.key_id, "seal")
+    if key is None or key.retired is None:
+        return []
+    if entry.sealed_at.isoformat() > key.retired.replace("+00:00", ""):
+        return [
+            f"{where}: signed with seal key {key.key_id}, retired at {key.retired}, before "
+            f"the entry was made ({entry.sealed_at}): a copy of the retired key was kept"
+        ]
+    return []
 
 
 def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
@@ -309,11 +360,11 @@ def anchor_problems(
     """The ledger's seal log against the anchor file (and the head filed elsewhere)."""
     head = log[-1] if log else None
     problems = []
-    if expect_head is not None and (head is None or head.link != expect_head):
+    if expect_head is not None and expect_head not in {e.link for e in log}:
         problems.append(
-            f"seal_log: the ledger's head link is "
-            f"{head.link if head else 'absent (no seal events)'}, not the expected "
-            f"{expect_head}: seal events were deleted, or this is another ledger"
+            f"seal_log: no seal event has the link {expect_head} (the head filed earlier), "
+            f"the ledger's head is {head.link if head else 'absent (no seal events)'}: seal "
+            "events were deleted or rewritten, or this is another ledger"
         )
     if not path.exists():
         if head is not None:
