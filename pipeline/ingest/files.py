@@ -48,7 +48,7 @@ from pipeline.ingest.stage import (
     DEFAULT_SKEW_TOLERANCE,
     LoadReport,
     prepare,
-    replay_or_explain,
+    replay_deliveries,
 )
 from pipeline.ledger.columns import (
     LedgerBatch,
@@ -227,7 +227,9 @@ def ingest_files(
                 touched |= realigned
                 stale |= realigned
                 for table_id, day in sorted(stale):
-                    result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
+                    result = replay_deliveries(
+                        table_id, ledger.deliveries_for(table_id, day), catalog
+                    )
                     ledger.replace_table_day(table_id, day, result)
             total.deliveries += loaded.deliveries
             total.redelivered += loaded.deliveries - merged.new_deliveries

@@ -27,8 +27,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.ingest.conflicts import ConflictWatch
 from pipeline.ledger.columns import DeliveryKey, TableDay
 from pipeline.ledger.store import Delivery, Ledger, TableDayUpdate
+from pipeline.replay.findings import Finding
 from pipeline.replay.live import LiveReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.rules.config import TableRules
@@ -58,9 +60,13 @@ class _Cached:
     last: Arrival = ("", -1, "", -1, -1)
     fingerprint: tuple[int, int] | None = None
     written: _Written | None = None
+    watch: ConflictWatch = field(default_factory=ConflictWatch)
+    """The event ids held, for copies that disagree: those are withheld from the replay
+    (:mod:`pipeline.ingest.conflicts`)."""
 
     def add(self, deliveries: Sequence[Delivery]) -> None:
-        self.live.add(d.event for d in deliveries)
+        self.watch.add(deliveries)
+        self.live.add(d.event for d in self.watch.admitted(deliveries))
         self.keys.update(d.key for d in deliveries)
         if deliveries:
             self.last = deliveries[-1].arrival
@@ -130,7 +136,9 @@ class LiveTableDays:
         if cached is not None:
             new = sorted((d for d in batch if d.key not in cached.keys), key=_arrival)
             in_order = not new or new[0].arrival > cached.last
-            if in_order and len(cached.keys) + len(new) == stored[0]:
+            # A copy disagreeing with an event the replay applied: start over without it.
+            disputed = cached.watch.disputes_applied(new)
+            if in_order and not disputed and len(cached.keys) + len(new) == stored[0]:
                 cached.add(new)
                 cached.fingerprint = stored
                 return cached.live
@@ -145,6 +153,11 @@ class LiveTableDays:
         self._days[key] = cached
         self._keep_newest_day(but=key)
         return cached.live
+
+    def conflict_findings(self, key: TableDay) -> list[Finding]:
+        """The CRITICAL findings of the table-day's events whose copies disagree."""
+        cached = self._days.get(key)
+        return cached.watch.findings() if cached is not None else []
 
     def write(self, ledger: Ledger, results: Mapping[TableDay, ReplayResult]) -> None:
         """Store the table-days' latest results: only the rows that changed since the ledger

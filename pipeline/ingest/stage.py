@@ -21,6 +21,7 @@ from operator import attrgetter
 
 from pipeline.config.catalog import gaming_day_of
 from pipeline.events.model import TableEvent
+from pipeline.ingest.conflicts import ConflictWatch
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ledger.store import Delivery, Ledger
@@ -106,6 +107,19 @@ def replay_or_explain(
         return result
 
 
+def replay_deliveries(
+    table_id: str, deliveries: Sequence[Delivery], catalog: Mapping[str, TableRules]
+) -> ReplayResult:
+    """Replay a table-day from its deliveries in arrival order: :func:`replay_or_explain`
+    of their events, less every copy of an event whose copies disagree, which is withheld
+    and reported CRITICAL instead (:mod:`pipeline.ingest.conflicts`)."""
+    watch = ConflictWatch()
+    watch.add(deliveries)
+    result = replay_or_explain(table_id, [d.event for d in watch.admitted(deliveries)], catalog)
+    result.findings.extend(watch.findings())
+    return result
+
+
 def group_by_table_day(
     deliveries: Sequence[Delivery],
     gaming_day: GamingDay,
@@ -122,9 +136,7 @@ def prepare(
     """Replay each table-day of a batch on its own (pure; safe to run in a worker process);
     days as the catalog's gaming day draws them."""
     return {
-        key: replay_or_explain(
-            key[0], [d.event for d in sorted(group, key=_ARRIVAL_ORDER)], catalog
-        )
+        key: replay_deliveries(key[0], sorted(group, key=_ARRIVAL_ORDER), catalog)
         for key, group in group_by_table_day(deliveries, gaming_day_of(catalog)).items()
     }
 
@@ -184,11 +196,12 @@ def load_batch(
                         new_day=key not in rederive,
                     )
                     result = replay_or_explain(key[0], replay.arrived, catalog, replay)
+                    result.findings.extend(live.conflict_findings(key))
                     live_results[key] = result
                 else:
                     prepared_result = (prepared or {}).get(key)
                     result = (
-                        replay_or_explain(key[0], ledger.events_for(*key), catalog)
+                        replay_deliveries(key[0], ledger.deliveries_for(*key), catalog)
                         if prepared_result is None or key in rederive
                         else prepared_result
                     )

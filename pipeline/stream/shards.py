@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from pipeline.ingest.stage import replay_or_explain
+from pipeline.ingest.stage import replay_deliveries
 from pipeline.ledger.store import Ledger
 from pipeline.rules.config import TableRules
 from pipeline.stream.ledgers import request_merge, shard_files, withdraw_merge_request
@@ -109,7 +109,7 @@ def _merge_one(
     with ledger.transaction():
         merged = ledger.merge_shard(shard)
         for table_id, day in sorted(merged.stale):
-            result = replay_or_explain(table_id, ledger.events_for(table_id, day), catalog)
+            result = replay_deliveries(table_id, ledger.deliveries_for(table_id, day), catalog)
             ledger.replace_table_day(table_id, day, result)
         _copy_offsets(ledger, shard)
     report.deliveries += merged.new_deliveries
