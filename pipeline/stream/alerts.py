@@ -18,10 +18,17 @@ at least once, and every alert carries an idempotency key, ``alert_id``
 the e-mail's ``Message-ID``), for the receiver to drop the repeat. An alert given up after
 its retries is sent again when the stream restarts.
 
-A webhook body is signed: header ``X-Baccarat-Signature: sha256=<hex>``, the HMAC-SHA-256 of
-the exact body bytes under the application's key (:mod:`pipeline.config.keys`), so the
-receiver can tell the pipeline's alerts from anyone else's POSTs
-(:func:`pipeline.config.keys.authentic`).
+A webhook body is signed with the installation's webhook key (Ed25519,
+:mod:`pipeline.config.keys`), which only the pipeline's service account holds; a receiver
+holds only its public half, so nothing it keeps can forge an alert. The header::
+
+    X-Baccarat-Signature: keyid=<key id>, ed25519=<signature, hex>
+
+is the Ed25519 signature of the bytes ``baccarat-audit webhook\n`` followed by the exact
+body, by the key ``keyid`` of the installation's public keyring (``keyring.json``: the entry
+of purpose ``webhook`` with that ``key_id``; its ``public_key`` is the raw key, hex).
+Retired keys stay in the keyring, so an alert signed before a rotation still verifies.
+:func:`webhook_authentic` is the receiver's check; there is no shared secret.
 
 Table, round and patron ids and the message quote strings the floor's devices chose. Every
 string of an alert goes through :func:`pipeline.safe_text.visible`, so control and bidi
@@ -48,7 +55,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any, Protocol
 
-from pipeline.config.keys import authenticate
+from pipeline.config.keys import Keyring, signer
 from pipeline.ledger.notices import (
     ExceptionNotice,
     mark_delivered,
@@ -63,6 +70,8 @@ from pipeline.stream.retry import Backoff
 log = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "X-Baccarat-Signature"
+WEBHOOK_PURPOSE = "webhook"
+"""The installation key that signs webhook bodies (:data:`pipeline.config.keys.PURPOSES`)."""
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 SEND_TIMEOUT_SECONDS = 5.0
 DEFAULT_BACKOFF = Backoff(initial=0.5, factor=2.0, maximum=4.0, attempts=4, deadline=15.0)
@@ -149,6 +158,7 @@ class WebhookChannel:
     def __init__(self, url: str, timeout: float = SEND_TIMEOUT_SECONDS) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"--alert-webhook {url!r}: give an http:// or https:// URL")
+        signer(WEBHOOK_PURPOSE)  # refused now, not after every alert's retries
         self.url = url
         self.timeout = timeout
 
@@ -165,12 +175,29 @@ class WebhookChannel:
             method="POST",
             headers={
                 "Content-Type": "application/json",
-                SIGNATURE_HEADER: "sha256=" + authenticate(body),
+                SIGNATURE_HEADER: signature_header(body),
                 IDEMPOTENCY_HEADER: document["alert_id"],
             },
         )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             response.read()  # urlopen raises HTTPError for 4xx and 5xx
+
+
+def signature_header(body: bytes) -> str:
+    """The :data:`SIGNATURE_HEADER` value of ``body``, signed with the installation's current
+    webhook key (see the module doc)."""
+    key = signer(WEBHOOK_PURPOSE)
+    return f"keyid={key.key_id}, ed25519={key.sign(body)}"
+
+
+def webhook_authentic(body: bytes, header: str, keyring: Keyring) -> bool:
+    """Whether ``header`` (the :data:`SIGNATURE_HEADER` value) is a signature of ``body`` by
+    a webhook key of ``keyring``: what a receiver checks, with the public keyring only."""
+    parts = dict(part.strip().partition("=")[::2] for part in header.split(",") if "=" in part)
+    key_id, signature = parts.get("keyid"), parts.get("ed25519")
+    if not key_id or not signature:
+        return False
+    return keyring.verify(WEBHOOK_PURPOSE, key_id, body, signature)
 
 
 class EmailChannel:

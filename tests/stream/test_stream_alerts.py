@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from alert_receivers import SmtpReceiver, WebhookReceiver
 
-from pipeline.config.keys import authentic
+from pipeline.config.keys import load_keyring, rotate, signer
 from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice, record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import Finding, Severity
@@ -28,6 +28,8 @@ from pipeline.stream.alerts import (
     EmailChannel,
     WebhookChannel,
     alert_id,
+    signature_header,
+    webhook_authentic,
 )
 from pipeline.stream.cli import main as stream_main
 from pipeline.stream.retry import Backoff
@@ -78,7 +80,7 @@ def alerted(
     return dispatcher
 
 
-def test_the_webhook_gets_each_wanted_alert_signed_with_the_audit_key(tmp_path: Path) -> None:
+def test_the_webhook_gets_each_wanted_alert_signed_with_the_webhook_key(tmp_path: Path) -> None:
     with WebhookReceiver() as receiver:
         alerts = AlertDispatcher()
         alerts.add(WebhookChannel(receiver.url), AlertFilter(Severity.HIGH))
@@ -94,12 +96,47 @@ def test_the_webhook_gets_each_wanted_alert_signed_with_the_audit_key(tmp_path: 
     first = bodies[0]
     assert (first["expected_cents"], first["actual_cents"], first["seat"]) == (2000, 1000, 3)
     assert first["evidence_event_ids"] == ["e1", "e2"] and first["round_id"] == "T01-R007"
+    public = load_keyring()  # all a receiver holds: no secret
+    webhook_key = public.current("webhook").key_id
     for post in receiver.bodies:
         assert post.headers["Content-Type"] == "application/json"
-        tag = post.headers[SIGNATURE_HEADER].removeprefix("sha256=")
-        assert authentic(post.body, tag)
-        assert not authentic(post.body.replace(b"2000", b"9000"), tag), "a forged body fails"
+        header = post.headers[SIGNATURE_HEADER]
+        assert header.startswith(f"keyid={webhook_key}, ed25519=")
+        assert webhook_authentic(post.body, header, public)
+        forged = post.body.replace(b"2000", b"9000")
+        assert not webhook_authentic(forged, header, public), "a forged body fails"
     assert alerts.summary() == "alerts: 3 sent by webhook, 0 failed"
+
+
+def test_a_webhook_signature_is_no_seal_or_journal_signature_and_survives_rotation(
+    tmp_path: Path,
+) -> None:
+    """Only the webhook key signs alerts: a journal key's signature of the same body does not
+    pass, a header without key id or signature does not, and after the webhook key is
+    rotated an alert signed before verifies still (the keyring keeps the retired key)."""
+    body = b'{"finding_id": "f1"}'
+    before = signature_header(body)
+    journal_signed = signer("journal").sign(body)
+    ring = load_keyring()
+    assert webhook_authentic(body, before, ring)
+    assert not webhook_authentic(
+        body, f"keyid={ring.current('journal').key_id}, ed25519={journal_signed}", ring
+    )
+    assert not webhook_authentic(body, "sha256=" + "0" * 64, ring)
+    assert not webhook_authentic(body, before.split(",")[1], ring)
+    rotate("webhook")
+    after = signature_header(body)
+    ring = load_keyring()
+    assert after != before
+    assert webhook_authentic(body, before, ring) and webhook_authentic(body, after, ring)
+
+
+def test_a_webhook_is_refused_at_once_without_the_webhook_key(tmp_path: Path) -> None:
+    from pipeline.config.installation import InstallationError, installation
+
+    installation().private_key_path("webhook").unlink()
+    with pytest.raises(InstallationError, match="webhook signing key is missing"):
+        WebhookChannel("http://127.0.0.1:9/alerts")
 
 
 def test_a_code_list_narrows_what_a_channel_carries() -> None:

@@ -18,13 +18,19 @@ from typing import Any
 import pytest
 from alert_receivers import WebhookReceiver
 
-from pipeline.config.keys import authentic
+from pipeline.config.keys import load_keyring
 from pipeline.events.exception_notices import NoticeCodec
 from pipeline.ledger.store import Ledger
 from pipeline.rules.config import TableRules
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
-from pipeline.stream.alerts import SIGNATURE_HEADER, AlertDispatcher, AlertFilter, WebhookChannel
+from pipeline.stream.alerts import (
+    SIGNATURE_HEADER,
+    AlertDispatcher,
+    AlertFilter,
+    WebhookChannel,
+    webhook_authentic,
+)
 from pipeline.stream.cli import main as stream_main
 from pipeline.stream.consumer import run_consumer
 from pipeline.stream.producer import EventPublisher
@@ -79,7 +85,7 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     assert first.notices == 1
 
     [alert] = webhook.bodies
-    assert authentic(alert.body, alert.headers[SIGNATURE_HEADER].removeprefix("sha256="))
+    assert webhook_authentic(alert.body, alert.headers[SIGNATURE_HEADER], load_keyring())
     assert json.loads(alert.body)["finding_id"] == gap["finding_id"]
 
     # the late event arrives; this time through the command, alerting on gaps only
