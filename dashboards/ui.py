@@ -9,12 +9,14 @@ name with some proof, checked against the roles file (:mod:`pipeline.config.role
 - **OIDC sign-in**: when ``.streamlit/secrets.toml`` has an ``[auth]`` section (Streamlit's
   ``st.login``; needs Authlib), the sidebar offers "Sign in" and the user is the identity
   provider's ``email`` claim;
-- **an authenticating reverse proxy**: the user named by the roles file's
+- **an authenticating reverse proxy**: the user named by the installation roles file's
   ``proxy_user_header`` (default ``X-Forwarded-User``), believed only when the request comes
-  from an address in its ``trusted_proxies``. Streamlit's server rewrites the client address
-  from ``X-Forwarded-For`` for ``FORWARDED_ALLOW_IPS`` (localhost by default), so a request
-  carrying ``X-Forwarded-For`` is believed only when that rewriting is off
-  (``FORWARDED_ALLOW_IPS=""``, as ``python -m dashboards.server`` starts it).
+  from an address in its ``trusted_proxies`` (none in the packaged example: a header from
+  localhost names nobody until the administrator lists the proxy). Streamlit's server
+  rewrites the client address from ``X-Forwarded-For`` for ``FORWARDED_ALLOW_IPS``
+  (localhost by default), so a request carrying ``X-Forwarded-For`` is believed only when
+  that rewriting is off (``FORWARDED_ALLOW_IPS=""``, as ``python -m dashboards.server``
+  starts it).
 
 Without either, the dashboards are read-only: anyone who reaches them can read, nobody can
 act, and no name typed into a box is recorded.
@@ -111,7 +113,8 @@ def proxy_actor(roles: Roles) -> tuple[Actor | None, str | None]:
     if not trusted:
         return None, (
             f"Ignored the {header} header: the request came from {peer}, which is not one "
-            f"of the trusted_proxies in {roles.path}."
+            f"of the trusted_proxies in {roles.path} (none is trusted until the "
+            "installation's administrator lists the proxy there)."
         )
     if headers.get_all("X-Forwarded-For") and os.environ.get("FORWARDED_ALLOW_IPS") != "":
         return None, (

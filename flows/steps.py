@@ -307,9 +307,11 @@ def close_day(
     audit trail. ``quality`` is the validation :func:`quality_check` just ran (validated
     again if the ledger changed since); a failed BLOCK expectation refuses the close (a
     terminal error naming the failures) unless ``accept_quality_failures`` says why to close
-    anyway, which is audited. The close is made by ``actor``, by default the roles file's
-    ``scheduled_actor`` (:mod:`pipeline.config.roles`), who must be allowed to close (and to
-    reopen, or accept quality failures, when asked to): a terminal error otherwise."""
+    anyway, which is audited. The close is made by ``actor``, by default the installation
+    roles file's ``scheduled_actor`` (:mod:`pipeline.config.roles`; the operating-system
+    account running the flow must be allowed to act as it under ``[accounts]``), who must be
+    allowed to close (and to reopen, or accept quality failures, when asked to): a terminal
+    error otherwise."""
     from pipeline.reports.close import close_gaming_day, is_closed, reopen_gaming_day
 
     with classified():

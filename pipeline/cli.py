@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Any
 # Only what building the parser needs is imported here. DuckDB, pandas, pyarrow, fastavro,
 # Great Expectations and Kafka load inside the commands that use them, so `--help`, `odds`
 # and `validate-rules` start in a fraction of the time (tests/test_cli_startup.py guards it).
-from pipeline.bundle.acks import ACTIONS, ASSIGN, AckJournal
+from pipeline.bundle.acks import ACTIONS, ASSIGN, AckJournal, blocking_after
 from pipeline.bundle.cli import add_bundle_parser
 from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.config.roles import (
     ACTOR_ENV,
-    ROLES_ENV,
     Action,
     Actor,
     actor_from,
     authorize,
     load_roles,
+    read_roles,
 )
 from pipeline.exits import (
     EXIT_BAD_INPUT,
@@ -329,10 +329,12 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
 
 
 def _authorized(args: argparse.Namespace, *actions: Action) -> Actor:
-    """Who acts (``--actor`` or ``$BACCARAT_ACTOR``), allowed every one of ``actions`` by the
-    roles file; the roles' errors say why not (exit 2, :mod:`pipeline.exits`)."""
-    actor = actor_from(args.actor)
-    roles = load_roles(args.roles_file)
+    """Who acts (the operating-system account, or the user ``--actor`` or
+    ``$BACCARAT_ACTOR`` names where the installation's ``[accounts]`` lets that account act
+    as them), allowed every one of ``actions`` by the installation's roles file; the roles'
+    errors say why not (exit 2, :mod:`pipeline.exits`)."""
+    roles = load_roles()
+    actor = actor_from(args.actor, roles)
     for action in actions:
         authorize(actor, action, roles)
     return actor
@@ -448,11 +450,12 @@ def cmd_ack(args: argparse.Namespace) -> int:
     into the ledger's journal, authenticated, by an actor with the analyst role."""
     from pipeline.ledger.store import Ledger, LedgerError
 
-    journal = AckJournal.for_ledger(args.db)
     if not (args.note or "").strip():
         raise CommandError("--note is required: say why (it is kept with the record)")
     if args.re_sign_unkeyed:
-        return _re_sign(args, journal)
+        return _re_sign(args)
+    if args.approved_by or args.plan:
+        raise CommandError("--approved-by and --plan go with --re-sign-unkeyed only")
     if not args.exception_ids or not args.action:
         raise CommandError("give --exception ID (one or more) and --action")
     if (args.action == ASSIGN) != bool((args.assignee or "").strip()):
@@ -464,6 +467,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
     wanted = list(dict.fromkeys(args.exception_ids))
     try:
         with Ledger(args.db, read_only=True) as ledger:
+            ledger_id = ledger.ledger_id
             found = {
                 str(e): (t, d, s)
                 for e, t, d, s in ledger.con.execute(
@@ -481,6 +485,14 @@ def cmd_ack(args: argparse.Namespace) -> int:
             f"no exception {', '.join(unknown)} in {args.db}; nothing recorded (list them "
             f"with: baccarat-audit exceptions --db {args.db} --json)"
         )
+    if ledger_id is None:
+        raise CommandError(
+            f"{args.db}: the ledger has no identity (ledger_identity), so no acknowledgement "
+            "can be bound to it; nothing recorded: open it once for writing (a ledger from "
+            "before migration 17), or restore it from a backup",
+            EXIT_NEEDS_PERSON,
+        )
+    journal = AckJournal.for_ledger(args.db, ledger_id)
     problems = journal.verify()
     if problems:
         raise CommandError(
@@ -515,16 +527,94 @@ def cmd_ack(args: argparse.Namespace) -> int:
     return 0
 
 
-def _re_sign(args: argparse.Namespace, journal: AckJournal) -> int:
+def _re_sign(args: argparse.Namespace) -> int:
+    """Re-sign an unkeyed journal: without ``--approved-by``, a dry run listing every record
+    it would sign and what the journal's blocking count becomes; with it, the admin
+    (``--actor``) re-signs what the dry run listed (``--plan``), approved by another person
+    holding the accountant role, both recorded in every re-signed line."""
+    from pipeline.ledger.store import Ledger
+    from pipeline.reports.figures import BLOCKING_RANK
+
     if args.exception_ids or args.action:
         raise CommandError("--re-sign-unkeyed takes no --exception or --action")
     actor = _authorized(args, Action.RE_SIGN_JOURNAL)
-    count = journal.re_sign_unkeyed(actor.name, actor.source, args.note)
+    with Ledger(args.db, read_only=True) as ledger:
+        ledger_id = ledger.ledger_id
+        if ledger_id is None:
+            raise CommandError(
+                f"{args.db}: the ledger has no identity (ledger_identity), so the journal "
+                "cannot be bound to it: nothing re-signed",
+                EXIT_NEEDS_PERSON,
+            )
+        journal = AckJournal.for_ledger(args.db, ledger_id)
+        plan = journal.plan_re_sign()
+        trusted = [r for r in journal.records() if not r.legacy and r.signature]
+        before = blocking_after(ledger.con, trusted, BLOCKING_RANK)
+        after = blocking_after(ledger.con, plan.records, BLOCKING_RANK)
+    if not args.approved_by:
+        print(f"dry run: re-signing {journal.path} would sign {len(plan.records)} records:")
+        for number, r in enumerate(plan.records, 1):
+            print(
+                visible(
+                    f"  {number}. {r.action} of exception {r.exception_id} (table "
+                    f"{r.table_id}, gaming day {r.gaming_date}) by {r.actor} "
+                    f"({r.actor_source}) at {r.acted_at}: {r.note}"
+                )
+            )
+        cleared = sorted(set(before) - set(after))
+        print(
+            f"blocking exceptions (CRITICAL, not acknowledged) by the journal: "
+            f"{len(before)} now, {len(after)} once re-signed ({len(cleared)} cleared"
+            + (f": {', '.join(cleared)}" if cleared else "")
+            + ")"
+        )
+        print(
+            "nothing changed. To re-sign, an accountant other than "
+            f"{actor.name} reviews this list and approves: baccarat-audit ack --db {args.db} "
+            f"--re-sign-unkeyed --actor {actor.name} --approved-by ACCOUNTANT --plan "
+            f"{plan.digest} --note WHY"
+        )
+        return 0
+    approver = _approver(args.approved_by, actor)
+    if not args.plan:
+        raise CommandError(
+            "--approved-by needs --plan DIGEST: the digest the dry run printed, so what was "
+            "reviewed is what is re-signed (run --re-sign-unkeyed without --approved-by)"
+        )
+    count = journal.re_sign_unkeyed(
+        actor.name,
+        actor.source,
+        args.note,
+        approver=approver.name,
+        approver_source=approver.source,
+        plan=args.plan,
+    )
     print(
         f"re-signed {count} records of {journal.path} as reviewed by {actor.name} "
-        f"({actor.source}); the unkeyed original is kept beside it"
+        f"({actor.source}) and approved by {approver.name} ({approver.source}); the journal's "
+        f"blocking count went from {len(before)} to {len(after)}; the unkeyed original is "
+        "kept beside it"
     )
     return 0
+
+
+def _approver(name: str, actor: Actor) -> Actor:
+    """The second person of a re-signing: someone else than ``actor``, holding the
+    accountant role (who closes the days the re-signed records count in)."""
+    approver = Actor(name.strip(), "--approved-by on the command line")
+    if approver.name.casefold() == actor.name.casefold():
+        raise CommandError(
+            f"{actor.name} cannot approve their own re-signing: --approved-by names another "
+            "person, an accountant who reviewed the dry run"
+        )
+    roles = load_roles()
+    authorize(approver, Action.CLOSE, roles)
+    if "accountant" not in roles.users.get(approver.name, ()):
+        raise CommandError(
+            f"{approver.name} does not hold the accountant role in {roles.path}: a re-signing "
+            "is approved by an accountant"
+        )
+    return approver
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -609,6 +699,19 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_validate_rules(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.file)
     print(f"{args.file}: {len(catalog)} rule configurations, all allowed by N.J.A.C. 19:47")
+    return 0
+
+
+def cmd_validate_roles(args: argparse.Namespace) -> int:
+    """Check a candidate roles file (read-only: it grants nothing until an administrator
+    installs it as the installation's roles.toml)."""
+    roles = read_roles(args.file)
+    proxies = ", ".join(map(str, roles.trusted_proxies)) or "none"
+    print(
+        f"{args.file}: {len(roles.users)} users, {len(roles.accounts)} accounts with "
+        f"[accounts] entries, trusted proxies: {proxies}; sha256 {roles.sha256} (it takes "
+        "effect only as the installation's roles.toml)"
+    )
     return 0
 
 
@@ -706,15 +809,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def acting(p: argparse.ArgumentParser) -> None:
-        """Options of a state-changing command: who acts, and the roles that allow it."""
+        """Options of a state-changing command: who acts (the roles that allow it are the
+        installation's, never an option)."""
         p.add_argument(
             "--actor",
-            help=f"who acts, recorded with the action (default ${ACTOR_ENV}; required)",
-        )
-        p.add_argument(
-            "--roles-file",
-            type=Path,
-            help=f"users and their roles (TOML; default ${ROLES_ENV}, else the packaged example)",
+            metavar="NAME",
+            help="act as NAME, where the installation's roles file lets your operating-system "
+            f"account act as NAME ([accounts]); default ${ACTOR_ENV}, else your account",
         )
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -887,7 +988,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--re-sign-unkeyed",
         action="store_true",
-        help="authenticate a journal written before acknowledgements were (admin, after review)",
+        help="sign a journal written before acknowledgements were authenticated (admin): "
+        "without --approved-by, a dry run listing what would be signed",
+    )
+    p.add_argument(
+        "--approved-by",
+        metavar="ACCOUNTANT",
+        help="with --re-sign-unkeyed: the accountant (another person) who approves it",
+    )
+    p.add_argument(
+        "--plan",
+        metavar="DIGEST",
+        help="with --approved-by: the digest the dry run printed (the journal reviewed)",
     )
     acting(p)
     p.set_defaults(func=cmd_ack)
@@ -952,6 +1064,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate-rules", help="validate a rule catalog file")
     p.add_argument("file", type=Path, help="the rule catalog (TOML)")
     p.set_defaults(func=cmd_validate_rules)
+
+    p = sub.add_parser(
+        "validate-roles", help="check a candidate roles file (grants nothing until installed)"
+    )
+    p.add_argument("file", type=Path, help="the roles file (TOML)")
+    p.set_defaults(func=cmd_validate_roles)
 
     add_odds_parser(sub)
     add_stream_parser(sub)

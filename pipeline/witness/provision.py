@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pipeline.config.installation import Installation, InstallationError
 from pipeline.config.keys import Keyring, PublicKey, create_keys, load_keyring
-from pipeline.config.roles import DEFAULT_ROLES
+from pipeline.config.roles import DEFAULT_ROLES, add_account, os_account, read_roles
 from pipeline.witness.client import Witness, add_witness
 from pipeline.witness.store import WitnessStore
 
@@ -36,10 +36,12 @@ DEMO_NOTICE = (
 
 def init_installation(root: Path, roles: Path | None = None) -> Installation:
     """A new installation at ``root``: the roles file (``roles``, else the packaged
-    example) and a first key per purpose. Refused where one exists."""
+    example) and a first key per purpose. Refused where one exists, or when the roles file
+    does not validate (:class:`~pipeline.config.roles.RolesError`)."""
     inst = Installation(root)
     if inst.keyring_path.exists():
         raise InstallationError(f"{root}: an installation exists here already")
+    read_roles(roles or DEFAULT_ROLES)
     root.mkdir(parents=True, exist_ok=True)
     root.chmod(0o755)
     shutil.copyfile(roles or DEFAULT_ROLES, inst.roles_path)
@@ -59,8 +61,12 @@ def init_witness(root: Path, keyring: Path) -> WitnessStore:
 
 
 def init_demo_installation(root: Path) -> Installation:
-    """A labelled demo installation with a directory witness inside it."""
+    """A labelled demo installation with a directory witness inside it; the account that
+    made it may act as every user of the packaged example (``--actor demo-analyst``) and
+    run the scheduled audit."""
     inst = init_installation(root)
+    demo_users = read_roles(inst.roles_path).users
+    add_account(inst.roles_path, os_account(root).name, sorted(demo_users))
     inst.label_path.write_text(DEMO_NOTICE, encoding="utf-8")
     store = WitnessStore.create(root / "demo-witness", load_keyring(inst))
     # named relative to the installation, so a copy of the folder brings its witness along

@@ -1,5 +1,7 @@
-"""State-changing commands need an actor the roles file allows, recorded with where the name
-came from: ``close``, ``reopen`` and ``ack`` (acknowledge or escalate from a script)."""
+"""State-changing commands act as the operating-system account (or a name the installation
+lets that account act as), allowed by the installation's roles file, and record where the
+name came from: ``close``, ``reopen`` and ``ack`` (acknowledge or escalate from a script).
+The caller chooses neither the roles file nor a name the account may not use."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -21,10 +24,21 @@ import pytest
 
 from pipeline.bundle.acks import AckJournal
 from pipeline.cli import main
-from pipeline.config.roles import ACTOR_ENV, ROLES_ENV
+from pipeline.config.installation import INSTALLATION_ENV
+from pipeline.config.roles import ACTOR_ENV
 from pipeline.ledger.store import Ledger
+from pipeline.reports.seals import seal_log
+from pipeline.witness.provision import init_demo_installation
 
 DAY = date(2026, 11, 24)
+ME = pwd.getpwuid(os.geteuid()).pw_name
+GRANTING = f'''
+[users]
+"{ME}" = ["admin"]
+mallory = ["admin"]
+"controller@casino.example" = ["accountant"]
+'''
+"""What a caller would like the roles file to say."""
 
 
 @functools.cache
@@ -40,8 +54,8 @@ def _demo() -> Path:
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv(ACTOR_ENV, raising=False)
-    monkeypatch.delenv(ROLES_ENV, raising=False)
+    for name in (ACTOR_ENV, "BACCARAT_ROLES", "SUDO_USER", "SUDO_UID"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("BACCARAT_ACKS", raising=False)
     target = tmp_path / "ledger.duckdb"
     shutil.copyfile(_demo(), target)
@@ -75,27 +89,66 @@ def _close(db: Path, tmp_path: Path, *extra: str) -> list[str]:
     return ["close", "--db", str(db), "--gaming-day", DAY.isoformat(), "--out", out, *extra]
 
 
+def _acting() -> str:
+    """The source recorded for ``--actor demo-...`` in the tests' demo installation, which lets
+    the account running the tests act as every demo user."""
+    roles = Path(os.environ[INSTALLATION_ENV]) / "roles.toml"
+    return f"--actor on operating-system account {ME}, allowed by [accounts] of {roles}"
+
+
+def _own_installation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, roles: str) -> Path:
+    """An installation of this test's own, with ``roles`` as its roles file."""
+    root = init_demo_installation(tmp_path / "installation").root
+    (root / "roles.toml").write_text(roles)
+    monkeypatch.setenv(INSTALLATION_ENV, str(root))
+    return root / "roles.toml"
+
+
 # ---------------------------------------------------------------------- close and reopen
 def test_the_scheduled_close_is_recorded_as_the_configured_actor(db: Path) -> None:
     assert _rows(db, "SELECT action, actor FROM gaming_day_audit") == [("CLOSE", "demo-controller")]
+    roles = Path(os.environ[INSTALLATION_ENV]) / "roles.toml"
+    with Ledger(db, read_only=True) as ledger:
+        (entry,) = seal_log(ledger.con)
+    assert entry.actor_source == (
+        f"scheduled_actor of {roles}, run by operating-system account {ME}"
+    )
+    assert entry.roles_sha256 == hashlib.sha256(roles.read_bytes()).hexdigest()
 
 
-def test_reopen_by_an_actor_nobody_checked_is_refused(
+def test_a_seal_records_the_operating_system_account_and_the_roles_files_digest(
+    db: Path, tmp_path: Path
+) -> None:
+    assert main(_reopen(db, "--reason", "late file", "--actor", "demo-controller")) == 0
+    assert main(_close(db, tmp_path, "--actor", "demo-controller")) in (0, 1)
+    roles = Path(os.environ[INSTALLATION_ENV]) / "roles.toml"
+    with Ledger(db, read_only=True) as ledger:
+        entries = seal_log(ledger.con)
+    assert [(e.actor, e.actor_source) for e in entries[-2:]] == [
+        ("demo-controller", _acting()),
+        ("demo-controller", _acting()),
+    ]
+    assert f"operating-system account {ME}" in entries[-1].actor_source
+    assert entries[-1].roles_sha256 == hashlib.sha256(roles.read_bytes()).hexdigest()
+
+
+def test_reopen_as_a_name_the_account_may_not_act_as_is_refused(
     db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _rows(db, "SELECT * FROM gaming_day_audit"), _rows(db, "SELECT * FROM gaming_days")
     assert main(_reopen(db, "--reason", "late file", "--actor", "nobody-checked")) == 2
     err = capsys.readouterr().err
-    assert "nobody-checked (from command line) may not reopen" in err
-    assert "accountant or admin" in err and "nobody-checked is not a user in" in err
+    assert f"operating-system account {ME} may not act as nobody-checked (from --actor)" in err
+    assert "the installation's roles file" in err and "accounts." in err
     after = _rows(db, "SELECT * FROM gaming_day_audit"), _rows(db, "SELECT * FROM gaming_days")
     assert after == before
 
 
-def test_state_changing_commands_without_an_actor_are_refused_not_defaulted(
+def test_without_an_actor_the_operating_system_account_acts_and_needs_a_role(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("USER", "root")  # the operating-system user is no answer
+    monkeypatch.setenv("USER", "demo-controller")  # the login variables name nobody
+    monkeypatch.setenv("LOGNAME", "demo-controller")
     before = _rows(db, "SELECT * FROM gaming_day_audit")
     for argv in (
         _reopen(db, "--reason", "late file"),
@@ -103,7 +156,9 @@ def test_state_changing_commands_without_an_actor_are_refused_not_defaulted(
         _ack(db, "--exception", _criticals(db)[0], "--action", "ACKNOWLEDGE", "--note", "ok"),
     ):
         assert main(argv) == 2, argv
-        assert "--actor NAME or set BACCARAT_ACTOR" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert f"{ME} (from operating-system account {ME}) may not" in err
+        assert f"{ME} is not a user in" in err
     assert _rows(db, "SELECT * FROM gaming_day_audit") == before
     assert AckJournal.for_ledger(db).records() == []
 
@@ -113,7 +168,7 @@ def test_an_analyst_may_not_close_or_accept_quality_failures(
 ) -> None:
     assert main(_reopen(db, "--reason", "late file", "--actor", "demo-controller")) == 0
     assert main(_close(db, tmp_path, "--actor", "demo-analyst")) == 2
-    assert "demo-analyst (from command line) may not close" in capsys.readouterr().err
+    assert f"demo-analyst (from {_acting()}) may not close" in capsys.readouterr().err
     assert (
         main(
             _close(
@@ -131,34 +186,78 @@ def test_an_analyst_may_not_close_or_accept_quality_failures(
     assert _rows(db, "SELECT status FROM gaming_days") == [("REOPENED",)]
 
 
-def test_the_actor_may_come_from_the_environment_and_a_site_roles_file(
+def test_a_roles_file_the_caller_chooses_grants_nothing(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    site = tmp_path / "site-roles.toml"
-    site.write_text('[users]\n"controller@casino.example" = ["accountant"]\n')
-    monkeypatch.setenv(ACTOR_ENV, "controller@casino.example")
-    assert main(_reopen(db, "--reason", "late file")) == 2  # not in the packaged example
-    assert "is not a user in" in capsys.readouterr().err
-    assert main(_reopen(db, "--reason", "late file", "--roles-file", str(site))) == 0
-    assert "reopened by controller@casino.example (environment BACCARAT_ACTOR)" in (
-        capsys.readouterr().out
+    mine = tmp_path / "my.toml"
+    mine.write_text(GRANTING)
+    before = _rows(db, "SELECT * FROM gaming_day_audit")
+    # the option is gone
+    argv = _reopen(db, "--reason", "x", "--actor", "demo-controller", "--roles-file", str(mine))
+    assert main(argv) == 2
+    assert "--roles-file" in capsys.readouterr().err
+    # the environment variable of old is ignored: my.toml's grants count for nothing
+    monkeypatch.setenv("BACCARAT_ROLES", str(mine))
+    assert main(_reopen(db, "--reason", "x")) == 2
+    assert f"{ME} is not a user in {os.environ[INSTALLATION_ENV]}" in capsys.readouterr().err
+    assert main(_reopen(db, "--reason", "x", "--actor", "mallory")) == 2
+    assert f"account {ME} may not act as mallory" in capsys.readouterr().err
+    monkeypatch.setenv(ACTOR_ENV, "mallory")
+    argv = _ack(db, "--exception", _criticals(db)[0], "--action", "ACKNOWLEDGE", "--note", "ok")
+    assert main(argv) == 2
+    assert "may not act as mallory (from environment BACCARAT_ACTOR)" in capsys.readouterr().err
+    assert _rows(db, "SELECT * FROM gaming_day_audit") == before
+    assert AckJournal.for_ledger(db).records() == []
+
+
+def test_the_environment_names_a_user_the_account_may_act_as(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ACTOR_ENV, "demo-controller")
+    assert main(_reopen(db, "--reason", "late file")) == 0
+    assert (
+        f"reopened by demo-controller (environment BACCARAT_ACTOR on operating-system account "
+        f"{ME}, allowed by [accounts]" in capsys.readouterr().out
     )
-    monkeypatch.setenv(ROLES_ENV, str(site))
-    assert main(_close(db, tmp_path)) in (0, 1)  # 1: blocking exceptions, not a refusal
-    audit = _rows(db, "SELECT action, actor FROM gaming_day_audit ORDER BY acted_at")
-    assert audit[-2:] == [
-        ("REOPEN", "controller@casino.example"),
-        ("CLOSE", "controller@casino.example"),
-    ]
+
+
+def test_sudo_records_the_account_that_ran_it(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = next(p for p in pwd.getpwall() if p.pw_uid != os.geteuid())
+    monkeypatch.setenv("SUDO_USER", other.pw_name)
+    monkeypatch.setenv("SUDO_UID", str(other.pw_uid))
+    # the installation belongs to this account: sudo made it the service account
+    assert main(_reopen(db, "--reason", "x")) == 2
+    assert (
+        f"{other.pw_name} (from operating-system account {other.pw_name} via sudo as {ME}) "
+        "may not reopen" in capsys.readouterr().err
+    )
+    # the demo installation lets the test runner, not the sudo caller, act as the demo users
+    assert main(_reopen(db, "--reason", "x", "--actor", "demo-controller")) == 2
+    assert (
+        f"operating-system account {other.pw_name} via sudo as {ME} may not act as "
+        "demo-controller" in capsys.readouterr().err
+    )
+
+
+def test_an_installation_granting_the_account_a_role_records_it(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _own_installation(tmp_path, monkeypatch, f'[users]\n"{ME}" = ["accountant"]\n')
+    assert main(_reopen(db, "--reason", "late file")) == 0
+    assert f"reopened by {ME} (operating-system account {ME})" in capsys.readouterr().out
+    assert _rows(db, "SELECT action, actor FROM gaming_day_audit ORDER BY acted_at")[-1] == (
+        "REOPEN",
+        ME,
+    )
 
 
 def test_a_broken_roles_file_is_named(
-    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    broken = tmp_path / "roles.toml"
-    broken.write_text('[users]\ndemo-controller = ["acountant"]\n')
-    argv = _reopen(db, "--reason", "x", "--actor", "demo-controller", "--roles-file", str(broken))
-    assert main(argv) == 2
+    broken = _own_installation(tmp_path, monkeypatch, '[users]\ndemo-controller = ["acountant"]\n')
+    assert main(_reopen(db, "--reason", "x", "--actor", "demo-controller")) == 2
     assert f"{broken}: users.demo-controller: unknown role(s) ['acountant']" in (
         capsys.readouterr().err
     )
@@ -173,12 +272,12 @@ def test_ack_records_several_exceptions_with_who_and_from_where(
     assert main([*argv, "--note", "payout differs from video", "--actor", "demo-analyst"]) == 0
     out = capsys.readouterr().out
     assert f"ESCALATE of exception {first} (table T0" in out
-    assert "recorded by demo-analyst (command line)" in out
+    assert f"recorded by demo-analyst ({_acting()})" in out
     assert "is closed (CLOSED_WITH_BLOCKING_EXCEPTIONS): this counts at its close only after" in out
     records = AckJournal.for_ledger(db).records()
     assert [(r.exception_id, r.action, r.actor, r.actor_source) for r in records] == [
-        (first, "ESCALATE", "demo-analyst", "command line"),
-        (second, "ESCALATE", "demo-analyst", "command line"),
+        (first, "ESCALATE", "demo-analyst", _acting()),
+        (second, "ESCALATE", "demo-analyst", _acting()),
     ]
     assert all(r.gaming_date == DAY.isoformat() and r.table_id for r in records)
     assert AckJournal.for_ledger(db).verify() == []
@@ -189,8 +288,8 @@ def test_ack_records_several_exceptions_with_who_and_from_where(
     [
         (
             ["--note", "ok", "--actor", "demo-controller"],
-            "demo-controller (from command line) "
-            "may not acknowledge: that needs the role analyst or admin",
+            ") may not acknowledge: that needs the role analyst or admin, and demo-controller "
+            "holds accountant",
         ),
         (["--note", "  ", "--actor", "demo-analyst"], "--note is required"),
         (["--actor", "demo-analyst"], "--note is required"),
