@@ -9,8 +9,10 @@ Every exception the stream raises or withdraws goes to the ``audit-exceptions`` 
 (:mod:`pipeline.stream.notices`) and, with ``--alert-webhook`` or ``--alert-smtp``, to people
 (:mod:`pipeline.stream.alerts`). Connection settings come from ``BACCARAT_KAFKA_*`` variables
 (:mod:`pipeline.stream.settings`); the options given here win over them.
-Exit status: 0 done, 2 bad input or configuration, 75 the broker or the ledger stayed
-unavailable after retries (try again later).
+Exit status: 0 done, 1 the broker's log is not the one the ledger's stored offsets were
+read from (:mod:`pipeline.stream.resume`: a person must decide), 2 bad input or
+configuration, 75 the broker or the ledger stayed unavailable after retries (try again
+later).
 """
 
 from __future__ import annotations
@@ -164,6 +166,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import LedgerError
     from pipeline.stream.consumer import BatchReport, run_consumer
     from pipeline.stream.ledgers import ShardDirectory
+    from pipeline.stream.resume import ResumeRefusedError
 
     try:
         settings = KafkaSettings.from_env(
@@ -222,6 +225,9 @@ def cmd_stream(args: argparse.Namespace) -> int:
             alerts=alerts,
             lend_every=args.lend_every,
         )
+    except ResumeRefusedError as err:
+        print(f"stopped: {err}", file=sys.stderr)
+        return err.exit_code
     except (TransientError, LedgerError) as err:
         print(f"gave up: {err}", file=sys.stderr)
         return EX_TEMPFAIL

@@ -34,7 +34,10 @@ with the rows they produced, a crash before the commit resumes at the batch's st
 rows were never written; a crash after it resumes after the batch. And deliveries are keyed
 by source and offset (with the event's id and seq), so even a batch processed twice (a
 partition moving between workers mid-batch) inserts nothing the second time. Stored offsets
-only move forward.
+only move forward. Before seeking to a stored offset, the broker's log is checked to be the
+one it was stored against (:mod:`pipeline.stream.resume`): a log that ends before it,
+starts after it, or holds another record just below it (a broker that lost its log) stops
+the stream with :class:`~pipeline.stream.resume.ResumeRefusedError` before anything is read.
 
 The dead-letter *topic* is at-least-once: a crash between sending a dead letter and the
 ledger commit sends it again on restart; consumers of the DLQ can de-duplicate on the
@@ -81,6 +84,7 @@ from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.notices import NoticePublisher, notice_days
+from pipeline.stream.resume import LogProbe, check_resume
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
 from pipeline.stream.sender import AcknowledgedSender
 from pipeline.stream.settings import DEFAULT_MAX_BATCH, KafkaSettings
@@ -408,12 +412,16 @@ class _Partitions:
         settings: KafkaSettings,
         backoff: Backoff,
         report: ConsumerReport,
+        codec: EventCodec | None = None,
     ) -> None:
         self.consumer = consumer
         self.ledgers = ledgers
         self.group, self.topic = settings.group_id, settings.topic
         self.backoff = backoff
         self.report = report
+        self.settings = settings
+        self.probe = LogProbe(settings)
+        self.codec = codec or default_codec()
         self.open: set[int] = set()
         self.waiting: dict[int, _LedgerWait] = {}
         self.read_to: dict[int, int] = {}
@@ -468,8 +476,16 @@ class _Partitions:
                     partition, now - wait.since, self.ledgers.describe(partition),
                 )  # fmt: skip
             return False
-        stored = self.ledgers.ledger(partition).stored_offsets(self.group, self.topic)
+        ledger = self.ledgers.ledger(partition)
+        stored = ledger.stored_offsets(self.group, self.topic)
         tp = self._tp(partition)
+        if stored.get(partition, 0) > 0:  # the broker's log must be the one it was read from
+            offset = stored[partition]
+            broker = self.probe.look(self.topic, partition, offset - 1)
+            check_resume(
+                ledger, self.ledgers.describe(partition), self.settings, partition, offset,
+                broker, self.codec,
+            )  # fmt: skip
         if partition in stored:
             self.consumer.seek(tp, stored[partition])
             self.read_to[partition] = stored[partition]
@@ -583,6 +599,7 @@ def run_consumer(
             lambda: retrying(lambda: Ledger(path), f"opening the ledger {path}"), lend_every
         )
     consumer: KafkaConsumer | None = None
+    partitions: _Partitions | None = None
     dlq = AcknowledgedSender(settings, settings.dlq_topic, retrying)
     notices = NoticePublisher(
         settings,
@@ -604,7 +621,7 @@ def run_consumer(
             f"connecting to {settings.bootstrap_servers}",
         )
         listener = AssignmentListener(consumer)
-        partitions = _Partitions(consumer, ledgers, settings, retry_policy, report)
+        partitions = _Partitions(consumer, ledgers, settings, retry_policy, report, codec)
         live = LiveTableDays(catalog)
         subscribed_at = time.monotonic()
         consumer.subscribe([topic], listener=listener)
@@ -668,6 +685,8 @@ def run_consumer(
     finally:
         report.elapsed = time.monotonic() - started
         try:
+            if partitions is not None:
+                partitions.probe.close()
             if consumer is not None:
                 consumer.close(autocommit=False)
         finally:

@@ -1,0 +1,202 @@
+"""Before resuming a partition at the offset its ledger stored: is the broker's log still the
+one that offset was stored against?
+
+The ledger, not Kafka, says where to resume (:mod:`pipeline.stream.consumer`). That is only
+right while the broker's log is the one the ledger read. A broker that lost its log (its
+storage wiped, an in-memory broker restarted, another cluster behind the same address)
+starts its partitions again at offset 0, and a consumer seeking to the stored offsets would
+skip everything below them, or wait past the end for records that will never come, and
+report success. A partition whose log start moved past the stored offset (retention, or
+records deleted) lost records the ledger never loaded. Either is a loud stop
+(:class:`ResumeRefusedError`), before anything is read.
+
+What is checked, per partition with a stored offset ``s`` (``s`` > 0), with a short-lived
+consumer of its own (no group) that reads one record:
+
+1. the log start is at most ``s`` (else records ``s`` to start - 1 are gone, never loaded);
+2. the high watermark is at least ``s`` (else the log ends before records the ledger holds);
+3. the record at ``s - 1`` is the one the ledger loaded from there: the same event id (or
+   the same bytes, for a dead letter). A log that was replaced and has grown past ``s``
+   fails here.
+
+The high watermark is taken from a fetch response, not ListOffsets: tansu 0.6 answers
+ListOffsets(latest) with the last batch's base offset + 1, short of the real end.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from kafka import KafkaConsumer, TopicPartition
+
+from pipeline.events import EventCodec, EventDecodeError
+from pipeline.exits import EXIT_NEEDS_PERSON, CommandError
+from pipeline.ingest.errors import TransientError
+from pipeline.ledger.store import Ledger
+from pipeline.stream.settings import KafkaSettings
+
+log = logging.getLogger(__name__)
+
+__all__ = ["LogProbe", "PartitionLog", "ResumeRefusedError", "check_resume"]
+
+PROBE_SECONDS = 5.0
+"""How long the probe waits for the broker to answer a fetch."""
+
+
+class ResumeRefusedError(CommandError):
+    """The broker's log does not hold what the ledger's stored offsets say was read: a
+    person must decide (exit 1). Nothing was read or written."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_NEEDS_PERSON)
+
+
+@dataclass(frozen=True)
+class PartitionLog:
+    """What the broker holds of a partition, as the probe saw it."""
+
+    log_start: int
+    high_water: int | None
+    """From a fetch response; ``None`` when the broker did not answer in time."""
+    first: tuple[int, bytes | None] | None
+    """(offset, value) of the first record at or after the offset asked for, if any."""
+
+
+class LogProbe:
+    """Reads one record of a partition with a group-less consumer of its own (made on
+    first use), so the consumer in the group keeps its positions and fetches."""
+
+    def __init__(self, settings: KafkaSettings, seconds: float = PROBE_SECONDS) -> None:
+        self.settings = settings
+        self.seconds = seconds
+        self._consumer: KafkaConsumer | None = None
+
+    def look(self, topic: str, partition: int, offset: int) -> PartitionLog:
+        if self._consumer is None:
+            self._consumer = KafkaConsumer(
+                **self.settings.client_kwargs(),
+                enable_auto_commit=False,
+                auto_offset_reset="earliest",
+                check_crcs=self.settings.check_crcs,
+            )
+        consumer = self._consumer
+        tp = TopicPartition(topic, partition)
+        consumer.assign([tp])
+        log_start = int(consumer.beginning_offsets([tp])[tp])
+        consumer.seek(tp, max(offset, 0))
+        deadline = time.monotonic() + self.seconds
+        records: list[Any] = []
+        while time.monotonic() < deadline:
+            records = consumer.poll(timeout_ms=200, max_records=1).get(tp, [])
+            high_water = consumer.highwater(tp)
+            if records or (high_water is not None and high_water <= offset):
+                break
+        high_water = consumer.highwater(tp)
+        first = (int(records[0].offset), records[0].value) if records else None
+        return PartitionLog(log_start, None if high_water is None else int(high_water), first)
+
+    def close(self) -> None:
+        if self._consumer is not None:
+            self._consumer.close(autocommit=False)
+            self._consumer = None
+
+
+def _loaded_at(ledger: Ledger, source: str, position: int) -> tuple[str, str | bytes] | None:
+    """What the ledger loaded from ``source`` at ``position``: ("event", event id) or
+    ("dead letter", its bytes); None when it kept neither (a tombstone)."""
+    row = ledger.con.execute(
+        "SELECT event_id FROM deliveries WHERE source = ? AND position = ? LIMIT 1",
+        [source, position],
+    ).fetchone()
+    if row is not None:
+        return "event", str(row[0])
+    row = ledger.con.execute(
+        "SELECT raw_bytes FROM dead_letters WHERE source = ? AND position = ? "
+        "AND raw_bytes IS NOT NULL LIMIT 1",
+        [source, position],
+    ).fetchone()
+    return ("dead letter", bytes(row[0])) if row is not None else None
+
+
+def check_resume(
+    ledger: Ledger,
+    where: str,
+    settings: KafkaSettings,
+    partition: int,
+    stored: int,
+    broker: PartitionLog,
+    codec: EventCodec,
+) -> None:
+    """Raise :class:`ResumeRefusedError` unless resuming ``partition`` at ``stored`` (the
+    offset the ledger ``where`` stored) reads on from where the ledger left off."""
+    topic, group = settings.topic, settings.group_id
+    start, end = broker.log_start, broker.high_water
+    place = (
+        f"{topic} partition {partition} (group {group}): the ledger {where} stored offset "
+        f"{stored}, having loaded every record below it, but the broker at "
+        f"{settings.bootstrap_servers} holds "
+    )
+    holds = (
+        f"offsets {start} to {end - 1} (log start {start}, end {end})"
+        if end is not None and end > start
+        else f"no records (log start {start}, end {end if end is not None else start})"
+    )
+    todo = (
+        "Nothing was read, skipped or written: the stream stopped before reading "
+        f"{topic}. What to do: find out what happened to the broker's log. If it was lost "
+        "and the devices' events were published again, stream them under a new consumer "
+        "group (--group NEW reads each partition from its start; the ledger keys every "
+        "delivery by source, offset and event, so events it already holds become "
+        "duplicates it reports, not new rows), or load the devices' own files with "
+        "`baccarat-audit ingest`. If this is the wrong broker, point --bootstrap at the "
+        "right one. Do not delete the stored offsets to make this error go away: they are "
+        "the record of what was read."
+    )
+    if start > stored:
+        raise ResumeRefusedError(
+            f"cannot resume {place}{holds}: its log start moved past the stored offset, so "
+            f"offsets {stored} to {start - 1} ({start - stored:,} records) are gone from the "
+            f"broker and were never loaded. {todo}"
+        )
+    if end is None:
+        raise TransientError(
+            f"{topic} partition {partition}: the broker at {settings.bootstrap_servers} did "
+            f"not answer a fetch at offset {stored - 1} in time, so the stored offset "
+            f"{stored} could not be checked against its log"
+        )
+    if end < stored:
+        raise ResumeRefusedError(
+            f"cannot resume {place}{holds}: the log ends before records the ledger already "
+            "loaded, so it is not the log those offsets were stored against (the broker "
+            "lost its log, or this is another cluster). Resuming would skip "
+            f"the {max(end - start, 0):,} records it holds now and the next "
+            f"{stored - max(end, start):,} published. {todo}"
+        )
+    if broker.first is None or broker.first[0] != stored - 1:
+        return  # no record at stored - 1 (a compacted or control offset): nothing to compare
+    loaded = _loaded_at(ledger, f"kafka:{topic}:{partition}", stored - 1)
+    value = broker.first[1]
+    if loaded is None or value is None:
+        return
+    _, what = loaded
+    if isinstance(what, str):
+        try:
+            found = f"event {codec.decode(value).get('event_id')}"
+        except EventDecodeError as err:
+            found = f"an undecodable message ({err.reason.value})"
+        same = found == f"event {what}"
+        said = f"event {what}"
+    else:
+        same = bytes(value) == what
+        found = f"{len(value)} bytes that differ from the dead letter's"
+        said = f"a dead letter of {len(what)} bytes"
+    if not same:
+        raise ResumeRefusedError(
+            f"cannot resume {place}{holds}, and at offset {stored - 1} it holds {found} where "
+            f"the ledger loaded {said}: the log was replaced (the broker lost its log and "
+            "was written again, or this is another cluster). Resuming would skip the "
+            f"{stored - start:,} records below offset {stored} of the new log. {todo}"
+        )
