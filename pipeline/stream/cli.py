@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.ingest.errors import TransientError
 from pipeline.stream.settings import (
+    DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_BATCH,
     KafkaSettings,
     KafkaSettingsError,
@@ -83,6 +84,14 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         type=float,
         metavar="SECONDS",
         help="stop after this many seconds without new messages (default: run until Ctrl-C)",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=DEFAULT_CONNECT_TIMEOUT,
+        metavar="SECONDS",
+        help="give up (exit 75) when no broker answers at the bootstrap address within this "
+        "many seconds of the start (default %(default)g)",
     )
     p.add_argument(
         "--max-batch",
@@ -180,8 +189,12 @@ def cmd_stream(args: argparse.Namespace) -> int:
     except (KafkaSettingsError, CatalogError, ValueError) as err:
         print(err, file=sys.stderr)
         return 2
-    if args.max_batch < 1 or args.lend_every < 0:
-        print("--max-batch must be at least 1 and --lend-every at least 0", file=sys.stderr)
+    if args.max_batch < 1 or args.lend_every < 0 or args.connect_timeout <= 0:
+        print(
+            "--max-batch must be at least 1, --lend-every at least 0 and --connect-timeout "
+            "more than 0",
+            file=sys.stderr,
+        )
         return 2
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -224,6 +237,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
             stop=stop,
             alerts=alerts,
             lend_every=args.lend_every,
+            connect_timeout=args.connect_timeout,
         )
     except ResumeRefusedError as err:
         print(f"stopped: {err}", file=sys.stderr)

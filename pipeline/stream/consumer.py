@@ -84,6 +84,7 @@ from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.notices import NoticePublisher, notice_days
+from pipeline.stream.reach import wait_for_broker
 from pipeline.stream.resume import LogProbe, check_resume
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
 from pipeline.stream.sender import AcknowledgedSender
@@ -554,6 +555,7 @@ def run_consumer(
     consumer_config: Mapping[str, Any] | None = None,
     alerts: AlertDispatcher | None = None,
     lend_every: float = 0.0,
+    connect_timeout: float | None = None,
 ) -> ConsumerReport:
     """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
     file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
@@ -569,7 +571,11 @@ def run_consumer(
     they are on the exceptions topic, and marks each delivery in the ledger; it is drained
     before the ledgers close. ``lend_every``: with one ledger file, let readers copy it between
     batches, at most once per that many seconds (:class:`~pipeline.stream.ledgers.OneLedger`);
-    0: never.
+    0: never. ``connect_timeout``: give up with
+    :class:`~pipeline.stream.reach.BrokerUnreachableError` when no broker answers at the
+    bootstrap address within that many seconds of the start (``None``: wait as the retries
+    do; ``stream`` passes ``--connect-timeout``, default
+    :data:`~pipeline.stream.settings.DEFAULT_CONNECT_TIMEOUT`).
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -586,6 +592,8 @@ def run_consumer(
     def retrying(operation: Callable[[], Any], what: str) -> Any:
         return retry_transient(operation, what=what, backoff=retry_policy, on_retry=note_retry)
 
+    if connect_timeout is not None:
+        wait_for_broker(settings, connect_timeout)
     if create_topics:
         retrying(
             lambda: ensure_topics(settings), f"creating topics on {settings.bootstrap_servers}"

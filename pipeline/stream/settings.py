@@ -38,6 +38,9 @@ against 37-38 us for the file path in the same runs (issue 13). A live consumer'
 stay small whatever this is: a batch ends once the consumer has read what the broker holds."""
 DLQ_SUFFIX = ".dlq"
 DEFAULT_EXCEPTIONS_TOPIC = "audit-exceptions"
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds the stream waits for a broker to answer at the bootstrap address before giving up
+(``stream --connect-timeout``; :mod:`pipeline.stream.reach`)."""
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
