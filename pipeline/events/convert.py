@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pipeline.events.codec import EPOCH, NAMESPACE, EventCodec, datetime_to_micros
-from pipeline.events.model import TableEvent
+from pipeline.events.model import MAX_DEVICE_STRING, TableEvent, bounded
 
 
 def micros_to_datetime(micros: int) -> dt.datetime:
@@ -39,14 +39,19 @@ def from_record(record: Mapping[str, Any]) -> TableEvent:
     """The model event for a decoded record, in either shape the codec reads
     (:class:`~pipeline.events.codec.EventRecord` or
     :class:`~pipeline.events.codec.ModelRecord`). The event takes the record's payload fields
-    as they are (decoders return a fresh dict per record)."""
+    as they are (decoders return a fresh dict per record), except that a string longer than
+    :data:`~pipeline.events.model.MAX_DEVICE_STRING` is cut at intake
+    (:func:`~pipeline.events.model.bounded`); the replay reports each cut."""
     full_name, fields = record["payload"]
     event_id = record["event_id"]
     occurred_at = record["occurred_at"]
+    for name, value in fields.items():
+        if type(value) is str and len(value) > MAX_DEVICE_STRING:
+            fields[name] = bounded(value)
     return TableEvent(
-        event_id if isinstance(event_id, str) else str(event_id),
-        record["table_id"],
-        record["device_id"],
+        bounded(event_id if isinstance(event_id, str) else str(event_id)),
+        bounded(record["table_id"]),
+        bounded(record["device_id"]),
         record["seq"],
         occurred_at if isinstance(occurred_at, int) else datetime_to_micros(occurred_at),
         _short_name(full_name),

@@ -26,7 +26,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.events.model import TableEvent
+from pipeline.events.model import PLAUSIBLE_TIMES, TableEvent
 from pipeline.ledger.columns import (
     ARRIVAL_ORDER_SQL,
     DELIVERY_KEY_SQL,
@@ -46,6 +46,7 @@ from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.replay.findings import Finding
 from pipeline.replay.pit import PIT_CODES, pit_findings
 from pipeline.replay.rows import APPENDED_ROWS, PracticeRow, ReplayResult
+from pipeline.replay.sequencer import redelivered_file
 from pipeline.rules.codes import PATTERN_CODES
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import sql_literal
@@ -373,24 +374,29 @@ class Ledger:
         A closed day's deliveries are sealed: no event is moved into or out of a closed day
         (such an event stays where its time puts it, and the next day's replay reports the
         fragment it makes).
+
+        An event stamped outside :data:`~pipeline.events.model.PLAUSIBLE_TIMES` (a broken
+        clock) goes to the table-day of its device's events around it (:meth:`_date_by_seq`),
+        whose replay withholds it with a finding; it never makes a gaming day of its own.
         """
         wanted = sorted(set(tables))
         if not wanted:
             return set()
+        changed = self._date_by_seq(wanted)
         window = tolerance // timedelta(microseconds=1)
         placeholders = ", ".join("?" * len(wanted))
         span = self.con.execute(
             f"SELECT min(occurred_at), max(occurred_at) FROM deliveries "
-            f"WHERE table_id IN ({placeholders})",
-            wanted,
+            f"WHERE table_id IN ({placeholders}) AND occurred_at >= ? AND occurred_at < ?",
+            [*wanted, *PLAUSIBLE_TIMES],
         ).fetchone()
         if span is None or span[0] is None:
-            return set()
+            return changed
         # Day starts are local times: days across a daylight-saving change last 23 or 25
         # hours, so the boundaries are listed, not computed as multiples of 24 hours.
         boundaries = gaming_day.boundaries_micros(int(span[0]) - window, int(span[1]))
         if not boundaries:
-            return set()
+            return changed
         rows = self.con.execute(
             f"""
             SELECT d.table_id, d.gaming_date, d.occurred_at, d.payload_type,
@@ -409,7 +415,6 @@ class Ledger:
         for row in rows:
             windows.setdefault((row[0], row[4]), []).append(row)
         moves: list[tuple[date, *tuple[Any, ...]]] = []
-        changed: set[TableDay] = set()
         closed = self.closed_days()
         for (table_id, boundary), events in windows.items():
             open_at_boundary = self._open_at(table_id, boundary)
@@ -429,6 +434,53 @@ class Ledger:
                 moves,
             )
         return changed
+
+    def _date_by_seq(self, tables: Sequence[str]) -> set[TableDay]:
+        """Give each delivery of ``tables`` stamped outside
+        :data:`~pipeline.events.model.PLAUSIBLE_TIMES` the gaming date of its device's
+        nearest plausible event by seq (the one before it, else the one after), else of the
+        nearest plausible event of its input at the table; return the table-days whose
+        deliveries changed. Its time says nothing about its day (9999-12-31 is no gaming day
+        anybody will close); its place in the device's sequence does. Nothing moves into or
+        out of a closed day."""
+        low, high = PLAUSIBLE_TIMES
+        plausible = "p.occurred_at >= ? AND p.occurred_at < ?"
+        rows = self.con.execute(
+            f"""
+            SELECT d.table_id, d.gaming_date, coalesce(
+                (SELECT arg_max(p.gaming_date, p.seq) FROM deliveries p
+                 WHERE p.table_id = d.table_id AND p.device_id = d.device_id
+                   AND p.seq < d.seq AND {plausible}),
+                (SELECT arg_min(p.gaming_date, p.seq) FROM deliveries p
+                 WHERE p.table_id = d.table_id AND p.device_id = d.device_id
+                   AND p.seq > d.seq AND {plausible}),
+                (SELECT arg_min(p.gaming_date, abs(p.position - d.position)) FROM deliveries p
+                 WHERE p.table_id = d.table_id AND p.source = d.source AND {plausible})
+              ), d.source, d.event_id, d.seq, d.occurrence
+            FROM deliveries d
+            WHERE d.table_id IN ({", ".join("?" * len(tables))})
+              AND (d.occurred_at < ? OR d.occurred_at >= ?)
+            """,
+            [low, high, low, high, low, high, *tables, low, high],
+        ).fetchall()
+        closed = self.closed_days()
+        moves = [
+            (assigned, *key)
+            for _, stored, assigned, *key in rows
+            if assigned is not None and assigned != stored and not closed & {assigned, stored}
+        ]
+        if moves:
+            self.con.executemany(
+                "UPDATE deliveries SET gaming_date = ? WHERE source = ? AND event_id = ? "
+                "AND seq = ? AND occurrence = ?",
+                moves,
+            )
+        return {
+            (str(table_id), day)
+            for table_id, stored, assigned, *_ in rows
+            if assigned is not None and assigned != stored and not closed & {assigned, stored}
+            for day in (stored, assigned)
+        }
 
     def _open_at(self, table_id: str, instant: int) -> bool:
         """Whether the table's last opening or closing stamped before ``instant`` opened it."""
@@ -570,6 +622,7 @@ class Ledger:
                     )
             for table, rows in tables.items():
                 self._insert_relation(table, rows)
+            self._note_redeliveries(days)
             self.con.execute(
                 f"""
                 INSERT INTO table_day_win
@@ -650,6 +703,57 @@ class Ledger:
             self.con.unregister("incoming_rows")
 
     # ------------------------------------------------------------------ batches and shards
+    def _redelivery_of(self, batch: LedgerBatch) -> str | None:
+        """The input file already loaded under another name that ``batch``'s one input file
+        repeats byte for byte (so event for event), if any."""
+        if batch.input_files.num_rows != 1:
+            return None
+        source = batch.input_files["source"][0].as_py()
+        sha256 = batch.input_files["sha256"][0].as_py()
+        ((original,),) = self.con.execute(
+            "SELECT min(f.source) FROM input_files f WHERE f.sha256 = ? AND f.source <> ? "
+            "AND EXISTS (SELECT 1 FROM deliveries d WHERE d.source = f.source)",
+            [sha256, source],
+        ).fetchall()
+        return None if original is None else str(original)
+
+    def _note_redeliveries(self, days: Iterable[TableDay]) -> set[TableDay]:
+        """Record, as one NJ-DATA-DUPLICATE exception per table-day and file, every input file
+        loaded as the repeat of another (:meth:`merge_batch`) among ``days``; return the
+        table-days that have one. The deliveries hold no row of a repeat (it added nothing),
+        so a table-day's replay cannot find it again: the ledger adds it after each."""
+        wanted = set(days)
+        if (
+            not wanted
+            or not self.con.execute(
+                "SELECT 1 FROM input_files GROUP BY sha256 HAVING count(*) > 1 LIMIT 1"
+            ).fetchall()
+        ):
+            return set()
+        rows = self.con.execute(
+            """
+            SELECT d.table_id, d.gaming_date, c.source, o.source, o.sha256, count(*),
+                   min(d.event_id)
+            FROM input_files c
+            JOIN input_files o ON o.sha256 = c.sha256 AND o.source <> c.source
+            JOIN deliveries d ON d.source = o.source
+            WHERE NOT EXISTS (SELECT 1 FROM deliveries x WHERE x.source = c.source)
+            GROUP BY ALL ORDER BY ALL
+            """
+        ).fetchall()
+        found = [
+            (str(t), day, redelivered_file(str(t), *rest))
+            for t, day, *rest in rows
+            if (str(t), day) in wanted
+        ]
+        if found:
+            self._insert_relation(
+                "exceptions",
+                arrow_rows([exception_row(f, day) for _, day, f in found]),
+                "ON CONFLICT DO NOTHING",
+            )
+        return {(t, day) for t, day, _ in found}
+
     def merge_batch(self, batch: LedgerBatch) -> Merged:
         """Merge rows made outside the ledger (by a worker process, or read from a shard
         file). Call inside :meth:`transaction`.
@@ -661,7 +765,26 @@ class Ledger:
 
         A batch of an input file that decoded without damage resolves the dead letters that
         earlier versions of the same file left (a repaired file re-delivered).
+
+        An input file that repeats, byte for byte, one loaded before under another name (the
+        same file delivered again) adds no deliveries: it is recorded as loaded, with one
+        NJ-DATA-DUPLICATE exception per table-day naming both files, and no table-day is
+        stale.
         """
+        original = self._redelivery_of(batch)
+        if original is not None:
+            self._insert_relation("input_files", batch.input_files, "ON CONFLICT DO NOTHING")
+            days = {
+                (str(t), d)
+                for t, d in self.con.execute(
+                    "SELECT DISTINCT table_id, gaming_date FROM deliveries WHERE source = ?",
+                    [original],
+                ).fetchall()
+            }
+            noted = self._note_redeliveries(days)
+            for day in sorted({d for _, d in noted}):
+                self._judge_pits(day)  # recounts each table-day's exceptions
+            return Merged(noted, set(), 0, 0)
         self.con.register("incoming_deliveries", batch.deliveries)
         try:
             keys = {

@@ -301,6 +301,16 @@ def dealt_seat_rounds(ledger: Ledger, first: date, day: date) -> list[DealtSeatR
     ]
 
 
+def shifted(day: date, days: int) -> date:
+    """``day`` moved by ``days``, stopping at the first or last date there is: a gaming day
+    at the calendar's end (dated by an event time no device could have sent) has a window
+    and days after it like any other, cut short, never an ``OverflowError``."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max if days > 0 else date.min
+
+
 def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) -> list[date]:
     """The open gaming days whose pattern exceptions rows of ``changed`` days feed: each
     changed day and the days whose window reaches back to it (a closed day stays as sealed)."""
@@ -312,11 +322,11 @@ def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) ->
         d
         for (d,) in ledger.con.execute(
             "SELECT DISTINCT gaming_date FROM deliveries WHERE gaming_date BETWEEN ? AND ?",
-            [changed[0], changed[-1] + timedelta(days=window_days)],
+            [changed[0], shifted(changed[-1], window_days)],
         ).fetchall()
     }
     return sorted(
-        d for d in held - closed if any(c <= d <= c + timedelta(days=window_days) for c in changed)
+        d for d in held - closed if any(c <= d <= shifted(c, window_days) for c in changed)
     )
 
 
@@ -329,7 +339,7 @@ def find_patterns(
     replay, it writes what the day's rows give: the same rows again for a day already closed,
     so the seal still holds."""
     started = time.perf_counter()
-    first = day - timedelta(days=settings.window_days)
+    first = shifted(day, -settings.window_days)
     shoes = shoes_of(ledger, first, day)
     new = [s for s in shoes if s.gaming_date == day]
     rate = settings.slug_false_alarm_rate

@@ -63,16 +63,21 @@ class GamingDay:
         return (end - start) / 3_600_000_000
 
     def date_of(self, occurred_at_micros: int) -> date:
-        """The gaming day an instant (epoch microseconds) belongs to."""
+        """The gaming day an instant (epoch microseconds) belongs to; the first or last date
+        there is for an instant before or after every calendar day (a broken device clock,
+        which the ledger then dates by the device's other events)."""
         # The local clock changes by whole minutes, and ``starts`` is a whole minute, so
         # every instant of one UTC minute belongs to the same day: cache by the minute.
         return self._date_of_minute(occurred_at_micros // MINUTE_MICROS)
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 (few GamingDay values, each lives long)
     def _date_of_minute(self, minute: int) -> date:
-        local = instant_of(minute * MINUTE_MICROS).astimezone(self.zone)
-        day = local.date()
-        return day - timedelta(days=1) if local.time() < self.starts else day
+        try:
+            local = instant_of(minute * MINUTE_MICROS).astimezone(self.zone)
+            day = local.date()
+            return day - timedelta(days=1) if local.time() < self.starts else day
+        except OverflowError:  # beyond the calendar: a broken device clock
+            return date.max if minute > 0 else date.min
 
     def boundaries_micros(self, first_micros: int, last_micros: int) -> list[int]:
         """Every day start in [first, last], in epoch microseconds."""
