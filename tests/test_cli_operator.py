@@ -322,7 +322,10 @@ def test_close_json(day: Day) -> None:
     assert day.closed.code == (1 if result["blocking_exceptions"] else 0)
     assert result["gaming_date"] == DAY.isoformat()
     assert result["status"] in ("CLOSED", "CLOSED_WITH_BLOCKING_EXCEPTIONS")
-    assert result["closed_by"] == {"actor": "demo-controller", "source": "command line"}
+    assert result["closed_by"]["actor"] == "demo-controller"
+    # who ran it, and the installation's [accounts] entry that let that account use the name
+    assert result["closed_by"]["source"].startswith("--actor on operating-system account ")
+    assert "allowed by [accounts] of " in result["closed_by"]["source"]
     seal = result["seal"]
     assert isinstance(seal, dict) and len(seal["head_link"]) == 64
     assert {"handle_cents", "win_cents"} <= set(result["totals"])

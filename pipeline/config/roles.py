@@ -397,8 +397,8 @@ def authorize(actor: Actor, action: Action, roles: Roles) -> None:
     holding = f"holds {', '.join(held)}" if held else "is not a user"
     raise NotAuthorizedError(
         f"{actor.name} (from {actor.source}) may not {action}: that needs the role "
-        f"{' or '.join(allowed)}, and {actor.name} {holding} in {roles.path}; an administrator "
-        f"of the installation can grant it under [users] (it is {administered(roles.path)})"
+        f"{' or '.join(allowed)}, and {actor.name} {holding} in {administered(roles.path)}; "
+        "that administrator can grant it under [users]"
     )
 
 

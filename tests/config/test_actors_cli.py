@@ -199,7 +199,10 @@ def test_a_roles_file_the_caller_chooses_grants_nothing(
     # the environment variable of old is ignored: my.toml's grants count for nothing
     monkeypatch.setenv("BACCARAT_ROLES", str(mine))
     assert main(_reopen(db, "--reason", "x")) == 2
-    assert f"{ME} is not a user in {os.environ[INSTALLATION_ENV]}" in capsys.readouterr().err
+    assert (
+        f"{ME} is not a user in the installation's roles file {os.environ[INSTALLATION_ENV]}"
+        in capsys.readouterr().err
+    )
     assert main(_reopen(db, "--reason", "x", "--actor", "mallory")) == 2
     assert f"account {ME} may not act as mallory" in capsys.readouterr().err
     monkeypatch.setenv(ACTOR_ENV, "mallory")
@@ -374,7 +377,8 @@ def test_the_close_refuses_a_forged_journal_naming_the_line(
 def test_re_signing_an_unkeyed_journal_needs_an_admin(
     db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    journal = AckJournal.for_ledger(db)
+    with Ledger(db, read_only=True) as ledger:
+        journal = AckJournal.for_ledger(db, ledger.ledger_id)
     body = {
         "ack_id": "a" * 32,
         "exception_id": _criticals(db)[0],
@@ -395,7 +399,67 @@ def test_re_signing_an_unkeyed_journal_needs_an_admin(
     assert main([*resign, "--actor", "demo-analyst"]) == 2
     assert "may not re-sign an unkeyed acknowledgement journal" in capsys.readouterr().err
     assert journal.verify() != []
-    assert main([*resign, "--actor", "demo-admin"]) == 0
+    assert main([*resign, "--actor", "demo-admin"]) == 0  # a dry run: nothing changes
+    listed = capsys.readouterr().out
+    assert "would sign 1 records" in listed and "nothing changed" in listed
+    assert journal.verify() != []
+    plan = listed.split("--plan ")[1].split()[0]
+    approved = [*resign, "--actor", "demo-admin", "--plan", plan, "--approved-by"]
+    assert main([*approved, "demo-controller"]) == 0  # an accountant, another person
     assert "re-signed 1 records" in capsys.readouterr().out
     assert journal.verify() == []
     assert main([*resign, "--actor", "demo-admin", "--action", "ESCALATE"]) == 2
+
+
+def test_a_journal_forged_without_the_key_needs_an_accountants_approval_after_a_dry_run(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The attack: an unkeyed journal acknowledging every CRITICAL, re-signed by one admin,
+    closed the day with 0 blocking. Now the admin's run only lists what would change and
+    what the blocking count becomes; an approval needs another person, an accountant, and
+    the digest of the journal that was listed."""
+    with Ledger(db, read_only=True) as ledger:
+        journal = AckJournal.for_ledger(db, ledger.ledger_id)
+    criticals, lines, previous = _criticals(db), [], "0" * 64
+    for number, exception_id in enumerate(criticals):
+        body = {
+            "ack_id": f"{number:032x}",
+            "exception_id": exception_id,
+            "action": "ACKNOWLEDGE",
+            "note": "fine",
+            "actor": "mallory",
+            "actor_source": "self-declared",
+            "acted_at": "2026-11-24T10:00:00.000000+00:00",
+            "table_id": "T01",
+            "gaming_date": DAY.isoformat(),
+            "prev_sha256": previous,
+        }
+        previous = body["sha256"] = hashlib.sha256(
+            json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+        lines.append(json.dumps(body) + "\n")
+    journal.path.write_text("".join(lines))
+    forged = journal.path.read_text()
+    resign = _ack(db, "--re-sign-unkeyed", "--note", "looks fine", "--actor", "demo-admin")
+    assert main(resign) == 0
+    listed = capsys.readouterr().out
+    assert f"would sign {len(criticals)} records" in listed
+    assert all(f"ACKNOWLEDGE of exception {e}" in listed for e in criticals)
+    assert f"{len(criticals)} now, 0 once re-signed ({len(criticals)} cleared" in listed
+    plan = listed.split("--plan ")[1].split()[0]
+    assert journal.path.read_text() == forged
+    for approver, why in (
+        ("demo-admin", "cannot approve their own re-signing"),
+        ("demo-analyst", "may not close"),
+    ):
+        assert main([*resign, "--plan", plan, "--approved-by", approver]) == 2
+        assert why in capsys.readouterr().err
+    assert main([*resign, "--approved-by", "demo-controller"]) == 2  # no plan: no review
+    assert "--plan" in capsys.readouterr().err
+    assert main([*resign, "--approved-by", "demo-controller", "--plan", "0" * 64]) == 1
+    assert "not the one the dry run listed" in capsys.readouterr().err
+    assert journal.path.read_text() == forged, "nothing re-signed by one person"
+    assert main([*resign, "--approved-by", "demo-controller", "--plan", plan]) == 0
+    done = capsys.readouterr().out
+    assert f"blocking count went from {len(criticals)} to 0" in done
+    assert all("approved by demo-controller" in r.actor_source for r in journal.records())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 import shutil
 import sys
 import tempfile
@@ -28,6 +29,7 @@ from _chromium import free_port  # noqa: E402
 
 from dashboards.server import running_dashboard  # noqa: E402
 from pipeline.cli import main  # noqa: E402
+from pipeline.config.installation import INSTALLATION_ENV  # noqa: E402
 
 APP = ROOT / "dashboards" / "app.py"
 DAY = date(2026, 11, 24)
@@ -65,6 +67,34 @@ def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
     target = directory / "ledger.duckdb"
     shutil.copyfile(built_ledger(tables, hours), target)
     return target
+
+
+LOCAL_PROXY = 'trusted_proxies = ["127.0.0.1", "::1"]'
+"""An authenticating proxy on this machine, which the packaged example does not trust."""
+
+
+def installation_roles() -> Path:
+    """The roles file of the installation in use (each test's own copy, tests/conftest.py)."""
+    return Path(os.environ[INSTALLATION_ENV]) / "roles.toml"
+
+
+def trust_localhost(roles: Path | None = None) -> Path:
+    """Let the installation's roles file (by default the one in use) trust a proxy on this
+    machine, for the tests that sign in with its header; returns the file."""
+    path = roles if roles is not None else installation_roles()
+    text = path.read_text(encoding="utf-8")
+    assert "trusted_proxies = []" in text, f"{path}: not the packaged example's proxies"
+    path.write_text(text.replace("trusted_proxies = []", LOCAL_PROXY), encoding="utf-8")
+    return path
+
+
+def installation_copy(directory: Path) -> Path:
+    """A copy, in ``directory``, of the installation in use, for a server that outlives one
+    test (each test's own installation is removed after it); point
+    ``BACCARAT_INSTALLATION`` at it while starting the server."""
+    root = directory / "installation"
+    shutil.copytree(os.environ[INSTALLATION_ENV], root)
+    return root
 
 
 @contextlib.contextmanager

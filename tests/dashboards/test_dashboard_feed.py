@@ -78,7 +78,7 @@ def ledger(
 ) -> Iterator[Path]:
     db = ledger_copy(tmp_path)
     monkeypatch.setenv("BACCARAT_DB", str(db))
-    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "FORWARDED_ALLOW_IPS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(env_var("bootstrap_servers"), settings.bootstrap_servers)
     monkeypatch.setenv(env_var("exceptions_topic"), settings.exceptions_topic)

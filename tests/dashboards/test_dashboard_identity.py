@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy, request_from
+from dashboard_data import APP, DAY, installation_roles, ledger_copy, request_from, trust_localhost
 from streamlit.testing.v1 import AppTest
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -34,16 +34,16 @@ proxy_user_header = "X-Auth-Request-User"
 def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     db: Path = ledger_copy(tmp_path)
     monkeypatch.setenv("BACCARAT_DB", str(db))
-    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "FORWARDED_ALLOW_IPS"):
         monkeypatch.delenv(name, raising=False)
     return db
 
 
 @pytest.fixture
-def site_roles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "site-roles.toml"
+def site_roles() -> Path:
+    """The installation's roles file (this test's copy of it) says :data:`SITE_ROLES`."""
+    path: Path = installation_roles()
     path.write_text(SITE_ROLES)
-    monkeypatch.setenv("BACCARAT_ROLES", str(path))
     return path
 
 
@@ -82,6 +82,33 @@ def _status(at: AppTest, exception_id: str) -> str:
 
 
 # ---------------------------------------------------------------------- the proxy header
+@pytest.mark.parametrize("address", ["127.0.0.1", "::1", None])  # None: Streamlit's loopback
+def test_a_forged_user_header_from_this_machine_is_ignored_by_default(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch, address: str | None
+) -> None:
+    # any local process can send the header; the packaged example trusts no proxy
+    request_from(monkeypatch, address, X_Forwarded_User="demo-admin")
+    at = _app()
+    assert _signed_in(at) == "" and not _can_record(at)
+    assert any(
+        "Ignored the X-Forwarded-User header: the request came from" in w.value
+        and f"trusted_proxies in {installation_roles()}" in w.value
+        for w in at.sidebar.warning
+    )
+    assert AckJournal(journal_path_for(ledger)).records() == []
+
+
+def test_a_roles_file_named_in_the_environment_is_not_read(
+    ledger: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = tmp_path / "my.toml"
+    mine.write_text('trusted_proxies = ["127.0.0.1"]\n[users]\nmallory = ["admin"]\n')
+    monkeypatch.setenv("BACCARAT_ROLES", str(mine))
+    request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="mallory")
+    at = _app()
+    assert _signed_in(at) == "" and not _can_record(at)
+
+
 @pytest.mark.parametrize("address", ["203.0.113.9", "10.0.1.1", "192.168.0.10"])
 def test_a_spoofed_user_header_from_an_untrusted_address_is_ignored(
     ledger: Path, site_roles: Path, monkeypatch: pytest.MonkeyPatch, address: str
@@ -187,6 +214,7 @@ def test_a_signed_in_user_without_the_analyst_role_gets_no_form(
 def test_exporting_a_bundle_needs_the_investigator_role(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    trust_localhost()
     request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="demo-analyst")
     at = _app("trail")
     with Ledger(ledger, read_only=True) as con:

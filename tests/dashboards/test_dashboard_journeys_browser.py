@@ -1,5 +1,6 @@
 """Each user's journey through the dashboards in Chromium, as that user signs in (the proxy's
-user header from localhost, which the packaged roles file trusts):
+user header from localhost, which each test's installation is set to trust; the packaged
+roles file trusts no proxy):
 
 - the analyst triages three exceptions on the queue (acknowledges two, escalates one) and
   sees a new one, published on the exceptions topic, arrive without a click;
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import DAY, ledger_copy
+from dashboard_data import DAY, ledger_copy, trust_localhost
 from test_dashboard_feed import NOTICE, UNCONFIRMED, publish, topics_of_its_own
 
 from dashboards.server import running_dashboard
@@ -63,6 +64,7 @@ def signed_in(
     """A private ledger copy served on a free port (following the exceptions topic of
     ``feed``, if given), the browser signed in as ``user``: the base URL and the ledger."""
     db = ledger_copy(directory, tables=3, hours=2.0)
+    trust_localhost()  # the server reads this test's installation
     browser.call("Network.setExtraHTTPHeaders", headers={"X-Forwarded-User": user})
     with (
         (directory / "streamlit.log").open("w") as log,

@@ -25,7 +25,7 @@ TIMEOUT = 120
 def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     db = ledger_copy(tmp_path)
     monkeypatch.setenv("BACCARAT_DB", str(db))
-    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "FORWARDED_ALLOW_IPS"):
         monkeypatch.delenv(name, raising=False)
     yield db
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, SETTLED_WRONGLY, ledger_copy, request_from
+from dashboard_data import APP, DAY, SETTLED_WRONGLY, ledger_copy, request_from, trust_localhost
 from streamlit.testing.v1 import AppTest
 
 from dashboards import queries as q
@@ -30,8 +30,8 @@ def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("BACCARAT_DB", str(db))
     monkeypatch.delenv("BACCARAT_ACKS", raising=False)
     monkeypatch.delenv("BACCARAT_RULES", raising=False)
-    monkeypatch.delenv("BACCARAT_ROLES", raising=False)
     monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    trust_localhost()  # the tests sign in through a proxy on this machine
     yield db
 
 

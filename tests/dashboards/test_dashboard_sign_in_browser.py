@@ -1,7 +1,8 @@
 """The proxy header through the real server and a real browser: Streamlit's server as
 ``python -m dashboards.server`` starts it, headless Chromium sending the headers a client
 makes up. Its address is 127.0.0.1 whatever X-Forwarded-For it claims, so the header counts
-only when localhost is a trusted proxy.
+only when the installation's roles file lists localhost as a trusted proxy, which the packaged
+example does not.
 
 Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``.
 """
@@ -13,9 +14,11 @@ from pathlib import Path
 
 import pytest
 from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import ledger_copy
+from dashboard_data import installation_copy, ledger_copy
 
 from dashboards.server import running_dashboard
+from pipeline.config.installation import INSTALLATION_ENV
+from pipeline.config.roles import DEFAULT_ROLES
 
 pytestmark = [
     pytest.mark.slow,
@@ -36,10 +39,11 @@ def served(
 ) -> Iterator[tuple[str, Path, Browser]]:
     directory = tmp_path_factory.mktemp("sign-in")
     db = ledger_copy(directory, tables=3, hours=2.0)
-    roles = directory / "roles.toml"  # read at every page run: the tests rewrite it
+    root = installation_copy(directory)  # outlives the first test's own installation
+    roles = root / "roles.toml"  # read at every page run: the tests rewrite it
     roles.write_text(ONLY_THE_PROXY_HOST)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("BACCARAT_ROLES", str(roles))
+        mp.setenv(INSTALLATION_ENV, str(root))
         log = (directory / "streamlit.log").open("w")
         with log, running_dashboard(db, free_port(), log=log) as base, chromium() as browser:
             browser.call("Network.enable")
@@ -63,6 +67,14 @@ def test_a_header_a_local_client_makes_up_is_ignored(
     assert "Not signed in: read-only." in text
     assert "Signed in as" not in text
     assert "Note (why; required)" not in text  # no acknowledge/escalate form
+
+
+def test_a_header_from_this_machine_names_nobody_under_the_packaged_example(
+    served: tuple[str, Path, Browser],
+) -> None:
+    text = _sidebar_after(served, DEFAULT_ROLES.read_text(), **{"X-Forwarded-User": "demo-admin"})
+    assert "Ignored the X-Forwarded-User header: the request came from localhost" in text
+    assert "Signed in as" not in text
 
 
 def test_claiming_to_be_forwarded_by_the_trusted_proxy_does_not_help(

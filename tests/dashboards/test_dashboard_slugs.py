@@ -35,7 +35,7 @@ def ledger(slugged_ledger: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     db = tmp_path / "ledger.duckdb"
     shutil.copyfile(slugged_ledger, db)
     monkeypatch.setenv("BACCARAT_DB", str(db))
-    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "FORWARDED_ALLOW_IPS"):
         monkeypatch.delenv(name, raising=False)
     return db
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy, request_from
+from dashboard_data import APP, DAY, ledger_copy, request_from, trust_localhost
 from streamlit.testing.v1 import AppTest
 
 from dashboards import triage
@@ -25,8 +25,9 @@ TIMEOUT = 120
 def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     db = ledger_copy(tmp_path)
     monkeypatch.setenv("BACCARAT_DB", str(db))
-    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "BACCARAT_ROLES", "FORWARDED_ALLOW_IPS"):
+    for name in ("BACCARAT_ACKS", "BACCARAT_RULES", "FORWARDED_ALLOW_IPS"):
         monkeypatch.delenv(name, raising=False)
+    trust_localhost()  # the tests sign in through a proxy on this machine
     yield db
 
 

@@ -7,6 +7,7 @@ validation is stored with its gaming day; the Data Docs page reads offline."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from datetime import date
@@ -137,7 +138,9 @@ def test_a_block_failure_refuses_the_close_until_accepted(
     assert code in (0, 1)  # 1 only for blocking exceptions of the replay, not for quality
     out = capsys.readouterr().out
     assert "data quality BLOCKED" in out
-    assert f"accepted by demo-controller (command line): {reason}" in out
+    assert "accepted by demo-controller (--actor on operating-system account" in out
+    assert f"allowed by [accounts] of {os.environ['BACCARAT_INSTALLATION']}/roles.toml): " in out
+    assert reason in out
     audit = _rows(db, "SELECT action, actor, reason FROM gaming_day_audit ORDER BY acted_at")
     assert [a[:2] for a in audit] == [
         (ACCEPT_ACTION, "demo-controller"),
