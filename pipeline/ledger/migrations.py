@@ -379,17 +379,20 @@ ALTER TABLE close_digests_v16 RENAME TO close_digests;
         # journal or a checkpoint of another ledger (a training copy, a restore drill) is
         # told apart. A seal entry records the key that signed it, its Ed25519 signature,
         # its ledger and the SHA-256 of the roles file that authorized it; the entries
-        # made before keep NULL in each, as their HMAC links were made
+        # made before keep NULL in each, as their HMAC links were made. Written to run again
+        # over itself (a ledger whose history rows were deleted keeps its identity)
         """
-CREATE TABLE ledger_identity (
+CREATE TABLE IF NOT EXISTS ledger_identity (
     ledger_id VARCHAR PRIMARY KEY,
     created_at TIMESTAMP NOT NULL
 );
-INSERT INTO ledger_identity VALUES (CAST(uuid() AS VARCHAR), CAST(now() AS TIMESTAMP));
-ALTER TABLE seal_log ADD COLUMN ledger_id VARCHAR;
-ALTER TABLE seal_log ADD COLUMN roles_sha256 VARCHAR;
-ALTER TABLE seal_log ADD COLUMN key_id VARCHAR;
-ALTER TABLE seal_log ADD COLUMN signature VARCHAR;
+INSERT INTO ledger_identity
+SELECT CAST(uuid() AS VARCHAR), CAST(now() AS TIMESTAMP)
+WHERE NOT EXISTS (SELECT 1 FROM ledger_identity);
+ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS ledger_id VARCHAR;
+ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS roles_sha256 VARCHAR;
+ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS key_id VARCHAR;
+ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS signature VARCHAR;
 """,
     ),
 )
@@ -436,18 +439,15 @@ VOLATILE_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 """Columns left out of a row's digest: bookkeeping that changes without changing a figure."""
 
-SEAL_RECORD_TABLES: tuple[str, ...] = (
-    "seal_log",
-    "close_digests",
-    "gaming_days",
-    "ledger_identity",
-)
+SEAL_RECORD_TABLES: tuple[str, ...] = ("seal_log", "close_digests", "gaming_days")
 """The seal itself, checked otherwise: the log by its signed links, the anchor file and the
-witnesses' checkpoints (which name the ledger's identity); the per-row digests and each
-day's status row against the log's entries."""
+witnesses' checkpoints; the per-row digests and each day's status row against the log's
+entries."""
 
 UNSEALED_TABLES: dict[str, str] = {
     "schema_migrations": "the ledger's schema history, no rows of a gaming day",
+    "ledger_identity": "the ledger's id, no rows of a gaming day; each seal entry and "
+    "journal record names it, and the witnesses hold checkpoints by it",
     "consumer_offsets": "where a Kafka consumer resumes; the rows it loaded are sealed",
     "exception_notices": "the live feed's outbox (what was published when); the exceptions "
     "it announces are sealed",

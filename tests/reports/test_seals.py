@@ -19,13 +19,15 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.bundle.acks import AckJournal
 from pipeline.cli import ingest_paths, main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
-from pipeline.config.keys import authenticate
+from pipeline.config.installation import installation
+from pipeline.config.keys import Signer, signer
 from pipeline.ingest.errors import ClosedGamingDayError
 from pipeline.ledger.migrations import (
     SEAL_RECORD_TABLES,
@@ -41,11 +43,13 @@ from pipeline.reports.close import (
     close_gaming_day,
     reopen_gaming_day,
     verify,
+    witness_seal_log,
 )
 from pipeline.reports.seals import ANCHOR_FILE, DIGEST_BATCH, GENESIS, SealEntry, seal_log
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
+from pipeline.witness.checkpoint import chain_link
 from tests.ledger.conftest import ledger_at_schema
 
 DAY = date(2026, 11, 24)
@@ -88,8 +92,39 @@ def close(ledger: Ledger, day: date, out: Path) -> CloseResult:
 
 
 def copy(source: Path, target: Path) -> Path:
+    """A copy of a fixture's folder. A copy of a ledger no close has sealed yet is another
+    ledger (:func:`as_new_ledger`): closed in its own way, it is not a fork of the module's
+    ``closed`` copy of the same ledger, which the witness would rightly refuse."""
     shutil.copytree(source, target)
+    with Ledger(target / LEDGER, read_only=True) as ledger:
+        unsealed = not seal_log(ledger.con)
+    if unsealed:
+        as_new_ledger(target / LEDGER)
     return target
+
+
+def as_new_ledger(path: Path) -> None:
+    """Give the ledger at ``path`` an identity of its own, and its journal's records again
+    under it (a journal names the ledger it acknowledges in)."""
+    with Ledger(path) as ledger:
+        ledger.con.execute("UPDATE ledger_identity SET ledger_id = CAST(uuid() AS VARCHAR)")
+        ledger_id = ledger.ledger_id
+    journal = AckJournal.for_ledger(path, ledger_id=ledger_id)
+    records = journal.records() if journal.path.exists() else []
+    if journal.path.exists():
+        journal.path.unlink()
+    for record in records:
+        journal.append(
+            exception_id=record.exception_id,
+            action=record.action,
+            note=record.note,
+            actor=record.actor,
+            actor_source=record.actor_source,
+            table_id=record.table_id,
+            gaming_date=record.gaming_date,
+            assignee=record.assignee,
+            now=record.acted_at_utc,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +139,9 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         row = ledger.con.execute(
             "SELECT exception_id, table_id FROM exceptions ORDER BY exception_id LIMIT 1"
         ).fetchone()
+        ledger_id = ledger.ledger_id
     assert row is not None
-    AckJournal.for_ledger(directory / LEDGER).append(
+    AckJournal.for_ledger(directory / LEDGER, ledger_id=ledger_id).append(
         exception_id=row[0],
         action="ESCALATE",
         note="to the shift manager",
@@ -455,7 +491,7 @@ def test_a_row_text_edited_in_the_log_breaks_the_link(
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         ledger.con.execute("UPDATE seal_log SET row_text = ?", [forged])
         problems = verify(ledger, anchors)
-    assert any("seal_log seq 1" in p and "does not authenticate" in p for p in problems)
+    assert any("seal_log seq 1" in p and "does not verify" in p for p in problems)
 
 
 def test_a_seal_written_out_in_a_way_this_version_does_not_know_is_named(
@@ -478,8 +514,12 @@ def test_a_seal_written_out_in_a_way_this_version_does_not_know_is_named(
                 report_sha256="0" * 64,
                 table_digests={"rounds": "0" * 64},
                 row_text="columnar",
+                signer=signer("seal"),
+                ledger_id=str(ledger.ledger_id),
+                roles_sha256=installation().roles_sha256(),
             )
         seals.append_anchors(anchors, [entry])
+        witness_seal_log(ledger)
         problems = verify(ledger, anchors)
     unknown = [p for p in problems if "'columnar', which this version does not know" in p]
     assert len(unknown) == 1 and unknown[0].startswith(f"{NEXT_DAY}: the seal wrote its rows")
@@ -522,7 +562,8 @@ def test_a_ledger_from_before_the_row_text_verifies_read_only(
     bytes), and `verify` (which opens it read-only, migrating nothing) checks it as it was
     sealed."""
     directory = copy(closed_the_earlier_way, tmp_path / "old")
-    earlier = ", ".join(c for c in seals.COLUMNS if c not in seals.ADDED_FIELDS)
+    # the columns of migration 15; the entry signed with neither (closed the earlier way)
+    earlier = ", ".join(c for c in seals.COLUMNS if c not in ("row_text", "table_columns_json"))
     with Ledger(directory / LEDGER) as ledger:
         con = ledger.con
         con.execute(f"CREATE TABLE seal_log_before AS SELECT {earlier} FROM seal_log")
@@ -675,7 +716,7 @@ def test_a_seal_entry_holding_garbage_is_named_not_a_crash(
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         ledger.con.execute(f"UPDATE seal_log SET {field} = ?", [forged])
         problems = verify(ledger, anchors)
-    assert any("seal_log seq 1" in p and "does not authenticate" in p for p in problems)
+    assert any("seal_log seq 1" in p and "does not verify" in p for p in problems)
     assert f"{DAY}: seal_log seq 1: its {field} is not what a close writes" in " ".join(problems)
 
 
@@ -746,7 +787,9 @@ def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
         problems = verify(ledger, directory / "reports" / ANCHOR_FILE)
     with Ledger(closed / LEDGER, read_only=True) as ledger:
         roomy = the_seal(ledger).table_digests
-    timed = ("quality_results", "gaming_day_audit")  # when the close validated and acted
+    # when the close validated and acted; and the journal records, which chain under each
+    # copy's own ledger id (a copy of an unsealed ledger is another ledger)
+    timed = ("quality_results", "gaming_day_audit", "acknowledgements")
     assert {t: d for t, d in squeezed.items() if t not in timed} == {
         t: d for t, d in roomy.items() if t not in timed
     }
@@ -825,13 +868,15 @@ def test_a_seal_log_rewritten_without_the_key_does_not_authenticate(
 ) -> None:
     """Rewritten consistently (sequence, previous links, gaming_days, anchor file) with a
     key of the forger's own: every link is named."""
-    forger = b"\x01" * 32
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         entry = the_seal(ledger)
+        # a key of the forger's own, claiming the installation's key id
+        forger = Signer("seal", str(entry.key_id), Ed25519PrivateKey.generate())
         forged = SealEntry(**{**asdict(entry), "report_sha256": "0" * 64, "link": ""})
-        link = authenticate(GENESIS.encode() + forged.canonical(), forger)
+        link = chain_link("seal", GENESIS, forged.content_digest)
         ledger.con.execute(
-            "UPDATE seal_log SET report_sha256 = ?, link = ?", [forged.report_sha256, link]
+            "UPDATE seal_log SET report_sha256 = ?, link = ?, signature = ?",
+            [forged.report_sha256, link, forger.sign(link.encode())],
         )
         ledger.con.execute(
             "UPDATE gaming_days SET report_sha256 = ?, chain_sha256 = ?",
@@ -839,7 +884,7 @@ def test_a_seal_log_rewritten_without_the_key_does_not_authenticate(
         )
         anchors.write_text(json.dumps({**entry.anchor_line(), "link": link}) + "\n")
         problems = verify(ledger, anchors)
-    assert any("seal_log seq 1" in p and "does not authenticate" in p for p in problems)
+    assert any("seal_log seq 1" in p and "does not verify" in p for p in problems)
 
 
 def test_a_missing_anchor_file_is_named(closed: Path, tmp_path: Path) -> None:
@@ -866,7 +911,9 @@ def test_the_head_filed_elsewhere_is_checked(closed: Path, tmp_path: Path) -> No
         head = the_seal(ledger).link
         assert verify(ledger, anchors, expect_head=head) == []
         problems = verify(ledger, anchors, expect_head="ab" * 32)
-    assert any(f"the ledger's head link is {head}, not the expected" in p for p in problems)
+    assert any(
+        "no seal event has the link " + "ab" * 32 in p and f"head is {head}" in p for p in problems
+    )
 
 
 @pytest.mark.parametrize("damage", ["emptied", "last line removed"])
@@ -995,8 +1042,9 @@ def test_the_last_acknowledgement_action_stands(
         critical = ledger.con.execute(
             "SELECT max(exception_id) FROM exceptions WHERE severity_rank >= 4"
         ).fetchone()
+        ledger_id = ledger.ledger_id
     assert critical is not None and critical[0] is not None
-    journal = AckJournal.for_ledger(directory / LEDGER)
+    journal = AckJournal.for_ledger(directory / LEDGER, ledger_id=ledger_id)
     for minute, action in enumerate(actions):
         journal.append(
             exception_id=critical[0],
@@ -1075,14 +1123,19 @@ def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
     finishes it (anchor and files), verify is intact, and the files are byte for byte those
     of an uninterrupted close of an identical ledger at the same seal time, but for the two
     values that carry the quality validation's own wall-clock time (``quality_results`` keeps
-    when it ran and how long it took): that table's digest, and so the seal link."""
+    when it ran and how long it took): that table's digest, and so the seal link and its
+    signature."""
     import subprocess
     import sys
 
     import pipeline.reports.close as close_module
 
     sealed_at = datetime(2026, 11, 25, 7, 0, 0, 250000)
-    crashed, normal = copy(loaded, tmp_path / "crashed"), copy(loaded, tmp_path / "normal")
+    # one ledger twice: the normal close runs under a copy of the installation (its own
+    # witness), where it is not a fork of the crashed copy's close
+    crashed = copy(loaded, tmp_path / "crashed")
+    normal = shutil.copytree(crashed, tmp_path / "normal")
+    elsewhere = shutil.copytree(installation().root, tmp_path / "installation-elsewhere")
     out = tmp_path / "reports"
     script = tmp_path / "crashing_close.py"
     script.write_text(CRASHING_CLOSE)
@@ -1107,6 +1160,7 @@ def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
     assert run.returncode == -9, run.stderr
     with Ledger(crashed / LEDGER, read_only=True) as ledger:
         assert [e.action for e in seal_log(ledger.con)] == ["CLOSE"]  # the seal committed
+        acting_as = the_seal(ledger).actor_source  # the operating-system account, on the CLI
     assert not list(out.glob("close-*"))
     assert (out / ANCHOR_FILE).read_text() == ""
     cli = [sys.executable, "-m", "pipeline.cli"]
@@ -1142,13 +1196,14 @@ def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
     out.rename(tmp_path / "regenerated")
 
     monkeypatch.setattr(close_module, "seal_time", lambda: sealed_at)
+    monkeypatch.setenv("BACCARAT_INSTALLATION", str(elsewhere))
     with Ledger(normal / LEDGER) as ledger:
         closed = close_gaming_day(
             ledger,
             DAY,
             out,
             actor="demo-controller",
-            actor_source="command line",
+            actor_source=acting_as,
             accept_quality_failures=ACCEPT,
         )
     theirs = json.loads(regenerated[f"close-{DAY}.json"])["seal"]
@@ -1160,6 +1215,7 @@ def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
             theirs["table_digests"]["quality_results"],
         )
         content = content.replace(ours["link"].encode(), theirs["link"].encode())
+        content = content.replace(ours["signature"].encode(), theirs["signature"].encode())
         return content.replace(validation[0].encode(), validation[1].encode())
 
     assert {k: v for k, v in ours["table_digests"].items() if k != "quality_results"} == {
