@@ -104,11 +104,13 @@ demo-stream: $(VENV)/.installed
 	$(BIN)/baccarat-audit exceptions --db $(DEMO_STREAM_OUT)/ledger.duckdb --limit 10
 
 # The dashboards read the ledger through read-only snapshots; a 6-hour demo day is made first
-# when there is no ledger yet. Acknowledgements go to the journal next to the ledger.
+# when there is no ledger yet. Acknowledgements go to the journal next to the ledger, signed
+# in the demo's installation beside it unless BACCARAT_INSTALLATION names another.
 dashboard: $(VENV)/.installed
 	@! (exec 3<>/dev/tcp/127.0.0.1/$(DASHBOARD_PORT)) 2>/dev/null || { echo "port \
 	$(DASHBOARD_PORT) is in use (another dashboard?); choose another: make dashboard \
 	DASHBOARD_PORT=8502" >&2; exit 2; }
 	@test -f "$(DASHBOARD_DB)" || { $(BIN)/baccarat-audit demo --out "$(dir $(DASHBOARD_DB))" \
 		--hours 6 || true; test -f "$(DASHBOARD_DB)"; }
-	$(BIN)/python -m dashboards.server --db "$(DASHBOARD_DB)" --port $(DASHBOARD_PORT)
+	BACCARAT_INSTALLATION="$${BACCARAT_INSTALLATION:-$(abspath $(dir $(DASHBOARD_DB)))/installation}" \
+		$(BIN)/python -m dashboards.server --db "$(DASHBOARD_DB)" --port $(DASHBOARD_PORT)

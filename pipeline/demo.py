@@ -4,18 +4,25 @@ check the findings against the emulator's ground truth.
 
 The flow runs on a local Prefect server that the first run starts and later runs reuse (no
 temporary server per run); ``--plain`` runs the same steps without Prefect.
+
+The demo acts in ``$BACCARAT_INSTALLATION`` when it is set; otherwise in a demo installation
+it makes afresh under ``out/installation`` (:func:`demo_installation`), as it makes its
+ledger afresh: keys, roles and witness labelled DEMO, defending against nobody.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import shutil
 import sys
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from pipeline.config.catalog import load_catalog
+from pipeline.config.installation import INSTALLATION_ENV, Installation, InstallationError
 from pipeline.ingest.errors import TerminalError
 from pipeline.ledger.store import Ledger
 from pipeline.progress import progress
@@ -52,6 +59,9 @@ def run_demo(args: argparse.Namespace) -> int:
     db.unlink(missing_ok=True)
     for stale in (out / "reports").glob(f"*{args.date.isoformat()}*"):
         stale.unlink()
+    (out / "reports" / "seal-anchors.jsonl").unlink(missing_ok=True)
+    acting_in = demo_installation(out)
+    print(f"   acting in the installation {acting_in}")
     events_dir = out / "events"
     how = "as plain functions" if args.plain else "as a Prefect flow run on the local server"
     print(f"2. nightly audit {how} (ingest + replay, patterns, quality, close) ...", flush=True)
@@ -120,10 +130,33 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"\n4. ground truth: {truth.summary()}")
     dashboard = "make dashboard" + ("" if db == DEFAULT_DB else f" DASHBOARD_DB={db}")
     print(
-        f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{installed_command()} "
-        f"exceptions --db {db}`, `{dashboard}`."
+        f"\nDone in {time.perf_counter() - started:.1f} s. Next: `export "
+        f"{INSTALLATION_ENV}={acting_in}` (the installation the record was signed in), "
+        f"`{installed_command()} exceptions --db {db}`, `{dashboard}`."
     )
     return 0 if truth.exact else 1
+
+
+def demo_installation(out: Path) -> Path:
+    """The installation the demo acts in: ``$BACCARAT_INSTALLATION`` when set; else a demo
+    installation made afresh at ``out/installation`` (with the ledger it starts afresh, so
+    its witness holds no checkpoint of the ledger it replaces), set for this process and
+    what it starts. A folder there that is not a demo installation is never removed."""
+    if os.environ.get(INSTALLATION_ENV, "").strip():
+        return Path(os.environ[INSTALLATION_ENV])
+    from pipeline.witness.provision import init_demo_installation
+
+    root = (out / "installation").resolve()
+    if root.exists():
+        if not Installation(root).is_demo:
+            raise InstallationError(
+                f"{root}: not a demo installation (no DEMO file), so the demo does not replace "
+                f"it: move it away, or set {INSTALLATION_ENV} to the installation to act in"
+            )
+        shutil.rmtree(root)
+    init_demo_installation(root)
+    os.environ[INSTALLATION_ENV] = str(root)
+    return root
 
 
 DEFAULT_DB = Path("out") / "ledger.duckdb"
