@@ -266,6 +266,21 @@ def test_a_broken_roles_file_is_named(
     )
 
 
+def test_a_candidate_roles_file_is_checked_read_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    installed = (Path(os.environ[INSTALLATION_ENV]) / "roles.toml").read_bytes()
+    candidate = tmp_path / "candidate.toml"
+    candidate.write_text(GRANTING)
+    assert main(["validate-roles", str(candidate)]) == 0
+    out = capsys.readouterr().out
+    assert "3 users" in out and "takes effect only as the installation's roles.toml" in out
+    candidate.write_text('[users]\nalice = ["superuser"]\n')
+    assert main(["validate-roles", str(candidate)]) == 2
+    assert "users.alice: unknown role(s) ['superuser']" in capsys.readouterr().err
+    assert (Path(os.environ[INSTALLATION_ENV]) / "roles.toml").read_bytes() == installed
+
+
 # ---------------------------------------------------------------------- ack
 def test_ack_records_several_exceptions_with_who_and_from_where(
     db: Path, capsys: pytest.CaptureFixture[str]
