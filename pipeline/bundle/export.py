@@ -72,8 +72,11 @@ _ACK_COLUMNS = (
     "actor_source",
     "acted_at",
     "ack_id",
-    "prev_hmac",
-    "hmac",
+    "ledger_id",
+    "prev_link",
+    "link",
+    "key_id",
+    "signature",
     "assignee",
 )
 _ROUND_TABLES = frozenset({"rounds", "cards", "wagers", "settlements", "vig_ledger"})
@@ -368,7 +371,8 @@ def export_bundle(
             [exception_ids],
         )
         ack_rows += [
-            ("ledger", e, a, n, who, "", at, "", "", "", "") for e, a, n, who, at in ledger_acks
+            ("ledger", e, a, n, who, "", at, "", "", "", "", "", "", "")
+            for e, a, n, who, at in ledger_acks
         ]
         wanted = set(exception_ids)
         ack_rows += [
@@ -381,8 +385,11 @@ def export_bundle(
                 r.actor_source,
                 r.acted_at,
                 r.ack_id,
-                r.prev_hmac,
-                r.hmac,
+                r.ledger_id or "",
+                r.prev_link,
+                r.link,
+                r.key_id or "",
+                r.signature or "",
                 r.assignee or "",
             )
             for r in journal.records()

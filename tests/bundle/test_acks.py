@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -18,13 +19,23 @@ from pipeline.bundle.acks import (
     journal_path_for,
     journal_problems,
 )
+from pipeline.config.installation import INSTALLATION_ENV
 from pipeline.ledger.store import Ledger
+from pipeline.witness.provision import init_demo_installation
 
 SOURCE = "command line"
+LEDGER_ID = "ledger-under-test"
+
+
+def _new(tmp_path: Path, ledger_id: str = LEDGER_ID) -> AckJournal:
+    """A journal of a ledger ``ledger_id`` at ``tmp_path/ledger.duckdb``."""
+    return AckJournal(
+        tmp_path / "acks.jsonl", ledger_id=ledger_id, ledger=tmp_path / "ledger.duckdb"
+    )
 
 
 def _journal(tmp_path: Path, *actions: tuple[str, str]) -> AckJournal:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
     for exception_id, action in actions:
         journal.append(
             exception_id=exception_id, action=action, note="n", actor="a", actor_source=SOURCE
@@ -64,7 +75,7 @@ def _unkeyed_line(previous: str, **changes: str) -> tuple[str, str]:
 def test_records_are_appended_with_who_when_what_why_and_where_the_name_came_from(
     tmp_path: Path,
 ) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
     moment = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
     first = journal.append(
         exception_id="e1",
@@ -83,13 +94,13 @@ def test_records_are_appended_with_who_when_what_why_and_where_the_name_came_fro
         actor="mgr-2",
         actor_source="proxy header X-Forwarded-User from 127.0.0.1",
     )
-    assert (first.action, first.note, first.acted_at, first.prev_hmac) == (
+    assert (first.action, first.note, first.acted_at, first.prev_link) == (
         "ESCALATE",
         "to the shift manager",
         "2026-11-24T09:30:00.000000+00:00",
         GENESIS,
     )
-    assert second.prev_hmac == first.hmac
+    assert second.prev_link == first.link
     assert journal.records() == [first, second]
     assert journal.verify() == []
     assert [json.loads(line)["actor_source"] for line in _lines(journal)] == [
@@ -119,7 +130,7 @@ def test_the_last_action_stands(tmp_path: Path) -> None:
 def test_incomplete_records_are_refused(
     tmp_path: Path, changes: dict[str, str], message: str
 ) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
     given = {
         "exception_id": "e1",
         "action": "ACKNOWLEDGE",
@@ -141,23 +152,27 @@ def test_an_escalation_edited_into_an_acknowledgement_is_named(tmp_path: Path) -
     lines[1] = json.dumps(edited, sort_keys=True, separators=(",", ":"))
     _write(journal, lines)
     assert journal.verify() == [
-        "acks.jsonl line 2: ACKNOWLEDGE of exception e1 by a is not authenticated by the "
-        "application's key: written without it, or changed after it was written"
+        "acks.jsonl line 2: ACKNOWLEDGE of exception e1 by a is not signed by the "
+        "installation's journal key: written without it, or changed after it was written"
     ]
 
 
-def test_a_line_signed_with_another_key_is_named(
+def test_a_line_signed_with_another_installations_key_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     journal = _journal(tmp_path, ("e0", "ESCALATE"))
-    monkeypatch.setenv("BACCARAT_AUDIT_KEY", "77" * 32)  # an attacker's own copy of the program
+    ours = os.environ[INSTALLATION_ENV]
+    # an attacker's own installation of the program: a journal key of its own
+    monkeypatch.setenv(INSTALLATION_ENV, str(init_demo_installation(tmp_path / "mine").root))
     journal.append(
         exception_id="e0", action="ACKNOWLEDGE", note="n", actor="mallory", actor_source=SOURCE
     )
-    monkeypatch.setenv("BACCARAT_AUDIT_KEY", "5a" * 32)
+    monkeypatch.setenv(INSTALLATION_ENV, ours)
     problems = journal.verify()
-    assert len(problems) == 1
-    assert problems[0].startswith("acks.jsonl line 2: ACKNOWLEDGE of exception e0 by mallory")
+    assert problems == [
+        "acks.jsonl line 2: ACKNOWLEDGE of exception e0 by mallory is not signed by the "
+        "installation's journal key: written without it, or changed after it was written"
+    ]
 
 
 def test_appended_lines_with_a_correct_unkeyed_sha256_chain_are_named(tmp_path: Path) -> None:
@@ -174,7 +189,7 @@ def test_appended_lines_with_a_correct_unkeyed_sha256_chain_are_named(tmp_path: 
 def test_a_line_written_as_a_keyed_record_without_the_key_is_named(tmp_path: Path) -> None:
     journal = _journal(tmp_path, ("e1", "ESCALATE"))
     forged = json.loads(_lines(journal)[0])
-    forged.update(action="ACKNOWLEDGE", prev_hmac=forged["hmac"], hmac="0" * 64)
+    forged.update(action="ACKNOWLEDGE", prev_link=forged["link"], signature="0" * 128)
     _write(journal, [*_lines(journal), json.dumps(forged)])
     assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 2"]
 
@@ -213,7 +228,7 @@ def test_garbage_is_named_and_skipped(tmp_path: Path) -> None:
     mistyped = [json.loads(_lines(journal)[0]) for _ in range(3)]
     mistyped[0]["note"] = ["a", "list"]
     mistyped[1]["acted_at"] = "yesterday"
-    mistyped[2]["hmac"] = None
+    mistyped[2]["link"] = None
     _write(journal, [*_lines(journal), "garbage", "[1, 2]", *map(json.dumps, mistyped)])
     assert journal.verify() == [
         f"acks.jsonl line {n}: not an acknowledgement record" for n in range(2, 7)
@@ -222,10 +237,12 @@ def test_garbage_is_named_and_skipped(tmp_path: Path) -> None:
 
 
 def test_concurrent_appends_keep_one_chain(tmp_path: Path) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
 
     def work(worker: int) -> None:
-        mine = AckJournal(journal.path)  # each session opens its own handle
+        mine = AckJournal(
+            journal.path, ledger_id=LEDGER_ID, ledger=journal.ledger
+        )  # each session opens its own handle
         for i in range(10):
             mine.append(
                 exception_id=f"e{worker}-{i}",
@@ -251,6 +268,12 @@ def _ledger(tmp_path: Path) -> Path:
     return db
 
 
+def _of(db: Path) -> AckJournal:
+    """The journal of the ledger ``db``, bound to its id, as the CLI opens it."""
+    with Ledger(db, read_only=True) as ledger:
+        return AckJournal.for_ledger(db, ledger.ledger_id)
+
+
 def _imported(db: Path) -> list[tuple[str | None, ...]]:
     with Ledger(db, read_only=True) as ledger:
         return ledger.con.execute(
@@ -261,7 +284,7 @@ def _imported(db: Path) -> list[tuple[str | None, ...]]:
 
 def test_import_into_the_ledger_is_idempotent_and_keeps_the_record(tmp_path: Path) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     assert journal.path == tmp_path / "ledger.acknowledgements.jsonl"
     journal.append(exception_id="e1", action="ESCALATE", note="look", actor="a", actor_source="x")
     last = journal.append(
@@ -274,13 +297,13 @@ def test_import_into_the_ledger_is_idempotent_and_keeps_the_record(tmp_path: Pat
         stored = ledger.con.execute(
             "SELECT ack_id, record_hmac FROM acknowledgements ORDER BY acted_at DESC LIMIT 1"
         ).fetchone()
-    assert stored == (last.ack_id, last.hmac)
+    assert stored == (last.ack_id, last.link)
     assert _imported(db) == [("e1", "ESCALATE", "a", "x"), ("e1", "ACKNOWLEDGE", "b", "y")]
 
 
 def test_import_for_one_gaming_day_leaves_other_days_records_waiting(tmp_path: Path) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     with Ledger(db) as ledger:
         for exception_id, day in (("e1", "2026-11-24"), ("e2", "2026-11-25")):
             ledger.con.execute(
@@ -307,7 +330,7 @@ def test_a_journal_that_does_not_verify_imports_nothing_and_names_the_line(
     tmp_path: Path, forgery: str
 ) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     for exception_id, action in (("e0", "ESCALATE"), ("e1", "ESCALATE"), ("e2", "ESCALATE")):
         journal.append(
             exception_id=exception_id, action=action, note="n", actor="a", actor_source=SOURCE
@@ -335,7 +358,7 @@ def test_a_journal_that_does_not_verify_imports_nothing_and_names_the_line(
 
 def test_a_journal_emptied_or_truncated_after_import_is_named(tmp_path: Path) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     for action in ("ESCALATE", "ACKNOWLEDGE"):
         journal.append(exception_id="e1", action=action, note="n", actor="a", actor_source="x")
     with Ledger(db) as ledger:
@@ -344,19 +367,20 @@ def test_a_journal_emptied_or_truncated_after_import_is_named(tmp_path: Path) ->
     _write(journal, lines[:1])
     with Ledger(db, read_only=True) as ledger:
         problems = journal_problems(db, ledger.con)
-    assert len(problems) == 1
-    assert "ACKNOWLEDGE of exception e1 by a" in problems[0]
-    assert "is no longer in ledger.acknowledgements.jsonl" in problems[0]
+    assert len(problems) == 2
+    assert "cut short or rolled back: the witness holds a checkpoint of 2 entries" in problems[0]
+    assert "ACKNOWLEDGE of exception e1 by a" in problems[1]
+    assert "is no longer in ledger.acknowledgements.jsonl" in problems[1]
     journal.path.write_text("")
     with Ledger(db) as ledger:
-        assert len(journal_problems(db, ledger.con)) == 2
+        assert len(journal_problems(db, ledger.con)) == 4  # two checkpoints, two imports
         with pytest.raises(JournalError, match="truncated, emptied or replaced"):
             journal.import_into(ledger.con)
 
 
 def test_an_acknowledgement_inserted_into_the_ledger_by_hand_is_named(tmp_path: Path) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     journal.append(exception_id="e1", action="ESCALATE", note="n", actor="a", actor_source="x")
     with Ledger(db) as ledger:
         journal.import_into(ledger.con)
@@ -383,22 +407,30 @@ def test_journal_location_can_be_overridden(
 
 
 # ---------------------------------------------------------------------- unkeyed journals
+def _re_sign(journal: AckJournal, note: str) -> int:
+    """Re-sign as the dry run listed it, reviewed by admin-1 and approved by acct-2."""
+    plan = journal.plan_re_sign().digest
+    return journal.re_sign_unkeyed(
+        "admin-1", SOURCE, note, approver="acct-2", approver_source=SOURCE, plan=plan
+    )
+
+
 def test_an_unkeyed_journal_is_refused_until_re_signed_after_review(tmp_path: Path) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
     first, digest = _unkeyed_line(GENESIS, actor="analyst-7")
     second, _ = _unkeyed_line(digest, ack_id="e" * 32, action="ESCALATE")
     _write(journal, [first, second])
     assert len(journal.verify()) == 2
     assert "--re-sign-unkeyed" in journal.verify()[0]
 
-    assert journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed against the shift log") == 2
+    assert _re_sign(journal, "reviewed against the shift log") == 2
     assert journal.verify() == []
     records = journal.records()
     assert [(r.actor, r.action) for r in records] == [
         ("analyst-7", "ACKNOWLEDGE"),
         ("mallory", "ESCALATE"),
     ]
-    assert "re-signed by admin-1 (command line)" in records[0].actor_source
+    assert "re-signed by admin-1 (command line), approved by acct-2" in records[0].actor_source
     assert "reviewed against the shift log" in records[0].actor_source
     kept = list(tmp_path.glob("acks.jsonl.unkeyed-*"))
     assert [p.read_text() for p in kept] == [f"{first}\n{second}\n"]
@@ -406,7 +438,7 @@ def test_an_unkeyed_journal_is_refused_until_re_signed_after_review(tmp_path: Pa
 
 @pytest.mark.parametrize("damage", ["edited", "deleted", "keyed"])
 def test_a_damaged_or_mixed_unkeyed_journal_is_not_re_signed(tmp_path: Path, damage: str) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
     first, digest = _unkeyed_line(GENESIS)
     second, digest2 = _unkeyed_line(digest, ack_id="e" * 32)
     third, _ = _unkeyed_line(digest2, ack_id="d" * 32)
@@ -421,13 +453,13 @@ def test_a_damaged_or_mixed_unkeyed_journal_is_not_re_signed(tmp_path: Path, dam
         journal.append(exception_id="e9", action="ESCALATE", note="n", actor="a", actor_source="x")
     before = journal.path.read_text()
     with pytest.raises(JournalError, match=r"line [234]"):
-        journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed")
+        _re_sign(journal, "reviewed")
     assert journal.path.read_text() == before
 
 
 def test_a_re_signed_journal_matches_what_an_older_close_imported(tmp_path: Path) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     line, _ = _unkeyed_line(GENESIS, actor="analyst-7")
     _write(journal, [line])
     with Ledger(db) as ledger:  # as the close imported it before migration 7: no ack_id
@@ -437,7 +469,7 @@ def test_a_re_signed_journal_matches_what_an_older_close_imported(tmp_path: Path
         )
         with pytest.raises(JournalError, match="an unkeyed record"):
             journal.import_into(ledger.con)
-    journal.re_sign_unkeyed("admin-1", SOURCE, "reviewed against the shift log")
+    _re_sign(journal, "reviewed against the shift log")
     with Ledger(db) as ledger:
         assert journal_problems(db, ledger.con) == []
         assert journal.import_into(ledger.con) == 0  # already there: not imported twice
@@ -482,7 +514,7 @@ def test_an_assignment_names_the_holder_and_leaves_the_status_alone(tmp_path: Pa
 def test_an_assignment_without_a_holder_or_a_holder_without_one_is_refused(
     tmp_path: Path, action: str, assignee: str | None, message: str
 ) -> None:
-    journal = AckJournal(tmp_path / "acks.jsonl")
+    journal = _new(tmp_path)
     with pytest.raises(JournalError, match=message):
         journal.append(
             exception_id="e1",
@@ -513,7 +545,7 @@ def test_an_edited_assignment_breaks_verification(tmp_path: Path, forge: object)
     _write(journal, [lines[0], json.dumps(edited, sort_keys=True, separators=(",", ":"))])
     problems = journal.verify()
     assert [p.split(":")[0] for p in problems] == ["acks.jsonl line 2"]
-    assert "not authenticated by the application's key" in problems[0]
+    assert "not signed by the installation's journal key" in problems[0]
 
 
 def test_a_holder_added_to_an_acknowledgement_breaks_verification(tmp_path: Path) -> None:
@@ -534,8 +566,8 @@ def test_a_forged_assignment_line_is_named_and_holds_nothing_where_it_counts(
         "ack_id": "f" * 32,
         "action": "ASSIGN",
         "assignee": "mallory",
-        "prev_hmac": first["hmac"],
-        "hmac": "0" * 64,
+        "prev_link": first["link"],
+        "signature": "0" * 128,
     }
     _write(journal, [*_lines(journal), json.dumps(forged)])
     assert [p.split(":")[0] for p in journal.verify()] == ["acks.jsonl line 2"]
@@ -550,7 +582,7 @@ def test_records_written_before_assignments_existed_still_verify(tmp_path: Path)
 
 def test_assignments_are_not_imported_into_the_ledger(tmp_path: Path) -> None:
     db = _ledger(tmp_path)
-    journal = AckJournal.for_ledger(db)
+    journal = _of(db)
     _assign(journal, "e1", "rivera")
     journal.append(exception_id="e1", action="ESCALATE", note="look", actor="a", actor_source="x")
     with Ledger(db) as ledger:

@@ -71,7 +71,8 @@ def _csv(data: bytes) -> list[dict[str, str]]:
 
 def test_round_bundle_round_trips(db: Path, tmp_path: Path) -> None:
     round_id, exception_id, code = _exception_round(db)
-    journal = AckJournal.for_ledger(db)
+    with Ledger(db, read_only=True) as ledger:
+        journal = AckJournal.for_ledger(db, ledger.ledger_id)
     journal.append(
         exception_id=exception_id,
         action="ESCALATE",
