@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -496,14 +497,16 @@ def gaming_day_status(ledger: Ledger, day: date) -> dict[str, Any] | None:
 _ANOTHER_DAY = re.compile(r"\d{4}-\d{2}-\d{2}:")
 
 
-def close_problems(ledger: Ledger, day: date, journal: AckJournal) -> list[str]:
+def close_problems(
+    ledger: Ledger, day: date, journal: AckJournal, place: Path | None = None
+) -> list[str]:
     """What no longer matches the close of ``day`` (empty: intact), by ``verify``'s own
     checks (:func:`pipeline.reports.verify.check`): the day's problems and those of the
     record as a whole (the seal log, the anchor file, the journal), never another day's."""
     own = f"{day.isoformat()}:"
     return [
         p
-        for p in check(ledger, journal=journal).problems
+        for p in check(ledger, journal=journal, place=place).problems
         if p.startswith(own) or not _ANOTHER_DAY.match(p)
     ]
 

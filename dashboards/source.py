@@ -32,7 +32,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger, LedgerError
 
 DEFAULT_DB = Path("out/ledger.duckdb")
@@ -47,9 +47,11 @@ def ledger_path() -> Path:
     return Path(os.environ.get("BACCARAT_DB") or DEFAULT_DB)
 
 
-def journal() -> AckJournal:
-    """The acknowledgement journal of the ledger shown (``$BACCARAT_ACKS`` overrides)."""
-    return AckJournal(journal_path_for(ledger_path()))
+def journal(ledger_id: str | None = None) -> AckJournal:
+    """The acknowledgement journal of the ledger shown (``$BACCARAT_ACKS`` overrides), bound
+    to ``ledger_id`` (the ledger's :attr:`~pipeline.ledger.store.Ledger.ledger_id`, read
+    from a snapshot): its records name it, and it is needed to append one."""
+    return AckJournal.for_ledger(ledger_path(), ledger_id)
 
 
 class LedgerUnavailable(RuntimeError):

@@ -42,12 +42,14 @@ from dashboards.source import (
     LedgerUnavailable,
     Snapshot,
     journal,
+    ledger_path,
     read_copy,
     reader,
     snapshot,
 )
 from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, ESCALATE, AckJournal, JournalError
 from pipeline.config.catalog import gaming_day_of
+from pipeline.config.installation import InstallationError
 from pipeline.config.roles import (
     Action,
     Actor,
@@ -61,6 +63,7 @@ from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import csv_cell, markdown_text, visible
+from pipeline.witness.record import NotWitnessedError
 
 OIDC_SOURCE = "OIDC sign-in"
 LOOPBACK = "localhost"
@@ -196,7 +199,7 @@ def sidebar() -> Context:
         live.sidebar_toggles()
         if st.button("Refresh data", key="refresh"):
             st.rerun()
-    ctx = Context(snap, day, journal(), actor, roles)
+    ctx = Context(snap, day, journal(ledger_id(snap)), actor, roles)
     problems = ctx.journal.verify()
     if problems:
         st.error(
@@ -205,6 +208,17 @@ def sidebar() -> Context:
         )
     st.session_state["_context"] = ctx
     return ctx
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _ledger_id(snapshot_key: str, snapshot_path: str) -> str | None:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return ledger.ledger_id
+
+
+def ledger_id(snap: Snapshot) -> str | None:
+    """The shown ledger's id (its journal's records name it), read once per snapshot."""
+    return _ledger_id(snap.key, str(snap.path))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -241,7 +255,8 @@ def _verified_close(
     snapshot_key: str, snapshot_path: str, day: date, journal_path: str
 ) -> list[str]:
     with read_copy(Path(snapshot_path)) as ledger:
-        return q.close_problems(ledger, day, AckJournal(journal_path))
+        journal = AckJournal(journal_path, ledger_id=ledger.ledger_id, ledger=ledger_path())
+        return q.close_problems(ledger, day, journal, ledger_path())
 
 
 def verified_close(ctx: Context, day: date) -> list[str]:
@@ -471,7 +486,7 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
                         assignee=assignee or None,
                     )
                 )
-        except (JournalError, NotAuthorizedError) as err:
+        except (JournalError, NotAuthorizedError, InstallationError, NotWitnessedError) as err:
             done = f" ({len(records)} of {len(targets)} recorded before it)" if records else ""
             st.error(markdown_text(f"{err}{done}"))
             return
@@ -486,7 +501,7 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
         st.session_state["_flash"] = (
             f"{first.action}{to} of {what} recorded by {first.actor} at {first.acted_at} "
             f"(journal {ctx.journal.path.name}, record "
-            f"{', '.join(r.hmac[:12] for r in records)})."
+            f"{', '.join(r.link[:12] for r in records)})."
         )
         st.rerun()
 

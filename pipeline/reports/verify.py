@@ -13,9 +13,11 @@ Nothing stored is taken on trust:
   so cutting it short, restoring an older copy or forking it is found, whoever did it; its
   head must also be the anchor file's last line, and ``--expect-head`` (a head filed
   earlier) one of its links;
-- the acknowledgement journal must verify (HMAC per line) and still hold, unchanged, every
-  acknowledgement the ledger imported from it, so emptying or editing it after a close is
-  found (:meth:`pipeline.bundle.acks.AckJournal.problems_against`).
+- the acknowledgement journal must verify (each line signed by the installation's journal
+  key, chained, and of this ledger), extend every checkpoint its witnesses hold (so deleting
+  its last lines, restoring an older copy or another ledger's journal is found), and still
+  hold, unchanged, every acknowledgement the ledger imported from it
+  (:meth:`pipeline.bundle.acks.AckJournal.problems_against`).
 """
 
 from __future__ import annotations
@@ -77,22 +79,26 @@ def check(
     expect_head: str | None = None,
     journal: AckJournal | None = None,
     inst: Installation | None = None,
+    place: Path | None = None,
 ) -> Verification:
     """Every way the ledger no longer matches its seals (see the module docstring).
-    ``journal`` is the ledger's acknowledgement journal when ``ledger`` is a copy of it (the
-    dashboards verify a snapshot)."""
+    ``journal`` is the ledger's acknowledgement journal and ``place`` where the ledger is,
+    when ``ledger`` is a copy of it (the dashboards verify a snapshot): the anchor file
+    named relative to the ledger's folder, and the witnesses' checkpoints, are the ledger's."""
+    place = place or ledger.path
     inst = inst or installation()
     keyring = load_keyring(inst)
     log = seal_log(ledger.con)
     last = last_entries(log)
     closed = [e for e in last.values() if e.action == CLOSE]
-    anchor_path = anchors if anchors is not None else default_anchor_path(log, ledger.path)
+    anchor_path = anchors if anchors is not None else default_anchor_path(log, place)
     problems = keyring.problems() + log_problems(log, keyring) + status_problems(ledger, last)
     for entry in sorted(closed, key=lambda e: e.gaming_date):
         problems += day_problems(ledger, entry)
     problems += anchor_problems(log, anchor_path, expect_head)
-    problems += witnessed_problems(ledger, log, inst)
-    problems += (journal or AckJournal.for_ledger(ledger.path)).problems_against(ledger.con)
+    problems += witnessed_problems(ledger, log, inst, place)
+    journal = journal or AckJournal.for_ledger(place, ledger.ledger_id, inst)
+    problems += journal.problems_against(ledger.con)  # its signatures, ledger and witnesses
     return Verification(problems, len(closed), log[-1].link if log else None, anchor_path)
 
 
@@ -103,13 +109,17 @@ def verify(
     return check(ledger, anchors, expect_head).problems
 
 
-def witnessed_problems(ledger: Ledger, log: Sequence[SealEntry], inst: Installation) -> list[str]:
+def witnessed_problems(
+    ledger: Ledger, log: Sequence[SealEntry], inst: Installation, place: Path
+) -> list[str]:
     """The seal log against every checkpoint the installation's witnesses hold of it."""
     ledger_id = ledger.ledger_id
     if ledger_id is None:
         return [
-            "ledger_identity: the ledger has no identity (deleted?), so no witness's "
-            "checkpoint can be found for it: restore it from a backup"
+            "ledger_identity: the ledger has no identity, so no witness's checkpoint can be "
+            "found for it: its ledger_identity row was deleted (restore it from a backup), or "
+            "it is a ledger from before migration 17 that no writer has opened since (any "
+            "replay or close migrates it)"
         ]
     bound = [e for e in log if e.ledger_id is not None and e.ledger_id != ledger_id]
     problems = [
@@ -117,7 +127,7 @@ def witnessed_problems(ledger: Ledger, log: Sequence[SealEntry], inst: Installat
         f"not this one ({ledger_id}): transplanted from another ledger"
         for e in bound
     ]
-    return problems + problems_against_witnesses(log_state(log, ledger_id, ledger.path), inst)
+    return problems + problems_against_witnesses(log_state(log, ledger_id, place), inst)
 
 
 def log_problems(log: Sequence[SealEntry], keyring: Keyring) -> list[str]:

@@ -18,7 +18,7 @@ def add_installation_parsers(sub: argparse._SubParsersAction[argparse.ArgumentPa
         "installation",
         help="set up the installation: roles, signing keys, witnesses (administrators)",
     )
-    inner = p.add_subparsers(dest="installation_command", required=True)
+    inner = p.add_subparsers(dest="installation_command", required=True, help="what to do")
     q = inner.add_parser("init", help="a new installation: roles file and first keys")
     q.add_argument("--dir", type=Path, required=True, help="the installation's folder")
     q.add_argument("--roles", type=Path, help="roles file to install (default: the example)")
@@ -29,7 +29,7 @@ def add_installation_parsers(sub: argparse._SubParsersAction[argparse.ArgumentPa
     )
     q.set_defaults(func=cmd_installation_init)
     q = inner.add_parser("add-witness", help="send every checkpoint to one more witness")
-    q.add_argument("--name", required=True)
+    q.add_argument("--name", required=True, help="how problems name the witness")
     where = q.add_mutually_exclusive_group(required=True)
     where.add_argument("--url", help="a witness process, e.g. http://witness:8470")
     where.add_argument("--directory", type=Path, help="a witness folder (write-once share)")
@@ -37,23 +37,28 @@ def add_installation_parsers(sub: argparse._SubParsersAction[argparse.ArgumentPa
     q.set_defaults(func=cmd_add_witness)
 
     p = sub.add_parser("keys", help="the installation's signing keys: list or rotate")
-    inner = p.add_subparsers(dest="keys_command", required=True)
+    inner = p.add_subparsers(dest="keys_command", required=True, help="what to do")
     q = inner.add_parser("list", help="every key of the keyring, retired ones included")
     q.set_defaults(func=cmd_keys_list)
     q = inner.add_parser("rotate", help="replace a purpose's key (the old key signs the new)")
-    q.add_argument("--purpose", required=True, choices=("seal", "journal", "webhook"))
+    q.add_argument(
+        "--purpose",
+        required=True,
+        choices=("seal", "journal", "webhook"),
+        help="which key: the seal log's, the journal's or the webhooks'",
+    )
     q.set_defaults(func=cmd_keys_rotate)
 
     p = sub.add_parser("witness", help="run a witness, or send it the checkpoints it lacks")
-    inner = p.add_subparsers(dest="witness_command", required=True)
+    inner = p.add_subparsers(dest="witness_command", required=True, help="what to do")
     q = inner.add_parser("init", help="a new witness pinning an installation's keyring")
     q.add_argument("--dir", type=Path, required=True, help="the witness's folder")
     q.add_argument("--keyring", type=Path, required=True, help="the installation's keyring")
     q.set_defaults(func=cmd_witness_init)
     q = inner.add_parser("serve", help="serve a witness over HTTP")
     q.add_argument("--dir", type=Path, required=True, help="the witness's folder")
-    q.add_argument("--host", default="127.0.0.1")
-    q.add_argument("--port", type=int, default=8470)
+    q.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    q.add_argument("--port", type=int, default=8470, help="TCP port to listen on")
     q.set_defaults(func=cmd_witness_serve)
     q = inner.add_parser("sync", help="send the ledger's current heads to every witness")
     add_db_option(q, "the ledger whose logs to witness")
@@ -127,6 +132,7 @@ def cmd_witness_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_witness_sync(args: argparse.Namespace) -> int:
+    from pipeline.bundle.acks import AckJournal
     from pipeline.config.installation import installation
     from pipeline.ledger.store import Ledger, LedgerError
     from pipeline.reports.seals import log_state, seal_log
@@ -139,7 +145,11 @@ def cmd_witness_sync(args: argparse.Namespace) -> int:
                 f"{ledger.path}: the ledger has no identity (a ledger from before migration "
                 "17 that no writer opened since, or its ledger_identity was deleted)"
             )
-        states = [log_state(seal_log(ledger.con), ledger.ledger_id, ledger.path)]
+        journal = AckJournal.for_ledger(ledger.path, ledger.ledger_id, inst)
+        states = [
+            log_state(seal_log(ledger.con), ledger.ledger_id, ledger.path),
+            journal.log_state(journal.records(), ledger.ledger_id),
+        ]
     for state in states:
         publish(state, inst)
         print(f"{state.log} log: {len(state.links)} entries witnessed")

@@ -62,10 +62,18 @@ def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1) -> Path:
 
 
 def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
-    """A private copy of the emulated ledger in ``directory`` (its journal goes beside it)."""
+    """A private copy of the emulated ledger in ``directory`` (its journal goes beside it),
+    with its anchor file, witnessed in the installation in use (each test has its own copy of
+    the installation; the ledger was built in the first test's)."""
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / "ledger.duckdb"
-    shutil.copyfile(built_ledger(tables, hours), target)
+    built = built_ledger(tables, hours)
+    shutil.copyfile(built, target)
+    anchors = directory / "reports" / "seal-anchors.jsonl"
+    anchors.parent.mkdir(exist_ok=True)
+    shutil.copyfile(built.parent / "reports" / anchors.name, anchors)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["witness", "sync", "--db", str(target)]) == 0
     return target
 
 

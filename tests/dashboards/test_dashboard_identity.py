@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from dashboards.server import dashboard_env
-from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger
 
 TIMEOUT = 120
@@ -95,7 +95,7 @@ def test_a_forged_user_header_from_this_machine_is_ignored_by_default(
         and f"trusted_proxies in {installation_roles()}" in w.value
         for w in at.sidebar.warning
     )
-    assert AckJournal(journal_path_for(ledger)).records() == []
+    assert AckJournal.for_ledger(ledger).records() == []
 
 
 def test_a_roles_file_named_in_the_environment_is_not_read(
@@ -145,7 +145,7 @@ def test_the_user_header_from_a_trusted_proxy_signs_in(
     at.radio(key="ack-action").set_value("ESCALATE")
     at.text_area(key="ack-note").input("to the shift manager")
     at.button(key="ack-submit").click().run()
-    records = AckJournal(journal_path_for(ledger)).records()
+    records = AckJournal.for_ledger(ledger).records()
     assert [(r.exception_id, r.actor, r.actor_source) for r in records] == [
         (target, "analyst@casino.example", "proxy header X-Auth-Request-User from 10.0.0.7")
     ]
@@ -235,7 +235,7 @@ def test_the_oidc_sign_in_names_the_user(
     assert any(b.key == "sign_out" for b in at.sidebar.button)
     at.text_area(key="ack-note").input("explained by the pit")
     at.button(key="ack-submit").click().run()
-    records = AckJournal(journal_path_for(ledger)).records()
+    records = AckJournal.for_ledger(ledger).records()
     assert [(r.actor, r.actor_source) for r in records] == [
         ("analyst@casino.example", "OIDC sign-in")
     ]
@@ -261,7 +261,7 @@ def test_the_last_action_stands_in_the_queue_and_the_close(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = _critical(ledger)
-    journal = AckJournal(journal_path_for(ledger))
+    journal = AckJournal.for_ledger(ledger)
     for action in ("ACKNOWLEDGE", "ESCALATE"):
         journal.append(
             exception_id=target, action=action, note="n", actor="demo-analyst", actor_source="x"
@@ -277,7 +277,7 @@ def test_the_last_action_stands_in_the_queue_and_the_close(
 
 def test_a_journal_that_does_not_verify_changes_no_status(ledger: Path) -> None:
     target = _critical(ledger)
-    journal = AckJournal(journal_path_for(ledger))
+    journal = AckJournal.for_ledger(ledger)
     journal.append(
         exception_id=target, action="ESCALATE", note="n", actor="demo-analyst", actor_source="x"
     )

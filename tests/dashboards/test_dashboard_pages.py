@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboards import queries as q
 from dashboards import ui
-from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.bundle.acks import AckJournal
 from pipeline.bundle.export import verify_bundle
 from pipeline.ledger.store import Ledger
 from pipeline.safe_text import markdown_text
@@ -135,7 +135,7 @@ def test_acknowledge_and_escalate_are_stored_and_audited(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     at = _app()
-    journal = AckJournal(journal_path_for(ledger))
+    journal = AckJournal.for_ledger(ledger)
     target = str(at.selectbox(key="inspect").value)
     # nobody signed in: read-only, no form to record with
     assert any("Sign in to acknowledge or escalate" in i.value for i in at.info)
@@ -183,7 +183,7 @@ def test_an_acknowledgement_needs_a_note(ledger: Path, monkeypatch: pytest.Monke
     at = _app()
     at.button(key="ack-submit").click().run()
     assert at.error and "note" in at.error[0].value
-    assert AckJournal(journal_path_for(ledger)).records() == []
+    assert AckJournal.for_ledger(ledger).records() == []
 
 
 # ---------------------------------------------------------------------- the other pages

@@ -14,7 +14,7 @@ from dashboard_data import APP, DAY, ledger_copy, request_from, trust_localhost
 from streamlit.testing.v1 import AppTest
 
 from dashboards import triage
-from pipeline.bundle.acks import AckJournal, journal_path_for
+from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 
@@ -80,7 +80,7 @@ def test_filters_and_the_open_exception_go_into_the_url(ledger: Path) -> None:
 def test_a_stale_link_says_what_happened(ledger: Path) -> None:
     every = exceptions(ledger)
     acknowledged = str(every["exception_id"].iloc[0])
-    AckJournal(journal_path_for(ledger)).append(
+    AckJournal.for_ledger(ledger).append(
         exception_id=acknowledged, action="ACKNOWLEDGE", note="explained on video",
         actor="demo-analyst", actor_source="test", table_id=str(every["table_id"].iloc[0]),
         gaming_date=DAY,
@@ -118,7 +118,7 @@ def test_several_selected_rows_are_acknowledged_with_one_note(
     at.radio(key="bulk-action").set_value("ACKNOWLEDGE")
     at.text_area(key="bulk-note").input("duplicates from the T02 shoe reader restart")
     at.button(key="bulk-submit").click().run()
-    records = AckJournal(journal_path_for(ledger)).records()
+    records = AckJournal.for_ledger(ledger).records()
     assert sorted(r.exception_id for r in records) == sorted(chosen)
     assert {r.note for r in records} == {"duplicates from the T02 shoe reader restart"}
     assert any("3 exceptions" in s.value for s in at.success)
@@ -140,7 +140,7 @@ def test_exceptions_picked_from_the_list_are_acknowledged_with_one_note(
     at.text_area(key="bulk-note").input("picked by keyboard")
     at.button(key="bulk-submit").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    records = AckJournal(journal_path_for(ledger)).records()
+    records = AckJournal.for_ledger(ledger).records()
     assert sorted(r.exception_id for r in records) == sorted(chosen)
     assert {r.note for r in records} == {"picked by keyboard"}
     assert not set(chosen) & set(at.multiselect(key="act_on").value)
@@ -185,7 +185,7 @@ def test_several_selected_rows_are_assigned_with_one_note_and_shown_as_text(
     at.button(key="bulk-submit").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("ASSIGN to" in s.value and "2 exceptions" in s.value for s in at.success)
-    journal = AckJournal(journal_path_for(ledger))
+    journal = AckJournal.for_ledger(ledger)
     assert journal.verify() == []
     held = journal.holders()
     assert sorted(held) == sorted(chosen)
@@ -208,7 +208,7 @@ def test_the_queue_filters_mine_and_unassigned_and_keeps_it_in_the_url(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     every = exceptions(ledger)
-    journal = AckJournal(journal_path_for(ledger))
+    journal = AckJournal.for_ledger(ledger)
     mine, theirs = (str(e) for e in every["exception_id"].iloc[:2])
     for exception_id, holder in ((mine, "demo-analyst"), (theirs, "rivera")):
         journal.append(
