@@ -68,7 +68,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -751,13 +751,10 @@ def _problems(
 
 
 def _retired_key_problems(record: AckRecord, keyring: Keyring, where: str, what: str) -> list[str]:
-    """A signature by a key retired before the record was made: a retired key's private
-    half is deleted at the rotation, so a copy of it was kept."""
-    key = keyring.find(record.key_id, LOG)
-    if key is None or key.retired is None:
-        return []
-    # the keyring records the retirement to the second: a record of that second is before it
-    if record.acted_at_utc >= datetime.fromisoformat(key.retired) + timedelta(seconds=1):
+    """A signature by a key retired before the record was made
+    (:meth:`~pipeline.config.keys.Keyring.retired_before`)."""
+    key = keyring.retired_before(LOG, record.key_id, record.acted_at_utc)
+    if key is not None:
         return [
             f"{where}: {what} is signed with journal key {key.key_id}, retired at "
             f"{key.retired}, before the record was made ({record.acted_at}): a copy of the "

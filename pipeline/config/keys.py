@@ -141,6 +141,19 @@ class Keyring:
         key = self.find(key_id, purpose)
         return key is not None and verify_signature(key.public_key, purpose, message, signature)
 
+    def retired_before(
+        self, purpose: str, key_id: str | None, made_at: datetime
+    ) -> PublicKey | None:
+        """The key ``key_id`` of ``purpose`` when it was retired before ``made_at`` (naive:
+        UTC): its private half is deleted at the rotation, so a signature it made later comes
+        from a copy someone kept."""
+        key = self.find(key_id, purpose)
+        if key is None or key.retired is None:
+            return None
+        retired = datetime.fromisoformat(key.retired)
+        made = made_at if made_at.tzinfo else made_at.replace(tzinfo=UTC)
+        return key if made > retired else None
+
     def problems(self) -> list[str]:
         """Keys that no predecessor rotated in: one first key per purpose, each later key
         signed into the keyring by the key it follows."""
@@ -226,7 +239,7 @@ def signer(purpose: str, where: Installation | None = None) -> Signer:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def _write_private(inst: Installation, purpose: str, private: Ed25519PrivateKey) -> None:

@@ -168,10 +168,8 @@ def log_problems(log: Sequence[SealEntry], keyring: Keyring) -> list[str]:
 def _retired_key_problems(entry: SealEntry, keyring: Keyring, where: str) -> list[str]:
     """A signature by a key retired before the entry was made: a retired key's private
     half is deleted at the rotation, so a copy of it was kept."""
-    key = keyring.find(entry.key_id, "seal")
-    if key is None or key.retired is None:
-        return []
-    if entry.sealed_at.isoformat() > key.retired.replace("+00:00", ""):
+    key = keyring.retired_before("seal", entry.key_id, entry.sealed_at)
+    if key is not None:
         return [
             f"{where}: signed with seal key {key.key_id}, retired at {key.retired}, before "
             f"the entry was made ({entry.sealed_at}): a copy of the retired key was kept"
