@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 
 from pipeline.config.installation import Installation, InstallationError
-from pipeline.config.keys import load_keyring, signer
+from pipeline.config.keys import Signer, load_keyring, signer
 from pipeline.witness.checkpoint import GENESIS, LOGS, Checkpoint
 from pipeline.witness.client import Witness, WitnessUnavailableError, load_witnesses
 from pipeline.witness.store import ACCEPTED, CheckpointRefusedError, WitnessRecord
@@ -48,6 +48,21 @@ def _latest(records: Sequence[WitnessRecord], witness: Witness, state: LogState)
     return max(sizes, default=0)
 
 
+def signed_checkpoint(state: LogState, key: Signer, made_at: datetime | None = None) -> Checkpoint:
+    """A checkpoint of ``state`` (its size and head now), signed with ``key``."""
+    unsigned = Checkpoint(
+        state.ledger_id,
+        state.ledger,
+        state.log,
+        len(state.links),
+        state.links[-1] if state.links else GENESIS,
+        (made_at or datetime.now(UTC)).isoformat(timespec="microseconds"),
+        key.key_id,
+        "",
+    )
+    return replace(unsigned, signature=key.sign(unsigned.signed_content()))
+
+
 def publish(state: LogState, inst: Installation) -> list[WitnessRecord]:
     """Sign a checkpoint of ``state`` with the installation's key of its log and hand it to
     every witness, with the content digests of the entries each witness has not seen.
@@ -60,18 +75,7 @@ def publish(state: LogState, inst: Installation) -> list[WitnessRecord]:
             "this machine holds the record's head: an administrator adds one "
             "(baccarat-audit installation add-witness)"
         )
-    key = signer(LOGS[state.log], inst)
-    unsigned = Checkpoint(
-        state.ledger_id,
-        state.ledger,
-        state.log,
-        len(state.links),
-        state.links[-1] if state.links else GENESIS,
-        datetime.now(UTC).isoformat(timespec="microseconds"),
-        key.key_id,
-        "",
-    )
-    checkpoint = replace(unsigned, signature=key.sign(unsigned.signed_content()))
+    checkpoint = signed_checkpoint(state, signer(LOGS[state.log], inst))
     keys = [asdict(k) for k in load_keyring(inst).keys]
     kept, failures = [], []
     for witness in witnesses:

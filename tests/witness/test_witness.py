@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,13 @@ from pipeline.config.keys import load_keyring, rotate, signer
 from pipeline.witness.checkpoint import GENESIS, Checkpoint, chain_link, extends
 from pipeline.witness.client import Witness
 from pipeline.witness.provision import init_demo_installation
-from pipeline.witness.record import LogState, NotWitnessedError, problems_against_witnesses, publish
+from pipeline.witness.record import (
+    LogState,
+    NotWitnessedError,
+    problems_against_witnesses,
+    publish,
+    signed_checkpoint,
+)
 from pipeline.witness.server import serve
 from pipeline.witness.store import ACCEPTED, REFUSED, CheckpointRefusedError, WitnessStore
 
@@ -38,18 +44,7 @@ def a_log(n: int, log: str = "seal", ledger_id: str = "L1") -> LogState:
 
 
 def checkpoint_of(state: LogState, inst: Installation) -> Checkpoint:
-    key = signer(state.log, inst)
-    unsigned = Checkpoint(
-        state.ledger_id,
-        state.ledger,
-        state.log,
-        len(state.links),
-        state.links[-1] if state.links else GENESIS,
-        "2026-12-06T00:00:00",
-        key.key_id,
-        "",
-    )
-    return replace(unsigned, signature=key.sign(unsigned.signed_content()))
+    return signed_checkpoint(state, signer(state.log, inst))
 
 
 def test_a_link_commits_to_the_log_the_previous_link_and_the_content() -> None:
@@ -77,7 +72,7 @@ def test_the_witness_keeps_a_log_that_grows(inst: Installation) -> None:
 
 def test_a_log_cut_short_is_refused_and_the_refusal_is_kept(inst: Installation) -> None:
     publish(a_log(5), inst)
-    with pytest.raises(NotWitnessedError, match="truncation or rollback: .* has 3 entries"):
+    with pytest.raises(NotWitnessedError, match=r"truncation or rollback: .* has 3 entries"):
         publish(a_log(3), inst)
     problems = problems_against_witnesses(a_log(3), inst)
     assert any(
