@@ -22,8 +22,10 @@ import pytest
 from streamlit.runtime import context as st_context
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `dashboards` is not an installed package
-    sys.path.insert(0, str(ROOT))
+HERE = str(Path(__file__).resolve().parent)
+for _path in (str(ROOT), HERE):  # `dashboards` is not an installed package; `_chromium` is here
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 from _chromium import free_port  # noqa: E402
 

@@ -37,7 +37,7 @@ from pipeline.quality.docs import remote_references, unsafe_markup
 from pipeline.quality.run import run_quality
 from pipeline.reports.seals import ANCHOR_FILE
 from pipeline.safe_text import FORMULA_LEADERS, file_stem, html_text, visible
-from tests.dashboards.dashboard_data import request_from
+from tests.dashboards.dashboard_data import request_from, trust_localhost
 from tests.hostile.corpus import DAY, TABLE_IDS, hostile_events, write_events
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -367,8 +367,9 @@ def test_every_dashboard_page_shows_device_strings_as_text(
 def test_hostile_rounds_reconstruct_trail_and_bundle_as_text(
     day: HostileDay, dashboards: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # bundles are exported by an investigator, signed in through the packaged roles file's
-    # trusted local proxy
+    # bundles are exported by an investigator, signed in through a proxy on this machine,
+    # which this test's installation trusts (the packaged example trusts none)
+    trust_localhost()
     request_from(monkeypatch, "127.0.0.1", X_Forwarded_User="demo-investigator")
     with Ledger(dashboards, read_only=True) as ledger:
         # the first round with an exception whose id can be typed: the page strips the
