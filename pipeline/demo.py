@@ -61,7 +61,7 @@ def run_demo(args: argparse.Namespace) -> int:
         stale.unlink()
     (out / "reports" / "seal-anchors.jsonl").unlink(missing_ok=True)
     acting_in = demo_installation(out)
-    print(f"   acting in the installation {acting_in}")
+    print(f"   acting in the installation {shown_path(acting_in)}")
     events_dir = out / "events"
     how = "as plain functions" if args.plain else "as a Prefect flow run on the local server"
     print(f"2. nightly audit {how} (ingest + replay, patterns, quality, close) ...", flush=True)
@@ -131,7 +131,8 @@ def run_demo(args: argparse.Namespace) -> int:
     dashboard = "make dashboard" + ("" if db == DEFAULT_DB else f" DASHBOARD_DB={db}")
     print(
         f"\nDone in {time.perf_counter() - started:.1f} s. Next: `export "
-        f"{INSTALLATION_ENV}={acting_in}` (the installation the record was signed in), "
+        f"{INSTALLATION_ENV}={shown_path(acting_in, '$PWD/')}` (the installation the record "
+        "was signed in), "
         f"`{installed_command()} exceptions --db {db}`, `{dashboard}`."
     )
     return 0 if truth.exact else 1
@@ -157,6 +158,15 @@ def demo_installation(out: Path) -> Path:
     init_demo_installation(root)
     os.environ[INSTALLATION_ENV] = str(root)
     return root
+
+
+def shown_path(path: Path, relative_prefix: str = "") -> str:
+    """``path`` as a person types it here: relative to the working directory (after
+    ``relative_prefix``) when it is below it."""
+    try:
+        return relative_prefix + str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 DEFAULT_DB = Path("out") / "ledger.duckdb"
