@@ -630,6 +630,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 "days_checked": checked.days_checked,
                 "head": checked.head,
                 "anchors": str(checked.anchors),
+                "witnesses": checked.witnesses,
                 "problems": list(checked.problems),
             }
         )
@@ -638,7 +639,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(problem)
     print(
         f"{checked.days_checked} closed gaming days checked against the seal log (head "
-        f"{checked.head or 'none'}, anchors {checked.anchors}); "
+        f"{checked.head or 'none'}, anchors {checked.anchors}, witnesses "
+        f"{', '.join(checked.witnesses) or 'none'}); "
         f"{'intact' if not checked.problems else f'{len(checked.problems)} problems'}"
     )
     return 1 if checked.problems else 0

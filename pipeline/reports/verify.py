@@ -57,6 +57,7 @@ from pipeline.reports.seals import (
     seal_log,
     table_columns,
 )
+from pipeline.witness.client import load_witnesses
 from pipeline.witness.record import problems_against_witnesses
 
 ROW_TEXT = 400
@@ -71,6 +72,8 @@ class Verification:
     head: str | None
     """The newest seal link in the ledger."""
     anchors: Path
+    witnesses: list[str]
+    """The names of the witnesses whose checkpoints the log was checked against."""
 
 
 def check(
@@ -99,7 +102,10 @@ def check(
     problems += witnessed_problems(ledger, log, inst, place)
     journal = journal or AckJournal.for_ledger(place, ledger.ledger_id, inst)
     problems += journal.problems_against(ledger.con)  # its signatures, ledger and witnesses
-    return Verification(problems, len(closed), log[-1].link if log else None, anchor_path)
+    witnesses = [w.name for w in load_witnesses(inst)]
+    return Verification(
+        problems, len(closed), log[-1].link if log else None, anchor_path, witnesses
+    )
 
 
 def verify(
