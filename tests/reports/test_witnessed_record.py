@@ -212,3 +212,28 @@ def test_verify_on_the_command_line_names_the_rollback(
     out = capsys.readouterr()
     assert code == 1
     assert "cut short or rolled back" in out.out + out.err
+
+
+def test_a_close_in_an_installation_of_the_operator_s_own_does_not_verify(
+    two_days: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator who cannot read the seal key points BACCARAT_INSTALLATION at an
+    installation of their own (their keys, their witness) and reopens a day with it: the
+    entry is signed by a key the real keyring does not hold, and the real witness never saw
+    it."""
+    from pipeline.witness.provision import init_demo_installation
+
+    production = shutil.copytree(two_days, tmp_path / "production")
+    real = installation().root
+    monkeypatch.setenv("BACCARAT_INSTALLATION", str(init_demo_installation(tmp_path / "own").root))
+    with Ledger(production / LEDGER) as ledger:
+        reopen_gaming_day(
+            ledger, DAYS[1], "my own keys", actor="accountant", actor_source="command line"
+        )
+    monkeypatch.setenv("BACCARAT_INSTALLATION", str(real))
+    with Ledger(production / LEDGER) as ledger:
+        found = problems(ledger)
+    assert any(
+        "seal_log seq 3" in p and "written without the installation's seal key" in p for p in found
+    ), found
+    assert any("entries 3-3 are not witnessed" in p for p in found), found
