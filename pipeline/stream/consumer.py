@@ -85,7 +85,7 @@ from pipeline.stream.alerts import AlertDispatcher
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.notices import NoticePublisher, notice_days
 from pipeline.stream.reach import wait_for_broker
-from pipeline.stream.resume import LogProbe, check_resume
+from pipeline.stream.resume import LogProbe, check_continuation, check_resume
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
 from pipeline.stream.sender import AcknowledgedSender
 from pipeline.stream.settings import DEFAULT_MAX_BATCH, KafkaSettings
@@ -500,8 +500,17 @@ class _Partitions:
         return True
 
     def polled(self, tp: TopicPartition, records: list[Any]) -> None:
-        """Note how far an open partition has been read."""
+        """Note how far an open partition has been read; raise
+        :class:`~pipeline.stream.resume.ResumeRefusedError` when its records do not go on
+        from there (:func:`~pipeline.stream.resume.check_continuation`)."""
         if tp.partition in self.open:
+            expected = self.read_to.get(tp.partition)
+            first = int(records[0].offset)
+            if expected is not None and first != expected:
+                check_continuation(
+                    self.settings, self.ledgers.describe(tp.partition), tp.partition, expected,
+                    first, lambda: int(self.consumer.beginning_offsets([tp])[tp]),
+                )  # fmt: skip
             self.read_to[tp.partition] = records[-1].offset + 1
 
     def behind(self) -> bool:

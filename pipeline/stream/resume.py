@@ -19,6 +19,12 @@ consumer of its own (no group) that reads one record:
    the same bytes, for a dead letter). A log that was replaced and has grown past ``s``
    fails here.
 
+While the stream runs, a partition's records must go on from where it last read
+(:func:`check_continuation`): a Kafka broker that lost its log or deleted records answers
+the consumer's next fetch with OFFSET_OUT_OF_RANGE, and kafka-python then moves the position
+to the log start, back (a new log) or forward (records skipped); either is the same loud
+stop. An offset jump forward within the log (transaction markers, compaction) is fine.
+
 The high watermark is taken from a fetch response, not ListOffsets: tansu 0.6 answers
 ListOffsets(latest) with the last batch's base offset + 1, short of the real end.
 """
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +47,13 @@ from pipeline.stream.settings import KafkaSettings
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LogProbe", "PartitionLog", "ResumeRefusedError", "check_resume"]
+__all__ = [
+    "LogProbe",
+    "PartitionLog",
+    "ResumeRefusedError",
+    "check_continuation",
+    "check_resume",
+]
 
 PROBE_SECONDS = 5.0
 """How long the probe waits for the broker to answer a fetch."""
@@ -199,4 +212,41 @@ def check_resume(
             f"the ledger loaded {said}: the log was replaced (the broker lost its log and "
             "was written again, or this is another cluster). Resuming would skip the "
             f"{stored - start:,} records below offset {stored} of the new log. {todo}"
+        )
+
+
+def check_continuation(
+    settings: KafkaSettings,
+    where: str,
+    partition: int,
+    expected: int,
+    first: int,
+    log_start: Callable[[], int],
+) -> None:
+    """A running stream polled records of ``partition`` starting at ``first`` where it had
+    read up to ``expected``: raise :class:`ResumeRefusedError` when the position was moved
+    back, or forward past records the broker no longer holds (``log_start()`` asks)."""
+    topic, group = settings.topic, settings.group_id
+    place = (
+        f"{topic} partition {partition} (group {group}, ledger {where}): the stream had read "
+        f"up to offset {expected}, but the broker at {settings.bootstrap_servers} "
+    )
+    todo = (
+        f"Nothing from offset {first} on was loaded: the stream stopped. Find out what "
+        "happened to the broker's log; if it was lost and the events were published again, "
+        "stream them under a new consumer group (--group NEW), or load the devices' own files "
+        "with `baccarat-audit ingest`."
+    )
+    if first < expected:
+        raise ResumeRefusedError(
+            f"{place}now gives records from offset {first}: its log no longer holds offset "
+            f"{expected} (it lost its log, or another cluster answers at that address) and "
+            f"the consumer was moved back to its start. {todo}"
+        )
+    start = log_start()
+    if start > expected:
+        raise ResumeRefusedError(
+            f"{place}now starts its log at {start}: offsets {expected} to {start - 1} "
+            f"({start - expected:,} records) are gone from the broker and were never "
+            f"loaded. {todo}"
         )
