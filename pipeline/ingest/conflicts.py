@@ -20,8 +20,7 @@ the doctored copy may come first. So neither is chosen. An auditor expects:
   person can get the device's own record and deliver the genuine event under a new id or
   have the doctored one explained.
 
-The exception's code is ``NJ-DATA-CONTRACT`` (an event that breaks the event contract),
-at CRITICAL severity. Withholding is by event id over everything a table-day holds, so the
+The exception's code is ``NJ-DATA-CONFLICT``, at CRITICAL severity. Withholding is by event id over everything a table-day holds, so the
 result does not depend on which copy came first, nor on how the day was loaded.
 """
 
@@ -39,7 +38,7 @@ from pipeline.rules.codes import rule
 
 __all__ = ["CONFLICT_CODE", "Conflict", "ConflictWatch", "conflict_finding", "place"]
 
-CONFLICT_CODE = "NJ-DATA-CONTRACT"
+CONFLICT_CODE = "NJ-DATA-CONFLICT"
 """The rule code of a conflict (an event id delivered with different contents)."""
 
 _ENVELOPE = ("table_id", "device_id", "seq", "occurred_at", "payload_type")

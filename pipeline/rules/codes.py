@@ -357,6 +357,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "guessed."),
     ("NJ-DATA-DUPLICATE", "3.7-3.10",
      "An event delivered twice is applied once."),
+    ("NJ-DATA-CONFLICT", "3.7-3.10",
+     "Two copies of one event (the same event id) that say different things: neither is "
+     "applied, the round is reconstructed without it (incomplete, never guessed) and both "
+     "copies are named with where they came from."),
     ("NJ-DATA-REORDERED", "3.7-3.10",
      "Events delivered out of order are re-sequenced by the device's sequence number."),
     ("NJ-DATA-CLOCK-SKEW", "3.7-3.10",

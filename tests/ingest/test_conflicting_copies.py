@@ -16,7 +16,7 @@ from pipeline.ingest.files import ingest_files
 from pipeline.ledger.store import Ledger
 from tests.ingest.doctored import DOCTORED, FACTOR, doctor, genuine_day
 
-pytestmark = pytest.mark.rule("NJ-DATA-CONTRACT", "NJ-DATA-DUPLICATE")
+pytestmark = pytest.mark.rule("NJ-DATA-CONFLICT", "NJ-DATA-DUPLICATE")
 
 
 def write(path: Path, events: list[TableEvent]) -> Path:
@@ -97,7 +97,7 @@ def test_copies_that_disagree_are_a_critical_conflict_and_neither_is_applied(
     doctored = doctor(events)
     genuine_paid = sum(e.fields["paid_cents"] for e in doctored) // FACTOR
     position = {e.event_id: i for i, e in enumerate(events)}
-    conflicts = exceptions(db, "NJ-DATA-CONTRACT")
+    conflicts = exceptions(db, "NJ-DATA-CONFLICT")
     assert len(conflicts) == DOCTORED
     by_event = {ids[0]: (severity, message) for severity, message, ids in conflicts}
     assert set(by_event) == {e.event_id for e in doctored}
@@ -131,7 +131,7 @@ def test_copies_that_disagree_are_a_critical_conflict_and_neither_is_applied(
 def test_an_identical_copy_stays_an_info_duplicate(files: dict[str, Path], tmp_path: Path) -> None:
     db = tmp_path / "ledger.duckdb"
     load(db, files["genuine"], files["copy"])
-    assert exceptions(db, "NJ-DATA-CONTRACT") == []
+    assert exceptions(db, "NJ-DATA-CONFLICT") == []
     duplicates = exceptions(db, "NJ-DATA-DUPLICATE")
     assert {ids[0] for _, _, ids in duplicates} == {e.event_id for e in doctor(genuine_day())}
     assert {severity for severity, _, _ in duplicates} == {"INFO"}
@@ -144,7 +144,7 @@ def test_copies_that_disagree_in_one_file(files: dict[str, Path], tmp_path: Path
     both = write(tmp_path / "one" / "T01.avro", doctored[:1] + events)
     db = tmp_path / "ledger.duckdb"
     load(db, both)
-    conflicts = exceptions(db, "NJ-DATA-CONTRACT")
+    conflicts = exceptions(db, "NJ-DATA-CONFLICT")
     assert [ids for _, _, ids in conflicts] == [[doctored[0].event_id]]
     message = conflicts[0][1]
     source = both.resolve()

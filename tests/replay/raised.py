@@ -85,6 +85,11 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
     "NJ-DATA-CONTRACT": Elsewhere(
         "data integrity: the decoders and the ingest's dead letters", "test_ledger"
     ),
+    "NJ-DATA-CONFLICT": Elsewhere(
+        "data integrity: copies of one event id compared across everything a table-day "
+        "holds, before the replay (pipeline.ingest.conflicts)",
+        "test_conflicting_copies",
+    ),
     "NJ-PATTERN-INFORMED-BETTING": Elsewhere(
         "a pattern across a patron's rounds of a gaming day, not one replay: the pattern "
         "stage runs `pipeline.patterns.informed` on the day's settlements",

@@ -18,7 +18,7 @@ from pipeline.stream.topics import ensure_topics
 from tests.ingest.doctored import DOCTORED, FACTOR, doctor, genuine_day
 from tests.ingest.test_conflicting_copies import exceptions, load, recorded_paid, write
 
-pytestmark = [pytest.mark.broker, pytest.mark.rule("NJ-DATA-CONTRACT")]
+pytestmark = [pytest.mark.broker, pytest.mark.rule("NJ-DATA-CONFLICT")]
 
 
 @pytest.mark.parametrize("first", ["doctored", "genuine"])
@@ -45,7 +45,7 @@ def test_stream_copies_that_disagree_are_a_critical_conflict(
     assert report.events == len(order)
     assert report.batches >= 4
 
-    conflicts = exceptions(db, "NJ-DATA-CONTRACT")
+    conflicts = exceptions(db, "NJ-DATA-CONFLICT")
     assert len(conflicts) == DOCTORED
     for severity, message, ids in conflicts:
         assert severity == "CRITICAL"
