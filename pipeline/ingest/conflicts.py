@@ -20,8 +20,9 @@ the doctored copy may come first. So neither is chosen. An auditor expects:
   person can get the device's own record and deliver the genuine event under a new id or
   have the doctored one explained.
 
-The exception's code is ``NJ-DATA-CONFLICT``, at CRITICAL severity. Withholding is by event id over everything a table-day holds, so the
-result does not depend on which copy came first, nor on how the day was loaded.
+The exception's code is ``NJ-DATA-CONFLICT``, at CRITICAL severity. Withholding is by event
+id over everything a table-day holds, so the result does not depend on which copy came first,
+nor on how the day was loaded.
 """
 
 from __future__ import annotations
