@@ -43,6 +43,7 @@ from pathlib import Path
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events import EventCodec
 from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.sources import DeadLetter, file_source, read_file
 from pipeline.ingest.stage import (
     DEFAULT_SKEW_TOLERANCE,
@@ -231,6 +232,7 @@ def ingest_files(
                         table_id, ledger.deliveries_for(table_id, day), catalog
                     )
                     ledger.replace_table_day(table_id, day, result)
+                judge_pits(ledger)
             total.deliveries += loaded.deliveries
             total.redelivered += loaded.deliveries - merged.new_deliveries
             total.dead_letters += loaded.dead_letters
