@@ -51,6 +51,7 @@ from pipeline.ingest.stage import (
     prepare,
     replay_deliveries,
 )
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.columns import (
     LedgerBatch,
     dead_letter_table,
@@ -239,11 +240,7 @@ def ingest_files(
             total.dead_letters_resolved += merged.resolved_dead_letters
             total.table_days += sorted(touched)
         for table_id, day in set(total.table_days):
-            row = ledger.con.execute(
-                "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
-                [table_id, day],
-            ).fetchone()
-            total.exceptions += int(row[0]) if row else 0
+            total.exceptions += ledger_exceptions.count_table_day(ledger.con, table_id, day)
     finally:
         ledger.con.execute("RESET checkpoint_threshold")
         ledger.con.execute("RESET threads")
