@@ -51,6 +51,7 @@ from dashboards import queries as q  # noqa: E402
 from dashboards.server import running_dashboard  # noqa: E402
 from dashboards.source import reader, snapshot  # noqa: E402
 from pipeline.bundle.acks import AckJournal  # noqa: E402
+from pipeline.ledger import exceptions as ledger_exceptions  # noqa: E402
 from pipeline.ledger.store import Ledger  # noqa: E402
 from pipeline.reports.close import day_report  # noqa: E402
 
@@ -255,11 +256,8 @@ def main() -> int:
             ).fetchone()
             or (0,)
         )[0]
-        row = ledger.con.execute(
-            "SELECT round_id FROM exceptions WHERE table_id = 'T01' AND round_id IS NOT NULL "
-            "ORDER BY round_id LIMIT 1"
-        ).fetchone()
-    round_id = str(row[0]) if row else ""
+        first = ledger_exceptions.first_round_of_table(ledger.con, "T01")
+    round_id = first or ""
     size["ledger_bytes"] = db.stat().st_size
 
     started = time.perf_counter()

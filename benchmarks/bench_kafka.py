@@ -72,6 +72,7 @@ from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
 from pipeline.ingest.files import ingest_files
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate
@@ -593,10 +594,10 @@ def latency_run(
         by_event[event.event_id] = committed - sent_at  # a duplicate keeps its later copy
         order[event.event_id] = index
     with Ledger(db, read_only=True) as ledger:
-        rows = ledger.con.execute("SELECT source_event_ids FROM exceptions").fetchall()
+        rows = ledger_exceptions.evidence_ids(ledger.con)
     exception_latency = []
-    for (ids,) in rows:
-        known = [i for i in ids or [] if i in order]
+    for ids in rows:
+        known = [i for i in ids if i in order]
         if known:
             exception_latency.append(by_event[max(known, key=order.__getitem__)])
     send_span = produced["send_span_s"]

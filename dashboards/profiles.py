@@ -15,6 +15,7 @@ import pandas as pd
 from dashboards import queries as q
 from dashboards.source import frame
 from pipeline.bundle.acks import AckJournal
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
 
 ROUND_DEALERS = """
@@ -53,7 +54,7 @@ def patron_days(ledger: Ledger, patron_id: str) -> pd.DataFrame:
     and exceptions naming the patron."""
     return frame(
         ledger,
-        """
+        f"""
         WITH play AS (
             SELECT gaming_date, count(DISTINCT table_id) AS tables,
                    count(DISTINCT table_id || '/' || round_id) AS rounds,
@@ -73,8 +74,7 @@ def patron_days(ledger: Ledger, patron_id: str) -> pd.DataFrame:
                    sum(amount_cents) FILTER (WHERE status <> 'VOID')::BIGINT AS comp_cents
             FROM comp_vig_forms WHERE patron_id = ? GROUP BY ALL
         ), findings AS (
-            SELECT gaming_date, count(*) AS exceptions FROM exceptions WHERE patron_id = ?
-            GROUP BY ALL
+            {ledger_exceptions.PATRON_DAYS_SQL}
         ), days AS (
             SELECT gaming_date FROM play UNION SELECT gaming_date FROM forms
             UNION SELECT gaming_date FROM findings
@@ -102,12 +102,7 @@ def patron_forms(ledger: Ledger, patron_id: str) -> pd.DataFrame:
 
 
 def patron_exceptions(ledger: Ledger, patron_id: str) -> pd.DataFrame:
-    return frame(
-        ledger,
-        "SELECT gaming_date, table_id, round_id, seat, severity, code, message FROM exceptions "
-        "WHERE patron_id = ? ORDER BY gaming_date, severity_rank DESC, table_id, round_id",
-        [patron_id],
-    )
+    return frame(ledger, *ledger_exceptions.of_patron(patron_id))
 
 
 def dealers(ledger: Ledger) -> list[str]:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from dashboards.source import frame
 from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, AckJournal
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
 from pipeline.reports.close import BLOCKING_RANK
 from pipeline.reports.verify import check
@@ -171,35 +172,7 @@ def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
 def exception_rows(ledger: Ledger, day: date) -> pd.DataFrame:
     """:func:`exceptions` without what the acknowledgements say: what the ledger alone holds,
     the same for a snapshot whatever is acknowledged later (so a page can cache it)."""
-    df = frame(
-        ledger,
-        """
-        WITH evidence AS (
-            SELECT x.exception_id, x.table_id, min(d.occurred_at) AS first_at
-            FROM (SELECT exception_id, table_id, gaming_date, unnest(source_event_ids) AS event_id
-                  FROM exceptions WHERE gaming_date = ?) x
-            JOIN deliveries d ON d.event_id = x.event_id AND d.table_id = x.table_id
-                             AND d.gaming_date = x.gaming_date
-            GROUP BY ALL
-        ), round_dealer AS (
-            SELECT table_id, json_extract_string(fields_json, '$.round_id') AS round_id,
-                   max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
-            FROM deliveries WHERE gaming_date = ? AND payload_type = 'RoundStarted'
-            GROUP BY ALL
-        )
-        SELECT e.exception_id, e.table_id, s.pit, coalesce(rd.dealer_id, s.dealer_id) AS dealer_id,
-               e.severity, e.severity_rank, e.code, e.section, e.shoe_id, e.round_id, e.seat,
-               e.patron_id, e.serial, e.expected_cents, e.actual_cents, e.message,
-               e.source_event_ids, coalesce(ev.first_at, r.started_at) AS occurred_at
-        FROM exceptions e
-        LEFT JOIN table_day_summary s USING (table_id, gaming_date)
-        LEFT JOIN rounds r ON r.table_id = e.table_id AND r.round_id = e.round_id
-        LEFT JOIN round_dealer rd ON rd.table_id = e.table_id AND rd.round_id = e.round_id
-        LEFT JOIN evidence ev ON ev.exception_id = e.exception_id AND ev.table_id = e.table_id
-        WHERE e.gaming_date = ?
-        ORDER BY e.severity_rank DESC, occurred_at, e.table_id, e.exception_id""",
-        [day, day, day],
-    )
+    df = frame(ledger, ledger_exceptions.day_rows().sql, [day, day, day])
     df["occurred"] = micros_series(df["occurred_at"])
     df["statement"] = [RULE_CODES[c].statement if c in RULE_CODES else "" for c in df["code"]]
     return df
@@ -322,13 +295,7 @@ def rounds(ledger: Ledger, day: date, table_id: str, shoe_id: str | None = None)
 def first_exception_round(ledger: Ledger, day: date) -> tuple[str, str, str] | None:
     """(table, shoe, round) of the day's most severe exception that names a round, the
     earliest first: where an analyst opening the round page without a choice starts."""
-    df = frame(
-        ledger,
-        "SELECT e.table_id, r.shoe_id, e.round_id FROM exceptions e JOIN rounds r "
-        "ON r.table_id = e.table_id AND r.round_id = e.round_id AND r.gaming_date = e.gaming_date "
-        "WHERE e.gaming_date = ? ORDER BY e.severity_rank DESC, r.started_at, e.round_id LIMIT 1",
-        [day],
-    )
+    df = frame(ledger, *ledger_exceptions.first_round(day))
     if df.empty:
         return None
     row = df.iloc[0]
@@ -337,12 +304,7 @@ def first_exception_round(ledger: Ledger, day: date) -> tuple[str, str, str] | N
 
 def rounds_with_exceptions(ledger: Ledger, day: date, table_id: str) -> set[str]:
     """The rounds of a table-day that have at least one exception."""
-    df = frame(
-        ledger,
-        "SELECT DISTINCT round_id FROM exceptions WHERE gaming_date = ? AND table_id = ? "
-        "AND round_id IS NOT NULL",
-        [day, table_id],
-    )
+    df = frame(ledger, *ledger_exceptions.rounds_of_table_day(day, table_id))
     return {str(r) for r in df["round_id"]}
 
 
@@ -399,12 +361,7 @@ def round_settlements(ledger: Ledger, table_id: str, round_id: str) -> pd.DataFr
 
 
 def round_exceptions(ledger: Ledger, table_id: str, round_id: str) -> pd.DataFrame:
-    return frame(
-        ledger,
-        "SELECT exception_id, severity, code, section, seat, message FROM exceptions "
-        "WHERE table_id = ? AND round_id = ? ORDER BY severity_rank DESC, code",
-        [table_id, round_id],
-    )
+    return frame(ledger, *ledger_exceptions.of_round(table_id, round_id))
 
 
 def round_events(ledger: Ledger, table_id: str, round_id: str) -> pd.DataFrame:
@@ -637,8 +594,7 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
         SELECT r.gaming_date, r.table_id, r.round_id, r.started_at, r.winner,
                r.player_cards, r.banker_cards, coalesce(d.dealer_id, s.dealer_id) AS dealer_id,
                p.patrons, p.handle_cents,
-               (SELECT count(*) FROM exceptions e WHERE e.table_id = r.table_id
-                AND e.round_id = r.round_id) AS exceptions
+               {ledger_exceptions.ROUND_COUNT_SQL} AS exceptions
         FROM rounds r
         JOIN table_day_summary s USING (table_id, gaming_date)
         LEFT JOIN dealers d ON d.table_id = r.table_id AND d.round_id = r.round_id
@@ -700,23 +656,7 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
     )
     ex = frame(
         ledger,
-        """
-        SELECT e.gaming_date, e.table_id, e.exception_id, e.severity, e.code, e.round_id,
-               e.seat, e.patron_id, e.serial, e.message, r.started_at
-        FROM exceptions e
-        LEFT JOIN rounds r ON r.table_id = e.table_id AND r.round_id = e.round_id
-        LEFT JOIN table_day_summary s ON s.table_id = e.table_id
-             AND s.gaming_date = e.gaming_date
-        WHERE (?::VARCHAR IS NULL OR e.patron_id ILIKE ? OR e.patron_id IN (
-                  SELECT patron_id FROM ("""
-        + names
-        + """) WHERE patron_name ILIKE ?))
-          AND (?::VARCHAR IS NULL OR e.table_id = ?)
-          AND (?::VARCHAR IS NULL OR s.dealer_id ILIKE ?)
-          AND (?::BIGINT IS NULL OR e.serial = ?)
-          AND (?::BIGINT IS NULL OR r.started_at >= ?)
-          AND (?::BIGINT IS NULL OR r.started_at <= ?)
-        ORDER BY e.severity_rank DESC, e.table_id LIMIT 500""",
+        ledger_exceptions.search(names),
         [
             patron,
             patron,
@@ -772,11 +712,7 @@ def trail(
     derived = {
         t: frame(ledger, f"SELECT * FROM {t} WHERE {key} = ? ORDER BY ALL", [value]) for t in tables
     }
-    ex = frame(
-        ledger,
-        f"SELECT * FROM exceptions WHERE {key} = ? ORDER BY severity_rank DESC, code",
-        [value],
-    )
+    ex = frame(ledger, *ledger_exceptions.of_trail(key, value))
     referenced: set[str] = set()
     for df in [*derived.values(), ex]:
         for column in ("source_event_id", "source_event_ids"):
@@ -810,12 +746,7 @@ def fields_text(fields_json: str) -> str:
 def exception_tables(ledger: Ledger, day: date) -> pd.DataFrame:
     """Each exception of a gaming day with its table, round and severity (what the table
     board needs to mark the new ones)."""
-    return frame(
-        ledger,
-        "SELECT exception_id, table_id, round_id, code, severity FROM exceptions "
-        "WHERE gaming_date = ? ORDER BY severity_rank DESC, table_id, exception_id",
-        [day],
-    )
+    return frame(ledger, *ledger_exceptions.tables_of_day(day))
 
 
 def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
@@ -857,10 +788,7 @@ def day_notices(ledger: Ledger, day: date) -> pd.DataFrame:
 def exception_whereabouts(ledger: Ledger, exception_id: str) -> tuple[date | None, str | None]:
     """Where a linked exception went: the gaming day that holds it (``None``: no day does),
     and, if the live feed withdrew it, when (UTC, ISO) and on which gaming day."""
-    held = frame(
-        ledger, "SELECT min(gaming_date) AS day FROM exceptions WHERE exception_id = ?",
-        [exception_id],
-    )  # fmt: skip
+    held = frame(ledger, *ledger_exceptions.first_day_of(exception_id))
     day = held["day"].iloc[0]
     withdrawn: str | None = None
     if _has_notices(ledger):

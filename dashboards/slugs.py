@@ -11,6 +11,7 @@ from datetime import date
 import pandas as pd
 
 from dashboards.source import frame
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
 from pipeline.rules.codes import code_for
 from pipeline.rules.games import Game
@@ -21,14 +22,7 @@ SLUG_CODES: tuple[str, ...] = tuple(sorted({code_for(g, "false_shuffle") for g i
 
 def slug_exceptions(ledger: Ledger, day: date) -> pd.DataFrame:
     """The day's false-shuffle exceptions, most money staked on the slug first."""
-    return frame(
-        ledger,
-        "SELECT exception_id, table_id, shoe_id, round_id, code, section, actual_cents AS "
-        "staked_cents, message, source_event_ids FROM exceptions "
-        "WHERE gaming_date = ? AND list_contains(?::VARCHAR[], code) "
-        "ORDER BY actual_cents DESC NULLS LAST, table_id, shoe_id, exception_id",
-        [day, list(SLUG_CODES)],
-    )
+    return frame(ledger, *ledger_exceptions.with_codes_of_day(day, SLUG_CODES))
 
 
 @dataclass(frozen=True)

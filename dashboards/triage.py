@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 import streamlit as st
 
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.safe_text import markdown_text, visible
 
 URL_FILTERS: dict[str, str] = {
@@ -99,8 +100,13 @@ def labels(rows: pd.DataFrame) -> Labels:
         exception_id = str(r["exception_id"])
         picks[exception_id] = f"{r['code']} at {visible(str(r['table_id']))} ({exception_id})"
         titles[exception_id] = visible(
-            f"[{r['severity']}] {r['code']} · {r['table_id']} {_where(r)} · "
-            f"{str(r['message'])[:70]}"
+            ledger_exceptions.exception_line(
+                str(r["severity"]),
+                str(r["code"]),
+                f"· {r['table_id']} {_where(r)} ·",
+                str(r["message"])[:70],
+                sep=" ",
+            )
         )
     return Labels(picks, titles)
 

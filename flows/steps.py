@@ -24,6 +24,7 @@ from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.config.roles import Action, Actor, authorize, load_roles, scheduled_actor
 from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
 from pipeline.ingest.files import ingest_files
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.sources import event_files
 from pipeline.ingest.stage import replay_or_explain
 from pipeline.ledger.store import Ledger, LedgerError
@@ -254,6 +255,7 @@ def replay_table_day(
             events = ledger.events_for(table_id, gaming_date)
             result = replay_or_explain(table_id, events, catalog)
             ledger.replace_table_day(table_id, gaming_date, result)
+            judge_pits(ledger)
         return ReplayCounts(
             table_id, gaming_date, len(events), len(result.rounds), len(result.findings)
         )

@@ -41,6 +41,7 @@ from pipeline.exits import (
     explain,
     explain_os,
 )
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.options import DB_ENV, add_db_option
 from pipeline.oracle.cli import add_odds_parser
 from pipeline.progress import progress
@@ -190,8 +191,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
         searched = find_patterns_after(ledger, report.table_days, load_catalog(args.rules))
         elapsed = time.perf_counter() - started
-        row = ledger.con.execute("SELECT count(*) FROM exceptions").fetchone()
-        total = row[0] if row else 0
+        total = ledger_exceptions.count_all(ledger.con)
     if args.json:
         print_json(
             {
@@ -235,6 +235,27 @@ def find_patterns_after(
 
 
 # ---------------------------------------------------------------------- exceptions
+def _queue_item(row: ledger_exceptions.ExceptionRow) -> dict[str, Any]:
+    """An exception of the queue as ``exceptions --json`` gives it, in its key order."""
+    return {
+        "code": row.code,
+        "section": row.section,
+        "severity": row.severity,
+        "table_id": row.table_id,
+        "shoe_id": row.shoe_id,
+        "round_id": row.round_id,
+        "seat": row.seat,
+        "patron_id": row.patron_id,
+        "serial": row.serial,
+        "expected_cents": row.expected_cents,
+        "actual_cents": row.actual_cents,
+        "event_ids": list(row.source_event_ids),
+        "message": row.message,
+        "exception_id": row.exception_id,
+        "gaming_date": row.gaming_date,
+    }
+
+
 def cmd_exceptions(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import Ledger
 
@@ -245,30 +266,11 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             + (f"; did you mean {', '.join(near)}?" if near else "")
             + " (`baccarat-audit rules` lists them all)"
         )
-    where, params = ["severity_rank >= ?"], [args.min_rank]
-    for column, value in (
-        ("table_id", args.table),
-        ("code", args.code),
-        ("gaming_date", args.gaming_day),
-    ):
-        if value:
-            where.append(f"{column} = ?")
-            params.append(value)
-    matching = " AND ".join(where)
+    matching = ledger_exceptions.QueueFilter(args.min_rank, args.table, args.code, args.gaming_day)
     with Ledger(args.db, read_only=True) as ledger:
-        counted = ledger.con.execute(
-            f"SELECT count(*) FROM exceptions WHERE {matching}", params
-        ).fetchone()
-        total = int(counted[0]) if counted else 0
-        cursor = ledger.con.execute(
-            "SELECT code, section, severity, table_id, shoe_id, round_id, seat, patron_id, "
-            "serial, expected_cents, actual_cents, source_event_ids AS event_ids, message, "
-            f"exception_id, gaming_date FROM exceptions WHERE {matching} "
-            "ORDER BY severity_rank DESC, table_id, round_id, code LIMIT ?",
-            [*params, args.limit],
-        )
-        names = [d[0] for d in cursor.description or ()]
-        rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+        page = ledger_exceptions.exception_queue(ledger.con, matching, args.limit)
+    total, found = page.total, page.rows
+    rows: list[dict[str, Any]] = [_queue_item(r) for r in found]
     omitted = total - len(rows)
     if args.json:
         journal = AckJournal.for_ledger(args.db)
@@ -305,19 +307,9 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    for r in rows:
-        where_text = " ".join(
-            f"{k} {r[c]}"
-            for k, c in (
-                ("table", "table_id"),
-                ("round", "round_id"),
-                ("seat", "seat"),
-                ("form", "serial"),
-            )
-            if r[c] is not None
-        )
+    for row in found:
         # device strings reach a terminal: control characters are shown, never obeyed
-        print(visible(f"[{r['severity']}] {r['code']} {where_text}: {r['message']}"))
+        print(visible(row.line()))
     if omitted:
         print(
             f"{len(rows)} of {total} exceptions shown; {omitted} left out by --limit "
@@ -468,15 +460,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
     try:
         with Ledger(args.db, read_only=True) as ledger:
             ledger_id = ledger.ledger_id
-            found = {
-                str(e): (t, d, s)
-                for e, t, d, s in ledger.con.execute(
-                    "SELECT e.exception_id, e.table_id, e.gaming_date, g.status "
-                    "FROM exceptions e LEFT JOIN gaming_days g USING (gaming_date) "
-                    "WHERE list_contains(?::VARCHAR[], e.exception_id)",
-                    [wanted],
-                ).fetchall()
-            }
+            found = ledger_exceptions.places_of(ledger.con, wanted)
     except LedgerError as err:
         raise CommandError(f"cannot check the exception ids, nothing recorded: {err}") from err
     unknown = [e for e in wanted if e not in found]

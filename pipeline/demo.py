@@ -24,6 +24,7 @@ from pathlib import Path
 from pipeline.config.catalog import load_catalog
 from pipeline.config.installation import INSTALLATION_ENV, Installation, InstallationError
 from pipeline.ingest.errors import TerminalError
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
 from pipeline.progress import progress
 from pipeline.replay.findings import money
@@ -113,19 +114,16 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"   {line}")
     with Ledger(db, read_only=True) as ledger:
         print("\n   exceptions by code:")
-        for code, severity, count in ledger.con.execute(
-            "SELECT code, severity, count(*) FROM exceptions GROUP BY ALL "
-            "ORDER BY 3 DESC, 1 LIMIT 8"
-        ).fetchall():
+        for code, severity, count in ledger_exceptions.counts_by_code(ledger.con, 8):
             print(f"   {count:>5}  {severity:<8} {code}")
-        sample = ledger.con.execute(
-            "SELECT severity, code, table_id, round_id, message FROM exceptions "
-            "WHERE severity_rank >= 3 AND round_id IS NOT NULL "
-            "ORDER BY severity_rank DESC, code, table_id, round_id LIMIT 3"
-        ).fetchall()
+        sample = ledger_exceptions.most_severe_of_rounds(ledger.con, 3, 3)
         print("\n   for example:")
-        for severity, code, table, rnd, message in sample:
-            print(f"   [{severity}] {code} table {table} round {rnd}:\n      {message}")
+        for e in sample:
+            place = ledger_exceptions.exception_place(e.table_id, e.round_id)
+            line = ledger_exceptions.exception_line(
+                e.severity, e.code, place, e.message, sep=":\n      "
+            )
+            print(f"   {line}")
         truth = compare(ledger, out / "faults.jsonl")
     print(f"\n4. ground truth: {truth.summary()}")
     dashboard = "make dashboard" + ("" if db == DEFAULT_DB else f" DASHBOARD_DB={db}")

@@ -74,6 +74,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from pipeline.config.installation import Installation, installation
 from pipeline.config.keys import Keyring, Signer, legacy_authentic, load_keyring, signer
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.witness.checkpoint import chain_link
 from pipeline.witness.record import LogState, problems_against_witnesses, publish
 
@@ -580,12 +581,7 @@ class AckJournal:
             and r.ledger_values() not in imported_unkeyed
         ]
         if gaming_date is not None:
-            of_day = {
-                str(e)
-                for (e,) in con.execute(
-                    "SELECT exception_id FROM exceptions WHERE gaming_date = ?", [gaming_date]
-                ).fetchall()
-            }
+            of_day = ledger_exceptions.ids_of_day(con, gaming_date)
             new = [r for r in new if r.exception_id in of_day]
         for r in new:
             con.execute(
@@ -609,12 +605,8 @@ def blocking_after(
     """The exceptions of at least ``rank`` (the close's blocking severity) that the last
     ACKNOWLEDGE or ESCALATE among ``records`` leaves unacknowledged, sorted."""
     latest = _latest(list(records), DISPOSITIONS)
-    critical = con.execute(
-        "SELECT exception_id FROM exceptions WHERE severity_rank >= ? ORDER BY 1", [rank]
-    ).fetchall()
-    return [
-        str(e) for (e,) in critical if (r := latest.get(str(e))) is None or r.action != ACKNOWLEDGE
-    ]
+    critical = ledger_exceptions.ids_at_least(con, rank)
+    return [e for e in critical if (r := latest.get(e)) is None or r.action != ACKNOWLEDGE]
 
 
 def _latest(records: list[AckRecord], actions: tuple[str, ...]) -> dict[str, AckRecord]:

@@ -39,6 +39,7 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.events import EventDecodeError, default_codec
 from pipeline.events.convert import from_record, to_record
 from pipeline.events.model import TableEvent
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import DATE_FIELDS, Ledger
 from pipeline.rules.codes import RULE_CODES
@@ -165,7 +166,7 @@ def _scope(
             "SELECT table_id, gaming_date FROM ("
             "SELECT table_id, gaming_date, serial FROM comp_vig_forms UNION ALL "
             "SELECT table_id, gaming_date, serial FROM form_events UNION ALL "
-            "SELECT table_id, gaming_date, serial FROM exceptions) "
+            f"{ledger_exceptions.FORM_SERIAL_PLACES}) "
             "WHERE serial = ?" + table_filter + day_filter + " GROUP BY ALL ORDER BY ALL",
             [serial, *table_param, *day_param],
         )

@@ -43,6 +43,7 @@ from pathlib import Path
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events import EventCodec
 from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.sources import DeadLetter, file_source, read_file
 from pipeline.ingest.stage import (
     DEFAULT_SKEW_TOLERANCE,
@@ -50,6 +51,7 @@ from pipeline.ingest.stage import (
     prepare,
     replay_deliveries,
 )
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.columns import (
     LedgerBatch,
     dead_letter_table,
@@ -231,17 +233,14 @@ def ingest_files(
                         table_id, ledger.deliveries_for(table_id, day), catalog
                     )
                     ledger.replace_table_day(table_id, day, result)
+                judge_pits(ledger)
             total.deliveries += loaded.deliveries
             total.redelivered += loaded.deliveries - merged.new_deliveries
             total.dead_letters += loaded.dead_letters
             total.dead_letters_resolved += merged.resolved_dead_letters
             total.table_days += sorted(touched)
         for table_id, day in set(total.table_days):
-            row = ledger.con.execute(
-                "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
-                [table_id, day],
-            ).fetchone()
-            total.exceptions += int(row[0]) if row else 0
+            total.exceptions += ledger_exceptions.count_table_day(ledger.con, table_id, day)
     finally:
         ledger.con.execute("RESET checkpoint_threshold")
         ledger.con.execute("RESET threads")

@@ -23,6 +23,7 @@ from pipeline.config.catalog import gaming_day_of
 from pipeline.events.model import TableEvent
 from pipeline.ingest.conflicts import ConflictWatch
 from pipeline.ingest.live import LiveTableDays
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.findings import Finding, Severity
@@ -211,6 +212,7 @@ def load_batch(
                 report.rounds += len(result.rounds)
             if live is not None:
                 live.write(ledger, live_results)
+            judge_pits(ledger)
             if in_same_transaction is not None:
                 in_same_transaction(ledger)
     except BaseException:

@@ -44,8 +44,7 @@ from pipeline.ledger.columns import (
 from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
 from pipeline.replay.findings import Finding
-from pipeline.replay.pit import PIT_CODES, pit_findings
-from pipeline.replay.rows import APPENDED_ROWS, PracticeRow, ReplayResult
+from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import redelivered_file
 from pipeline.rules.codes import PATTERN_CODES
 from pipeline.rules.gaming_day import GamingDay
@@ -125,6 +124,9 @@ class Ledger:
     def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         self.path = Path(path)
         self._column_names: dict[str, tuple[str, ...]] = {}
+        self._unjudged: set[date] = set()
+        """Gaming days whose table-days were written since their pits were last judged
+        (:func:`pipeline.ingest.pits.judge_pits` judges them, in the same transaction)."""
         if read_only and not self.path.exists():
             raise LedgerError(
                 f"{self.path}: no ledger here yet; run `baccarat-audit demo` or "
@@ -212,10 +214,20 @@ class Ledger:
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction. It commits only when every gaming day whose table-days it wrote
+        had its pits judged again (:func:`pipeline.ingest.pits.judge_pits`): a table-day's rows
+        without its pit's findings would be a ledger the pipeline never makes."""
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield self.con
+            if self._unjudged:
+                days = ", ".join(str(d) for d in sorted(self._unjudged))
+                raise LedgerError(
+                    f"table-days of {days} were written and their pits not judged again; "
+                    "call pipeline.ingest.pits.judge_pits(ledger) before the transaction ends"
+                )
         except BaseException:
+            self._unjudged.clear()
             self.con.execute("ROLLBACK")
             raise
         self.con.execute("COMMIT")
@@ -593,8 +605,9 @@ class Ledger:
     ) -> None:
         """Replace these table-days' rows of every derived table but those in ``keep`` with
         ``tables`` (the pattern stage's exceptions stay: they are the gaming day's, replaced by
-        :meth:`replace_pattern_findings`), recount their win, and judge their gaming days'
-        pits again."""
+        :meth:`replace_pattern_findings`), recount their win, and note their
+        gaming days as :meth:`unjudged_days` (their pits are judged again by
+        :func:`pipeline.ingest.pits.judge_pits`)."""
         table_ids, dates = sorted({t for t, _ in days}), sorted({d for _, d in days})
         # the constant lists let zone maps skip other table-days; the join keeps the pairs
         prune = (
@@ -639,30 +652,38 @@ class Ledger:
             )
         finally:
             self.con.unregister("written_days")
-        for day in dates:
-            self._judge_pits(day)
+        self._unjudged.update(dates)
 
-    def _judge_pits(self, day: date) -> None:
-        """Replace ``day``'s findings on the rules that bind a pit's tables
-        (:mod:`pipeline.replay.pit`) with those judged from every table-day's practice rows
-        now: whichever table-day was written (ingest, the live consumer, a shard merge, a
-        replay of one table-day), its pit-mates are compared with its new rows, and no
-        finding of the old ones is kept or repeated. Each table-day's summary counts the
-        exceptions the ledger holds for it, its pit's included."""
-        rows = [
-            PracticeRow(t, pit, game, subject, practice, breaks, shoe, rnd, detail, tuple(ids))
-            for t, pit, game, subject, practice, breaks, shoe, rnd, detail, ids in self.con.execute(
-                "SELECT table_id, pit, game, subject, practice, breaks, shoe_id, round_id, "
-                "detail, source_event_ids FROM table_practices WHERE gaming_date = ? "
-                "ORDER BY table_id",
-                [day],
-            ).fetchall()
-        ]
+    def unjudged_days(self) -> set[date]:
+        """The gaming days whose table-days were written (or whose exceptions changed) since
+        their pits were last judged: :func:`pipeline.ingest.pits.judge_pits` judges them
+        before the transaction commits."""
+        return set(self._unjudged)
+
+    def practice_rows(self, day: date) -> list[tuple[Any, ...]]:
+        """Every table-day's practice of gaming day ``day`` (rows of ``table_practices``:
+        table_id, pit, game, subject, practice, breaks, shoe_id, round_id, detail,
+        source_event_ids), by table."""
+        return self.con.execute(
+            "SELECT table_id, pit, game, subject, practice, breaks, shoe_id, round_id, "
+            "detail, source_event_ids FROM table_practices WHERE gaming_date = ? "
+            "ORDER BY table_id",
+            [day],
+        ).fetchall()
+
+    def replace_pit_findings(
+        self, day: date, codes: Iterable[str], findings: Sequence[Finding]
+    ) -> None:
+        """Replace ``day``'s findings under ``codes`` (the rules that bind a pit's tables)
+        with ``findings``, judged from every table-day's practice rows now, and recount each
+        of the day's table-day summaries: it counts the exceptions the ledger holds for the
+        table-day, its pit's included. The day's pits are judged (no longer in
+        :meth:`unjudged_days`). Call inside :meth:`transaction`."""
         self.con.execute(
             "DELETE FROM exceptions WHERE gaming_date = ? AND list_contains(?::VARCHAR[], code)",
-            [day, sorted(PIT_CODES)],
+            [day, sorted(codes)],
         )
-        found = exception_rows(pit_findings(rows), day)
+        found = exception_rows(findings, day)
         if found:
             self._insert_relation("exceptions", arrow_rows(found))
         # each table-day's count of exceptions (the close report's column) includes its pit's
@@ -674,6 +695,7 @@ class Ledger:
             WHERE s.gaming_date = ?""",
             [day],
         )
+        self._unjudged.discard(day)
 
     def replace_pattern_findings(self, gaming_date: date, findings: Sequence[Finding]) -> None:
         """Replace the pattern stage's exceptions of ``gaming_date`` with ``findings``, every
@@ -782,8 +804,8 @@ class Ledger:
                 ).fetchall()
             }
             noted = self._note_redeliveries(days)
-            for day in sorted({d for _, d in noted}):
-                self._judge_pits(day)  # recounts each table-day's exceptions
+            # their pits are judged again, which recounts each table-day's exceptions
+            self._unjudged.update(d for _, d in noted)
             return Merged(noted, set(), 0, 0)
         self.con.register("incoming_deliveries", batch.deliveries)
         try:

@@ -23,6 +23,7 @@ from datetime import date, timedelta
 import numpy as np
 
 from pipeline.config.patterns import PatternSettings
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.patterns import informed
@@ -372,14 +373,9 @@ def find_patterns(
         for f in dealer_patron_pairs(seat_rounds, settings.pairs_false_alarm_rate)
         if erred_today.intersection(f.event_ids)
     ]
-    tables = {s.table_id for s in new} | {
-        str(t)
-        for (t,) in ledger.con.execute(
-            "SELECT DISTINCT table_id FROM exceptions WHERE gaming_date = ? "
-            "AND list_contains(?::VARCHAR[], code)",
-            [day, sorted(PATTERN_CODES)],
-        ).fetchall()
-    }
+    tables = {s.table_id for s in new} | ledger_exceptions.tables_with_codes(
+        ledger.con, day, sorted(PATTERN_CODES)
+    )
     with ledger.transaction():
         ledger.replace_pattern_findings(day, findings)
         record_notices(ledger, [(t, day) for t in tables], codes=PATTERN_CODES)

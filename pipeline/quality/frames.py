@@ -20,6 +20,7 @@ import pandas as pd
 
 from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
 from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
 from pipeline.rules.config import TableRules
@@ -836,10 +837,7 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
     )
     frames.add(
         "exceptions",
-        "SELECT e.table_id, e.code, e.severity, e.severity_rank, e.round_id, "
-        "EXISTS (SELECT 1 FROM table_day_summary s WHERE s.table_id = e.table_id "
-        "AND s.gaming_date = e.gaming_date) AS has_summary, "
-        f"e.exception_id AS {ORDER_ONLY} FROM exceptions e WHERE e.gaming_date = {day}",
+        ledger_exceptions.quality_frame(day, ORDER_ONLY),
         f"table_id, code, {ORDER_ONLY}",
         ["table_id", "code", "round_id"],
     )

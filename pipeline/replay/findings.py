@@ -12,6 +12,7 @@ import enum
 import hashlib
 from dataclasses import dataclass
 
+from pipeline.ledger.exceptions import exception_line, exception_place
 from pipeline.rules.codes import rule
 
 
@@ -63,18 +64,10 @@ class Finding:
         return hashlib.sha256(key.encode()).hexdigest()[:24]
 
     def render(self) -> str:
-        """The one formatter for CLI, report and dashboard lines."""
-        where = " ".join(
-            f"{label} {value}"
-            for label, value in (
-                ("table", self.table_id),
-                ("round", self.round_id),
-                ("seat", self.seat),
-                ("form", self.serial),
-            )
-            if value is not None
-        )
-        return f"[{self.severity.name}] {self.code} {where}: {self.message}"
+        """The finding's line, by the one formatter of an exception line
+        (:func:`pipeline.ledger.exceptions.exception_line`)."""
+        place = exception_place(self.table_id, self.round_id, self.seat, self.serial)
+        return exception_line(self.severity.name, self.code, place, self.message)
 
 
 def money(cents: int) -> str:

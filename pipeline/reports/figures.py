@@ -22,6 +22,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
 from pipeline.quality.gate import ACCEPT_ACTION, stored_section
@@ -98,28 +99,12 @@ def day_report(
         WHERE gaming_date = $day AND NOT matched ORDER BY ALL""",
         day,
     )
-    exceptions = _rows(
-        ledger,
-        """
-        SELECT severity, code, count(*) AS count FROM exceptions WHERE gaming_date = $day
-        GROUP BY ALL ORDER BY min(severity_rank) DESC, code""",
-        day,
-    )
+    exceptions = _rows(ledger, ledger_exceptions.day_counts_by_severity().sql, day)
     # The last action stands: ACKNOWLEDGE then ESCALATE leaves the exception blocking. Two
     # actions in the same microsecond count as an escalation, the cautious reading.
     blocking = _rows(
         ledger,
-        f"""
-        WITH latest AS (
-            SELECT exception_id, action FROM acknowledgements
-            WHERE {SEALED_TABLES["acknowledgements"]}
-            QUALIFY row_number() OVER (PARTITION BY exception_id
-                                       ORDER BY acted_at DESC, action = 'ESCALATE' DESC) = 1)
-        SELECT e.exception_id, e.table_id, e.code, e.round_id, e.seat, e.serial, e.message
-        FROM exceptions e LEFT JOIN latest l USING (exception_id)
-        WHERE e.gaming_date = $day AND e.severity_rank >= $rank
-          AND l.action IS DISTINCT FROM 'ACKNOWLEDGE'
-        ORDER BY e.table_id, e.round_id, e.code, e.exception_id""",
+        ledger_exceptions.day_blocking(SEALED_TABLES["acknowledgements"]).sql,
         {**day, "rank": BLOCKING_RANK, "sealed_at": sealed_at or NOT_SEALED_YET},
     )
     dead = _rows(

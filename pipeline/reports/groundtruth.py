@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
 from pipeline.simulate.faults import InjectedFault, read_manifest
 
@@ -76,11 +77,12 @@ def matches(fault: InjectedFault, x: ExceptionKey) -> bool:
 
 def compare(ledger: Ledger, manifest: Path) -> Comparison:
     faults = read_manifest(manifest)
-    rows = ledger.con.execute(
-        "SELECT exception_id, code, table_id, round_id, seat, serial, source_event_ids "
-        "FROM exceptions"
-    ).fetchall()
-    found = [ExceptionKey(r[0], r[1], r[2], r[3], r[4], r[5], tuple(r[6] or ())) for r in rows]
+    found = [
+        ExceptionKey(
+            r.exception_id, r.code, r.table_id, r.round_id, r.seat, r.serial, r.source_event_ids
+        )
+        for r in ledger_exceptions.all_exceptions(ledger.con)
+    ]
     explained: set[str] = set()
     result = Comparison(len(faults), len(found))
     for fault in faults:

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.config.keys import Keyring, signer
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.notices import (
     ExceptionNotice,
     mark_delivered,
@@ -136,7 +137,9 @@ def alert_headline(notice: ExceptionNotice) -> str:
     where = f"table {visible(notice.table_id)}"
     if notice.round_id is not None:
         where += f", round {visible(notice.round_id)}"
-    return f"[{notice.severity}] {notice.code} {notice.state.lower()} at {where}"
+    return ledger_exceptions.exception_line(
+        notice.severity, notice.code, f"{notice.state.lower()} at {where}"
+    )
 
 
 class AlertChannel(Protocol):

@@ -77,6 +77,7 @@ from pipeline.ingest.errors import TransientError
 from pipeline.ingest.live import LiveTableDays
 from pipeline.ingest.sources import DeadLetter
 from pipeline.ingest.stage import LoadReport, load_batch
+from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger
 from pipeline.rules.config import TableRules
@@ -903,11 +904,7 @@ def _exceptions_per_day(
 ) -> dict[tuple[str, date], int]:
     counts: dict[tuple[str, date], int] = dict.fromkeys(table_days, 0)
     for table_id, day in set(table_days):
-        row = ledger.con.execute(
-            "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
-            [table_id, day],
-        ).fetchone()
-        counts[(table_id, day)] = int(row[0]) if row else 0
+        counts[(table_id, day)] = ledger_exceptions.count_table_day(ledger.con, table_id, day)
     return counts
 
 

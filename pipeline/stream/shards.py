@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.stage import replay_deliveries
 from pipeline.ledger.store import Ledger
 from pipeline.rules.config import TableRules
@@ -111,6 +112,7 @@ def _merge_one(
         for table_id, day in sorted(merged.stale):
             result = replay_deliveries(table_id, ledger.deliveries_for(table_id, day), catalog)
             ledger.replace_table_day(table_id, day, result)
+        judge_pits(ledger)
         _copy_offsets(ledger, shard)
     report.deliveries += merged.new_deliveries
     report.copied |= merged.touched - merged.stale

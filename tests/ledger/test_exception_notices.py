@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from pipeline.ingest.pits import judge_pits
 from pipeline.ledger.notices import (
     RAISED,
     WITHDRAWN,
@@ -35,6 +36,7 @@ def derive(ledger: Ledger, table_id: str, *findings: Finding) -> int:
     """Replace the table-day's exceptions and record the notices, as the consumer does."""
     with ledger.transaction():
         ledger.replace_table_day(table_id, DAY, ReplayResult(table_id, findings=list(findings)))
+        judge_pits(ledger)
         return record_notices(ledger, [(table_id, DAY)])
 
 
@@ -78,6 +80,7 @@ def test_published_notices_leave_the_outbox_and_a_rollback_keeps_none(tmp_path: 
         try:
             with ledger.transaction():
                 ledger.replace_table_day("T02", DAY, ReplayResult("T02", findings=[OTHER_TABLE]))
+                judge_pits(ledger)
                 record_notices(ledger, [("T02", DAY)])
                 raise RuntimeError("the batch failed after the notices were written")
         except RuntimeError:
@@ -97,6 +100,7 @@ def test_an_exception_of_the_round_in_play_waits_until_it_is_final(tmp_path: Pat
     def rederive(*provisional: str) -> int:
         with ledger.transaction():
             ledger.replace_table_day("T01", DAY, ReplayResult("T01", findings=[SHORT, GAP]))
+            judge_pits(ledger)
             return record_notices(ledger, [("T01", DAY)], provisional)
 
     with Ledger(tmp_path / "ledger.duckdb") as ledger:

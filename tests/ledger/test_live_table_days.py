@@ -14,6 +14,7 @@ import pytest
 from pipeline.config.catalog import gaming_day_of
 from pipeline.events.model import TableEvent
 from pipeline.ingest.live import LiveTableDays
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.stage import load_batch
 from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.store import Delivery, Ledger, TableDayUpdate
@@ -135,12 +136,14 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
     with Ledger(tmp_path / "l.duckdb") as ledger, ledger.transaction():
         for key, each in results.items():
             ledger.replace_table_day(*key, each)
+        judge_pits(ledger)
         written = snapshot(ledger)
         both = [
             TableDayUpdate(first, result, again, again),
             TableDayUpdate(second, other, others_again, others_again),
         ]
         assert ledger.update_table_days(both) == set()
+        judge_pits(ledger)
         assert snapshot(ledger) == written
         stranger = replace(last_round, round_id="R-never-dealt")
         refused = ledger.update_table_days(
@@ -159,6 +162,7 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         twice = {"cards": [its_cards[0], its_cards[0]]}
         assert ledger.update_table_days([TableDayUpdate(first, result, {}, twice)]) == {first}
         ledger.replace_table_day(*first, result)
+        judge_pits(ledger)
         assert snapshot(ledger) == written
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.stage import load_batch
 from pipeline.ledger.columns import source_deliveries
 from pipeline.ledger.migrations import MIGRATIONS
@@ -35,6 +36,7 @@ def write(ledger: Ledger, *days: ReplayResult) -> None:
     with ledger.transaction():
         for day in days:
             ledger.replace_table_day(day.table_id, GAMING_DATE, day)
+        judge_pits(ledger)
 
 
 def test_replaying_one_table_day_recomputes_the_pit(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 from alert_receivers import SmtpReceiver, WebhookReceiver
 
 from pipeline.config.keys import load_keyring, rotate, signer
+from pipeline.ingest.pits import judge_pits
 from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice, record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import Finding, Severity
@@ -241,6 +242,7 @@ def _outbox(path: Path) -> Ledger:
     ]
     with ledger.transaction():
         ledger.replace_table_day("T01", date(2026, 11, 24), ReplayResult("T01", findings=findings))
+        judge_pits(ledger)
         record_notices(ledger, [("T01", date(2026, 11, 24))])
     return ledger
 
