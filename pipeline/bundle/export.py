@@ -40,8 +40,8 @@ from pipeline.events import EventDecodeError, default_codec
 from pipeline.events.convert import from_record, to_record
 from pipeline.events.model import TableEvent
 from pipeline.ledger import exceptions as ledger_exceptions
-from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import DATE_FIELDS, Ledger
+from pipeline.ledger.tables import REPLAYED_TABLES
 from pipeline.rules.codes import RULE_CODES
 from pipeline.safe_text import csv_cell, file_stem, inside, visible
 
@@ -50,8 +50,9 @@ MANIFEST = "manifest.json"
 EVENTS = "events.avro"
 DELIVERIES = "deliveries.csv"
 
-DERIVED_FILES: tuple[str, ...] = tuple(t for t in DERIVED_TABLES if t != "table_day_win")
-"""The derived tables a bundle carries (table_day_win is a per-day aggregate of settlements)."""
+DERIVED_FILES: tuple[str, ...] = REPLAYED_TABLES
+"""The derived tables a bundle carries: the rows a replay makes, not the aggregates the
+ledger sums from them (table_day_win, of settlements)."""
 _DELIVERY_COLUMNS = (
     "source",
     "position",

@@ -3,8 +3,8 @@
 Workers build them in their own processes; the single writer only inserts them
 (:meth:`~pipeline.ledger.store.Ledger.merge_batch`). Arrow tables cross a process boundary
 (or travel between machines as Arrow IPC or Parquet files) without a per-row cost, and DuckDB
-scans them without a copy. Columns are in the order of the ledger table they go into
-(``pipeline/ledger/migrations.py``).
+scans them without a copy. Columns are in the order of the ledger table they go into, as
+:mod:`pipeline.ledger.tables` declares it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import orjson
 import pyarrow as pa
 
 from pipeline.events.model import TableEvent
+from pipeline.ledger.tables import TABLE
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import ReplayResult
 from pipeline.rules.gaming_day import GamingDay
@@ -120,29 +121,28 @@ def delivery_table(deliveries: Sequence[Delivery], gaming_day: GamingDay) -> pa.
 
 DeadLetterRow = tuple[str, int, str, str, str | None, bytes | None, date | None]
 
-DEAD_LETTER_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()),
-        ("position", pa.int64()),
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-        ("device_id", pa.string()),
-        ("raw_bytes", pa.binary()),
-        ("received_on", pa.date32()),
-        ("resolved_at", pa.timestamp("us")),
-        ("resolved_by", pa.string()),
-    ]
-)
+ARROW_TYPES: dict[str, pa.DataType] = {
+    "VARCHAR": pa.string(),
+    "VARCHAR[]": pa.list_(pa.string()),
+    "BLOB": pa.binary(),
+    "BOOLEAN": pa.bool_(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "DATE": pa.date32(),
+    "TIMESTAMP": pa.timestamp("us"),
+}
+"""The Arrow type a ledger column of each DuckDB type is built as."""
 
-INPUT_FILE_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("bytes", pa.int64()),
-        ("events", pa.int64()),
-        ("loaded_at", pa.timestamp("us")),
-    ]
-)
+
+def arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of rows of ``table``: its declared columns, in order
+    (:mod:`pipeline.ledger.tables`)."""
+    return pa.schema([(c.name, ARROW_TYPES[c.type]) for c in TABLE[table].columns])
+
+
+DEAD_LETTER_SCHEMA = arrow_schema("dead_letters")
+
+INPUT_FILE_SCHEMA = arrow_schema("input_files")
 
 
 def dead_letter_table(rows: Iterable[DeadLetterRow]) -> pa.Table:

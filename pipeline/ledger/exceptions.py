@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class ExceptionRow:
     """One row of ``exceptions``, in the table's column order
-    (``pipeline/ledger/migrations.py``): a finding of the replay, the pit judgement or the
+    (:mod:`pipeline.ledger.tables`): a finding of the replay, the pit judgement or the
     pattern stage, for one gaming day."""
 
     exception_id: str

@@ -1,6 +1,11 @@
 """Versioned ledger migrations. Applied in order, each in its own transaction, recorded in
 ``schema_migrations``; a database newer than this code is refused rather than guessed at.
 
+They are the schema's history. What the schema is now is declared once, table by table, in
+:mod:`pipeline.ledger.tables`; a database migrated from empty matches it
+(``tests/ledger/test_table_declarations.py``), so a migration that adds or changes a table
+changes its declaration too.
+
 Design notes for what comes next:
 - ``deliveries`` keeps every delivery of every event, keyed by where it came from (a file's
   full path, or a Kafka topic-partition) and what it is (event id, device seq, and which
@@ -13,6 +18,14 @@ Design notes for what comes next:
 """
 
 from __future__ import annotations
+
+# What each table is (sealed, derived, seal record, working) is declared with its columns in
+# pipeline.ledger.tables; the lists derived there are importable from here as they always were.
+from pipeline.ledger.tables import DERIVED_TABLES as DERIVED_TABLES
+from pipeline.ledger.tables import SEAL_RECORD_TABLES as SEAL_RECORD_TABLES
+from pipeline.ledger.tables import SEALED_TABLES as SEALED_TABLES
+from pipeline.ledger.tables import UNSEALED_TABLES as UNSEALED_TABLES
+from pipeline.ledger.tables import VOLATILE_COLUMNS as VOLATILE_COLUMNS
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
@@ -396,80 +409,3 @@ ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS signature VARCHAR;
 """,
     ),
 )
-
-
-SEALED_TABLES: dict[str, str] = {
-    **{
-        table: "gaming_date = $day"
-        for table in (
-            "deliveries",
-            "rounds",
-            "cards",
-            "wagers",
-            "settlements",
-            "vig_ledger",
-            "comp_vig_forms",
-            "form_series",
-            "form_events",
-            "table_practices",
-            "exceptions",
-            "table_day_summary",
-            "table_day_win",
-            "quality_results",
-            "gaming_day_audit",
-        )
-    },
-    # the files the day's events came from
-    "input_files": "source IN (SELECT source FROM deliveries WHERE gaming_date = $day)",
-    # the actions on the day's exceptions up to the seal; one recorded after the close (an
-    # analyst acknowledging a closed day's exception) belongs to the next close of the day
-    "acknowledgements": "exception_id IN (SELECT exception_id FROM exceptions "
-    "WHERE gaming_date = $day) AND acted_at <= $sealed_at",
-    # the day that claimed it: the close stamps ``received_on`` on the unclaimed dead letters
-    # of the day's sources (pipeline.reports.close.DEAD_LETTERS_OF_DAY)
-    "dead_letters": "received_on = $day",
-}
-"""Every table whose rows feed a figure or a decision of a gaming day, with the condition that
-selects the day's rows (``$day``: the gaming date; ``$sealed_at``: the seal's time, UTC). The
-close digests each such row; ``verify`` recomputes the digests from the rows and names any
-edit, insertion or deletion since."""
-
-VOLATILE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "table_day_summary": ("replayed_at",),  # when the table-day was last replayed
-}
-"""Columns left out of a row's digest: bookkeeping that changes without changing a figure."""
-
-SEAL_RECORD_TABLES: tuple[str, ...] = ("seal_log", "close_digests", "gaming_days")
-"""The seal itself, checked otherwise: the log by its signed links, the anchor file and the
-witnesses' checkpoints; the per-row digests and each day's status row against the log's
-entries."""
-
-UNSEALED_TABLES: dict[str, str] = {
-    "schema_migrations": "the ledger's schema history, no rows of a gaming day",
-    "ledger_identity": "the ledger's id, no rows of a gaming day; each seal entry and "
-    "journal record names it, and the witnesses hold checkpoints by it",
-    "consumer_offsets": "where a Kafka consumer resumes; the rows it loaded are sealed",
-    "exception_notices": "the live feed's outbox (what was published when); the exceptions "
-    "it announces are sealed",
-    "alert_channels": "the alert channels the live feed has served, and from which notice",
-    "alert_deliveries": "which notice each alert channel delivered when; the exceptions "
-    "alerted on are sealed",
-}
-"""Tables with no rows of a gaming day. Every table of the schema is in exactly one of
-SEALED_TABLES, SEAL_RECORD_TABLES and UNSEALED_TABLES (a test holds the schema to it)."""
-
-DERIVED_TABLES: tuple[str, ...] = (
-    "rounds",
-    "cards",
-    "wagers",
-    "settlements",
-    "vig_ledger",
-    "comp_vig_forms",
-    "form_series",
-    "form_events",
-    "table_practices",
-    "exceptions",
-    "table_day_summary",
-    "table_day_win",
-)
-"""Tables replaced as a whole for a (table_id, gaming_date) when that table-day is replayed."""

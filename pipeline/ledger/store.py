@@ -42,7 +42,8 @@ from pipeline.ledger.columns import (
     exception_rows,
 )
 from pipeline.ledger.columns import Delivery as Delivery
-from pipeline.ledger.migrations import DERIVED_TABLES, MIGRATIONS
+from pipeline.ledger.migrations import MIGRATIONS
+from pipeline.ledger.tables import DERIVED_TABLES, REPLAYED_TABLES
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import redelivered_file
@@ -915,7 +916,6 @@ class Ledger:
             f"SELECT DISTINCT table_id, gaming_date FROM shard.deliveries WHERE {open_days}",
             closed,
         ).fetchall()
-        rows_of = [t for t in DERIVED_TABLES if t != "table_day_win"]
         held = read(
             """
             SELECT s.source, s.position, ? AS reason,
@@ -942,7 +942,7 @@ class Ledger:
                         f"SELECT * FROM shard.{table} WHERE table_id = ? AND gaming_date = ?",
                         [t, d],
                     )
-                    for table in rows_of
+                    for table in REPLAYED_TABLES
                 }
                 for t, d in days
             },
