@@ -395,6 +395,21 @@ ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS key_id VARCHAR;
 ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS signature VARCHAR;
 """,
     ),
+    (
+        18,
+        "pattern runs: what the pattern stage last searched each gaming day over",
+        # the close runs the pattern stage for a day whose rows changed since it last ran
+        # (a streamed day, whose loads never ran it): ``inputs_sha256`` digests the window's
+        # deliveries and table-day replays and the stage's settings as the run read them
+        # (pipeline.patterns.stage.pattern_inputs). Written to run again over itself, as 17
+        """
+CREATE TABLE IF NOT EXISTS pattern_runs (
+    gaming_date DATE PRIMARY KEY,
+    inputs_sha256 VARCHAR NOT NULL,
+    ran_at TIMESTAMP NOT NULL
+);
+""",
+    ),
 )
 
 
@@ -454,6 +469,8 @@ UNSEALED_TABLES: dict[str, str] = {
     "alert_channels": "the alert channels the live feed has served, and from which notice",
     "alert_deliveries": "which notice each alert channel delivered when; the exceptions "
     "alerted on are sealed",
+    "pattern_runs": "what the pattern stage last searched a day over, so the close runs it "
+    "only when the day's rows changed since; the exceptions it wrote are sealed",
 }
 """Tables with no rows of a gaming day. Every table of the schema is in exactly one of
 SEALED_TABLES, SEAL_RECORD_TABLES and UNSEALED_TABLES (a test holds the schema to it)."""
