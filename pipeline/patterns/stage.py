@@ -2,9 +2,13 @@
 days, and replace the day's pattern exceptions in the ledger.
 
 It runs after the day's replays and before its close (the nightly flows, ``demo --plain``
-and ``baccarat-audit replay``). It reads what the replays derived (cards in shoe order, the
-shoes' declarations, settlements, vigorish) for ``window_days`` earlier gaming days and the
-day itself, each analyser's records in one query: false shuffles (:mod:`.slugs`) search the
+and ``baccarat-audit replay``), and in the close itself for a day whose rows changed since
+it last ran (:func:`find_patterns_if_changed`: a streamed day). The stream searches the
+shoes each batch ends for slugs alone (:func:`search_ended_shoes`).
+
+It reads what the replays derived (cards in shoe order, the shoes' declarations,
+settlements, vigorish) for ``window_days`` earlier gaming days and the day itself, each
+analyser's records in one query: false shuffles (:mod:`.slugs`) search the
 day's shoes against the window's; informed betting (:mod:`.informed`) tests the day's
 settled wagers; dealer-patron pairs (:mod:`.pairs`) test the window's seat-rounds. It writes
 only the day's exceptions with a pattern code (:meth:`Ledger.replace_pattern_findings`)
