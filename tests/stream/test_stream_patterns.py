@@ -31,13 +31,13 @@ pytestmark = pytest.mark.broker
 
 DAY = date(2026, 11, 25)
 FAULTS = "false_shuffle=0.3,informed_betting=0.05,collusion=0.5"
-"""A slug in about a third of the shoes, informed patrons and colluding dealers: 5 hours of
-3 tables (about 26,000 events) hold each of them (seed 11)."""
+"""A slug in about a third of the shoes, informed patrons and colluding dealers: 4 hours of
+3 tables (about 20,500 events) hold each of them (seed 11)."""
 
 
 @pytest.fixture(scope="module")
 def patterned_day() -> SimulationResult:
-    day = simulate(3, 5, 11, parse_faults(FAULTS), DAY, load_catalog())
+    day = simulate(3, 4, 11, parse_faults(FAULTS), DAY, load_catalog())
     assert {f.kind for f in day.faults} >= {
         FaultKind.FALSE_SHUFFLE.value,
         FaultKind.INFORMED_BETTING.value,
