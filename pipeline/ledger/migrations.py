@@ -408,4 +408,19 @@ ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS key_id VARCHAR;
 ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS signature VARCHAR;
 """,
     ),
+    (
+        18,
+        "pattern runs: what the pattern stage last searched each gaming day over",
+        # the close runs the pattern stage for a day whose rows changed since it last ran
+        # (a streamed day, whose loads never ran it): ``inputs_sha256`` digests the window's
+        # deliveries and table-day replays and the stage's settings as the run read them
+        # (pipeline.patterns.stage.pattern_inputs). Written to run again over itself, as 17
+        """
+CREATE TABLE IF NOT EXISTS pattern_runs (
+    gaming_date DATE PRIMARY KEY,
+    inputs_sha256 VARCHAR NOT NULL,
+    ran_at TIMESTAMP NOT NULL
+);
+""",
+    ),
 )

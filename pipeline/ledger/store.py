@@ -688,6 +688,12 @@ class Ledger:
         if found:
             self._insert_relation("exceptions", arrow_rows(found))
         # each table-day's count of exceptions (the close report's column) includes its pit's
+        self._recount_exceptions(day)
+        self._unjudged.discard(day)
+
+    def _recount_exceptions(self, day: date) -> None:
+        """Set each table-day summary of ``day`` to the count of the exceptions the ledger
+        holds for its table-day (the replay's, its pit's and the pattern stage's)."""
         self.con.execute(
             """
             UPDATE table_day_summary s SET exceptions = (
@@ -696,11 +702,11 @@ class Ledger:
             WHERE s.gaming_date = ?""",
             [day],
         )
-        self._unjudged.discard(day)
 
     def replace_pattern_findings(self, gaming_date: date, findings: Sequence[Finding]) -> None:
         """Replace the pattern stage's exceptions of ``gaming_date`` with ``findings``, every
-        table's at once; the replay's exceptions stay. Call inside :meth:`transaction`."""
+        table's at once; the replay's exceptions stay, and each table-day summary counts
+        them all. Call inside :meth:`transaction`."""
         strays = sorted({f.code for f in findings} - PATTERN_CODES)
         if strays:
             raise ValueError(
@@ -717,6 +723,67 @@ class Ledger:
             self._insert_relation(
                 "exceptions", arrow_rows([exception_row(f, gaming_date) for f in unique.values()])
             )
+        if gaming_date not in self.closed_days():  # a sealed day keeps the counts it sealed
+            self._recount_exceptions(gaming_date)
+
+    def replace_shoe_findings(
+        self,
+        gaming_date: date,
+        shoes: Sequence[tuple[str, str]],
+        codes: Iterable[str],
+        findings: Sequence[Finding],
+    ) -> None:
+        """Replace the exceptions with ``codes`` (pattern codes) of these ``(table_id,
+        shoe_id)`` shoes of ``gaming_date`` with ``findings`` (each of one of those shoes):
+        the search of shoes as they end, which leaves the day's other pattern exceptions as
+        they are. Call inside :meth:`transaction`."""
+        wanted = sorted(set(codes))
+        strays = sorted(set(wanted) - PATTERN_CODES)
+        if strays:
+            raise ValueError(f"{strays}: not pattern codes (pipeline.rules.codes.PATTERN_CODES)")
+        outside = sorted(
+            {f.finding_id for f in findings if (f.table_id, f.shoe_id) not in set(shoes)}
+            | {f.finding_id for f in findings if f.code not in wanted}
+        )
+        if outside:
+            raise ValueError(f"findings {outside} are not of the shoes and codes replaced")
+        if not shoes:
+            return
+        replaced = sorted(set(shoes))
+        self.con.execute(
+            "DELETE FROM exceptions e WHERE gaming_date = $day "
+            "AND list_contains($codes::VARCHAR[], code) AND EXISTS (SELECT 1 FROM (SELECT "
+            "unnest($tables::VARCHAR[]) AS t, unnest($shoes::VARCHAR[]) AS s) "
+            "WHERE t = e.table_id AND s = e.shoe_id)",
+            {
+                "day": gaming_date,
+                "codes": wanted,
+                "tables": [t for t, _ in replaced],
+                "shoes": [s for _, s in replaced],
+            },
+        )
+        if findings:
+            unique = {f.finding_id: f for f in findings}
+            self._insert_relation(
+                "exceptions", arrow_rows([exception_row(f, gaming_date) for f in unique.values()])
+            )
+        if gaming_date not in self.closed_days():  # a sealed day keeps the counts it sealed
+            self._recount_exceptions(gaming_date)
+
+    def pattern_run_inputs(self, gaming_date: date) -> str | None:
+        """What the pattern stage last searched ``gaming_date`` over (the digest it recorded
+        with :meth:`record_pattern_run`); None: it never ran for the day."""
+        row = self.con.execute(
+            "SELECT inputs_sha256 FROM pattern_runs WHERE gaming_date = ?", [gaming_date]
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def record_pattern_run(self, gaming_date: date, inputs_sha256: str) -> None:
+        """Note that the pattern stage searched ``gaming_date`` over ``inputs_sha256``."""
+        self.con.execute(
+            "INSERT OR REPLACE INTO pattern_runs VALUES (?, ?, ?)",
+            [gaming_date, inputs_sha256, datetime.now(UTC).replace(tzinfo=None)],
+        )
 
     def _insert_relation(self, table: str, rows: pa.Table, tail: str = "") -> None:
         self.con.register("incoming_rows", rows)

@@ -441,6 +441,16 @@ TABLES: tuple[Table, ...] = (
         unsealed_because="which notice each alert channel delivered when; the exceptions "
         "alerted on are sealed",
     ),
+    _declare(
+        "pattern_runs",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, inputs_sha256 VARCHAR NOT NULL, ran_at TIMESTAMP NOT NULL
+        """,
+        key=("gaming_date",),
+        unsealed_because="what the pattern stage last searched a day over, so the close runs "
+        "it only when the day's rows changed since; the exceptions it wrote are sealed",
+    ),
 )
 """Every ledger table, sealed ones first in the order a close digests them."""
 

@@ -2,9 +2,13 @@
 days, and replace the day's pattern exceptions in the ledger.
 
 It runs after the day's replays and before its close (the nightly flows, ``demo --plain``
-and ``baccarat-audit replay``). It reads what the replays derived (cards in shoe order, the
-shoes' declarations, settlements, vigorish) for ``window_days`` earlier gaming days and the
-day itself, each analyser's records in one query: false shuffles (:mod:`.slugs`) search the
+and ``baccarat-audit replay``), and in the close itself for a day whose rows changed since
+it last ran (:func:`find_patterns_if_changed`: a streamed day). The stream searches the
+shoes each batch ends for slugs alone (:func:`search_ended_shoes`).
+
+It reads what the replays derived (cards in shoe order, the shoes' declarations,
+settlements, vigorish) for ``window_days`` earlier gaming days and the day itself, each
+analyser's records in one query: false shuffles (:mod:`.slugs`) search the
 day's shoes against the window's; informed betting (:mod:`.informed`) tests the day's
 settled wagers; dealer-patron pairs (:mod:`.pairs`) test the window's seat-rounds. It writes
 only the day's exceptions with a pattern code (:meth:`Ledger.replace_pattern_findings`)
@@ -14,6 +18,7 @@ gives the same rows; re-deriving a table-day keeps them (:mod:`pipeline.ledger.s
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,8 +27,10 @@ from datetime import date, timedelta
 
 import numpy as np
 
+from pipeline.config.catalog import Catalog
 from pipeline.config.patterns import PatternSettings
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger.columns import Delivery
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.patterns import informed
@@ -38,19 +45,25 @@ from pipeline.patterns.slugs import (
     slug_finding,
 )
 from pipeline.replay.findings import Finding
-from pipeline.rules.codes import PATTERN_CODES
+from pipeline.rules.codes import PATTERN_CODES, code_for
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.settlement import Result, Wager
 
-_SHOES = """
+_OF_TABLES = "($tables::VARCHAR[] IS NULL OR list_contains($tables::VARCHAR[], table_id))"
+"""Only the rows of ``$tables`` (NULL: of every table)."""
+
+SLUG_CODES = frozenset(code_for(game, "false_shuffle") for game in Game)
+"""The codes of a slug, one per game (:func:`~pipeline.patterns.slugs.slug_finding`)."""
+
+_SHOES = f"""
 WITH started AS (
     SELECT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id,
            min(occurred_at) AS started_at,
            max(TRY_CAST(json_extract_string(fields_json, '$.cards_in_shoe') AS INTEGER))
                AS cards_in_shoe
     FROM deliveries
-    WHERE payload_type = 'ShoeStarted' AND gaming_date BETWEEN $first AND $day
+    WHERE payload_type = 'ShoeStarted' AND gaming_date BETWEEN $first AND $day AND {_OF_TABLES}
     GROUP BY ALL
 )
 SELECT s.table_id, s.gaming_date, s.shoe_id, s.started_at, s.cards_in_shoe, t.pit, t.game
@@ -60,7 +73,10 @@ WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
 """Every shoe of the window that declared how many cards it held, with its table's pit and
 game (a shoe whose ShoeStarted was lost cannot state its chance; its NJ-DATA-GAP says why)."""
 
-_IN_WINDOW = "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL"
+_IN_WINDOW = (
+    "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL "
+    f"AND {_OF_TABLES}"
+)
 _CARDS = f"""
 SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position,
        -- a position recorded twice (a device that reported two cards at one position is an
@@ -181,9 +197,18 @@ class PatternRun:
         )
 
 
-def shoes_of(ledger: Ledger, first: date, day: date) -> list[ShoeDeal]:
-    """Every shoe dealt from ``first`` to ``day``, with its cards in shoe order."""
-    window = {"first": first, "day": day}
+def settings_of(catalog: Mapping[str, TableRules]) -> PatternSettings:
+    """The pattern settings of a catalog loaded with its ``[patterns]`` section; the
+    defaults for a mapping built by hand."""
+    return catalog.patterns if isinstance(catalog, Catalog) else PatternSettings()
+
+
+def shoes_of(
+    ledger: Ledger, first: date, day: date, tables: Iterable[str] | None = None
+) -> list[ShoeDeal]:
+    """Every shoe dealt from ``first`` to ``day`` (of ``tables``; None: of every table), with
+    its cards in shoe order."""
+    window = {"first": first, "day": day, "tables": None if tables is None else sorted(tables)}
     cards = ledger.con.execute(_CARDS, window).fetchnumpy()
     shoe = np.asarray(cards["shoe"], np.int64)
     positions = np.asarray(cards["position"], np.int64)
@@ -331,6 +356,167 @@ def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) ->
     )
 
 
+def slug_findings(
+    ledger: Ledger, new: Sequence[ShoeDeal], earlier: Sequence[ShoeDeal], settings: PatternSettings
+) -> list[Finding]:
+    """The exceptions of the slugs the shoes of ``new`` dealt from a shoe started before them
+    (of ``earlier``, or of ``new``), each citing its cards and the wagers on its rounds."""
+    rate = settings.slug_false_alarm_rate
+    findings = []
+    for slug in find_slugs(new, earlier, rate):
+        dealt = dealt_cards(ledger, slug.shoe, slug.positions.tolist())
+        rounds = [c.round_id for c in dealt if c.round_id]
+        findings.append(
+            slug_finding(
+                slug,
+                dealt,
+                dealt_cards(ledger, slug.earlier, slug.earlier_positions.tolist()),
+                bets_on(ledger, slug.shoe.gaming_date, slug.shoe.table_id, rounds),
+                rate,
+            )
+        )
+    return findings
+
+
+_INPUTS = """
+SELECT count(*), coalesce(sum(hash(table_id, gaming_date, replayed_at)), 0),
+       (SELECT count(*) FROM deliveries WHERE gaming_date BETWEEN $first AND $day)
+FROM table_day_summary WHERE gaming_date BETWEEN $first AND $day
+"""
+"""What the stage's reads of a window depend on: its deliveries, and when each of its
+table-days was last derived from them (every load of a table-day derives it again)."""
+
+
+def pattern_inputs(ledger: Ledger, day: date, settings: PatternSettings) -> str:
+    """A digest of what the stage reads to search ``day`` with ``settings``: the deliveries
+    of the day and its window, when each of their table-days was last derived, and the
+    settings. Any load or replay of a day of the window changes it."""
+    window = {"first": shifted(day, -settings.window_days), "day": day}
+    rows = ledger.con.execute(_INPUTS, window).fetchone()
+    return hashlib.sha256(f"{day}|{rows}|{settings!r}".encode()).hexdigest()
+
+
+def patterns_current(ledger: Ledger, day: date, settings: PatternSettings) -> bool:
+    """Whether the stage has searched ``day`` with ``settings`` since the rows of its window
+    last changed (:func:`pattern_inputs`)."""
+    return ledger.pattern_run_inputs(day) == pattern_inputs(ledger, day, settings)
+
+
+def find_patterns_if_changed(
+    ledger: Ledger, day: date, settings: PatternSettings, catalog: Mapping[str, TableRules]
+) -> PatternRun | None:
+    """:func:`find_patterns` for ``day`` unless it already ran since the rows of its window
+    last changed (a day replayed from files ran it after its replay; a streamed day's loads
+    did not): what the close runs first. None: it was current."""
+    if patterns_current(ledger, day, settings):
+        return None
+    return find_patterns(ledger, day, settings, catalog)
+
+
+_ENDED = """
+WITH batch AS (
+    SELECT unnest($sources::VARCHAR[]) AS source, unnest($positions::BIGINT[]) AS position
+), marks AS (
+    SELECT d.table_id, d.gaming_date, d.payload_type, d.occurred_at,
+           json_extract_string(d.fields_json, '$.shoe_id') AS shoe_id
+    FROM deliveries d SEMI JOIN batch b ON d.source = b.source AND d.position = b.position
+    WHERE d.payload_type IN ('ShoeStarted', 'ShoeEnded')
+), started AS (
+    SELECT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id,
+           min(occurred_at) AS started_at
+    FROM deliveries SEMI JOIN marks USING (table_id, gaming_date)
+    WHERE payload_type = 'ShoeStarted'
+    GROUP BY ALL
+), ended AS (
+    SELECT DISTINCT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id
+    FROM deliveries SEMI JOIN marks USING (table_id, gaming_date)
+    WHERE payload_type = 'ShoeEnded'
+)
+SELECT table_id, gaming_date, shoe_id FROM marks
+WHERE payload_type = 'ShoeEnded' AND shoe_id IS NOT NULL
+UNION
+-- a new shoe without a ShoeEnded for the one before: that one ended all the same
+SELECT p.table_id, p.gaming_date, p.shoe_id
+FROM (
+    SELECT m.table_id, m.gaming_date, arg_max(s.shoe_id, s.started_at) AS shoe_id
+    FROM marks m JOIN started s
+         ON s.table_id = m.table_id AND s.gaming_date = m.gaming_date
+            AND s.started_at < m.occurred_at AND s.shoe_id IS DISTINCT FROM m.shoe_id
+    WHERE m.payload_type = 'ShoeStarted'
+    GROUP BY m.table_id, m.gaming_date, m.shoe_id
+) p ANTI JOIN ended e USING (table_id, gaming_date, shoe_id)
+WHERE p.shoe_id IS NOT NULL
+ORDER BY ALL
+"""
+"""The shoes that ended with deliveries ``$sources`` / ``$positions``: the shoe of each
+ShoeEnded, and the shoe before each ShoeStarted of its table-day that had no ShoeEnded."""
+
+
+def shoes_ended(ledger: Ledger, deliveries: Iterable[Delivery]) -> list[tuple[str, date, str]]:
+    """The ``(table_id, gaming_date, shoe_id)`` of each shoe ``deliveries`` (stored) end."""
+    marks = [d for d in deliveries if d.event.payload_type in ("ShoeStarted", "ShoeEnded")]
+    if not marks:
+        return []
+    rows = ledger.con.execute(
+        _ENDED,
+        {"sources": [d.source for d in marks], "positions": [d.position for d in marks]},
+    ).fetchall()
+    return [(str(t), d, str(s)) for t, d, s in rows]
+
+
+_SCOPE = """
+SELECT DISTINCT o.table_id
+FROM table_day_summary t JOIN table_day_summary o
+     ON o.pit = t.pit AND o.gaming_date BETWEEN $first AND $day
+WHERE t.gaming_date = $day AND list_contains($tables::VARCHAR[], t.table_id)
+"""
+"""The tables of the window in the pits of ``$tables`` on ``$day``."""
+
+
+@dataclass(frozen=True)
+class SlugSearch:
+    """What the search of the shoes that ended did (:func:`search_ended_shoes`)."""
+
+    shoes: tuple[tuple[str, date, str], ...]
+    findings: tuple[Finding, ...]
+
+
+def search_ended_shoes(
+    ledger: Ledger, ended: Sequence[tuple[str, date, str]], settings: PatternSettings
+) -> SlugSearch:
+    """Search the shoes that just ended (``(table_id, gaming_date, shoe_id)``) for slugs
+    against the shoes of their pits dealt before them in the window, and replace those shoes'
+    slug exceptions (the day's other pattern exceptions stay), with their notices; call
+    inside the transaction that stored the shoes' last cards (the stream's batch). It reads
+    the window's shoes of those pits only, so a batch costs its ended shoes, not the day. The
+    day's full search (:func:`find_patterns`, at the latest by the close) searches every
+    shoe again, against the other shoes as they ended, and replaces these."""
+    closed = ledger.closed_days()
+    by_day: dict[date, set[tuple[str, str]]] = defaultdict(set)
+    for table_id, day, shoe_id in ended:
+        if day not in closed:
+            by_day[day].add((table_id, shoe_id))
+    findings: list[Finding] = []
+    for day, keys in sorted(by_day.items()):
+        first = shifted(day, -settings.window_days)
+        tables = {t for t, _ in keys}
+        scope = tables | {
+            str(t)
+            for (t,) in ledger.con.execute(
+                _SCOPE, {"first": first, "day": day, "tables": sorted(tables)}
+            ).fetchall()
+        }
+        shoes = shoes_of(ledger, first, day, scope)
+        searched = {(s.table_id, s.shoe_id) for s in shoes if s.gaming_date == day} & keys
+        new = [s for s in shoes if s.gaming_date == day and (s.table_id, s.shoe_id) in searched]
+        earlier = [s for s in shoes if s not in new]
+        found = slug_findings(ledger, new, earlier, settings)
+        ledger.replace_shoe_findings(day, sorted(keys), SLUG_CODES, found)
+        record_notices(ledger, [(t, day) for t in sorted(tables)], codes=PATTERN_CODES)
+        findings += found
+    return SlugSearch(tuple(sorted(ended)), tuple(findings))
+
+
 def find_patterns(
     ledger: Ledger, day: date, settings: PatternSettings, catalog: Mapping[str, TableRules]
 ) -> PatternRun:
@@ -340,28 +526,11 @@ def find_patterns(
     replay, it writes what the day's rows give: the same rows again for a day already closed,
     so the seal still holds."""
     started = time.perf_counter()
+    inputs = pattern_inputs(ledger, day, settings)
     first = shifted(day, -settings.window_days)
     shoes = shoes_of(ledger, first, day)
     new = [s for s in shoes if s.gaming_date == day]
-    rate = settings.slug_false_alarm_rate
-    slugs = find_slugs(new, [s for s in shoes if s.gaming_date != day], rate)
-    cited = [
-        (
-            dealt_cards(ledger, s.shoe, s.positions.tolist()),
-            dealt_cards(ledger, s.earlier, s.earlier_positions.tolist()),
-        )
-        for s in slugs
-    ]
-    findings = [
-        slug_finding(
-            slug,
-            dealt,
-            earlier,
-            bets_on(ledger, day, slug.shoe.table_id, [c.round_id for c in dealt if c.round_id]),
-            rate,
-        )
-        for slug, (dealt, earlier) in zip(slugs, cited, strict=True)
-    ]
+    findings = slug_findings(ledger, new, [s for s in shoes if s.gaming_date != day], settings)
     wagers, rules = settled_wagers(ledger, day, catalog)
     findings += informed_betting(wagers, rules, settings.informed_false_alarm_rate)
     seat_rounds = dealt_seat_rounds(ledger, first, day)
@@ -379,6 +548,7 @@ def find_patterns(
     with ledger.transaction():
         ledger.replace_pattern_findings(day, findings)
         record_notices(ledger, [(t, day) for t in tables], codes=PATTERN_CODES)
+        ledger.record_pattern_run(day, inputs)
     return PatternRun(
         day,
         settings.window_days,

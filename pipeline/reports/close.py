@@ -4,6 +4,10 @@ exceptions that block the close, and the seal that makes any later change visibl
 Order of a close, and why:
 1. refused when the day is closed (its last seal event is a CLOSE) or has no deliveries (a
    mistyped or future date) unless an empty close is asked for with a reason;
+   the pattern stage (:func:`pipeline.patterns.stage.find_patterns_if_changed`) searches
+   the day when it has not since the rows of its window last changed: a streamed day gets
+   its informed-betting and dealer-patron exceptions, a replayed one keeps those its replay
+   found;
 2. the quality gate (:mod:`pipeline.quality.gate`): a failed BLOCK expectation refuses the
    close unless accepted with a reason (audited);
 3. one transaction: the day claims its dead letters, the audit trail gets the close, every
@@ -29,6 +33,7 @@ from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.config.installation import installation
 from pipeline.config.keys import load_keyring, signer
 from pipeline.ledger.store import Ledger
+from pipeline.patterns.stage import find_patterns_if_changed, settings_of
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close
 from pipeline.reports.figures import (
     BLOCKING_RANK,
@@ -178,13 +183,12 @@ def close_gaming_day(
     empty = not (events and events[0])
     if empty and allow_empty is None:
         _refuse_empty(ledger, gaming_date)
-    checked = checked_for_close(
-        ledger,
-        gaming_date,
-        out_dir,
-        catalog if catalog is not None else load_catalog(),
-        quality,
-    )
+    catalog = catalog if catalog is not None else load_catalog()
+    if not empty:
+        # a day whose patterns were not searched since its rows last changed (a streamed
+        # day) gets its informed-betting and dealer-patron exceptions before it is sealed
+        find_patterns_if_changed(ledger, gaming_date, settings_of(catalog), catalog)
+    checked = checked_for_close(ledger, gaming_date, out_dir, catalog, quality)
     accepted = admit(checked, accept_quality_failures)
     # acknowledgements recorded in the dashboards' journal count at the close
     AckJournal.for_ledger(ledger.path).import_into(ledger.con, gaming_date)

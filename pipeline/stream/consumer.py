@@ -16,10 +16,13 @@ How a batch goes through
    letters, the replayed table-days *and the next offsets of those partitions*, in one
    DuckDB transaction. The table-days keep replaying in memory between batches
    (:mod:`pipeline.ingest.live`), so a batch costs about its own size, not its day's.
-4. The same transaction records what changed in those table-days' exceptions (raised,
-   or withdrawn because a later event explained them) as notices
-   (:mod:`pipeline.ledger.notices`); once it is committed they are sent to the exceptions
-   topic and handed to the alerts (:mod:`pipeline.stream.notices`).
+4. The same transaction searches the shoes that ended in the batch (a ShoeEnded, or the
+   next shoe's ShoeStarted) for slugs against their pits' earlier shoes
+   (:func:`~pipeline.patterns.stage.search_ended_shoes`; the day's informed-betting and
+   dealer-patron tests run at the latest when it closes), and records what changed in
+   those table-days' exceptions (raised, or withdrawn because a later event explained
+   them) as notices (:mod:`pipeline.ledger.notices`); once it is committed they are sent
+   to the exceptions topic and handed to the alerts (:mod:`pipeline.stream.notices`).
 5. The offsets are then also committed to Kafka, best effort, for lag monitoring only.
 
 Why nothing is lost or counted twice
@@ -80,6 +83,7 @@ from pipeline.ingest.stage import LoadReport, load_batch
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger
+from pipeline.patterns.stage import search_ended_shoes, settings_of, shoes_ended
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
@@ -883,6 +887,10 @@ def _load_share(
         tx.store_offsets(group, topic, forward)
         days = notice_days(decoded.deliveries, gaming_day_of(live.catalog))
         record_notices(tx, days, live.provisional(days))
+        # the shoes that ended in the batch are searched for slugs now, not at the close
+        ended = shoes_ended(tx, decoded.deliveries)
+        if ended:
+            search_ended_shoes(tx, ended, settings_of(live.catalog))
         fault(FaultPoint.BEFORE_COMMIT)
 
     loaded: LoadReport = retrying(

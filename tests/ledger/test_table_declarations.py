@@ -164,6 +164,7 @@ def test_the_other_lists_are_pinned() -> None:
         "exception_notices",
         "alert_channels",
         "alert_deliveries",
+        "pattern_runs",
     ]
     assert UNSEALED_TABLES["consumer_offsets"] == (
         "where a Kafka consumer resumes; the rows it loaded are sealed"
