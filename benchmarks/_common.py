@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,21 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 
 SMOKE_HELP = "the smallest run that exercises every step; saves nothing (the test suite runs it)"
+
+
+def demo_installation() -> Path:
+    """The installation the benchmark closes days in: ``$BACCARAT_INSTALLATION`` when set,
+    else a demo installation made in a temporary folder and set for this process and the
+    processes it starts (a benchmark's seals defend nothing; they cost what seals cost)."""
+    from pipeline.config.installation import INSTALLATION_ENV
+    from pipeline.witness.provision import init_demo_installation
+
+    given = os.environ.get(INSTALLATION_ENV, "").strip()
+    if given:
+        return Path(given)
+    root = Path(tempfile.mkdtemp(prefix="bench-installation-")) / "installation"
+    os.environ[INSTALLATION_ENV] = str(init_demo_installation(root).root)
+    return root
 
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[list[float], Any]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SMOKE_HELP, save
+from _common import SMOKE_HELP, demo_installation, save
 
 DAY = date(2026, 11, 24)
 
@@ -90,6 +90,7 @@ def _child(work: Path, closed: bool) -> dict[str, Any]:
 
 
 def main() -> int:
+    demo_installation()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=24)
     parser.add_argument("--hours", type=float, default=24.0)

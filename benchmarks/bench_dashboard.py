@@ -44,7 +44,7 @@ for path in (ROOT, ROOT / "benchmarks", ROOT / "tests" / "dashboards"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from _common import SMOKE_HELP, save, summary, timed  # noqa: E402
+from _common import SMOKE_HELP, demo_installation, save, summary, timed  # noqa: E402
 
 from dashboards import alarms  # noqa: E402
 from dashboards import queries as q  # noqa: E402
@@ -221,6 +221,7 @@ def browser(db: Path, repeat: int) -> dict[str, dict[str, Any]] | str:
 
 
 def main() -> int:
+    demo_installation()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=24)
     parser.add_argument("--hours", type=float, default=24.0)
