@@ -164,7 +164,8 @@ def main() -> int:
                 "seed": args.seed,
                 "faults": args.faults,
                 "runs": runs,
-                "note": "replay = ingest_files of the emulated day into a fresh ledger (worker "
+                "note": "replay = ingest_files of the emulated day and the pattern stage over it "
+                "(as baccarat-audit replay) into a fresh ledger (worker "
                 "processes included in its peak RSS); close = the quality gate (validate_day "
                 "and its files, measured on its own as quality_gate: time and peak RSS so far) "
                 "then close_gaming_day relying on it (seals, reports), as the flows run it; "
