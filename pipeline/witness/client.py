@@ -78,6 +78,26 @@ class Witness:
             raise WitnessUnavailableError(f"witness {self.name} ({self.url}): {err}") from err
         return WitnessRecord.from_json(answer["record"])
 
+    def seen(self, ledger_id: str, log: str) -> int:
+        """How many entries of ``ledger_id``'s ``log`` the witness has accepted a checkpoint
+        of (what a new checkpoint's proof starts after)."""
+        if self.directory is not None:
+            try:
+                latest = WitnessStore(self.directory).latest(ledger_id, log)
+            except (OSError, ValueError) as err:
+                raise WitnessUnavailableError(
+                    f"witness {self.name} ({self.directory}): cannot read its store ({err})"
+                ) from err
+            return latest.size if latest is not None else 0
+        query = urlencode({"ledger_id": ledger_id, "log": log})
+        try:
+            with urllib.request.urlopen(
+                f"{self.url}/heads?{query}", timeout=TIMEOUT_SECONDS
+            ) as response:
+                return int(json.loads(response.read())["size"])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise WitnessUnavailableError(f"witness {self.name} ({self.url}): {err}") from err
+
     def about(self, ledger_id: str | None, ledger: str | None) -> list[WitnessRecord]:
         """What the witness holds about the ledger (see :meth:`WitnessStore.about`)."""
         if self.directory is not None:

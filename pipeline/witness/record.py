@@ -36,18 +36,6 @@ class NotWitnessedError(RuntimeError):
     says which witness, why, and how to witness it later."""
 
 
-def _latest(records: Sequence[WitnessRecord], witness: Witness, state: LogState) -> int:
-    sizes = [
-        int(r.checkpoint["size"])
-        for r in records
-        if r.kind == ACCEPTED
-        and r.checkpoint.get("ledger_id") == state.ledger_id
-        and r.checkpoint.get("log") == state.log
-        and r.authentic(witness.public_key)
-    ]
-    return max(sizes, default=0)
-
-
 def signed_checkpoint(state: LogState, key: Signer, made_at: datetime | None = None) -> Checkpoint:
     """A checkpoint of ``state`` (its size and head now), signed with ``key``."""
     unsigned = Checkpoint(
@@ -80,7 +68,7 @@ def publish(state: LogState, inst: Installation) -> list[WitnessRecord]:
     kept, failures = [], []
     for witness in witnesses:
         try:
-            seen = _latest(witness.about(state.ledger_id, None), witness, state)
+            seen = witness.seen(state.ledger_id, state.log)
             proof = state.digests[seen:] if seen <= len(state.links) else []
             kept.append(witness.submit(checkpoint, proof, keys))
         except (CheckpointRefusedError, WitnessUnavailableError, InstallationError) as err:

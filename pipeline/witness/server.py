@@ -7,7 +7,9 @@ Run it on a machine (or under an account) the ledger's operators cannot write to
 - ``POST /checkpoints`` with ``{"checkpoint": {...}, "proof": [...], "keys": [...]}``: 200
   and the countersigned record when accepted; 409 and the countersigned refusal when the
   checkpoint does not extend what the witness holds; 400 when the body is not a checkpoint;
-- ``GET /checkpoints?ledger_id=ID&ledger=PLACE``: every record about that ledger.
+- ``GET /checkpoints?ledger_id=ID&ledger=PLACE``: every record about that ledger;
+- ``GET /heads?ledger_id=ID&log=LOG``: the size of the latest checkpoint it accepted of that
+  log (``{"size": N}``), which a new checkpoint's proof starts after.
 """
 
 from __future__ import annotations
@@ -42,16 +44,20 @@ def handler_for(store: WitnessStore) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
-            if url.path != "/checkpoints":
-                self._reply(404, {"error": "the witness serves /checkpoints only"})
-                return
             query = parse_qs(url.query)
+            if url.path == "/heads":
+                latest = store.latest(query.get("ledger_id", [""])[0], query.get("log", [""])[0])
+                self._reply(200, {"size": latest.size if latest is not None else 0})
+                return
+            if url.path != "/checkpoints":
+                self._reply(404, {"error": "the witness serves /checkpoints and /heads"})
+                return
             records = store.about(query.get("ledger_id", [None])[0], query.get("ledger", [None])[0])
             self._reply(200, {"records": [asdict(r) for r in records]})
 
         def do_POST(self) -> None:
             if urlsplit(self.path).path != "/checkpoints":
-                self._reply(404, {"error": "the witness serves /checkpoints only"})
+                self._reply(404, {"error": "checkpoints are posted to /checkpoints"})
                 return
             length = int(self.headers.get("Content-Length") or 0)
             if not 0 < length <= MAX_BODY:

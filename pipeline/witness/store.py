@@ -86,6 +86,9 @@ class WitnessStore:
         self.key_path = root / "private" / "witness.key"
         self.public_path = root / "witness.json"
         self.pinned_path = root / "pinned-keyring.json"
+        self.heads_path = root / "heads.json"
+        """The latest accepted checkpoint of each ledger's log, so judging a new checkpoint
+        reads one small file, not every record kept over the years."""
 
     # ------------------------------------------------------------------ set-up
     @classmethod
@@ -177,15 +180,22 @@ class WitnessStore:
                 records.append(WitnessRecord.from_json(json.loads(line)))
         return records
 
+    def _heads(self) -> dict[str, dict[str, Any]]:
+        """:attr:`heads_path`, made from the records when it is missing (a store kept before
+        it, or one whose index was removed)."""
+        if self.heads_path.exists():
+            heads: dict[str, dict[str, Any]] = json.loads(self.heads_path.read_text())
+            return heads
+        heads = {}
+        for record in self.records():
+            if record.kind == ACCEPTED:
+                _advance(heads, Checkpoint.from_json(record.checkpoint))
+        return heads
+
     def latest(self, ledger_id: str, log: str) -> Checkpoint | None:
-        accepted = [
-            Checkpoint.from_json(r.checkpoint)
-            for r in self.records()
-            if r.kind == ACCEPTED
-            and r.checkpoint.get("ledger_id") == ledger_id
-            and r.checkpoint.get("log") == log
-        ]
-        return max(accepted, key=lambda c: c.size, default=None)
+        """The largest checkpoint of ``ledger_id``'s ``log`` this witness accepted."""
+        kept = self._heads().get(_head_key(ledger_id, log))
+        return Checkpoint.from_json(kept) if kept is not None else None
 
     def submit(
         self,
@@ -202,6 +212,12 @@ class WitnessStore:
             fo.write(json.dumps(asdict(record), sort_keys=True) + "\n")
             fo.flush()
             os.fsync(fo.fileno())
+            if reason is None:
+                heads = self._heads()
+                _advance(heads, checkpoint)
+                temporary = self.heads_path.with_suffix(".tmp")
+                temporary.write_text(json.dumps(heads, sort_keys=True))
+                os.replace(temporary, self.heads_path)
         if reason is not None:
             raise CheckpointRefusedError(reason)
         return record
@@ -260,3 +276,14 @@ class WitnessStore:
             if (ledger_id is not None and r.checkpoint.get("ledger_id") == ledger_id)
             or (ledger is not None and r.checkpoint.get("ledger") == ledger)
         ]
+
+
+def _head_key(ledger_id: str, log: str) -> str:
+    return f"{ledger_id} {log}"
+
+
+def _advance(heads: dict[str, dict[str, Any]], checkpoint: Checkpoint) -> None:
+    """Keep ``checkpoint`` as its log's latest in ``heads`` unless a larger one is there."""
+    key = _head_key(checkpoint.ledger_id, checkpoint.log)
+    if checkpoint.size >= heads.get(key, {}).get("size", -1):
+        heads[key] = asdict(checkpoint)

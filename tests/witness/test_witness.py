@@ -14,7 +14,7 @@ import pytest
 from pipeline.config.installation import Installation
 from pipeline.config.keys import load_keyring, rotate, signer
 from pipeline.witness.checkpoint import GENESIS, Checkpoint, chain_link, extends
-from pipeline.witness.client import Witness
+from pipeline.witness.client import Witness, add_witness
 from pipeline.witness.provision import init_demo_installation
 from pipeline.witness.record import (
     LogState,
@@ -192,3 +192,29 @@ def test_an_unreachable_witness_is_named_and_the_others_still_keep_it(
     with pytest.raises(NotWitnessedError, match="witness down"):
         publish(a_log(2), inst)
     assert [r.kind for r in WitnessStore(inst.root / "demo-witness").records()] == [ACCEPTED]
+
+
+def test_publish_through_the_witness_process_sends_only_what_it_lacks(
+    inst: Installation, http_witness: Witness
+) -> None:
+    """The installation names the HTTP witness; each checkpoint's proof starts after the
+    size the witness reports (``/heads``), and a log cut short is refused there too."""
+    inst.witnesses_path.write_text("")
+    add_witness(inst, http_witness)
+    publish(a_log(2), inst)
+    assert http_witness.seen("L1", "seal") == 2
+    publish(a_log(6), inst)
+    assert http_witness.seen("L1", "seal") == 6 and http_witness.seen("L1", "journal") == 0
+    with pytest.raises(NotWitnessedError, match="truncation or rollback"):
+        publish(a_log(4), inst)
+
+
+def test_the_witness_index_is_rebuilt_from_its_records(inst: Installation) -> None:
+    publish(a_log(3), inst)
+    store = WitnessStore(inst.root / "demo-witness")
+    store.heads_path.unlink()
+    latest = store.latest("L1", "seal")
+    assert latest is not None and latest.size == 3 and latest.head == a_log(3).links[-1]
+    publish(a_log(5), inst)
+    grown = store.latest("L1", "seal")
+    assert grown is not None and grown.size == 5
