@@ -104,6 +104,20 @@ class PublicKey:
     rotation_signature: str | None = None
     """The statement "this key follows ``follows``", signed by the key it replaced."""
 
+    def rotated_in_by(self, before: PublicKey | None) -> bool:
+        """Whether ``before``, a key of the same purpose, signed this key in (its
+        rotation statement)."""
+        return (
+            before is not None
+            and before.purpose == self.purpose
+            and verify_signature(
+                before.public_key,
+                "rotation",
+                self.rotation_statement(),
+                self.rotation_signature or "",
+            )
+        )
+
     def rotation_statement(self) -> bytes:
         return json.dumps(
             {
@@ -169,14 +183,7 @@ class Keyring:
             for key in chain:
                 if key.follows is None:
                     continue
-                before = self.find(key.follows, purpose)
-                signed = before is not None and verify_signature(
-                    before.public_key,
-                    "rotation",
-                    key.rotation_statement(),
-                    key.rotation_signature or "",
-                )
-                if not signed:
+                if not key.rotated_in_by(self.find(key.follows, purpose)):
                     problems.append(
                         f"{self.path}: {purpose} key {key.key_id} claims to follow "
                         f"{key.follows}, but that key did not sign it in: added by hand; "
@@ -186,8 +193,12 @@ class Keyring:
 
 
 def load_keyring(where: Installation | None = None) -> Keyring:
-    inst = where or installation()
-    path = inst.keyring_path
+    """The installation's keyring."""
+    return read_keyring((where or installation()).keyring_path)
+
+
+def read_keyring(path: Path) -> Keyring:
+    """The keyring in ``path`` (an installation's, or the copy a witness pinned)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         keys = tuple(PublicKey(**k) for k in data["keys"])

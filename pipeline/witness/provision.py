@@ -16,12 +16,11 @@ so it shows the mechanism and defends against nothing.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 from pipeline.config.installation import Installation, InstallationError
-from pipeline.config.keys import Keyring, PublicKey, create_keys, load_keyring
+from pipeline.config.keys import create_keys, load_keyring, read_keyring
 from pipeline.config.roles import DEFAULT_ROLES, add_account, os_account, read_roles
 from pipeline.witness.client import Witness, add_witness
 from pipeline.witness.store import WitnessStore
@@ -52,12 +51,7 @@ def init_installation(root: Path, roles: Path | None = None) -> Installation:
 
 def init_witness(root: Path, keyring: Path) -> WitnessStore:
     """A new witness at ``root`` pinning the installation keyring at ``keyring``."""
-    try:
-        data = json.loads(keyring.read_text(encoding="utf-8"))
-        ring = Keyring(keyring, tuple(PublicKey(**k) for k in data["keys"]))
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise InstallationError(f"{keyring}: not an installation keyring ({err})") from err
-    return WitnessStore.create(root, ring)
+    return WitnessStore.create(root, read_keyring(keyring))
 
 
 def init_demo_installation(root: Path) -> Installation:

@@ -35,6 +35,7 @@ from pipeline.config.keys import (
     KeyringError,
     PublicKey,
     key_id_of,
+    read_keyring,
     signed_message,
     verify_signature,
 )
@@ -136,8 +137,7 @@ class WitnessStore:
 
     def _pinned(self, offered: Sequence[dict[str, Any]]) -> Keyring:
         """The pinned keyring, with the offered keys that a pinned key rotated in."""
-        data = json.loads(self.pinned_path.read_text())
-        keys = [PublicKey(**k) for k in data["keys"]]
+        keys = list(read_keyring(self.pinned_path).keys)
         known = {k.key_id for k in keys}
         grew = True
         candidates = []
@@ -151,13 +151,7 @@ class WitnessStore:
             for key in candidates:
                 if key.key_id in known or key.follows not in known:
                     continue
-                before = next(k for k in keys if k.key_id == key.follows)
-                if before.purpose == key.purpose and verify_signature(
-                    before.public_key,
-                    "rotation",
-                    key.rotation_statement(),
-                    key.rotation_signature or "",
-                ):
+                if key.rotated_in_by(next(k for k in keys if k.key_id == key.follows)):
                     keys.append(key)
                     known.add(key.key_id)
                     grew = True
