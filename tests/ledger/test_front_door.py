@@ -184,9 +184,12 @@ def front_door_breaches(path: Path) -> list[str]:
     typing_only = _type_checking_lines(tree)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in CONNECTION_CALLS:
-                found.append(f"{where}:{line} calls .{node.func.attr}() on a connection")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in CONNECTION_CALLS
+        ):
+            found.append(f"{where}:{line} calls .{node.func.attr}() on a connection")
         if isinstance(node, ast.Attribute) and node.attr == "con":
             found.append(f"{where}:{line} uses a ledger's raw connection (.con)")
         if isinstance(node, ast.Import | ast.ImportFrom) and line not in typing_only:
