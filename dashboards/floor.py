@@ -7,12 +7,9 @@ hold. Device strings are escaped and shown, never obeyed.
 from __future__ import annotations
 
 import html
-from datetime import date
 
 import pandas as pd
 
-from dashboards.source import frame
-from pipeline.ledger.store import Ledger
 from pipeline.safe_text import visible
 
 _STYLE = """<style>
@@ -32,21 +29,6 @@ LIVE_WITHIN_MICROS = 3_600_000_000
 """A day whose last event is within the hour is still being played: ages run on the clock."""
 
 GAME_SHORT = {"PUNTO_BANCO": "PB", "CHEMIN_DE_FER": "CF", "MINIBACCARAT": "MB"}
-
-
-def floor_facts(ledger: Ledger, day: date) -> pd.DataFrame:
-    """Per table of the gaming day: the time of its last event and whether its last
-    opening was followed by a closing."""
-    return frame(
-        ledger,
-        """
-        SELECT table_id, max(occurred_at) AS last_event_at,
-               coalesce(max(occurred_at) FILTER (WHERE payload_type = 'TableClosed')
-                   >= max(occurred_at) FILTER (WHERE payload_type = 'TableOpened'), false)
-                   AS closed
-        FROM deliveries WHERE gaming_date = ? GROUP BY table_id""",
-        [day],
-    )
 
 
 def age_text(seconds: float) -> str:
@@ -70,8 +52,8 @@ def state_of(row: pd.Series) -> tuple[str, str]:
 
 def floor_html(board: pd.DataFrame, facts: pd.DataFrame, now_micros: int) -> str:
     """The tiles of ``board`` (:func:`dashboards.queries.table_board`) with ``facts``
-    (:func:`floor_facts`); ages are measured to ``now_micros`` (the newest event of the day
-    for a day that is over, the clock for a live one)."""
+    (:func:`pipeline.ledger.day_board.floor_facts`); ages are measured to ``now_micros`` (the
+    newest event of the day for a day that is over, the clock for a live one)."""
     merged = board.merge(facts, on="table_id", how="left")
     pits: list[str] = []
     for pit, tables in merged.groupby(merged["pit"].fillna("(no pit)"), sort=True):

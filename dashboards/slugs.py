@@ -10,8 +10,9 @@ from datetime import date
 
 import pandas as pd
 
-from dashboards.source import frame
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger import round_play
+from pipeline.ledger.snapshots import frame
 from pipeline.ledger.store import Ledger
 from pipeline.rules.codes import code_for
 from pipeline.rules.games import Game
@@ -40,13 +41,7 @@ class SlugCards:
 def slug_cards(ledger: Ledger, shoe_id: str, event_ids: Sequence[str]) -> SlugCards:
     """The cards an exception cites, split into the shoe that dealt them again
     (``shoe_id``) and the earlier shoe it repeats."""
-    cards = frame(
-        ledger,
-        "SELECT table_id, gaming_date, shoe_id, position, rank, suit, round_id, hand "
-        "FROM cards WHERE list_contains(?::VARCHAR[], source_event_id) "
-        "ORDER BY shoe_id = ? DESC, position",
-        [list(event_ids), shoe_id],
-    )
+    cards = round_play.cards_of_events(ledger, event_ids, shoe_id)
     columns = ["position", "rank", "suit", "round_id", "hand"]
     slug = cards[cards["shoe_id"] == shoe_id]
     earlier = cards[cards["shoe_id"] != shoe_id]
@@ -57,16 +52,4 @@ def slug_cards(ledger: Ledger, shoe_id: str, event_ids: Sequence[str]) -> SlugCa
         None if first is None else str(first["shoe_id"]),
         None if first is None else str(first["table_id"]),
         None if first is None else pd.Timestamp(first["gaming_date"]).date(),
-    )
-
-
-def slug_bets(ledger: Ledger, day: date, table_id: str, rounds: Sequence[str]) -> pd.DataFrame:
-    """Every wager settled on these rounds: who, where, how much, and how it ended."""
-    return frame(
-        ledger,
-        "SELECT round_id, seat, patron_id, wager, stake_cents, expected_result AS result, "
-        "expected_paid_cents AS paid_cents FROM settlements "
-        "WHERE gaming_date = ? AND table_id = ? AND list_contains(?::VARCHAR[], round_id) "
-        "ORDER BY round_id, seat, wager",
-        [day, table_id, list(rounds)],
     )

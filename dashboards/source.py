@@ -5,7 +5,8 @@ read-only. A dashboard that kept the ledger open would stall ingestion; one that
 for every page would still hold it for the page's queries. So the dashboards read a
 *snapshot*: when the ledger file changed (size or modification time of the file or its WAL),
 they open it read-only just long enough to copy it (the shared lock makes the copy consistent:
-no writer can be in the middle of a checkpoint), close it, and run every query on the copy.
+no writer can be in the middle of a checkpoint), close it, and run every query on the copy
+(:mod:`pipeline.ledger.snapshots` takes the copy; when to take one is decided here).
 
 - The writer waits at most for one file copy, and only after it changed the file.
 - If the writer holds the file, the dashboards keep serving the last snapshot and say how old
@@ -16,7 +17,6 @@ no writer can be in the middle of a checkpoint), close it, and run every query o
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
 import shutil
 import tempfile
@@ -27,12 +27,9 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import duckdb
-import pandas as pd
 
 from pipeline.bundle.acks import AckJournal
+from pipeline.ledger import snapshots
 from pipeline.ledger.store import Ledger, LedgerError
 
 DEFAULT_DB = Path("out/ledger.duckdb")
@@ -90,44 +87,16 @@ def _snapshot_dir() -> Path:
     return _dir
 
 
-def _signature(live: Path) -> tuple[int, ...]:
-    parts: list[int] = []
-    for p in (live, live.with_name(live.name + ".wal")):
-        try:
-            st = p.stat()
-        except FileNotFoundError:
-            parts += [0, 0]
-        else:
-            parts += [st.st_mtime_ns, st.st_size]
-    return tuple(parts)
-
-
 def _take(live: Path, tries: int) -> Snapshot:
     last: Exception | None = None
     for attempt in range(tries):
         try:
-            con = duckdb.connect(str(live), read_only=True)
-        except duckdb.Error as err:  # the writer holds the file (or it is not a ledger)
+            copy, signature = snapshots.take_copy(live, _snapshot_dir())
+        except snapshots.Unreadable as err:
             last = err
             if attempt + 1 < tries:
                 time.sleep(LOCK_RETRY_SECONDS * (attempt + 1))
             continue
-        try:
-            signature = _signature(live)
-            digest = hashlib.sha256(f"{live.resolve()}{signature}".encode()).hexdigest()[:16]
-            copy = _snapshot_dir() / f"{digest}.duckdb"
-            if not copy.exists():
-                partial = copy.with_suffix(".partial")
-                shutil.copyfile(live, partial)
-                wal = live.with_name(live.name + ".wal")
-                if wal.exists():
-                    shutil.copyfile(wal, partial.with_name(partial.name + ".wal"))
-                    partial.with_name(partial.name + ".wal").replace(
-                        copy.with_name(copy.name + ".wal")
-                    )
-                partial.replace(copy)
-        finally:
-            con.close()
         return Snapshot(live, copy, datetime.now(UTC), signature)
     raise LedgerUnavailable(
         f"{live}: cannot be read right now ({last}); a writer may hold it. The dashboards "
@@ -165,7 +134,7 @@ def _refresh(live: Path, patient: bool = True, wait_for_lock: bool = True) -> Sn
         _lock.acquire()
     try:
         current = _snapshots.get(live)
-        if current is not None and current.signature == _signature(live):
+        if current is not None and current.signature == snapshots.signature(live):
             fresh = _snapshots[live] = replace(current, busy=None)
             return fresh
         try:
@@ -235,8 +204,7 @@ def _remove_retired() -> None:
         if time.monotonic() - since < RETIRED_SECONDS:
             keep.append((path, since))
             continue
-        for old in (path, path.with_name(path.name + ".wal")):
-            old.unlink(missing_ok=True)  # readers still holding it keep their handle (POSIX)
+        snapshots.remove_copy(path)
     _retired[:] = keep
 
 
@@ -256,12 +224,3 @@ def read_copy(path: Path) -> Iterator[Ledger]:
         yield ledger
     finally:
         ledger.close()
-
-
-def frame(ledger: Ledger, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
-    """A query's result as a DataFrame (a cursor per call: safe across Streamlit threads)."""
-    cursor = ledger.con.cursor()
-    try:
-        return cursor.execute(sql, params or []).df()
-    finally:
-        cursor.close()

@@ -60,10 +60,9 @@ def warm_ledger() -> date | None:
     a file DuckDB cannot read as one (None), the server starts all the same and the pages say
     what is wrong, as before; a ledger changed by the time a page runs is copied and
     computed again by that page."""
-    import duckdb
-
     from dashboards.source import LedgerUnavailable, snapshot
     from dashboards.ui import exception_queue, gaming_dates, precompute_statistics
+    from pipeline.ledger.snapshots import ReadError
 
     try:
         snap = snapshot()
@@ -71,7 +70,7 @@ def warm_ledger() -> date | None:
         if days:
             precompute_statistics(snap, days[0])
             exception_queue(snap, days[0])
-    except (LedgerUnavailable, duckdb.Error):
+    except (LedgerUnavailable, ReadError):
         return None
     return days[0] if days else None
 

@@ -331,10 +331,7 @@ st.markdown("**Evidence: the events this exception rests on**")
 with ctx.ledger() as ledger:
     event_ids = row["source_event_ids"]
     events = q.evidence(ledger, str(row["table_id"]), [] if event_ids is None else list(event_ids))
-events = events.assign(
-    occurred=ui.local_times(events["occurred"]),
-    fields=[q.fields_text(v) for v in events["fields"]],
-)
+events = events.assign(occurred=ui.local_times(events["occurred"]))
 st.dataframe(
     events,
     hide_index=True,

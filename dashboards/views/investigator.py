@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import profiles, ui
+from pipeline.ledger import history
 from pipeline.safe_text import visible
 
 ctx = ui.current()
@@ -18,8 +19,8 @@ st.caption(
 )
 
 with ctx.ledger() as ledger:
-    patron_ids = profiles.patrons(ledger)
-    dealer_ids = profiles.dealers(ledger)
+    patron_ids = history.patrons(ledger)
+    dealer_ids = history.dealers(ledger)
 
 
 def _chosen(key: str, param: str, options: list[str]) -> None:
@@ -40,9 +41,9 @@ with patron_tab:
         _chosen("inv_patron", "patron", patron_ids)
         patron = st.selectbox("Patron", patron_ids, key="inv_patron", format_func=visible)
         with ctx.ledger() as ledger:
-            days = profiles.patron_days(ledger, patron)
-            forms = profiles.patron_forms(ledger, patron)
-            findings = profiles.patron_exceptions(ledger, patron)
+            days = history.patron_days(ledger, patron)
+            forms = history.patron_forms(ledger, patron)
+            findings = history.patron_exceptions(ledger, patron)
         m = [*st.columns(3), *st.columns(3)]
         m[0].metric("Handle", ui.fmt_money(int(days["handle_cents"].sum())))
         m[1].metric("Net result", ui.fmt_money(int(days["net_cents"].sum())))

@@ -198,10 +198,7 @@ else:
 
 with st.expander(f"Raw events ({len(events)})"):
     st.dataframe(
-        events.assign(
-            occurred=ui.local_times(events["occurred"]),
-            fields=[q.fields_text(v) for v in events["fields"]],
-        ),
+        events.assign(occurred=ui.local_times(events["occurred"])),
         hide_index=True,
         key="round_events",
     )

@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboards import slugs as s
 from dashboards import ui
+from pipeline.ledger import round_play
 from pipeline.safe_text import markdown_text, visible
 
 # A slug is evidence for a review of the shuffle on video (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1,
@@ -34,7 +35,7 @@ with ctx.ledger() as ledger:
     row = found[found["exception_id"] == chosen].iloc[0]
     cards = s.slug_cards(ledger, row["shoe_id"], list(row["source_event_ids"]))
     rounds = [r for r in dict.fromkeys(cards.slug["round_id"]) if r is not None]
-    bets = s.slug_bets(ledger, day, row["table_id"], rounds)
+    bets = round_play.settled_bets(ledger, day, row["table_id"], rounds)
 
 st.markdown(markdown_text(row["message"]))
 m = st.columns(4)

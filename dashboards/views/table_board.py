@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboards import floor, live, ui
 from dashboards import queries as q
+from pipeline.ledger import day_board
 from pipeline.safe_text import visible
 
 ctx = ui.current()
@@ -22,7 +23,7 @@ st.caption(
 live.follow(ctx.snapshot.key)
 with ctx.ledger() as ledger:
     board = q.table_board(ledger, day, ctx.journal)
-    facts = floor.floor_facts(ledger, day)
+    facts = day_board.floor_facts(ledger, day)
     found = q.exception_tables(ledger, day)
     announced = q.announced_exceptions(ledger, day)
 new_since = live.NewSince(day, found["exception_id"], announced)

@@ -54,10 +54,9 @@ if found.events.empty and all(df.empty for df in found.derived.values()):
 
 st.subheader(f"1. Raw events ({len(found.events)})")
 st.dataframe(
-    found.events.assign(
-        occurred=ui.local_times(found.events["occurred"]),
-        fields=[q.fields_text(v) for v in found.events["fields_json"]],
-    ).drop(columns=["fields_json", "occurred_at"]),
+    found.events.assign(occurred=ui.local_times(found.events["occurred"])).drop(
+        columns=["occurred_at"]
+    ),
     hide_index=True,
     width="stretch",
     key="t_events",

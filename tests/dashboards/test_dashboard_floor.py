@@ -10,9 +10,10 @@ import pandas as pd
 from dashboard_data import DAY, ledger_copy
 
 from dashboards import queries as q
-from dashboards.floor import age_text, floor_facts, floor_html
+from dashboards.floor import age_text, floor_html
 from dashboards.source import reader, snapshot
 from pipeline.bundle.acks import AckJournal
+from pipeline.ledger.day_board import floor_facts
 from pipeline.quality.docs import unsafe_markup
 
 NOW = 1_800_000_000_000_000
