@@ -57,7 +57,6 @@ def micros_series(values: pd.Series) -> pd.Series:
     return pd.to_datetime(values.astype("Int64"), unit="us", utc=True)
 
 
-# ---------------------------------------------------------------------- days and tables
 # ---------------------------------------------------------------------- acknowledgements
 def ack_history(
     ledger: Ledger, journal: AckJournal, exception_ids: Sequence[str] | None = None
