@@ -67,7 +67,7 @@ def _close(db: Path, out: Path) -> dict[str, Any]:
 
     started = time.perf_counter()
     with Ledger(db) as ledger:
-        report = validate_day(ledger.con, ledger.path, DAY, load_catalog())
+        report = validate_day(ledger, DAY, load_catalog())
         write_results(report, out)
         gate = {"seconds": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb()}
         result = close_gaming_day(

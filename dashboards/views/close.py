@@ -18,7 +18,7 @@ st.title("Gaming-day close")
 
 with ctx.ledger() as ledger:
     report = day_report(ledger, day)
-    report["quality"] = stored_section(ledger.con, day)
+    report["quality"] = stored_section(ledger, day)
     status = q.gaming_day_status(ledger, day)
     previous = q.previous_chain(ledger, day)
     by_wager = q.win_by_wager(ledger, day)

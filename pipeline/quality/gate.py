@@ -16,8 +16,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from pipeline.ledger.quality_results import add_result, day_fingerprint, results_of_day
 from pipeline.ledger.store import Ledger
 from pipeline.quality.levels import Level
 from pipeline.rules.config import TableRules
@@ -88,17 +87,17 @@ def checked_for_close(
     given: QualityReport | None = None,
 ) -> QualityReport:
     """The validation the close relies on: ``given`` when it was run on the ledger as it is
-    now (same :func:`~pipeline.quality.run.day_fingerprint`), else a fresh one on the
+    now (same :func:`~pipeline.ledger.quality_results.day_fingerprint`), else a fresh one on the
     close's own connection, with its files written to ``out_dir``. Either way it is stored
     with the day (:func:`store_result`) before the close looks at it."""
     report = given
-    from pipeline.quality.run import day_fingerprint, validate_day, write_results
+    from pipeline.quality.run import validate_day, write_results
 
-    if report is None or report.fingerprint != day_fingerprint(ledger.con, gaming_date):
-        report = validate_day(ledger.con, ledger.path, gaming_date, catalog)
+    if report is None or report.fingerprint != day_fingerprint(ledger, gaming_date):
+        report = validate_day(ledger, gaming_date, catalog)
         write_results(report, out_dir)
     with ledger.transaction():
-        store_result(ledger.con, report)
+        store_result(ledger, report)
     return report
 
 
@@ -115,7 +114,7 @@ def admit(report: QualityReport, accept_reason: str | None) -> str | None:
     return f"{accept_reason.strip()} (accepted: {'; '.join(o.name for o in blocking)})"
 
 
-def store_result(con: duckdb.DuckDBPyConnection, report: QualityReport) -> None:
+def store_result(ledger: Ledger, report: QualityReport) -> None:
     """Keep a validation in ``quality_results`` with its gaming day: the verdict and counts,
     and every expectation's outcome (level, counts, sample rows) as JSON. Every run is kept;
     the close reports the one it relied on."""
@@ -128,39 +127,19 @@ def store_result(con: duckdb.DuckDBPyConnection, report: QualityReport) -> None:
     ]
     summary["files"] = [str(p) for p in (report.result_file, report.docs_file) if p]
     outcomes = [asdict(o) for s in report.suites for o in s.expectations]
-    con.execute(
-        "INSERT INTO quality_results (gaming_date, validated_at, verdict, evaluated, failed, "
-        "blocking, warnings, fingerprint, summary_json, expectations_json) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            report.gaming_date,
-            datetime.now(UTC),
-            report.verdict,
-            report.evaluated,
-            report.failed,
-            len(report.blocking()),
-            len(report.warnings()),
-            report.fingerprint,
-            json.dumps(summary, default=json_default),
-            json.dumps(outcomes, default=json_default),
-        ],
+    add_result(
+        ledger,
+        gaming_date=report.gaming_date,
+        validated_at=datetime.now(UTC),
+        verdict=report.verdict,
+        evaluated=report.evaluated,
+        failed=report.failed,
+        blocking=len(report.blocking()),
+        warnings=len(report.warnings()),
+        fingerprint=report.fingerprint,
+        summary_json=json.dumps(summary, default=json_default),
+        expectations_json=json.dumps(outcomes, default=json_default),
     )
-
-
-def stored_results(con: duckdb.DuckDBPyConnection, gaming_date: date) -> list[dict[str, Any]]:
-    """The validations stored for ``gaming_date``, oldest first, with their JSON parsed."""
-    cursor = con.execute(
-        "SELECT gaming_date, validated_at, verdict, evaluated, failed, blocking, warnings, "
-        "fingerprint, summary_json, expectations_json FROM quality_results "
-        "WHERE gaming_date = ? ORDER BY validated_at",
-        [gaming_date],
-    )
-    names = [d[0] for d in cursor.description or ()]
-    rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
-    for row in rows:
-        row["summary"] = json.loads(row.pop("summary_json"))
-        row["expectations"] = json.loads(row.pop("expectations_json"))
-    return rows
 
 
 def close_section(report: QualityReport, accepted: str | None) -> dict[str, Any]:
@@ -176,10 +155,10 @@ def close_section(report: QualityReport, accepted: str | None) -> dict[str, Any]
     }
 
 
-def stored_section(con: duckdb.DuckDBPyConnection, gaming_date: date) -> dict[str, Any]:
+def stored_section(ledger: Ledger, gaming_date: date) -> dict[str, Any]:
     """:func:`close_section` for the latest validation stored with the day (what the
     dashboards show before the close); ``NOT VALIDATED`` when none is stored."""
-    stored = stored_results(con, gaming_date)
+    stored = results_of_day(ledger, gaming_date)
     if not stored:
         return {
             "verdict": "NOT VALIDATED",

@@ -11,7 +11,6 @@ block the close is for :mod:`pipeline.quality.gate` to decide.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -25,20 +24,21 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pandas as pd
 
 from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.events import default_codec
-from pipeline.ledger.columns import DELIVERY_KEY_SQL
-from pipeline.ledger.store import Ledger
-from pipeline.quality.frames import (
+from pipeline.ledger.quality_frames import (
     Frames,
     event_contract,
+    frames_memory,
     ledger_frames,
     raw_event_frames,
     table_days,
 )
+from pipeline.ledger.quality_measures import SAMPLE, type_witnesses
+from pipeline.ledger.quality_results import day_fingerprint
+from pipeline.ledger.store import Ledger
 from pipeline.quality.levels import Level
 from pipeline.rules.config import TableRules
 
@@ -106,8 +106,9 @@ class QualityReport:
     suites: list[SuiteReport]
     seconds: float
     fingerprint: str = ""
-    """The ledger state validated (:func:`day_fingerprint`): a close compares it with the
-    ledger's state at closing time, and validates again when the day changed since."""
+    """The ledger state validated (:func:`~pipeline.ledger.quality_results.day_fingerprint`):
+    a close compares it with the ledger's state at closing time, and validates again when the
+    day changed since."""
     result_file: Path | None = None
     docs_file: Path | None = None
     docs_problem: str | None = None
@@ -202,21 +203,6 @@ def _brief(e: ExpectationOutcome) -> dict[str, Any]:
     }
 
 
-def day_fingerprint(con: duckdb.DuckDBPyConnection, gaming_date: date) -> str:
-    """A digest of what the suites read for ``gaming_date``: which deliveries are stored, and
-    when each table-day was last replayed. Any load or replay of the day changes it."""
-    deliveries = con.execute(
-        f"SELECT count(*), coalesce(sum(hash({DELIVERY_KEY_SQL})), 0) FROM deliveries "
-        "WHERE gaming_date = ?",
-        [gaming_date],
-    ).fetchone()
-    replays = con.execute(
-        "SELECT count(*), max(replayed_at) FROM table_day_summary WHERE gaming_date = ?",
-        [gaming_date],
-    ).fetchone()
-    return hashlib.sha256(f"{deliveries}|{replays}".encode()).hexdigest()
-
-
 def run_quality(
     ledger_path: Path,
     gaming_date: date,
@@ -235,7 +221,7 @@ def run_quality(
     """
     catalog = catalog if catalog is not None else load_catalog(catalog_path)
     with Ledger(ledger_path, read_only=True) as ledger:
-        report = validate_day(ledger.con, ledger_path, gaming_date, catalog, tolerance_s)
+        report = validate_day(ledger, gaming_date, catalog, tolerance_s)
     write_results(report, out_dir if out_dir is not None else ledger_path.parent / "reports")
     return report
 
@@ -249,52 +235,50 @@ day (1.0M events), whose frames spill beyond it: the gate peaked at 718 MB in 13
 
 
 def validate_day(
-    con: duckdb.DuckDBPyConnection,
-    ledger_path: Path,
+    ledger: Ledger,
     gaming_date: date,
     catalog: Mapping[str, TableRules],
     tolerance_s: float = 600.0,
 ) -> QualityReport:
-    """Validate ``gaming_date`` over an open ledger connection (the close validates on its
-    own writer connection: DuckDB allows one configuration per file and process).
+    """Validate ``gaming_date`` over an open ledger (the close validates on its own writer
+    connection: DuckDB allows one configuration per file and process).
 
     The frames live in DuckDB within :data:`FRAMES_MEMORY` (beyond it DuckDB spills them to
     its temporary directory), so a day of any size validates in bounded memory."""
     started = time.perf_counter()
     contract = event_contract(default_codec())
-    fingerprint = day_fingerprint(con, gaming_date)
-    tables = table_days(con, gaming_date, catalog)
+    fingerprint = day_fingerprint(ledger, gaming_date)
+    tables = table_days(ledger, gaming_date, catalog)
     # DuckDB releases the GIL while it builds the frames: GX imports on the other core
     gx_loaded = threading.Thread(target=_import_suites, name="import-gx", daemon=True)
     gx_loaded.start()
-    con.execute(f"SET memory_limit = '{FRAMES_MEMORY}'")
-    raw = derived = None
-    try:
-        raw = raw_event_frames(con, gaming_date, contract, tables)
-        derived = ledger_frames(con, gaming_date)
-        gx_loaded.join()
-        from pipeline.quality.suites import RawSuiteParams, ledger_suite, raw_events_suite
+    with frames_memory(ledger, FRAMES_MEMORY):
+        raw = derived = None
+        try:
+            raw = raw_event_frames(ledger, gaming_date, contract, tables)
+            derived = ledger_frames(ledger, gaming_date)
+            gx_loaded.join()
+            from pipeline.quality.suites import RawSuiteParams, ledger_suite, raw_events_suite
 
-        context = _context()
-        gx_results: list[Any] = []
-        suites = [
-            _validate(
-                context,
-                "raw_events",
-                raw,
-                raw_events_suite(RawSuiteParams(contract, tables, catalog, tolerance_s)),
-                gx_results,
-            ),
-            _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
-        ]
-    finally:
-        for frames in (raw, derived):
-            if frames is not None:
-                frames.drop()
-        con.execute("RESET memory_limit")  # as the ingest does: the ledger sets none of its own
+            context = _context()
+            gx_results: list[Any] = []
+            suites = [
+                _validate(
+                    context,
+                    "raw_events",
+                    raw,
+                    raw_events_suite(RawSuiteParams(contract, tables, catalog, tolerance_s)),
+                    gx_results,
+                ),
+                _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
+            ]
+        finally:
+            for frames in (raw, derived):
+                if frames is not None:
+                    frames.drop()
     return QualityReport(
         gaming_date,
-        ledger_path,
+        ledger.path,
         suites,
         time.perf_counter() - started,
         fingerprint,
@@ -356,7 +340,7 @@ def _validate(
     its validation is Python on one core, while DuckDB (which releases the GIL) counts the
     next frame on the other (both suites of a 24-table day: 3.0 s -> 2.8 s). The GX objects
     are all made first, on this thread; the GX thread only runs them."""
-    from pipeline.quality.measure import measure, settle, type_witnesses
+    from pipeline.quality.measure import measure, settle
 
     started = time.perf_counter()
     source = context.data_sources.add_pandas(suite)
@@ -414,8 +398,6 @@ def gx_definition(context: Any, source: Any, frame: str, expectations: list[Any]
 
 def gx_run(definition: Any, frame: pd.DataFrame, index_columns: list[str]) -> Any:
     """GX's ExpectationSuiteValidationResult of ``definition`` on ``frame``."""
-    from pipeline.quality.measure import SAMPLE
-
     return definition.run(
         batch_parameters={"dataframe": frame},
         result_format={
@@ -427,7 +409,6 @@ def gx_run(definition: Any, frame: pd.DataFrame, index_columns: list[str]) -> An
 
 
 def _outcome(suite: str, frame: str, r: Any) -> ExpectationOutcome:
-    from pipeline.quality.measure import SAMPLE
     from pipeline.quality.suites import level_of
 
     config = r.expectation_config

@@ -63,8 +63,8 @@ from great_expectations.expectations.metrics.map_metric_provider.column_map_metr
 from great_expectations.expectations.row_conditions import Column
 
 from pipeline.events.codec import CANONICAL_UUID
-from pipeline.quality.frames import EventContract, TableDay
-from pipeline.quality.ledger_json import is_ledger_json
+from pipeline.ledger.quality_frames import PAYLOAD_COLUMN, EventContract, TableDay
+from pipeline.ledger.quality_json import is_ledger_json
 from pipeline.quality.levels import Level as Level
 from pipeline.replay.findings import Severity, money
 from pipeline.rules.config import TableRules
@@ -139,7 +139,7 @@ class ColumnValuesLedgerJson(ColumnMapMetricProvider):
 
 class ExpectColumnValuesToBeLedgerJson(ExpectColumnValuesToBeJsonParseable):
     """GX's JSON expectation with the JSON the gate's frames can read
-    (:mod:`pipeline.quality.ledger_json`): GX's own takes ``NaN`` and a lone surrogate
+    (:mod:`pipeline.ledger.quality_json`): GX's own takes ``NaN`` and a lone surrogate
     escape, which the frames cannot read, so a row it passed would vanish from them."""
 
     map_metric = "column_values.ledger_json"
@@ -176,7 +176,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
                 ("occurrence", "int64"),
                 ("occurred_at", "int64"),
                 ("payload_type", text),
-                ("fields_json", text),
+                (PAYLOAD_COLUMN, text),
             )
         ),
         *(
@@ -222,7 +222,7 @@ def raw_events_suite(p: RawSuiteParams) -> Expectations:
             ),
         ),
         ExpectColumnValuesToBeLedgerJson(
-            column="fields_json", description="payload fields are stored as JSON", meta=DECODED
+            column=PAYLOAD_COLUMN, description="payload fields are stored as JSON", meta=DECODED
         ),
         ExpectColumnValuesToBeUnique(
             column="event_id",

@@ -151,7 +151,7 @@ def sealed_content(ledger: Ledger, gaming_date: date, sealed_at: datetime) -> di
     and the input files with their SHA-256."""
     report = day_report(ledger, gaming_date, sealed_at)
     # a sealed day's validations are sealed rows: the newest is the one the close relied on
-    report["quality"] = stored_section(ledger.con, gaming_date)
+    report["quality"] = stored_section(ledger, gaming_date)
     accepted = ledger.con.execute(
         "SELECT reason FROM gaming_day_audit WHERE gaming_date = ? AND action = ? AND acted_at = ?",
         [gaming_date, ACCEPT_ACTION, sealed_at],

@@ -1,6 +1,6 @@
 """The deliveries frame numbers each delivery's place in arrival order and among the copies of
-its event a batch of whole sources at a time (:data:`pipeline.quality.frames._ARRIVALS_SQL`,
-:func:`~pipeline.quality.frames.number_copies`), never sorting the whole day: the numbers
+its event a batch of whole sources at a time (:data:`pipeline.ledger.quality_frames._ARRIVALS_SQL`,
+:func:`~pipeline.ledger.quality_frames.number_copies`), never sorting the whole day: the numbers
 must be exactly those of the two whole-day windows they replace, for any mix of sources,
 file versions (a position delivered twice), duplicates, other days and batch sizes."""
 
@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
-from pipeline.quality.frames import _ARRIVALS_SQL, _source_batches, number_copies, source_range
+from pipeline.ledger.quality_frames import (
+    _ARRIVALS_SQL,
+    _source_batches,
+    number_copies,
+    source_range,
+)
 
 DAY = date(2026, 11, 24)
 

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
-from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
+from pipeline.ledger.quality_json import is_ledger_json, suspect_sql
 from pipeline.quality.run import ExpectationOutcome, QualityReport, run_quality
 
 DAY = date(2026, 11, 24)
@@ -175,13 +175,13 @@ def test_the_frame_holds_stand_ins_but_gx_sees_the_real_payloads(clean_ledger: P
     that passes elsewhere); the rows shown to GX carry the payloads the ledger holds."""
     from pipeline.config.catalog import load_catalog
     from pipeline.events import default_codec
+    from pipeline.ledger.quality_frames import event_contract, raw_event_frames, table_days
     from pipeline.ledger.store import Ledger
-    from pipeline.quality.frames import event_contract, raw_event_frames, table_days
 
     with Ledger(clean_ledger, read_only=True) as ledger:
         con = ledger.con
         frames = raw_event_frames(
-            con, DAY, event_contract(default_codec()), table_days(con, DAY, load_catalog())
+            ledger, DAY, event_contract(default_codec()), table_days(ledger, DAY, load_catalog())
         )
         try:
             table = frames.tables["deliveries"]

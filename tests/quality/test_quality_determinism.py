@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from pipeline.config.catalog import load_catalog
+from pipeline.ledger import quality_frames as frames
+from pipeline.ledger.quality_measures import SAMPLE
 from pipeline.ledger.store import Ledger
-from pipeline.quality import frames
 from pipeline.quality.gate import store_result
-from pipeline.quality.measure import SAMPLE
 from pipeline.quality.run import validate_day
 
 DAY = date(2026, 11, 24)
@@ -71,9 +71,9 @@ def _stored(db: Path, threads: int) -> tuple[str, dict[str, Any]]:
     outcomes as stored, and the stored summary without timings and paths."""
     with Ledger(db) as ledger:
         ledger.con.execute(f"SET threads = {threads}")
-        report = validate_day(ledger.con, db, DAY, load_catalog())
+        report = validate_day(ledger, DAY, load_catalog())
         with ledger.transaction():
-            store_result(ledger.con, report)
+            store_result(ledger, report)
         (outcomes, summary) = ledger.con.execute(
             "SELECT expectations_json, summary_json FROM quality_results "
             "ORDER BY validated_at DESC LIMIT 1"

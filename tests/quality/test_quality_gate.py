@@ -19,10 +19,11 @@ import pytest
 from pipeline.cli import main
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events import default_codec
+from pipeline.ledger.quality_frames import TableDay, event_contract
+from pipeline.ledger.quality_results import results_of_day
 from pipeline.ledger.store import Ledger
 from pipeline.quality.docs import remote_references
-from pipeline.quality.frames import TableDay, event_contract
-from pipeline.quality.gate import ACCEPT_ACTION, stored_results, stored_section
+from pipeline.quality.gate import ACCEPT_ACTION, stored_section
 from pipeline.quality.run import run_quality
 from pipeline.quality.suites import (
     Level,
@@ -179,8 +180,8 @@ def test_a_day_with_warnings_only_closes_and_its_result_is_stored(
         closed = close_gaming_day(
             ledger, DAY, reports, actor="controller", actor_source="test", quality=before
         )
-        stored = stored_results(ledger.con, DAY)
-        section = stored_section(ledger.con, DAY)
+        stored = results_of_day(ledger, DAY)
+        section = stored_section(ledger, DAY)
         audit = ledger.con.execute("SELECT action FROM gaming_day_audit").fetchall()
 
     # the stale validation was not trusted: the close validated the day again

@@ -33,7 +33,7 @@ def test_an_error_on_the_gx_thread_reaches_the_caller(
     monkeypatch.setattr(run, "gx_run", failing_on_the_second)
     with Ledger(clean_ledger, read_only=True) as ledger:
         with pytest.raises(RuntimeError, match="GX failed on raw_events"):
-            run.validate_day(ledger.con, ledger.path, DAY, load_catalog())
+            run.validate_day(ledger, DAY, load_catalog())
         ((frames_left,),) = ledger.con.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name LIKE 'quality_%'"
         ).fetchall()

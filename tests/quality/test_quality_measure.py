@@ -46,10 +46,11 @@ from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.row_conditions import Column
 
 from pipeline.config.catalog import load_catalog
+from pipeline.ledger.quality_frames import Frames
+from pipeline.ledger.quality_measures import SAMPLE, type_witnesses
 from pipeline.ledger.store import Ledger
 from pipeline.quality import run
-from pipeline.quality.frames import Frames
-from pipeline.quality.measure import SAMPLE, measure, settle, type_witnesses
+from pipeline.quality.measure import measure, settle
 from pipeline.quality.run import _context, gx_definition, gx_run, validate_day
 from pipeline.quality.suites import (
     UUID_PATTERN,
@@ -281,9 +282,9 @@ def test_a_day_validates_the_same_in_little_memory_and_the_limit_is_restored(
     catalog = load_catalog()
     with Ledger(faulty_ledger, read_only=True) as ledger:
         ((usual,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
-        roomy = validate_day(ledger.con, faulty_ledger, DAY, catalog)
+        roomy = validate_day(ledger, DAY, catalog)
         monkeypatch.setattr(run, "FRAMES_MEMORY", "24MB")
-        squeezed = validate_day(ledger.con, faulty_ledger, DAY, catalog)
+        squeezed = validate_day(ledger, DAY, catalog)
         ((limit,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
         leftovers = ledger.con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL "

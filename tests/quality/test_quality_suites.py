@@ -15,8 +15,8 @@ import pytest
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events import default_codec
+from pipeline.ledger.quality_frames import STAKE_PAYLOADS, event_contract
 from pipeline.ledger.store import LedgerError
-from pipeline.quality.frames import STAKE_PAYLOADS, event_contract
 from pipeline.quality.run import QualityReport, run_quality
 from pipeline.simulate.faults import read_manifest
 

@@ -1,9 +1,14 @@
-"""The frames the quality suites validate: pandas DataFrames read from the DuckDB ledger for one
-gaming date, with the few derived columns an expectation needs (a join, a window, a flattened
-JSON field) computed by DuckDB, so the expectations themselves stay declarative.
+"""The frames the quality suites validate (:mod:`pipeline.quality.suites`): DuckDB temporary
+tables of the ledger connection, read from the ledger for one gaming date, with the few
+derived columns an expectation needs (a join, a window, a flattened JSON field) computed by
+DuckDB, so the expectations themselves stay declarative.
 
 Raw-event frames are read from ``deliveries`` (what the devices sent, before any replay);
-ledger frames from the derived tables (what the replay made of it).
+ledger frames from the derived tables (what the replay made of it). Nothing outside
+:mod:`pipeline.ledger` writes their SQL: the quality stage asks for a day's frames
+(:func:`raw_event_frames`, :func:`ledger_frames`), counts its expectations over them
+(:mod:`pipeline.ledger.quality_measures`) and is handed DataFrames of the rows GX must see
+(:meth:`Frames.rows_at`).
 """
 
 from __future__ import annotations
@@ -13,18 +18,22 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pandas as pd
 
 from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
-from pipeline.quality.ledger_json import is_ledger_json, suspect_sql
+from pipeline.ledger.quality_json import is_ledger_json, suspect_sql
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipeline.ledger.store import Ledger
 
 STAKE_PAYLOADS: tuple[str, ...] = ("WagerPlaced", "BankerWager", "PlayerBancoWager", "BankBid")
 BANK_ACTIONS_NOT_STAKED: tuple[str, ...] = ("BANK_UNCOVERED_WITHDRAWN",)
@@ -59,6 +68,7 @@ class EventContract:
 
 
 def event_contract(codec: EventCodec) -> EventContract:
+    """What the Avro contract of ``codec`` allows, read from its schema."""
     named: dict[str, Any] = {}
     enum_fields: dict[str, dict[str, list[str]]] = {}
     cents_fields: dict[str, list[str]] = {}
@@ -292,16 +302,32 @@ ORDER_ONLY = "quality_order"
 columns whose name starts with it: ``quality_order_event``, ..)."""
 ORDER_EVENT = f"{ORDER_ONLY}_event"
 """The order-only column holding the event a derived ledger row came from (its tie-breaker)."""
+PAYLOAD_COLUMN = "fields_json"
+"""The deliveries frame's column of a delivery's payload as the ledger stores it (JSON text,
+:mod:`pipeline.ledger.quality_json`): the column the raw-event suite's JSON expectation
+checks."""
+
+
+@contextmanager
+def frames_memory(ledger: Ledger, limit: str) -> Iterator[None]:
+    """DuckDB's memory held to ``limit`` while a day's frames are built and counted (beyond it
+    DuckDB spills them to its temporary directory), then the connection's usual limit."""
+    ledger.con.execute(f"SET memory_limit = '{limit}'")
+    try:
+        yield
+    finally:  # as the ingest does: the ledger sets no limit of its own
+        ledger.con.execute("RESET memory_limit")
 
 
 def table_days(
-    con: duckdb.DuckDBPyConnection,
+    ledger: Ledger,
     gaming_date: date,
     catalog: Mapping[str, TableRules],
 ) -> list[TableDay]:
     """Every table with deliveries on the date, and the rules its first TableOpened (in
     arrival order) named (a TableOpened whose payload is not JSON names none: the raw-event
     suite reports it)."""
+    con = ledger.con
     opened = "SELECT rowid, fields_json FROM deliveries WHERE gaming_date = ? "
     opened += "AND payload_type = 'TableOpened'"
     unreadable = _unreadable(con, opened, [gaming_date])
@@ -339,7 +365,7 @@ def _unreadable(
     con: duckdb.DuckDBPyConnection, rows: str, parameters: list[Any] | None = None
 ) -> list[int]:
     """The ids of the rows whose payload is not JSON the gate can read
-    (:mod:`pipeline.quality.ledger_json`), of ``rows``: a query of (id, fields_json)."""
+    (:mod:`pipeline.ledger.quality_json`), of ``rows``: a query of (id, fields_json)."""
     candidates = con.execute(
         f"SELECT * FROM ({rows}) r(id, fields_json) WHERE {suspect_sql('fields_json')}",
         parameters or [],
@@ -348,7 +374,7 @@ def _unreadable(
 
 
 def raw_event_frames(
-    con: duckdb.DuckDBPyConnection,
+    ledger: Ledger,
     gaming_date: date,
     contract: EventContract,
     tables: list[TableDay],
@@ -372,12 +398,12 @@ def raw_event_frames(
         [(t.table_id, t.rules_id, *t.day_micros) for t in tables],
         columns=["table_id", "rules_id", "day_start_micros", "day_end_micros"],
     )
-    frames = Frames(con, "raw_events")
-    con.register("quality_tables", info)
+    frames = Frames(ledger.con, "raw_events")
+    ledger.con.register("quality_tables", info)
     try:
         _add_raw_event_frames(frames, gaming_date, contract)
     finally:
-        con.unregister("quality_tables")
+        ledger.con.unregister("quality_tables")
     return frames
 
 
@@ -425,7 +451,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             # payloads below are ordered by it too
             ORDER_ONLY,
             ["table_id", "source", "position", "seq", "occurrence"],
-            stand_ins=StandIns("deliveries", ("fields_json",)),
+            stand_ins=StandIns("deliveries", (PAYLOAD_COLUMN,)),
             batches=[{"day": gaming_date, **source_range(sources)} for sources in batches],
         )
     deliveries = frames.tables["deliveries"]
@@ -522,7 +548,7 @@ FRAME_BATCH = 1_000_000
 """Deliveries the deliveries frame is built from at a time, in whole sources (a table's day
 is one file or partition). Built in one statement, a 192-table day's frame (8.0M deliveries)
 spilled 6 GB through DuckDB's temporary files within :data:`~pipeline.quality.run.
-FRAMES_MEMORY` and took 19 s, three times a 96-table day's."""
+FRAMES_MEMORY` (:func:`frames_memory`) and took 19 s, three times a 96-table day's."""
 
 _SOURCES = "quality_sources"
 _HELD_TWICE = "quality_held_twice"
@@ -760,7 +786,7 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
+def ledger_frames(ledger: Ledger, gaming_date: date) -> Frames:
     """Frames of the derived ledger rows of one gaming date, with ``round_known`` (the row's
     round exists in ``rounds`` for the same table-day; null when the row has no round) and
     ``has_summary`` (the exception's table-day has a ``table_day_summary`` row)."""
@@ -778,7 +804,7 @@ def ledger_frames(con: duckdb.DuckDBPyConnection, gaming_date: date) -> Frames:
     # round, seat and wager; an exception by its id. A damaged ledger may hold two rows of
     # one of them, or rows without their event: the frame's other columns follow, so only
     # rows equal in every column tie, and either of them quoted first reads the same
-    frames = Frames(con, "ledger")
+    frames = Frames(ledger.con, "ledger")
     frames.add(
         "rounds",
         "SELECT table_id, round_id, status, winner, player_points, banker_points, "

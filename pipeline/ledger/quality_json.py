@@ -15,7 +15,9 @@ and Python from the last: ``{"amount_cents": "abc", "amount_cents": 1}`` would p
 check while every frame read no amount.
 
 Deciding a row needs Python, so SQL first names the candidates (:func:`suspect_sql`, a
-superset of the rows that fail) and :func:`is_ledger_json` decides each candidate.
+superset of the rows that fail) and :func:`is_ledger_json` decides each candidate. Both
+live with the ledger, whose frames (:mod:`pipeline.ledger.quality_frames`) read payloads by
+them; the suites' expectation checks by them too (:mod:`pipeline.quality.suites`).
 """
 
 from __future__ import annotations
