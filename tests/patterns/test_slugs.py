@@ -16,8 +16,8 @@ import numpy.typing as npt
 import pytest
 
 from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
+from pipeline.ledger.pattern_inputs import FACE_SQL
 from pipeline.patterns.slugs import (
-    FACE_SQL,
     Bet,
     DealtCard,
     ShoeDeal,
