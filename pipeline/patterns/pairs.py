@@ -37,8 +37,8 @@ from the ledger over the window of gaming days
 - the dealer: no derived table has a dealer per round (``rounds`` has no dealer column). The
   round's ``RoundStarted`` event carries ``dealer_id`` when the dealer changed, null when
   unchanged: the stored ``RoundStarted`` deliveries, their payload's ``dealer_id``, matched
-  to the round on ``table_id`` and the payload's ``round_id``. Carry the last non-null value forward in
-  ``rounds.started_at`` order, starting from the dealer who opened the table,
+  to the round on ``table_id`` and the payload's ``round_id``. Carry the last non-null value
+  forward in ``rounds.started_at`` order, starting from the dealer who opened the table,
   ``table_day_summary.dealer_id`` (the ``TableOpened`` event's);
 - the money: ``expected_cents`` is what the rules give the patron at that seat in that round,
   the sum over its ``settlements`` rows of ``expected_paid_cents - expected_vig_cents``;

@@ -8,12 +8,13 @@ shoes each batch ends for slugs alone (:func:`search_ended_shoes`).
 
 It reads what the replays derived (cards in shoe order, the shoes' declarations,
 settlements, vigorish) for ``window_days`` earlier gaming days and the day itself, each
-analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`): false shuffles (:mod:`.slugs`) search the
-day's shoes against the window's; informed betting (:mod:`.informed`) tests the day's
-settled wagers; dealer-patron pairs (:mod:`.pairs`) test the window's seat-rounds. It writes
-only the day's exceptions with a pattern code (:meth:`Ledger.replace_pattern_findings`)
-in one transaction, with their notices for the ``audit-exceptions`` topic. Re-running it
-gives the same rows; re-deriving a table-day keeps them (:mod:`pipeline.ledger.store`).
+analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`):
+false shuffles (:mod:`.slugs`) search the day's shoes against the window's; informed
+betting (:mod:`.informed`) tests the day's settled wagers; dealer-patron pairs
+(:mod:`.pairs`) test the window's seat-rounds. It writes only the day's exceptions with a
+pattern code (:meth:`Ledger.replace_pattern_findings`) in one transaction, with their
+notices for the ``audit-exceptions`` topic. Re-running it gives the same rows; re-deriving a
+table-day keeps them (:mod:`pipeline.ledger.store`).
 """
 
 from __future__ import annotations

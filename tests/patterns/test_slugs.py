@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
 from pipeline.ledger.pattern_inputs import FACE_SQL
+from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
 from pipeline.patterns.slugs import (
     Bet,
     DealtCard,
