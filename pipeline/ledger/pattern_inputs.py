@@ -260,7 +260,7 @@ def cards_at(
 
 def bets_of_rounds(
     ledger: Ledger, day: date, table_id: str, rounds: Sequence[str]
-) -> list[tuple[str, int, str | None, str, int, str | None, int]]:
+) -> list[tuple[str, int, str | None, str, int, str, int]]:
     """The settled wagers of these rounds of ``table_id`` on ``day``: ``(round_id, seat,
     patron_id, wager, stake_cents, expected_result, expected_paid_cents)``."""
     return [
