@@ -52,6 +52,7 @@ from dashboards.server import running_dashboard  # noqa: E402
 from dashboards.source import reader, snapshot  # noqa: E402
 from pipeline.bundle.acks import AckJournal  # noqa: E402
 from pipeline.ledger import exceptions as ledger_exceptions  # noqa: E402
+from pipeline.ledger import stream_state  # noqa: E402
 from pipeline.ledger.store import Ledger  # noqa: E402
 from pipeline.reports.close import day_report  # noqa: E402
 
@@ -248,15 +249,10 @@ def main() -> int:
 
     with Ledger(db, read_only=True) as ledger:
         size = {
-            name: (ledger.con.execute(f"SELECT count(*) FROM {name}").fetchone() or (0,))[0]
+            name: stream_state.row_count(ledger, name)
             for name in ("deliveries", "rounds", "cards", "settlements", "exceptions")
         }
-        size["tables"] = (
-            ledger.con.execute(
-                "SELECT count(*) FROM table_day_summary WHERE gaming_date = ?", [DAY]
-            ).fetchone()
-            or (0,)
-        )[0]
+        size["tables"] = len(ledger.tables_of_day(DAY))
         first = ledger_exceptions.first_round_of_table(ledger.con, "T01")
     round_id = first or ""
     size["ledger_bytes"] = db.stat().st_size

@@ -73,6 +73,7 @@ from pipeline.events import default_codec
 from pipeline.events.convert import to_record
 from pipeline.ingest.files import ingest_files
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger import stream_state
 from pipeline.ledger.store import Ledger
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import SimulationResult, simulate
@@ -439,8 +440,7 @@ def group_throughput(
     ]
     with Ledger(work / f"merged-{name}.duckdb") as ledger:
         merge_partition_shards(ledger, shards, load_catalog())
-        row = ledger.con.execute("SELECT count(*) FROM deliveries").fetchone()
-    loaded = int(row[0]) if row else 0
+        loaded = stream_state.row_count(ledger, "deliveries")
     if loaded != sent:
         raise RuntimeError(f"{workers} workers loaded {loaded} of {sent} messages")
     return {

@@ -18,8 +18,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-import duckdb
-
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
 from pipeline.config.roles import Action, Actor, authorize, load_roles, scheduled_actor
 from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
@@ -27,7 +25,7 @@ from pipeline.ingest.files import ingest_files
 from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.sources import event_files
 from pipeline.ingest.stage import replay_or_explain
-from pipeline.ledger.store import Ledger, LedgerError
+from pipeline.ledger.store import Ledger, LedgerError, LedgerIOError
 from pipeline.patterns.stage import PatternRun
 from pipeline.quality.gate import QualityBlockedError
 from pipeline.quality.run import QualityReport
@@ -48,8 +46,8 @@ def classify(exc: BaseException) -> PipelineError:
     day whose data fails a BLOCK expectation: the same data fails again)."""
     if isinstance(exc, PipelineError):
         return exc
-    if isinstance(exc, duckdb.IOException) or (
-        isinstance(exc, LedgerError) and isinstance(exc.__cause__, duckdb.IOException)
+    if isinstance(exc, LedgerIOError) or (
+        isinstance(exc, LedgerError) and isinstance(exc.__cause__, LedgerIOError)
     ):
         return TransientError(f"the ledger is busy: {exc}")
     if _is_kafka_transient(exc):
@@ -231,15 +229,8 @@ class ReplayCounts:
 def gaming_day_tables(db: Path, gaming_date: date) -> list[str]:
     """The tables with stored deliveries on ``gaming_date``."""
 
-    def read(ledger: Ledger) -> list[str]:
-        rows = ledger.con.execute(
-            "SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ? ORDER BY 1",
-            [gaming_date],
-        ).fetchall()
-        return [str(r[0]) for r in rows]
-
     with classified(), Ledger(db, read_only=True) as ledger:
-        return read(ledger)
+        return ledger.tables_of_day(gaming_date)
 
 
 def replay_table_day(

@@ -103,9 +103,9 @@ def markdown_text(value: object) -> str:
 
 
 def sql_literal(text: str) -> str:
-    """``text`` as a DuckDB string literal (quotes doubled), for statements such as
-    ``ATTACH`` that take no prepared parameters. A NUL would end the string early in C
-    code below: refused."""
+    """``text`` as a DuckDB string literal (quotes doubled), for statements that take no
+    prepared parameters (attaching a database file by its path). A NUL would end the string
+    early in C code below: refused."""
     if "\x00" in text:
         raise ValueError(f"a NUL character cannot be part of an SQL string: {visible(text)!r}")
     return "'" + text.replace("'", "''") + "'"

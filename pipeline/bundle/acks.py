@@ -75,6 +75,7 @@ from typing import IO, TYPE_CHECKING, Any
 from pipeline.config.installation import Installation, installation
 from pipeline.config.keys import Keyring, Signer, legacy_authentic, load_keyring, signer
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger import journal as ledger_journal
 from pipeline.witness.checkpoint import chain_link
 from pipeline.witness.record import LogState, problems_against_witnesses, publish
 
@@ -99,7 +100,6 @@ LOG = "journal"
 _LEGACY_DOMAIN = b"baccarat-audit acknowledgement v2\n"
 """What the legacy HMAC of a line covered first."""
 
-_LEDGER_COLUMNS = ("exception_id", "action", "note", "actor", "acted_at")
 _OPTIONAL = frozenset({"table_id", "gaming_date", "assignee", "ledger_id", "key_id", "signature"})
 _ABSENT_WHEN_NONE = frozenset({"assignee"})
 """Fields added after journals were first written: a record without one leaves it out of its
@@ -204,16 +204,6 @@ def journal_path_for(ledger_path: Path | str) -> Path:
         return Path(override)
     path = Path(ledger_path)
     return path.with_name(f"{path.stem}.acknowledgements.jsonl")
-
-
-def ledger_identity(con: duckdb.DuckDBPyConnection) -> str | None:
-    """The ledger's id as :attr:`pipeline.ledger.store.Ledger.ledger_id` reads it, from a
-    connection (``None`` before migration 17, or when deleted)."""
-    try:
-        row = con.execute("SELECT min(ledger_id) FROM ledger_identity").fetchone()
-    except Exception:  # duckdb.CatalogException; duckdb is imported only for annotations
-        return None
-    return str(row[0]) if row and row[0] is not None else None
 
 
 def _read_ledger_id(ledger: Path) -> str | None:
@@ -498,7 +488,7 @@ class AckJournal:
         acknowledgement already imported into the ledger that the journal no longer holds
         unchanged: one removed, edited, or the journal emptied or replaced after a close;
         or a row inserted into the ledger's table by hand."""
-        ledger_id = ledger_identity(con) or self.ledger_id
+        ledger_id = ledger_journal.ledger_identity(con) or self.ledger_id
         problems = self.verify(ledger_id)
         records = self.records()
         if ledger_id is not None:
@@ -510,14 +500,10 @@ class AckJournal:
             )
         by_id = {r.ack_id: r for r in records}
         by_values = {r.ledger_values() for r in by_id.values()}
-        # SELECT *: a ledger opened read-only before migration 7 has no ack_id or record_hmac
-        cursor = con.execute("SELECT * FROM acknowledgements ORDER BY acted_at, exception_id")
-        names = [d[0] for d in cursor.description or ()]
-        for row in cursor.fetchall():
-            stored = dict(zip(names, row, strict=True))
+        for stored in ledger_journal.stored_acknowledgements(con):
             # record_hmac keeps the record's link (its HMAC on a legacy line)
             ack_id, record_link = stored.get("ack_id"), stored.get("record_hmac")
-            values = tuple(stored[c] for c in _LEDGER_COLUMNS)
+            values = tuple(stored[c] for c in ledger_journal.ACK_COLUMNS)
             what = f"{values[1]} of exception {values[0]} by {values[3]} at {values[4]}"
             if ack_id is None:
                 if values not in by_values:
@@ -561,18 +547,9 @@ class AckJournal:
                 "lines were authenticated, have it reviewed and re-signed (baccarat-audit ack "
                 "--re-sign-unkeyed, approved by an accountant); then close again"
             )
-        present = {
-            str(a)
-            for (a,) in con.execute(
-                "SELECT ack_id FROM acknowledgements WHERE ack_id IS NOT NULL"
-            ).fetchall()
-        }
+        present = ledger_journal.imported_ack_ids(con)
         # rows imported before migration 7 have no ack_id: they are known by their values
-        imported_unkeyed = set(
-            con.execute(
-                f"SELECT {', '.join(_LEDGER_COLUMNS)} FROM acknowledgements WHERE ack_id IS NULL"
-            ).fetchall()
-        )
+        imported_unkeyed = ledger_journal.imported_unkeyed(con)
         new = [
             r
             for r in self.records()
@@ -584,10 +561,8 @@ class AckJournal:
             of_day = ledger_exceptions.ids_of_day(con, gaming_date)
             new = [r for r in new if r.exception_id in of_day]
         for r in new:
-            con.execute(
-                f"INSERT INTO acknowledgements ({', '.join(_LEDGER_COLUMNS)}, ack_id, "
-                "actor_source, record_hmac) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [*r.ledger_values(), r.ack_id, r.actor_source, r.link],
+            ledger_journal.insert_acknowledgement(
+                con, r.ledger_values(), r.ack_id, r.actor_source, r.link
             )
         return len(new)
 

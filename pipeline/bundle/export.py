@@ -30,7 +30,7 @@ import json
 import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -38,9 +38,8 @@ from typing import Any
 from pipeline.bundle.acks import AckJournal
 from pipeline.events import EventDecodeError, default_codec
 from pipeline.events.convert import from_record, to_record
-from pipeline.events.model import TableEvent
-from pipeline.ledger import exceptions as ledger_exceptions
-from pipeline.ledger.store import DATE_FIELDS, Ledger
+from pipeline.ledger import bundles as ledger_bundles
+from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import REPLAYED_TABLES
 from pipeline.rules.codes import RULE_CODES
 from pipeline.safe_text import csv_cell, file_stem, inside, visible
@@ -53,18 +52,6 @@ DELIVERIES = "deliveries.csv"
 DERIVED_FILES: tuple[str, ...] = REPLAYED_TABLES
 """The derived tables a bundle carries: the rows a replay makes, not the aggregates the
 ledger sums from them (table_day_win, of settlements)."""
-_DELIVERY_COLUMNS = (
-    "source",
-    "position",
-    "event_id",
-    "table_id",
-    "device_id",
-    "seq",
-    "occurred_at",
-    "gaming_date",
-    "payload_type",
-    "fields_json",
-)
 _ACK_COLUMNS = (
     "recorded_in",
     "exception_id",
@@ -81,139 +68,47 @@ _ACK_COLUMNS = (
     "signature",
     "assignee",
 )
-_ROUND_TABLES = frozenset({"rounds", "cards", "wagers", "settlements", "vig_ledger"})
-_FORM_TABLES = frozenset({"comp_vig_forms", "form_events"})
 
 
 class BundleError(ValueError):
     """The selection is empty or ambiguous; the message says what was looked for."""
 
 
-@dataclass
-class _Scope:
-    """SQL predicates (OR-ed clauses) per derived table and for the deliveries."""
+@dataclass(frozen=True)
+class _Selection:
+    """What was selected and the ledger's scope of it."""
 
     label: str
     """What was selected, e.g. ``round-T01-20261124-S01-R003`` (the device id as given)."""
     stem: str
     """The label as a file name: every device id through :func:`file_stem`."""
-    clauses: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict)
-    events: list[tuple[str, list[Any]]] = field(default_factory=list)
-
-    def add(self, table: str, sql: str, params: list[Any]) -> None:
-        self.clauses.setdefault(table, []).append((sql, params))
-
-    def where(self, table: str) -> tuple[str, list[Any]]:
-        parts = self.clauses.get(table, [])
-        if not parts:
-            return "FALSE", []
-        return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+    scope: ledger_bundles.BundleScope
 
 
 # ---------------------------------------------------------------------- selection
-def _table_days(ledger: Ledger, sql: str, params: list[Any]) -> list[tuple[str, date]]:
-    return [(str(t), d) for t, d in ledger.con.execute(sql, params).fetchall()]
-
-
-def _scope(
+def _select(
     ledger: Ledger,
     round_id: str | None,
     serial: int | None,
     table_id: str | None,
     gaming_date: date | None,
-) -> _Scope:
-    table_filter = " AND table_id = ?" if table_id else ""
-    table_param = [table_id] if table_id else []
-    day_filter = " AND gaming_date = ?" if gaming_date else ""
-    day_param: list[Any] = [gaming_date] if gaming_date else []
-    context = "table_id = ? AND gaming_date = ? AND payload_type = 'TableOpened'"
+) -> _Selection:
     if round_id is not None:
-        found = _table_days(
-            ledger,
-            "SELECT DISTINCT table_id, gaming_date FROM rounds WHERE round_id = ?"
-            + table_filter
-            + day_filter,
-            [round_id, *table_param, *day_param],
-        )
-        if not found:
+        scope = ledger_bundles.round_scope(ledger, round_id, table_id, gaming_date)
+        if scope is None:
             raise BundleError(f"no round {round_id!r} in {ledger.path}")
-        scope = _Scope(f"round-{round_id}", f"round-{file_stem(round_id)}")
-        for t, d in found:
-            for table in _ROUND_TABLES | {"exceptions"}:
-                scope.add(
-                    table, "table_id = ? AND gaming_date = ? AND round_id = ?", [t, d, round_id]
-                )
-            scope.add("table_day_summary", "table_id = ? AND gaming_date = ?", [t, d])
-            scope.events.append(
-                (
-                    "table_id = ? AND gaming_date = ? AND "
-                    "json_extract_string(fields_json, '$.round_id') = ?",
-                    [t, d, round_id],
-                )
-            )
-            scope.events.append((context, [t, d]))
-            scope.events.append(
-                (
-                    "table_id = ? AND gaming_date = ? AND payload_type = 'ShoeStarted' AND "
-                    "json_extract_string(fields_json, '$.shoe_id') IN (SELECT shoe_id FROM "
-                    "rounds WHERE table_id = ? AND gaming_date = ? AND round_id = ?)",
-                    [t, d, t, d, round_id],
-                )
-            )
-        return scope
+        return _Selection(f"round-{round_id}", f"round-{file_stem(round_id)}", scope)
     if serial is not None:
-        found = _table_days(
-            ledger,
-            "SELECT table_id, gaming_date FROM ("
-            "SELECT table_id, gaming_date, serial FROM comp_vig_forms UNION ALL "
-            "SELECT table_id, gaming_date, serial FROM form_events UNION ALL "
-            f"{ledger_exceptions.FORM_SERIAL_PLACES}) "
-            "WHERE serial = ?" + table_filter + day_filter + " GROUP BY ALL ORDER BY ALL",
-            [serial, *table_param, *day_param],
-        )
-        if not found:
+        scope = ledger_bundles.form_scope(ledger, serial, table_id, gaming_date)
+        if scope is None:
             raise BundleError(f"no Complimentary Vigorish Form {serial} in {ledger.path}")
-        scope = _Scope(f"form-{serial}", f"form-{serial}")
-        for t, d in found:
-            for table in _FORM_TABLES | {"exceptions"}:
-                scope.add(table, "table_id = ? AND gaming_date = ? AND serial = ?", [t, d, serial])
-            scope.add(
-                "form_series",
-                "table_id = ? AND gaming_date = ? AND ? BETWEEN first_serial AND last_serial",
-                [t, d, serial],
-            )
-            scope.add("table_day_summary", "table_id = ? AND gaming_date = ?", [t, d])
-            scope.events.append(
-                (
-                    "table_id = ? AND gaming_date = ? AND "
-                    "TRY_CAST(json_extract(fields_json, '$.serial') AS BIGINT) = ?",
-                    [t, d, serial],
-                )
-            )
-            scope.events.append((context, [t, d]))
-            scope.events.append(
-                (
-                    "table_id = ? AND gaming_date = ? AND payload_type = 'FormSeriesReceived' "
-                    "AND ? BETWEEN TRY_CAST(json_extract(fields_json, '$.first_serial') AS "
-                    "BIGINT) AND TRY_CAST(json_extract(fields_json, '$.last_serial') AS BIGINT)",
-                    [t, d, serial],
-                )
-            )
-        return scope
+        return _Selection(f"form-{serial}", f"form-{serial}", scope)
     if table_id is not None:
-        found = _table_days(
-            ledger,
-            "SELECT DISTINCT table_id, gaming_date FROM deliveries WHERE table_id = ?" + day_filter,
-            [table_id, *day_param],
-        )
-        if not found:
+        scope = ledger_bundles.table_scope(ledger, table_id, gaming_date)
+        if scope is None:
             raise BundleError(f"no events of table {table_id!r} in {ledger.path}")
         day = f"-{gaming_date.isoformat()}" if gaming_date else ""
-        scope = _Scope(f"table-{table_id}{day}", f"table-{file_stem(table_id)}{day}")
-        for table in DERIVED_FILES:
-            scope.add(table, "table_id = ?" + day_filter, [table_id, *day_param])
-        scope.events.append(("table_id = ?" + day_filter, [table_id, *day_param]))
-        return scope
+        return _Selection(f"table-{table_id}{day}", f"table-{file_stem(table_id)}{day}", scope)
     raise BundleError("say what to export: a round id, a Form serial or a table id")
 
 
@@ -236,12 +131,6 @@ def _cell(value: Any) -> str:
     return csv_cell(value) if isinstance(value, str) else _text(value)
 
 
-def _ascii_json(text: str) -> str:
-    """A stored ``fields_json`` re-serialised with every non-ASCII and control character as a
-    JSON escape: the same JSON value, nothing invisible, never a formula (it starts ``{``)."""
-    return json.dumps(json.loads(text))
-
-
 def _csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -249,22 +138,6 @@ def _csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     for row in rows:
         writer.writerow([_cell(v) for v in row])
     return buffer.getvalue().encode()
-
-
-def _query(ledger: Ledger, sql: str, params: list[Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
-    cursor = ledger.con.execute(sql, params)
-    columns = [d[0] for d in cursor.description or ()]
-    return columns, cursor.fetchall()
-
-
-def _event(row: Sequence[Any]) -> TableEvent:
-    fields: dict[str, Any] = json.loads(row[9])
-    for name in DATE_FIELDS & fields.keys():
-        if fields[name] is not None:
-            fields[name] = date.fromisoformat(fields[name])
-    return TableEvent(
-        str(row[2]), str(row[3]), str(row[4]), int(row[5]), int(row[6]), row[8], fields
-    )
 
 
 def _citations(codes: Iterable[str]) -> tuple[bytes, bytes]:
@@ -311,11 +184,11 @@ def export_bundle(
     next to the ledger). ``source`` is the ledger named in the manifest (default its path;
     the dashboards, which read a snapshot, name the live ledger).
     """
-    scope = _scope(ledger, round_id, serial, table_id, gaming_date)
+    selection = _select(ledger, round_id, serial, table_id, gaming_date)
     journal = journal if journal is not None else AckJournal.for_ledger(ledger.path)
     target = Path(out)
     if target.is_dir():
-        target = inside(target, f"evidence-{scope.stem}.zip")
+        target = inside(target, f"evidence-{selection.stem}.zip")
     files: dict[str, bytes] = {}
     counts: dict[str, int] = {}
     referenced: set[str] = set()
@@ -323,8 +196,7 @@ def export_bundle(
     exception_ids: list[str] = []
 
     for table in DERIVED_FILES:
-        where, params = scope.where(table)
-        columns, rows = _query(ledger, f"SELECT * FROM {table} WHERE {where} ORDER BY ALL", params)
+        columns, rows = ledger_bundles.rows_in_scope(ledger, selection.scope, table)
         name = f"rows/{table}.csv"
         files[name] = _csv_bytes(columns, rows)
         counts[name] = len(rows)
@@ -342,39 +214,28 @@ def export_bundle(
             if table == "exceptions":
                 exception_ids.append(str(record["exception_id"]))
 
-    clauses = list(scope.events)
     whole_table = round_id is None and serial is None  # every delivery already in scope
-    if referenced and not whole_table:
-        clauses.append(("list_contains(?::VARCHAR[], event_id)", [sorted(referenced)]))
-    event_where = " OR ".join(f"({sql})" for sql, _ in clauses) or "FALSE"
-    _, deliveries = _query(
-        ledger,
-        f"SELECT {', '.join(_DELIVERY_COLUMNS)} FROM deliveries WHERE {event_where} "
-        "ORDER BY source, position",
-        [p for _, ps in clauses for p in ps],
+    deliveries = ledger_bundles.deliveries_in_scope(
+        ledger, selection.scope, [] if whole_table else sorted(referenced)
     )
-    files[DELIVERIES] = _csv_bytes(  # fields_json, the last column, as ASCII JSON
-        _DELIVERY_COLUMNS, [(*r[:-1], _ascii_json(r[-1])) for r in deliveries]
+    # The payload, the last column, as ASCII JSON: every non-ASCII and control character a
+    # JSON escape, the same JSON value, nothing invisible, never a formula (it starts "{").
+    files[DELIVERIES] = _csv_bytes(
+        ledger_bundles.DELIVERY_COLUMNS, [(*d[:-1], json.dumps(d.payload)) for d in deliveries]
     )
     counts[DELIVERIES] = len(deliveries)
     codec = default_codec()
     with tempfile.TemporaryDirectory() as tmp:
         avro_path = Path(tmp) / EVENTS
-        written = codec.write_events(avro_path, (to_record(codec, _event(r)) for r in deliveries))
+        written = codec.write_events(avro_path, (to_record(codec, d.event()) for d in deliveries))
         files[EVENTS] = avro_path.read_bytes()
     counts[EVENTS] = written
 
     ack_rows: list[tuple[Any, ...]] = []
     if exception_ids:
-        _, ledger_acks = _query(
-            ledger,
-            "SELECT exception_id, action, note, actor, acted_at FROM acknowledgements "
-            "WHERE list_contains(?::VARCHAR[], exception_id) ORDER BY acted_at, exception_id",
-            [exception_ids],
-        )
         ack_rows += [
             ("ledger", e, a, n, who, "", at, "", "", "", "", "", "", "")
-            for e, a, n, who, at in ledger_acks
+            for e, a, n, who, at in ledger_bundles.acknowledgements_of(ledger, exception_ids)
         ]
         wanted = set(exception_ids)
         ack_rows += [
@@ -401,7 +262,7 @@ def export_bundle(
     counts["rows/acknowledgements.csv"] = len(ack_rows)
 
     files["citations.json"], files["citations.md"] = _citations(codes)
-    files["README.txt"] = _readme(scope.label)
+    files["README.txt"] = _readme(selection.label)
 
     created = datetime.now(UTC)
     manifest = {
@@ -538,7 +399,7 @@ def _check_events(contents: dict[str, bytes], counts: dict[str, int]) -> list[st
             "seq": int(row["seq"]),
             "occurred_at": int(row["occurred_at"]),
             "payload_type": row["payload_type"],
-            "fields": json.loads(row["fields_json"]),
+            "fields": json.loads(row[ledger_bundles.PAYLOAD_COLUMN]),
         }
         decoded = {  # as export writes them into the CSV
             "event_id": _cell(event.event_id),

@@ -208,12 +208,7 @@ def ingest_files(
     total.files, total.files_skipped = len(new), len(unique) - len(new)
     closed = ledger.closed_days()
     workers = workers if workers is not None else min(len(new), os.cpu_count() or 1)
-    # While workers keep both cores busy, the writer uses one DuckDB thread, and checkpoints
-    # per 64 MB of log rather than per 16 MB: each checkpoint recompresses what changed, and
-    # a load changes everything (measured: a third of the writer's time for a 24-table day).
-    ledger.con.execute("SET threads = 1")
-    ledger.con.execute("SET checkpoint_threshold = '64MB'")
-    try:
+    with ledger.bulk_load():
         batches: Iterable[FileBatch] = _batches(
             new, catalog_path, workers, strict, allow_unverified
         )
@@ -241,10 +236,6 @@ def ingest_files(
             total.table_days += sorted(touched)
         for table_id, day in set(total.table_days):
             total.exceptions += ledger_exceptions.count_table_day(ledger.con, table_id, day)
-    finally:
-        ledger.con.execute("RESET checkpoint_threshold")
-        ledger.con.execute("RESET threads")
-    ledger.con.execute("CHECKPOINT")
     return total
 
 

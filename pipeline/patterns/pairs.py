@@ -28,17 +28,17 @@ pairs of one dealer share the dealer's totals.
 Input
 -----
 One :class:`DealtSeatRound` per seat with a patron in a round. The patterns stage fills them
-from the ledger over the window of gaming days:
+from the ledger over the window of gaming days
+(:func:`pipeline.ledger.pattern_inputs.seat_rounds`):
 
 - the seat-rounds: ``settlements`` (``table_id``, ``gaming_date``, ``round_id``, ``seat``,
   ``patron_id``), one record per distinct (``table_id``, ``round_id``, ``seat``) with a
   ``patron_id``;
 - the dealer: no derived table has a dealer per round (``rounds`` has no dealer column). The
   round's ``RoundStarted`` event carries ``dealer_id`` when the dealer changed, null when
-  unchanged: ``deliveries`` rows with ``payload_type = 'RoundStarted'``, read as
-  ``fields_json->>'$.dealer_id'`` and matched to the round on ``table_id`` and
-  ``fields_json->>'$.round_id'``. Carry the last non-null value forward in
-  ``rounds.started_at`` order, starting from the dealer who opened the table,
+  unchanged: the stored ``RoundStarted`` deliveries, their payload's ``dealer_id``, matched
+  to the round on ``table_id`` and the payload's ``round_id``. Carry the last non-null value
+  forward in ``rounds.started_at`` order, starting from the dealer who opened the table,
   ``table_day_summary.dealer_id`` (the ``TableOpened`` event's);
 - the money: ``expected_cents`` is what the rules give the patron at that seat in that round,
   the sum over its ``settlements`` rows of ``expected_paid_cents - expected_vig_cents``;

@@ -66,15 +66,6 @@ def face(rank: str, suit: str) -> int:
     return _RANK_NAMES.index(rank) * len(_SUIT_NAMES) + _SUIT_NAMES.index(suit)
 
 
-FACE_SQL = (
-    f"CASE WHEN list_position({list(_RANK_NAMES)}, rank) IS NULL "
-    f"OR list_position({list(_SUIT_NAMES)}, suit) IS NULL THEN -1 "
-    f"ELSE (list_position({list(_RANK_NAMES)}, rank) - 1) * {len(_SUIT_NAMES)} "
-    f"+ list_position({list(_SUIT_NAMES)}, suit) - 1 END"
-)
-""":func:`face` over the ledger's ``cards`` columns, for the stage to read faces as numbers."""
-
-
 @dataclass(frozen=True, slots=True)
 class DealtCard:
     """One card as the shoe dealt it: its position in the shoe, rank and suit as the ledger

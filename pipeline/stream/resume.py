@@ -42,6 +42,7 @@ from kafka import KafkaConsumer, TopicPartition
 from pipeline.events import EventCodec, EventDecodeError
 from pipeline.exits import EXIT_NEEDS_PERSON, CommandError
 from pipeline.ingest.errors import TransientError
+from pipeline.ledger import stream_state
 from pipeline.ledger.store import Ledger
 from pipeline.stream.settings import KafkaSettings
 
@@ -117,23 +118,6 @@ class LogProbe:
             self._consumer = None
 
 
-def _loaded_at(ledger: Ledger, source: str, position: int) -> tuple[str, str | bytes] | None:
-    """What the ledger loaded from ``source`` at ``position``: ("event", event id) or
-    ("dead letter", its bytes); None when it kept neither (a tombstone)."""
-    row = ledger.con.execute(
-        "SELECT event_id FROM deliveries WHERE source = ? AND position = ? LIMIT 1",
-        [source, position],
-    ).fetchone()
-    if row is not None:
-        return "event", str(row[0])
-    row = ledger.con.execute(
-        "SELECT raw_bytes FROM dead_letters WHERE source = ? AND position = ? "
-        "AND raw_bytes IS NOT NULL LIMIT 1",
-        [source, position],
-    ).fetchone()
-    return ("dead letter", bytes(row[0])) if row is not None else None
-
-
 def check_resume(
     ledger: Ledger,
     where: str,
@@ -190,7 +174,7 @@ def check_resume(
         )
     if broker.first is None or broker.first[0] != stored - 1:
         return  # no record at stored - 1 (a compacted or control offset): nothing to compare
-    loaded = _loaded_at(ledger, f"kafka:{topic}:{partition}", stored - 1)
+    loaded = stream_state.loaded_at(ledger, f"kafka:{topic}:{partition}", stored - 1)
     value = broker.first[1]
     if loaded is None or value is None:
         return

@@ -15,11 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-import duckdb
 from kafka import errors as kafka_errors
 
 from pipeline.ingest.errors import PipelineError, TerminalError, TransientError
-from pipeline.ledger.store import LedgerError
+from pipeline.ledger.store import LedgerConflict, LedgerError, LedgerIOError
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +56,9 @@ def is_transient(exc: BaseException) -> bool:
         return cause is not None and is_transient(cause)
     if type(exc).__name__ in _TRANSIENT_KAFKA_NAMES:
         return True
-    if isinstance(exc, duckdb.TransactionException):
+    if isinstance(exc, LedgerConflict):
         return True  # a write-write conflict with another worker: the whole batch reruns
-    if isinstance(exc, duckdb.IOException | LedgerError):
+    if isinstance(exc, LedgerIOError | LedgerError):
         return "lock" in str(exc).lower()
     return isinstance(exc, ConnectionError | TimeoutError)
 

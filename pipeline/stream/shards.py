@@ -25,6 +25,7 @@ from pathlib import Path
 
 from pipeline.ingest.pits import judge_pits
 from pipeline.ingest.stage import replay_deliveries
+from pipeline.ledger import stream_state
 from pipeline.ledger.store import Ledger
 from pipeline.rules.config import TableRules
 from pipeline.stream.ledgers import request_merge, shard_files, withdraw_merge_request
@@ -113,24 +114,12 @@ def _merge_one(
             result = replay_deliveries(table_id, ledger.deliveries_for(table_id, day), catalog)
             ledger.replace_table_day(table_id, day, result)
         judge_pits(ledger)
-        _copy_offsets(ledger, shard)
+        # the ledger now holds every delivery before the shard's offsets: a consumer
+        # reading into it in the same group resumes there
+        stream_state.copy_shard_offsets(ledger, shard)
     report.deliveries += merged.new_deliveries
     report.copied |= merged.touched - merged.stale
     report.rederived |= merged.stale
     log.info(
         "merged %s: %d table-days, %d re-derived", shard, len(merged.touched), len(merged.stale)
     )
-
-
-def _copy_offsets(ledger: Ledger, shard: Path) -> None:
-    """The shard's offsets, forward only: the ledger now holds every delivery before them
-    (a consumer reading into this ledger in the same group resumes there)."""
-    ledger.con.execute("ATTACH ? AS offsets_shard (READ_ONLY)", [str(shard)])
-    try:
-        ledger.con.execute(
-            "INSERT INTO consumer_offsets SELECT * FROM offsets_shard.consumer_offsets "
-            "ON CONFLICT DO UPDATE SET next_offset = "
-            "greatest(consumer_offsets.next_offset, excluded.next_offset)"
-        )
-    finally:
-        ledger.con.execute("DETACH offsets_shard")

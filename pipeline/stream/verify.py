@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pipeline.ledger import stream_state
 from pipeline.ledger.migrations import DERIVED_TABLES
 from pipeline.ledger.store import Ledger
 
@@ -48,18 +49,7 @@ def ledger_snapshot(
             return ledger_snapshot(opened, tables)
     snapshot: Snapshot = {}
     for table in tables:
-        columns = [
-            str(row[0])
-            for row in ledger.con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-                "ORDER BY ordinal_position",
-                [table],
-            ).fetchall()
-            if str(row[0]) not in IGNORED_COLUMNS.get(table, frozenset())
-        ]
-        rows = ledger.con.execute(
-            f"SELECT {', '.join(columns)} FROM {table}"  # names from information_schema
-        ).fetchall()
+        rows = stream_state.table_rows(ledger, table, IGNORED_COLUMNS.get(table, frozenset()))
         snapshot[table] = Counter(tuple(_hashable(v) for v in row) for row in rows)
     return snapshot
 

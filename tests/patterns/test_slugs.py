@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from pipeline.ledger.pattern_inputs import FACE_SQL
 from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
 from pipeline.patterns.slugs import (
-    FACE_SQL,
     Bet,
     DealtCard,
     ShoeDeal,

@@ -1,0 +1,351 @@
+"""What the pattern stage reads from the ledger: the window's shoes and their cards as
+numbers, a slug's cards and the wagers on its rounds, the day's settled wagers, the window's
+seat-rounds with their dealers, and what tells the stage its last search is out of date.
+
+Each analyser's records are one query over ``window_days`` earlier gaming days and the day
+itself (:mod:`pipeline.patterns.stage` composes them into the analysers' records and judges
+nothing here): false shuffles (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)) read the shoes and
+cards, informed betting the settled wagers, dealer-patron pairs (N.J.A.C. 19:47-3.3,
+3.10(b); 4.10; 7.3) the seat-rounds. Rows come back as plain tuples in the order each
+question's docstring gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger.store import Ledger
+from pipeline.rules.cards import RANKS, SUITS
+from pipeline.rules.codes import PATTERN_CODES
+
+_RANK_NAMES = [rank.name for rank in RANKS]
+_SUIT_NAMES = [suit.name for suit in SUITS]
+
+FACE_SQL = (
+    f"CASE WHEN list_position({_RANK_NAMES}, rank) IS NULL "
+    f"OR list_position({_SUIT_NAMES}, suit) IS NULL THEN -1 "
+    f"ELSE (list_position({_RANK_NAMES}, rank) - 1) * {len(_SUIT_NAMES)} "
+    f"+ list_position({_SUIT_NAMES}, suit) - 1 END"
+)
+""":func:`pipeline.patterns.slugs.face` over the ledger's ``cards`` columns, to read faces as
+numbers (0-51, -1 for a card nobody can name)."""
+
+_OF_TABLES = "($tables::VARCHAR[] IS NULL OR list_contains($tables::VARCHAR[], table_id))"
+"""Only the rows of ``$tables`` (NULL: of every table)."""
+
+_SHOES = f"""
+WITH started AS (
+    SELECT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id,
+           min(occurred_at) AS started_at,
+           max(TRY_CAST(json_extract_string(fields_json, '$.cards_in_shoe') AS INTEGER))
+               AS cards_in_shoe
+    FROM deliveries
+    WHERE payload_type = 'ShoeStarted' AND gaming_date BETWEEN $first AND $day AND {_OF_TABLES}
+    GROUP BY ALL
+)
+SELECT s.table_id, s.gaming_date, s.shoe_id, s.started_at, s.cards_in_shoe, t.pit, t.game
+FROM started s JOIN table_day_summary t USING (table_id, gaming_date)
+WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
+"""
+
+_IN_WINDOW = (
+    "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL "
+    f"AND {_OF_TABLES}"
+)
+_CARDS = f"""
+SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position,
+       -- a position recorded twice (a device that reported two cards at one position is an
+       -- exception of its own) counts once
+       min({FACE_SQL}) AS face
+FROM cards WHERE {_IN_WINDOW}
+GROUP BY table_id, gaming_date, shoe_id, position
+ORDER BY shoe, position
+"""
+"""Every card of the window as numbers, shoe by shoe (numbered as :data:`_CARD_SHOES` lists
+them) in shoe order."""
+_CARD_SHOES = (
+    f"SELECT DISTINCT table_id, gaming_date, shoe_id FROM cards WHERE {_IN_WINDOW} ORDER BY ALL"
+)
+
+_DEALT = """
+SELECT position, arg_min(rank, source_event_id), arg_min(suit, source_event_id),
+       arg_min(round_id, source_event_id), min(source_event_id)
+FROM cards
+WHERE table_id = ? AND gaming_date = ? AND shoe_id = ? AND list_contains(?, position)
+GROUP BY position ORDER BY position
+"""
+
+_BETS = """
+SELECT round_id, seat, patron_id, wager, stake_cents, expected_result, expected_paid_cents
+FROM settlements
+WHERE gaming_date = $day AND table_id = $table AND list_contains($rounds::VARCHAR[], round_id)
+ORDER BY round_id, seat, wager
+"""
+
+_SETTLED = """
+SELECT s.table_id, s.round_id, s.patron_id, s.seat, s.wager, s.stake_cents, s.expected_result,
+       s.source_event_ids, t.rules_id
+FROM settlements s JOIN table_day_summary t USING (table_id, gaming_date)
+WHERE s.gaming_date = $day AND s.patron_id IS NOT NULL AND s.expected_result IS NOT NULL
+      AND list_contains($wagers::VARCHAR[], s.wager)
+ORDER BY s.table_id, s.round_id, s.seat, s.wager
+"""
+
+_SEAT_ROUNDS = """
+WITH seat_rounds AS (
+    SELECT table_id, gaming_date, round_id, seat, min(patron_id) AS patron_id,
+           sum(expected_paid_cents - expected_vig_cents) AS expected_cents,
+           -- a wager never settled is a finding of its own, not money moved
+           sum(coalesce(recorded_paid_cents, expected_paid_cents)) AS paid_cents,
+           sum(expected_vig_cents) AS vig_due_cents,
+           flatten(list(source_event_ids) FILTER (
+               WHERE recorded_paid_cents <> expected_paid_cents)) AS wrong_paid
+    FROM settlements
+    WHERE gaming_date BETWEEN $first AND $day AND patron_id IS NOT NULL
+    GROUP BY table_id, gaming_date, round_id, seat
+), charged AS (
+    SELECT table_id, gaming_date, round_id, seat, sum(amount_cents) AS vig_cents,
+           list(source_event_id ORDER BY source_event_id) AS vig_events
+    FROM vig_ledger
+    WHERE gaming_date BETWEEN $first AND $day AND round_id IS NOT NULL
+          AND kind IN ('COLLECTED', 'DEFERRED')
+    GROUP BY ALL
+), changes AS (
+    -- RoundStarted names the dealer only when the dealer changed
+    SELECT table_id, gaming_date, json_extract_string(fields_json, '$.round_id') AS round_id,
+           max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
+    FROM deliveries
+    WHERE payload_type = 'RoundStarted' AND gaming_date BETWEEN $first AND $day
+    GROUP BY ALL
+), dealers AS (
+    SELECT r.table_id, r.gaming_date, r.round_id,
+           coalesce(last_value(c.dealer_id IGNORE NULLS) OVER (
+                        PARTITION BY r.table_id, r.gaming_date ORDER BY r.started_at, r.round_id
+                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+                    t.dealer_id) AS dealer_id
+    FROM rounds r
+    JOIN table_day_summary t USING (table_id, gaming_date)
+    LEFT JOIN changes c USING (table_id, gaming_date, round_id)
+    WHERE r.gaming_date BETWEEN $first AND $day
+)
+SELECT s.table_id, s.gaming_date, s.round_id, s.seat, d.dealer_id, s.patron_id,
+       s.expected_cents, s.paid_cents - coalesce(v.vig_cents, 0) AS actual_cents,
+       list_sort(list_distinct(list_concat(
+           coalesce(s.wrong_paid, []),
+           CASE WHEN coalesce(v.vig_cents, 0) <> s.vig_due_cents THEN v.vig_events END
+       ))) AS event_ids
+FROM seat_rounds s
+JOIN dealers d USING (table_id, gaming_date, round_id)
+LEFT JOIN charged v USING (table_id, gaming_date, round_id, seat)
+WHERE d.dealer_id IS NOT NULL
+ORDER BY s.gaming_date, s.table_id, s.round_id, s.seat
+"""
+
+_INPUTS = """
+SELECT count(*), coalesce(sum(hash(table_id, gaming_date, replayed_at)), 0),
+       (SELECT count(*) FROM deliveries WHERE gaming_date BETWEEN $first AND $day)
+FROM table_day_summary WHERE gaming_date BETWEEN $first AND $day
+"""
+
+_ENDED = """
+WITH batch AS (
+    SELECT unnest($sources::VARCHAR[]) AS source, unnest($positions::BIGINT[]) AS position
+), marks AS (
+    SELECT d.table_id, d.gaming_date, d.payload_type, d.occurred_at,
+           json_extract_string(d.fields_json, '$.shoe_id') AS shoe_id
+    FROM deliveries d SEMI JOIN batch b ON d.source = b.source AND d.position = b.position
+    WHERE d.payload_type IN ('ShoeStarted', 'ShoeEnded')
+), started AS (
+    SELECT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id,
+           min(occurred_at) AS started_at
+    FROM deliveries SEMI JOIN marks USING (table_id, gaming_date)
+    WHERE payload_type = 'ShoeStarted'
+    GROUP BY ALL
+), ended AS (
+    SELECT DISTINCT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id
+    FROM deliveries SEMI JOIN marks USING (table_id, gaming_date)
+    WHERE payload_type = 'ShoeEnded'
+)
+SELECT table_id, gaming_date, shoe_id FROM marks
+WHERE payload_type = 'ShoeEnded' AND shoe_id IS NOT NULL
+UNION
+-- a new shoe without a ShoeEnded for the one before: that one ended all the same
+SELECT p.table_id, p.gaming_date, p.shoe_id
+FROM (
+    SELECT m.table_id, m.gaming_date, arg_max(s.shoe_id, s.started_at) AS shoe_id
+    FROM marks m JOIN started s
+         ON s.table_id = m.table_id AND s.gaming_date = m.gaming_date
+            AND s.started_at < m.occurred_at AND s.shoe_id IS DISTINCT FROM m.shoe_id
+    WHERE m.payload_type = 'ShoeStarted'
+    GROUP BY m.table_id, m.gaming_date, m.shoe_id
+) p ANTI JOIN ended e USING (table_id, gaming_date, shoe_id)
+WHERE p.shoe_id IS NOT NULL
+ORDER BY ALL
+"""
+
+_SCOPE = """
+SELECT DISTINCT o.table_id
+FROM table_day_summary t JOIN table_day_summary o
+     ON o.pit = t.pit AND o.gaming_date BETWEEN $first AND $day
+WHERE t.gaming_date = $day AND list_contains($tables::VARCHAR[], t.table_id)
+"""
+
+
+def _window(first: date, day: date, tables: Iterable[str] | None) -> dict[str, Any]:
+    return {"first": first, "day": day, "tables": None if tables is None else sorted(tables)}
+
+
+# ---------------------------------------------------------------------- false shuffles
+class WindowCards(NamedTuple):
+    """Every card of a window as numbers: positions and faces (:data:`FACE_SQL`) of all its
+    shoes end to end in shoe order, and where each shoe's run of them starts and ends."""
+
+    positions: npt.NDArray[np.int64]
+    faces: npt.NDArray[np.int64]
+    spans: dict[tuple[str, date, str], tuple[int, int]]
+    """``(table_id, gaming_date, shoe_id)``: a device may number its shoes afresh every day,
+    so a shoe is its table, day and id."""
+
+
+def window_cards(
+    ledger: Ledger, first: date, day: date, tables: Iterable[str] | None = None
+) -> WindowCards:
+    """The cards dealt from ``first`` to ``day`` (of ``tables``; None: of every table), as
+    numbers, shoe by shoe in shoe order."""
+    window = _window(first, day, tables)
+    cards = ledger.con.execute(_CARDS, window).fetchnumpy()
+    shoe = np.asarray(cards["shoe"], np.int64)
+    ends = np.searchsorted(shoe, np.arange(shoe[-1] + 2 if len(shoe) else 1))
+    spans = {
+        (str(t), d, str(s)): (int(ends[n]), int(ends[n + 1]))
+        for n, (t, d, s) in enumerate(ledger.con.execute(_CARD_SHOES, window).fetchall())
+    }
+    return WindowCards(
+        np.asarray(cards["position"], np.int64), np.asarray(cards["face"], np.int64), spans
+    )
+
+
+def declared_shoes(
+    ledger: Ledger, first: date, day: date, tables: Iterable[str] | None = None
+) -> list[tuple[str, date, str, int, int, str, str]]:
+    """Every shoe of the window that declared how many cards it held: ``(table_id,
+    gaming_date, shoe_id, started_at, cards_in_shoe, pit, game)``. A shoe whose ShoeStarted
+    was lost cannot state its chance; its NJ-DATA-GAP says why."""
+    return [
+        (str(t), d, str(s), int(started), int(held), str(pit), str(game))
+        for t, d, s, started, held, pit, game in ledger.con.execute(
+            _SHOES, _window(first, day, tables)
+        ).fetchall()
+    ]
+
+
+def cards_at(
+    ledger: Ledger, table_id: str, gaming_date: date, shoe_id: str, positions: Sequence[int]
+) -> list[tuple[int, str, str, str | None, str]]:
+    """A shoe's cards at ``positions`` in full, to cite them: ``(position, rank, suit,
+    round_id, event_id)`` (round None: burned)."""
+    return [
+        (int(p), rank, suit, round_id, event)
+        for p, rank, suit, round_id, event in ledger.con.execute(
+            _DEALT, [table_id, gaming_date, shoe_id, list(positions)]
+        ).fetchall()
+    ]
+
+
+def bets_of_rounds(
+    ledger: Ledger, day: date, table_id: str, rounds: Sequence[str]
+) -> list[tuple[str, int, str | None, str, int, str, int]]:
+    """The settled wagers of these rounds of ``table_id`` on ``day``: ``(round_id, seat,
+    patron_id, wager, stake_cents, expected_result, expected_paid_cents)``."""
+    return [
+        (r[0], int(r[1]), r[2], r[3], int(r[4]), r[5], int(r[6]))
+        for r in ledger.con.execute(
+            _BETS, {"day": day, "table": table_id, "rounds": sorted(set(rounds))}
+        ).fetchall()
+    ]
+
+
+def shoes_ended_by(
+    ledger: Ledger, sources: Sequence[str], positions: Sequence[int]
+) -> list[tuple[str, date, str]]:
+    """The ``(table_id, gaming_date, shoe_id)`` of the shoes the stored deliveries at
+    ``sources`` / ``positions`` ended: the shoe of each ShoeEnded, and the shoe before each
+    ShoeStarted of its table-day that had no ShoeEnded."""
+    rows = ledger.con.execute(
+        _ENDED, {"sources": list(sources), "positions": list(positions)}
+    ).fetchall()
+    return [(str(t), d, str(s)) for t, d, s in rows]
+
+
+def tables_in_pits_of(ledger: Ledger, first: date, day: date, tables: Sequence[str]) -> set[str]:
+    """The tables of the window from ``first`` to ``day`` in the pits of ``tables`` on
+    ``day``."""
+    return {
+        str(t)
+        for (t,) in ledger.con.execute(
+            _SCOPE, {"first": first, "day": day, "tables": sorted(tables)}
+        ).fetchall()
+    }
+
+
+# ---------------------------------------------------------------------- informed betting
+def scored_wagers(
+    ledger: Ledger, day: date, wagers: Sequence[str]
+) -> list[tuple[str, str, str, int, str, int, str, tuple[str, ...], str]]:
+    """The day's settled wagers with a patron, of ``wagers``, with the result the cards gave
+    them and the rules their table played: ``(table_id, round_id, patron_id, seat, wager,
+    stake_cents, expected_result, source_event_ids, rules_id)``."""
+    return [
+        (t, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id)
+        for t, r, p, seat, w, stake, result, events, rules_id in ledger.con.execute(
+            _SETTLED, {"day": day, "wagers": sorted(wagers)}
+        ).fetchall()
+    ]
+
+
+# ---------------------------------------------------------------------- dealer-patron pairs
+def seat_rounds(
+    ledger: Ledger, first: date, day: date
+) -> list[tuple[str, date, str, int, str, str, int, int, tuple[str, ...]]]:
+    """One record per seat with a patron in a round from ``first`` to ``day``, with its
+    dealer (carried forward from the table's opening dealer) and the money the rules give
+    against the money moved (:mod:`pipeline.patterns.pairs` says which columns and why):
+    ``(table_id, gaming_date, round_id, seat, dealer_id, patron_id, expected_cents,
+    actual_cents, event_ids)``."""
+    return [
+        (t, d, r, int(seat), dealer, patron, int(expected), int(actual), tuple(events or ()))
+        for t, d, r, seat, dealer, patron, expected, actual, events in ledger.con.execute(
+            _SEAT_ROUNDS, {"first": first, "day": day}
+        ).fetchall()
+    ]
+
+
+# ---------------------------------------------------------------------- what a search read
+def days_with_deliveries(ledger: Ledger, first: date, last: date) -> set[date]:
+    """The gaming days from ``first`` to ``last`` with stored deliveries."""
+    return {
+        d
+        for (d,) in ledger.con.execute(
+            "SELECT DISTINCT gaming_date FROM deliveries WHERE gaming_date BETWEEN ? AND ?",
+            [first, last],
+        ).fetchall()
+    }
+
+
+def window_state(ledger: Ledger, first: date, day: date) -> tuple[Any, ...] | None:
+    """What the stage's reads of a window depend on: how many table-days it has and when
+    each was last derived (every load of a table-day derives it again), and how many
+    deliveries it holds."""
+    return ledger.con.execute(_INPUTS, {"first": first, "day": day}).fetchone()
+
+
+def tables_with_pattern_findings(ledger: Ledger, day: date) -> set[str]:
+    """The tables with a pattern exception (:data:`~pipeline.rules.codes.PATTERN_CODES`) on
+    ``day``."""
+    return ledger_exceptions.tables_with_codes(ledger.con, day, sorted(PATTERN_CODES))
