@@ -253,7 +253,7 @@ def main() -> int:
             for name in ("deliveries", "rounds", "cards", "settlements", "exceptions")
         }
         size["tables"] = len(ledger.tables_of_day(DAY))
-        first = ledger_exceptions.first_round_of_table(ledger.con, "T01")
+        first = ledger_exceptions.first_round_of_table(ledger, "T01")
     round_id = first or ""
     size["ledger_bytes"] = db.stat().st_size
 

@@ -594,7 +594,7 @@ def latency_run(
         by_event[event.event_id] = committed - sent_at  # a duplicate keeps its later copy
         order[event.event_id] = index
     with Ledger(db, read_only=True) as ledger:
-        rows = ledger_exceptions.evidence_ids(ledger.con)
+        rows = ledger_exceptions.evidence_ids(ledger)
     exception_latency = []
     for ids in rows:
         known = [i for i in ids if i in order]

@@ -191,7 +191,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
         searched = find_patterns_after(ledger, report.table_days, load_catalog(args.rules))
         elapsed = time.perf_counter() - started
-        total = ledger_exceptions.count_all(ledger.con)
+        total = ledger_exceptions.count_all(ledger)
     if args.json:
         print_json(
             {
@@ -268,7 +268,7 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
         )
     matching = ledger_exceptions.QueueFilter(args.min_rank, args.table, args.code, args.gaming_day)
     with Ledger(args.db, read_only=True) as ledger:
-        page = ledger_exceptions.exception_queue(ledger.con, matching, args.limit)
+        page = ledger_exceptions.exception_queue(ledger, matching, args.limit)
     total, found = page.total, page.rows
     rows: list[dict[str, Any]] = [_queue_item(r) for r in found]
     omitted = total - len(rows)
@@ -460,7 +460,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
     try:
         with Ledger(args.db, read_only=True) as ledger:
             ledger_id = ledger.ledger_id
-            found = ledger_exceptions.places_of(ledger.con, wanted)
+            found = ledger_exceptions.places_of(ledger, wanted)
     except LedgerError as err:
         raise CommandError(f"cannot check the exception ids, nothing recorded: {err}") from err
     unknown = [e for e in wanted if e not in found]
@@ -533,8 +533,8 @@ def _re_sign(args: argparse.Namespace) -> int:
         journal = AckJournal.for_ledger(args.db, ledger_id)
         plan = journal.plan_re_sign()
         trusted = [r for r in journal.records() if not r.legacy and r.signature]
-        before = blocking_after(ledger.con, trusted, BLOCKING_RANK)
-        after = blocking_after(ledger.con, plan.records, BLOCKING_RANK)
+        before = blocking_after(ledger, trusted, BLOCKING_RANK)
+        after = blocking_after(ledger, plan.records, BLOCKING_RANK)
     if not args.approved_by:
         print(f"dry run: re-signing {journal.path} would sign {len(plan.records)} records:")
         for number, r in enumerate(plan.records, 1):

@@ -114,9 +114,9 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"   {line}")
     with Ledger(db, read_only=True) as ledger:
         print("\n   exceptions by code:")
-        for code, severity, count in ledger_exceptions.counts_by_code(ledger.con, 8):
+        for code, severity, count in ledger_exceptions.counts_by_code(ledger, 8):
             print(f"   {count:>5}  {severity:<8} {code}")
-        sample = ledger_exceptions.most_severe_of_rounds(ledger.con, 3, 3)
+        sample = ledger_exceptions.most_severe_of_rounds(ledger, 3, 3)
         print("\n   for example:")
         for e in sample:
             place = ledger_exceptions.exception_place(e.table_id, e.round_id)

@@ -82,6 +82,8 @@ from pipeline.witness.record import LogState, problems_against_witnesses, publis
 if TYPE_CHECKING:  # only annotations: the CLI imports this module for `ack --help`
     import duckdb
 
+    from pipeline.ledger.exceptions import Source
+
 ACKNOWLEDGE = "ACKNOWLEDGE"
 ESCALATE = "ESCALATE"
 ASSIGN = "ASSIGN"
@@ -574,13 +576,11 @@ def journal_problems(ledger_path: Path | str, con: duckdb.DuckDBPyConnection) ->
     return AckJournal.for_ledger(ledger_path).problems_against(con)
 
 
-def blocking_after(
-    con: duckdb.DuckDBPyConnection, records: Sequence[AckRecord], rank: int
-) -> list[str]:
+def blocking_after(source: Source, records: Sequence[AckRecord], rank: int) -> list[str]:
     """The exceptions of at least ``rank`` (the close's blocking severity) that the last
     ACKNOWLEDGE or ESCALATE among ``records`` leaves unacknowledged, sorted."""
     latest = _latest(list(records), DISPOSITIONS)
-    critical = ledger_exceptions.ids_at_least(con, rank)
+    critical = ledger_exceptions.ids_at_least(source, rank)
     return [e for e in critical if (r := latest.get(e)) is None or r.action != ACKNOWLEDGE]
 
 

@@ -235,7 +235,7 @@ def ingest_files(
             total.dead_letters_resolved += merged.resolved_dead_letters
             total.table_days += sorted(touched)
         for table_id, day in set(total.table_days):
-            total.exceptions += ledger_exceptions.count_table_day(ledger.con, table_id, day)
+            total.exceptions += ledger_exceptions.count_table_day(ledger, table_id, day)
     return total
 
 

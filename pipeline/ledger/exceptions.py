@@ -18,10 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 from datetime import date
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:
     import duckdb
+
+    from pipeline.ledger.store import Ledger
+
+    Source: TypeAlias = Ledger | duckdb.DuckDBPyConnection
+    """What a question is asked of: a ledger, or a connection inside the ledger package."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +118,26 @@ class Question(NamedTuple):
     params: list[Any]
 
 
-def _one(con: duckdb.DuckDBPyConnection, question: Question) -> int:
-    row = con.execute(*question).fetchone()
+def _connection(source: Source) -> duckdb.DuckDBPyConnection:
+    from pipeline.ledger.store import Ledger
+
+    return source.con if isinstance(source, Ledger) else source
+
+
+def _one(source: Source, question: Question) -> int:
+    row = _connection(source).execute(*question).fetchone()
     return int(row[0]) if row else 0
 
 
-def count_all(con: duckdb.DuckDBPyConnection) -> int:
+def count_all(source: Source) -> int:
     """How many exceptions the ledger holds, every day's."""
-    return _one(con, Question("SELECT count(*) FROM exceptions", []))
+    return _one(source, Question("SELECT count(*) FROM exceptions", []))
 
 
-def count_table_day(con: duckdb.DuckDBPyConnection, table_id: str, day: date) -> int:
+def count_table_day(source: Source, table_id: str, day: date) -> int:
     """How many exceptions one table-day has, its pit's and the pattern stage's included."""
     return _one(
-        con,
+        source,
         Question(
             "SELECT count(*) FROM exceptions WHERE table_id = ? AND gaming_date = ?",
             [table_id, day],
@@ -165,116 +176,132 @@ class QueuePage:
     rows: list[ExceptionRow]
 
 
-def exception_queue(con: duckdb.DuckDBPyConnection, matching: QueueFilter, limit: int) -> QueuePage:
+def exception_queue(source: Source, matching: QueueFilter, limit: int) -> QueuePage:
     """The exception queue: the exceptions ``matching`` selects, most severe first (then by
     table, round and code), at most ``limit`` of them, with how many match in all."""
     where, params = matching.where()
-    total = _one(con, Question(f"SELECT count(*) FROM exceptions WHERE {where}", params))
-    rows = con.execute(
-        f"SELECT {_ALL} FROM exceptions WHERE {where} "
-        "ORDER BY severity_rank DESC, table_id, round_id, code LIMIT ?",
-        [*params, limit],
-    ).fetchall()
+    total = _one(source, Question(f"SELECT count(*) FROM exceptions WHERE {where}", params))
+    rows = (
+        _connection(source)
+        .execute(
+            f"SELECT {_ALL} FROM exceptions WHERE {where} "
+            "ORDER BY severity_rank DESC, table_id, round_id, code LIMIT ?",
+            [*params, limit],
+        )
+        .fetchall()
+    )
     return QueuePage(total, [ExceptionRow.from_record(r) for r in rows])
 
 
-def all_exceptions(con: duckdb.DuckDBPyConnection) -> list[ExceptionRow]:
+def all_exceptions(source: Source) -> list[ExceptionRow]:
     """Every exception the ledger holds, in no particular order."""
     return [
         ExceptionRow.from_record(r)
-        for r in con.execute(f"SELECT {_ALL} FROM exceptions").fetchall()
+        for r in _connection(source).execute(f"SELECT {_ALL} FROM exceptions").fetchall()
     ]
 
 
 def places_of(
-    con: duckdb.DuckDBPyConnection, exception_ids: Sequence[str]
+    source: Source, exception_ids: Sequence[str]
 ) -> dict[str, tuple[str, date, str | None]]:
     """Each of ``exception_ids`` the ledger holds: its table, gaming day and the day's status
     (``None``: the day has no status row yet)."""
     return {
         str(e): (str(t), d, s)
-        for e, t, d, s in con.execute(
+        for e, t, d, s in _connection(source)
+        .execute(
             "SELECT e.exception_id, e.table_id, e.gaming_date, g.status "
             "FROM exceptions e LEFT JOIN gaming_days g USING (gaming_date) "
             "WHERE list_contains(?::VARCHAR[], e.exception_id)",
             [list(exception_ids)],
-        ).fetchall()
+        )
+        .fetchall()
     }
 
 
-def ids_of_day(con: duckdb.DuckDBPyConnection, day: date) -> set[str]:
+def ids_of_day(source: Source, day: date) -> set[str]:
     """The ids of a gaming day's exceptions."""
     return {
         str(e)
-        for (e,) in con.execute(
-            "SELECT exception_id FROM exceptions WHERE gaming_date = ?", [day]
-        ).fetchall()
+        for (e,) in _connection(source)
+        .execute("SELECT exception_id FROM exceptions WHERE gaming_date = ?", [day])
+        .fetchall()
     }
 
 
-def ids_at_least(con: duckdb.DuckDBPyConnection, rank: int) -> list[str]:
+def ids_at_least(source: Source, rank: int) -> list[str]:
     """The ids of every exception of at least ``rank``, sorted."""
     return [
         str(e)
-        for (e,) in con.execute(
-            "SELECT exception_id FROM exceptions WHERE severity_rank >= ? ORDER BY 1", [rank]
-        ).fetchall()
+        for (e,) in _connection(source)
+        .execute("SELECT exception_id FROM exceptions WHERE severity_rank >= ? ORDER BY 1", [rank])
+        .fetchall()
     ]
 
 
-def tables_with_codes(con: duckdb.DuckDBPyConnection, day: date, codes: Sequence[str]) -> set[str]:
+def tables_with_codes(source: Source, day: date, codes: Sequence[str]) -> set[str]:
     """The tables with an exception of ``day`` under one of ``codes``."""
     return {
         str(t)
-        for (t,) in con.execute(
+        for (t,) in _connection(source)
+        .execute(
             "SELECT DISTINCT table_id FROM exceptions WHERE gaming_date = ? "
             "AND list_contains(?::VARCHAR[], code)",
             [day, sorted(codes)],
-        ).fetchall()
+        )
+        .fetchall()
     }
 
 
-def counts_by_code(con: duckdb.DuckDBPyConnection, limit: int) -> list[tuple[str, str, int]]:
+def counts_by_code(source: Source, limit: int) -> list[tuple[str, str, int]]:
     """(code, severity, count) of every day's exceptions, the most frequent ``limit``."""
     return [
         (str(c), str(s), int(n))
-        for c, s, n in con.execute(
+        for c, s, n in _connection(source)
+        .execute(
             "SELECT code, severity, count(*) FROM exceptions GROUP BY ALL "
             "ORDER BY 3 DESC, 1 LIMIT ?",
             [limit],
-        ).fetchall()
+        )
+        .fetchall()
     ]
 
 
-def most_severe_of_rounds(
-    con: duckdb.DuckDBPyConnection, min_rank: int, limit: int
-) -> list[ExceptionRow]:
+def most_severe_of_rounds(source: Source, min_rank: int, limit: int) -> list[ExceptionRow]:
     """The ``limit`` most severe exceptions (at least ``min_rank``) that name a round."""
     return [
         ExceptionRow.from_record(r)
-        for r in con.execute(
+        for r in _connection(source)
+        .execute(
             f"SELECT {_ALL} FROM exceptions WHERE severity_rank >= ? AND round_id IS NOT NULL "
             "ORDER BY severity_rank DESC, code, table_id, round_id LIMIT ?",
             [min_rank, limit],
-        ).fetchall()
+        )
+        .fetchall()
     ]
 
 
-def first_round_of_table(con: duckdb.DuckDBPyConnection, table_id: str) -> str | None:
+def first_round_of_table(source: Source, table_id: str) -> str | None:
     """The first round id (sorted) of a table with an exception, any day."""
-    row = con.execute(
-        "SELECT round_id FROM exceptions WHERE table_id = ? AND round_id IS NOT NULL "
-        "ORDER BY round_id LIMIT 1",
-        [table_id],
-    ).fetchone()
+    row = (
+        _connection(source)
+        .execute(
+            "SELECT round_id FROM exceptions WHERE table_id = ? AND round_id IS NOT NULL "
+            "ORDER BY round_id LIMIT 1",
+            [table_id],
+        )
+        .fetchone()
+    )
     return str(row[0]) if row else None
 
 
-def evidence_ids(con: duckdb.DuckDBPyConnection) -> list[list[str]]:
+def evidence_ids(source: Source) -> list[list[str]]:
     """Each exception's evidence event ids, every day's."""
     return [
         list(ids or [])
-        for (ids,) in con.execute("SELECT source_event_ids FROM exceptions").fetchall()
+        for (ids,) in _connection(source)
+        .execute("SELECT source_event_ids FROM exceptions")
+        .fetchall()
     ]
 
 

@@ -81,7 +81,7 @@ def compare(ledger: Ledger, manifest: Path) -> Comparison:
         ExceptionKey(
             r.exception_id, r.code, r.table_id, r.round_id, r.seat, r.serial, r.source_event_ids
         )
-        for r in ledger_exceptions.all_exceptions(ledger.con)
+        for r in ledger_exceptions.all_exceptions(ledger)
     ]
     explained: set[str] = set()
     result = Comparison(len(faults), len(found))

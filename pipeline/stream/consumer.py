@@ -912,7 +912,7 @@ def _exceptions_per_day(
 ) -> dict[tuple[str, date], int]:
     counts: dict[tuple[str, date], int] = dict.fromkeys(table_days, 0)
     for table_id, day in set(table_days):
-        counts[(table_id, day)] = ledger_exceptions.count_table_day(ledger.con, table_id, day)
+        counts[(table_id, day)] = ledger_exceptions.count_table_day(ledger, table_id, day)
     return counts
 
 
