@@ -58,6 +58,9 @@ GENESIS = "0" * 64
 
 @dataclass(frozen=True)
 class SealEntry:
+    """One event of the seal log, a close or a reopen of a gaming day, as ``seal_log`` keeps
+    it (each field one of its columns)."""
+
     seq: int
     gaming_date: date
     action: str
