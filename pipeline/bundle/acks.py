@@ -80,9 +80,7 @@ from pipeline.witness.checkpoint import chain_link
 from pipeline.witness.record import LogState, problems_against_witnesses, publish
 
 if TYPE_CHECKING:  # only annotations: the CLI imports this module for `ack --help`
-    import duckdb
-
-    from pipeline.ledger.exceptions import Source
+    from pipeline.ledger.store import Source
 
 ACKNOWLEDGE = "ACKNOWLEDGE"
 ESCALATE = "ESCALATE"
@@ -484,13 +482,13 @@ class AckJournal:
         return problems_against_witnesses(self.log_state(self.records(), ledger_id), self.inst)
 
     # ------------------------------------------------------------------ against the ledger
-    def problems_against(self, con: duckdb.DuckDBPyConnection) -> list[str]:
+    def problems_against(self, ledger: Source) -> list[str]:
         """The journal's own problems (:meth:`verify`, against the ledger's id), what the
         witnesses hold that it no longer matches (:meth:`witness_problems`), and every
         acknowledgement already imported into the ledger that the journal no longer holds
         unchanged: one removed, edited, or the journal emptied or replaced after a close;
         or a row inserted into the ledger's table by hand."""
-        ledger_id = ledger_journal.ledger_identity(con) or self.ledger_id
+        ledger_id = ledger_journal.ledger_identity(ledger) or self.ledger_id
         problems = self.verify(ledger_id)
         records = self.records()
         if ledger_id is not None:
@@ -502,7 +500,7 @@ class AckJournal:
             )
         by_id = {r.ack_id: r for r in records}
         by_values = {r.ledger_values() for r in by_id.values()}
-        for stored in ledger_journal.stored_acknowledgements(con):
+        for stored in ledger_journal.stored_acknowledgements(ledger):
             # record_hmac keeps the record's link (its HMAC on a legacy line)
             ack_id, record_link = stored.get("ack_id"), stored.get("record_hmac")
             values = tuple(stored[c] for c in ledger_journal.ACK_COLUMNS)
@@ -528,7 +526,7 @@ class AckJournal:
                 )
         return problems
 
-    def import_into(self, con: duckdb.DuckDBPyConnection, gaming_date: date | None = None) -> int:
+    def import_into(self, ledger: Source, gaming_date: date | None = None) -> int:
         """Copy records not yet there into the ledger's ``acknowledgements`` table; returns
         how many. Call from the process that holds the ledger for writing (the gaming-day
         close does, just before counting what blocks). With ``gaming_date``, only the
@@ -539,7 +537,7 @@ class AckJournal:
         finds anything: a close must not count an acknowledgement nobody can vouch for.
         Idempotent: a record already present (same ``ack_id``, or the same values in a row
         imported before the ledger kept ``ack_id``) is not inserted again."""
-        problems = self.problems_against(con)
+        problems = self.problems_against(ledger)
         if problems:
             raise JournalError(
                 f"the acknowledgement journal {self.path} does not verify, so no "
@@ -549,9 +547,9 @@ class AckJournal:
                 "lines were authenticated, have it reviewed and re-signed (baccarat-audit ack "
                 "--re-sign-unkeyed, approved by an accountant); then close again"
             )
-        present = ledger_journal.imported_ack_ids(con)
+        present = ledger_journal.imported_ack_ids(ledger)
         # rows imported before migration 7 have no ack_id: they are known by their values
-        imported_unkeyed = ledger_journal.imported_unkeyed(con)
+        imported_unkeyed = ledger_journal.imported_unkeyed(ledger)
         new = [
             r
             for r in self.records()
@@ -560,20 +558,20 @@ class AckJournal:
             and r.ledger_values() not in imported_unkeyed
         ]
         if gaming_date is not None:
-            of_day = ledger_exceptions.ids_of_day(con, gaming_date)
+            of_day = ledger_exceptions.ids_of_day(ledger, gaming_date)
             new = [r for r in new if r.exception_id in of_day]
         for r in new:
             ledger_journal.insert_acknowledgement(
-                con, r.ledger_values(), r.ack_id, r.actor_source, r.link
+                ledger, r.ledger_values(), r.ack_id, r.actor_source, r.link
             )
         return len(new)
 
 
-def journal_problems(ledger_path: Path | str, con: duckdb.DuckDBPyConnection) -> list[str]:
+def journal_problems(ledger_path: Path | str, ledger: Source) -> list[str]:
     """What ``verify`` reports about a ledger's acknowledgements: the journal's own problems,
     the witnesses' checkpoints it no longer matches, and every imported acknowledgement it
     no longer holds unchanged."""
-    return AckJournal.for_ledger(ledger_path).problems_against(con)
+    return AckJournal.for_ledger(ledger_path).problems_against(ledger)
 
 
 def blocking_after(source: Source, records: Sequence[AckRecord], rank: int) -> list[str]:

@@ -18,15 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 from datetime import date
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from pipeline.ledger.store import connection_of
 
 if TYPE_CHECKING:
-    import duckdb
-
-    from pipeline.ledger.store import Ledger
-
-    Source: TypeAlias = Ledger | duckdb.DuckDBPyConnection
-    """What a question is asked of: a ledger, or a connection inside the ledger package."""
+    from pipeline.ledger.store import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +115,8 @@ class Question(NamedTuple):
     params: list[Any]
 
 
-def _connection(source: Source) -> duckdb.DuckDBPyConnection:
-    from pipeline.ledger.store import Ledger
-
-    return source.con if isinstance(source, Ledger) else source
-
-
 def _one(source: Source, question: Question) -> int:
-    row = _connection(source).execute(*question).fetchone()
+    row = connection_of(source).execute(*question).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -182,7 +173,7 @@ def exception_queue(source: Source, matching: QueueFilter, limit: int) -> QueueP
     where, params = matching.where()
     total = _one(source, Question(f"SELECT count(*) FROM exceptions WHERE {where}", params))
     rows = (
-        _connection(source)
+        connection_of(source)
         .execute(
             f"SELECT {_ALL} FROM exceptions WHERE {where} "
             "ORDER BY severity_rank DESC, table_id, round_id, code LIMIT ?",
@@ -197,7 +188,7 @@ def all_exceptions(source: Source) -> list[ExceptionRow]:
     """Every exception the ledger holds, in no particular order."""
     return [
         ExceptionRow.from_record(r)
-        for r in _connection(source).execute(f"SELECT {_ALL} FROM exceptions").fetchall()
+        for r in connection_of(source).execute(f"SELECT {_ALL} FROM exceptions").fetchall()
     ]
 
 
@@ -208,7 +199,7 @@ def places_of(
     (``None``: the day has no status row yet)."""
     return {
         str(e): (str(t), d, s)
-        for e, t, d, s in _connection(source)
+        for e, t, d, s in connection_of(source)
         .execute(
             "SELECT e.exception_id, e.table_id, e.gaming_date, g.status "
             "FROM exceptions e LEFT JOIN gaming_days g USING (gaming_date) "
@@ -223,7 +214,7 @@ def ids_of_day(source: Source, day: date) -> set[str]:
     """The ids of a gaming day's exceptions."""
     return {
         str(e)
-        for (e,) in _connection(source)
+        for (e,) in connection_of(source)
         .execute("SELECT exception_id FROM exceptions WHERE gaming_date = ?", [day])
         .fetchall()
     }
@@ -233,7 +224,7 @@ def ids_at_least(source: Source, rank: int) -> list[str]:
     """The ids of every exception of at least ``rank``, sorted."""
     return [
         str(e)
-        for (e,) in _connection(source)
+        for (e,) in connection_of(source)
         .execute("SELECT exception_id FROM exceptions WHERE severity_rank >= ? ORDER BY 1", [rank])
         .fetchall()
     ]
@@ -243,7 +234,7 @@ def tables_with_codes(source: Source, day: date, codes: Sequence[str]) -> set[st
     """The tables with an exception of ``day`` under one of ``codes``."""
     return {
         str(t)
-        for (t,) in _connection(source)
+        for (t,) in connection_of(source)
         .execute(
             "SELECT DISTINCT table_id FROM exceptions WHERE gaming_date = ? "
             "AND list_contains(?::VARCHAR[], code)",
@@ -257,7 +248,7 @@ def counts_by_code(source: Source, limit: int) -> list[tuple[str, str, int]]:
     """(code, severity, count) of every day's exceptions, the most frequent ``limit``."""
     return [
         (str(c), str(s), int(n))
-        for c, s, n in _connection(source)
+        for c, s, n in connection_of(source)
         .execute(
             "SELECT code, severity, count(*) FROM exceptions GROUP BY ALL "
             "ORDER BY 3 DESC, 1 LIMIT ?",
@@ -271,7 +262,7 @@ def most_severe_of_rounds(source: Source, min_rank: int, limit: int) -> list[Exc
     """The ``limit`` most severe exceptions (at least ``min_rank``) that name a round."""
     return [
         ExceptionRow.from_record(r)
-        for r in _connection(source)
+        for r in connection_of(source)
         .execute(
             f"SELECT {_ALL} FROM exceptions WHERE severity_rank >= ? AND round_id IS NOT NULL "
             "ORDER BY severity_rank DESC, code, table_id, round_id LIMIT ?",
@@ -284,7 +275,7 @@ def most_severe_of_rounds(source: Source, min_rank: int, limit: int) -> list[Exc
 def first_round_of_table(source: Source, table_id: str) -> str | None:
     """The first round id (sorted) of a table with an exception, any day."""
     row = (
-        _connection(source)
+        connection_of(source)
         .execute(
             "SELECT round_id FROM exceptions WHERE table_id = ? AND round_id IS NOT NULL "
             "ORDER BY round_id LIMIT 1",
@@ -299,7 +290,7 @@ def evidence_ids(source: Source) -> list[list[str]]:
     """Each exception's evidence event ids, every day's."""
     return [
         list(ids or [])
-        for (ids,) in _connection(source)
+        for (ids,) in connection_of(source)
         .execute("SELECT source_event_ids FROM exceptions")
         .fetchall()
     ]

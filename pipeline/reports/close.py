@@ -11,7 +11,7 @@ Order of a close, and why:
 2. the quality gate (:mod:`pipeline.quality.gate`): a failed BLOCK expectation refuses the
    close unless accepted with a reason (audited);
 3. one transaction: the day claims its dead letters, the audit trail gets the close, every
-   row of the day in every sealed table is digested (:mod:`pipeline.reports.seals`), and a
+   row of the day in every sealed table is digested (:mod:`pipeline.ledger.seal_record`), and a
    CLOSE event is appended to the seal log with the report's SHA-256;
 4. after the commit: the new link is appended to the anchor file, then the reports are
    rendered from the sealed ledger and written atomically. A crash here loses nothing that
@@ -24,7 +24,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import asdict
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +32,30 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.config.installation import installation
 from pipeline.config.keys import load_keyring, signer
+from pipeline.ledger.close_state import (
+    claim_dead_letters,
+    has_deliveries,
+    nearest_days_with_deliveries,
+    record_audit,
+    record_closed,
+    record_reopened,
+)
+from pipeline.ledger.seal_record import (
+    CLOSE,
+    REOPEN,
+    ROW_TEXT,
+    SealEntry,
+    append_entry,
+    last_entries,
+    seal_log,
+    seal_rows,
+    table_columns,
+)
 from pipeline.ledger.store import Ledger
 from pipeline.patterns.stage import find_patterns_if_changed, settings_of
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close
 from pipeline.reports.figures import (
     BLOCKING_RANK,
-    DEAD_LETTERS_OF_DAY,
     canonical,
     day_report,
     quality_docs,
@@ -52,21 +70,12 @@ from pipeline.reports.render import (
 )
 from pipeline.reports.seals import (
     ANCHOR_FILE,
-    CLOSE,
-    REOPEN,
-    ROW_TEXT,
-    SealEntry,
     anchor_reference,
     append_anchors,
-    append_entry,
     default_anchor_path,
-    last_entries,
     log_state,
     read_anchors,
-    seal_log,
-    seal_rows,
     seal_time,
-    table_columns,
     unanchored,
 )
 from pipeline.reports.verify import day_problems, log_problems, verify
@@ -124,14 +133,7 @@ def is_closed(ledger: Ledger, gaming_date: date) -> bool:
 
 
 def _refuse_empty(ledger: Ledger, gaming_date: date) -> None:
-    nearest = [
-        str(d)
-        for (d,) in ledger.con.execute(
-            "SELECT gaming_date FROM (SELECT DISTINCT gaming_date FROM deliveries) "
-            "ORDER BY abs(gaming_date - ?::DATE), gaming_date LIMIT 3",
-            [gaming_date],
-        ).fetchall()
-    ]
+    nearest = [str(d) for d in nearest_days_with_deliveries(ledger, gaming_date, 3)]
     raise EmptyDayError(
         f"gaming day {gaming_date} has no events in {ledger.path}: nothing to close (a "
         "mistyped or future date?). "
@@ -177,10 +179,7 @@ def close_gaming_day(
         )
     if allow_empty is not None and not allow_empty.strip():
         raise ValueError("--allow-empty needs a reason; it is kept in the seal")
-    events = ledger.con.execute(
-        "SELECT count(*) FROM deliveries WHERE gaming_date = ?", [gaming_date]
-    ).fetchone()
-    empty = not (events and events[0])
+    empty = not has_deliveries(ledger, gaming_date)
     if empty and allow_empty is None:
         _refuse_empty(ledger, gaming_date)
     catalog = catalog if catalog is not None else load_catalog()
@@ -191,7 +190,7 @@ def close_gaming_day(
     checked = checked_for_close(ledger, gaming_date, out_dir, catalog, quality)
     accepted = admit(checked, accept_quality_failures)
     # acknowledgements recorded in the dashboards' journal count at the close
-    AckJournal.for_ledger(ledger.path).import_into(ledger.con, gaming_date)
+    AckJournal.for_ledger(ledger.path).import_into(ledger, gaming_date)
     sealing = sealing_for(ledger)
     sealed_at = seal_time()
     anchor_path = (out_dir / ANCHOR_FILE).resolve()
@@ -205,21 +204,17 @@ def close_gaming_day(
     }
 
     with ledger.transaction():
-        ledger.con.execute(
-            f"UPDATE dead_letters SET received_on = $day WHERE received_on IS NULL AND "
-            f"({DEAD_LETTERS_OF_DAY})",
-            {"day": gaming_date},
-        )
+        claim_dead_letters(ledger, gaming_date)
         for action, reason in reasons.items():
             if reason is not None:
-                _audit(ledger, gaming_date, action, actor, actor_source, reason, sealed_at)
+                record_audit(ledger, gaming_date, action, actor, actor_source, reason, sealed_at)
         content = sealed_content(ledger, gaming_date, sealed_at)
         blocking = len(content["blocking_exceptions"])
         status = close_status(blocking)
-        _audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
-        table_digests = seal_rows(ledger.con, gaming_date, sealed_at, ROW_TEXT)
+        record_audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
+        table_digests = seal_rows(ledger, gaming_date, sealed_at, ROW_TEXT)
         entry = append_entry(
-            ledger.con,
+            ledger,
             gaming_date=gaming_date,
             action=CLOSE,
             actor=actor,
@@ -232,24 +227,10 @@ def close_gaming_day(
             table_digests=table_digests,
             anchor_path=anchor_reference(anchor_path, ledger.path),
             row_text=ROW_TEXT,
-            table_columns=table_columns(ledger.con),
+            table_columns=table_columns(ledger),
             **sealing,
         )
-        ledger.con.execute("DELETE FROM gaming_days WHERE gaming_date = ?", [gaming_date])
-        ledger.con.execute(
-            "INSERT INTO gaming_days (gaming_date, status, closed_at, report_sha256, "
-            "previous_chain_sha256, chain_sha256, blocking_exceptions) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                gaming_date,
-                status,
-                sealed_at,
-                entry.report_sha256,
-                entry.previous_link,
-                entry.link,
-                blocking,
-            ],
-        )
+        record_closed(ledger, entry)
     try:
         append_anchors(anchor_path, [entry])
         result = sealed_result(ledger, entry, gaming_day_of(catalog))
@@ -295,7 +276,7 @@ def write_reports(
     Refused for a day whose last seal event is not a close (:class:`NotClosedError`) and for
     one whose seal log or rows no longer verify (:class:`SealBrokenError`): a report must
     state what was sealed, not what the ledger holds now."""
-    log = seal_log(ledger.con)
+    log = seal_log(ledger)
     entry = last_entries(log).get(gaming_date)
     if entry is None or entry.action != CLOSE:
         raise NotClosedError(
@@ -321,23 +302,6 @@ def write_reports(
     return result
 
 
-def _audit(
-    ledger: Ledger,
-    gaming_date: date,
-    action: str,
-    actor: str,
-    actor_source: str,
-    reason: str | None,
-    at: datetime,
-) -> None:
-    """One row of the day's audit trail (with the seal event of the same transaction)."""
-    ledger.con.execute(
-        "INSERT INTO gaming_day_audit (gaming_date, action, actor, actor_source, reason, "
-        "acted_at) VALUES (?, ?, ?, ?, ?, ?)",
-        [gaming_date, action, actor, actor_source, reason, at],
-    )
-
-
 def reopen_gaming_day(
     ledger: Ledger, gaming_date: date, reason: str, *, actor: str, actor_source: str
 ) -> SealEntry:
@@ -351,14 +315,12 @@ def reopen_gaming_day(
         raise NotClosedError(f"gaming day {gaming_date} is not closed; nothing to reopen")
     sealing = sealing_for(ledger)
     reopened_at = seal_time()
-    anchor_path = default_anchor_path(seal_log(ledger.con), ledger.path)
+    anchor_path = default_anchor_path(seal_log(ledger), ledger.path)
     with ledger.transaction():
-        ledger.con.execute(
-            "UPDATE gaming_days SET status = 'REOPENED' WHERE gaming_date = ?", [gaming_date]
-        )
-        _audit(ledger, gaming_date, REOPEN, actor, actor_source, reason, reopened_at)
+        record_reopened(ledger, gaming_date)
+        record_audit(ledger, gaming_date, REOPEN, actor, actor_source, reason, reopened_at)
         entry = append_entry(
-            ledger.con,
+            ledger,
             gaming_date=gaming_date,
             action=REOPEN,
             actor=actor,
@@ -396,4 +358,4 @@ def witness_seal_log(ledger: Ledger) -> None:
     keep it (the entry stands; ``witness sync`` sends it again)."""
     ledger_id = ledger.ledger_id
     if ledger_id is not None:
-        publish(log_state(seal_log(ledger.con), ledger_id, ledger.path), installation())
+        publish(log_state(seal_log(ledger), ledger_id, ledger.path), installation())

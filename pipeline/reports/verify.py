@@ -2,7 +2,7 @@
 
 Nothing stored is taken on trust:
 - the seal log's links are recomputed and their signatures checked with the installation's
-  public keyring, entry by entry, with the sequence (:mod:`pipeline.reports.seals`); the
+  public keyring, entry by entry, with the sequence (:mod:`pipeline.ledger.seal_record`); the
   keyring itself must hold only keys rotated in by their predecessors;
 - each day's state is its last seal event; ``gaming_days`` must agree with it (a status edited
   to REOPENED is named, and the day is checked as the log says: closed);
@@ -33,10 +33,9 @@ from pathlib import Path
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.installation import Installation, installation
 from pipeline.config.keys import Keyring, load_keyring
+from pipeline.ledger.close_state import REOPENED, DayStatus, day_statuses
 from pipeline.ledger.migrations import SEALED_TABLES
-from pipeline.ledger.store import Ledger
-from pipeline.reports.figures import canonical, sealed_content
-from pipeline.reports.seals import (
+from pipeline.ledger.seal_record import (
     CLOSE,
     GENESIS,
     REOPEN,
@@ -45,18 +44,20 @@ from pipeline.reports.seals import (
     SealEntry,
     UnknownRowTextError,
     current_digest,
-    default_anchor_path,
+    digested_days_besides,
     kept_digest,
     kept_row_digests,
+    kept_tables,
     last_entries,
-    log_state,
     malformed_row_digests,
-    read_anchors,
     row_digests,
     rows_with_digests,
     seal_log,
     table_columns,
 )
+from pipeline.ledger.store import Ledger
+from pipeline.reports.figures import canonical, sealed_content
+from pipeline.reports.seals import default_anchor_path, log_state, read_anchors
 from pipeline.witness.client import load_witnesses
 from pipeline.witness.record import problems_against_witnesses
 
@@ -91,7 +92,7 @@ def check(
     place = place or ledger.path
     inst = inst or installation()
     keyring = load_keyring(inst)
-    log = seal_log(ledger.con)
+    log = seal_log(ledger)
     last = last_entries(log)
     closed = [e for e in last.values() if e.action == CLOSE]
     anchor_path = anchors if anchors is not None else default_anchor_path(log, place)
@@ -101,7 +102,7 @@ def check(
     problems += anchor_problems(log, anchor_path, expect_head)
     problems += witnessed_problems(ledger, log, inst, place)
     journal = journal or AckJournal.for_ledger(place, ledger.ledger_id, inst)
-    problems += journal.problems_against(ledger.con)  # its signatures, ledger and witnesses
+    problems += journal.problems_against(ledger)  # its signatures, ledger and witnesses
     witnesses = [w.name for w in load_witnesses(inst)]
     return Verification(
         problems, len(closed), log[-1].link if log else None, anchor_path, witnesses
@@ -186,13 +187,7 @@ def _retired_key_problems(entry: SealEntry, keyring: Keyring, where: str) -> lis
 def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
     """Each day's ``gaming_days`` row against its last seal event, and rows or digests of
     days the log never sealed."""
-    rows = {
-        day: (status, closed_at, report, link, blocking)
-        for day, status, closed_at, report, link, blocking in ledger.con.execute(
-            "SELECT gaming_date, status, closed_at, report_sha256, chain_sha256, "
-            "blocking_exceptions FROM gaming_days"
-        ).fetchall()
-    }
+    rows = day_statuses(ledger)
     problems = []
     for day, entry in sorted(last.items()):
         row = rows.pop(day, None)
@@ -203,9 +198,9 @@ def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
             )
             continue
         if entry.action == REOPEN:
-            if row[0] != "REOPENED":
+            if row.status != REOPENED:
                 problems.append(
-                    f"{day}: gaming_days: status {row[0]!r}, but the day was reopened (seq "
+                    f"{day}: gaming_days: status {row.status!r}, but the day was reopened (seq "
                     f"{entry.seq}) and not closed since"
                 )
             continue
@@ -216,12 +211,7 @@ def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
             entry.link,
             entry.blocking_exceptions,
         )
-        for column, now, then in zip(
-            ("status", "closed_at", "report_sha256", "chain_sha256", "blocking_exceptions"),
-            row,
-            sealed,
-            strict=True,
-        ):
+        for column, now, then in zip(DayStatus._fields, row, sealed, strict=True):
             if now != then:
                 problems.append(
                     f"{day}: gaming_days: {column} is {now!r} but the close (seq {entry.seq}) "
@@ -229,19 +219,14 @@ def status_problems(ledger: Ledger, last: dict[date, SealEntry]) -> list[str]:
                 )
     for day, row in sorted(rows.items()):
         problems.append(
-            f"{day}: gaming_days: status {row[0]!r} but the seal log has no event for the day "
+            f"{day}: gaming_days: status {row.status!r} but the seal log has no event for the day "
             "(a row inserted, its seal events deleted, or a close made before the seal log: "
             "reopen the day and close it again to seal it)"
         )
-    unsealed = ledger.con.execute(
-        "SELECT DISTINCT gaming_date FROM close_digests WHERE gaming_date NOT IN "
-        "(SELECT unnest($days::DATE[])) ORDER BY 1",
-        {"days": sorted(last)},
-    ).fetchall()
     problems += [
         f"{day}: close_digests: row digests of a day the seal log has no event for (its seal "
         "events deleted?)"
-        for (day,) in unsealed
+        for day in digested_days_besides(ledger, last)
     ]
     return problems
 
@@ -272,7 +257,7 @@ def _column_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     sealed = _sealed(entry, "table_columns_json")
     if sealed is None:
         return [_unreadable(entry, "table_columns_json")]
-    now = table_columns(ledger.con)
+    now = table_columns(ledger)
     return [
         f"{entry.gaming_date}: {table}: its columns changed since the close (seq {entry.seq}): "
         f"sealed as ({columns}), now ({now.get(table, '')}); its rows were digested by place, "
@@ -286,12 +271,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     """A closed day's rows, table by table, and its report, against its seal entry."""
     day, sealed_at = entry.gaming_date, entry.sealed_at
     where = f"{day}: "
-    kept = {
-        str(table)
-        for (table,) in ledger.con.execute(
-            "SELECT DISTINCT table_name FROM close_digests WHERE gaming_date = ?", [day]
-        ).fetchall()
-    }
+    kept = kept_tables(ledger, day)
     digests = _sealed(entry, "table_digests_json")
     if digests is None:
         return [_unreadable(entry, "table_digests_json")]
@@ -301,7 +281,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         problems.append(f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})")
     problems += _column_problems(ledger, entry)
     try:
-        malformed = malformed_row_digests(ledger.con, day)
+        malformed = malformed_row_digests(ledger, day)
     except KeptDigestsError as err:  # no row digest can be read: the rows are still checked
         problems.append(f"{where}{err} (seq {entry.seq})")
         kept, malformed = set(), None
@@ -312,7 +292,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     ]
     for table, sealed in sorted(digests.items()):
         kept.discard(table)
-        named = malformed is not None and kept_digest(ledger.con, table, day) == sealed
+        named = malformed is not None and kept_digest(ledger, table, day) == sealed
         if malformed is not None and not named:
             problems.append(
                 f"{where}close_digests: the row digests of {table} were altered since the close "
@@ -323,7 +303,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             continue
         if not readable:
             continue
-        if current_digest(ledger.con, table, day, sealed_at, entry.row_text) == sealed:
+        if current_digest(ledger, table, day, sealed_at, entry.row_text) == sealed:
             continue
         if not named:
             problems.append(
@@ -333,16 +313,11 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             )
             continue
         # only a table that changed has its row digests read, to name the rows
-        listed = [
-            str(digest)
-            for (digest,) in ledger.con.execute(
-                *kept_row_digests(ledger.con, day, table)
-            ).fetchall()
-        ]
-        now = row_digests(ledger.con, table, day, sealed_at, entry.row_text)
+        listed = kept_row_digests(ledger, day, table)
+        now = row_digests(ledger, table, day, sealed_at, entry.row_text)
         added = Counter(now) - Counter(listed)
         gone = sum((Counter(listed) - Counter(now)).values())
-        for text in rows_with_digests(ledger.con, table, day, sealed_at, entry.row_text, added):
+        for text in rows_with_digests(ledger, table, day, sealed_at, entry.row_text, added):
             problems.append(
                 f"{where}{table}: row changed or added after the close: {text[:ROW_TEXT]}"
             )

@@ -134,8 +134,9 @@ def cmd_witness_serve(args: argparse.Namespace) -> int:
 def cmd_witness_sync(args: argparse.Namespace) -> int:
     from pipeline.bundle.acks import AckJournal
     from pipeline.config.installation import installation
+    from pipeline.ledger.seal_record import seal_log
     from pipeline.ledger.store import Ledger, LedgerError
-    from pipeline.reports.seals import log_state, seal_log
+    from pipeline.reports.seals import log_state
     from pipeline.witness.record import publish
 
     inst = installation()
@@ -147,7 +148,7 @@ def cmd_witness_sync(args: argparse.Namespace) -> int:
             )
         journal = AckJournal.for_ledger(ledger.path, ledger.ledger_id, inst)
         states = [
-            log_state(seal_log(ledger.con), ledger.ledger_id, ledger.path),
+            log_state(seal_log(ledger), ledger.ledger_id, ledger.path),
             journal.log_state(journal.records(), ledger.ledger_id),
         ]
     for state in states:

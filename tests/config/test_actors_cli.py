@@ -26,8 +26,8 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.cli import main
 from pipeline.config.installation import INSTALLATION_ENV
 from pipeline.config.roles import ACTOR_ENV
+from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.store import Ledger
-from pipeline.reports.seals import seal_log
 from pipeline.witness.provision import init_demo_installation
 
 DAY = date(2026, 11, 24)
@@ -109,7 +109,7 @@ def test_the_scheduled_close_is_recorded_as_the_configured_actor(db: Path) -> No
     assert _rows(db, "SELECT action, actor FROM gaming_day_audit") == [("CLOSE", "demo-controller")]
     roles = Path(os.environ[INSTALLATION_ENV]) / "roles.toml"
     with Ledger(db, read_only=True) as ledger:
-        (entry,) = seal_log(ledger.con)
+        (entry,) = seal_log(ledger)
     assert entry.actor_source == (
         f"scheduled_actor of {roles}, run by operating-system account {ME}"
     )
@@ -123,7 +123,7 @@ def test_a_seal_records_the_operating_system_account_and_the_roles_files_digest(
     assert main(_close(db, tmp_path, "--actor", "demo-controller")) in (0, 1)
     roles = Path(os.environ[INSTALLATION_ENV]) / "roles.toml"
     with Ledger(db, read_only=True) as ledger:
-        entries = seal_log(ledger.con)
+        entries = seal_log(ledger)
     assert [(e.actor, e.actor_source) for e in entries[-2:]] == [
         ("demo-controller", _acting()),
         ("demo-controller", _acting()),

@@ -29,12 +29,14 @@ from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.config.installation import installation
 from pipeline.config.keys import Signer, signer
 from pipeline.ingest.errors import ClosedGamingDayError
+from pipeline.ledger import seal_record
 from pipeline.ledger.migrations import (
     SEAL_RECORD_TABLES,
     SEALED_TABLES,
     UNSEALED_TABLES,
     VOLATILE_COLUMNS,
 )
+from pipeline.ledger.seal_record import DIGEST_BATCH, GENESIS, SealEntry, seal_log
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.reports import seals
 from pipeline.reports.close import (
@@ -45,7 +47,7 @@ from pipeline.reports.close import (
     verify,
     witness_seal_log,
 )
-from pipeline.reports.seals import ANCHOR_FILE, DIGEST_BATCH, GENESIS, SealEntry, seal_log
+from pipeline.reports.seals import ANCHOR_FILE
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -97,7 +99,7 @@ def copy(source: Path, target: Path) -> Path:
     ``closed`` copy of the same ledger, which the witness would rightly refuse."""
     shutil.copytree(source, target)
     with Ledger(target / LEDGER, read_only=True) as ledger:
-        unsealed = not seal_log(ledger.con)
+        unsealed = not seal_log(ledger)
     if unsealed:
         as_new_ledger(target / LEDGER)
     return target
@@ -168,7 +170,7 @@ def ledger_copy(closed: Path, tmp_path: Path) -> Iterator[tuple[Ledger, Path]]:
 
 
 def the_seal(ledger: Ledger) -> SealEntry:
-    log = seal_log(ledger.con)
+    log = seal_log(ledger)
     assert log, "the fixture's day is sealed"
     return log[-1]
 
@@ -342,12 +344,12 @@ def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
     from DuckDB batch by batch, is the one the first definition gives on the same rows,
     whatever the batch boundaries (one row, two, an odd size), for empty tables and for
     tables holding the same row twice."""
-    monkeypatch.setattr(seals, "DIGEST_BATCH", batch)
+    monkeypatch.setattr(seal_record, "DIGEST_BATCH", batch)
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         entry = the_seal(ledger)
         first = {
             table: _digest_as_first_defined(
-                seals.row_digests(ledger.con, table, DAY, entry.sealed_at, entry.row_text)
+                seal_record.row_digests(ledger, table, DAY, entry.sealed_at, entry.row_text)
             )
             for table in SEALED_TABLES
         }
@@ -356,9 +358,9 @@ def test_a_seal_digests_the_rows_as_every_earlier_seal_did(
         ledger.con.execute("INSERT INTO gaming_day_audit SELECT * FROM gaming_day_audit LIMIT 1")
         ledger.con.execute("DELETE FROM form_series")
         for table in ("gaming_day_audit", "form_series"):
-            now = seals.row_digests(ledger.con, table, DAY, entry.sealed_at, entry.row_text)
-            assert seals.current_digest(
-                ledger.con, table, DAY, entry.sealed_at, entry.row_text
+            now = seal_record.row_digests(ledger, table, DAY, entry.sealed_at, entry.row_text)
+            assert seal_record.current_digest(
+                ledger, table, DAY, entry.sealed_at, entry.row_text
             ) == _digest_as_first_defined(now)
             assert (len(now) != len(set(now))) if table == "gaming_day_audit" else now == []
         problems = verify(ledger, anchors)
@@ -377,7 +379,7 @@ def closed_the_earlier_way(
     directory = copy(loaded, tmp_path_factory.mktemp("earlier") / "day")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("pipeline.reports.close.ROW_TEXT", None)
-        patch.setattr("pipeline.reports.close.table_columns", lambda con: None)
+        patch.setattr("pipeline.reports.close.table_columns", lambda ledger: None)
         with Ledger(directory / LEDGER) as ledger:
             close(ledger, DAY, directory / "reports")
     yield directory
@@ -389,14 +391,14 @@ def test_a_close_hashes_each_row_as_its_values_and_records_it(closed: Path) -> N
     with Ledger(closed / LEDGER, read_only=True) as ledger:
         entry = the_seal(ledger)
         kept = ledger.con.execute(
-            f"SELECT {seals.KEPT_AS['BLOB'].read} FROM close_digests WHERE table_name = 'rounds' "
-            "ORDER BY 1"
+            f"SELECT {seal_record.KEPT_AS['BLOB'].read} FROM close_digests "
+            "WHERE table_name = 'rounds' ORDER BY 1"
         ).fetchall()
         values = ledger.con.execute(
             "SELECT sha256(row(*COLUMNS(*))::VARCHAR) FROM rounds ORDER BY 1"
         ).fetchall()
         named = ledger.con.execute("SELECT sha256(r::VARCHAR) FROM rounds r").fetchall()
-    assert entry.row_text == seals.ROW_TEXT == "values"
+    assert entry.row_text == seal_record.ROW_TEXT == "values"
     assert b'"row_text":"values"' in entry.canonical()
     columns = json.loads(entry.table_columns_json or "null")
     assert columns.keys() == SEALED_TABLES.keys()
@@ -427,7 +429,7 @@ def test_two_different_rows_are_never_written_out_alike(
     con.execute("CREATE TABLE one (a VARCHAR)")  # a row of one value: no separator at all
     con.executemany("INSERT INTO one VALUES (?)", [[first[0]], [second[0]]])
     for table, same in (("t", first == second), ("one", first[0] == second[0])):
-        for row_text, expression in seals.ROW_TEXTS.items():
+        for row_text, expression in seal_record.ROW_TEXTS.items():
             texts = [
                 t
                 for (t,) in con.execute(
@@ -501,8 +503,8 @@ def test_a_seal_written_out_in_a_way_this_version_does_not_know_is_named(
     rest of the ledger is still checked."""
     with ledger_copy(closed, tmp_path) as (ledger, anchors):
         with ledger.transaction():
-            entry = seals.append_entry(
-                ledger.con,
+            entry = seal_record.append_entry(
+                ledger,
                 gaming_date=NEXT_DAY,
                 action="CLOSE",
                 actor="a later version",
@@ -563,7 +565,9 @@ def test_a_ledger_from_before_the_row_text_verifies_read_only(
     sealed."""
     directory = copy(closed_the_earlier_way, tmp_path / "old")
     # the columns of migration 15; the entry signed with neither (closed the earlier way)
-    earlier = ", ".join(c for c in seals.COLUMNS if c not in ("row_text", "table_columns_json"))
+    earlier = ", ".join(
+        c for c in seal_record.COLUMNS if c not in ("row_text", "table_columns_json")
+    )
     with Ledger(directory / LEDGER) as ledger:
         con = ledger.con
         con.execute(f"CREATE TABLE seal_log_before AS SELECT {earlier} FROM seal_log")
@@ -585,7 +589,7 @@ def digests_as_text(con: duckdb.DuckDBPyConnection) -> None:
     """``close_digests`` as a version before migration 16 kept it: each row digest's hex."""
     con.execute(
         "CREATE TABLE close_digests_text AS SELECT gaming_date, table_name, "
-        f"{seals.KEPT_AS['BLOB'].read} AS row_sha256 FROM close_digests"
+        f"{seal_record.KEPT_AS['BLOB'].read} AS row_sha256 FROM close_digests"
     )
     con.execute("DROP TABLE close_digests")
     con.execute("ALTER TABLE close_digests_text RENAME TO close_digests")
@@ -663,7 +667,7 @@ def test_a_close_keeps_its_digests_as_the_column_reads_them(loaded: Path, tmp_pa
     with Ledger(directory / LEDGER) as ledger:
         ledger.con.execute(
             "ALTER TABLE close_digests ALTER row_sha256 TYPE VARCHAR USING "
-            f"{seals.KEPT_AS['BLOB'].read}"
+            f"{seal_record.KEPT_AS['BLOB'].read}"
         )
         close(ledger, DAY, directory / "reports")
         anchors = directory / "reports" / ANCHOR_FILE
@@ -688,9 +692,11 @@ def test_a_close_refuses_digests_it_cannot_keep(loaded: Path, tmp_path: Path) ->
     directory = copy(loaded, tmp_path / "int")
     with Ledger(directory / LEDGER) as ledger:
         ledger.con.execute("ALTER TABLE close_digests ALTER row_sha256 TYPE INTEGER USING 0")
-        with pytest.raises(seals.KeptDigestsError, match=r"row_sha256 is INTEGER.*from a backup"):
+        with pytest.raises(
+            seal_record.KeptDigestsError, match=r"row_sha256 is INTEGER.*from a backup"
+        ):
             close(ledger, DAY, directory / "reports")
-        assert seal_log(ledger.con) == []
+        assert seal_log(ledger) == []
 
 
 def test_verify_names_digests_it_cannot_read_and_still_checks_the_rows(
@@ -763,7 +769,7 @@ def test_a_row_is_written_out_as_it_was_when_sealed(
         "TIMESTAMP '2026-11-24 06:05:00.5' AS at, ['a', NULL, 'it''s'] AS ids, "
         "NULL::VARCHAR AS none, 'NULL' AS word"
     )
-    expression = seals.ROW_TEXTS[row_text]
+    expression = seal_record.ROW_TEXTS[row_text]
     ((written, hashed),) = con.execute(
         f"SELECT {expression}, sha256({expression}) FROM t r"
     ).fetchall()
@@ -778,7 +784,7 @@ def test_a_day_seals_the_same_in_little_memory_and_the_limit_is_restored(
     the close seals the same rows to the same digests (but for the tables that record the
     close itself), verifies, and leaves the connection its usual limit."""
     directory = copy(loaded, tmp_path / "squeezed")
-    monkeypatch.setattr(seals, "SEAL_MEMORY", "24MB")
+    monkeypatch.setattr(seal_record, "SEAL_MEMORY", "24MB")
     with Ledger(directory / LEDGER) as ledger:
         ((usual,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
         close(ledger, DAY, directory / "reports")
@@ -965,7 +971,7 @@ def test_out_of_order_reopen_late_file_and_reclose_all_verify(tmp_path: Path) ->
         again = close(ledger, DAY, out)
         checked = check(ledger)  # the anchor file the seal log names
         assert len(again.report["tables"]) == len(day1.report["tables"]) + 1
-        assert [e.action for e in seal_log(ledger.con)] == ["CLOSE", "CLOSE", "REOPEN", "CLOSE"]
+        assert [e.action for e in seal_log(ledger)] == ["CLOSE", "CLOSE", "REOPEN", "CLOSE"]
     assert checked.problems == [] and checked.days_checked == 2
     assert (
         checked.head
@@ -1159,7 +1165,7 @@ def test_a_close_killed_between_its_seal_and_its_reports_loses_nothing(
     )
     assert run.returncode == -9, run.stderr
     with Ledger(crashed / LEDGER, read_only=True) as ledger:
-        assert [e.action for e in seal_log(ledger.con)] == ["CLOSE"]  # the seal committed
+        assert [e.action for e in seal_log(ledger)] == ["CLOSE"]  # the seal committed
         acting_as = the_seal(ledger).actor_source  # the operating-system account, on the CLI
     assert not list(out.glob("close-*"))
     assert (out / ANCHOR_FILE).read_text() == ""
@@ -1301,7 +1307,7 @@ def test_a_close_to_a_place_it_cannot_write_seals_nothing(
     assert main([*close, "--actor", "demo-controller", "--accept-quality-failures", ACCEPT]) == 2
     assert "nothing was sealed" in capsys.readouterr().err
     with Ledger(db, read_only=True) as ledger:
-        assert seal_log(ledger.con) == []
+        assert seal_log(ledger) == []
 
 
 def test_a_close_killed_at_any_moment_is_recovered_by_report_or_a_new_close(
@@ -1351,7 +1357,7 @@ def test_a_close_killed_at_any_moment_is_recovered_by_report_or_a_new_close(
         process.kill()
         killed += process.wait() == -9
         with Ledger(directory / LEDGER, read_only=True) as ledger:
-            sealed = [e.action for e in seal_log(ledger.con)] == ["CLOSE"]
+            sealed = [e.action for e in seal_log(ledger)] == ["CLOSE"]
         recovery = (
             finished([*command(directory, "report"), "--out", str(directory / "reports")])
             if sealed

@@ -15,9 +15,10 @@ import pytest
 from pipeline.cli import ingest_paths, main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.config.installation import installation
+from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.store import Ledger
 from pipeline.reports.close import close_gaming_day, reopen_gaming_day
-from pipeline.reports.seals import ANCHOR_FILE, seal_log
+from pipeline.reports.seals import ANCHOR_FILE
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -148,7 +149,7 @@ def test_a_head_filed_earlier_is_accepted_and_a_foreign_one_is_not(
     ledger_copy: Ledger,
 ) -> None:
     """A checkpoint filed yesterday (the first close's head) can be checked today."""
-    first, second = seal_log(ledger_copy.con)
+    first, second = seal_log(ledger_copy)
     assert check(ledger_copy, expect_head=first.link).problems == []
     assert check(ledger_copy, expect_head=second.link).problems == []
     assert any(
