@@ -7,14 +7,16 @@ stays far below the replay's own cost; an index of card runs, not pairwise compa
 
 One gaming day is emulated (no faults) and replayed into a fresh ledger (``ingest_files``, as
 ``baccarat-audit replay``): the replay's wall time is the yardstick. The earlier days of each
-window are that day's shoes again, each copy's cards dealt in a fresh random order (a proper
-shuffle of the same cards; shoes, rounds and tables as busy as the measured day), written to
-the ledger under the earlier dates, so the stage reads and indexes as many cards as a real
-window would hold. The stage then runs for the day with each window, as the nightly audit
+window are then emulated for real, each with its own seed (the measured day's plus how many
+days back it is) on its own date, as many tables for as many hours as the measured day, and
+loaded into the same ledger as the measured day was, so the stage reads and indexes what a
+real window holds. The stage then runs for the day with each window, as the nightly audit
 runs it (reading the ledger, searching, writing the day's pattern exceptions), and reports
 its time per shoe searched and as a ratio to the replay; the stage's time includes informed
-betting and dealer-patron pairs over the day's settlements (the copies repeat cards only).
-Clean copies must raise nothing: the false alarms found are printed too.
+betting over the day's settlements and dealer-patron pairs over the window's seat-rounds.
+Clean days must raise nothing: the false alarms found are printed too. The earlier days cost
+their emulation and load before anything is measured (a 30-day window: 30 days emulated
+and replayed).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,39 +35,20 @@ from _common import SMOKE_HELP, save, summary, timed
 DAY = date(2026, 11, 24)
 
 
-def copy_earlier_days(ledger: Any, days: int) -> None:
-    """Give the ledger ``days`` earlier gaming days: the measured day's shoes, reshuffled."""
+def load_earlier_days(
+    ledger: Any, days: int, tables: int, hours: float, seed: int, work: Path
+) -> None:
+    """Emulate ``days`` gaming days before the measured one (seeds ``seed + 1``...) and load
+    them into the ledger."""
+    from pipeline.config.catalog import DEFAULT_CATALOG
+    from pipeline.ingest.files import ingest_files
+    from pipeline.simulate.sinks import simulate_to_files
+
+    paths: list[Path] = []
     for back in range(1, days + 1):
-        tag = f"-D{back:02d}"
-        ledger.con.execute(
-            """
-            INSERT INTO cards
-            SELECT table_id, gaming_date - ?::INTEGER, shoe_id || ?, round_id,
-                   row_number() OVER (PARTITION BY table_id, shoe_id
-                                      ORDER BY hash(position, ?::INTEGER)) - 1,
-                   rank, suit, hand, source_event_id
-            FROM cards WHERE gaming_date = ?
-            """,
-            [back, tag, back, DAY],
-        )
-        ledger.con.execute(
-            """
-            INSERT INTO deliveries
-            SELECT source || ?, position, event_id, table_id, device_id, seq,
-                   occurred_at - ?::BIGINT * 86400000000, gaming_date - ?::INTEGER,
-                   payload_type,
-                   replace(fields_json, json_extract_string(fields_json, '$.shoe_id'),
-                           json_extract_string(fields_json, '$.shoe_id') || ?),
-                   occurrence
-            FROM deliveries WHERE gaming_date = ? AND payload_type = 'ShoeStarted'
-            """,
-            [tag, back, back, tag, DAY],
-        )
-        ledger.con.execute(
-            "INSERT INTO table_day_summary SELECT * REPLACE (gaming_date - ?::INTEGER AS "
-            "gaming_date) FROM table_day_summary WHERE gaming_date = ?",
-            [back, DAY],
-        )
+        day = DAY - timedelta(days=back)
+        paths += simulate_to_files(tables, hours, seed + back, {}, day, work / f"{day}").paths
+    ingest_files(ledger, paths, DEFAULT_CATALOG)
 
 
 def measure(
@@ -87,7 +70,7 @@ def measure(
                 ledger, sorted((work / "events").rglob("*.avro")), DEFAULT_CATALOG
             )
             replay_seconds = time.perf_counter() - started
-            copy_earlier_days(ledger, max(windows))
+            load_earlier_days(ledger, max(windows), tables, hours, seed, work / "earlier")
             rows = []
             catalog = load_catalog(DEFAULT_CATALOG)
             for window in windows:
