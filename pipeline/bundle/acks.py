@@ -80,7 +80,7 @@ from pipeline.witness.checkpoint import chain_link
 from pipeline.witness.record import LogState, problems_against_witnesses, publish
 
 if TYPE_CHECKING:  # only annotations: the CLI imports this module for `ack --help`
-    from pipeline.ledger.store import Source
+    from pipeline.ledger.connection import Source
 
 ACKNOWLEDGE = "ACKNOWLEDGE"
 ESCALATE = "ESCALATE"

@@ -20,10 +20,10 @@ from dataclasses import astuple, dataclass, fields
 from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pipeline.ledger.store import connection_of
+from pipeline.ledger.connection import connection_of
 
 if TYPE_CHECKING:
-    from pipeline.ledger.store import Source
+    from pipeline.ledger.connection import Source
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pipeline.ledger.store import connection_of
+from pipeline.ledger.connection import connection_of
 
 if TYPE_CHECKING:
-    from pipeline.ledger.store import Source
+    from pipeline.ledger.connection import Source
 
 ACK_COLUMNS = ("exception_id", "action", "note", "actor", "acted_at")
 """The columns of an acknowledgement every version of the ``acknowledgements`` table has, in

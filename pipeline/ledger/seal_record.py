@@ -43,8 +43,9 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from pipeline.config.keys import Keyring, Signer, legacy_authentic
+from pipeline.ledger.connection import Source, connection_of
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
-from pipeline.ledger.store import Ledger, LedgerError, Source, connection_of
+from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.witness.checkpoint import chain_link
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 import duckdb
 import orjson
@@ -1066,13 +1066,3 @@ class Ledger:
                 "next_offset = excluded.next_offset",
                 [group, topic, partition, next_offset],
             )
-
-
-Source: TypeAlias = "Ledger | duckdb.DuckDBPyConnection"
-"""What a question is asked of: a ledger, or (inside the ledger package, where a question
-runs in a writer's transaction) a connection."""
-
-
-def connection_of(source: Source) -> duckdb.DuckDBPyConnection:
-    """The connection a question runs on."""
-    return source.con if isinstance(source, Ledger) else source

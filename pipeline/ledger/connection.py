@@ -1,0 +1,23 @@
+"""What a question of the ledger is asked of: a :class:`~pipeline.ledger.store.Ledger`, or,
+inside the ledger package where a question runs in a writer's transaction, its connection.
+
+A module of its own, importing nothing at load time, because the exception questions are
+imported by the replay's finding records, which the ledger's store imports in turn."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipeline.ledger.store import Ledger
+
+Source: TypeAlias = "Ledger | duckdb.DuckDBPyConnection"
+
+
+def connection_of(source: Source) -> duckdb.DuckDBPyConnection:
+    """The connection a question runs on."""
+    from pipeline.ledger.store import Ledger
+
+    return source.con if isinstance(source, Ledger) else source
