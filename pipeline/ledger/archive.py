@@ -43,7 +43,8 @@ import duckdb
 import pyarrow as pa
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.exceptions import NoSuchTableError
-from pyiceberg.expressions import EqualTo
+from pyiceberg.expressions import EqualTo, Reference
+from pyiceberg.expressions.literals import literal
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.table import FileScanTask
@@ -149,9 +150,13 @@ def archive_schema(table: Table) -> Schema:
 def partition_spec(schema: Schema) -> PartitionSpec:
     """``identity(gaming_date)``."""
     source = schema.find_field(DAY_COLUMN).field_id
-    return PartitionSpec(
-        PartitionField(source, 1000, IdentityTransform(), DAY_COLUMN)  # type: ignore[arg-type]
-    )
+    return PartitionSpec(PartitionField(source, 1000, IdentityTransform(), DAY_COLUMN))
+
+
+def on_the_day(gaming_date: date) -> EqualTo:
+    """The rows of ``gaming_date``: what a day's partition holds, and how Iceberg's scan
+    planning prunes the other days' manifests and files."""
+    return EqualTo(term=Reference(DAY_COLUMN), value=literal(gaming_date))
 
 
 # ---------------------------------------------------------------------- where it is
@@ -226,7 +231,7 @@ def open_archive(ledger_path: Path, settings: ArchiveSettings | None = None) -> 
     properties = settings.catalog_properties(ledger_path)
     where = settings.source or f"the embedded catalog in {folder}"
     try:
-        catalog = load_catalog(CATALOG_NAME, **properties)  # type: ignore[arg-type]
+        catalog = load_catalog(CATALOG_NAME, **properties)
     except Exception as err:  # pyiceberg raises what its catalog's client does
         raise ArchiveError(
             f"the archive's catalog ({where}) cannot be opened: {type(err).__name__}: {err}; "
@@ -427,7 +432,7 @@ def archive_day(
             warnings.filterwarnings("ignore", "Delete operation did not match any records")
             iceberg.overwrite(
                 rows,
-                overwrite_filter=EqualTo(DAY_COLUMN, gaming_date),
+                overwrite_filter=on_the_day(gaming_date),
                 snapshot_properties=summary,
             )
         snapshot = iceberg.current_snapshot()
@@ -464,7 +469,7 @@ def _day_tasks(
 ) -> list[FileScanTask]:
     """The scan tasks of a day's partition: Iceberg prunes the manifests by their partition
     ranges, so only the day's manifests and files are listed."""
-    scan = iceberg.scan(row_filter=EqualTo(DAY_COLUMN, gaming_date), snapshot_id=snapshot_id)
+    scan = iceberg.scan(row_filter=on_the_day(gaming_date), snapshot_id=snapshot_id)
     return list(scan.plan_files())
 
 
@@ -551,9 +556,7 @@ def read_day(
 ) -> pa.Table:
     """A sealed table's rows of a day from the archive, as of ``snapshot_id`` (default: now;
     an earlier snapshot shows the day as an earlier seal archived it)."""
-    scan = archive.table(table).scan(
-        row_filter=EqualTo(DAY_COLUMN, gaming_date), snapshot_id=snapshot_id
-    )
+    scan = archive.table(table).scan(row_filter=on_the_day(gaming_date), snapshot_id=snapshot_id)
     return scan.to_arrow()
 
 
