@@ -35,7 +35,7 @@ import hashlib
 import json
 import warnings
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -360,9 +360,16 @@ def sealed_day_rows(
 
 def record_manifest(ledger: Ledger, manifest: ArchiveManifest) -> None:
     """Keep a day's manifest by the seal it was archived for."""
+    archived_at = datetime.now(UTC).replace(tzinfo=None)  # UTC, naive, as the seal's time
     ledger.con.execute(
-        "INSERT INTO archive_manifests VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
-        [manifest.gaming_date, manifest.sealed_at, manifest.as_json(), manifest.sha256],
+        "INSERT INTO archive_manifests VALUES (?, ?, ?, ?, ?)",
+        [
+            manifest.gaming_date,
+            manifest.sealed_at,
+            manifest.as_json(),
+            manifest.sha256,
+            archived_at,
+        ],
     )
 
 
@@ -410,8 +417,13 @@ def archive_day(
 
     Called by the close with the seal's time, before it writes the seal entry (which carries
     :attr:`ArchiveManifest.sha256`), inside its transaction: the rows archived are the rows
-    sealed. A day is archived once per seal: :class:`ArchiveError` when it was archived for
-    this one already (a day is archived again by reopening and closing it again)."""
+    sealed. Iceberg's commits are not the ledger's: a close that rolls back after this leaves
+    snapshots no seal names, and its retry (a new seal time) replaces the day's partition
+    again. A day is archived once per seal: :class:`ArchiveError` when it was archived for
+    this one already (a day is archived again by reopening and closing it again).
+
+    The snapshots' summaries carry the day and the seal time (``baccarat.gaming-date``,
+    ``baccarat.sealed-at``), so the table's history reads as the days' seals."""
     archive = archive if archive is not None else open_archive(ledger.path)
     if recorded_manifest(ledger, gaming_date, sealed_at) is not None:
         raise ArchiveError(
