@@ -17,7 +17,9 @@ administrator writes::
 
 The ``[catalog]`` table takes any property pyiceberg's ``load_catalog`` does (``py-io-impl``,
 ``s3.region``...); left out, the embedded catalog is used under the namespace given. The file
-is validated whole: every problem is reported at once, with the file named.
+is validated whole: every problem is reported at once, with the file named. As pyiceberg
+does, its own configuration of a catalog named ``baccarat`` (``~/.pyiceberg.yaml``,
+``PYICEBERG_CATALOG__BACCARAT__*``) adds the properties these do not state.
 """
 
 from __future__ import annotations
