@@ -342,6 +342,8 @@ class ArchiveManifest:
 
 
 # ---------------------------------------------------------------------- the ledger's side
+# The seal binds its day selectors so (pipeline.reports.seals._scope); the two become one when
+# the seal's questions move into pipeline.ledger (issue 26's front door).
 def _scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
     """The parameters ``sql`` names (DuckDB refuses any it does not)."""
     values = {"day": gaming_date, "sealed_at": sealed_at}
