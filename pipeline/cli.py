@@ -1071,6 +1071,33 @@ def _add_optional_commands(sub: argparse._SubParsersAction[argparse.ArgumentPars
     p = sub.add_parser("broker", help="run the bundled Kafka-protocol broker (tansu)")
     p.add_argument("--port", type=int, default=9092, help="TCP port to listen on")
     p.set_defaults(func=cmd_broker)
+    p = sub.add_parser(
+        "archive",
+        help="archive the sealed gaming days not archived yet (Apache Iceberg, beside the "
+        "ledger unless the installation's archive.toml says where)",
+    )
+    add_db_option(p)
+    p.set_defaults(func=cmd_archive)
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from pipeline.ledger.archive import archive_sealed_days
+    from pipeline.ledger.store import Ledger
+
+    with Ledger(args.db) as ledger:
+        manifests = archive_sealed_days(ledger)
+    for manifest in manifests:
+        files = sum(len(t.files) for t in manifest.tables)
+        print(
+            f"{manifest.gaming_date} (sealed {manifest.sealed_at}): {manifest.rows} rows in "
+            f"{files} files, {manifest.total_bytes} bytes; manifest SHA-256 {manifest.sha256}"
+        )
+        for table in manifest.tables:
+            print(f"  {table.table}: {table.rows} rows")
+            for file in table.files:
+                print(f"    {file.path} ({file.records} rows, {file.bytes} bytes)")
+    print(f"{len(manifests)} sealed gaming days archived")
+    return 0
 
 
 def cmd_broker(args: argparse.Namespace) -> int:

@@ -423,4 +423,22 @@ CREATE TABLE IF NOT EXISTS pattern_runs (
 );
 """,
     ),
+    (
+        19,
+        "archive manifests: the Iceberg files each sealed day was archived to",
+        # a close's rows become Parquet files in an Iceberg table set (pipeline.ledger.archive);
+        # the manifest names each file of the day with its size, rows and SHA-256, keyed by the
+        # seal it was archived for (a re-close archives the day again, as a new snapshot).
+        # Written to run again over itself, as 17
+        """
+CREATE TABLE IF NOT EXISTS archive_manifests (
+    gaming_date DATE NOT NULL,
+    sealed_at TIMESTAMP NOT NULL,
+    manifest_json VARCHAR NOT NULL,
+    manifest_sha256 VARCHAR NOT NULL,
+    archived_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (gaming_date, sealed_at)
+);
+""",
+    ),
 )

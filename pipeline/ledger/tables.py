@@ -451,6 +451,18 @@ TABLES: tuple[Table, ...] = (
         unsealed_because="what the pattern stage last searched a day over, so the close runs "
         "it only when the day's rows changed since; the exceptions it wrote are sealed",
     ),
+    _declare(
+        "archive_manifests",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, sealed_at TIMESTAMP NOT NULL, manifest_json VARCHAR NOT NULL,
+        manifest_sha256 VARCHAR NOT NULL, archived_at TIMESTAMP NOT NULL
+        """,
+        key=("gaming_date", "sealed_at"),
+        unsealed_because="which Iceberg files hold each sealed day, with their SHA-256 "
+        "(pipeline.ledger.archive): checked against the archive itself, whose rows are the "
+        "sealed rows",
+    ),
 )
 """Every ledger table, sealed ones first in the order a close digests them."""
 

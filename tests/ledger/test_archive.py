@@ -1,0 +1,390 @@
+"""The archive of sealed gaming days (pipeline.ledger.archive), tried with real parts: a small
+emulated day replayed and closed, archived into an embedded Iceberg catalog, read back with
+pyiceberg and DuckDB alone, tampered with, reopened and closed again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyiceberg.catalog import Catalog
+from pyiceberg.catalog.sql import SqlCatalog
+
+from pipeline.cli import ingest_paths, main, write_simulation
+from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.ledger.archive import (
+    DAY_COLUMN,
+    ICEBERG_TYPES,
+    SEALED,
+    ArchiveError,
+    ArchiveManifest,
+    archive_columns,
+    archive_day,
+    archive_problems,
+    archive_schema,
+    archive_sealed_days,
+    day_file_uris,
+    open_archive,
+    read_day,
+    recorded_manifest,
+    unarchived_seals,
+)
+from pipeline.ledger.store import Ledger
+from pipeline.ledger.tables import ON_THE_DAY, TABLE, Column, Kind, Table
+from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import simulate
+
+DAY = date(2026, 11, 24)
+LEDGER = "ledger.duckdb"
+ACCEPT = "emulated day with injected faults"
+
+
+def close(ledger: Ledger) -> None:
+    close_gaming_day(
+        ledger,
+        DAY,
+        ledger.path.parent / "reports",
+        actor="accountant",
+        actor_source="command line",
+        accept_quality_failures=ACCEPT,
+    )
+
+
+@pytest.fixture(scope="module")
+def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A closed day of one table and one hour with every fault kind, and a dead letter the
+    close stamps with the day (so a table whose rows carry no gaming date is archived too)."""
+    directory = tmp_path_factory.mktemp("closed")
+    paths = write_simulation(simulate(1, 1, 11, parse_faults("all"), DAY), directory / "sim", DAY)
+    with Ledger(directory / LEDGER) as ledger:
+        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        ledger.con.execute(
+            "INSERT INTO dead_letters (source, position, reason, detail, device_id, raw_bytes) "
+            "VALUES (?, 1000000000, 'DAMAGED_BLOCK', 'checksum mismatch', 'dev-1', '\\xAA'::BLOB)",
+            [str(paths[0].resolve())],
+        )
+        close(ledger)
+    return directory
+
+
+def copy(closed: Path, target: Path) -> Path:
+    """A copy of the closed day's folder (the archive catalog holds absolute paths: each copy
+    archives into its own)."""
+    shutil.copytree(closed, target)
+    return target / LEDGER
+
+
+@pytest.fixture(scope="module")
+def archived(
+    closed: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, ArchiveManifest]:
+    """The closed day archived, with its manifest (read-only for the tests that use it)."""
+    path = copy(closed, tmp_path_factory.mktemp("archived") / "day")
+    with Ledger(path) as ledger:
+        (manifest,) = archive_sealed_days(ledger)
+    return path, manifest
+
+
+@pytest.fixture
+def fresh(closed: Path, tmp_path: Path) -> Iterator[tuple[Ledger, ArchiveManifest]]:
+    """A copy of the closed day archived for one test to break."""
+    with Ledger(copy(closed, tmp_path / "day")) as ledger:
+        (manifest,) = archive_sealed_days(ledger)
+        yield ledger, manifest
+
+
+def pyiceberg_catalog(ledger_path: Path) -> Catalog:
+    """The embedded archive as pyiceberg alone opens it: the SQL catalog's SQLite file and the
+    warehouse beside the ledger, under the catalog name ``baccarat``."""
+    folder = ledger_path.parent / "archive"
+    return SqlCatalog(
+        "baccarat",
+        uri=f"sqlite:///{folder / 'catalog.db'}",
+        warehouse=(folder / "warehouse").as_uri(),
+    )
+
+
+def canonical(rows: pa.Table) -> list[str]:
+    return sorted(json.dumps(r, sort_keys=True, default=str) for r in rows.to_pylist())
+
+
+def ledger_rows(ledger_path: Path, table: str) -> pa.Table:
+    with duckdb.connect(str(ledger_path), read_only=True) as con:
+        return con.sql(
+            f"SELECT * FROM {table} WHERE gaming_date = ?", params=[DAY]
+        ).to_arrow_table()
+
+
+# ---------------------------------------------------------------------- the table set
+def test_every_sealed_table_has_an_archive_schema_partitioned_by_its_day() -> None:
+    """Each sealed table's declared columns, in order, with the declared nullability; those
+    whose day selector is not the plain one get the day they are archived under."""
+    added = []
+    for table in SEALED:
+        schema = archive_schema(table)
+        names = [f.name for f in schema.fields]
+        assert names[: len(table.columns)] == list(table.column_names)
+        assert [f.required for f in schema.fields][: len(table.columns)] == [
+            c.not_null for c in table.columns
+        ]
+        assert DAY_COLUMN in names
+        if table.day_rows != ON_THE_DAY:
+            added.append(table.name)
+            assert names[-1] == DAY_COLUMN and schema.fields[-1].required
+    assert added == ["input_files", "acknowledgements", "dead_letters"]
+    assert str(archive_schema(TABLE["wagers"]).find_field("source_event_ids").field_type) == (
+        "list<string>"
+    )
+
+
+def test_a_type_the_archive_does_not_map_is_refused() -> None:
+    odd = Table(
+        "odd",
+        Kind.SEALED,
+        (Column("gaming_date", "DATE", True), Column("amount", "DECIMAL(18,2)")),
+        day_rows=ON_THE_DAY,
+    )
+    with pytest.raises(ArchiveError, match=r"odd\.amount is declared DECIMAL\(18,2\)"):
+        archive_schema(odd)
+    assert "DECIMAL(18,2)" not in ICEBERG_TYPES
+
+
+def test_a_gaming_date_that_does_not_select_the_day_is_refused() -> None:
+    odd = Table(
+        "odd",
+        Kind.SEALED,
+        (Column("gaming_date", "DATE"), Column("received_on", "DATE")),
+        day_rows="received_on = $day",
+    )
+    with pytest.raises(ArchiveError, match="odd has a gaming_date column but selects"):
+        archive_columns(odd)
+
+
+# ---------------------------------------------------------------------- writing a day
+def test_a_closed_day_is_archived_with_a_manifest_of_its_files(
+    archived: tuple[Path, ArchiveManifest],
+) -> None:
+    path, manifest = archived
+    assert [t.table for t in manifest.tables] == [t.name for t in SEALED]
+    for table in manifest.tables:
+        assert sum(f.records for f in table.files) == table.rows
+        for file in table.files:
+            assert file.path.startswith(f"baccarat/{table.table}/data/gaming_date={DAY}/")
+            assert (path.parent / "archive" / "warehouse" / file.path).stat().st_size == file.bytes
+    assert manifest.table("deliveries").rows > 1000
+    assert manifest.table("dead_letters").rows == 1
+    assert manifest.total_bytes == sum(f.bytes for t in manifest.tables for f in t.files)
+    # the canonical JSON round-trips, and the ledger keeps it by its seal
+    assert ArchiveManifest.from_json(manifest.as_json()) == manifest
+    with Ledger(path, read_only=True) as ledger:
+        assert recorded_manifest(ledger, DAY, manifest.sealed_at) == manifest
+        assert unarchived_seals(ledger) == []
+        assert archive_problems(open_archive(path), manifest, DAY) == []
+    # the files are Parquet compressed with zstd
+    first = path.parent / "archive" / "warehouse" / manifest.table("deliveries").files[0].path
+    assert pq.ParquetFile(first).metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_a_day_is_archived_once_per_seal(fresh: tuple[Ledger, ArchiveManifest]) -> None:
+    ledger, manifest = fresh
+    with pytest.raises(ArchiveError, match="archived already for its seal"):
+        archive_day(ledger, DAY, manifest.sealed_at)
+    assert archive_sealed_days(ledger) == []
+
+
+def test_the_archive_command_archives_what_is_sealed(
+    closed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = copy(closed, tmp_path / "day")
+    assert main(["archive", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{DAY} (sealed " in out and "1 sealed gaming days archived" in out
+    assert f"baccarat/deliveries/data/gaming_date={DAY}/" in out
+    assert main(["archive", "--db", str(path)]) == 0
+    assert capsys.readouterr().out == "0 sealed gaming days archived\n"
+
+
+# ---------------------------------------------------------------------- reading it back
+@pytest.mark.parametrize("table", ["rounds", "settlements", "exceptions"])
+def test_a_closed_day_reads_back_with_pyiceberg_alone(
+    archived: tuple[Path, ArchiveManifest], table: str
+) -> None:
+    """Nothing of this package: pyiceberg's SQL catalog, a scan of the day, and the same rows
+    as the ledger's of that day."""
+    path, _ = archived
+    iceberg = pyiceberg_catalog(path).load_table(("baccarat", table))
+    rows = iceberg.scan(row_filter=f"gaming_date = '{DAY}'").to_arrow()
+    expected = ledger_rows(path, table)
+    assert expected.num_rows > 0
+    assert canonical(rows) == canonical(expected)
+
+
+def test_a_closed_day_reads_with_plain_duckdb(archived: tuple[Path, ArchiveManifest]) -> None:
+    """DuckDB's read_parquet over the day's partition folder (one archive: its files are the
+    day's), and over the files the archive's scan lists."""
+    path, manifest = archived
+    partition = path.parent / "archive" / "warehouse" / "baccarat" / "settlements" / "data"
+    files = sorted(str(p) for p in (partition / f"gaming_date={DAY}").glob("*.parquet"))
+    assert len(files) == len(manifest.table("settlements").files) == 1
+    with duckdb.connect() as con:
+        rows = con.sql("SELECT * FROM read_parquet(?)", params=[files]).to_arrow_table()
+        uris = day_file_uris(open_archive(path), "exceptions", DAY)
+        exceptions = con.sql("SELECT * FROM read_parquet(?)", params=[uris]).to_arrow_table()
+    assert canonical(rows) == canonical(ledger_rows(path, "settlements"))
+    assert canonical(exceptions) == canonical(ledger_rows(path, "exceptions"))
+
+
+def test_read_day_gives_the_rows_of_a_table_without_a_gaming_date(
+    archived: tuple[Path, ArchiveManifest],
+) -> None:
+    path, _ = archived
+    rows = read_day(open_archive(path), "dead_letters", DAY).to_pylist()
+    assert len(rows) == 1
+    assert rows[0]["received_on"] == rows[0]["gaming_date"] == DAY
+    assert rows[0]["raw_bytes"] == b"\xaa"
+
+
+# ---------------------------------------------------------------------- tampering
+def test_an_edited_data_file_is_named(fresh: tuple[Ledger, ArchiveManifest]) -> None:
+    ledger, manifest = fresh
+    file = manifest.table("deliveries").files[0]
+    target = ledger.path.parent / "archive" / "warehouse" / file.path
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # the same size, one byte changed
+    target.write_bytes(bytes(data))
+    (problem,) = archive_problems(open_archive(ledger.path), manifest, DAY)
+    assert f"archive deliveries {DAY}: data file {file.path} was edited since the seal" in problem
+
+
+def test_a_data_file_removed_from_storage_is_named(fresh: tuple[Ledger, ArchiveManifest]) -> None:
+    ledger, manifest = fresh
+    file = manifest.table("rounds").files[0]
+    (ledger.path.parent / "archive" / "warehouse" / file.path).unlink()
+    assert archive_problems(open_archive(ledger.path), manifest, DAY) == [
+        f"archive rounds {DAY}: data file {file.path} was removed from storage"
+    ]
+
+
+def test_a_data_file_added_to_the_day_is_named(fresh: tuple[Ledger, ArchiveManifest]) -> None:
+    """A foreign Parquet file appended to the day's partition with pyiceberg alone."""
+    ledger, manifest = fresh
+    iceberg = pyiceberg_catalog(ledger.path).load_table(("baccarat", "exceptions"))
+    one = iceberg.scan(row_filter=f"gaming_date = '{DAY}'", limit=1).to_arrow()
+    iceberg.append(one.cast(iceberg.schema().as_arrow()))
+    problems = archive_problems(open_archive(ledger.path), manifest, DAY)
+    sealed = manifest.table("exceptions").rows
+    assert len(problems) == 2
+    assert problems[0].startswith(f"archive exceptions {DAY}: data file baccarat/exceptions/data/")
+    assert problems[0].endswith("(1 rows) was added since the seal")
+    assert (
+        problems[1]
+        == f"archive exceptions {DAY}: {sealed + 1} rows in the archive, {sealed} sealed"
+    )
+
+
+def test_a_data_file_removed_from_the_table_is_named(fresh: tuple[Ledger, ArchiveManifest]) -> None:
+    """The day's settlements deleted with pyiceberg: a new snapshot without the file."""
+    ledger, manifest = fresh
+    iceberg = pyiceberg_catalog(ledger.path).load_table(("baccarat", "settlements"))
+    iceberg.delete(f"gaming_date = '{DAY}'")
+    file = manifest.table("settlements").files[0]
+    assert archive_problems(open_archive(ledger.path), manifest, DAY) == [
+        f"archive settlements {DAY}: data file {file.path} ({file.records} rows) was removed "
+        "from the table since the seal",
+        f"archive settlements {DAY}: 0 rows in the archive, {file.records} sealed",
+    ]
+
+
+def test_a_manifest_is_checked_against_its_own_day(
+    archived: tuple[Path, ArchiveManifest],
+) -> None:
+    path, manifest = archived
+    other = DAY + timedelta(days=1)
+    assert archive_problems(open_archive(path), manifest, other) == [
+        f"the archive manifest checked for {other} is of {DAY}"
+    ]
+
+
+# ---------------------------------------------------------------------- reopen, re-close
+@pytest.mark.slow
+def test_a_reclosed_day_is_a_new_snapshot_and_the_earlier_one_stays_readable(
+    fresh: tuple[Ledger, ArchiveManifest],
+) -> None:
+    ledger, first = fresh
+    reopen_gaming_day(ledger, DAY, "a late file", actor="accountant", actor_source="command line")
+    assert unarchived_seals(ledger) == []  # a reopened day is a draft: nothing to archive
+    close(ledger)
+    (second,) = archive_sealed_days(ledger)
+    assert second.sealed_at > first.sealed_at
+    archive = open_archive(ledger.path)
+    before, after = first.table("gaming_day_audit"), second.table("gaming_day_audit")
+    assert before.snapshot_id != after.snapshot_id
+    assert (before.rows, after.rows) == (1, 3)  # CLOSE; then REOPEN and CLOSE added
+    then = read_day(archive, "gaming_day_audit", DAY, snapshot_id=before.snapshot_id)
+    now = read_day(archive, "gaming_day_audit", DAY)
+    assert then.column("action").to_pylist() == ["CLOSE"]
+    assert sorted(now.column("action").to_pylist()) == ["CLOSE", "CLOSE", "REOPEN"]
+    # the earlier snapshot's files are still there to read, as the earlier seal named them
+    uris = day_file_uris(archive, "gaming_day_audit", DAY, snapshot_id=before.snapshot_id)
+    with duckdb.connect() as con:
+        assert con.sql("SELECT action FROM read_parquet(?)", params=[uris]).fetchall() == [
+            ("CLOSE",)
+        ]
+    # the new seal's archive verifies; the earlier one no longer describes the day's files
+    assert archive_problems(archive, second, DAY) == []
+    assert any(
+        "was removed from the table since the seal" in p
+        for p in archive_problems(archive, first, DAY)
+    )
+    assert recorded_manifest(ledger, DAY, first.sealed_at) == first
+
+
+# ---------------------------------------------------------------------- a check's cost
+@pytest.mark.slow
+def test_a_day_check_reads_only_that_days_files(tmp_path: Path) -> None:
+    """Eight days archived into one table set; every data file of the other seven removed
+    from storage: the first day's check still finds nothing wrong (it never read them), and
+    the eighth day's names its files gone."""
+    days = [DAY + timedelta(days=i) for i in range(8)]
+    with Ledger(tmp_path / LEDGER) as ledger:
+        for i, day in enumerate(days):
+            events = simulate(1, 0.25, 30 + i, parse_faults("none"), day)
+            ingest_paths(ledger, write_simulation(events, tmp_path / "sim", day), DEFAULT_CATALOG)
+        archive = open_archive(ledger.path)
+        sealed_at = datetime(2026, 12, 5, 6, 0)
+        manifests = {day: archive_day(ledger, day, sealed_at, archive=archive) for day in days}
+    assert archive_problems(archive, manifests[days[0]], days[0]) == []
+    warehouse = tmp_path / "archive" / "warehouse"
+    others = [p for p in warehouse.rglob("*.parquet") if f"gaming_date={days[0]}" not in str(p)]
+    assert len(others) == 7 * len(list(warehouse.rglob(f"gaming_date={days[0]}/*.parquet")))
+    for path in others:
+        path.unlink()
+    assert archive_problems(archive, manifests[days[0]], days[0]) == []
+    last = manifests[days[-1]]
+    assert archive_problems(archive, last, days[-1]) == [
+        f"archive {t.table} {days[-1]}: data file {f.path} was removed from storage"
+        for t in last.tables
+        for f in t.files
+    ]
+
+
+# ---------------------------------------------------------------------- schema evolution
+def test_a_column_declared_after_the_archive_was_made_is_added_to_it(tmp_path: Path) -> None:
+    rounds = TABLE["rounds"]
+    grown = Table(
+        rounds.name, rounds.kind, (*rounds.columns, Column("note", "VARCHAR")), day_rows=ON_THE_DAY
+    )
+    archive = open_archive(tmp_path / LEDGER)
+    archive.writable(rounds)
+    assert "note" not in archive.table("rounds").schema().column_names
+    archive.writable(grown)
+    assert archive.table("rounds").schema().column_names[-1] == "note"
