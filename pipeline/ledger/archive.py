@@ -37,7 +37,6 @@ import warnings
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -64,6 +63,7 @@ from pyiceberg.types import (
 )
 
 from pipeline.config.archive import CATALOG_NAME, ArchiveSettings, archive_settings
+from pipeline.ledger.seal_record import day_scope
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.ledger.tables import ON_THE_DAY, TABLES, Column, Table
 
@@ -203,12 +203,17 @@ class Archive:
         return iceberg
 
     def relative(self, uri: str) -> str:
-        """A data file's path as a manifest names it: relative to the warehouse, else the
-        URI."""
+        """A data file's path as a manifest names it: relative to the warehouse, else from
+        the namespace's folder on, else the URI. Iceberg's metadata names files by absolute
+        URI, so a copy of a ledger's folder (a snapshot, a restore drill) still lists the
+        original's files: named from the namespace on, they are the same files."""
         if self.warehouse:
             prefix = self.warehouse.rstrip("/") + "/"
             if uri.startswith(prefix):
                 return uri[len(prefix) :]
+        folder = "/" + "/".join(self.namespace.split(".")) + "/"
+        if folder in uri:
+            return uri[uri.rindex(folder) + 1 :]
         return uri
 
     def sha256(self, table: IcebergTable, uri: str) -> str:
@@ -342,14 +347,6 @@ class ArchiveManifest:
 
 
 # ---------------------------------------------------------------------- the ledger's side
-# The seal binds its day selectors so (pipeline.reports.seals._scope); the two become one when
-# the seal's questions move into pipeline.ledger (issue 26's front door).
-def _scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
-    """The parameters ``sql`` names (DuckDB refuses any it does not)."""
-    values = {"day": gaming_date, "sealed_at": sealed_at}
-    return {name: value for name, value in values.items() if f"${name}" in sql}
-
-
 def sealed_day_rows(
     ledger: Ledger, table: Table, gaming_date: date, sealed_at: datetime
 ) -> pa.Table:
@@ -357,7 +354,7 @@ def sealed_day_rows(
     columns (:func:`archive_columns`)."""
     added = f", $day::DATE AS {DAY_COLUMN}" if day_added(table) else ""
     sql = f"SELECT {', '.join(table.column_names)}{added} FROM {table.name} WHERE {table.day_rows}"
-    return ledger.con.sql(sql, params=_scope(sql, gaming_date, sealed_at)).to_arrow_table()
+    return ledger.con.sql(sql, params=day_scope(sql, gaming_date, sealed_at)).to_arrow_table()
 
 
 def record_manifest(ledger: Ledger, manifest: ArchiveManifest) -> None:

@@ -441,4 +441,15 @@ CREATE TABLE IF NOT EXISTS archive_manifests (
 );
 """,
     ),
+    (
+        20,
+        "a close's seal entry carries its archive manifest's SHA-256",
+        # the seal covers the archive: the entry's link covers the digest of the manifest
+        # (each Iceberg data file of the day with its SHA-256), so a file edited, removed or
+        # added, or a manifest rewritten, is named by verify. Entries made before keep NULL,
+        # as their links were made. Written to run again over itself, as 17
+        """
+ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS archive_sha256 VARCHAR;
+""",
+    ),
 )

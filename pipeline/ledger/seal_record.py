@@ -90,6 +90,10 @@ class SealEntry:
     key_id: str | None = None
     """The installation seal key that signed the link; ``None``: a legacy HMAC link."""
     signature: str | None = None
+    archive_sha256: str | None = None
+    """A close's: the SHA-256 of the manifest of the day's files in the Iceberg archive
+    (:class:`pipeline.ledger.archive.ArchiveManifest`); ``None`` on a reopen and on the closes
+    made before the archive."""
 
     def canonical(self) -> bytes:
         """What the link covers: every field but the link and its signature, as canonical
@@ -132,8 +136,15 @@ class SealEntry:
 
 
 COLUMNS = tuple(f.name for f in fields(SealEntry))
-ADDED_FIELDS = ("row_text", "table_columns_json", "ledger_id", "roles_sha256", "key_id")
-"""The entry's fields added after the first entries were made (migrations 15 and 17)."""
+ADDED_FIELDS = (
+    "row_text",
+    "table_columns_json",
+    "ledger_id",
+    "roles_sha256",
+    "key_id",
+    "archive_sha256",
+)
+"""The entry's fields added after the first entries were made (migrations 15, 17 and 20)."""
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
@@ -181,6 +192,7 @@ def append_entry(
     signer: Signer,
     ledger_id: str,
     roles_sha256: str | None,
+    archive_sha256: str | None = None,
 ) -> SealEntry:
     """Append one event to the log, chained to the newest entry and signed by ``signer``
     (the installation's seal key). Call inside the transaction that changes the day, so
@@ -210,6 +222,7 @@ def append_entry(
         ledger_id=ledger_id,
         roles_sha256=roles_sha256,
         key_id=signer.key_id,
+        archive_sha256=archive_sha256,
     )
     link = chain_link("seal", unsigned.previous_link, unsigned.content_digest)
     entry = SealEntry(**{**asdict(unsigned), "link": link, "signature": signer.sign(link.encode())})
@@ -282,7 +295,7 @@ def _day_digests(table: str, row_text: str | None) -> str:
     return f"SELECT {_row_digest(row_text)} AS d FROM ({_day_rows(table)}) r"
 
 
-def _scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
+def day_scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
     """The parameters ``sql`` names (DuckDB refuses any it does not)."""
     values = {"day": gaming_date, "sealed_at": sealed_at}
     return {name: value for name, value in values.items() if f"${name}" in sql}
@@ -298,7 +311,7 @@ def row_digests(
     """The SHA-256 of each of ``table``'s rows of the day (written out as ``row_text``
     says), sorted."""
     sql = f"{_day_digests(table, row_text)} ORDER BY d"
-    rows = ledger.con.execute(sql, _scope(sql, gaming_date, sealed_at)).fetchall()
+    rows = ledger.con.execute(sql, day_scope(sql, gaming_date, sealed_at)).fetchall()
     return [str(r[0]) for r in rows]
 
 
@@ -345,7 +358,7 @@ def current_digest(
     """:func:`sorted_digest` of ``table``'s rows of the day as they are now, written out as
     ``row_text`` says."""
     sql = _day_digests(table, row_text)
-    return sorted_digest(ledger.con, sql, _scope(sql, gaming_date, sealed_at))
+    return sorted_digest(ledger.con, sql, day_scope(sql, gaming_date, sealed_at))
 
 
 @dataclass(frozen=True)
@@ -463,7 +476,7 @@ def seal_rows(
             f"SELECT $day, '{table}', {store} FROM ({_day_digests(table, row_text)})"
             for table in SEALED_TABLES
         )
-        con.execute(sql, _scope(sql, gaming_date, sealed_at))
+        con.execute(sql, day_scope(sql, gaming_date, sealed_at))
         return {table: kept_digest(ledger, table, gaming_date) for table in SEALED_TABLES}
     finally:
         con.execute("RESET memory_limit")  # as the quality gate does: the ledger sets none
@@ -486,6 +499,6 @@ def rows_with_digests(
         f"SELECT r::VARCHAR FROM ({_day_rows(table)}) r "
         f"WHERE {_row_digest(row_text)} IN (SELECT unnest($wanted::VARCHAR[])) ORDER BY 1"
     )
-    parameters = {**_scope(sql, gaming_date, sealed_at), "wanted": wanted}
+    parameters = {**day_scope(sql, gaming_date, sealed_at), "wanted": wanted}
     rows = ledger.con.execute(sql, parameters).fetchall()
     return [str(r[0]) for r in rows]

@@ -346,7 +346,7 @@ TABLES: tuple[Table, ...] = (
         report_sha256 VARCHAR, table_digests_json VARCHAR NOT NULL, anchor_path VARCHAR,
         previous_link VARCHAR NOT NULL, link VARCHAR NOT NULL, row_text VARCHAR,
         table_columns_json VARCHAR, ledger_id VARCHAR, roles_sha256 VARCHAR, key_id VARCHAR,
-        signature VARCHAR
+        signature VARCHAR, archive_sha256 VARCHAR
         """,
         key=("seq",),
         day_rows=ON_THE_DAY,
@@ -460,8 +460,8 @@ TABLES: tuple[Table, ...] = (
         """,
         key=("gaming_date", "sealed_at"),
         unsealed_because="which Iceberg files hold each sealed day, with their SHA-256 "
-        "(pipeline.ledger.archive): checked against the archive itself, whose rows are the "
-        "sealed rows",
+        "(pipeline.ledger.archive): checked against its close's seal entry, which carries the "
+        "manifest's SHA-256, and against the archive's files",
     ),
 )
 """Every ledger table, sealed ones first in the order a close digests them."""

@@ -32,6 +32,7 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.config.installation import installation
 from pipeline.config.keys import load_keyring, signer
+from pipeline.ledger.archive import archive_day
 from pipeline.ledger.close_state import (
     claim_dead_letters,
     has_deliveries,
@@ -213,6 +214,8 @@ def close_gaming_day(
         status = close_status(blocking)
         record_audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
         table_digests = seal_rows(ledger, gaming_date, sealed_at, ROW_TEXT)
+        # the rows sealed become the day's Iceberg partition; the entry covers its manifest
+        manifest = archive_day(ledger, gaming_date, sealed_at)
         entry = append_entry(
             ledger,
             gaming_date=gaming_date,
@@ -228,6 +231,7 @@ def close_gaming_day(
             anchor_path=anchor_reference(anchor_path, ledger.path),
             row_text=ROW_TEXT,
             table_columns=table_columns(ledger),
+            archive_sha256=manifest.sha256,
             **sealing,
         )
         record_closed(ledger, entry)

@@ -33,6 +33,13 @@ from pathlib import Path
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.installation import Installation, installation
 from pipeline.config.keys import Keyring, load_keyring
+from pipeline.ledger.archive import (
+    Archive,
+    ArchiveError,
+    archive_problems,
+    open_archive,
+    recorded_manifest,
+)
 from pipeline.ledger.close_state import REOPENED, DayStatus, day_statuses
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.seal_record import (
@@ -97,8 +104,10 @@ def check(
     closed = [e for e in last.values() if e.action == CLOSE]
     anchor_path = anchors if anchors is not None else default_anchor_path(log, place)
     problems = keyring.problems() + log_problems(log, keyring) + status_problems(ledger, last)
+    archive = _ArchiveOf(place)
     for entry in sorted(closed, key=lambda e: e.gaming_date):
         problems += day_problems(ledger, entry)
+        problems += archive.problems(ledger, entry)
     problems += anchor_problems(log, anchor_path, expect_head)
     problems += witnessed_problems(ledger, log, inst, place)
     journal = journal or AckJournal.for_ledger(place, ledger.ledger_id, inst)
@@ -341,6 +350,40 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             f"the sealed report ({entry.report_sha256}, seq {entry.seq})"
         )
     return problems
+
+
+class _ArchiveOf:
+    """The Iceberg archive beside the ledger at ``place``, opened when a close names it."""
+
+    def __init__(self, place: Path) -> None:
+        self.place = place
+        self.opened: Archive | None = None
+
+    def problems(self, ledger: Ledger, entry: SealEntry) -> list[str]:
+        """The day's archive against the close that sealed it: its manifest as the entry's
+        ``archive_sha256`` covers it, then each data file of the day as the manifest lists it
+        (only that day's files are read). A close made before the archive has its files
+        checked against the manifest ``baccarat-audit archive`` recorded for it, if any."""
+        day, where = entry.gaming_date, f"{entry.gaming_date}: "
+        manifest = recorded_manifest(ledger, day, entry.sealed_at)
+        if entry.archive_sha256 is None and manifest is None:
+            return []
+        if manifest is None:
+            return [
+                f"{where}archive_manifests: the manifest of the close (seq {entry.seq}) is "
+                "missing: it was deleted since the close; the archive's files cannot be checked"
+            ]
+        if entry.archive_sha256 is not None and manifest.sha256 != entry.archive_sha256:
+            return [
+                f"{where}archive_manifests: the manifest of the close (seq {entry.seq}) was "
+                f"altered since the close (SHA-256 {manifest.sha256}, sealed "
+                f"{entry.archive_sha256})"
+            ]
+        try:
+            self.opened = self.opened or open_archive(self.place)
+        except ArchiveError as err:
+            return [f"{where}{err}"]
+        return [f"{where}{p}" for p in archive_problems(self.opened, manifest, day)]
 
 
 def anchor_problems(

@@ -5,9 +5,9 @@ pyiceberg and DuckDB alone, tampered with, reopened and closed again.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -37,9 +37,11 @@ from pipeline.ledger.archive import (
     recorded_manifest,
     unarchived_seals,
 )
+from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import ON_THE_DAY, TABLE, Column, Kind, Table
 from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
 
@@ -60,46 +62,63 @@ def close(ledger: Ledger) -> None:
 
 
 @pytest.fixture(scope="module")
-def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A closed day of one table and one hour with every fault kind, and a dead letter the
-    close stamps with the day (so a table whose rows carry no gaming date is archived too)."""
-    directory = tmp_path_factory.mktemp("closed")
-    paths = write_simulation(simulate(1, 1, 11, parse_faults("all"), DAY), directory / "sim", DAY)
+def emulated(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The event files of a day of one table and one hour with every fault kind."""
+    directory = tmp_path_factory.mktemp("emulated")
+    return write_simulation(simulate(1, 1, 11, parse_faults("all"), DAY), directory, DAY)
+
+
+def closed_ledger(emulated: list[Path], directory: Path, closing: Callable[[Ledger], None]) -> Path:
+    """The day loaded into a ledger in ``directory``, with a dead letter the close stamps with
+    the day (so a table whose rows carry no gaming date is archived too), and closed."""
+    directory.mkdir(parents=True, exist_ok=True)
     with Ledger(directory / LEDGER) as ledger:
-        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        ingest_paths(ledger, emulated, DEFAULT_CATALOG)
         ledger.con.execute(
             "INSERT INTO dead_letters (source, position, reason, detail, device_id, raw_bytes) "
             "VALUES (?, 1000000000, 'DAMAGED_BLOCK', 'checksum mismatch', 'dev-1', '\\xAA'::BLOB)",
-            [str(paths[0].resolve())],
+            [str(emulated[0].resolve())],
         )
-        close(ledger)
-    return directory
+        closing(ledger)
+    return directory / LEDGER
 
 
-def copy(closed: Path, target: Path) -> Path:
-    """A copy of the closed day's folder (the archive catalog holds absolute paths: each copy
-    archives into its own)."""
-    shutil.copytree(closed, target)
-    return target / LEDGER
+def the_manifest(ledger: Ledger) -> ArchiveManifest:
+    """The manifest of the day's newest close."""
+    entry = seal_log(ledger)[-1]
+    manifest = recorded_manifest(ledger, DAY, entry.sealed_at)
+    assert manifest is not None and manifest.sha256 == entry.archive_sha256
+    return manifest
 
 
 @pytest.fixture(scope="module")
 def archived(
-    closed: Path, tmp_path_factory: pytest.TempPathFactory
+    emulated: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, ArchiveManifest]:
-    """The closed day archived, with its manifest (read-only for the tests that use it)."""
-    path = copy(closed, tmp_path_factory.mktemp("archived") / "day")
+    """The day closed, which archives it, with its manifest (read-only for its tests)."""
+    path = closed_ledger(emulated, tmp_path_factory.mktemp("archived"), close)
     with Ledger(path) as ledger:
-        (manifest,) = archive_sealed_days(ledger)
-    return path, manifest
+        return path, the_manifest(ledger)
 
 
 @pytest.fixture
-def fresh(closed: Path, tmp_path: Path) -> Iterator[tuple[Ledger, ArchiveManifest]]:
-    """A copy of the closed day archived for one test to break."""
-    with Ledger(copy(closed, tmp_path / "day")) as ledger:
-        (manifest,) = archive_sealed_days(ledger)
-        yield ledger, manifest
+def fresh(emulated: list[Path], tmp_path: Path) -> Iterator[tuple[Ledger, ArchiveManifest]]:
+    """The day closed for one test to break (Iceberg's metadata names files by absolute
+    path, so a copied archive would still be the original's)."""
+    with Ledger(closed_ledger(emulated, tmp_path / "day", close)) as ledger:
+        yield ledger, the_manifest(ledger)
+
+
+def close_before_the_archive(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A close as this version made it before the archive existed: the same close with its
+    archive step left out, so its seal entry names no manifest."""
+
+    class Unarchived:
+        sha256 = None
+
+    with monkeypatch.context() as patched:
+        patched.setattr("pipeline.reports.close.archive_day", lambda *a, **k: Unarchived)
+        close(ledger)
 
 
 def pyiceberg_catalog(ledger_path: Path) -> Catalog:
@@ -201,16 +220,68 @@ def test_a_day_is_archived_once_per_seal(fresh: tuple[Ledger, ArchiveManifest]) 
     assert archive_sealed_days(ledger) == []
 
 
-def test_the_archive_command_archives_what_is_sealed(
-    closed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_ledger_sealed_before_the_archive_is_moved_into_it_and_still_verifies(
+    emulated: list[Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    path = copy(closed, tmp_path / "day")
+    """Issue 26's migration: `baccarat-audit archive` archives every day sealed before the
+    archive existed, as its close sealed it; the day verifies before and after, and a file
+    of the migrated archive edited afterwards is named."""
+    path = closed_ledger(
+        emulated, tmp_path / "day", lambda ledger: close_before_the_archive(ledger, monkeypatch)
+    )
+    with Ledger(path) as ledger:
+        assert seal_log(ledger)[-1].archive_sha256 is None
+        assert check(ledger).problems == []
     assert main(["archive", "--db", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"{DAY} (sealed " in out and "1 sealed gaming days archived" in out
     assert f"baccarat/deliveries/data/gaming_date={DAY}/" in out
     assert main(["archive", "--db", str(path)]) == 0
     assert capsys.readouterr().out == "0 sealed gaming days archived\n"
+    with Ledger(path) as ledger:
+        assert check(ledger).problems == []
+        manifest = recorded_manifest(ledger, DAY, seal_log(ledger)[-1].sealed_at)
+        assert manifest is not None
+        edited = path.parent / "archive" / "warehouse" / manifest.table("rounds").files[0].path
+        edited.write_bytes(edited.read_bytes()[:-1] + b"?")
+        assert any(
+            "rounds" in p and "was edited since the seal" in p for p in check(ledger).problems
+        )
+
+
+def test_the_close_archives_the_day_and_verify_checks_the_archive_against_the_seal(
+    fresh: tuple[Ledger, ArchiveManifest],
+) -> None:
+    """Issue 26: the seal covers the archive. The close's entry carries the manifest's SHA-256;
+    a manifest rewritten, or deleted, is named by verify, and so is a data file edited."""
+    ledger, manifest = fresh
+    assert check(ledger).problems == []
+    edited = (
+        ledger.path.parent / "archive" / "warehouse" / manifest.table("settlements").files[0].path
+    )
+    original = edited.read_bytes()
+    edited.write_bytes(original[:-1] + b"?")
+    sealed = manifest.table("settlements").files[0]
+    assert [p for p in check(ledger).problems if "archive" in p] == [
+        f"{DAY}: archive settlements {DAY}: data file {sealed.path} was edited since the seal "
+        f"(SHA-256 {hashlib.sha256(edited.read_bytes()).hexdigest()}, sealed {sealed.sha256})"
+    ]
+    # the file restored, and the manifest rewritten to vouch for an edited file instead
+    edited.write_bytes(original)
+    ledger.con.execute(
+        "UPDATE archive_manifests SET manifest_json = replace(manifest_json, ?, ?)",
+        [sealed.sha256, "0" * 64],
+    )
+    assert any(
+        "the manifest of the close" in p and "was altered" in p for p in check(ledger).problems
+    )
+    ledger.con.execute("DELETE FROM archive_manifests")
+    assert any(
+        "the manifest of the close" in p and "is missing" in p for p in check(ledger).problems
+    )
 
 
 # ---------------------------------------------------------------------- reading it back
@@ -323,7 +394,7 @@ def test_a_reclosed_day_is_a_new_snapshot_and_the_earlier_one_stays_readable(
     reopen_gaming_day(ledger, DAY, "a late file", actor="accountant", actor_source="command line")
     assert unarchived_seals(ledger) == []  # a reopened day is a draft: nothing to archive
     close(ledger)
-    (second,) = archive_sealed_days(ledger)
+    second = the_manifest(ledger)
     assert second.sealed_at > first.sealed_at
     archive = open_archive(ledger.path)
     before, after = first.table("gaming_day_audit"), second.table("gaming_day_audit")
