@@ -238,3 +238,24 @@ def test_a_close_in_an_installation_of_the_operator_s_own_does_not_verify(
         "seal_log seq 3" in p and "written without the installation's seal key" in p for p in found
     ), found
     assert any("entries 3-3 are not witnessed" in p for p in found), found
+
+
+def test_one_closed_day_is_recomputed_alone(
+    ledger_copy: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26: `verify --gaming-day` recomputes that day's rows and archive only, so its
+    cost does not grow with the days stored; a row edited on another day is not its problem,
+    and a day that is not closed has nothing to check (exit 2)."""
+    ledger_copy.con.execute(
+        "UPDATE settlements SET recorded_paid_cents = recorded_paid_cents + 500000 "
+        "WHERE rowid = (SELECT min(rowid) FROM settlements WHERE gaming_date = ?)",
+        [DAYS[0]],
+    )
+    path = str(ledger_copy.path)
+    ledger_copy.close()
+    assert main(["verify", "--db", path, "--gaming-day", DAYS[1].isoformat()]) == 0
+    assert "1 closed gaming days checked" in capsys.readouterr().out
+    assert main(["verify", "--db", path, "--gaming-day", DAYS[0].isoformat()]) == 1
+    assert f"{DAYS[0]}: settlements: row changed or added" in capsys.readouterr().out
+    assert main(["verify", "--db", path, "--gaming-day", "2026-11-26"]) == 2
+    assert "gaming day 2026-11-26 is not closed" in capsys.readouterr().err
