@@ -71,6 +71,8 @@ def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
     target = directory / "ledger.duckdb"
     built = built_ledger(tables, hours)
     shutil.copyfile(built, target)
+    # the sealed days' Iceberg archive, which the seal covers, is the ledger's too
+    shutil.copytree(built.parent / "archive", directory / "archive", dirs_exist_ok=True)
     anchors = directory / "reports" / "seal-anchors.jsonl"
     anchors.parent.mkdir(exist_ok=True)
     shutil.copyfile(built.parent / "reports" / anchors.name, anchors)
