@@ -9,7 +9,10 @@ its own size.
 Its rows are written the same way: a batch inserts the rows of the rounds it ended and
 replaces those of the round in play
 (:meth:`~pipeline.ledger.store.Ledger.update_table_days`); the small tables (Forms,
-exceptions, the summary) are rebuilt whole.
+exceptions, the summary) are rebuilt whole. A machine that started over (a late event, a new
+gap) still rewrites only the rows from the first one that differs from those written: the
+rows before the late event come out the same, and rewriting the whole table-day made each
+restart cost the day so far (CPU per event grew with the day's length).
 
 The ledger stays the truth. Before a batch, each cached table-day's fingerprint (count and
 hash of its delivery keys) is compared with the ledger's; once the batch's deliveries are
@@ -45,12 +48,22 @@ def _arrival(delivery: Delivery) -> Arrival:
 
 @dataclass
 class _Written:
-    """What the ledger holds of a live replay's rows: the machine's rows it has (a count per
-    list) and the rows it has of the round then in play (to withdraw next time)."""
+    """What the ledger holds of a live replay's rows: the rows of each
+    :data:`~pipeline.replay.rows.APPENDED_ROWS` list of the result written, and how many at
+    the start of each were the machine's (final until it starts over; the rest are the round
+    then in play, to withdraw next time)."""
 
     restarts: int
     settled: dict[str, int]
-    in_play: dict[str, list[Any]]
+    rows: dict[str, list[Any]]
+
+
+def _same_start(written: Sequence[Any], now: Sequence[Any]) -> int:
+    """How many rows at the start of ``written`` and ``now`` are equal."""
+    for index, (before, after) in enumerate(zip(written, now, strict=False)):
+        if before is not after and before != after:
+            return index
+    return min(len(written), len(now))
 
 
 @dataclass
@@ -85,8 +98,8 @@ class LiveTableDays:
         self.rewrites = 0
         """Table-day writes of every row."""
         self.restarted = 0
-        """Of the rewrites, those of a table-day whose machine had started over since its
-        last write (a late event or a new gap reordered what it had applied)."""
+        """Of the writes of changes, those of a table-day whose machine had started over
+        since its last write (a late event or a new gap reordered what it had applied)."""
 
     def __contains__(self, key: TableDay) -> bool:
         return key in self._days
@@ -176,18 +189,28 @@ class LiveTableDays:
                 self.rewrites += 1
                 continue
             restarts, before = cached.live.restarts, cached.written
-            if before is not None and before.restarts == restarts:
-                added = {n: getattr(result, n)[before.settled[n] :] for n in APPENDED_ROWS}
-                updates.append(TableDayUpdate(key, result, added, before.in_play))
-            else:
+            rows = {n: getattr(result, n) for n in APPENDED_ROWS}
+            if before is None:
                 ledger.replace_table_day(*key, result)
                 self.rewrites += 1
-                self.restarted += before is not None and before.restarts != restarts
-            cached.written = _Written(
-                restarts,
-                dict(settled),
-                {n: getattr(result, n)[settled[n] :] for n in APPENDED_ROWS},
-            )
+            else:
+                # the same machine only appended to its rows; one that started over gave
+                # the same rows up to the first event it applied differently
+                kept = (
+                    before.settled
+                    if before.restarts == restarts
+                    else {n: _same_start(before.rows[n], rows[n]) for n in APPENDED_ROWS}
+                )
+                self.restarted += before.restarts != restarts
+                updates.append(
+                    TableDayUpdate(
+                        key,
+                        result,
+                        {n: rows[n][kept[n] :] for n in APPENDED_ROWS},
+                        {n: before.rows[n][kept[n] :] for n in APPENDED_ROWS},
+                    )
+                )
+            cached.written = _Written(restarts, dict(settled), rows)
         refused = ledger.update_table_days(updates)
         for update in updates:
             if update.key in refused:

@@ -98,7 +98,9 @@ class TableDayUpdate:
     added: Mapping[str, Sequence[Any]]
     """Rows of :data:`~pipeline.replay.rows.APPENDED_ROWS` lists to insert, by list name."""
     withdrawn: Mapping[str, Sequence[Any]]
-    """Rows written last time for the round then in play, to delete first."""
+    """Rows written last time that ``result`` does not hold at their place (the round then
+    in play, or every row after the first that a machine started over gave differently),
+    to delete first."""
 
 
 def _fields_from_json(text: str) -> dict[str, Any]:
@@ -395,11 +397,13 @@ class Ledger:
         wanted = set(keys)
         if not wanted:
             return {}
-        tables = sorted({t for t, _ in wanted})
+        tables, days = sorted({t for t, _ in wanted}), sorted({d for _, d in wanted})
+        # the days too: a table's deliveries of every other day would be hashed for nothing
         rows = self.con.execute(
             f"SELECT table_id, gaming_date, count(*), sum(hash({DELIVERY_KEY_SQL})) "
-            f"FROM deliveries WHERE table_id IN ({', '.join('?' * len(tables))}) GROUP BY ALL",
-            tables,
+            f"FROM deliveries WHERE table_id IN ({_placeholders(tables)}) "
+            f"AND gaming_date IN ({_placeholders(days)}) GROUP BY ALL",
+            [*tables, *days],
         ).fetchall()
         found = {(str(t), d): (int(n), int(h)) for t, d, n, h in rows}
         return {key: found.get(key, (0, 0)) for key in wanted}
