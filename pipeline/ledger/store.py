@@ -443,7 +443,15 @@ class Ledger:
             return changed
         # Day starts are local times: days across a daylight-saving change last 23 or 25
         # hours, so the boundaries are listed, not computed as multiples of 24 hours.
-        boundaries = gaming_day.boundaries_micros(int(span[0]) - window, int(span[1]))
+        # A boundary next to a closed day moves nothing (a closed day's deliveries are
+        # sealed), so only the open days' boundaries are searched: the work is bounded by
+        # the open days, not by the days stored.
+        closed = self.closed_days()
+        boundaries = [
+            b
+            for b in gaming_day.boundaries_micros(int(span[0]) - window, int(span[1]))
+            if not closed & {gaming_day.date_of(b - 1), gaming_day.date_of(b)}
+        ]
         if not boundaries:
             return changed
         rows = self.con.execute(
@@ -464,7 +472,6 @@ class Ledger:
         for row in rows:
             windows.setdefault((row[0], row[4]), []).append(row)
         moves: list[tuple[date, *tuple[Any, ...]]] = []
-        closed = self.closed_days()
         for (table_id, boundary), events in windows.items():
             open_at_boundary = self._open_at(table_id, boundary)
             reopened = next((e[2] for e in events if e[3] == "TableOpened"), None)
