@@ -59,7 +59,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "dashboards"))  # Chromium
-from _common import save
+from _common import demo_installation, save
 from bench_kafka import dist, interleave, paced_producer
 
 from pipeline.config.catalog import load_catalog
@@ -394,6 +394,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    demo_installation()  # the stream's alerts and the dashboards' journal are signed in one
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate", type=float, default=2500.0)
     parser.add_argument("--seconds", type=float, default=40.0)
