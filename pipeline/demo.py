@@ -25,6 +25,8 @@ from pipeline.config.catalog import load_catalog
 from pipeline.config.installation import INSTALLATION_ENV, Installation, InstallationError
 from pipeline.ingest.errors import TerminalError
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger.archive import recorded_manifest
+from pipeline.ledger.seal_record import last_entries, seal_log
 from pipeline.ledger.store import Ledger
 from pipeline.progress import progress
 from pipeline.replay.findings import money
@@ -61,6 +63,7 @@ def run_demo(args: argparse.Namespace) -> int:
     for stale in (out / "reports").glob(f"*{args.date.isoformat()}*"):
         stale.unlink()
     (out / "reports" / "seal-anchors.jsonl").unlink(missing_ok=True)
+    shutil.rmtree(out / "archive", ignore_errors=True)  # the embedded archive of that ledger
     acting_in = demo_installation(out)
     print(f"   acting in the installation {shown_path(acting_in)}")
     events_dir = out / "events"
@@ -92,6 +95,16 @@ def run_demo(args: argparse.Namespace) -> int:
         f"{money(totals['comp_vig_cents'])}; {audit.close.blocking} blocking exceptions"
     )
     print(f"   report {audit.close.files[-1]} (seal link {audit.close.chain_sha256[:16]})")
+    with Ledger(db, read_only=True) as ledger:
+        sealed = last_entries(seal_log(ledger))[args.date]
+        manifest = recorded_manifest(ledger, args.date, sealed.sealed_at)
+    if manifest is not None:
+        files = sum(len(t.files) for t in manifest.tables)
+        print(
+            f"   archived as {files} Parquet files of Apache Iceberg tables in {out / 'archive'}: "
+            f"{manifest.total_bytes / 2**20:.1f} MB, "
+            f"{manifest.total_bytes / max(audit.deliveries, 1):.0f} B an event, in the seal"
+        )
     quality = audit.close.report["quality"]
     print(
         f"   data quality (checked before the close): {quality['verdict']} "
