@@ -28,13 +28,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import demo_installation, save
+from _common import demo_installation, save, timed
 
 FIRST_DAY = date(2026, 9, 1)
 ACCEPTED = "benchmark: an emulated day's own quality failures are measured, not judged"
@@ -68,12 +67,6 @@ def _size(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def _timed(fn: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    fn()
-    return time.perf_counter() - started
 
 
 def one_day(number: int, args: argparse.Namespace, work: Path, db: Path) -> dict[str, Any]:
@@ -145,8 +138,8 @@ def histories(db: Path) -> dict[str, float]:
     with Ledger(db, read_only=True) as ledger:
         patron, dealer = patrons(ledger)[0], dealers(ledger)[0]
         return {
-            "patron_history_s": _timed(lambda: patron_days(ledger, patron)),
-            "dealer_history_s": _timed(lambda: dealer_days(ledger, dealer)),
+            "patron_history_s": timed(lambda: patron_days(ledger, patron), repeat=1)[0][0],
+            "dealer_history_s": timed(lambda: dealer_days(ledger, dealer), repeat=1)[0][0],
         }
 
 

@@ -760,14 +760,7 @@ class Ledger:
             f"DELETE FROM exceptions WHERE gaming_date = ? AND {_PATTERN_CODE}",
             [gaming_date, sorted(PATTERN_CODES)],
         )
-        if findings:
-            # a finding found twice (two analysers, or one slug through two windows) is one row
-            unique = {f.finding_id: f for f in findings}
-            self._insert_relation(
-                "exceptions", arrow_rows([exception_row(f, gaming_date) for f in unique.values()])
-            )
-        if gaming_date not in self.closed_days():  # a sealed day keeps the counts it sealed
-            self._recount_exceptions(gaming_date)
+        self._add_pattern_findings(gaming_date, findings)
 
     def replace_shoe_findings(
         self,
@@ -805,7 +798,13 @@ class Ledger:
                 "shoes": [s for _, s in replaced],
             },
         )
+        self._add_pattern_findings(gaming_date, findings)
+
+    def _add_pattern_findings(self, gaming_date: date, findings: Sequence[Finding]) -> None:
+        """Insert pattern findings of ``gaming_date`` (their rows just deleted) and recount the
+        day's exceptions unless it is sealed."""
         if findings:
+            # a finding found twice (two analysers, or one slug through two windows) is one row
             unique = {f.finding_id: f for f in findings}
             self._insert_relation(
                 "exceptions", arrow_rows([exception_row(f, gaming_date) for f in unique.values()])
