@@ -151,12 +151,16 @@ def find_patterns_task(db: Path, gaming_date: date, catalog_path: Path) -> Patte
     return steps.find_patterns(db, gaming_date, catalog_path)
 
 
+@task(name="reopen-day", tags=[WRITER_TAG], **_retrying)
+def reopen_day_task(db: Path, gaming_date: date, reopen_reason: str | None) -> bool:
+    return steps.reopen_day(db, gaming_date, reopen_reason)
+
+
 @task(name="close-day", tags=[WRITER_TAG], **_retrying)
 def close_day_task(
     db: Path,
     gaming_date: date,
     reports_dir: Path,
-    reopen_reason: str | None,
     quality: QualityReport,
     accept_quality_failures: str | None,
     catalog_path: Path,
@@ -165,7 +169,6 @@ def close_day_task(
         db,
         gaming_date,
         reports_dir,
-        reopen_reason=reopen_reason,
         quality=quality,
         accept_quality_failures=accept_quality_failures,
         catalog_path=catalog_path,
@@ -381,13 +384,13 @@ def close_gaming_day(
     A failed BLOCK expectation fails the close task at once (a terminal error naming the
     failing expectations, frames and rows; not retried) unless ``accept_quality_failures``
     gives the reason to close anyway (kept in the audit trail). A closed day is closed again
-    only with a ``reopen_reason`` (kept in the audit trail too)."""
+    only with a ``reopen_reason`` (kept in the audit trail too): it is reopened first."""
+    reopen_day_task(db, gaming_date, reopen_reason)
     checked = quality(db, gaming_date, reports_dir, catalog_path)
     closed = close_day_task(
         db,
         gaming_date,
         reports_dir,
-        reopen_reason,
         checked.report,
         accept_quality_failures,
         catalog_path,
@@ -456,6 +459,7 @@ def nightly_audit(
     reports = reports_dir if reports_dir is not None else db.parent / "reports"
     seconds: dict[str, float] = {}
     mark = time.perf_counter()
+    reopen_day_task(db, day, reopen_reason)  # a closed day's rows are sealed until then
     ingested = ingest(db, [events_dir], day, catalog_path, kafka, topic, group, shard_dir=shard_dir)
     seconds["ingest"] = time.perf_counter() - mark
     mark = time.perf_counter()

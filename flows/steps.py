@@ -283,45 +283,64 @@ class CloseSummary:
     """The validation the close relied on, when the close flow ran it."""
 
 
+def reopen_day(
+    db: Path, gaming_date: date, reopen_reason: str | None, *, actor: Actor | None = None
+) -> bool:
+    """Reopen the gaming day when it is closed and ``reopen_reason`` says why (kept in the
+    audit trail with the REOPEN seal event); whether it was reopened. The first step of a run
+    that closes a day again: a closed day's rows are sealed and read from the archive, so
+    nothing replays, searches or validates it until it is a draft again. ``actor`` (default:
+    the roles file's ``scheduled_actor``) must be allowed to reopen."""
+    from pipeline.reports.close import is_closed, reopen_gaming_day
+
+    if not reopen_reason:
+        return False
+    with classified():
+        who = actor if actor is not None else scheduled_actor(load_roles())
+        authorize(who, Action.REOPEN, load_roles())
+
+    def reopen(ledger: Ledger) -> bool:
+        if not is_closed(ledger, gaming_date):
+            return False
+        reopen_gaming_day(
+            ledger, gaming_date, reopen_reason, actor=who.name, actor_source=who.source
+        )
+        return True
+
+    return with_ledger(db, reopen)
+
+
 def close_day(
     db: Path,
     gaming_date: date,
     reports_dir: Path,
     *,
-    reopen_reason: str | None = None,
     actor: Actor | None = None,
     quality: QualityReport | None = None,
     accept_quality_failures: str | None = None,
     catalog_path: Path = DEFAULT_CATALOG,
 ) -> CloseSummary:
-    """Close the gaming day: the quality gate, figures, Form register, blocking exceptions,
-    row seals and the hash chain. A day already closed is refused (a terminal error) unless
-    ``reopen_reason`` is given: then it is reopened first, and the reopen is kept in the
-    audit trail. ``quality`` is the validation :func:`quality_check` just ran (validated
-    again if the ledger changed since); a failed BLOCK expectation refuses the close (a
-    terminal error naming the failures) unless ``accept_quality_failures`` says why to close
-    anyway, which is audited. The close is made by ``actor``, by default the installation
-    roles file's ``scheduled_actor`` (:mod:`pipeline.config.roles`; the operating-system
-    account running the flow must be allowed to act as it under ``[accounts]``), who must be
-    allowed to close (and to reopen, or accept quality failures, when asked to): a terminal
-    error otherwise."""
-    from pipeline.reports.close import close_gaming_day, is_closed, reopen_gaming_day
+    """Close the gaming day: the quality gate, figures, Form register, blocking exceptions, row
+    seals and the hash chain. A day already closed is refused (a terminal error): a run that
+    closes it again reopens it first (:func:`reopen_day`). ``quality`` is the validation
+    :func:`quality_check` just ran (validated again if the ledger changed since); a failed
+    BLOCK expectation refuses the close (a terminal error naming the failures) unless
+    ``accept_quality_failures`` says why to close anyway, which is audited. The close is made
+    by ``actor``, by default the installation roles file's ``scheduled_actor``
+    (:mod:`pipeline.config.roles`; the operating-system account running the flow must be
+    allowed to act as it under ``[accounts]``), who must be allowed to close (and to accept
+    quality failures, when asked to): a terminal error otherwise."""
+    from pipeline.reports.close import close_gaming_day
 
     with classified():
         catalog = load_catalog(catalog_path)
         roles = load_roles()
         who = actor if actor is not None else scheduled_actor(roles)
         authorize(who, Action.CLOSE, roles)
-        if reopen_reason:
-            authorize(who, Action.REOPEN, roles)
         if accept_quality_failures:
             authorize(who, Action.ACCEPT_QUALITY_FAILURES, roles)
 
     def close(ledger: Ledger) -> CloseSummary:
-        if reopen_reason and is_closed(ledger, gaming_date):
-            reopen_gaming_day(
-                ledger, gaming_date, reopen_reason, actor=who.name, actor_source=who.source
-            )
         closed = close_gaming_day(
             ledger,
             gaming_date,
@@ -449,6 +468,7 @@ def run_audit_plain(
     reports_dir = reports_dir if reports_dir is not None else db.parent / "reports"
     seconds: dict[str, float] = {}
     mark = time.perf_counter()
+    reopen_day(db, gaming_date, reopen_reason)
     paths = event_paths(events_dir, gaming_date)
     ingested: list[IngestResult] = [merge_shards(db, shard_dir, catalog_path)] if shard_dir else []
     ingested += [load_files(db, paths, catalog_path)] if paths else []
@@ -468,7 +488,6 @@ def run_audit_plain(
         db,
         gaming_date,
         reports_dir,
-        reopen_reason=reopen_reason,
         quality=checked.report,
         accept_quality_failures=accept_quality_failures,
         catalog_path=catalog_path,

@@ -1112,7 +1112,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
             print(f"  {table.table}: {table.rows} rows")
             for file in table.files:
                 print(f"    {file.path} ({file.records} rows, {file.bytes} bytes)")
-    print(f"{len(manifests)} sealed gaming days archived")
+    print(f"{len(manifests)} sealed gaming days archived and read from the archive")
     return 0
 
 

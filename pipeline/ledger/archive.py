@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -63,9 +63,9 @@ from pyiceberg.types import (
 )
 
 from pipeline.config.archive import CATALOG_NAME, ArchiveSettings, archive_settings
-from pipeline.ledger.seal_record import day_scope
 from pipeline.ledger.store import Ledger, LedgerError
-from pipeline.ledger.tables import ON_THE_DAY, TABLES, Column, Table
+from pipeline.ledger.tables import ON_THE_DAY, TABLES, Column, Table, day_scope
+from pipeline.ledger.working_store import move_out
 
 DAY_COLUMN = "gaming_date"
 """The partition column of every archive table."""
@@ -253,6 +253,9 @@ class ArchivedFile:
     bytes: int
     records: int
     sha256: str
+    uri: str = field(default="", compare=False)
+    """Where it was written, as the catalog names it (not in the manifest, which stays valid
+    when the warehouse moves): what the working store reads a closed day from."""
 
 
 @dataclass(frozen=True)
@@ -309,6 +312,10 @@ class ArchiveManifest:
     @property
     def rows(self) -> int:
         return sum(t.rows for t in self.tables)
+
+    def uris(self) -> dict[str, list[str]]:
+        """Each table's data files of the day as written (:attr:`ArchivedFile.uri`)."""
+        return {t.table: [f.uri for f in t.files] for t in self.tables if t.files}
 
     def table(self, name: str) -> ArchivedTable:
         for archived in self.tables:
@@ -469,9 +476,44 @@ def archive_sealed_days(ledger: Ledger, *, archive: Archive | None = None) -> li
     Days sealed before the seal log existed (``gaming_days`` alone) have no seal time to
     select their rows with and are left out."""
     archive = archive if archive is not None else open_archive(ledger.path)
+    manifests = []
+    for day, sealed_at in unarchived_seals(ledger):
+        with ledger.transaction():
+            manifest = archive_day(ledger, day, sealed_at, archive=archive)
+            move_out(ledger, day, sealed_at, manifest.uris())
+        manifests.append(manifest)
+    for manifest in archived_in_place(ledger):
+        with ledger.transaction():
+            move_out(
+                ledger,
+                manifest.gaming_date,
+                manifest.sealed_at,
+                {
+                    t.table: day_file_uris(archive, t.table, manifest.gaming_date)
+                    for t in manifest.tables
+                    if t.files
+                },
+            )
+        manifests.append(manifest)
+    return manifests
+
+
+def archived_in_place(ledger: Ledger) -> list[ArchiveManifest]:
+    """The manifests of the closed days archived whose rows are still in the working store
+    (archived before closed days left it): each day whose last seal entry is a CLOSE with a
+    manifest, not yet in ``archived_days``."""
     return [
-        archive_day(ledger, day, sealed_at, archive=archive)
-        for day, sealed_at in unarchived_seals(ledger)
+        ArchiveManifest.from_json(str(text))
+        for (text,) in ledger.con.execute(
+            """
+            SELECT a.manifest_json FROM seal_log s JOIN archive_manifests a
+              ON a.gaming_date = s.gaming_date AND a.sealed_at = s.sealed_at
+            WHERE s.seq = (SELECT max(seq) FROM seal_log l WHERE l.gaming_date = s.gaming_date)
+              AND s.action = 'CLOSE'
+              AND s.gaming_date NOT IN (SELECT gaming_date FROM archived_days)
+            ORDER BY s.gaming_date
+            """
+        ).fetchall()
     ]
 
 
@@ -491,6 +533,7 @@ def _archived_file(archive: Archive, iceberg: IcebergTable, task: FileScanTask) 
         int(data.file_size_in_bytes),
         int(data.record_count),
         archive.sha256(iceberg, data.file_path),
+        data.file_path,
     )
 
 

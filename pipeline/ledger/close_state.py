@@ -65,7 +65,8 @@ def nearest_days_with_deliveries(ledger: Ledger, gaming_date: date, n: int) -> l
 def claim_dead_letters(ledger: Ledger, gaming_date: date) -> None:
     """Stamp the day on the unstamped dead letters of its sources (:data:`DEAD_LETTERS_OF_DAY`)."""
     ledger.con.execute(
-        f"UPDATE dead_letters SET received_on = $day WHERE received_on IS NULL AND "
+        f"UPDATE {ledger.stored('dead_letters')} SET received_on = $day "
+        f"WHERE received_on IS NULL AND "
         f"({DEAD_LETTERS_OF_DAY})",
         {"day": gaming_date},
     )
@@ -82,7 +83,8 @@ def record_audit(
 ) -> None:
     """One row of the day's audit trail (with the seal event of the same transaction)."""
     ledger.con.execute(
-        "INSERT INTO gaming_day_audit (gaming_date, action, actor, actor_source, reason, "
+        f"INSERT INTO {ledger.stored('gaming_day_audit')} (gaming_date, action, actor, "
+        "actor_source, reason, "
         "acted_at) VALUES (?, ?, ?, ?, ?, ?)",
         [gaming_date, action, actor, actor_source, reason, at],
     )

@@ -21,3 +21,12 @@ def connection_of(source: Source) -> duckdb.DuckDBPyConnection:
     from pipeline.ledger.store import Ledger
 
     return source.con if isinstance(source, Ledger) else source
+
+
+def stored_table(source: Source, table: str) -> str:
+    """``table`` in the ledger file itself, for a write, or a read that needs its own rows
+    (their ``rowid``): the name alone reads the view that adds the archived days
+    (:mod:`pipeline.ledger.working_store`)."""
+    row = connection_of(source).execute("SELECT current_database()").fetchone()
+    assert row is not None
+    return '"' + str(row[0]).replace('"', '""') + f'".main.{table}'

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pipeline.ledger.connection import connection_of
+from pipeline.ledger.connection import connection_of, stored_table
 
 if TYPE_CHECKING:
     from pipeline.ledger.connection import Source
@@ -72,8 +72,9 @@ def insert_acknowledgement(
 ) -> None:
     """Store one acknowledgement: its :data:`ACK_COLUMNS` ``values``, its journal record's
     id, where the actor's name came from and the record's link (kept as ``record_hmac``)."""
-    connection_of(source).execute(
-        f"INSERT INTO acknowledgements ({', '.join(ACK_COLUMNS)}, ack_id, "
+    con = connection_of(source)
+    con.execute(
+        f"INSERT INTO {stored_table(con, 'acknowledgements')} ({', '.join(ACK_COLUMNS)}, ack_id, "
         "actor_source, record_hmac) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [*values, ack_id, actor_source, link],
     )

@@ -452,4 +452,19 @@ CREATE TABLE IF NOT EXISTS archive_manifests (
 ALTER TABLE seal_log ADD COLUMN IF NOT EXISTS archive_sha256 VARCHAR;
 """,
     ),
+    (
+        21,
+        "archived days: closed days read in place from the archive",
+        # a closed day's rows leave the working store once archived and sealed
+        # (pipeline.ledger.working_store); each connection reads them from the files named
+        # here. Written to run again over itself, as 17
+        """
+CREATE TABLE IF NOT EXISTS archived_days (
+    gaming_date DATE PRIMARY KEY,
+    sealed_at TIMESTAMP NOT NULL,
+    files_json VARCHAR NOT NULL,
+    moved_at TIMESTAMP NOT NULL
+);
+""",
+    ),
 )

@@ -26,6 +26,7 @@ from pipeline.config.catalog import gaming_day_of
 from pipeline.events import EventCodec
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
+from pipeline.ledger.connection import stored_table
 from pipeline.ledger.quality_json import is_ledger_json, suspect_sql
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
@@ -328,7 +329,8 @@ def table_days(
     arrival order) named (a TableOpened whose payload is not JSON names none: the raw-event
     suite reports it)."""
     con = ledger.con
-    opened = "SELECT rowid, fields_json FROM deliveries WHERE gaming_date = ? "
+    deliveries = stored_table(con, "deliveries")  # a draft day's rows, named by rowid
+    opened = f"SELECT rowid, fields_json FROM {deliveries} WHERE gaming_date = ? "
     opened += "AND payload_type = 'TableOpened'"
     unreadable = _unreadable(con, opened, [gaming_date])
     arrival = ", ".join(f"o.{c}" for c in ARRIVAL_ORDER_SQL.split(", "))
@@ -337,8 +339,8 @@ def table_days(
         SELECT table_id, opened->>'$.rules_id', opened->>'$.gaming_date'
         FROM (SELECT d.table_id,
                      arg_min(o.fields_json, ({arrival})) AS opened
-              FROM (SELECT DISTINCT table_id FROM deliveries WHERE gaming_date = ?) d
-              LEFT JOIN (SELECT * FROM deliveries
+              FROM (SELECT DISTINCT table_id FROM {deliveries} WHERE gaming_date = ?) d
+              LEFT JOIN (SELECT * FROM {deliveries}
                          WHERE rowid NOT IN (SELECT unnest(?::BIGINT[]))) o
                 ON o.table_id = d.table_id AND o.gaming_date = ?
                AND o.payload_type = 'TableOpened'
@@ -421,11 +423,12 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
         )
         + " ELSE false END"
     )
+    stored = stored_table(frames.con, "deliveries")  # a draft day's rows, named by rowid
     with _source_batches(frames.con, gaming_date) as batches:
         frames.add(
             "deliveries",
             f"""
-                WITH {_ARRIVALS_SQL}
+                WITH {_arrivals_sql(stored)}
                 SELECT d.source, d.position, d.event_id, d.table_id, d.device_id, d.seq,
                        d.occurrence, d.occurred_at, d.payload_type,
                        -- the payload where its check must decide; else a stand-in that passes
@@ -442,7 +445,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
                             THEN {paths.sql("d.payload_type", "d.fields_json")}
                             END AS {PAYLOAD_FIELDS}
                 FROM (SELECT *, rowid AS delivery, json_valid(fields_json) AS parses
-                      FROM deliveries WHERE gaming_date = $day
+                      FROM {stored} WHERE gaming_date = $day
                        AND source BETWEEN $first AND $last) d
                 JOIN arrivals a USING (delivery)
                 JOIN quality_tables t USING (table_id)  -- every table of the date""",
@@ -451,7 +454,7 @@ def _add_raw_event_frames(frames: Frames, gaming_date: date, contract: EventCont
             # payloads below are ordered by it too
             ORDER_ONLY,
             ["table_id", "source", "position", "seq", "occurrence"],
-            stand_ins=StandIns("deliveries", (PAYLOAD_COLUMN,)),
+            stand_ins=StandIns(stored, (PAYLOAD_COLUMN,)),
             batches=[{"day": gaming_date, **source_range(sources)} for sources in batches],
         )
     deliveries = frames.tables["deliveries"]
@@ -560,26 +563,27 @@ def _source_batches(
 ) -> Iterator[list[list[str]]]:
     """The day's sources in batches of at most ``most`` deliveries (default
     :data:`FRAME_BATCH`; a source larger than that alone), each a run of consecutive sources
-    in DuckDB's order (so a batch is :func:`source_range`), with what :data:`_ARRIVALS_SQL`
+    in DuckDB's order (so a batch is :func:`source_range`), with what :func:`_arrivals_sql`
     reads of the whole day: each source's deliveries before it in arrival order
     (``quality_sources``), and the event ids delivered more than once
     (``quality_held_twice``: a device's duplicates, a few hundred a day, found by grouping
     the ids' hashes first)."""
+    deliveries = stored_table(con, "deliveries")
     try:
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE {_SOURCES} AS
                 SELECT source, n, coalesce(sum(n) OVER (
                            ORDER BY source ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
                            AS before
-                FROM (SELECT source, count(*) AS n FROM deliveries WHERE gaming_date = $day
+                FROM (SELECT source, count(*) AS n FROM {deliveries} WHERE gaming_date = $day
                       GROUP BY source)""",
             {"day": gaming_date},
         ).fetchall()
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE {_HELD_TWICE} AS
-                SELECT event_id FROM deliveries
+                SELECT event_id FROM {deliveries}
                 WHERE gaming_date = $day
-                  AND {hash_held_twice("event_id", "deliveries", "gaming_date = $day")}
+                  AND {hash_held_twice("event_id", deliveries, "gaming_date = $day")}
                 GROUP BY event_id HAVING count(*) > 1""",
             {"day": gaming_date},
         ).fetchall()
@@ -612,8 +616,15 @@ _SOURCE, _, _WITHIN_SOURCE = ARRIVAL_ORDER_SQL.partition(", ")
 if _SOURCE != "source":  # the arrival numbering below counts each source's deliveries apart
     raise ValueError(f"arrival order must begin with the source: {ARRIVAL_ORDER_SQL}")
 
-_ARRIVALS_SQL = f"""
-    batch AS (SELECT rowid AS delivery, source, event_id, {_WITHIN_SOURCE} FROM deliveries
+
+def _arrivals_sql(deliveries: str) -> str:
+    """SQL of ``arrivals`` (a CTE), inside :func:`_source_batches`: each delivery of the day
+    in ``deliveries`` (``delivery``, its ``rowid``) from the sources ``$first`` to ``$last``,
+    with ``arrival``, its place in arrival order (``row_number() OVER (ORDER BY``
+    :data:`ARRIVAL_ORDER_SQL` ``)``), and ``copy_number`` 1 when its event id is delivered
+    once (null otherwise: :func:`number_copies`)."""
+    return f"""
+    batch AS (SELECT rowid AS delivery, source, event_id, {_WITHIN_SOURCE} FROM {deliveries}
               WHERE gaming_date = $day AND source BETWEEN $first AND $last),
     arrivals AS (
         SELECT b.delivery,
@@ -622,16 +633,12 @@ _ARRIVALS_SQL = f"""
                CASE WHEN b.event_id IN (SELECT event_id FROM {_HELD_TWICE}) THEN NULL
                     ELSE 1::BIGINT END AS copy_number
         FROM batch b JOIN {_SOURCES} s USING (source))"""
-"""SQL of ``arrivals`` (a CTE), inside :func:`_source_batches`: each delivery of the day
-(``delivery``, its ``rowid``) from the sources ``$first`` to ``$last``, with ``arrival``,
-its place in arrival order (``row_number() OVER (ORDER BY`` :data:`ARRIVAL_ORDER_SQL`
-``)``), and ``copy_number`` 1 when its event id is delivered once (null otherwise:
-:func:`number_copies`).
 
-The order begins with the source, so a delivery's place is the deliveries of the sources
-before its own plus its place within its source: each source is sorted on its own, never
-the whole day (at 96 tables, 4.0M deliveries, 3.0 s where the whole-day windows took 6.4 s,
-with identical numbers)."""
+
+# The order begins with the source, so a delivery's place is the deliveries of the sources
+# before its own plus its place within its source: each source is sorted on its own, never
+# the whole day (at 96 tables, 4.0M deliveries, 3.0 s where the whole-day windows took 6.4 s,
+# with identical numbers).
 
 
 def number_copies(con: duckdb.DuckDBPyConnection, table: str) -> None:

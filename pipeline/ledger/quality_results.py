@@ -50,7 +50,8 @@ def add_result(
     """Keep one validation of ``gaming_date`` in ``quality_results``: its verdict and
     counts, its summary and every expectation's outcome as JSON."""
     ledger.con.execute(
-        "INSERT INTO quality_results (gaming_date, validated_at, verdict, evaluated, failed, "
+        f"INSERT INTO {ledger.stored('quality_results')} (gaming_date, validated_at, verdict, "
+        "evaluated, failed, "
         "blocking, warnings, fingerprint, summary_json, expectations_json) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [

@@ -46,6 +46,7 @@ from pipeline.config.keys import Keyring, Signer, legacy_authentic
 from pipeline.ledger.connection import Source, connection_of
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import Ledger, LedgerError
+from pipeline.ledger.tables import day_scope
 from pipeline.witness.checkpoint import chain_link
 
 if TYPE_CHECKING:
@@ -148,11 +149,15 @@ ADDED_FIELDS = (
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
-    """``table``'s columns as the ledger has them now, in order: name -> type."""
+    """``table``'s columns as the working store has them now, in order: name -> type (its
+    own, not the view's that adds the archived days: read without reading a file)."""
     return {
         str(name): str(kind)
         for name, kind in con.execute(
-            "SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [table]
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
+            "current_database() AND schema_name = 'main' AND table_name = ? "
+            "ORDER BY column_index",
+            [table],
         ).fetchall()
     }
 
@@ -293,12 +298,6 @@ def table_columns(ledger: Ledger) -> dict[str, str]:
 def _day_digests(table: str, row_text: str | None) -> str:
     """The SELECT of the digest ``d`` of each of ``table``'s rows of a day."""
     return f"SELECT {_row_digest(row_text)} AS d FROM ({_day_rows(table)}) r"
-
-
-def day_scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
-    """The parameters ``sql`` names (DuckDB refuses any it does not)."""
-    values = {"day": gaming_date, "sealed_at": sealed_at}
-    return {name: value for name, value in values.items() if f"${name}" in sql}
 
 
 def row_digests(

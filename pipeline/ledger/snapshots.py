@@ -82,7 +82,7 @@ def remove_copy(copy: Path) -> None:
 def frame(ledger: Ledger, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
     """A question's result as a DataFrame (a cursor per call: safe across Streamlit
     threads)."""
-    cursor = ledger.con.cursor()
+    cursor = ledger.cursor()
     try:
         return cursor.execute(sql, params or []).df()
     finally:

@@ -42,8 +42,10 @@ from pipeline.ledger.columns import (
     exception_rows,
 )
 from pipeline.ledger.columns import Delivery as Delivery
+from pipeline.ledger.connection import stored_table
 from pipeline.ledger.migrations import MIGRATIONS
 from pipeline.ledger.tables import DERIVED_TABLES, REPLAYED_TABLES
+from pipeline.ledger.working_store import shadow
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import redelivered_file
@@ -148,15 +150,28 @@ class Ledger:
                 f"{self.path}: cannot open the ledger ({err}). Another process "
                 "may hold the write lock; readers should open it read-only."
             ) from err
-        if not read_only:
-            try:
+        try:
+            if not read_only:
                 self.migrate()
-            except BaseException:
-                self.con.close()  # the file stays free for a reader or a later writer
-                raise
+            shadow(self.con)
+        except BaseException:
+            self.con.close()  # the file stays free for a reader or a later writer
+            raise
 
     def close(self) -> None:
         self.con.close()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A connection of its own to the ledger (one per thread), which reads the archived
+        days as this one does (:mod:`pipeline.ledger.working_store`)."""
+        cursor = self.con.cursor()
+        shadow(cursor)
+        return cursor
+
+    def stored(self, table: str) -> str:
+        """``table`` in the working store itself, for a write: the name alone reads the
+        view that adds the archived days (:mod:`pipeline.ledger.working_store`)."""
+        return stored_table(self.con, table)
 
     def __enter__(self) -> Ledger:
         return self
@@ -285,9 +300,10 @@ class Ledger:
         if not sources:
             return set(), 0
         # Constant sources let zone maps skip the stored deliveries of every other source: the
-        # ledger grows by a file or a partition's batch at a time.
+        # ledger grows by a file or a partition's batch at a time. Only the open days' are
+        # compared: a delivery for a closed day was held apart before it came here.
         stored = (
-            f"(SELECT {DELIVERY_KEY_SQL} FROM deliveries WHERE source IN "
+            f"(SELECT {DELIVERY_KEY_SQL} FROM {self.stored('deliveries')} WHERE source IN "
             f"({', '.join('?' * len(sources))}))"
         )
         new = f"{relation} i ANTI JOIN {stored} d USING ({DELIVERY_KEY_SQL})"
@@ -295,7 +311,7 @@ class Ledger:
             f"SELECT DISTINCT i.table_id, i.gaming_date FROM {new}", sources
         ).fetchall()
         inserted = self.con.execute(
-            f"INSERT INTO deliveries SELECT i.* FROM {new}", sources
+            f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", sources
         ).fetchone()
         return {(str(t), d) for t, d in touched}, int(inserted[0]) if inserted else 0
 
@@ -434,8 +450,10 @@ class Ledger:
         changed = self._date_by_seq(wanted)
         window = tolerance // timedelta(microseconds=1)
         placeholders = ", ".join("?" * len(wanted))
+        # a closed day's deliveries never move: only the open days' (in the file) are read
+        deliveries = self.stored("deliveries")
         span = self.con.execute(
-            f"SELECT min(occurred_at), max(occurred_at) FROM deliveries "
+            f"SELECT min(occurred_at), max(occurred_at) FROM {deliveries} "
             f"WHERE table_id IN ({placeholders}) AND occurred_at >= ? AND occurred_at < ?",
             [*wanted, *PLAUSIBLE_TIMES],
         ).fetchone()
@@ -458,7 +476,7 @@ class Ledger:
             f"""
             SELECT d.table_id, d.gaming_date, d.occurred_at, d.payload_type,
                    b.boundary, {", ".join(f"d.{c}" for c in DELIVERY_KEY_SQL.split(", "))}
-            FROM deliveries d
+            FROM {deliveries} d
             JOIN unnest(?::BIGINT[]) AS b(boundary)
               ON d.occurred_at >= b.boundary AND d.occurred_at < b.boundary + ?
             WHERE d.table_id IN ({placeholders})
@@ -485,8 +503,8 @@ class Ledger:
                     changed |= {(table_id, stored), (table_id, assigned)}
         if moves:
             self.con.executemany(
-                "UPDATE deliveries SET gaming_date = ? WHERE source = ? AND event_id = ? "
-                "AND seq = ? AND occurrence = ?",
+                f"UPDATE {self.stored('deliveries')} SET gaming_date = ? WHERE source = ? "
+                "AND event_id = ? AND seq = ? AND occurrence = ?",
                 moves,
             )
         return changed
@@ -513,7 +531,7 @@ class Ledger:
                 (SELECT arg_min(p.gaming_date, abs(p.position - d.position)) FROM deliveries p
                  WHERE p.table_id = d.table_id AND p.source = d.source AND {plausible})
               ), d.source, d.event_id, d.seq, d.occurrence
-            FROM deliveries d
+            FROM {self.stored("deliveries")} d
             WHERE d.table_id IN ({", ".join("?" * len(tables))})
               AND (d.occurred_at < ? OR d.occurred_at >= ?)
             """,
@@ -527,8 +545,8 @@ class Ledger:
         ]
         if moves:
             self.con.executemany(
-                "UPDATE deliveries SET gaming_date = ? WHERE source = ? AND event_id = ? "
-                "AND seq = ? AND occurrence = ?",
+                f"UPDATE {self.stored('deliveries')} SET gaming_date = ? WHERE source = ? "
+                "AND event_id = ? AND seq = ? AND occurrence = ?",
                 moves,
             )
         return {
@@ -617,7 +635,7 @@ class Ledger:
         try:
             # the constant lists let zone maps skip the row groups of other table-days
             deleted = self.con.execute(
-                f"DELETE FROM {table} t USING withdrawn_rows w "
+                f"DELETE FROM {self.stored(table)} t USING withdrawn_rows w "
                 f"WHERE t.table_id IN ({_placeholders(tables)}) "
                 f"AND t.gaming_date IN ({_placeholders(days)}) AND {same} RETURNING t.*",
                 [*tables, *days],
@@ -626,6 +644,18 @@ class Ledger:
             self.con.unregister("withdrawn_rows")
         wanted, found = Counter(map(_hashable, rows)), Counter(map(_hashable, deleted))
         return {(row[0], row[1]) for row in (wanted - found) + (found - wanted)}
+
+    def _refuse_closed(self, days: Iterable[date]) -> None:
+        """:class:`LedgerError` when any of ``days`` is closed: its rows are sealed (and read
+        from the archive); a table-day of it is written again only once it is reopened."""
+        closed = sorted(self.closed_days() & set(days))
+        if closed:
+            day = closed[0]
+            raise LedgerError(
+                f"gaming day {day} is closed: its rows are sealed, so no table-day of it is "
+                f"replayed; reopen it with a reason first: baccarat-audit reopen --gaming-day "
+                f"{day} --reason '...'"
+            )
 
     def _columns(self, table: str) -> tuple[str, ...]:
         """The columns of ``table``, in order (read once per connection)."""
@@ -653,6 +683,7 @@ class Ledger:
         gaming days as :meth:`unjudged_days` (their pits are judged again by
         :func:`pipeline.ingest.pits.judge_pits`)."""
         table_ids, dates = sorted({t for t, _ in days}), sorted({d for _, d in days})
+        self._refuse_closed(dates)
         # the constant lists let zone maps skip other table-days; the join keeps the pairs
         prune = (
             f"t.table_id IN ({_placeholders(table_ids)}) "
@@ -672,7 +703,7 @@ class Ledger:
                 if table not in keep:
                     patterns = table == "exceptions"
                     self.con.execute(
-                        f"DELETE FROM {table} t USING written_days k WHERE {prune} "
+                        f"DELETE FROM {self.stored(table)} t USING written_days k WHERE {prune} "
                         "AND t.table_id = k.table_id AND t.gaming_date = k.gaming_date"
                         + (f" AND NOT {_PATTERN_CODE}" if patterns else ""),
                         [*table_ids, *dates, *([sorted(PATTERN_CODES)] if patterns else [])],
@@ -682,13 +713,13 @@ class Ledger:
             self._note_redeliveries(days)
             self.con.execute(
                 f"""
-                INSERT INTO table_day_win
+                INSERT INTO {self.stored("table_day_win")}
                 SELECT t.table_id, t.gaming_date, t.wager,
                   sum(CASE t.expected_result WHEN 'LOSE' THEN t.stake_cents
                        WHEN 'WIN' THEN -t.expected_paid_cents ELSE 0 END),
                   sum(CASE t.recorded_result WHEN 'LOSE' THEN t.stake_cents
                        WHEN 'WIN' THEN -t.recorded_paid_cents ELSE 0 END)
-                FROM settlements t SEMI JOIN written_days k
+                FROM {self.stored("settlements")} t SEMI JOIN written_days k
                   ON t.table_id = k.table_id AND t.gaming_date = k.gaming_date
                 WHERE {prune}
                 GROUP BY ALL""",
@@ -724,7 +755,8 @@ class Ledger:
         table-day, its pit's included. The day's pits are judged (no longer in
         :meth:`unjudged_days`). Call inside :meth:`transaction`."""
         self.con.execute(
-            "DELETE FROM exceptions WHERE gaming_date = ? AND list_contains(?::VARCHAR[], code)",
+            f"DELETE FROM {self.stored('exceptions')} WHERE gaming_date = ? "
+            "AND list_contains(?::VARCHAR[], code)",
             [day, sorted(codes)],
         )
         found = exception_rows(findings, day)
@@ -738,9 +770,9 @@ class Ledger:
         """Set each table-day summary of ``day`` to the count of the exceptions the ledger
         holds for its table-day (the replay's, its pit's and the pattern stage's)."""
         self.con.execute(
-            """
-            UPDATE table_day_summary s SET exceptions = (
-              SELECT count(*) FROM exceptions e
+            f"""
+            UPDATE {self.stored("table_day_summary")} s SET exceptions = (
+              SELECT count(*) FROM {self.stored("exceptions")} e
               WHERE e.table_id = s.table_id AND e.gaming_date = s.gaming_date)
             WHERE s.gaming_date = ?""",
             [day],
@@ -757,7 +789,7 @@ class Ledger:
                 "finding belongs to its table-day's replay"
             )
         self.con.execute(
-            f"DELETE FROM exceptions WHERE gaming_date = ? AND {_PATTERN_CODE}",
+            f"DELETE FROM {self.stored('exceptions')} WHERE gaming_date = ? AND {_PATTERN_CODE}",
             [gaming_date, sorted(PATTERN_CODES)],
         )
         self._add_pattern_findings(gaming_date, findings)
@@ -787,7 +819,7 @@ class Ledger:
             return
         replaced = sorted(set(shoes))
         self.con.execute(
-            "DELETE FROM exceptions e WHERE gaming_date = $day "
+            f"DELETE FROM {self.stored('exceptions')} e WHERE gaming_date = $day "
             "AND list_contains($codes::VARCHAR[], code) AND EXISTS (SELECT 1 FROM (SELECT "
             "unnest($tables::VARCHAR[]) AS t, unnest($shoes::VARCHAR[]) AS s) "
             "WHERE t = e.table_id AND s = e.shoe_id)",
@@ -830,7 +862,7 @@ class Ledger:
     def _insert_relation(self, table: str, rows: pa.Table, tail: str = "") -> None:
         self.con.register("incoming_rows", rows)
         try:
-            self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows {tail}")
+            self.con.execute(f"INSERT INTO {self.stored(table)} SELECT * FROM incoming_rows {tail}")
         finally:
             self.con.unregister("incoming_rows")
 
@@ -969,7 +1001,7 @@ class Ledger:
         try:
             self.con.execute(
                 f"""
-                UPDATE deliveries d SET position = i.position
+                UPDATE {self.stored("deliveries")} d SET position = i.position
                 FROM {relation} i, following_days f
                 WHERE d.source = i.source AND d.event_id = i.event_id AND d.seq = i.seq
                   AND d.occurrence = i.occurrence AND d.position <> i.position
@@ -982,7 +1014,7 @@ class Ledger:
         """Mark the open dead letters of ``source`` resolved by its version ``sha256``, which
         decoded whole: every event the damaged version lost is in this one."""
         row = self.con.execute(
-            "UPDATE dead_letters SET resolved_at = ?, resolved_by = ? "
+            f"UPDATE {self.stored('dead_letters')} SET resolved_at = ?, resolved_by = ? "
             "WHERE source = ? AND resolved_at IS NULL",
             [datetime.now(UTC).replace(tzinfo=None), sha256, source],
         ).fetchone()
@@ -1000,8 +1032,8 @@ class Ledger:
         # Events held while their day was closed, now delivered: their dead letters are
         # resolved, unless a closed day's seal holds them (they stay as that day sealed them).
         self.con.execute(
-            """
-            UPDATE dead_letters SET resolved_at = now()::TIMESTAMP, resolved_by = ?
+            f"""
+            UPDATE {self.stored("dead_letters")} SET resolved_at = now()::TIMESTAMP, resolved_by = ?
             WHERE reason = ? AND resolved_at IS NULL
               AND (received_on IS NULL OR NOT list_contains(?::DATE[], received_on))
               AND (source, position) IN (SELECT source, position FROM deliveries)

@@ -53,7 +53,7 @@ def table_rows(ledger: Ledger, table: str, without: Set[str]) -> list[tuple[Any,
         str(row[0])
         for row in ledger.con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "ORDER BY ordinal_position",
+            "AND table_catalog = current_database() ORDER BY ordinal_position",
             [table],
         ).fetchall()
         if str(row[0]) not in without

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import duckdb
@@ -82,6 +83,9 @@ class Table:
     figure."""
     aggregate_of: str | None = None
     """The derived table the ledger sums this one from (a replay does not make its rows)."""
+    shared_with: str | None = None
+    """The condition under which a row of day ``$day`` is another day's too (it stays in the
+    working store when the day is archived, :mod:`pipeline.ledger.working_store`)."""
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -96,6 +100,13 @@ class Table:
 
 ON_THE_DAY = "gaming_date = $day"
 """The day selector of a table whose rows carry their gaming date."""
+
+
+def day_scope(sql: str, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:
+    """The parameters of a day selector (``$day``, ``$sealed_at``) that ``sql`` names (DuckDB
+    refuses any it does not)."""
+    values = {"day": gaming_date, "sealed_at": sealed_at}
+    return {name: value for name, value in values.items() if f"${name}" in sql}
 
 
 def _columns(text: str) -> tuple[Column, ...]:
@@ -119,9 +130,18 @@ def _declare(
     unsealed_because: str | None = None,
     volatile: tuple[str, ...] = (),
     aggregate_of: str | None = None,
+    shared_with: str | None = None,
 ) -> Table:
     return Table(
-        name, kind, _columns(columns), key, day_rows, unsealed_because, volatile, aggregate_of
+        name,
+        kind,
+        _columns(columns),
+        key,
+        day_rows,
+        unsealed_because,
+        volatile,
+        aggregate_of,
+        shared_with,
     )
 
 
@@ -308,6 +328,7 @@ TABLES: tuple[Table, ...] = (
         key=("source", "sha256"),
         # the files the day's events came from
         day_rows="source IN (SELECT source FROM deliveries WHERE gaming_date = $day)",
+        shared_with="source IN (SELECT source FROM deliveries WHERE gaming_date <> $day)",
     ),
     _declare(
         "acknowledgements",
@@ -450,6 +471,18 @@ TABLES: tuple[Table, ...] = (
         key=("gaming_date",),
         unsealed_because="what the pattern stage last searched a day over, so the close runs "
         "it only when the day's rows changed since; the exceptions it wrote are sealed",
+    ),
+    _declare(
+        "archived_days",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, sealed_at TIMESTAMP NOT NULL, files_json VARCHAR NOT NULL,
+        moved_at TIMESTAMP NOT NULL
+        """,
+        key=("gaming_date",),
+        unsealed_because="which closed days left the working store and which archive files "
+        "each sealed table's rows of the day are read from (pipeline.ledger.working_store); "
+        "those rows are checked against their seal as the views read them",
     ),
     _declare(
         "archive_manifests",

@@ -53,6 +53,7 @@ from pipeline.ledger.seal_record import (
     table_columns,
 )
 from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import move_in, move_out
 from pipeline.patterns.stage import find_patterns_if_changed, settings_of
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close
 from pipeline.reports.figures import (
@@ -235,6 +236,8 @@ def close_gaming_day(
             **sealing,
         )
         record_closed(ledger, entry)
+        # the sealed rows are read from the archive from now on
+        move_out(ledger, gaming_date, sealed_at, manifest.uris())
     try:
         append_anchors(anchor_path, [entry])
         result = sealed_result(ledger, entry, gaming_day_of(catalog))
@@ -321,6 +324,7 @@ def reopen_gaming_day(
     reopened_at = seal_time()
     anchor_path = default_anchor_path(seal_log(ledger), ledger.path)
     with ledger.transaction():
+        move_in(ledger, gaming_date)  # a draft again, in the working store
         record_reopened(ledger, gaming_date)
         record_audit(ledger, gaming_date, REOPEN, actor, actor_source, reason, reopened_at)
         entry = append_entry(

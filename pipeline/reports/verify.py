@@ -25,9 +25,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 from pipeline.bundle.acks import AckJournal
@@ -36,6 +36,7 @@ from pipeline.config.keys import Keyring, load_keyring
 from pipeline.ledger.archive import (
     Archive,
     ArchiveError,
+    ArchiveManifest,
     archive_problems,
     open_archive,
     recorded_manifest,
@@ -63,6 +64,7 @@ from pipeline.ledger.seal_record import (
     table_columns,
 )
 from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import UnreadableRows, archived_days
 from pipeline.reports.figures import canonical, sealed_content
 from pipeline.reports.seals import default_anchor_path, log_state, read_anchors
 from pipeline.witness.client import load_witnesses
@@ -108,6 +110,7 @@ def check(
     closed = [e for e in last.values() if e.action == CLOSE and only_day in (None, e.gaming_date)]
     anchor_path = anchors if anchors is not None else default_anchor_path(log, place)
     problems = keyring.problems() + log_problems(log, keyring) + status_problems(ledger, last)
+    problems += unclosed_archived_days(ledger, last)
     archive = _ArchiveOf(place)
     for entry in sorted(closed, key=lambda e: e.gaming_date):
         problems += day_problems(ledger, entry)
@@ -316,27 +319,13 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
             continue
         if not readable:
             continue
-        if current_digest(ledger, table, day, sealed_at, entry.row_text) == sealed:
-            continue
-        if not named:
+        try:
+            problems += _changed_rows(ledger, entry, table, sealed, named)
+        except UnreadableRows as err:
             problems.append(
-                f"{where}{table}: rows changed since the close (seq {entry.seq}): the table's "
-                "digest no longer matches the seal (which rows cannot be named: their per-row "
-                "digests were altered too)"
-            )
-            continue
-        # only a table that changed has its row digests read, to name the rows
-        listed = kept_row_digests(ledger, day, table)
-        now = row_digests(ledger, table, day, sealed_at, entry.row_text)
-        added = Counter(now) - Counter(listed)
-        gone = sum((Counter(listed) - Counter(now)).values())
-        for text in rows_with_digests(ledger, table, day, sealed_at, entry.row_text, added):
-            problems.append(
-                f"{where}{table}: row changed or added after the close: {text[:ROW_TEXT]}"
-            )
-        if gone:
-            problems.append(
-                f"{where}{table}: {gone} row(s) sealed at the close are gone (edited or deleted)"
+                f"{where}{table}: its rows cannot be read ({err}); a data file of the archive "
+                "the working store reads closed days from is damaged or gone (the archive's "
+                "problems below name it): restore it from a backup"
             )
     problems += [
         f"{where}close_digests: digests of {table}, a table the seal entry (seq {entry.seq}) "
@@ -345,13 +334,43 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     ]
     try:
         report = hashlib.sha256(canonical(sealed_content(ledger, day, sealed_at))).hexdigest()
-    except (ValueError, KeyError, TypeError) as err:  # an edited JSON column, say
+    except (ValueError, KeyError, TypeError, UnreadableRows) as err:  # an edited JSON column
         problems.append(f"{where}report: cannot be recomputed from the rows ({err!r})")
         return problems
     if report != entry.report_sha256:
         problems.append(
             f"{where}report: the figures recomputed from the rows (SHA-256 {report}) differ from "
             f"the sealed report ({entry.report_sha256}, seq {entry.seq})"
+        )
+    return problems
+
+
+def _changed_rows(
+    ledger: Ledger, entry: SealEntry, table: str, sealed: str, named: bool
+) -> list[str]:
+    """The rows of a sealed table that changed since the close, named when the per-row
+    digests still match the seal (``named``)."""
+    day, sealed_at, where = entry.gaming_date, entry.sealed_at, f"{entry.gaming_date}: "
+    if current_digest(ledger, table, day, sealed_at, entry.row_text) == sealed:
+        return []
+    if not named:
+        return [
+            f"{where}{table}: rows changed since the close (seq {entry.seq}): the table's "
+            "digest no longer matches the seal (which rows cannot be named: their per-row "
+            "digests were altered too)"
+        ]
+    # only a table that changed has its row digests read, to name the rows
+    listed = kept_row_digests(ledger, day, table)
+    now = row_digests(ledger, table, day, sealed_at, entry.row_text)
+    added = Counter(now) - Counter(listed)
+    gone = sum((Counter(listed) - Counter(now)).values())
+    problems = [
+        f"{where}{table}: row changed or added after the close: {text[:ROW_TEXT]}"
+        for text in rows_with_digests(ledger, table, day, sealed_at, entry.row_text, added)
+    ]
+    if gone:
+        problems.append(
+            f"{where}{table}: {gone} row(s) sealed at the close are gone (edited or deleted)"
         )
     return problems
 
@@ -387,7 +406,53 @@ class _ArchiveOf:
             self.opened = self.opened or open_archive(self.place)
         except ArchiveError as err:
             return [f"{where}{err}"]
-        return [f"{where}{p}" for p in archive_problems(self.opened, manifest, day)]
+        problems = archive_problems(self.opened, manifest, day)
+        read_from = archived_days(ledger).get(day)
+        if read_from is not None:
+            problems += _read_from_problems(self.opened, manifest, entry, *read_from)
+        return [f"{where}{p}" for p in problems]
+
+
+def _read_from_problems(
+    archive: Archive,
+    manifest: ArchiveManifest,
+    entry: SealEntry,
+    sealed_at: datetime,
+    files: Mapping[str, Sequence[str]],
+) -> list[str]:
+    """The files the working store reads a closed day from against those its close sealed:
+    a row read from a file the seal does not name is not a sealed row."""
+    if sealed_at != entry.sealed_at:
+        return [
+            f"archived_days: the day is read from the files archived for a seal of {sealed_at}, "
+            f"not from those of its close (seq {entry.seq}, {entry.sealed_at}): restore "
+            "archived_days from a backup"
+        ]
+    problems = []
+    for table in manifest.tables:
+        sealed = {f.path for f in table.files}
+        read = {archive.relative(uri) for uri in files.get(table.table, [])}
+        problems += [
+            f"archived_days: {table.table} is read from {path}, a file its seal does not name"
+            for path in sorted(read - sealed)
+        ]
+        problems += [
+            f"archived_days: {table.table} is not read from {path}, sealed with its rows"
+            for path in sorted(sealed - read)
+        ]
+    return problems
+
+
+def unclosed_archived_days(ledger: Ledger, last: Mapping[date, SealEntry]) -> list[str]:
+    """Days read from the archive that are not closed: a reopen moves a day back into the
+    working store, so its rows would be read twice or as the earlier seal had them."""
+    return [
+        f"{day}: archived_days: the day is read from the archive, but its last seal event is "
+        f"{last[day].action if day in last else 'none'}: the list was edited; restore it "
+        "from a backup"
+        for day in sorted(archived_days(ledger))
+        if day not in last or last[day].action != CLOSE
+    ]
 
 
 def anchor_problems(

@@ -28,6 +28,7 @@ from pipeline.stream.notices import notice_record
 from pipeline.stream.settings import PREFIX, KafkaSettings, env_var
 from pipeline.stream.topics import ensure_topics
 from tests.outbox import insert_notice
+from tests.tampering import rows_in_the_file
 
 TIMEOUT = 120
 UNCONFIRMED = "Live, not yet confirmed by the ledger"
@@ -103,6 +104,7 @@ def commit(db: Path, notice: ExceptionNotice) -> None:
     and its notice in the outbox."""
     n = notice
     with Ledger(db) as writer, writer.transaction():
+        rows_in_the_file(writer)  # the stream writes an open day's rows
         if n.state == RAISED:
             writer.con.execute(
                 "INSERT INTO exceptions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.safe_text import markdown_text
+from tests.tampering import rows_in_the_file
 
 TIMEOUT = 120
 
@@ -36,7 +37,7 @@ def add_exception(
     """What the stream does when it finds an exception: a new row in the day's exceptions."""
     rank = {"CRITICAL": 4, "HIGH": 3}[severity]
     with Ledger(db) as ledger:
-        ledger.con.execute(
+        rows_in_the_file(ledger).con.execute(
             "INSERT INTO exceptions VALUES (?, ?, ?, 'PB-3.10b-SETTLEMENT', "
             "'N.J.A.C. 19:47-3.10(b)', ?, ?, 'S-LIVE', 'R-LIVE-1', 3, NULL, NULL, 2000, 1000, "
             "'Player wager on seat 3 paid $10.00, owed $20.00', ['e-live'])",

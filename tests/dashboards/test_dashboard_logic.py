@@ -33,6 +33,7 @@ from pipeline.ledger.store import Ledger
 from pipeline.oracle import odds
 from pipeline.rules.draw import Draw
 from pipeline.rules.games import Game
+from tests.tampering import rows_in_the_file
 
 # ---------------------------------------------------------------------- chi-square
 
@@ -336,7 +337,7 @@ def test_snapshot_never_holds_the_ledger(tmp_path: Path) -> None:
     snap = snapshot(db)
     assert snap.path != db.absolute() and snap.busy is None
     with Ledger(db) as writer:  # a writer opens at once: the dashboards hold nothing
-        writer.con.execute("DELETE FROM exceptions WHERE severity = 'INFO'")
+        rows_in_the_file(writer).con.execute("DELETE FROM exceptions WHERE severity = 'INFO'")
         busy = snapshot(db)  # the writer holds the file: the last snapshot is served
         assert busy.path == snap.path and busy.busy is not None
     fresh = snapshot(db)

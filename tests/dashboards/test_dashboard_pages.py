@@ -20,6 +20,7 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.bundle.export import verify_bundle
 from pipeline.ledger.store import Ledger
 from pipeline.safe_text import markdown_text
+from tests.tampering import rows_in_the_file
 
 TIMEOUT = 120
 
@@ -376,7 +377,7 @@ def test_gaming_day_close(ledger: Path) -> None:
     assert set(_frame(at, 0)["pit"]) == {pit}
 
     with Ledger(ledger) as writer:  # someone edits a sealed settlement after the close
-        writer.con.execute(
+        rows_in_the_file(writer).con.execute(
             "UPDATE settlements SET recorded_paid_cents = recorded_paid_cents + 100 "
             "WHERE rowid = (SELECT min(rowid) FROM settlements WHERE recorded_result = 'WIN')"
         )
@@ -388,7 +389,9 @@ def test_gaming_day_close(ledger: Path) -> None:
 def test_a_doubled_handle_is_never_shown_as_verified(ledger: Path) -> None:
     """Issue 11: the summary's handle doubled after the close showed under a green banner."""
     with Ledger(ledger) as writer:
-        writer.con.execute("UPDATE table_day_summary SET handle_cents = 2 * handle_cents")
+        rows_in_the_file(writer).con.execute(
+            "UPDATE table_day_summary SET handle_cents = 2 * handle_cents"
+        )
     at = _app("close")
     at.checkbox(key="verify_seal").check().run()
     _ok(at)

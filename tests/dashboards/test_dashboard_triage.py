@@ -17,6 +17,7 @@ from dashboards import triage
 from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
+from tests.tampering import rows_in_the_file
 
 TIMEOUT = 120
 
@@ -97,7 +98,9 @@ def test_a_stale_link_says_what_happened(ledger: Path) -> None:
     with Ledger(ledger) as writer, writer.transaction():
         table_id = str(every["table_id"].iloc[1])
         record_notices(writer, [(table_id, DAY)])
-        writer.con.execute("DELETE FROM exceptions WHERE exception_id = ?", [withdrawn])
+        rows_in_the_file(writer).con.execute(
+            "DELETE FROM exceptions WHERE exception_id = ?", [withdrawn]
+        )
         record_notices(writer, [(table_id, DAY)])
     at = opened(exception=withdrawn)
     assert "was withdrawn at" in at.warning[0].value

@@ -39,6 +39,7 @@ from pipeline.reports.seals import ANCHOR_FILE
 from pipeline.safe_text import FORMULA_LEADERS, file_stem, html_text, visible
 from tests.dashboards.dashboard_data import request_from, trust_localhost
 from tests.hostile.corpus import DAY, TABLE_IDS, hostile_events, write_events
+from tests.tampering import rows_in_the_file
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboards" / "app.py"
@@ -190,6 +191,8 @@ def _with_hostile_rules_id(day: HostileDay, db: Path) -> Path:
     """A copy of the day's ledger whose first TableOpened names :data:`HOSTILE_RULES_ID`: the
     expectation that a table-day's rules are in the catalog fails and quotes it."""
     shutil.copyfile(day.db, db)
+    with Ledger(db) as ledger:  # the closed day's rows back in the file, to be edited there
+        rows_in_the_file(ledger)
     con = duckdb.connect(str(db))
     try:
         source, position, text = con.execute(

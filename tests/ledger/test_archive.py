@@ -116,8 +116,13 @@ def close_before_the_archive(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) ->
     class Unarchived:
         sha256 = None
 
+        @staticmethod
+        def uris() -> dict[str, list[str]]:
+            return {}
+
     with monkeypatch.context() as patched:
         patched.setattr("pipeline.reports.close.archive_day", lambda *a, **k: Unarchived)
+        patched.setattr("pipeline.reports.close.move_out", lambda *a, **k: None)
         close(ledger)
 
 
@@ -137,8 +142,10 @@ def canonical(rows: pa.Table) -> list[str]:
 
 
 def ledger_rows(ledger_path: Path, table: str) -> pa.Table:
-    with duckdb.connect(str(ledger_path), read_only=True) as con:
-        return con.sql(
+    """The day's rows as the ledger reads them: from the archive's files once closed, the
+    rows whose digests ``verify`` checks against the seal."""
+    with Ledger(ledger_path, read_only=True) as ledger:
+        return ledger.con.sql(
             f"SELECT * FROM {table} WHERE gaming_date = ?", params=[DAY]
         ).to_arrow_table()
 
@@ -237,10 +244,11 @@ def test_a_ledger_sealed_before_the_archive_is_moved_into_it_and_still_verifies(
         assert check(ledger).problems == []
     assert main(["archive", "--db", str(path)]) == 0
     out = capsys.readouterr().out
-    assert f"{DAY} (sealed " in out and "1 sealed gaming days archived" in out
+    assert f"{DAY} (sealed " in out
+    assert "1 sealed gaming days archived and read from the archive" in out
     assert f"baccarat/deliveries/data/gaming_date={DAY}/" in out
     assert main(["archive", "--db", str(path)]) == 0
-    assert capsys.readouterr().out == "0 sealed gaming days archived\n"
+    assert capsys.readouterr().out == "0 sealed gaming days archived and read from the archive\n"
     with Ledger(path) as ledger:
         assert check(ledger).problems == []
         manifest = recorded_manifest(ledger, DAY, seal_log(ledger)[-1].sealed_at)
@@ -265,10 +273,16 @@ def test_the_close_archives_the_day_and_verify_checks_the_archive_against_the_se
     original = edited.read_bytes()
     edited.write_bytes(original[:-1] + b"?")
     sealed = manifest.table("settlements").files[0]
-    assert [p for p in check(ledger).problems if "archive" in p] == [
+    problems = check(ledger).problems
+    assert [p for p in problems if "archive settlements" in p] == [
         f"{DAY}: archive settlements {DAY}: data file {sealed.path} was edited since the seal "
         f"(SHA-256 {hashlib.sha256(edited.read_bytes()).hexdigest()}, sealed {sealed.sha256})"
     ]
+    # the working store reads the day from that file: its rows cannot be read, said as such
+    assert any(
+        p.startswith(f"{DAY}: settlements: its rows cannot be read") and "restore it" in p
+        for p in problems
+    )
     # the file restored, and the manifest rewritten to vouch for an edited file instead
     edited.write_bytes(original)
     ledger.con.execute(

@@ -165,6 +165,7 @@ def test_the_other_lists_are_pinned() -> None:
         "alert_channels",
         "alert_deliveries",
         "pattern_runs",
+        "archived_days",
         "archive_manifests",
     ]
     assert UNSEALED_TABLES["consumer_offsets"] == (

@@ -31,6 +31,7 @@ from pipeline.reports.verify import verify
 from pipeline.rules.codes import PATTERN_CODES
 from pipeline.simulate.faults import FaultKind, InjectedFault, read_manifest, write_manifest
 from pipeline.simulate.run import simulate
+from tests.tampering import rows_in_the_file
 
 FIRST = date(2026, 11, 20)
 SETTINGS = PatternSettings(window_days=7, slug_false_alarm_rate=1e-6)
@@ -201,7 +202,7 @@ def test_a_slug_from_another_table_days_ago_is_found_within_the_window(tmp_path:
             allow_empty=None,
         )
         assert verify(ledger) == []
-        ledger.con.execute(
+        rows_in_the_file(ledger).con.execute(
             "UPDATE exceptions SET message = 'nothing to see' WHERE code = 'PB-3.5a1-SLUG'"
         )
         problems = verify(ledger)

@@ -1,5 +1,5 @@
 """The deliveries frame numbers each delivery's place in arrival order and among the copies of
-its event a batch of whole sources at a time (:data:`pipeline.ledger.quality_frames._ARRIVALS_SQL`,
+its event a batch of whole sources at a time (:data:`pipeline.ledger.quality_frames._arrivals_sql`,
 :func:`~pipeline.ledger.quality_frames.number_copies`), never sorting the whole day: the numbers
 must be exactly those of the two whole-day windows they replace, for any mix of sources,
 file versions (a position delivered twice), duplicates, other days and batch sizes."""
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pipeline.ledger.columns import ARRIVAL_ORDER_SQL
 from pipeline.ledger.quality_frames import (
-    _ARRIVALS_SQL,
+    _arrivals_sql,
     _source_batches,
     number_copies,
     source_range,
@@ -53,7 +53,7 @@ def test_arrival_and_copy_numbers_are_the_whole_day_windows(
     with _source_batches(con, DAY, most) as batches:
         for sources in batches:
             con.execute(
-                f"INSERT INTO numbered WITH {_ARRIVALS_SQL} "
+                f"INSERT INTO numbered WITH {_arrivals_sql('deliveries')} "
                 "SELECT a.delivery, d.event_id, a.arrival, a.copy_number FROM arrivals a "
                 "JOIN (SELECT rowid AS delivery, event_id FROM deliveries) d USING (delivery)",
                 {"day": DAY, **source_range(sources)},

@@ -24,6 +24,7 @@ from pipeline.reports.close import (
 )
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
+from tests.tampering import rows_in_the_file
 
 DAY = date(2026, 11, 24)
 
@@ -137,7 +138,7 @@ def test_verify_names_the_table_and_row_edited_after_close(
     with Ledger(ledger_path) as ledger:
         close(ledger, tmp_path / "r")
         assert verify(ledger) == []
-        ledger.con.execute(
+        rows_in_the_file(ledger).con.execute(
             "UPDATE rounds SET winner = 'PLAYER' WHERE round_id = "
             "(SELECT min(round_id) FROM rounds WHERE winner = 'BANKER')"
         )

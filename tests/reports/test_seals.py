@@ -53,6 +53,7 @@ from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
 from pipeline.witness.checkpoint import chain_link
 from tests.ledger.conftest import ledger_at_schema
+from tests.tampering import rows_in_the_file
 
 DAY = date(2026, 11, 24)
 NEXT_DAY = date(2026, 11, 25)
@@ -76,7 +77,8 @@ def load(directory: Path, paths: list[Path]) -> None:
 def dead_letter(ledger: Ledger, source: str, position: int) -> None:
     """A damaged stretch of ``source`` (no day stamped: a loader cannot read one from it)."""
     ledger.con.execute(
-        "INSERT INTO dead_letters (source, position, reason, detail, device_id) "
+        f"INSERT INTO {ledger.stored('dead_letters')} (source, position, reason, detail, "
+        "device_id) "
         "VALUES (?, ?, 'DAMAGED_BLOCK', 'checksum mismatch', 'dev-1')",
         [source, position],
     )
@@ -166,7 +168,7 @@ def ledger_copy(closed: Path, tmp_path: Path) -> Iterator[tuple[Ledger, Path]]:
     """A writable copy of the closed ledger and the path of its copy of the anchor file."""
     directory = copy(closed, tmp_path / "copy")
     with Ledger(directory / LEDGER) as ledger:
-        yield ledger, directory / "reports" / ANCHOR_FILE
+        yield rows_in_the_file(ledger), directory / "reports" / ANCHOR_FILE
 
 
 def the_seal(ledger: Ledger) -> SealEntry:
@@ -1096,7 +1098,9 @@ def test_report_refuses_a_day_not_closed_or_no_longer_sealed(
     )
     assert f"gaming day {NEXT_DAY} is not closed" in capsys.readouterr().err
     with Ledger(db) as ledger:
-        ledger.con.execute("UPDATE table_day_summary SET handle_cents = 2 * handle_cents")
+        rows_in_the_file(ledger).con.execute(
+            "UPDATE table_day_summary SET handle_cents = 2 * handle_cents"
+        )
     assert main(["report", "--db", db, "--gaming-day", str(DAY), "--out", str(tmp_path / "r")]) == 1
     assert "table_day_summary: row changed or added" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()

@@ -24,6 +24,7 @@ from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
 from pipeline.witness.record import NotWitnessedError
 from pipeline.witness.store import WitnessStore
+from tests.tampering import rows_in_the_file
 
 DAYS = (date(2026, 11, 24), date(2026, 11, 25))
 LEDGER = "ledger.duckdb"
@@ -67,7 +68,7 @@ def two_days(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def ledger_copy(two_days: Path, tmp_path: Path) -> Iterator[Ledger]:
     directory = shutil.copytree(two_days, tmp_path / "copy")
     with Ledger(directory / LEDGER) as ledger:
-        yield ledger
+        yield rows_in_the_file(ledger)
 
 
 def problems(ledger: Ledger) -> list[str]:
@@ -126,9 +127,10 @@ def test_a_backup_restored_and_closed_again_is_named(two_days: Path, tmp_path: P
     the rollback and the refusal."""
     restored = shutil.copytree(two_days.parent / "backup", tmp_path / "restored")
     with Ledger(restored / LEDGER) as ledger:
+        settlements = ledger.stored("settlements")  # the open day's, in the file
         ledger.con.execute(
-            "UPDATE settlements SET recorded_paid_cents = recorded_paid_cents + 500000 "
-            "WHERE rowid = (SELECT min(rowid) FROM settlements WHERE gaming_date = ?)",
+            f"UPDATE {settlements} SET recorded_paid_cents = recorded_paid_cents + 500000 "
+            f"WHERE rowid = (SELECT min(rowid) FROM {settlements} WHERE gaming_date = ?)",
             [DAYS[1]],
         )
         with pytest.raises(NotWitnessedError, match="fork"):

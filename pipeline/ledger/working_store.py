@@ -1,0 +1,164 @@
+"""The ledger file holds the open gaming days; a closed day is read in place from its archive.
+
+The DuckDB file is the working store: the open days' rows, the seal record and the ledger's
+own bookkeeping. When a close has archived a day (:mod:`pipeline.ledger.archive`) and its
+seal entry covers the archive, the day's rows of every sealed table leave the file
+(:func:`move_out`, in the close's transaction), and ``archived_days`` names the Parquet files
+each table's rows of the day are read from. So the file grows with the open days, not with
+the property's years, and a reader that copies it (the dashboards) copies only those.
+
+Every connection to the ledger shadows each sealed table with a temporary view of the same
+name (:func:`shadow_sql`): the table's rows in the file and, read in place with DuckDB's
+Parquet reader, those of the archived days. Every question is asked as before and sees every
+day, closed or open; ``verify`` recomputes a closed day's row digests from the archive's files
+themselves, so a file edited, or rows put back into the working store for a closed day, are
+named as rows changed since the seal. A view takes no rows: writes name the working store's
+table itself (:func:`stored_table`).
+
+A reopen moves the day's rows back (:func:`move_in`): it is a draft in the working store
+again, and its archive's files stay as the earlier seal's trail (Iceberg time travel).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
+
+import duckdb
+
+from pipeline.ledger.connection import Source, connection_of, stored_table
+from pipeline.ledger.tables import ON_THE_DAY, TABLES, Table, day_scope
+from pipeline.safe_text import sql_literal
+
+SHADOWED: tuple[Table, ...] = tuple(t for t in TABLES if t.kind.sealed)
+"""The tables whose closed days are read from the archive, in the order a close digests
+them."""
+
+ARCHIVED_DAYS = "archived_days"
+
+UnreadableRows = duckdb.Error
+"""A read of a sealed table that failed: a data file of an archived day it reads is damaged
+or gone (so its bytes, not its rows, are at fault; ``verify`` names which)."""
+
+
+def archived_days(ledger: Source) -> dict[date, tuple[datetime, dict[str, list[str]]]]:
+    """Each day read from the archive: the seal it was archived for and each table's data
+    files, by URI; empty on a ledger from before ``archived_days`` (migration 21)."""
+    try:
+        rows = (
+            connection_of(ledger)
+            .execute(f"SELECT gaming_date, sealed_at, files_json FROM {ARCHIVED_DAYS}")
+            .fetchall()
+        )
+    except duckdb.CatalogException:
+        return {}
+    return {day: (sealed_at, json.loads(str(text))) for day, sealed_at, text in rows}
+
+
+def archived_files(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """Each sealed table's archived data files, read in place of its rows of the archived
+    days; empty on a ledger from before ``archived_days`` (migration 21)."""
+    try:
+        rows = con.execute(
+            f"SELECT files_json FROM {ARCHIVED_DAYS} ORDER BY gaming_date"
+        ).fetchall()
+    except duckdb.CatalogException:
+        return {}
+    files: dict[str, list[str]] = {}
+    for (text,) in rows:
+        for table, uris in json.loads(str(text)).items():
+            files.setdefault(table, []).extend(uris)
+    return files
+
+
+def _archived_rows(table: Table, uris: Sequence[str]) -> str:
+    """A table's rows in ``uris`` (Parquet files of its archive), in its declared columns and
+    types; a column declared after a file was written reads as null."""
+    casts = ", ".join(f"CAST({c.name} AS {c.type}) AS {c.name}" for c in table.columns)
+    listed = ", ".join(sql_literal(u) for u in uris)
+    return f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = true)"
+
+
+def _a_set_of_rows(table: Table) -> bool:
+    """Whether a row of ``table`` may be archived under two days and still be in the working
+    store for an open third (an input file holding events of each): its rows are a set."""
+    return table.day_rows != ON_THE_DAY
+
+
+def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The statements that shadow each sealed table with the view of its working rows and its
+    archived days' files (a table without archived files has none)."""
+    files = archived_files(con)
+    statements = []
+    for table in SHADOWED:
+        uris = files.get(table.name)
+        if not uris:
+            statements.append(f"DROP VIEW IF EXISTS temp.main.{table.name}")
+            continue
+        union = "UNION" if _a_set_of_rows(table) else "UNION ALL"
+        statements.append(
+            f"CREATE OR REPLACE TEMP VIEW {table.name} AS "
+            f"SELECT {', '.join(table.column_names)} FROM {stored_table(con, table.name)} "
+            f"{union} {_archived_rows(table, uris)}"
+        )
+    return statements
+
+
+def shadow(con: duckdb.DuckDBPyConnection, statements: Sequence[str] | None = None) -> None:
+    """Shadow the sealed tables on ``con`` (each connection and cursor has its own views)."""
+    for statement in shadow_sql(con) if statements is None else statements:
+        con.execute(statement)
+
+
+def move_out(
+    ledger: Source,
+    gaming_date: date,
+    sealed_at: datetime,
+    files: Mapping[str, Sequence[str]],
+) -> None:
+    """Take a closed day's rows out of the working store: ``files`` (each sealed table's data
+    files of the day, by URI) hold them now, as the seal made at ``sealed_at`` selected them.
+    Inside the close's transaction, after the archive and the seal entry; the views are made
+    again.
+
+    Tables go in the reverse of the close's order, as a day selector reads tables sealed
+    before its own (the day's exceptions, its deliveries). A row another open day also
+    selects (an input file of two days) stays for that day."""
+    con = connection_of(ledger)
+    for table in reversed(SHADOWED):
+        assert table.day_rows is not None, "a sealed table selects its day's rows"
+        where = table.day_rows
+        if table.shared_with is not None:
+            where = f"({where}) AND NOT ({table.shared_with})"
+        sql = f"DELETE FROM {stored_table(con, table.name)} WHERE {where}"
+        con.execute(sql, day_scope(sql, gaming_date, sealed_at))
+    moved_at = datetime.now(UTC).replace(tzinfo=None)
+    con.execute(
+        f"INSERT OR REPLACE INTO {ARCHIVED_DAYS} VALUES (?, ?, ?, ?)",
+        [gaming_date, sealed_at, json.dumps(dict(files), sort_keys=True), moved_at],
+    )
+    shadow(con)
+
+
+def move_in(ledger: Source, gaming_date: date) -> None:
+    """Bring an archived day's rows back into the working store (a reopen); nothing when the
+    day is not archived."""
+    con = connection_of(ledger)
+    row = con.execute(
+        f"SELECT files_json FROM {ARCHIVED_DAYS} WHERE gaming_date = ?", [gaming_date]
+    ).fetchone()
+    if row is None:
+        return
+    files: dict[str, list[str]] = json.loads(str(row[0]))
+    for table in SHADOWED:
+        uris = files.get(table.name)
+        if not uris:
+            continue
+        target = stored_table(con, table.name)
+        archived = _archived_rows(table, uris)
+        if _a_set_of_rows(table):  # a row still stored for an open day is not doubled
+            archived += f" EXCEPT SELECT * FROM {target}"
+        con.execute(f"INSERT INTO {target} {archived}")
+    con.execute(f"DELETE FROM {ARCHIVED_DAYS} WHERE gaming_date = ?", [gaming_date])
+    shadow(con)

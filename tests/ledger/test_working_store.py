@@ -1,0 +1,192 @@
+"""The working store holds the open days (issue 26: storage that grows with the open days, not
+the years): a closed day's rows leave the ledger file once archived and sealed, every reader
+reads them in place from the archive's Parquet files, a reopen brings them back, and every
+way of forging that move is named by ``verify``. Real parts: an emulated day replayed, closed
+into the embedded Iceberg archive, the ledger file opened with plain DuckDB.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import ingest_paths, main, write_simulation
+from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.ledger.archive import recorded_manifest
+from pipeline.ledger.seal_record import seal_log
+from pipeline.ledger.snapshots import frame, take_copy
+from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import SHADOWED, archived_days
+from pipeline.reports.close import reopen_gaming_day
+from pipeline.reports.verify import check
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import simulate
+from tests.ledger.test_archive import DAY, LEDGER, close
+
+NEXT_DAY = DAY + timedelta(days=1)
+
+
+@pytest.fixture(scope="module")
+def two_days(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Event files of two gaming days of one table and one hour, every fault kind."""
+    directory = tmp_path_factory.mktemp("two_days")
+    return [
+        path
+        for seed, day in ((11, DAY), (12, NEXT_DAY))
+        for path in write_simulation(
+            simulate(1, 1, seed, parse_faults("all"), day), directory / str(day), day
+        )
+    ]
+
+
+@pytest.fixture
+def ledger(two_days: list[Path], tmp_path: Path) -> Iterator[Ledger]:
+    """Both days loaded; the first closed (archived and moved out), the second open."""
+    with Ledger(tmp_path / LEDGER) as ledger:
+        ingest_paths(ledger, two_days, DEFAULT_CATALOG)
+        close(ledger)
+        yield ledger
+
+
+def working_rows(ledger: Ledger, table: str, day: object) -> int:
+    """The rows of ``day`` in the ledger file itself (its own table, not the view)."""
+    row = ledger.con.execute(
+        f"SELECT count(*) FROM {ledger.stored(table)} WHERE gaming_date = ?", [day]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def ledger_rows(ledger: Ledger, table: str, day: object) -> int:
+    row = ledger.con.execute(
+        f"SELECT count(*) FROM {table} WHERE gaming_date = ?", [day]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_closed_day_leaves_the_working_store_and_is_read_from_the_archive(
+    ledger: Ledger,
+) -> None:
+    manifest = recorded_manifest(ledger, DAY, seal_log(ledger)[-1].sealed_at)
+    assert manifest is not None
+    read_from = archived_days(ledger)
+    assert list(read_from) == [DAY] and read_from[DAY][0] == manifest.sealed_at
+    for table in ("deliveries", "rounds", "settlements", "exceptions", "table_day_summary"):
+        assert working_rows(ledger, table, DAY) == 0, table
+        assert ledger_rows(ledger, table, DAY) == manifest.table(table).rows > 0, table
+        # the open day stays in the working store, and reads the same through the view
+        assert working_rows(ledger, table, NEXT_DAY) == ledger_rows(ledger, table, NEXT_DAY)
+        assert ledger_rows(ledger, table, NEXT_DAY) > 0, table
+    assert check(ledger).problems == []
+
+
+def test_every_reader_reads_the_closed_day_a_copy_included(ledger: Ledger, tmp_path: Path) -> None:
+    """A read-only connection, a cursor of another thread, and the dashboards' copy of the
+    file (which holds only the open day) all read the closed day from the archive in place."""
+    expected = ledger_rows(ledger, "settlements", DAY)
+    ledger.con.execute("CHECKPOINT")
+    ledger.close()
+    with Ledger(ledger.path, read_only=True) as reader:
+        assert ledger_rows(reader, "settlements", DAY) == expected
+        counted = frame(
+            reader, "SELECT count(*) AS n FROM settlements WHERE gaming_date = ?", [DAY]
+        )
+        assert int(counted["n"][0]) == expected
+    copy, _ = take_copy(ledger.path, tmp_path)
+    with Ledger(copy, read_only=True) as reader:
+        assert ledger_rows(reader, "settlements", DAY) == expected
+
+
+def test_a_reopen_moves_the_day_back_and_a_second_close_out_again(ledger: Ledger) -> None:
+    dated = [t.name for t in SHADOWED if "gaming_date" in t.column_names]
+    before = {table: ledger_rows(ledger, table, DAY) for table in dated}
+    reopen_gaming_day(ledger, DAY, "late fill slip", actor="accountant", actor_source="cli")
+    assert archived_days(ledger) == {}
+    for table, rows in before.items():
+        assert working_rows(ledger, table, DAY) == ledger_rows(ledger, table, DAY), table
+        assert ledger_rows(ledger, table, DAY) >= rows, table  # the reopen adds an audit row
+    assert check(ledger).problems == []
+    close(ledger)
+    assert list(archived_days(ledger)) == [DAY]
+    assert working_rows(ledger, "rounds", DAY) == 0
+    assert ledger_rows(ledger, "rounds", DAY) == before["rounds"]
+    assert check(ledger).problems == []
+
+
+def test_a_row_put_back_into_the_working_store_is_named(ledger: Ledger) -> None:
+    """The attacker adds a settlement of the closed day to the ledger file: read with the
+    archived ones, it is a row added after the close."""
+    ledger.con.execute(
+        f"INSERT INTO {ledger.stored('settlements')} SELECT * REPLACE (stake_cents * 2 AS "
+        "stake_cents) FROM settlements WHERE gaming_date = ? LIMIT 1",
+        [DAY],
+    )
+    assert any(
+        p.startswith(f"{DAY}: settlements: row changed or added after the close")
+        for p in check(ledger).problems
+    )
+
+
+def test_archived_days_forged_are_named(ledger: Ledger, tmp_path: Path) -> None:
+    """Pointed at another file, the day is read from rows its seal does not name; deleted, its
+    rows are gone from every reader; listed for a day not closed, it would be read twice.
+    Each forgery is read as the next connection to the ledger reads it."""
+    sealed_at, files = archived_days(ledger)[DAY]
+    forged = tmp_path / "forged.parquet"
+    first = files["rounds"][0].removeprefix("file://")
+    ledger.con.execute(f"COPY (SELECT * FROM read_parquet('{first}') LIMIT 1) TO '{forged}'")
+
+    def forge_and_check(*statements: tuple[str, list[object]]) -> list[str]:
+        for sql, params in statements:
+            ledger.con.execute(sql, params)
+        with Ledger(ledger.path) as reread:  # the same process: a second connection
+            return check(reread).problems
+
+    problems = forge_and_check(
+        (
+            "UPDATE archived_days SET files_json = ?",
+            [json.dumps({**files, "rounds": [forged.as_uri()]})],
+        )
+    )
+    assert (
+        f"{DAY}: archived_days: rounds is read from {forged.as_uri()}, a file its seal does "
+        "not name" in problems
+    )
+    assert any(p.startswith(f"{DAY}: rounds: ") and "gone" in p for p in problems)
+
+    problems = forge_and_check(("DELETE FROM archived_days", []))
+    assert any(p.startswith(f"{DAY}: deliveries: ") and "gone" in p for p in problems)
+
+    problems = forge_and_check(
+        (
+            "INSERT INTO archived_days VALUES (?, ?, ?, now()::TIMESTAMP)",
+            [NEXT_DAY, sealed_at, json.dumps(files)],
+        )
+    )
+    assert (
+        f"{NEXT_DAY}: archived_days: the day is read from the archive, but its last seal event "
+        "is none: the list was edited; restore it from a backup" in problems
+    )
+
+
+def test_the_archive_command_moves_days_archived_in_place_out(
+    two_days: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ledger whose closes archived their days but kept the rows (made before closed days
+    left the working store): `baccarat-audit archive` moves them out, and they verify."""
+    with Ledger(tmp_path / LEDGER) as ledger:
+        ingest_paths(ledger, two_days, DEFAULT_CATALOG)
+        with monkeypatch.context() as patched:
+            patched.setattr("pipeline.reports.close.move_out", lambda *a, **k: None)
+            close(ledger)
+        assert archived_days(ledger) == {}
+        assert check(ledger).problems == []
+    assert main(["archive", "--db", str(tmp_path / LEDGER)]) == 0
+    with Ledger(tmp_path / LEDGER) as ledger:
+        assert list(archived_days(ledger)) == [DAY]
+        assert working_rows(ledger, "rounds", DAY) == 0
+        assert ledger_rows(ledger, "rounds", DAY) > 0
+        assert check(ledger).problems == []

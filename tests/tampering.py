@@ -1,0 +1,21 @@
+"""How the tamper tests reach a closed day's rows in the ledger file.
+
+A closed day's rows live in the archive's Parquet files, read through views
+(:mod:`pipeline.ledger.working_store`). An attacker who holds the ledger file and this code
+edits them with SQL by first moving them back into the file, as a reopen does but without
+its seal event; that is where the tests that edit, insert or delete a sealed row start. (An
+edit of the archive's files instead is named by their SHA-256 against the seal:
+``tests/ledger/test_archive.py``, ``tests/ledger/test_working_store.py``.)
+"""
+
+from __future__ import annotations
+
+from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import archived_days, move_in
+
+
+def rows_in_the_file(ledger: Ledger) -> Ledger:
+    """``ledger`` with every archived day's rows moved back into its file, no seal event."""
+    for day in sorted(archived_days(ledger)):
+        move_in(ledger, day)
+    return ledger
