@@ -8,15 +8,17 @@ or checking a day does not grow with the days stored. Where the catalog and the 
 are is configuration (:mod:`pipeline.config.archive`): by default a SQL catalog on SQLite and
 a warehouse of local files beside the ledger, so ``make run`` needs no server.
 
-The table set: one Iceberg table per sealed ledger table (:data:`SEALED`, in the order a close
-digests them), named as it, with its declared columns (:mod:`pipeline.ledger.tables`) in
-Iceberg's types (:data:`ICEBERG_TYPES`; a NOT NULL column is a required field), partitioned by
-``identity(gaming_date)``. A table whose day selector is not the plain ``gaming_date = $day``
-(``input_files``: the files the day's events came from; ``acknowledgements``: the actions on
-the day's exceptions up to the seal; ``dead_letters``: those the day claimed by
-``received_on``) has no gaming date of its own, or not one that selects its day: its archive
-table gets a last column ``gaming_date``, the day whose seal selected the row. A row may so
-be archived under two days (a file holding events of both), as both seals digest it.
+The table set: one Iceberg table per archived ledger table
+(:data:`~pipeline.ledger.tables.ARCHIVED`: the sealed ones, in the order a close digests
+them, and the row digests), named as it, with its declared columns
+(:mod:`pipeline.ledger.tables`) in Iceberg's types (:data:`ICEBERG_TYPES`; a NOT NULL column
+is a required field), partitioned by ``identity(gaming_date)``. A table whose day selector
+is not the plain ``gaming_date = $day`` (``input_files``: the files the day's events came
+from; ``acknowledgements``: the actions on the day's exceptions up to the seal;
+``dead_letters``: those the day claimed by ``received_on``) has no gaming date of its own,
+or not one that selects its day: its archive table gets a last column ``gaming_date``, the
+day whose seal selected the row. A row may so be archived under two days (a file holding
+events of both), as both seals digest it.
 
 A day is archived as its close seals it (:func:`archive_day`): the rows the day selectors pick
 (``$day``, ``$sealed_at``) replace that day's partition of each table in one commit per
@@ -64,14 +66,12 @@ from pyiceberg.types import (
 
 from pipeline.config.archive import CATALOG_NAME, ArchiveSettings, archive_settings
 from pipeline.ledger.store import Ledger, LedgerError
-from pipeline.ledger.tables import ON_THE_DAY, TABLES, Column, Table, day_scope
+from pipeline.ledger.tables import ARCHIVED, ON_THE_DAY, Column, Table, day_scope
 from pipeline.ledger.working_store import move_out
 
 DAY_COLUMN = "gaming_date"
 """The partition column of every archive table."""
 
-SEALED: tuple[Table, ...] = tuple(t for t in TABLES if t.kind.sealed)
-"""The ledger tables archived, in the order a close digests them."""
 
 TABLE_PROPERTIES = {"write.parquet.compression-codec": "zstd"}
 
@@ -441,7 +441,7 @@ def archive_day(
         "baccarat.sealed-at": str(sealed_at),
     }
     archived = []
-    for table in SEALED:
+    for table in ARCHIVED:
         iceberg = archive.writable(table)
         rows = sealed_day_rows(ledger, table, gaming_date, sealed_at)
         rows = rows.cast(iceberg.schema().as_arrow())

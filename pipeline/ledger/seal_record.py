@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from pipeline.config.keys import Keyring, Signer, legacy_authentic
-from pipeline.ledger.connection import Source, connection_of
+from pipeline.ledger.connection import Source, connection_of, stored_table
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.ledger.tables import day_scope
@@ -467,11 +467,12 @@ def seal_rows(
     con = ledger.con
     con.execute(f"SET memory_limit = '{SEAL_MEMORY}'")
     try:
-        con.execute("DELETE FROM close_digests WHERE gaming_date = ?", [gaming_date])
+        digests = stored_table(con, "close_digests")  # the file's: a draft day's
+        con.execute(f"DELETE FROM {digests} WHERE gaming_date = ?", [gaming_date])
         # one statement for every table: DuckDB keeps both cores busy across the small
         # tables, where one statement each cost a 24-table close 0.24 s more
         store = kept_as(con).store
-        sql = "INSERT INTO close_digests " + " UNION ALL ".join(
+        sql = f"INSERT INTO {digests} " + " UNION ALL ".join(
             f"SELECT $day, '{table}', {store} FROM ({_day_digests(table, row_text)})"
             for table in SEALED_TABLES
         )

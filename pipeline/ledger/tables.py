@@ -86,6 +86,14 @@ class Table:
     shared_with: str | None = None
     """The condition under which a row of day ``$day`` is another day's too (it stays in the
     working store when the day is archived, :mod:`pipeline.ledger.working_store`)."""
+    archived_with_the_day: bool = False
+    """A seal-record table whose rows of a closed day go to the archive with its sealed rows
+    (the row digests, which grow with the rows)."""
+
+    @property
+    def archived(self) -> bool:
+        """Whether a closed day's rows of the table are archived and read from the archive."""
+        return self.kind.sealed or self.archived_with_the_day
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -131,6 +139,7 @@ def _declare(
     volatile: tuple[str, ...] = (),
     aggregate_of: str | None = None,
     shared_with: str | None = None,
+    archived_with_the_day: bool = False,
 ) -> Table:
     return Table(
         name,
@@ -142,6 +151,7 @@ def _declare(
         volatile,
         aggregate_of,
         shared_with,
+        archived_with_the_day,
     )
 
 
@@ -383,6 +393,7 @@ TABLES: tuple[Table, ...] = (
         day_rows=ON_THE_DAY,
         unsealed_because="the digest of each sealed row, checked against the seal log's "
         "table digests",
+        archived_with_the_day=True,
     ),
     _declare(
         "gaming_days",
@@ -504,6 +515,11 @@ TABLE: Mapping[str, Table] = {t.name: t for t in TABLES}
 
 
 # ---------------------------------------------------------------------- derived lists
+ARCHIVED: tuple[Table, ...] = tuple(t for t in TABLES if t.archived)
+"""The tables whose rows of a closed day are archived (:mod:`pipeline.ledger.archive`) and
+read from the archive (:mod:`pipeline.ledger.working_store`): the sealed ones, in the order a
+close digests them, then the row digests."""
+
 SEALED_TABLES: dict[str, str] = {t.name: t.day_rows for t in TABLES if t.kind.sealed and t.day_rows}
 """Every table whose rows feed a figure or a decision of a gaming day, with the condition that
 selects the day's rows (``$day``: the gaming date; ``$sealed_at``: the seal's time, UTC). The

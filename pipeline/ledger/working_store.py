@@ -28,12 +28,11 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from pipeline.ledger.connection import Source, connection_of, stored_table
-from pipeline.ledger.tables import ON_THE_DAY, TABLES, Table, day_scope
+from pipeline.ledger.tables import ARCHIVED, ON_THE_DAY, Table, day_scope
 from pipeline.safe_text import sql_literal
 
-SHADOWED: tuple[Table, ...] = tuple(t for t in TABLES if t.kind.sealed)
-"""The tables whose closed days are read from the archive, in the order a close digests
-them."""
+SHADOWED: tuple[Table, ...] = ARCHIVED
+"""The tables whose closed days are read from the archive."""
 
 ARCHIVED_DAYS = "archived_days"
 
@@ -56,6 +55,16 @@ def archived_days(ledger: Source) -> dict[date, tuple[datetime, dict[str, list[s
     return {day: (sealed_at, json.loads(str(text))) for day, sealed_at, text in rows}
 
 
+def stored_rows(ledger: Source, table: str, gaming_date: date) -> int:
+    """How many rows of ``gaming_date`` the ledger file itself holds in ``table`` (one with a
+    ``gaming_date`` column)."""
+    con = connection_of(ledger)
+    row = con.execute(
+        f"SELECT count(*) FROM {stored_table(con, table)} WHERE gaming_date = ?", [gaming_date]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def archived_files(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     """Each sealed table's archived data files, read in place of its rows of the archived
     days; empty on a ledger from before ``archived_days`` (migration 21)."""
@@ -72,12 +81,24 @@ def archived_files(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     return files
 
 
-def _archived_rows(table: Table, uris: Sequence[str]) -> str:
-    """A table's rows in ``uris`` (Parquet files of its archive), in its declared columns and
-    types; a column declared after a file was written reads as null."""
-    casts = ", ".join(f"CAST({c.name} AS {c.type}) AS {c.name}" for c in table.columns)
+def _archived_rows(columns: Sequence[tuple[str, str]], uris: Sequence[str]) -> str:
+    """A table's rows in ``uris`` (Parquet files of its archive) as ``columns`` (name, type:
+    the working store's table's, so the view reads as the table does); a column added after
+    a file was written reads as null."""
+    casts = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in columns)
     listed = ", ".join(sql_literal(u) for u in uris)
     return f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = true)"
+
+
+def _stored_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    """Each working-store table's columns in order: (name, type)."""
+    columns: dict[str, list[tuple[str, str]]] = {}
+    for table, name, kind in con.execute(
+        "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name "
+        "= current_database() AND schema_name = 'main' ORDER BY table_name, column_index"
+    ).fetchall():
+        columns.setdefault(str(table), []).append((str(name), str(kind)))
+    return columns
 
 
 def _a_set_of_rows(table: Table) -> bool:
@@ -90,6 +111,7 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The statements that shadow each sealed table with the view of its working rows and its
     archived days' files (a table without archived files has none)."""
     files = archived_files(con)
+    columns = _stored_columns(con) if files else {}
     statements = []
     for table in SHADOWED:
         uris = files.get(table.name)
@@ -97,10 +119,11 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
             statements.append(f"DROP VIEW IF EXISTS temp.main.{table.name}")
             continue
         union = "UNION" if _a_set_of_rows(table) else "UNION ALL"
+        stored = columns[table.name]
         statements.append(
             f"CREATE OR REPLACE TEMP VIEW {table.name} AS "
-            f"SELECT {', '.join(table.column_names)} FROM {stored_table(con, table.name)} "
-            f"{union} {_archived_rows(table, uris)}"
+            f"SELECT {', '.join(n for n, _ in stored)} FROM {stored_table(con, table.name)} "
+            f"{union} {_archived_rows(stored, uris)}"
         )
     return statements
 
@@ -127,7 +150,9 @@ def move_out(
     selects (an input file of two days) stays for that day."""
     con = connection_of(ledger)
     for table in reversed(SHADOWED):
-        assert table.day_rows is not None, "a sealed table selects its day's rows"
+        if table.name not in files:  # no rows that day (or archived before it was archived)
+            continue
+        assert table.day_rows is not None, "an archived table selects its day's rows"
         where = table.day_rows
         if table.shared_with is not None:
             where = f"({where}) AND NOT ({table.shared_with})"
@@ -156,7 +181,7 @@ def move_in(ledger: Source, gaming_date: date) -> None:
         if not uris:
             continue
         target = stored_table(con, table.name)
-        archived = _archived_rows(table, uris)
+        archived = _archived_rows(_stored_columns(con)[table.name], uris)
         if _a_set_of_rows(table):  # a row still stored for an open day is not doubled
             archived += f" EXCEPT SELECT * FROM {target}"
         con.execute(f"INSERT INTO {target} {archived}")

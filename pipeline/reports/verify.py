@@ -64,7 +64,7 @@ from pipeline.ledger.seal_record import (
     table_columns,
 )
 from pipeline.ledger.store import Ledger
-from pipeline.ledger.working_store import UnreadableRows, archived_days
+from pipeline.ledger.working_store import UnreadableRows, archived_days, stored_rows
 from pipeline.reports.figures import canonical, sealed_content
 from pipeline.reports.seals import default_anchor_path, log_state, read_anchors
 from pipeline.witness.client import load_witnesses
@@ -410,6 +410,12 @@ class _ArchiveOf:
         read_from = archived_days(ledger).get(day)
         if read_from is not None:
             problems += _read_from_problems(self.opened, manifest, entry, *read_from)
+        elif stored_rows(ledger, "deliveries", day) < manifest.table("deliveries").rows:
+            problems.append(
+                "archived_days: the day is read from neither the ledger file nor the archive "
+                "(its row in archived_days was deleted): run baccarat-audit archive to read it "
+                "from the archive again (its files are checked against the seal)"
+            )
         return [f"{where}{p}" for p in problems]
 
 

@@ -23,7 +23,6 @@ from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.archive import (
     DAY_COLUMN,
     ICEBERG_TYPES,
-    SEALED,
     ArchiveError,
     ArchiveManifest,
     archive_columns,
@@ -39,7 +38,7 @@ from pipeline.ledger.archive import (
 )
 from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.store import Ledger
-from pipeline.ledger.tables import ON_THE_DAY, TABLE, Column, Kind, Table
+from pipeline.ledger.tables import ARCHIVED, ON_THE_DAY, TABLE, Column, Kind, Table
 from pipeline.reports.close import close_gaming_day, reopen_gaming_day
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
@@ -155,7 +154,7 @@ def test_every_sealed_table_has_an_archive_schema_partitioned_by_its_day() -> No
     """Each sealed table's declared columns, in order, with the declared nullability; those
     whose day selector is not the plain one get the day they are archived under."""
     added = []
-    for table in SEALED:
+    for table in ARCHIVED:
         schema = archive_schema(table)
         names = [f.name for f in schema.fields]
         assert names[: len(table.columns)] == list(table.column_names)
@@ -200,7 +199,7 @@ def test_a_closed_day_is_archived_with_a_manifest_of_its_files(
     archived: tuple[Path, ArchiveManifest],
 ) -> None:
     path, manifest = archived
-    assert [t.table for t in manifest.tables] == [t.name for t in SEALED]
+    assert [t.table for t in manifest.tables] == [t.name for t in ARCHIVED]
     for table in manifest.tables:
         assert sum(f.records for f in table.files) == table.rows
         for file in table.files:

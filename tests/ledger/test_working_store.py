@@ -158,7 +158,16 @@ def test_archived_days_forged_are_named(ledger: Ledger, tmp_path: Path) -> None:
     assert any(p.startswith(f"{DAY}: rounds: ") and "gone" in p for p in problems)
 
     problems = forge_and_check(("DELETE FROM archived_days", []))
-    assert any(p.startswith(f"{DAY}: deliveries: ") and "gone" in p for p in problems)
+    assert (
+        f"{DAY}: archived_days: the day is read from neither the ledger file nor the archive "
+        "(its row in archived_days was deleted): run baccarat-audit archive to read it from the "
+        "archive again (its files are checked against the seal)" in problems
+    )
+    assert any(p.startswith(f"{DAY}: deliveries: ") and "rows changed" in p for p in problems)
+    # the repair the message names reads the day from its sealed files again
+    assert main(["archive", "--db", str(ledger.path)]) == 0
+    problems = forge_and_check()
+    assert problems == []
 
     problems = forge_and_check(
         (
