@@ -327,9 +327,12 @@ class Ledger:
             return {}
         self.con.register("incoming_deliveries", in_days)
         try:
+            # the constant days let a closed day's archived files be skipped but for those
             rows = self.con.execute(
                 "SELECT i.gaming_date, count(*) FROM incoming_deliveries i ANTI JOIN "
-                f"deliveries d USING ({DELIVERY_KEY_SQL}) GROUP BY 1"
+                f"(SELECT {DELIVERY_KEY_SQL} FROM deliveries WHERE gaming_date IN "
+                f"({_placeholders(sorted(days))})) d USING ({DELIVERY_KEY_SQL}) GROUP BY 1",
+                sorted(days),
             ).fetchall()
         finally:
             self.con.unregister("incoming_deliveries")
@@ -516,22 +519,24 @@ class Ledger:
         nearest plausible event of its input at the table; return the table-days whose
         deliveries changed. Its time says nothing about its day (9999-12-31 is no gaming day
         anybody will close); its place in the device's sequence does. Nothing moves into or
-        out of a closed day."""
+        out of a closed day, so only the open days' deliveries (those in the ledger file) are
+        read, neighbours included: the work does not grow with the days stored."""
         low, high = PLAUSIBLE_TIMES
         plausible = "p.occurred_at >= ? AND p.occurred_at < ?"
+        deliveries = self.stored("deliveries")
         rows = self.con.execute(
             f"""
             SELECT d.table_id, d.gaming_date, coalesce(
-                (SELECT arg_max(p.gaming_date, p.seq) FROM deliveries p
+                (SELECT arg_max(p.gaming_date, p.seq) FROM {deliveries} p
                  WHERE p.table_id = d.table_id AND p.device_id = d.device_id
                    AND p.seq < d.seq AND {plausible}),
-                (SELECT arg_min(p.gaming_date, p.seq) FROM deliveries p
+                (SELECT arg_min(p.gaming_date, p.seq) FROM {deliveries} p
                  WHERE p.table_id = d.table_id AND p.device_id = d.device_id
                    AND p.seq > d.seq AND {plausible}),
-                (SELECT arg_min(p.gaming_date, abs(p.position - d.position)) FROM deliveries p
+                (SELECT arg_min(p.gaming_date, abs(p.position - d.position)) FROM {deliveries} p
                  WHERE p.table_id = d.table_id AND p.source = d.source AND {plausible})
               ), d.source, d.event_id, d.seq, d.occurrence
-            FROM {self.stored("deliveries")} d
+            FROM {deliveries} d
             WHERE d.table_id IN ({", ".join("?" * len(tables))})
               AND (d.occurred_at < ? OR d.occurred_at >= ?)
             """,
