@@ -2,12 +2,13 @@
 
 The DuckDB file is the working store: the open days' rows, the seal record and the ledger's
 own bookkeeping. When a close has archived a day (:mod:`pipeline.ledger.archive`) and its
-seal entry covers the archive, the day's rows of every sealed table leave the file
+seal entry covers the archive, the day's rows of every sealed table and their row digests
+(:data:`~pipeline.ledger.tables.ARCHIVED`) leave the file
 (:func:`move_out`, in the close's transaction), and ``archived_days`` names the Parquet files
 each table's rows of the day are read from. So the file grows with the open days, not with
 the property's years, and a reader that copies it (the dashboards) copies only those.
 
-Every connection to the ledger shadows each sealed table with a temporary view of the same
+Every connection to the ledger shadows each archived table with a temporary view of the same
 name (:func:`shadow_sql`): the table's rows in the file and, read in place with DuckDB's
 Parquet reader, those of the archived days. Every question is asked as before and sees every
 day, closed or open; ``verify`` recomputes a closed day's row digests from the archive's files
@@ -30,9 +31,6 @@ import duckdb
 from pipeline.ledger.connection import Source, connection_of, stored_table
 from pipeline.ledger.tables import ARCHIVED, ON_THE_DAY, Table, day_scope
 from pipeline.safe_text import sql_literal
-
-SHADOWED: tuple[Table, ...] = ARCHIVED
-"""The tables whose closed days are read from the archive."""
 
 ARCHIVED_DAYS = "archived_days"
 
@@ -108,12 +106,12 @@ def _a_set_of_rows(table: Table) -> bool:
 
 
 def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The statements that shadow each sealed table with the view of its working rows and its
+    """The statements that shadow each archived table with the view of its working rows and its
     archived days' files (a table without archived files has none)."""
     files = archived_files(con)
     columns = _stored_columns(con) if files else {}
     statements = []
-    for table in SHADOWED:
+    for table in ARCHIVED:
         uris = files.get(table.name)
         if not uris:
             statements.append(f"DROP VIEW IF EXISTS temp.main.{table.name}")
@@ -128,9 +126,9 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     return statements
 
 
-def shadow(con: duckdb.DuckDBPyConnection, statements: Sequence[str] | None = None) -> None:
-    """Shadow the sealed tables on ``con`` (each connection and cursor has its own views)."""
-    for statement in shadow_sql(con) if statements is None else statements:
+def shadow(con: duckdb.DuckDBPyConnection) -> None:
+    """Shadow the archived tables on ``con`` (each connection and cursor has its own views)."""
+    for statement in shadow_sql(con):
         con.execute(statement)
 
 
@@ -149,7 +147,7 @@ def move_out(
     before its own (the day's exceptions, its deliveries). A row another open day also
     selects (an input file of two days) stays for that day."""
     con = connection_of(ledger)
-    for table in reversed(SHADOWED):
+    for table in reversed(ARCHIVED):
         if table.name not in files:  # no rows that day (or archived before it was archived)
             continue
         assert table.day_rows is not None, "an archived table selects its day's rows"
@@ -176,7 +174,7 @@ def move_in(ledger: Source, gaming_date: date) -> None:
     if row is None:
         return
     files: dict[str, list[str]] = json.loads(str(row[0]))
-    for table in SHADOWED:
+    for table in ARCHIVED:
         uris = files.get(table.name)
         if not uris:
             continue

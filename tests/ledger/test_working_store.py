@@ -20,7 +20,8 @@ from pipeline.ledger.archive import recorded_manifest
 from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.snapshots import frame, take_copy
 from pipeline.ledger.store import Ledger
-from pipeline.ledger.working_store import SHADOWED, archived_days
+from pipeline.ledger.tables import ARCHIVED
+from pipeline.ledger.working_store import archived_days
 from pipeline.reports.close import reopen_gaming_day
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
@@ -101,7 +102,7 @@ def test_every_reader_reads_the_closed_day_a_copy_included(ledger: Ledger, tmp_p
 
 
 def test_a_reopen_moves_the_day_back_and_a_second_close_out_again(ledger: Ledger) -> None:
-    dated = [t.name for t in SHADOWED if "gaming_date" in t.column_names]
+    dated = [t.name for t in ARCHIVED if "gaming_date" in t.column_names]
     before = {table: ledger_rows(ledger, table, DAY) for table in dated}
     reopen_gaming_day(ledger, DAY, "late fill slip", actor="accountant", actor_source="cli")
     assert archived_days(ledger) == {}
