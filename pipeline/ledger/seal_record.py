@@ -47,6 +47,7 @@ from pipeline.ledger.connection import Source, connection_of, stored_table
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.ledger.tables import day_scope
+from pipeline.ledger.working_store import stored_columns
 from pipeline.witness.checkpoint import chain_link
 
 if TYPE_CHECKING:
@@ -149,17 +150,8 @@ ADDED_FIELDS = (
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
-    """``table``'s columns as the working store has them now, in order: name -> type (its
-    own, not the view's that adds the archived days: read without reading a file)."""
-    return {
-        str(name): str(kind)
-        for name, kind in con.execute(
-            "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
-            "current_database() AND schema_name = 'main' AND table_name = ? "
-            "ORDER BY column_index",
-            [table],
-        ).fetchall()
-    }
+    """``table``'s columns as the ledger file has them now, in order: name -> type."""
+    return dict(stored_columns(con).get(table, ()))
 
 
 def seal_log(ledger: Source) -> list[SealEntry]:

@@ -45,7 +45,7 @@ from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.connection import stored_table
 from pipeline.ledger.migrations import MIGRATIONS
 from pipeline.ledger.tables import DERIVED_TABLES, REPLAYED_TABLES
-from pipeline.ledger.working_store import shadow
+from pipeline.ledger.working_store import shadow, stored_columns
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import redelivered_file
@@ -665,15 +665,8 @@ class Ledger:
     def _columns(self, table: str) -> tuple[str, ...]:
         """The columns of ``table``, in order (read once per connection)."""
         if table not in self._column_names:
-            self._column_names[table] = tuple(
-                name
-                for (name,) in self.con.execute(
-                    "SELECT column_name FROM duckdb_columns() "
-                    "WHERE database_name = current_database() AND schema_name = 'main' "
-                    "AND table_name = ? ORDER BY column_index",
-                    [table],
-                ).fetchall()
-            )
+            columns = stored_columns(self.con).get(table, ())
+            self._column_names[table] = tuple(name for name, _ in columns)
         return self._column_names[table]
 
     def _write_derived(

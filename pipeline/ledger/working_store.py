@@ -29,7 +29,7 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from pipeline.ledger.connection import Source, connection_of, stored_table
-from pipeline.ledger.tables import ARCHIVED, ON_THE_DAY, Table, day_scope
+from pipeline.ledger.tables import ARCHIVED, Table, day_scope
 from pipeline.safe_text import sql_literal
 
 ARCHIVED_DAYS = "archived_days"
@@ -64,17 +64,11 @@ def stored_rows(ledger: Source, table: str, gaming_date: date) -> int:
 
 
 def archived_files(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
-    """Each sealed table's archived data files, read in place of its rows of the archived
-    days; empty on a ledger from before ``archived_days`` (migration 21)."""
-    try:
-        rows = con.execute(
-            f"SELECT files_json FROM {ARCHIVED_DAYS} ORDER BY gaming_date"
-        ).fetchall()
-    except duckdb.CatalogException:
-        return {}
+    """Each archived table's data files of every archived day, read in place of its rows of
+    those days; empty on a ledger from before ``archived_days`` (migration 21)."""
     files: dict[str, list[str]] = {}
-    for (text,) in rows:
-        for table, uris in json.loads(str(text)).items():
+    for _, (_, of_day) in sorted(archived_days(con).items()):
+        for table, uris in of_day.items():
             files.setdefault(table, []).extend(uris)
     return files
 
@@ -88,8 +82,9 @@ def _archived_rows(columns: Sequence[tuple[str, str]], uris: Sequence[str]) -> s
     return f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = true)"
 
 
-def _stored_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
-    """Each working-store table's columns in order: (name, type)."""
+def stored_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    """Each table's columns in the ledger file itself, in order: (name, type). Read from the
+    catalog, not through a view, so no archived file is opened."""
     columns: dict[str, list[tuple[str, str]]] = {}
     for table, name, kind in con.execute(
         "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name "
@@ -100,16 +95,17 @@ def _stored_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str,
 
 
 def _a_set_of_rows(table: Table) -> bool:
-    """Whether a row of ``table`` may be archived under two days and still be in the working
-    store for an open third (an input file holding events of each): its rows are a set."""
-    return table.day_rows != ON_THE_DAY
+    """Whether a row of ``table`` may be another day's too (an input file holding events of
+    two days): archived under a closed day, it may still be in the file for an open one, so
+    the table's rows are read as a set."""
+    return table.shared_with is not None
 
 
 def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The statements that shadow each archived table with the view of its working rows and its
     archived days' files (a table without archived files has none)."""
     files = archived_files(con)
-    columns = _stored_columns(con) if files else {}
+    columns = stored_columns(con) if files else {}
     statements = []
     for table in ARCHIVED:
         uris = files.get(table.name)
@@ -168,20 +164,19 @@ def move_in(ledger: Source, gaming_date: date) -> None:
     """Bring an archived day's rows back into the working store (a reopen); nothing when the
     day is not archived."""
     con = connection_of(ledger)
-    row = con.execute(
-        f"SELECT files_json FROM {ARCHIVED_DAYS} WHERE gaming_date = ?", [gaming_date]
-    ).fetchone()
-    if row is None:
+    archived = archived_days(con).get(gaming_date)
+    if archived is None:
         return
-    files: dict[str, list[str]] = json.loads(str(row[0]))
+    _, files = archived
+    columns = stored_columns(con)
     for table in ARCHIVED:
         uris = files.get(table.name)
         if not uris:
             continue
         target = stored_table(con, table.name)
-        archived = _archived_rows(_stored_columns(con)[table.name], uris)
+        rows = _archived_rows(columns[table.name], uris)
         if _a_set_of_rows(table):  # a row still stored for an open day is not doubled
-            archived += f" EXCEPT SELECT * FROM {target}"
-        con.execute(f"INSERT INTO {target} {archived}")
+            rows += f" EXCEPT SELECT * FROM {target}"
+        con.execute(f"INSERT INTO {target} {rows}")
     con.execute(f"DELETE FROM {ARCHIVED_DAYS} WHERE gaming_date = ?", [gaming_date])
     shadow(con)
