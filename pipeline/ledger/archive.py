@@ -73,7 +73,19 @@ DAY_COLUMN = "gaming_date"
 """The partition column of every archive table."""
 
 
-TABLE_PROPERTIES = {"write.parquet.compression-codec": "zstd"}
+TABLE_PROPERTIES = {
+    "write.parquet.compression-codec": "zstd",
+    # level 9 against pyarrow's default: 6 % fewer bytes a day (the events' JSON and ids), for
+    # about 0.04 s more CPU per 60,000 events at the close
+    "write.parquet.compression-level": "9",
+    # each commit writes the table's metadata again, every snapshot listed: kept, those files
+    # grow with the square of the days archived (a tenth of a 6-table archive by day 28).
+    # Only the newest few are kept; the snapshots they list, each day's seal among them, stay.
+    "write.metadata.delete-after-commit.enabled": "true",
+    "write.metadata.previous-versions-max": "10",
+}
+"""How the archive's tables write their files; a table made before a property was set is
+given it when next written to."""
 
 MANIFEST_VERSION = 1
 """The manifest's format, in its JSON: a later format is told apart from this one."""
@@ -200,6 +212,10 @@ class Archive:
         if set(schema.column_names) - set(iceberg.schema().column_names):
             with iceberg.update_schema() as update:
                 update.union_by_name(schema)
+        if any(iceberg.properties.get(k) != v for k, v in TABLE_PROPERTIES.items()):
+            with iceberg.transaction() as change:
+                change.set_properties(TABLE_PROPERTIES)
+            iceberg = self.catalog.load_table(self.identifier(table.name))
         return iceberg
 
     def relative(self, uri: str) -> str:

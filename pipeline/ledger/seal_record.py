@@ -449,7 +449,7 @@ of any size fits in bounded memory: under 1 GB with the quality gate's modules l
 
 
 def seal_rows(
-    ledger: Ledger, gaming_date: date, sealed_at: datetime, row_text: str
+    ledger: Ledger, gaming_date: date, sealed_at: datetime, row_text: str | None
 ) -> dict[str, str]:
     """Digest every row of the day in every sealed table, written out as ``row_text`` says
     (a close: :data:`ROW_TEXT`), into ``close_digests`` (replacing the day's earlier

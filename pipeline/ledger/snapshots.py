@@ -80,10 +80,6 @@ def remove_copy(copy: Path) -> None:
 
 
 def frame(ledger: Ledger, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
-    """A question's result as a DataFrame (a cursor per call: safe across Streamlit
-    threads)."""
-    cursor = ledger.cursor()
-    try:
-        return cursor.execute(sql, params or []).df()
-    finally:
-        cursor.close()
+    """A question's result as a DataFrame, asked on the thread's own cursor (safe across
+    Streamlit threads)."""
+    return ledger.cursor().execute(sql, params or []).df()

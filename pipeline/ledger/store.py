@@ -13,6 +13,7 @@ Invariants (each checked by tests):
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -45,7 +46,7 @@ from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.connection import stored_table
 from pipeline.ledger.migrations import MIGRATIONS
 from pipeline.ledger.tables import DERIVED_TABLES, REPLAYED_TABLES
-from pipeline.ledger.working_store import shadow, stored_columns
+from pipeline.ledger.working_store import shadow, shadowed_state, stored_columns
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import redelivered_file
@@ -135,6 +136,8 @@ class Ledger:
     def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         self.path = Path(path)
         self._column_names: dict[str, tuple[str, ...]] = {}
+        self._cursors: dict[int, tuple[int, duckdb.DuckDBPyConnection]] = {}
+        """Each thread's cursor (:meth:`cursor`), with the archived days its views read."""
         self._unjudged: set[date] = set()
         """Gaming days whose table-days were written since their pits were last judged
         (:func:`pipeline.ingest.pits.judge_pits` judges them, in the same transaction)."""
@@ -159,13 +162,24 @@ class Ledger:
             raise
 
     def close(self) -> None:
+        for _, cursor in self._cursors.values():
+            cursor.close()
         self.con.close()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A connection of its own to the ledger (one per thread), which reads the archived
-        days as this one does (:mod:`pipeline.ledger.working_store`)."""
-        cursor = self.con.cursor()
-        shadow(cursor)
+        """This thread's own connection to the ledger (a DuckDB connection serves one thread
+        at a time), which reads the archived days as this one does
+        (:mod:`pipeline.ledger.working_store`). Kept for the thread, its views made again
+        only when the archived days changed: making them binds every archived file, so a
+        page that asked its questions on new cursors paid that once a question."""
+        thread = threading.get_ident()
+        state, cursor = self._cursors.get(thread, (None, None))
+        if cursor is None:
+            cursor = self.con.cursor()
+        now = shadowed_state(cursor)
+        if now != state:
+            shadow(cursor)
+            self._cursors[thread] = (now, cursor)
         return cursor
 
     def stored(self, table: str) -> str:

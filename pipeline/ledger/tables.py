@@ -86,14 +86,21 @@ class Table:
     shared_with: str | None = None
     """The condition under which a row of day ``$day`` is another day's too (it stays in the
     working store when the day is archived, :mod:`pipeline.ledger.working_store`)."""
-    archived_with_the_day: bool = False
-    """A seal-record table whose rows of a closed day go to the archive with its sealed rows
-    (the row digests, which grow with the rows)."""
+    leaves_with_the_day: bool = False
+    """A seal-record table whose rows of a closed day leave the working store with its sealed
+    rows but are not archived (the row digests, which grow with the rows,
+    :mod:`pipeline.ledger.working_store`)."""
 
     @property
     def archived(self) -> bool:
         """Whether a closed day's rows of the table are archived and read from the archive."""
-        return self.kind.sealed or self.archived_with_the_day
+        return self.kind.sealed
+
+    @property
+    def leaves(self) -> bool:
+        """Whether a closed day's rows of the table leave the working store when it is
+        archived."""
+        return self.archived or self.leaves_with_the_day
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -139,7 +146,7 @@ def _declare(
     volatile: tuple[str, ...] = (),
     aggregate_of: str | None = None,
     shared_with: str | None = None,
-    archived_with_the_day: bool = False,
+    leaves_with_the_day: bool = False,
 ) -> Table:
     return Table(
         name,
@@ -151,7 +158,7 @@ def _declare(
         volatile,
         aggregate_of,
         shared_with,
-        archived_with_the_day,
+        leaves_with_the_day,
     )
 
 
@@ -393,7 +400,7 @@ TABLES: tuple[Table, ...] = (
         day_rows=ON_THE_DAY,
         unsealed_because="the digest of each sealed row, checked against the seal log's "
         "table digests",
-        archived_with_the_day=True,
+        leaves_with_the_day=True,
     ),
     _declare(
         "gaming_days",
@@ -518,7 +525,11 @@ TABLE: Mapping[str, Table] = {t.name: t for t in TABLES}
 ARCHIVED: tuple[Table, ...] = tuple(t for t in TABLES if t.archived)
 """The tables whose rows of a closed day are archived (:mod:`pipeline.ledger.archive`) and
 read from the archive (:mod:`pipeline.ledger.working_store`): the sealed ones, in the order a
-close digests them, then the row digests."""
+close digests them."""
+
+LEAVING: tuple[Table, ...] = tuple(t for t in TABLES if t.leaves)
+"""The tables whose rows of a closed day leave the working store when it is archived: the
+archived ones, then the row digests."""
 
 SEALED_TABLES: dict[str, str] = {t.name: t.day_rows for t in TABLES if t.kind.sealed and t.day_rows}
 """Every table whose rows feed a figure or a decision of a gaming day, with the condition that

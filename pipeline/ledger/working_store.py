@@ -3,10 +3,16 @@
 The DuckDB file is the working store: the open days' rows, the seal record and the ledger's
 own bookkeeping. When a close has archived a day (:mod:`pipeline.ledger.archive`) and its
 seal entry covers the archive, the day's rows of every sealed table and their row digests
-(:data:`~pipeline.ledger.tables.ARCHIVED`) leave the file
+(:data:`~pipeline.ledger.tables.LEAVING`) leave the file
 (:func:`move_out`, in the close's transaction), and ``archived_days`` names the Parquet files
 each table's rows of the day are read from. So the file grows with the open days, not with
 the property's years, and a reader that copies it (the dashboards) copies only those.
+
+The row digests are not archived. They only serve to name a changed row; what proves the
+rows are those sealed is each table's digest in the seal entry (recomputed from the rows) and
+each file's SHA-256 in the manifest the entry covers, which names a changed file. Kept, their
+32 random bytes a row were half the archive's bytes. (Days an earlier version archived with
+their row digests still read them from their files.)
 
 Every connection to the ledger shadows each archived table with a temporary view of the same
 name (:func:`shadow_sql`): the table's rows in the file and, read in place with DuckDB's
@@ -29,7 +35,7 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from pipeline.ledger.connection import Source, connection_of, stored_table
-from pipeline.ledger.tables import ARCHIVED, Table, day_scope
+from pipeline.ledger.tables import ARCHIVED, LEAVING, Table, day_scope
 from pipeline.safe_text import sql_literal
 
 ARCHIVED_DAYS = "archived_days"
@@ -53,6 +59,14 @@ def archived_days(ledger: Source) -> dict[date, tuple[datetime, dict[str, list[s
     return {day: (sealed_at, json.loads(str(text))) for day, sealed_at, text in rows}
 
 
+def keeps_row_digests(ledger: Source, gaming_date: date) -> bool:
+    """Whether the ledger keeps a closed day's row digests: in the working store, or in the
+    archive of a day an earlier version archived with them. A day archived since keeps none
+    (why: the module's docstring)."""
+    archived = archived_days(ledger).get(gaming_date)
+    return archived is None or any(t.leaves_with_the_day and t.name in archived[1] for t in LEAVING)
+
+
 def stored_rows(ledger: Source, table: str, gaming_date: date) -> int:
     """How many rows of ``gaming_date`` the ledger file itself holds in ``table`` (one with a
     ``gaming_date`` column)."""
@@ -73,13 +87,28 @@ def archived_files(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     return files
 
 
+PARTITION_SEGMENT = "/gaming_date="
+"""The path segment of an archive data file's partition (Iceberg's identity partition, written
+Hive-style: ``.../data/gaming_date=2026-09-01/...``)."""
+
+
 def _archived_rows(columns: Sequence[tuple[str, str]], uris: Sequence[str]) -> str:
     """A table's rows in ``uris`` (Parquet files of its archive) as ``columns`` (name, type:
     the working store's table's, so the view reads as the table does); a column added after
-    a file was written reads as null."""
+    a file was written reads as null.
+
+    Where every file's path names its gaming date (:data:`PARTITION_SEGMENT`), DuckDB reads it
+    as a Hive partition, so a question about some days opens only their files: without it,
+    each question opened every archived file's footer, and its cost grew with the days
+    stored. The path's date is the file's own (the partition it was written to; a file moved
+    under another date is one its seal does not name)."""
     casts = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in columns)
     listed = ", ".join(sql_literal(u) for u in uris)
-    return f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = true)"
+    by_day = "true" if all(PARTITION_SEGMENT in u for u in uris) else "false"
+    return (
+        f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = true, "
+        f"hive_partitioning = {by_day})"
+    )
 
 
 def stored_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
@@ -107,7 +136,7 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     files = archived_files(con)
     columns = stored_columns(con) if files else {}
     statements = []
-    for table in ARCHIVED:
+    for table in LEAVING:
         uris = files.get(table.name)
         if not uris:
             statements.append(f"DROP VIEW IF EXISTS temp.main.{table.name}")
@@ -122,10 +151,48 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     return statements
 
 
+def shadowed_state(con: duckdb.DuckDBPyConnection) -> int:
+    """A number that changes when the archived days or their files do: views made while it
+    was the same still read what :func:`shadow` would make now."""
+    try:
+        row = con.execute(
+            f"SELECT count(*), sum(hash(gaming_date, sealed_at, files_json)) FROM {ARCHIVED_DAYS}"
+        ).fetchone()
+    except duckdb.CatalogException:
+        return 0
+    return hash(row)
+
+
 def shadow(con: duckdb.DuckDBPyConnection) -> None:
     """Shadow the archived tables on ``con`` (each connection and cursor has its own views)."""
     for statement in shadow_sql(con):
         con.execute(statement)
+
+
+def _leaving(table: Table) -> str:
+    """The condition selecting the rows of day ``$day`` that leave the working store with it:
+    its day's rows, but for those another open day also selects (an input file of two days)."""
+    assert table.day_rows is not None, "a table whose rows leave with the day selects them"
+    if table.shared_with is None:
+        return table.day_rows
+    return f"({table.day_rows}) AND NOT ({table.shared_with})"
+
+
+def rows_put_back(ledger: Source, gaming_date: date, sealed_at: datetime) -> dict[str, list[str]]:
+    """Per archived table, the rows of an archived day the ledger file holds again (those
+    :func:`move_out` took out, selected as it selected them), each as a struct with its column
+    names for a person to read: none belong there, as the day is read from its files."""
+    con = connection_of(ledger)
+    found = {}
+    for table in ARCHIVED:
+        sql = (
+            f"SELECT r::VARCHAR FROM {stored_table(con, table.name)} r "
+            f"WHERE {_leaving(table)} ORDER BY 1"
+        )
+        rows = con.execute(sql, day_scope(sql, gaming_date, sealed_at)).fetchall()
+        if rows:
+            found[table.name] = [str(row) for (row,) in rows]
+    return found
 
 
 def move_out(
@@ -135,7 +202,8 @@ def move_out(
     files: Mapping[str, Sequence[str]],
 ) -> None:
     """Take a closed day's rows out of the working store: ``files`` (each sealed table's data
-    files of the day, by URI) hold them now, as the seal made at ``sealed_at`` selected them.
+    files of the day, by URI) hold them now, as the seal made at ``sealed_at`` selected them;
+    the day's row digests go (the seal entry covers the rows and the files without them).
     Inside the close's transaction, after the archive and the seal entry; the views are made
     again.
 
@@ -143,14 +211,10 @@ def move_out(
     before its own (the day's exceptions, its deliveries). A row another open day also
     selects (an input file of two days) stays for that day."""
     con = connection_of(ledger)
-    for table in reversed(ARCHIVED):
-        if table.name not in files:  # no rows that day (or archived before it was archived)
-            continue
-        assert table.day_rows is not None, "an archived table selects its day's rows"
-        where = table.day_rows
-        if table.shared_with is not None:
-            where = f"({where}) AND NOT ({table.shared_with})"
-        sql = f"DELETE FROM {stored_table(con, table.name)} WHERE {where}"
+    for table in reversed(LEAVING):
+        if table.archived and table.name not in files:  # no rows that day, or not archived
+            continue  # when the day was (a table sealed since)
+        sql = f"DELETE FROM {stored_table(con, table.name)} WHERE {_leaving(table)}"
         con.execute(sql, day_scope(sql, gaming_date, sealed_at))
     moved_at = datetime.now(UTC).replace(tzinfo=None)
     con.execute(
@@ -162,14 +226,15 @@ def move_out(
 
 def move_in(ledger: Source, gaming_date: date) -> None:
     """Bring an archived day's rows back into the working store (a reopen); nothing when the
-    day is not archived."""
+    day is not archived. Its row digests stay gone (unless an earlier version archived them):
+    a reopened day's seal no longer holds, and its next close digests its rows again."""
     con = connection_of(ledger)
     archived = archived_days(con).get(gaming_date)
     if archived is None:
         return
     _, files = archived
     columns = stored_columns(con)
-    for table in ARCHIVED:
+    for table in LEAVING:
         uris = files.get(table.name)
         if not uris:
             continue

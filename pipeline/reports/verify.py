@@ -64,7 +64,13 @@ from pipeline.ledger.seal_record import (
     table_columns,
 )
 from pipeline.ledger.store import Ledger
-from pipeline.ledger.working_store import UnreadableRows, archived_days, stored_rows
+from pipeline.ledger.working_store import (
+    UnreadableRows,
+    archived_days,
+    keeps_row_digests,
+    rows_put_back,
+    stored_rows,
+)
 from pipeline.reports.figures import canonical, sealed_content
 from pipeline.reports.seals import default_anchor_path, log_state, read_anchors
 from pipeline.witness.client import load_witnesses
@@ -296,11 +302,19 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     if not readable:  # the checks that do not write rows out still run
         problems.append(f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})")
     problems += _column_problems(ledger, entry)
+    digested = keeps_row_digests(ledger, day)
+    malformed: dict[str, int] | None = None
+    if not digested and kept:
+        problems.append(
+            f"{where}close_digests: row digests of {', '.join(sorted(kept))}, but the day was "
+            f"archived without its row digests (seq {entry.seq}): inserted after the close"
+        )
+        kept = set()
     try:
-        malformed = malformed_row_digests(ledger, day)
+        malformed = malformed_row_digests(ledger, day) if digested else None
     except KeptDigestsError as err:  # no row digest can be read: the rows are still checked
         problems.append(f"{where}{err} (seq {entry.seq})")
-        kept, malformed = set(), None
+        kept = set()
     problems += [
         f"{where}close_digests: {n} value(s) kept for {table} are no SHA-256 digest: edited "
         f"since the close (seq {entry.seq})"
@@ -320,7 +334,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         if not readable:
             continue
         try:
-            problems += _changed_rows(ledger, entry, table, sealed, named)
+            problems += _changed_rows(ledger, entry, table, sealed, named, digested)
         except UnreadableRows as err:
             problems.append(
                 f"{where}{table}: its rows cannot be read ({err}); a data file of the archive "
@@ -346,18 +360,23 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
 
 
 def _changed_rows(
-    ledger: Ledger, entry: SealEntry, table: str, sealed: str, named: bool
+    ledger: Ledger, entry: SealEntry, table: str, sealed: str, named: bool, digested: bool
 ) -> list[str]:
-    """The rows of a sealed table that changed since the close, named when the per-row
-    digests still match the seal (``named``)."""
+    """The rows of a sealed table that changed since the close, named when the day keeps
+    its row digests (``digested``) and they still match the seal (``named``)."""
     day, sealed_at, where = entry.gaming_date, entry.sealed_at, f"{entry.gaming_date}: "
     if current_digest(ledger, table, day, sealed_at, entry.row_text) == sealed:
         return []
     if not named:
+        why = (
+            "their per-row digests were altered too"
+            if digested
+            else "an archived day keeps no row digests; the rows put back into the ledger "
+            "file and the archive's files that changed are named apart"
+        )
         return [
             f"{where}{table}: rows changed since the close (seq {entry.seq}): the table's "
-            "digest no longer matches the seal (which rows cannot be named: their per-row "
-            "digests were altered too)"
+            f"digest no longer matches the seal (which rows cannot be named: {why})"
         ]
     # only a table that changed has its row digests read, to name the rows
     listed = kept_row_digests(ledger, day, table)
@@ -410,6 +429,12 @@ class _ArchiveOf:
         read_from = archived_days(ledger).get(day)
         if read_from is not None:
             problems += _read_from_problems(self.opened, manifest, entry, *read_from)
+            problems += [
+                f"{table}: row put back into the ledger file after the close (the day is read "
+                f"from the archive): {text[:ROW_TEXT]}"
+                for table, rows in rows_put_back(ledger, day, entry.sealed_at).items()
+                for text in rows
+            ]
         elif stored_rows(ledger, "deliveries", day) < manifest.table("deliveries").rows:
             problems.append(
                 "archived_days: the day is read from neither the ledger file nor the archive "
@@ -435,15 +460,16 @@ def _read_from_problems(
             "archived_days from a backup"
         ]
     problems = []
-    for table in manifest.tables:
-        sealed = {f.path for f in table.files}
-        read = {archive.relative(uri) for uri in files.get(table.table, [])}
+    sealed_files = {t.table: {f.path for f in t.files} for t in manifest.tables}
+    for table in sorted(sealed_files.keys() | files.keys()):
+        sealed = sealed_files.get(table, set())
+        read = {archive.relative(uri) for uri in files.get(table, [])}
         problems += [
-            f"archived_days: {table.table} is read from {path}, a file its seal does not name"
+            f"archived_days: {table} is read from {path}, a file its seal does not name"
             for path in sorted(read - sealed)
         ]
         problems += [
-            f"archived_days: {table.table} is not read from {path}, sealed with its rows"
+            f"archived_days: {table} is not read from {path}, sealed with its rows"
             for path in sorted(sealed - read)
         ]
     return problems

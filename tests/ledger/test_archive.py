@@ -23,6 +23,7 @@ from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.archive import (
     DAY_COLUMN,
     ICEBERG_TYPES,
+    TABLE_PROPERTIES,
     ArchiveError,
     ArchiveManifest,
     archive_columns,
@@ -32,6 +33,7 @@ from pipeline.ledger.archive import (
     archive_sealed_days,
     day_file_uris,
     open_archive,
+    partition_spec,
     read_day,
     recorded_manifest,
     unarchived_seals,
@@ -217,6 +219,24 @@ def test_a_closed_day_is_archived_with_a_manifest_of_its_files(
     # the files are Parquet compressed with zstd
     first = path.parent / "archive" / "warehouse" / manifest.table("deliveries").files[0].path
     assert pq.ParquetFile(first).metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_a_table_made_before_a_write_property_is_given_it(tmp_path: Path) -> None:
+    """A table an earlier version made with the codec only writes its next files at the
+    compression level :data:`TABLE_PROPERTIES` states."""
+    archive = open_archive(tmp_path / LEDGER)
+    table = TABLE["rounds"]
+    archive.catalog.create_namespace_if_not_exists(archive.namespace)
+    schema = archive_schema(table)
+    archive.catalog.create_table(
+        archive.identifier(table.name),
+        schema=schema,
+        partition_spec=partition_spec(schema),
+        properties={"write.parquet.compression-codec": "zstd"},
+    )
+    written = archive.writable(table)
+    assert written.properties.items() >= TABLE_PROPERTIES.items()
+    assert TABLE_PROPERTIES["write.parquet.compression-level"] == "9"
 
 
 def test_a_day_is_archived_once_per_seal(fresh: tuple[Ledger, ArchiveManifest]) -> None:

@@ -8,6 +8,7 @@ into the embedded Iceberg archive, the ledger file opened with plain DuckDB.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -21,12 +22,13 @@ from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.snapshots import frame, take_copy
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import ARCHIVED
-from pipeline.ledger.working_store import archived_days
-from pipeline.reports.close import reopen_gaming_day
+from pipeline.ledger.working_store import archived_days, keeps_row_digests, move_out
+from pipeline.reports.close import close_gaming_day, reopen_gaming_day
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
-from tests.ledger.test_archive import DAY, LEDGER, close
+from tests.ledger.test_archive import ACCEPT, DAY, LEDGER, close
+from tests.tampering import rows_in_the_file
 
 NEXT_DAY = DAY + timedelta(days=1)
 
@@ -119,16 +121,17 @@ def test_a_reopen_moves_the_day_back_and_a_second_close_out_again(ledger: Ledger
 
 def test_a_row_put_back_into_the_working_store_is_named(ledger: Ledger) -> None:
     """The attacker adds a settlement of the closed day to the ledger file: read with the
-    archived ones, it is a row added after the close."""
+    archived ones, it is a row put back after the close, named as it reads, and the table no
+    longer matches its seal (``pipeline.ledger.working_store.rows_put_back``)."""
     ledger.con.execute(
         f"INSERT INTO {ledger.stored('settlements')} SELECT * REPLACE (stake_cents * 2 AS "
         "stake_cents) FROM settlements WHERE gaming_date = ? LIMIT 1",
         [DAY],
     )
-    assert any(
-        p.startswith(f"{DAY}: settlements: row changed or added after the close")
-        for p in check(ledger).problems
-    )
+    problems = check(ledger).problems
+    put_back = [p for p in problems if "row put back into the ledger file" in p]
+    assert len(put_back) == 1 and put_back[0].startswith(f"{DAY}: settlements: ")
+    assert any(p.startswith(f"{DAY}: settlements: rows changed since the close") for p in problems)
 
 
 def test_archived_days_forged_are_named(ledger: Ledger, tmp_path: Path) -> None:
@@ -156,7 +159,7 @@ def test_archived_days_forged_are_named(ledger: Ledger, tmp_path: Path) -> None:
         f"{DAY}: archived_days: rounds is read from {forged.as_uri()}, a file its seal does "
         "not name" in problems
     )
-    assert any(p.startswith(f"{DAY}: rounds: ") and "gone" in p for p in problems)
+    assert any(p.startswith(f"{DAY}: rounds: rows changed since the close") for p in problems)
 
     problems = forge_and_check(("DELETE FROM archived_days", []))
     assert (
@@ -200,3 +203,77 @@ def test_the_archive_command_moves_days_archived_in_place_out(
         assert working_rows(ledger, "rounds", DAY) == 0
         assert ledger_rows(ledger, "rounds", DAY) > 0
         assert check(ledger).problems == []
+
+
+def test_the_archive_keeps_no_row_digests(ledger: Ledger) -> None:
+    """The close digests every row, seals each table's digest, then the day's row digests
+    leave the file with its rows and are not archived: the archive holds the rows and the
+    seal entry's digests cover them."""
+    _, files = archived_days(ledger)[DAY]
+    assert "close_digests" not in files
+    assert working_rows(ledger, "close_digests", DAY) == 0
+    assert not keeps_row_digests(ledger, DAY)
+    assert keeps_row_digests(ledger, NEXT_DAY)  # open: digested when it closes
+    assert check(ledger).problems == []
+
+
+def test_a_day_archived_with_its_row_digests_still_reads_them(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    """A day an earlier version archived with its row digests reads them from their file,
+    and the day's digests check against its seal as they did."""
+    sealed_at, files = archived_days(ledger)[DAY]
+    rows_in_the_file(ledger)  # the rows and the digests the close made, in the file
+    digests = tmp_path / "digests.parquet"
+    ledger.con.execute(
+        f"COPY (SELECT * FROM {ledger.stored('close_digests')} WHERE gaming_date = ?) "
+        f"TO '{digests}'",
+        [DAY],
+    )
+    move_out(ledger, DAY, sealed_at, {**files, "close_digests": [digests.as_uri()]})
+    assert keeps_row_digests(ledger, DAY)
+    assert working_rows(ledger, "close_digests", DAY) == 0
+    assert ledger_rows(ledger, "close_digests", DAY) > 10  # read from the file
+    problems = check(ledger).problems
+    # that version's manifest listed the digests' file; this one's does not
+    assert problems == [
+        f"{DAY}: archived_days: close_digests is read from {digests.as_uri()}, a file its "
+        "seal does not name"
+    ]
+
+
+def test_a_question_about_one_closed_day_opens_only_its_files(ledger: Ledger) -> None:
+    """With both days closed, a question about one reads that day's files only: each
+    archive file's path names its day, read as a Hive partition, so a question's cost does
+    not grow with the days stored."""
+    close_gaming_day(
+        ledger,
+        NEXT_DAY,
+        ledger.path.parent / "reports",
+        actor="accountant",
+        actor_source="command line",
+        accept_quality_failures=ACCEPT,
+    )
+    assert sorted(archived_days(ledger)) == [DAY, NEXT_DAY]
+    (plan,) = ledger.con.execute(
+        "EXPLAIN ANALYZE SELECT count(*) FROM rounds WHERE gaming_date = ?", [NEXT_DAY]
+    ).fetchall()
+    assert "Scanning Files: 1/2" in plan[1]
+    assert check(ledger).problems == []
+
+
+def test_a_thread_keeps_its_cursor_until_the_archived_days_change(ledger: Ledger) -> None:
+    """A page's questions share the thread's cursor (its views are made once); after a day
+    moves in or out, the cursor reads the working store as it is then."""
+    cursor = ledger.cursor()
+    assert ledger.cursor() is cursor
+    before = frame(ledger, "SELECT count(*) AS n FROM rounds WHERE gaming_date = ?", [DAY])
+    reopen_gaming_day(ledger, DAY, "late fill slip", actor="accountant", actor_source="cli")
+    assert ledger.cursor() is cursor
+    after = frame(ledger, "SELECT count(*) AS n FROM rounds WHERE gaming_date = ?", [DAY])
+    assert int(after["n"][0]) == int(before["n"][0]) == working_rows(ledger, "rounds", DAY)
+    other: list[object] = []
+    worker = threading.Thread(target=lambda: other.append(ledger.cursor()))
+    worker.start()
+    worker.join()
+    assert other and other[0] is not cursor
