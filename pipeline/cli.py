@@ -831,9 +831,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--faults",
             type=_fault_rates,
             default=faults,
-            help="faults to inject: none, all, or KIND[=RATE],... (payout, vigorish, "
-            "third_card, late_wager, deferred_vig, forms, announcement, shoe, irregularity, "
-            "device)",
+            help="faults to inject: none, all, or KIND[=RATE],... "
+            f"({', '.join(k.value for k in FaultKind)})",
         )
         p.add_argument(
             "--date",

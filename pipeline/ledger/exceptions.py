@@ -371,6 +371,7 @@ def day_rows() -> Question:
         FROM exceptions e
         LEFT JOIN table_day_summary s USING (table_id, gaming_date)
         LEFT JOIN rounds r ON r.table_id = e.table_id AND r.round_id = e.round_id
+                           AND r.gaming_date = e.gaming_date
         LEFT JOIN round_dealer rd ON rd.table_id = e.table_id AND rd.round_id = e.round_id
         LEFT JOIN evidence ev ON ev.exception_id = e.exception_id AND ev.table_id = e.table_id
         WHERE e.gaming_date = ?

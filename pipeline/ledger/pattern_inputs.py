@@ -98,16 +98,26 @@ ORDER BY s.table_id, s.round_id, s.seat, s.wager
 """
 
 _SEAT_ROUNDS = """
-WITH seat_rounds AS (
-    SELECT table_id, gaming_date, round_id, seat, min(patron_id) AS patron_id,
-           sum(expected_paid_cents - expected_vig_cents) AS expected_cents,
-           -- a wager never settled is a finding of its own, not money moved
-           sum(coalesce(recorded_paid_cents, expected_paid_cents)) AS paid_cents,
-           sum(expected_vig_cents) AS vig_due_cents,
-           flatten(list(source_event_ids) FILTER (
-               WHERE recorded_paid_cents <> expected_paid_cents)) AS wrong_paid
+WITH moved AS (
+    -- what settling each wager moves to the patron, due and recorded, vigorish aside: the
+    -- payout less the stake of a losing wager (pipeline.rules.settlement.moved_to_patron),
+    -- so a losing stake returned counts as the money it is
+    SELECT *,
+           expected_paid_cents - CASE WHEN expected_result = 'LOSE' THEN stake_cents ELSE 0 END
+               AS due_cents,
+           recorded_paid_cents - CASE WHEN recorded_result = 'LOSE' THEN stake_cents ELSE 0 END
+               AS recorded_cents
     FROM settlements
     WHERE gaming_date BETWEEN $first AND $day AND patron_id IS NOT NULL
+), seat_rounds AS (
+    SELECT table_id, gaming_date, round_id, seat, min(patron_id) AS patron_id,
+           sum(due_cents - expected_vig_cents) AS expected_cents,
+           -- a wager never settled is a finding of its own, not money moved
+           sum(coalesce(recorded_cents, due_cents)) AS paid_cents,
+           sum(expected_vig_cents) AS vig_due_cents,
+           flatten(list(source_event_ids) FILTER (WHERE recorded_cents <> due_cents))
+               AS wrong_paid
+    FROM moved
     GROUP BY table_id, gaming_date, round_id, seat
 ), charged AS (
     SELECT table_id, gaming_date, round_id, seat, sum(amount_cents) AS vig_cents,

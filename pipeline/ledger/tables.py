@@ -495,7 +495,7 @@ TABLES: tuple[Table, ...] = (
         Kind.WORKING,
         """
         gaming_date DATE NOT NULL, sealed_at TIMESTAMP NOT NULL, files_json VARCHAR NOT NULL,
-        moved_at TIMESTAMP NOT NULL
+        moved_at TIMESTAMP NOT NULL, columns_json VARCHAR
         """,
         key=("gaming_date",),
         unsealed_because="which closed days left the working store and which archive files "

@@ -77,14 +77,45 @@ def stored_rows(ledger: Source, table: str, gaming_date: date) -> int:
     return int(row[0]) if row else 0
 
 
-def archived_files(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
-    """Each archived table's data files of every archived day, read in place of its rows of
-    those days; empty on a ledger from before ``archived_days`` (migration 21)."""
-    files: dict[str, list[str]] = {}
-    for _, (_, of_day) in sorted(archived_days(con).items()):
-        for table, uris in of_day.items():
-            files.setdefault(table, []).extend(uris)
-    return files
+FileColumns = tuple[str, ...] | None
+"""The columns a day's files of a table were written with, as ``archived_days`` recorded them
+(``None``: a day moved out before it recorded them, migration 22)."""
+
+
+def archived_reads(con: duckdb.DuckDBPyConnection) -> dict[str, dict[FileColumns, list[str]]]:
+    """Each archived table's data files of every archived day, grouped by the columns they
+    were written with; empty on a ledger from before ``archived_days`` (migration 21)."""
+    try:
+        rows = con.execute(
+            f"SELECT files_json, columns_json FROM {ARCHIVED_DAYS} ORDER BY gaming_date"
+        ).fetchall()
+    except duckdb.CatalogException:
+        return {}
+    except duckdb.BinderException:  # a ledger no writer migrated since 21, read-only
+        rows = [
+            (text, None)
+            for (text,) in con.execute(
+                f"SELECT files_json FROM {ARCHIVED_DAYS} ORDER BY gaming_date"
+            ).fetchall()
+        ]
+    reads: dict[str, dict[FileColumns, list[str]]] = {}
+    for files_text, columns_text in rows:
+        of_day = json.loads(str(columns_text)) if columns_text else {}
+        for table, uris in json.loads(str(files_text)).items():
+            written = of_day.get(table)
+            key = tuple(written) if written else None
+            reads.setdefault(table, {}).setdefault(key, []).extend(uris)
+    return reads
+
+
+def file_columns(con: duckdb.DuckDBPyConnection, uri: str) -> list[str]:
+    """The columns of an archive data file, from its footer."""
+    return [
+        str(name)
+        for name, *_ in con.execute(
+            f"DESCRIBE SELECT * FROM read_parquet({sql_literal(uri)}, hive_partitioning = false)"
+        ).fetchall()
+    ]
 
 
 PARTITION_SEGMENT = "/gaming_date="
@@ -92,21 +123,31 @@ PARTITION_SEGMENT = "/gaming_date="
 Hive-style: ``.../data/gaming_date=2026-09-01/...``)."""
 
 
-def _archived_rows(columns: Sequence[tuple[str, str]], uris: Sequence[str]) -> str:
+def _archived_rows(
+    columns: Sequence[tuple[str, str]], uris: Sequence[str], written: FileColumns = None
+) -> str:
     """A table's rows in ``uris`` (Parquet files of its archive) as ``columns`` (name, type:
     the working store's table's, so the view reads as the table does); a column added after
     a file was written reads as null.
 
-    Where every file's path names its gaming date (:data:`PARTITION_SEGMENT`), DuckDB reads it
-    as a Hive partition, so a question about some days opens only their files: without it,
-    each question opened every archived file's footer, and its cost grew with the days
-    stored. The path's date is the file's own (the partition it was written to; a file moved
-    under another date is one its seal does not name)."""
-    casts = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in columns)
+    Files whose columns are known alike (``written``) are read without opening each one to
+    learn them; otherwise DuckDB reads every file's columns (``union_by_name``), which a
+    question then pays for each file it names. Where every file's path names its gaming date
+    (:data:`PARTITION_SEGMENT`), DuckDB reads it as a Hive partition, so a question about
+    some days opens only their files. Either way, a question's cost grew with the days
+    stored before. The path's date is the file's own (the partition it was written to; a file
+    moved under another date is one its seal does not name)."""
+    casts = ", ".join(
+        f"CAST({name} AS {kind}) AS {name}"
+        if written is None or name in written
+        else f"CAST(NULL AS {kind}) AS {name}"
+        for name, kind in columns
+    )
     listed = ", ".join(sql_literal(u) for u in uris)
     by_day = "true" if all(PARTITION_SEGMENT in u for u in uris) else "false"
+    by_name = "true" if written is None else "false"
     return (
-        f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = true, "
+        f"SELECT {casts} FROM read_parquet([{listed}], union_by_name = {by_name}, "
         f"hive_partitioning = {by_day})"
     )
 
@@ -133,20 +174,23 @@ def _a_set_of_rows(table: Table) -> bool:
 def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The statements that shadow each archived table with the view of its working rows and its
     archived days' files (a table without archived files has none)."""
-    files = archived_files(con)
-    columns = stored_columns(con) if files else {}
+    reads = archived_reads(con)
+    columns = stored_columns(con) if reads else {}
     statements = []
     for table in LEAVING:
-        uris = files.get(table.name)
-        if not uris:
+        groups = reads.get(table.name)
+        if not groups:
             statements.append(f"DROP VIEW IF EXISTS temp.main.{table.name}")
             continue
-        union = "UNION" if _a_set_of_rows(table) else "UNION ALL"
+        union = " UNION " if _a_set_of_rows(table) else " UNION ALL "
         stored = columns[table.name]
+        archived = union.join(
+            _archived_rows(stored, uris, written) for written, uris in groups.items()
+        )
         statements.append(
             f"CREATE OR REPLACE TEMP VIEW {table.name} AS "
-            f"SELECT {', '.join(n for n, _ in stored)} FROM {stored_table(con, table.name)} "
-            f"{union} {_archived_rows(stored, uris)}"
+            f"SELECT {', '.join(n for n, _ in stored)} FROM {stored_table(con, table.name)}"
+            f"{union}{archived}"
         )
     return statements
 
@@ -155,9 +199,7 @@ def shadowed_state(con: duckdb.DuckDBPyConnection) -> int:
     """A number that changes when the archived days or their files do: views made while it
     was the same still read what :func:`shadow` would make now."""
     try:
-        row = con.execute(
-            f"SELECT count(*), sum(hash(gaming_date, sealed_at, files_json)) FROM {ARCHIVED_DAYS}"
-        ).fetchone()
+        row = con.execute(f"SELECT count(*), sum(hash(d)) FROM {ARCHIVED_DAYS} d").fetchone()
     except duckdb.CatalogException:
         return 0
     return hash(row)
@@ -217,9 +259,18 @@ def move_out(
         sql = f"DELETE FROM {stored_table(con, table.name)} WHERE {_leaving(table)}"
         con.execute(sql, day_scope(sql, gaming_date, sealed_at))
     moved_at = datetime.now(UTC).replace(tzinfo=None)
+    # a day's files of a table are written in one commit, so with one set of columns
+    written = {table: file_columns(con, uris[0]) for table, uris in files.items() if uris}
     con.execute(
-        f"INSERT OR REPLACE INTO {ARCHIVED_DAYS} VALUES (?, ?, ?, ?)",
-        [gaming_date, sealed_at, json.dumps(dict(files), sort_keys=True), moved_at],
+        f"INSERT OR REPLACE INTO {ARCHIVED_DAYS} "
+        "(gaming_date, sealed_at, files_json, moved_at, columns_json) VALUES (?, ?, ?, ?, ?)",
+        [
+            gaming_date,
+            sealed_at,
+            json.dumps(dict(files), sort_keys=True),
+            moved_at,
+            json.dumps(written, sort_keys=True),
+        ],
     )
     shadow(con)
 

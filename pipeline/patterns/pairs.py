@@ -40,13 +40,16 @@ from the ledger over the window of gaming days
   to the round on ``table_id`` and the payload's ``round_id``. Carry the last non-null value
   forward in ``rounds.started_at`` order, starting from the dealer who opened the table,
   ``table_day_summary.dealer_id`` (the ``TableOpened`` event's);
-- the money: ``expected_cents`` is what the rules give the patron at that seat in that round,
-  the sum over its ``settlements`` rows of ``expected_paid_cents - expected_vig_cents``;
-  ``actual_cents`` is what the patron got, the sum of ``recorded_paid_cents`` (a wager never
-  settled counts its ``expected_paid_cents``: that is a finding of its own, not money moved)
-  less the vigorish charged in the round, the ``vig_ledger`` rows of that (``table_id``,
+- the money: what settling a wager moves to the patron is its payout less its stake when it
+  loses (:func:`pipeline.rules.settlement.moved_to_patron`), so a losing stake returned is
+  money moved. ``expected_cents`` is what the rules give the patron at that seat in that
+  round, the sum over its ``settlements`` rows of that figure for ``expected_result`` and
+  ``expected_paid_cents``, less ``expected_vig_cents``; ``actual_cents`` is what the patron
+  got, the same figure for ``recorded_result`` and ``recorded_paid_cents`` (a wager never
+  settled counts the expected one: that is a finding of its own, not money moved) less the
+  vigorish charged in the round, the ``vig_ledger`` rows of that (``table_id``,
   ``round_id``, ``seat``) with ``kind`` ``COLLECTED`` or ``DEFERRED``; ``event_ids`` are the
-  ``source_event_ids`` of the settlements whose recorded payout differs and the
+  ``source_event_ids`` of the settlements whose recorded figure differs and the
   ``source_event_id`` of those ``vig_ledger`` rows when the vigorish differs.
 
 Money is compared, not finding codes: a winning Banker wager's payout and its vigorish are
@@ -86,9 +89,10 @@ class DealtSeatRound:
     dealer_id: str
     patron_id: str
     expected_cents: Cents
-    """What the rules give the patron: payouts less vigorish due."""
+    """What the rules give the patron: payouts less losing stakes and vigorish due."""
     actual_cents: Cents
-    """What the patron got: payouts recorded less vigorish charged."""
+    """What the patron got: payouts less stakes collected and vigorish charged, as
+    recorded."""
     event_ids: tuple[str, ...] = ()
     """The settlement and vigorish events where the two differ."""
 

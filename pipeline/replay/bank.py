@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
-from pipeline.replay.checks import Flag
+from pipeline.replay.checks import BANCO_ACTIONS, Flag, standing_acceptances
 from pipeline.replay.findings import Severity, money
 from pipeline.replay.state import RoundState
 from pipeline.rules.codes import rule
@@ -29,8 +29,6 @@ from pipeline.rules.roles import (
 )
 
 BANK_PASS = "CF-4.11a1-BANK-PASS"
-BANK_ACTIONS = {k.value: k for k in BancoKind}
-"""A ``PlayerBancoWager``'s action symbols taken as wagers against the Banker."""
 WHOLE_BANK_CALLS = {k.value: k for k in (BancoKind.SUIVI, BancoKind.SEUL)}
 """A ``BancoCalled``'s call symbols that claim the whole bank (4.7(b), (c))."""
 
@@ -161,10 +159,9 @@ class Bank:
         seat = int(banker_wager.get("seat"))
         accepted = [
             BancoOffer(
-                int(e.get("seat")), BANK_ACTIONS[str(e.get("action"))], int(e.get("amount_cents"))
+                int(e.get("seat")), BANCO_ACTIONS[str(e.get("action"))], int(e.get("amount_cents"))
             )
-            for e in offers
-            if e.get("action") in BANK_ACTIONS
+            for e in standing_acceptances(rnd)
         ]
         covered = sum(o.amount_cents for o in accepted)
         ids = tuple(e.event_id for e in (banker_wager, *offers))

@@ -80,8 +80,9 @@ class FormControl:
     originals: list[Copy] = field(default_factory=list)
     duplicates: list[Copy] = field(default_factory=list)
     matched_ids: set[str] = field(default_factory=set)
-    undeferred_ids: set[str] = field(default_factory=set)
-    """Issued Forms that document no deferred vigorish: no complimentary (3.3(c)3vii)."""
+    supported_cents: dict[str, int] = field(default_factory=dict)
+    """Each issued Form's complimentary, by its event: the deferred vigorish it documents
+    (3.3(c)3vii), at most what its seat owed; none for a Form of a seat that owed nothing."""
 
     def _find(
         self,
@@ -185,6 +186,7 @@ class FormControl:
                 (e.event_id,),
             )
         self._check_table(serial, row, e)
+        self.supported_cents[e.event_id] = min(row.amount_cents, owed_cents)
         if owed_cents == 0:
             self._undeferred(serial, row, e, severity)
         return row.amount_cents
@@ -216,7 +218,6 @@ class FormControl:
 
     def _undeferred(self, serial: int, row: FormRow, e: TableEvent, severity: Severity) -> None:
         """(c)2-3 (4.10(c)): a Form documents a seat's deferred, uncollected vigorish."""
-        self.undeferred_ids.add(e.event_id)
         code = code_for(self.game, "form_deferred")
         seat = e.payload_as(CompVigFormIssued).seat
         if not variant(self.game).vigorish_deferred:
@@ -343,12 +344,14 @@ class FormControl:
                 )
 
     def comp_cents(self) -> int:
-        """(c)3vii: vigorish documented on Forms, a complimentary to the patron."""
+        """(c)3vii: vigorish documented on Forms, a complimentary to the patron: what each
+        Form issued and not voided documents of its seat's deferral, so a Form overstating
+        it adds only the vigorish deferred (its finding states the difference)."""
         return sum(
-            r.amount_cents
+            self.supported_cents.get(r.event_id, 0)
             for rows in self.used.values()
             for r in rows
-            if r.status == "ISSUED" and r.event_id not in self.undeferred_ids
+            if r.status == "ISSUED"
         )
 
     def rows(self) -> list[FormRow]:

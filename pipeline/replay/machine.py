@@ -29,7 +29,14 @@ from dataclasses import replace
 from pipeline.events.model import TableEvent
 from pipeline.events.payloads import CuratorChanged, DeviceFault, IrregularityReported
 from pipeline.replay.bank import Bank
-from pipeline.replay.checks import Flag, Phase, RoundView, due_settlements, run_checks
+from pipeline.replay.checks import (
+    BANCO_ACTIONS,
+    Flag,
+    Phase,
+    RoundView,
+    due_settlements,
+    run_checks,
+)
 from pipeline.replay.checks.bank_passing import BankPassing
 from pipeline.replay.checks.disclosed import disclosed_discards_face_down
 from pipeline.replay.checks.error_cards import error_what
@@ -1009,23 +1016,30 @@ class TableReplay:
         owed = balance.cents if balance is not None else 0
         documented = self.forms.issued(e, owed, self._deferral_severity())
         if balance is not None and owed:
-            if documented != balance.cents:
+            counted = min(documented, owed)
+            if documented != owed:
+                code = "PB-3.3c3-COMP-FORM"
+                over = (
+                    f" Only the {money(counted)} deferred is counted as a complimentary."
+                    if documented > owed
+                    else ""
+                )
                 self.find(
-                    "PB-3.3c3-COMP-FORM",
+                    code,
                     self._deferral_severity(),
                     f"Form {e.get('serial')} documents {money(documented)} for seat "
-                    f"{seat} but {money(balance.cents)} of vigorish was deferred there."
-                    f"{self._deferral_caveat()}",
+                    f"{seat} but {money(owed)} of vigorish was deferred there "
+                    f"({rule(code).citation}).{over}{self._deferral_caveat()}",
                     seat=int(seat),
-                    expected=balance.cents,
+                    expected=owed,
                     actual=documented,
                     serial=int(e.get("serial")),
                     event_ids=(e.event_id,),
                     between_rounds=True,
                 )
-            balance.cents = max(0, balance.cents - documented)
+            balance.cents = owed - counted
             self._vig_row(
-                replace(e, fields={**e.fields, "amount_cents": documented}),
+                replace(e, fields={**e.fields, "amount_cents": counted}),
                 "DOCUMENTED",
                 balance.cents,
             )
@@ -1100,10 +1114,20 @@ class TableReplay:
         self._report(self.bank.banker_wager(e))
 
     def on_PlayerBancoWager(self, e: TableEvent) -> None:
+        rnd = self.round
+        if rnd is None:
+            return
+        rnd.bank.append(e)
+        closed = rnd.betting_closed is not None or rnd.first_card is not None
+        if closed and e.get("action") in BANCO_ACTIONS:
+            rnd.late_acceptances.append(e)
+
+    def on_BancoCalled(self, e: TableEvent) -> None:
+        """A call for the whole bank, accepted or not, is read with the round's wagers against
+        the Banker when it settles (4.7(b)-(d), :meth:`Bank.settled`)."""
         if self.round is not None:
             self.round.bank.append(e)
 
-    on_BancoCalled = on_PlayerBancoWager
     """A call for the whole bank, accepted or not, is read with the round's wagers against the
     Banker when it settles (4.7(b)-(d), :meth:`Bank.settled`)."""
 

@@ -49,6 +49,9 @@ class RoundState:
     voided: TableEvent | None = None
     cut_card: TableEvent | None = None
     bank: list[TableEvent] = field(default_factory=list)
+    late_acceptances: list[TableEvent] = field(default_factory=list)
+    """Chemin de Fer wagers against the Banker accepted after "No More Bets" or the first
+    card (4.7(e)): recorded with ``bank`` but covering nothing."""
     error_card: ErrorCard | None = None
     disclosed: TableEvent | None = None
     """For a simulated round: the report of the disclosed card it is dealt with (3.12(c)3,

@@ -192,6 +192,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "The only wagers are the Banker's (4.6(a)) and the participants' against it (4.7(a))."),
     ("CF-4.7a-AGGREGATE", "4.7(a)",
      "Wagers against the Banker never exceed, alone or together, the Banker's wager."),
+    ("CF-4.7a-ACCEPTED", "4.7(a), 4.10(b)",
+     "A wager against the Banker is the amount accepted against the bank: it wins or loses "
+     "that amount, whatever more the participant put up."),
     ("CF-4.7b-SUIVI", "4.7(b)-(d)",
      "Banco suivi before banco seul before partial wagers counterclockwise."),
     ("CF-4.7b-SUIVI-FIRST", "4.7(b)",
@@ -203,6 +206,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.7d-PARTIAL", "4.7(d)",
      "Partial wagers against the Banker are taken only when nobody exercised banco suivi or "
      "banco seul."),
+    ("CF-4.7e-WITHDRAWN", "4.7(e)",
+     "The Banker withdraws the part of the bank not covered before \"No More Bets\": the "
+     "amount recorded as withdrawn is the bank less the wagers accepted against it."),
     ("CF-4.7e-UNCOVERED", "4.7(e)",
      "The Banker withdraws the part of the wager nobody covered: the Banker's stake, its win "
      "and its vigorish are the covered part only."),

@@ -103,13 +103,24 @@ class Settlement:
     rule_code: str = ""
 
     @property
+    def moved_cents(self) -> Cents:
+        """What settling the wager moves to the patron (:func:`moved_to_patron`)."""
+        return moved_to_patron(self.result, self.stake_cents, self.paid_cents)
+
+    @property
     def net_cents(self) -> Cents:
-        """The patron's gain (negative: loss) once the wager and its vigorish are settled."""
-        if self.result is Result.WIN:
-            return self.paid_cents - self.vig_cents
-        if self.result is Result.LOSE:
-            return -self.stake_cents
-        return -self.vig_cents
+        """The patron's gain (negative: loss) once the wager and its vigorish are settled
+        (a losing wager owes no vigorish)."""
+        return self.moved_cents - self.vig_cents
+
+
+def moved_to_patron(result: Result, stake_cents: Cents, paid_cents: Cents) -> Cents:
+    """What settling a wager moves to the patron, in cents, vigorish aside: the payout, less
+    the stake when the wager loses (collected for the house, 3.3, 4.10(b), 7.3(a)); a void
+    or push returns the stake (3.2(a)1iii, 3.2(a)2iii, 3.3(h)), so it moves only what was
+    paid besides. A recorded result is compared by this figure, so a losing stake returned
+    is money (the stake) and not "$0.00 paid as $0.00"."""
+    return paid_cents - (stake_cents if result is Result.LOSE else 0)
 
 
 _WAGER_ORDER = tuple(Wager)

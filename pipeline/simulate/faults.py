@@ -44,6 +44,7 @@ class FaultKind(enum.Enum):
     # 4.7(b)-(c) owes it, to another caller or to partial wagers
     LAST_HAND_NOT_VOIDED = "last_hand_not_voided"  # 18: Chemin de Fer: a card of the shoe's
     # last hand found face up in the shoe, and the hand dealt on and settled instead of voided
+    RETURNED_STAKE = "returned_stake"  # 19: a losing wager recorded VOID, its stake returned
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -62,6 +63,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.BANCO_PRIORITY: 0.05,  # per Chemin de Fer round with a call for the whole bank
     FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
     FaultKind.FALSE_SHUFFLE: 0.05,
+    FaultKind.RETURNED_STAKE: 0.001,  # per losing wager settled
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
     # colludes every day; one gaming day holds enough of the pair's overpayments for the
@@ -136,6 +138,12 @@ class InjectedFault:
         return json.dumps(asdict(self), sort_keys=True)
 
 
+OWN_STREAMS: frozenset[FaultKind] = frozenset({FaultKind.RETURNED_STAKE})
+"""Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
+README's walkthrough): each rolls from a stream of its own, derived from the seed, so adding
+it leaves every other decision of a seed's day as it was."""
+
+
 class FaultPlan:
     """Decides, deterministically from the seed, where faults go, and remembers them."""
 
@@ -143,10 +151,12 @@ class FaultPlan:
         self.rates = dict(rates)
         self.rng = rng
         self.injected: list[InjectedFault] = []
+        seed = repr(rng.getstate()[1][:8])  # the seed's state, read without drawing from it
+        self.streams = {kind: random.Random(f"{seed}:{kind.value}") for kind in OWN_STREAMS}
 
     def roll(self, kind: FaultKind) -> bool:
         rate = self.rates.get(kind, 0.0)
-        return rate > 0.0 and self.rng.random() < rate
+        return rate > 0.0 and self.streams.get(kind, self.rng).random() < rate
 
     def record(self, fault: InjectedFault) -> None:
         self.injected.append(fault)

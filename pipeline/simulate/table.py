@@ -1275,6 +1275,8 @@ class TableEmulator:
             and paid > 0
             and self.faults.roll(FaultKind.PAYOUT)
         )
+        # a losing stake given back as if the wager were void: money, though nothing is paid
+        returned = s.result is Result.LOSE and self.faults.roll(FaultKind.RETURNED_STAKE)
         if overpaid:
             paid += collusive_overpayment(paid)
         elif fault:
@@ -1286,10 +1288,19 @@ class TableEmulator:
             seat=seat,
             patron_id=patron_id,
             wager=s.wager.value,
-            outcome=s.result.value,
+            outcome=(Result.VOID if returned else s.result).value,
             paid_cents=paid,
             amount_cents=s.stake_cents,
         )
+        if returned:
+            self._fault(
+                FaultKind.RETURNED_STAKE,
+                f"{s.wager.value} lost its {s.stake_cents}c stake, recorded VOID and returned",
+                s.rule_code,
+                round_id=round_id,
+                seat=seat,
+                event_ids=(event_id,),
+            )
         if overpaid:
             self._fault(
                 FaultKind.COLLUSION,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import io
@@ -18,6 +19,7 @@ DAY = date(2026, 11, 24)
 @functools.cache
 def _built() -> Path:
     out = Path(tempfile.mkdtemp(prefix="bundle-ledger-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)  # kept for the process only
     argv = ["demo", "--out", str(out), "--tables", "3", "--hours", "3", "--seed", "1"]
     argv += ["--faults", "all", "--date", DAY.isoformat(), "--plain"]  # see dashboard_data.py
     with contextlib.redirect_stdout(io.StringIO()):

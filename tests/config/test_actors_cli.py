@@ -5,6 +5,7 @@ The caller chooses neither the roles file nor a name the account may not use."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -46,6 +47,7 @@ def _demo() -> Path:
     """A small closed gaming day with critical exceptions (five: the seed is one that draws
     several), built once per process."""
     out = Path(tempfile.mkdtemp(prefix="actors-ledger-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)  # kept for the process only
     argv = ["demo", "--out", str(out), "--tables", "2", "--hours", "1", "--seed", "3", "--plain"]
     with contextlib.redirect_stdout(io.StringIO()):
         main([*argv, "--date", DAY.isoformat()])

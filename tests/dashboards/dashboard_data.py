@@ -6,6 +6,7 @@ Not a conftest: ``tests/dashboards`` is no package (a package named ``dashboards
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import io
@@ -48,6 +49,7 @@ round page marks "NO"."""
 def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1) -> Path:
     """A closed gaming day with every kind of fault injected; do not modify it: copy it."""
     out = Path(tempfile.mkdtemp(prefix=f"dash-ledger-{tables}x{hours:g}-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)  # kept for the process only
     argv = ["demo", "--out", str(out), "--tables", str(tables), "--hours", str(hours)]
     argv += ["--seed", str(seed), "--faults", "all", "--date", DAY.isoformat()]
     # The same steps without Prefect: these tests are about the dashboards, and a test process

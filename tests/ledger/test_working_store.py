@@ -22,7 +22,13 @@ from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.snapshots import frame, take_copy
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import ARCHIVED
-from pipeline.ledger.working_store import archived_days, keeps_row_digests, move_out
+from pipeline.ledger.working_store import (
+    archived_days,
+    file_columns,
+    keeps_row_digests,
+    move_out,
+    shadow_sql,
+)
 from pipeline.reports.close import close_gaming_day, reopen_gaming_day
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
@@ -175,7 +181,7 @@ def test_archived_days_forged_are_named(ledger: Ledger, tmp_path: Path) -> None:
 
     problems = forge_and_check(
         (
-            "INSERT INTO archived_days VALUES (?, ?, ?, now()::TIMESTAMP)",
+            "INSERT INTO archived_days VALUES (?, ?, ?, now()::TIMESTAMP, NULL)",
             [NEXT_DAY, sealed_at, json.dumps(files)],
         )
     )
@@ -277,3 +283,22 @@ def test_a_thread_keeps_its_cursor_until_the_archived_days_change(ledger: Ledger
     worker.start()
     worker.join()
     assert other and other[0] is not cursor
+
+
+def test_the_views_read_files_of_known_columns_without_opening_each(ledger: Ledger) -> None:
+    """Each archived day records the columns its files were written with, so the views read
+    a table's files of alike days without opening every one to learn its columns; a day moved
+    out before they were recorded (migration 22) is read by opening its files, and reads the
+    same rows."""
+    _, files = archived_days(ledger)[DAY]
+    ((recorded,),) = ledger.con.execute("SELECT columns_json FROM archived_days").fetchall()
+    written = json.loads(recorded)
+    assert written.keys() == files.keys()
+    assert written["rounds"] == file_columns(ledger.con, files["rounds"][0])
+    assert "union_by_name = false" in " ".join(shadow_sql(ledger.con))
+    before = {t: ledger_rows(ledger, t, DAY) for t in ("rounds", "settlements", "exceptions")}
+    ledger.con.execute("UPDATE archived_days SET columns_json = NULL")
+    with Ledger(ledger.path) as reread:
+        assert "union_by_name = false" not in " ".join(shadow_sql(reread.con))
+        assert {t: ledger_rows(reread, t, DAY) for t in before} == before
+        assert check(reread).problems == []

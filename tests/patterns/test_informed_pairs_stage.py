@@ -145,9 +145,12 @@ def test_the_ledger_records_match_what_the_replay_derived(faulty: tuple[Path, Pa
             "WHERE gaming_date = ? AND patron_id IS NOT NULL)",
             [FIRST],
         ).fetchone()
+        # what moved to the patron: the payout, less the stake of a losing wager
         payout_errors = ledger.con.execute(
             "SELECT count(DISTINCT (table_id, round_id, seat)) FROM settlements "
-            "WHERE gaming_date = ? AND recorded_paid_cents <> expected_paid_cents",
+            "WHERE gaming_date = ? AND recorded_paid_cents - CASE WHEN recorded_result = "
+            "'LOSE' THEN stake_cents ELSE 0 END <> expected_paid_cents - CASE WHEN "
+            "expected_result = 'LOSE' THEN stake_cents ELSE 0 END",
             [FIRST],
         ).fetchone()
     assert settled is not None and len(wagers) == settled[0] > 0

@@ -459,11 +459,13 @@ class TableDayBuilder:
         vig: Mapping[int, int] | None = None,
         rule_code: str | None = None,
         reported: bool = False,
+        dealt: str = "",
     ) -> RoundHandle:
-        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, the pit's
-        INSUFFICIENT_CARDS report if ``reported``, then each wager returned (settled VOID
-        paying nothing) unless ``settled`` says (outcome, paid) for it; ``vig`` cents charged
-        per seat on top."""
+        """A round voided for insufficient cards (3.12(e)): its ``wagers`` placed, the cards
+        ``dealt`` to its hands before the void (``"TH 6C 3D 4S"``: Player, Banker, Player,
+        Banker, as 3.7(c) deals them), the pit's INSUFFICIENT_CARDS report if ``reported``,
+        then each wager returned (settled VOID paying nothing) unless ``settled`` says
+        (outcome, paid) for it; ``vig`` cents charged per seat on top."""
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
         self._ensure_seated(wagers)
@@ -481,6 +483,8 @@ class TableDayBuilder:
         for seat in sorted(wagers):
             for wager, amount in wagers[seat].items():
                 handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
+        for i, card in enumerate(cards(dealt) if dealt else ()):
+            handle.cards.append(self._card(card, round_id, ("PLAYER", "BANKER")[i % 2]))
         if reported:
             self._report_misdeal(handle, Misdealt("INSUFFICIENT_CARDS"))
         handle.voided = self.emit(
@@ -546,7 +550,9 @@ class TableDayBuilder:
         ``last_hand=False``), ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer:
         ``bank`` = {"seat", "amount", "bids": {seat: cents}, "calls": [(seat, "BANCO_SUIVI" or
         "BANCO_SEUL")] announced (``BancoCalled``, accepted or not), "banco": [(seat, action,
-        cents|None)] accepted}; the bank passes when the Banker's Hand loses unless ``keep_bank``.
+        cents|None)] accepted, "late_banco": [(seat, action, cents)] accepted after "No More
+        Bets" (with ``betting_closed="before cards"``)}; the bank passes when the Banker's Hand
+        loses unless ``keep_bank``.
         ``in_error``: a card dealt in error during the round (:class:`DealtInError`);
         ``misdealt``: the Banker's deal reported wrong beyond rectifying (:class:`Misdealt`).
         """
@@ -557,7 +563,9 @@ class TableDayBuilder:
         bank_seats: set[int] = set()
         if bank is not None:
             bank_seats = {int(bank["seat"]), *bank.get("bids", {})}
-            bank_seats |= {int(s) for s, _, _ in bank.get("banco", ())}
+            bank_seats |= {
+                int(s) for s, _, _ in (*bank.get("banco", ()), *bank.get("late_banco", ()))
+            }
             bank_seats |= {int(s) for s, _ in bank.get("calls", ())}
         self._ensure_seated(
             [*wagers, *(s for s, _, _ in (*late_wagers, *after_cards)), *bank_seats]
@@ -589,6 +597,19 @@ class TableDayBuilder:
                     handle.wagers[(seat, wager)] = self._wager(round_id, seat, wager, amount)
             if betting_closed == "before cards":
                 handle.betting_closed = self._close_betting(round_id)
+            late_banco = (bank or {}).get("late_banco", ())
+            assert not late_banco or betting_closed == "before cards", "late: after the close"
+            for seat, action, cents in late_banco:
+                handle.banco.append(
+                    self.emit(
+                        "pit",
+                        "PlayerBancoWager",
+                        round_id=round_id,
+                        seat=seat,
+                        action=action,
+                        amount_cents=cents,
+                    )
+                )
             stakes = {seat: dict(w) for seat, w in wagers.items()}
             for seat, wager, amount in late_wagers:
                 handle.late.append(self._wager(round_id, seat, wager, amount))

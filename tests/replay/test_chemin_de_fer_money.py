@@ -3,6 +3,7 @@ Dominant Player controls the Player's Hand (4.8(c))."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -52,6 +53,86 @@ def test_banker_settled_on_the_covered_part_is_clean() -> None:
     b = cf()
     b.round(**BANKER_WINS, bank={"seat": 1, "amount": 100_000, "banco": [(5, "PARTIAL", 40_000)]})
     assert b.replay().findings == []
+
+
+PLAYER_WINS: dict[str, Any] = {"player": "4H 4C", "banker": "TD 7S"}  # Player natural 8
+
+
+@pytest.mark.parametrize(("paid", "found"), [(40_000, []), (150_000, ["CF-4.7a-ACCEPTED"])])
+@pytest.mark.rule("CF-4.7a-ACCEPTED")
+def test_a_wager_against_the_bank_wins_what_was_accepted(paid: int, found: list[str]) -> None:
+    """CF-4.7a-ACCEPTED, N.J.A.C. 19:47-4.7(a), 4.10(b): $1,500 put up against a $1,000 bank
+    and accepted for $400 (the Banker's wager is $400) is a $400 wager. Paid $400 when the
+    Player's Hand wins, it is clean; paid $1,500, it is one CRITICAL finding with both
+    amounts, the wager and the settlement, while the Banker lost only $400."""
+    b = cf()
+    r = b.round(
+        **PLAYER_WINS,
+        wagers={1: {"BANKER": 40_000}, 5: {"PLAYER": 150_000}},
+        bank={"seat": 1, "amount": 100_000, "banco": [(5, "PARTIAL", 40_000)]},
+        paid={(5, "PLAYER"): paid},
+    )
+    result = b.replay()
+    assert [f.code for f in result.findings] == found
+    if found:
+        f = only(result)
+        assert (f.severity, f.seat, f.expected_cents, f.actual_cents) == (
+            Severity.CRITICAL,
+            5,
+            40_000,
+            150_000,
+        )
+        assert f.event_ids == (r.wagers[(5, "PLAYER")], r.settled_id(5, "PLAYER"))
+        assert "N.J.A.C. 19:47-4.7(a), 4.10(b)" in f.message
+        assert f.message.endswith("overpaid by $1,100.00.")
+
+
+@pytest.mark.parametrize(
+    ("banker", "withdrawn", "found"),
+    [
+        (220_000, None, ["CF-4.7e-NO-MORE-BETS"]),
+        (230_000, 20_000, ["CF-4.7e-WITHDRAWN", "CF-4.7e-NO-MORE-BETS", "CF-4.7e-UNCOVERED"]),
+    ],
+)
+@pytest.mark.rule("CF-4.7e-NO-MORE-BETS", "CF-4.7e-WITHDRAWN", "CF-4.7e-UNCOVERED")
+def test_a_partial_accepted_after_no_more_bets_covers_nothing(
+    banker: int, withdrawn: int | None, found: list[str]
+) -> None:
+    """CF-4.7e-NO-MORE-BETS, CF-4.7e-WITHDRAWN, CF-4.7e-UNCOVERED, N.J.A.C. 19:47-4.7(e): a
+    $2,500 bank, $2,200 covered before "No More Bets" and a $100 partial accepted after it.
+    The late acceptance is its own finding (expected $0, accepted $100) and covers nothing:
+    the Banker's $2,200 wager and $300 withdrawn are clean. Counted as cover ($2,300 staked,
+    $200 withdrawn), each is a finding with both amounts."""
+    b = cf()
+    r = b.round(
+        **BANKER_WINS,
+        wagers={1: {"BANKER": banker}, 5: {"PLAYER": 220_000}},
+        bank={
+            "seat": 1,
+            "amount": 250_000,
+            "banco": [(5, "PARTIAL", 220_000)],
+            "late_banco": [(7, "PARTIAL", 10_000)],
+        },
+        betting_closed="before cards",
+    )
+    events = b.events
+    if withdrawn is not None:  # the pit recorded the late $100 as cover
+        (recorded,) = [e for e in events if e.get("action") == "BANK_UNCOVERED_WITHDRAWN"]
+        events[events.index(recorded)] = replace(
+            recorded, fields={**recorded.fields, "amount_cents": withdrawn}
+        )
+    result = b.replay(events)
+    assert sorted(f.code for f in result.findings) == sorted(found)
+    late = only(result, "CF-4.7e-NO-MORE-BETS")
+    assert (late.seat, late.expected_cents, late.actual_cents) == (7, 0, 10_000)
+    assert late.event_ids == (r.betting_closed, r.banco[-1])
+    assert "$2,200.00 of the $2,500.00 bank was covered in time" in late.message
+    if withdrawn is not None:
+        f = only(result, "CF-4.7e-WITHDRAWN")
+        assert (f.seat, f.expected_cents, f.actual_cents) == (1, 30_000, 20_000)
+        assert "N.J.A.C. 19:47-4.7(e)" in f.message
+        uncovered = only(result, "CF-4.7e-UNCOVERED")
+        assert (uncovered.expected_cents, uncovered.actual_cents) == (220_000, 230_000)
 
 
 @pytest.mark.parametrize(

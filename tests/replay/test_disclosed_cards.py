@@ -3,6 +3,7 @@ behind when it gives way to the next without its end recorded (3.3(c)4)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -44,6 +45,46 @@ def test_simulated_round_opening_with_the_disclosed_card_is_clean() -> None:
     b.round(player="5D 4C", banker="3H 3S", simulated=True)
     b.round(**ROUND)
     assert b.replay().findings == []
+
+
+@pytest.mark.rule("PB-3.12c3-SIMULATED-FIRST")
+def test_simulated_round_opening_with_a_card_alike_from_elsewhere() -> None:
+    """PB-3.12c3-SIMULATED-FIRST, N.J.A.C. 19:47-3.12(c)3: the disclosed card itself opens the
+    simulated round. The 5 of diamonds disclosed at position P went to the discards and the
+    round opened with the next card, another 5 of diamonds of the shoe's eight decks: the same
+    rank and suit, not the same card, and a finding naming both positions."""
+    b = table("pb-dragon")
+    b.round(**ROUND)
+    at = b.position
+    irr = b.irregularity("5D")
+    discarded = b.emit(
+        "shoe",
+        "CardDealt",
+        shoe_id=b.shoe_id,
+        round_id=None,
+        position=at,
+        hand="DISCARD",
+        face_up=True,
+        rank="FIVE",
+        suit="DIAMONDS",
+    )
+    b.position += 1
+    sim = b.round(player="5D 4C", banker="3H 3S", simulated=True)
+    events = [
+        replace(e, fields={**e.fields, "position": at}) if e.event_id == irr.reported else e
+        for e in b.events
+    ]
+    f = only(b.replay(events))
+    assert (f.code, f.round_id, f.event_ids) == (
+        "PB-3.12c3-SIMULATED-FIRST",
+        sim.round_id,
+        (irr.reported, sim.cards[0]),
+    )
+    assert discarded not in f.event_ids
+    assert (
+        f"opened with 5D (position {at + 1}), not with the card disclosed in error "
+        f"(5D at position {at})" in f.message
+    )
 
 
 @pytest.mark.parametrize(("face_up", "found"), [(True, ["PB-3.12c2-FACE-DOWN"]), (False, [])])

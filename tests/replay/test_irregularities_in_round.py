@@ -233,9 +233,10 @@ def test_round_voided_for_the_order_of_the_deal(rules_id: str) -> None:
     b.end_shoe()
     f = only(b.replay())
     assert (f.code, f.round_id) == ("PB-3.12e-INSUFFICIENT", r.round_id)
-    assert f.event_ids == (r.voided,)
+    assert f.event_ids == (r.voided, *r.cards)
     assert f.message.startswith(
-        f"Round {r.round_id} was voided (Banker took cards in the wrong order) with "
+        f"Round {r.round_id} was voided (Banker took cards in the wrong order) after "
+        f"{len(r.cards)} of its cards were dealt with "
     )
     assert f.message.endswith(
         "only a shoe that cannot complete the round voids it, and six always complete a round "

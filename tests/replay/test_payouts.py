@@ -249,13 +249,73 @@ def test_payout_over_or_under(
     assert (row.expected_paid_cents, row.recorded_paid_cents) == (expected, paid)
 
 
+COLLECTED = "underpaid by $100.00 (the $100.00 stake was collected, not returned)"
+RETURNED = "overpaid by $100.00 (the $100.00 stake the house wins was returned)"
+
+
 @pytest.mark.parametrize(
-    ("rules_id", "hands", "wager", "recorded", "expected", "code"),
+    ("rules_id", "hands", "wager", "recorded", "expected", "code", "moved", "how"),
     [
-        ("pb-5-classic", TIE_7, "BANKER", "LOSE", "void", "PB-3.2a1-BANKER"),
-        ("pb-5-classic", TIE_7, "PLAYER", "LOSE", "void", "PB-3.3a-PLAYER"),
-        ("pb-5-classic", BANKER_7_6, "PLAYER", "VOID", "lose", "PB-3.3a-PLAYER"),
-        ("pb-dragon", DRAGON, "BANKER", "LOSE", "push", "PB-3.3h-DRAGON-PUSH"),
+        (
+            "pb-5-classic",
+            TIE_7,
+            "BANKER",
+            "LOSE",
+            "void",
+            "PB-3.2a1-BANKER",
+            (0, -10_000),
+            COLLECTED,
+        ),
+        (
+            "pb-5-classic",
+            TIE_7,
+            "PLAYER",
+            "LOSE",
+            "void",
+            "PB-3.3a-PLAYER",
+            (0, -10_000),
+            COLLECTED,
+        ),
+        (
+            "pb-5-classic",
+            BANKER_7_6,
+            "PLAYER",
+            "VOID",
+            "lose",
+            "PB-3.3a-PLAYER",
+            (-10_000, 0),
+            RETURNED,
+        ),
+        (
+            "pb-5-classic",
+            BANKER_7_6,
+            "PLAYER",
+            "PUSH",
+            "lose",
+            "PB-3.3a-PLAYER",
+            (-10_000, 0),
+            RETURNED,
+        ),
+        (
+            "pb-dragon",
+            DRAGON,
+            "BANKER",
+            "LOSE",
+            "push",
+            "PB-3.3h-DRAGON-PUSH",
+            (0, -10_000),
+            COLLECTED,
+        ),
+        (
+            "pb-dragon",
+            DRAGON,
+            "BANKER",
+            "VOID",
+            "push",
+            "PB-3.3h-DRAGON-PUSH",
+            (0, 0),
+            "settled wrongly",
+        ),
         (
             "pb-5-classic",
             {"player": "8H KC", "banker": "4D 4S"},
@@ -263,29 +323,40 @@ def test_payout_over_or_under(
             "LOSE",
             "void",
             "PB-3.3g-BONUS",
+            (0, -10_000),
+            COLLECTED,
         ),
     ],
 )
 @pytest.mark.rule("PB-3.2a1-BANKER", "PB-3.3a-PLAYER", "PB-3.3h-DRAGON-PUSH", "PB-3.3g-BONUS")
 def test_wager_settled_with_the_wrong_result(
-    rules_id: str, hands: dict[str, Any], wager: str, recorded: str, expected: str, code: str
+    rules_id: str,
+    hands: dict[str, Any],
+    wager: str,
+    recorded: str,
+    expected: str,
+    code: str,
+    moved: tuple[int, int],
+    how: str,
 ) -> None:
     """PB-3.2a1-BANKER: N.J.A.C. 19:47-3.2(a)1iii and (a)2iii: Banker and Player wagers are void on
     a tie; 3.2(a)6i / 3.3(h): a dragon 7 Banker wager is a push; 3.2(a)5iii: a bonus wager is void
-    on naturals of equal count. Taking the stake is 'settled wrongly' with nothing paid."""
+    on naturals of equal count; 3.3: a losing wager is collected. Nothing is paid either way, but
+    the stake is money: taking a stake that is returned, or returning one the house wins, is
+    a finding whose amounts are what moved to the patron, due and recorded (a losing stake
+    returned is +$100.00 to the patron, not "$0.00 paid as $0.00")."""
     b = table(rules_id)
     r = b.round(**hands, wagers={3: {wager: 10_000}}, results={(3, wager): recorded})
     f = only(b.replay())
-    assert (f.code, f.severity, f.seat, f.expected_cents, f.actual_cents) == (
+    assert (f.code, f.severity, f.seat, (f.expected_cents, f.actual_cents)) == (
         code,
         Severity.CRITICAL,
         3,
-        0,
-        0,
+        moved,
     )
     assert f.event_ids == (r.wagers[(3, wager)], r.settled_id(3, wager))
     assert f"should {expected} and be paid $0.00" in f.message
-    assert f.message.endswith(f"it was recorded {recorded} paying $0.00: settled wrongly.")
+    assert f.message.endswith(f"it was recorded {recorded} paying $0.00: {how}.")
 
 
 @pytest.mark.rule("PB-3.3a-PLAYER")

@@ -256,6 +256,29 @@ def test_void_threshold_is_six_cards_left(cards_left: int, found: list[str]) -> 
     assert voids == found
 
 
+@pytest.mark.parametrize(("cards_left", "found"), [(5, []), (9, ["PB-3.12e-INSUFFICIENT"])])
+@pytest.mark.rule("PB-3.12e-INSUFFICIENT")
+def test_a_void_after_the_deal_is_judged_by_the_cards_the_round_began_with(
+    cards_left: int, found: list[str]
+) -> None:
+    """PB-3.12e-INSUFFICIENT, N.J.A.C. 19:47-3.12(e): a round is void for "insufficient
+    cards remaining in the shoe to complete a round". Its own cards are no want of cards: a
+    round that began with nine cards left and was voided once its four cards were seen (five
+    left) had enough, and is a finding naming the void and the cards; one that began with five
+    may have run out, and raises nothing."""
+    b = table(cards_in_shoe=8 + cards_left)
+    b.round(**ROUND)
+    void = b.voided_round(dealt="TH 6C 3D 4S")
+    b.end_shoe()
+    result = b.replay()
+    assert [c for c in codes(result) if c == "PB-3.12e-INSUFFICIENT"] == found
+    if found:
+        f = only(result, "PB-3.12e-INSUFFICIENT")
+        assert f.round_id == void.round_id
+        assert f.event_ids == (void.voided, *void.cards)
+        assert f"after 4 of its cards were dealt with {cards_left} cards left" in f.message
+
+
 # ---------------------------------------------------------------------- 3.12(c) and (d)
 def around(b: TableDayBuilder) -> RoundHandle:
     """A round before the irregularity (the one after is dealt by each test)."""

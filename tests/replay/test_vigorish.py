@@ -415,10 +415,37 @@ def test_form_documents_a_different_amount_than_deferred() -> None:
         500,
     )
     assert f.event_ids == (form,)
-    assert (
-        f.message
-        == "Form 1001 documents $5.00 for seat 3 but $5.25 of vigorish was deferred there."
+    assert f.message == (
+        "Form 1001 documents $5.00 for seat 3 but $5.25 of vigorish was deferred there "
+        "(N.J.A.C. 19:47-3.3(c)3i)."
     )
+
+
+@pytest.mark.rule("PB-3.3c3-COMP-FORM")
+def test_a_form_overstating_the_deferral_adds_only_the_deferral_to_the_complimentaries() -> None:
+    """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i and 3.3(c)3vii: a Form records the vigorish
+    not collected, and that is the complimentary. A $500.00 Form where $5.25 was deferred is a
+    CRITICAL finding stating both amounts, and the day's complimentary figure counts $5.25,
+    not $500.00; an exact Form counts what it documents."""
+    b = table()
+    b.round(**DEFERRED)
+    form = b.form_issued(seat=3, amount_cents=50_000)
+    b.patron_leaves(3)
+    b.end_shoe()
+    b.close()
+    b.accounting()
+    result = b.replay()
+    f = only(result)
+    assert (f.code, f.expected_cents, f.actual_cents, f.event_ids) == (
+        "PB-3.3c3-COMP-FORM",
+        525,
+        50_000,
+        (form,),
+    )
+    assert f.message.endswith("Only the $5.25 deferred is counted as a complimentary.")
+    assert result.summary is not None and result.summary.comp_vig_cents == 525
+    documented = [r for r in result.vig_ledger if r.kind == "DOCUMENTED"]
+    assert [(r.amount_cents, r.balance_after_cents) for r in documented] == [(525, 0)]
 
 
 @pytest.mark.rule("PB-3.3c3-COMP-FORM")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Severity
@@ -31,6 +31,7 @@ from pipeline.rules.codes import code_for, rule
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome
+from pipeline.rules.roles import BancoKind
 from pipeline.rules.settlement import Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.variants import Variant, variant
 
@@ -130,12 +131,45 @@ class RoundView:
         return tuple(self.round.settled)
 
 
+ACCEPTED = "CF-4.7a-ACCEPTED"
+BANCO_ACTIONS: Mapping[str, BancoKind] = {k.value: k for k in BancoKind}
+"""A ``PlayerBancoWager``'s action symbols taken as wagers against the Banker."""
+
+
+def standing_acceptances(rnd: RoundState) -> list[TableEvent]:
+    """Chemin de Fer 4.7(a)-(e): the wagers against the Banker the pit accepted (banco
+    suivi, banco seul or partial) before "No More Bets", in the order recorded; one accepted
+    after it covers nothing (:func:`~pipeline.replay.checks.chemin_de_fer_money`'s finding)."""
+    late = {e.event_id for e in rnd.late_acceptances}
+    return [
+        e
+        for e in rnd.bank
+        if e.payload_type == "PlayerBancoWager"
+        and e.get("action") in BANCO_ACTIONS
+        and e.event_id not in late
+    ]
+
+
+def accepted_against_the_bank(rnd: RoundState) -> dict[int, int]:
+    """What the pit accepted of each seat's wager against the Banker, by seat
+    (:func:`standing_acceptances`)."""
+    accepted: dict[int, int] = {}
+    for e in standing_acceptances(rnd):
+        seat = int(e.get("seat"))
+        accepted[seat] = accepted.get(seat, 0) + int(e.get("amount_cents"))
+    return accepted
+
+
 def offered_stakes(rules: TableRules, rnd: RoundState) -> dict[int, dict[Wager, int]]:
     """Each seat's standing wagers the table offers (a wager the table does not offer is a
-    finding, never settled), by seat."""
+    finding, never settled), by seat. In Chemin de Fer a wager against the Banker the pit
+    accepted is the amount accepted (4.7(a)): the rest never stood against the bank."""
     offered = offered_wagers(rules)
+    accepted = accepted_against_the_bank(rnd) if variant(rules.game).participant_bank else {}
     stakes: dict[int, dict[Wager, int]] = {}
     for (seat, wager), amount in rnd.wagers.items():
+        if wager is Wager.PLAYER and seat in accepted:
+            amount = min(amount, accepted[seat])
         if amount > 0 and wager in offered:
             stakes.setdefault(seat, {})[wager] = amount
     return stakes
@@ -144,9 +178,20 @@ def offered_stakes(rules: TableRules, rnd: RoundState) -> dict[int, dict[Wager, 
 def due_settlements(
     rules: TableRules, rnd: RoundState, outcome: RoundOutcome
 ) -> dict[int, tuple[Settlement, ...]]:
-    """What each seat's offered wagers settle at (3.3, 4.10(b)-(c), 7.3), seats in order."""
+    """What each seat's offered wagers settle at (3.3, 4.10(b)-(c), 7.3), seats in order. A
+    Chemin de Fer wager put up beyond what the pit accepted is settled under
+    ``CF-4.7a-ACCEPTED``, so a settlement on the amount put up is that rule's finding."""
     stakes = offered_stakes(rules, rnd)
-    return {seat: settle_seat(rules, outcome, stakes[seat]) for seat in sorted(stakes)}
+    due = {seat: settle_seat(rules, outcome, stakes[seat]) for seat in sorted(stakes)}
+    for seat, settlements in due.items():
+        put_up = rnd.wagers.get((seat, Wager.PLAYER), 0)
+        due[seat] = tuple(
+            replace(s, rule_code=ACCEPTED)
+            if s.wager is Wager.PLAYER and s.stake_cents < put_up
+            else s
+            for s in settlements
+        )
+    return due
 
 
 RoundCheck = Callable[[RoundView], Iterable[Flag]]

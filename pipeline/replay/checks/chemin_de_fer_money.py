@@ -1,14 +1,22 @@
-"""Chemin de Fer money and control of the hands: the Banker's stake is the covered part of the
-bank (4.7(e)), and the Dominant Player controls the Player's Hand (4.8(c))."""
+"""Chemin de Fer money and control of the hands: the bank is covered only before "No More Bets",
+the Banker withdraws and stakes exactly what the rest leaves (4.7(e)), and the Dominant
+Player controls the Player's Hand (4.8(c))."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from pipeline.events.model import TableEvent
-from pipeline.replay.checks import Flag, Phase, RoundView, round_check
+from pipeline.replay.checks import (
+    BANCO_ACTIONS,
+    Flag,
+    Phase,
+    RoundView,
+    round_check,
+    standing_acceptances,
+)
 from pipeline.replay.findings import Severity, money
-from pipeline.rules.roles import BancoKind, BancoOffer, dominant_player
+from pipeline.rules.roles import BancoOffer, dominant_player
 from pipeline.rules.settlement import Wager, settle_seat
 from pipeline.rules.variants import games_where
 
@@ -16,6 +24,7 @@ BANK_GAMES = games_where(lambda v: v.participant_bank)
 """The games where a participant holds the bank (4.5-4.8, 4.11)."""
 
 UNCOVERED_WITHDRAWN = "BANK_UNCOVERED_WITHDRAWN"
+WITHDRAWN = "CF-4.7e-WITHDRAWN"
 
 
 def _banker_wager(view: RoundView) -> TableEvent | None:
@@ -24,11 +33,11 @@ def _banker_wager(view: RoundView) -> TableEvent | None:
 
 def _accepted(view: RoundView) -> list[BancoOffer]:
     """The wagers against the Banker recorded for the round, in the order recorded."""
-    kinds = {k.value: k for k in BancoKind}
     return [
-        BancoOffer(int(e.get("seat")), kinds[str(e.get("action"))], int(e.get("amount_cents")))
-        for e in view.round.bank
-        if e.payload_type == "PlayerBancoWager" and e.get("action") in kinds
+        BancoOffer(
+            int(e.get("seat")), BANCO_ACTIONS[str(e.get("action"))], int(e.get("amount_cents"))
+        )
+        for e in standing_acceptances(view.round)
     ]
 
 
@@ -46,11 +55,7 @@ def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
     stake = view.round.wagers.get((seat, Wager.BANKER))
     if stake is None or stake == covered:
         return
-    withdrawn = [
-        e
-        for e in view.round.bank
-        if e.payload_type == "PlayerBancoWager" and e.get("action") == UNCOVERED_WITHDRAWN
-    ]
+    withdrawn = _withdrawn(view)
     (due,) = settle_seat(view.rules, outcome, {Wager.BANKER: covered})
     paid = sum(
         int(e.get("paid_cents"))
@@ -73,6 +78,64 @@ def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
         expected=covered,
         actual=stake,
         event_ids=(banker.event_id, *(e.event_id for e in withdrawn), *ids),
+    )
+
+
+def _withdrawn(view: RoundView) -> list[TableEvent]:
+    return [
+        e
+        for e in view.round.bank
+        if e.payload_type == "PlayerBancoWager" and e.get("action") == UNCOVERED_WITHDRAWN
+    ]
+
+
+@round_check(when=Phase.SETTLED, games=BANK_GAMES)
+def the_bank_is_covered_before_no_more_bets(view: RoundView) -> Iterator[Flag]:
+    """4.7(e): wagers against the Banker are accepted before "No More Bets"; one accepted
+    after it (or after the first card) covers nothing: not the Banker's stake, not the part
+    withdrawn."""
+    banker = _banker_wager(view)
+    covered = sum(o.amount_cents for o in _accepted(view))
+    closed = view.round.betting_closed or view.round.first_card
+    for e in view.round.late_acceptances:
+        seat, amount = int(e.get("seat")), int(e.get("amount_cents"))
+        bank = f" of the {money(int(banker.get('amount_cents')))} bank" if banker else ""
+        yield Flag(
+            "no_more_bets",
+            Severity.HIGH,
+            f"Seat {seat}'s {str(e.get('action')).replace('_', ' ').lower()} wager of "
+            f'{money(amount)} against the Banker was accepted after "No More Bets" '
+            f"({view.citation('no_more_bets')}); it covers nothing: {money(covered)}{bank} was "
+            "covered in time. Return it, and settle the round on the wagers accepted before.",
+            seat=seat,
+            expected=0,
+            actual=amount,
+            event_ids=tuple(x for x in (closed, e.event_id) if x),
+        )
+
+
+@round_check(when=Phase.SETTLED, games=BANK_GAMES)
+def the_uncovered_part_is_withdrawn(view: RoundView) -> Iterator[Flag]:
+    """4.7(e): the Banker withdraws the part of the bank not covered before "No More Bets":
+    the amount recorded as withdrawn is the bank less the wagers accepted in time."""
+    banker, withdrawn = _banker_wager(view), _withdrawn(view)
+    if banker is None or not withdrawn:
+        return
+    seat, bank = int(banker.get("seat")), int(banker.get("amount_cents"))
+    due = bank - min(bank, sum(o.amount_cents for o in _accepted(view)))
+    recorded = sum(int(e.get("amount_cents")) for e in withdrawn)
+    if recorded == due:
+        return
+    yield Flag(
+        WITHDRAWN,
+        Severity.HIGH,
+        f"The Banker at seat {seat} withdrew {money(recorded)} of a {money(bank)} bank, but "
+        f'{money(bank - due)} was covered before "No More Bets", so {money(due)} is '
+        f"withdrawn ({view.citation(WITHDRAWN)}).",
+        seat=seat,
+        expected=due,
+        actual=recorded,
+        event_ids=(banker.event_id, *(e.event_id for e in withdrawn)),
     )
 
 

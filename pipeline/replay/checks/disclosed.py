@@ -40,15 +40,23 @@ def disclosed_discards_face_down(rules: TableRules, irr: Irregularity) -> Iterat
 @round_check(when=Phase.SIMULATED)
 def simulated_round_opens_with_the_disclosed_card(view: RoundView) -> Iterator[Flag]:
     """3.12(c)3, 4.12(h)3, 7.11(c)3: "The disclosed card shall be used as the first card of a
-    simulated round"."""
+    simulated round": that very card, at the shoe position the report names, where it gives
+    one; a shoe of several decks holds other cards of its rank and suit."""
     report = view.round.disclosed
     if report is None or not view.round.cards:
         return
     first = view.round.cards[0]
     rank, suit = Rank[str(report.get("card_rank"))], report.get("card_suit")
-    if first.card.rank is rank and (suit is None or first.card.suit.name == suit):
+    at = report.get("position")
+    if (
+        first.card.rank is rank
+        and (suit is None or first.card.suit.name == suit)
+        and (at is None or first.position == int(at))
+    ):
         return
     disclosed = str(Card(rank, Suit[str(suit)])) if suit else f"a {rank.name.lower()}"
+    if at is not None:
+        disclosed += f" at position {at}"
     yield Flag(
         "simulated_first",
         Severity.MEDIUM,

@@ -12,7 +12,7 @@ from pipeline.replay.findings import Severity, money
 from pipeline.replay.state import RoundState
 from pipeline.rules.codes import rule
 from pipeline.rules.config import TableRules
-from pipeline.rules.settlement import Result, Settlement, Wager
+from pipeline.rules.settlement import Result, Settlement, Wager, moved_to_patron
 from pipeline.rules.settlement_order import settlement_order_problem
 from pipeline.rules.variants import variant
 from pipeline.rules.vigorish import rounding_error
@@ -39,6 +39,8 @@ def every_wager_settled_as_due(view: RoundView) -> Iterator[Flag]:
 def _compare_settlement(
     seat: int, s: Settlement, events: list[TableEvent], ids: tuple[str, ...]
 ) -> Iterator[Flag]:
+    """A finding's amounts are what settling the wager moves to the patron
+    (:func:`~pipeline.rules.settlement.moved_to_patron`): due, and as recorded."""
     why = rule(s.rule_code).citation
     recorded_paid = sum(int(x.get("paid_cents")) for x in events)
     if len(events) > 1:
@@ -49,8 +51,11 @@ def _compare_settlement(
             f"{len(events)} times, paying {money(recorded_paid)} in all; it is "
             f"settled once and pays {money(s.paid_cents)} ({why}).",
             seat=seat,
-            expected=s.paid_cents,
-            actual=recorded_paid,
+            expected=s.moved_cents,
+            actual=sum(
+                moved_to_patron(Result(x.get("outcome")), s.stake_cents, int(x.get("paid_cents")))
+                for x in events
+            ),
             event_ids=(*ids, *(x.event_id for x in events)),
         )
         return
@@ -62,16 +67,34 @@ def _compare_settlement(
             f"settled; it should {s.result.value.lower()}"
             f"{' ' + money(s.paid_cents) if s.paid_cents else ''}.",
             seat=seat,
-            expected=s.paid_cents,
+            expected=s.moved_cents,
             actual=None,
             event_ids=ids,
         )
         return
     e = events[0]
-    recorded_result = str(e.get("outcome"))
-    if recorded_result == s.result.value and recorded_paid == s.paid_cents:
+    recorded_result = Result(e.get("outcome"))
+    if recorded_result is s.result and recorded_paid == s.paid_cents:
         return
-    diff = recorded_paid - s.paid_cents
+    moved = moved_to_patron(recorded_result, s.stake_cents, recorded_paid)
+    yield Flag(
+        s.rule_code,
+        Severity.CRITICAL,
+        f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} should "
+        f"{s.result.value.lower()} and be paid {money(s.paid_cents)} ({why}); it was "
+        f"recorded {recorded_result.value} paying {money(recorded_paid)}: "
+        f"{_what_moved(s, recorded_result, moved)}.",
+        seat=seat,
+        expected=s.moved_cents,
+        actual=moved,
+        event_ids=(*ids, e.event_id),
+    )
+
+
+def _what_moved(s: Settlement, recorded: Result, moved: int) -> str:
+    """How a wrong settlement moved money: the patron's difference, and the stake when it
+    went the wrong way (returned though lost, or collected though returned)."""
+    diff = moved - s.moved_cents
     how = (
         f"overpaid by {money(diff)}"
         if diff > 0
@@ -79,17 +102,11 @@ def _compare_settlement(
         if diff < 0
         else "settled wrongly"
     )
-    yield Flag(
-        s.rule_code,
-        Severity.CRITICAL,
-        f"Seat {seat}'s {s.wager.value} wager of {money(s.stake_cents)} should "
-        f"{s.result.value.lower()} and be paid {money(s.paid_cents)} ({why}); it was "
-        f"recorded {recorded_result} paying {money(recorded_paid)}: {how}.",
-        seat=seat,
-        expected=s.paid_cents,
-        actual=recorded_paid,
-        event_ids=(*ids, e.event_id),
-    )
+    if s.result is Result.LOSE and recorded is not Result.LOSE:
+        how += f" (the {money(s.stake_cents)} stake the house wins was returned)"
+    elif s.result is not Result.LOSE and recorded is Result.LOSE:
+        how += f" (the {money(s.stake_cents)} stake was collected, not returned)"
+    return how
 
 
 @round_check(when=Phase.SETTLED)

@@ -15,22 +15,36 @@ def void_only_when_the_shoe_cannot_complete(view: RoundView) -> Iterator[Flag]:
     complete it. A hand annulled under 4.12(a), or a Chemin de Fer last hand with a card found
     face up (4.12(j)), is void by its own rule and not judged here."""
     voided = view.round.voided
-    if voided is None or view.cards_left is None:
+    left = _left_when_the_round_began(view)
+    if voided is None or left is None:
         return
     if view.round.annulled is not None:
         return  # 4.12(a) annuls the hand whatever the shoe holds (checks.banker_deal)
     if view.last_hand_face_up is not None:
         return  # 4.12(j) voids it whatever the shoe holds (checks.last_hand)
-    if not void_for_insufficient_cards(view.cards_left):
+    if not void_for_insufficient_cards(left):
+        own = len(view.round.cards)
+        seen = f" after {own} of its cards were dealt" if own else ""
         yield Flag(
             "insufficient",
             Severity.HIGH,
-            f"Round {view.round.round_id} was voided ({voided.get('reason') or 'no reason'}) "
-            f"with {view.cards_left} cards left in the shoe; only a shoe that cannot complete "
-            "the round voids it, and six always complete a round "
+            f"Round {view.round.round_id} was voided ({voided.get('reason') or 'no reason'})"
+            f"{seen} with {left} cards left in the shoe when it began; only a shoe that "
+            "cannot complete the round voids it, and six always complete a round "
             f"({view.citation('insufficient')}).",
-            event_ids=(voided.event_id,),
+            event_ids=(voided.event_id, *(c.event_id for c in view.round.cards)),
         )
+
+
+def _left_when_the_round_began(view: RoundView) -> int | None:
+    """The cards left in the shoe before the round's first card: the round's own cards are
+    no want of cards, so a round voided once they were seen is judged by the count it began
+    with (3.12(e): "insufficient cards remaining in the shoe to complete a round")."""
+    if view.shoe is None or view.cards_left is None:
+        return None
+    if not view.round.cards:
+        return view.cards_left
+    return view.shoe.cards_in_shoe - min(c.position for c in view.round.cards)
 
 
 @round_check(when=Phase.SETTLED)
