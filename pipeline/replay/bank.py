@@ -77,7 +77,8 @@ class Bank:
                         "CF-4.5b-BANKER-BID",
                         Severity.HIGH,
                         f"Seat {seat} took the bank, but seat {winner} bid the most "
-                        f"({money(self.bids[winner])}).",
+                        f"({money(self.bids[winner])}); the highest bid becomes Banker "
+                        f"({rule('CF-4.5b-BANKER-BID').citation}).",
                         seat=seat,
                         event_ids=(e.event_id,),
                     )
@@ -91,15 +92,16 @@ class Bank:
 
         problem = banker_wager_problem(self.banker_last, self.bid_amount, amount)
         if problem:
+            # 4.11(c): after a voluntary pass the new Banker wagers from the previous Banker's
+            # last wager up to twice it.
+            code = (
+                "CF-4.11c-VOLUNTARY-PASS" if self.after_voluntary_pass else "CF-4.6b-BANKER-LIMITS"
+            )
             flags.append(
                 Flag(
-                    # 4.11(c): after a voluntary pass the new Banker wagers from the previous
-                    # Banker's last wager up to twice it.
-                    "CF-4.11c-VOLUNTARY-PASS"
-                    if self.after_voluntary_pass
-                    else "CF-4.6b-BANKER-LIMITS",
+                    code,
                     Severity.HIGH,
-                    f"{problem} (seat {seat}).",
+                    f"{problem} (seat {seat}; {rule(code).citation}).",
                     seat=seat,
                     expected=self.banker_last or self.bid_amount,
                     actual=amount,
@@ -171,7 +173,7 @@ class Bank:
                     "CF-4.7a-AGGREGATE",
                     Severity.HIGH,
                     f"Wagers against the Banker total {money(covered)}, more than the bank "
-                    f"of {money(bank)}.",
+                    f"of {money(bank)} ({rule('CF-4.7a-AGGREGATE').citation}).",
                     expected=bank,
                     actual=covered,
                     event_ids=ids,
@@ -190,7 +192,8 @@ class Bank:
                     "CF-4.7b-SUIVI",
                     Severity.HIGH,
                     "The wagers against the Banker do not follow banco suivi, then banco "
-                    "seul nearest counterclockwise, then partial wagers counterclockwise.",
+                    "seul nearest counterclockwise, then partial wagers counterclockwise "
+                    f"({rule('CF-4.7b-SUIVI').citation}).",
                     event_ids=ids,
                 )
             )

@@ -127,6 +127,9 @@ class TableReplay:
         self.table_id = table_id
         self.catalog = catalog
         self.rules: TableRules | None = None
+        self.posted_limits: tuple[int, int] | None = None
+        """The minimum and maximum wagers the table posted when it opened, where its device
+        reports them (8.2): the limits its wagers are judged by."""
         self.result = ReplayResult(table_id)
         self.findings = self.result.findings
         self.shoe: ShoeState | None = None
@@ -308,6 +311,7 @@ class TableReplay:
                 event_ids=(e.event_id,),
                 between_rounds=True,
             )
+        self._posted_limits(e)
         self.summary.rules_id = rules_id
         self.summary.game = self.rules.game.value
         self.summary.pit = str(e.get("pit"))
@@ -319,6 +323,34 @@ class TableReplay:
         self.forms.gaming_date = self.summary.gaming_date
         self.forms.pit = self.summary.pit
         self.practice.table_opened(e.event_id, self.summary.pit)
+
+    def _posted_limits(self, e: TableEvent) -> None:
+        """8.2: the limits a table posts are those filed for it. A limit the device does not
+        report is the filed one; a device that reports neither leaves the filed ones."""
+        rules = self.require_rules()
+        filed = (rules.min_wager_cents, rules.max_wager_cents)
+        low, high = e.get("min_wager_cents"), e.get("max_wager_cents")
+        if low is None and high is None:
+            self.posted_limits = None
+            return
+        posted = (
+            int(low) if low is not None else filed[0],
+            int(high) if high is not None else filed[1],
+        )
+        self.posted_limits = posted
+        if posted == filed:
+            return
+        code = "NJ-8.2-POSTED-LIMITS"
+        self.find(
+            code,
+            Severity.MEDIUM,
+            f"Table {self.table_id} opened posting wagers of {money(posted[0])} to "
+            f"{money(posted[1])}, but rules {rules.rules_id!r} file {money(filed[0])} to "
+            f"{money(filed[1])} for it ({rule(code).citation}). Post the filed limits, or file "
+            "the ones posted; its wagers are judged by the limits posted.",
+            event_ids=(e.event_id,),
+            between_rounds=True,
+        )
 
     def on_TableClosed(self, e: TableEvent) -> None:
         self._close_round()
@@ -944,7 +976,9 @@ class TableReplay:
     def on_VigDeferred(self, e: TableEvent) -> None:
         self._vig(e, "DEFERRED")
         seat = int(e.get("seat"))
-        balance = self.deferred.setdefault(seat, SeatBalance(e.get("patron_id")))
+        balance = self.deferred.get(seat)
+        if balance is None or balance.cents == 0:  # a new debt: the patron who defers it
+            balance = self.deferred[seat] = SeatBalance(e.get("patron_id"))
         balance.cents += int(e.get("amount_cents"))
         balance.event_ids.append(e.event_id)
         self._vig_row(e, "DEFERRED", balance.cents)
@@ -1016,6 +1050,7 @@ class TableReplay:
         owed = balance.cents if balance is not None else 0
         documented = self.forms.issued(e, owed, self._deferral_severity())
         if balance is not None and owed:
+            self._form_patron(e, balance)
             counted = min(documented, owed)
             if documented != owed:
                 code = "PB-3.3c3-COMP-FORM"
@@ -1043,6 +1078,26 @@ class TableReplay:
                 "DOCUMENTED",
                 balance.cents,
             )
+
+    def _form_patron(self, e: TableEvent, balance: SeatBalance) -> None:
+        """3.3(c)3i (7.3(c)3): the Form names the patron who owed the deferred vigorish, the
+        one whose complimentary it is; a Form naming another patron at that seat credits the
+        wrong patron."""
+        named, owed_by = e.get("patron_id"), balance.patron_id
+        if named is None or owed_by is None or named == owed_by:
+            return
+        code = "PB-3.3c3-COMP-FORM"
+        self.find(
+            code,
+            Severity.HIGH,
+            f"Form {e.get('serial')} names patron {named}, but the {money(balance.cents)} "
+            f"deferred at seat {e.get('seat')} was owed by {owed_by} ({rule(code).citation}). "
+            "Correct the Form: the complimentary is the patron's who owed the vigorish.",
+            seat=int(e.get("seat")),
+            serial=int(e.get("serial")),
+            event_ids=(e.event_id, *balance.event_ids),
+            between_rounds=True,
+        )
 
     def on_CompVigFormVoided(self, e: TableEvent) -> None:
         self.forms.voided(e)
@@ -1263,7 +1318,14 @@ class TableReplay:
         shoe = self.shoe
         left = shoe.cards_in_shoe - (shoe.last_position + 1) if shoe is not None else None
         return RoundView(
-            self.require_rules(), rnd, shoe, outcome, left, due or {}, curator=self.curator
+            self.require_rules(),
+            rnd,
+            shoe,
+            outcome,
+            left,
+            due or {},
+            curator=self.curator,
+            posted_limits=self.posted_limits,
         )
 
     def _run_checks(self, view: RoundView, when: Phase) -> None:

@@ -353,6 +353,8 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     # (TableRules.min_wager_cents, max_wager_cents) and posted at it.
     ("NJ-8.2-TABLE-LIMITS", "8.2",
      "Every wager is at least the table's minimum and at most its maximum."),
+    ("NJ-8.2-POSTED-LIMITS", "8.2",
+     "The minimum and maximum wagers posted at a table are those the casino filed for it."),
     # --- Data integrity: what the devices delivered, not what the dealer did
     ("NJ-DATA-GAP", "3.7-3.10",
      "A device sequence gap: the affected round cannot be reconstructed and is marked "

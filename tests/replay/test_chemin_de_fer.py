@@ -43,7 +43,10 @@ def test_bank_not_given_to_the_highest_bid() -> None:
         "PAT-01",
         (r.banker_wager,),
     )
-    assert f.message == "Seat 1 took the bank, but seat 5 bid the most ($1,500.00)."
+    assert f.message == (
+        "Seat 1 took the bank, but seat 5 bid the most ($1,500.00); the highest bid becomes "
+        "Banker (N.J.A.C. 19:47-4.5(b))."
+    )
 
 
 @pytest.mark.rule("CF-4.5b-BANKER-BID")
@@ -65,19 +68,22 @@ def test_equal_bids_go_to_the_seat_closest_counterclockwise() -> None:
         (
             80_000,
             None,
-            "first Banker wager 80000c is below the winning bid 100000c (seat 1).",
+            "first Banker wager 80000c is below the winning bid 100000c (seat 1; "
+            "N.J.A.C. 19:47-4.6(b)).",
             100_000,
         ),
         (
             100_000,
             250_000,
-            "Banker wager 250000c exceeds twice the previous wager 100000c (seat 1).",
+            "Banker wager 250000c exceeds twice the previous wager 100000c (seat 1; "
+            "N.J.A.C. 19:47-4.6(b)).",
             100_000,
         ),
         (
             100_000,
             90_000,
-            "Banker wager 90000c is below the previous wager 100000c (seat 1).",
+            "Banker wager 90000c is below the previous wager 100000c (seat 1; "
+            "N.J.A.C. 19:47-4.6(b)).",
             100_000,
         ),
     ],
@@ -146,8 +152,9 @@ def test_wagers_against_the_banker_exceed_the_bank() -> None:
         120_000,
     )
     assert f.event_ids == (r.banker_wager, *r.banco)
-    assert (
-        f.message == "Wagers against the Banker total $1,200.00, more than the bank of $1,000.00."
+    assert f.message == (
+        "Wagers against the Banker total $1,200.00, more than the bank of $1,000.00 "
+        "(N.J.A.C. 19:47-4.7(a))."
     )
 
 
@@ -166,7 +173,7 @@ def test_banco_suivi_by_a_participant_not_entitled() -> None:
     )
     assert f.message == (
         "The wagers against the Banker do not follow banco suivi, then banco seul nearest "
-        "counterclockwise, then partial wagers counterclockwise."
+        "counterclockwise, then partial wagers counterclockwise (N.J.A.C. 19:47-4.7(b)-(d))."
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pipeline.replay.findings import Severity
-from tests.replay.builder import codes, only, table
+from tests.replay.builder import TableDayBuilder, codes, only, table
 
 BANKER_WINS: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S"}
 
@@ -51,7 +51,7 @@ def test_wager_under_the_minimum_is_named_and_still_settled() -> None:
     assert f.message == (
         "Seat 3 wagered $25.00 on TIE, under the minimum of $100.00 that rules 'pb-5-classic' "
         "set for the table (N.J.A.C. 19:47-8.2). Refuse such a wager or correct the table's "
-        "filed limits."
+        "limits."
     )
     underpaid = table()
     underpaid.round(
@@ -80,3 +80,35 @@ def test_chemin_de_fer_partial_banco_under_the_minimum() -> None:
     f = only(b.replay())
     assert (f.code, f.seat, f.actual_cents) == ("NJ-8.2-TABLE-LIMITS", 5, 2_500)
     assert "under the minimum of $100.00 that rules 'cf-5'" in f.message
+
+
+@pytest.mark.parametrize(
+    ("posted", "stake", "found"),
+    [
+        ({"min_wager_cents": 10_000, "max_wager_cents": 5_000_000}, 20_000, []),
+        ({"min_wager_cents": 25_000}, 20_000, ["NJ-8.2-POSTED-LIMITS", "NJ-8.2-TABLE-LIMITS"]),
+        ({"max_wager_cents": 10_000}, 20_000, ["NJ-8.2-POSTED-LIMITS", "NJ-8.2-TABLE-LIMITS"]),
+        ({"min_wager_cents": 25_000}, 30_000, ["NJ-8.2-POSTED-LIMITS"]),
+    ],
+)
+@pytest.mark.rule("NJ-8.2-POSTED-LIMITS", "NJ-8.2-TABLE-LIMITS")
+def test_the_limits_posted_at_the_table(
+    posted: dict[str, Any], stake: int, found: list[str]
+) -> None:
+    """NJ-8.2-POSTED-LIMITS, NJ-8.2-TABLE-LIMITS, N.J.A.C. 19:47-8.2: the limits a table posts
+    when it opens are those filed for it ($100 to $50,000 for pb-5-classic), else a finding
+    naming both; its wagers are judged by the limits posted, which the patron saw. Posted as
+    filed, a $200 wager is clean; under a posted $250 minimum or over a posted $100 maximum it
+    is a finding too."""
+    b = TableDayBuilder("T01", "pb-5-classic")
+    opened = b.open(**posted)
+    b.shoe()
+    b.round(**BANKER_WINS, wagers={3: {"PLAYER": stake}})
+    result = b.replay()
+    assert codes(result) == found
+    if found:
+        f = only(result, "NJ-8.2-POSTED-LIMITS")
+        assert (f.severity, f.round_id, f.event_ids) == (Severity.MEDIUM, None, (opened,))
+        assert "but rules 'pb-5-classic' file $100.00 to $50,000.00" in f.message
+    if "NJ-8.2-TABLE-LIMITS" in found:
+        assert "posted at the table" in only(result, "NJ-8.2-TABLE-LIMITS").message

@@ -523,3 +523,27 @@ def test_deferral_findings_are_critical_again_in_the_next_shoe_after_a_gap() -> 
         ("T01-S01", Severity.MEDIUM),
         ("T01-S02", Severity.CRITICAL),
     ]
+
+
+@pytest.mark.parametrize(("named", "found"), [("PAT-03", []), ("PAT-07", ["PB-3.3c3-COMP-FORM"])])
+@pytest.mark.rule("PB-3.3c3-COMP-FORM")
+def test_the_form_names_the_patron_who_owed_the_vigorish(named: str, found: list[str]) -> None:
+    """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i: the Form records the patron whose
+    deferred vigorish it documents. Naming the patron at the seat that deferred is clean;
+    naming another credits the complimentary to the wrong patron: one HIGH finding with the
+    Form and the deferral."""
+    b = table()
+    b.round(**DEFERRED)
+    form = b.form_issued(seat=3, patron_id=named)
+    b.patron_leaves(3)
+    b.end_shoe()
+    b.close()
+    b.accounting()
+    result = b.replay()
+    assert codes(result) == found
+    if found:
+        f = only(result)
+        assert (f.severity, f.seat, f.serial, f.event_ids[0]) == (Severity.HIGH, 3, 1001, form)
+        assert len(f.event_ids) == 2  # the Form and the deferral it documents
+        assert f.message.startswith("Form 1001 names patron PAT-07, but the $5.25 deferred at ")
+        assert "owed by PAT-03 (N.J.A.C. 19:47-3.3(c)3i)" in f.message

@@ -86,6 +86,9 @@ class RoundView:
     at :attr:`Phase.SETTLED`; the machine lists the same ones in its settlement rows."""
     curator: CuratorState | None = None
     """Punto Banco's curator, with the changes recorded since the previous round closed."""
+    posted_limits: tuple[int, int] | None = None
+    """The minimum and maximum wagers the table posted when it opened (8.2); ``None``: the
+    filed ones."""
 
     @property
     def game(self) -> Game:

@@ -5,6 +5,7 @@ wager only beside a Banker or Player wager where the casino requires it (3.2(b))
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
 from pipeline.replay.findings import Severity, money
@@ -66,9 +67,19 @@ def only_offered_wagers(view: RoundView) -> Iterator[Flag]:
 
 @round_check(when=Phase.SETTLED)
 def wagers_within_table_limits(view: RoundView) -> Iterator[Flag]:
-    """8.2: a wager under the table's minimum or over its maximum. It is still settled (the
-    patron's money was at risk), and its settlement is checked like any other."""
+    """8.2: a wager under the table's minimum or over its maximum, as posted at the table
+    (as filed where its device reports none; limits posted otherwise than filed are a finding
+    of their own, NJ-8.2-POSTED-LIMITS). It is still settled (the patron's money was at
+    risk), and its settlement is checked like any other."""
     rules = view.rules
+    if view.posted_limits is not None:
+        low_limit, high_limit = view.posted_limits
+        rules = replace(rules, min_wager_cents=low_limit, max_wager_cents=high_limit)
+    where = (
+        "posted at the table"
+        if view.posted_limits
+        else f"that rules {rules.rules_id!r} set for the table"
+    )
     offered = offered_wagers(rules)
     code = "NJ-8.2-TABLE-LIMITS"
     for seat, wager, amount in _standing(view):
@@ -80,9 +91,9 @@ def wagers_within_table_limits(view: RoundView) -> Iterator[Flag]:
             code,
             Severity.MEDIUM,
             f"Seat {seat} wagered {money(amount)} on {wager.value}, "
-            f"{'under the minimum' if low else 'over the maximum'} of {money(limit)} that "
-            f"rules {rules.rules_id!r} set for the table ({rule(code).citation}). Refuse such "
-            "a wager or correct the table's filed limits.",
+            f"{'under the minimum' if low else 'over the maximum'} of {money(limit)} "
+            f"{where} ({rule(code).citation}). Refuse such a wager or correct the table's "
+            "limits.",
             seat=seat,
             expected=limit,
             actual=amount,
