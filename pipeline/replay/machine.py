@@ -937,6 +937,8 @@ class TableReplay:
     def on_BettingClosed(self, e: TableEvent) -> None:
         if self.round is not None:
             self.round.betting_closed = e.event_id
+            if self.round.first_card is not None:
+                self.round.closed_after_cards = e.event_id
 
     def on_WagerPlaced(self, e: TableEvent) -> None:
         rnd = self.round

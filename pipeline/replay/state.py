@@ -34,6 +34,8 @@ class RoundState:
     first_card: str | None = None
     """The event id of the round's first card dealt to a hand: it closes betting whatever the
     pit terminal recorded (3.2(d) with 3.7(b), 4.7(e) with 4.8(d), 7.2(d) with 7.7(b))."""
+    closed_after_cards: str | None = None
+    """The event id of a "No More Bets" recorded after the round's first card."""
     after_first_card: list[TableEvent] = field(default_factory=list)
     """Wagers made, increased or withdrawn after the first card but not after a recorded "No
     More Bets" (those are in ``late``)."""

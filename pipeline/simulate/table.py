@@ -828,16 +828,16 @@ class TableEmulator:
         stakes: dict[int, dict[Wager, Cents]],
         kind: FaultKind,
         subject: str,
-    ) -> None:
+    ) -> bool:
         """Fault: a wager increased after "No More Bets" (3.2(d)), or after the first card with
         "No More Bets" recorded late or never (3.7(b)); the dealer honours it. Late chips that
         would take the wager over the table maximum are not added, so the fault is that one
-        alone (8.2)."""
+        alone (8.2). Whether a wager was made."""
         seat = self.rng.choice(sorted(stakes))
         wager = next(iter(stakes[seat]))
         extra = self.rules.min_wager_cents
         if stakes[seat][wager] + extra > self.rules.max_wager_cents:
-            return
+            return False
         stakes[seat][wager] += extra
         event_id = self.out.emit(
             self.dev.bets,
@@ -857,6 +857,7 @@ class TableEmulator:
             seat=seat,
             event_ids=(event_id,),
         )
+        return True
 
     def _faulty_deal(self, shoe: Shoe) -> tuple[Deal, str, str] | None:
         """A deal where one hand draws or stays against Table 1/2/3; ``None`` if the cards
@@ -952,9 +953,18 @@ class TableEmulator:
                 )
         self._emit_deal(shoe, round_id, deal)
         if after_cards:
-            self._late_wager(round_id, stakes, FaultKind.CARDS_CLOSE_BETS, "bets_after_cards")
+            moved = self._late_wager(
+                round_id, stakes, FaultKind.CARDS_CLOSE_BETS, "bets_after_cards"
+            )
             if closed_after_cards:
                 out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
+                if not moved:  # the late "No More Bets" is the fault on its own
+                    self._fault(
+                        FaultKind.CARDS_CLOSE_BETS,
+                        '"No More Bets" recorded after the cards, no wager moved',
+                        code_for(self.game, "bets_after_cards"),
+                        round_id=round_id,
+                    )
         for taken in deal.options_taken:
             hand, _, choice = taken.partition(":")
             two_cards = deal.player[:2] if hand == "PLAYER" else deal.banker[:2]

@@ -67,10 +67,35 @@ def test_each_game_cites_its_own_section(rules_id: str, code: str) -> None:
 @pytest.mark.rule("PB-3.7b-CARDS-CLOSE-BETS")
 def test_wagers_before_the_cards_without_no_more_bets_are_on_time() -> None:
     """PB-3.7b-CARDS-CLOSE-BETS, N.J.A.C. 19:47-3.7(b): the legal case: every wager before the
-    first card, even with "No More Bets" recorded late or not at all, raises nothing."""
-    for closed in (None, "after cards", "before cards"):
+    first card, with "No More Bets" recorded before it or by a device that records none,
+    raises nothing (recorded late, it is a finding of its own: the test below)."""
+    for closed in (None, "before cards"):
         b = table()
         b.round(**HANDS, wagers=WAGERS, betting_closed=closed)
         result = b.replay()
         assert result.findings == [], closed
         assert not any(w.late for w in result.wagers)
+
+
+@pytest.mark.parametrize(
+    ("closed", "found"), [("before cards", []), ("after cards", ["PB-3.7b-CARDS-CLOSE-BETS"])]
+)
+@pytest.mark.rule("PB-3.7b-CARDS-CLOSE-BETS")
+def test_no_more_bets_recorded_after_the_cards_with_no_wager_moved(
+    closed: str, found: list[str]
+) -> None:
+    """PB-3.7b-CARDS-CLOSE-BETS, N.J.A.C. 19:47-3.2(d), 3.7(b): "No More Bets" comes before
+    "Cards". Recorded after the first card, it is the procedure not kept even though no
+    wager moved: one MEDIUM finding naming the first card and the late record."""
+    b = table()
+    r = b.round(**HANDS, wagers=WAGERS, betting_closed=closed)
+    result = b.replay()
+    assert codes(result) == found
+    if found:
+        f = only(result)
+        assert (f.severity, f.round_id, f.event_ids) == (
+            Severity.MEDIUM,
+            r.round_id,
+            (r.cards[0], r.betting_closed),
+        )
+        assert "N.J.A.C. 19:47-3.2(d), 3.7(b)" in f.message

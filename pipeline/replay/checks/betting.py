@@ -40,3 +40,23 @@ def no_wager_after_the_first_card(view: RoundView) -> Iterator[Flag]:
             actual=int(e.get("amount_cents")),
             event_ids=(rnd.first_card, e.event_id),
         )
+
+
+@round_check(when=Phase.SETTLED)
+def no_more_bets_before_the_cards(view: RoundView) -> Iterator[Flag]:
+    """3.2(d)/3.7(b), 4.7(e)/4.8(d), 7.2(d)/7.7(b): "No More Bets" is announced before
+    "Cards". One recorded after the round's first card is the procedure not kept, whether or
+    not a wager moved in between (one that did is :func:`no_wager_after_the_first_card`'s
+    finding, which names the late record)."""
+    rnd = view.round
+    if rnd.closed_after_cards is None or rnd.after_first_card or rnd.first_card is None:
+        return
+    yield Flag(
+        "bets_after_cards",
+        Severity.MEDIUM,
+        f'"No More Bets" was recorded in round {rnd.round_id} only after its first card was '
+        f"dealt (event {rnd.first_card}); it is announced before the cards "
+        f"({view.citation('bets_after_cards')}). No wager moved in between; review the "
+        "dealer's procedure and the pit terminal's record.",
+        event_ids=(rnd.first_card, rnd.closed_after_cards),
+    )
