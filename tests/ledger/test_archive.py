@@ -51,10 +51,10 @@ LEDGER = "ledger.duckdb"
 ACCEPT = "emulated day with injected faults"
 
 
-def close(ledger: Ledger) -> None:
+def close(ledger: Ledger, gaming_date: date = DAY) -> None:
     close_gaming_day(
         ledger,
-        DAY,
+        gaming_date,
         ledger.path.parent / "reports",
         actor="accountant",
         actor_source="command line",

@@ -29,11 +29,11 @@ from pipeline.ledger.working_store import (
     move_out,
     shadow_sql,
 )
-from pipeline.reports.close import close_gaming_day, reopen_gaming_day
+from pipeline.reports.close import reopen_gaming_day
 from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
-from tests.ledger.test_archive import ACCEPT, DAY, LEDGER, close
+from tests.ledger.test_archive import DAY, LEDGER, close
 from tests.tampering import rows_in_the_file
 
 NEXT_DAY = DAY + timedelta(days=1)
@@ -252,14 +252,7 @@ def test_a_question_about_one_closed_day_opens_only_its_files(ledger: Ledger) ->
     """With both days closed, a question about one reads that day's files only: each
     archive file's path names its day, read as a Hive partition, so a question's cost does
     not grow with the days stored."""
-    close_gaming_day(
-        ledger,
-        NEXT_DAY,
-        ledger.path.parent / "reports",
-        actor="accountant",
-        actor_source="command line",
-        accept_quality_failures=ACCEPT,
-    )
+    close(ledger, NEXT_DAY)
     assert sorted(archived_days(ledger)) == [DAY, NEXT_DAY]
     (plan,) = ledger.con.execute(
         "EXPLAIN ANALYZE SELECT count(*) FROM rounds WHERE gaming_date = ?", [NEXT_DAY]
