@@ -95,7 +95,10 @@ def exceptions_per_hour(exceptions: pd.DataFrame, zone: tzinfo = UTC) -> alt.Cha
     if timed.empty:
         return None
     counts = (
-        timed.assign(hour=timed["occurred"].dt.tz_convert(zone).dt.floor("h").dt.tz_localize(None))
+        # the hour on the casino's clock: floored once the zone is dropped, as an aware floor
+        # cannot say which of the autumn night's two 1 a.m. hours a time falls in (it raised
+        # on the 25-hour gaming day); both read as that clock shows them, 01:00
+        timed.assign(hour=timed["occurred"].dt.tz_convert(zone).dt.tz_localize(None).dt.floor("h"))
         .groupby(["hour", "severity"], as_index=False)
         .size()
         .rename(columns={"size": "exceptions"})

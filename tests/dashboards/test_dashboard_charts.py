@@ -117,6 +117,20 @@ def test_exceptions_per_hour_stacks_severities_most_severe_first() -> None:
     assert colour["range"] == [charts.SEVERITY_COLOURS[s] for s in colour["domain"]]
 
 
+def test_exceptions_per_hour_on_the_autumn_day_of_25_hours() -> None:
+    """Gaming day 2026-10-31 in New York has 25 hours: 05:30Z and 06:30Z are both 1:30 a.m.
+    on the casino's clock (EDT, then EST). The chart is drawn, with every exception counted
+    under the hour the clock showed, instead of failing on the repeated hour."""
+    times = pd.to_datetime(
+        ["2026-11-01T05:30Z", "2026-11-01T06:30Z", "2026-11-01T07:10Z"], utc=True
+    )
+    exceptions = pd.DataFrame({"occurred": times, "severity": ["HIGH", "HIGH", "MEDIUM"]})
+    chart = charts.exceptions_per_hour(exceptions, ZoneInfo("America/New_York"))
+    assert chart is not None
+    counts = {(row["hour"][11:13], row["severity"]): row["exceptions"] for row in _data(chart)}
+    assert counts == {("01", "HIGH"): 2, ("02", "MEDIUM"): 1}
+
+
 def test_exceptions_per_hour_without_times_is_no_chart() -> None:
     empty = pd.DataFrame({"occurred": pd.to_datetime([None], utc=True), "severity": ["HIGH"]})
     assert charts.exceptions_per_hour(empty) is None
