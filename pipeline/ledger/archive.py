@@ -10,7 +10,8 @@ a warehouse of local files beside the ledger, so ``make run`` needs no server.
 
 The table set: one Iceberg table per archived ledger table
 (:data:`~pipeline.ledger.tables.ARCHIVED`: the sealed ones, in the order a close digests
-them, and the row digests), named as it, with its declared columns
+them; the row digests are not archived, :mod:`pipeline.ledger.working_store` says why), named
+as it, with its declared columns
 (:mod:`pipeline.ledger.tables`) in Iceberg's types (:data:`ICEBERG_TYPES`; a NOT NULL column
 is a required field), partitioned by ``identity(gaming_date)``. A table whose day selector
 is not the plain ``gaming_date = $day`` (``input_files``: the files the day's events came

@@ -600,16 +600,7 @@ class TableDayBuilder:
             late_banco = (bank or {}).get("late_banco", ())
             assert not late_banco or betting_closed == "before cards", "late: after the close"
             for seat, action, cents in late_banco:
-                handle.banco.append(
-                    self.emit(
-                        "pit",
-                        "PlayerBancoWager",
-                        round_id=round_id,
-                        seat=seat,
-                        action=action,
-                        amount_cents=cents,
-                    )
-                )
+                self._banco(handle, seat, action, cents)
             stakes = {seat: dict(w) for seat, w in wagers.items()}
             for seat, wager, amount in late_wagers:
                 handle.late.append(self._wager(round_id, seat, wager, amount))
@@ -797,16 +788,7 @@ class TableDayBuilder:
             cents = amount if cents is None else int(cents)
             covered += cents
             players[int(seat)] = {"PLAYER": cents}
-            handle.banco.append(
-                self.emit(
-                    "pit",
-                    "PlayerBancoWager",
-                    round_id=handle.round_id,
-                    seat=seat,
-                    action=action,
-                    amount_cents=cents,
-                )
-            )
+            self._banco(handle, seat, action, cents)
         if covered < amount:
             self.emit(
                 "pit",
@@ -819,6 +801,19 @@ class TableDayBuilder:
         if wagers:
             return wagers
         return {banker_seat: {"BANKER": min(covered, amount)}, **players}
+
+    def _banco(self, handle: RoundHandle, seat: int, action: str, cents: int) -> None:
+        """A wager against the Banker the pit accepted (``PlayerBancoWager``)."""
+        handle.banco.append(
+            self.emit(
+                "pit",
+                "PlayerBancoWager",
+                round_id=handle.round_id,
+                seat=seat,
+                action=action,
+                amount_cents=cents,
+            )
+        )
 
     def _deal(
         self,

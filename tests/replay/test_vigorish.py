@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pipeline.replay.findings import Severity
-from tests.replay.builder import codes, only, table
+from tests.replay.builder import TableDayBuilder, codes, only, table
 
 BANKER_7_6: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S"}
 TIE_7: dict[str, Any] = {"player": "4H 3C", "banker": "2D 5S"}
@@ -287,6 +287,20 @@ def test_tie_vigorish_deferred() -> None:
 DEFERRED: dict[str, Any] = {**BANKER_7_6, "wagers": {3: {"BANKER": 10_100}}, "defer_vig": {3}}
 
 
+def day_with_a_form(**form: Any) -> tuple[TableDayBuilder, str]:
+    """Seat 3 defers $5.25 (:data:`DEFERRED`) and gets Form 1001 (``form`` overrides its
+    fields), then leaves; the shoe ends, the table closes and accounting counts the Forms.
+    The builder and the Form's event."""
+    b = table()
+    b.round(**DEFERRED)
+    issued = b.form_issued(seat=3, **form)
+    b.patron_leaves(3)
+    b.end_shoe()
+    b.close()
+    b.accounting()
+    return b, issued
+
+
 @pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
 def test_deferred_vigorish_outstanding_when_the_shoe_ends() -> None:
     """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2 and (c)4: deferred vigorish is
@@ -376,13 +390,7 @@ def test_deferred_vigorish_collected_in_time() -> None:
 def test_deferred_vigorish_documented_on_a_form() -> None:
     """PB-3.3c3-COMP-FORM: N.J.A.C. 19:47-3.3(c)3 and (c)4: vigorish not collected is documented on
     a Form before the patron leaves; it is a complimentary (3.3(c)3vii), not a finding."""
-    b = table()
-    b.round(**DEFERRED)
-    form = b.form_issued(seat=3)
-    b.patron_leaves(3)
-    b.end_shoe()
-    b.close()
-    b.accounting()
+    b, form = day_with_a_form()
     result = b.replay()
     assert result.findings == []
     assert [(v.kind, v.amount_cents, v.event_id) for v in result.vig_ledger][-1] == (
@@ -398,13 +406,7 @@ def test_deferred_vigorish_documented_on_a_form() -> None:
 def test_form_documents_a_different_amount_than_deferred() -> None:
     """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i: the Form records 'the amount of the vigorish
     that was not collected'."""
-    b = table()
-    b.round(**DEFERRED)
-    form = b.form_issued(seat=3, amount_cents=500)
-    b.patron_leaves(3)
-    b.end_shoe()
-    b.close()
-    b.accounting()
+    b, form = day_with_a_form(amount_cents=500)
     f = only(b.replay())
     assert (f.code, f.severity, f.seat, f.serial, f.expected_cents, f.actual_cents) == (
         "PB-3.3c3-COMP-FORM",
@@ -427,13 +429,7 @@ def test_a_form_overstating_the_deferral_adds_only_the_deferral_to_the_complimen
     not collected, and that is the complimentary. A $500.00 Form where $5.25 was deferred is a
     CRITICAL finding stating both amounts, and the day's complimentary figure counts $5.25,
     not $500.00; an exact Form counts what it documents."""
-    b = table()
-    b.round(**DEFERRED)
-    form = b.form_issued(seat=3, amount_cents=50_000)
-    b.patron_leaves(3)
-    b.end_shoe()
-    b.close()
-    b.accounting()
+    b, form = day_with_a_form(amount_cents=50_000)
     result = b.replay()
     f = only(result)
     assert (f.code, f.expected_cents, f.actual_cents, f.event_ids) == (
@@ -532,13 +528,7 @@ def test_the_form_names_the_patron_who_owed_the_vigorish(named: str, found: list
     deferred vigorish it documents. Naming the patron at the seat that deferred is clean;
     naming another credits the complimentary to the wrong patron: one HIGH finding with the
     Form and the deferral."""
-    b = table()
-    b.round(**DEFERRED)
-    form = b.form_issued(seat=3, patron_id=named)
-    b.patron_leaves(3)
-    b.end_shoe()
-    b.close()
-    b.accounting()
+    b, form = day_with_a_form(patron_id=named)
     result = b.replay()
     assert codes(result) == found
     if found:

@@ -51,7 +51,7 @@ def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
     if banker is None or outcome is None:
         return
     seat, bank = int(banker.get("seat")), int(banker.get("amount_cents"))
-    covered = min(bank, sum(o.amount_cents for o in _accepted(view)))
+    covered = _covered(view, bank)
     stake = view.round.wagers.get((seat, Wager.BANKER))
     if stake is None or stake == covered:
         return
@@ -79,6 +79,11 @@ def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
         actual=stake,
         event_ids=(banker.event_id, *(e.event_id for e in withdrawn), *ids),
     )
+
+
+def _covered(view: RoundView, bank: int) -> int:
+    """4.7(a), (e): the part of a ``bank`` the wagers accepted before "No More Bets" cover."""
+    return min(bank, sum(o.amount_cents for o in _accepted(view)))
 
 
 def _withdrawn(view: RoundView) -> list[TableEvent]:
@@ -122,7 +127,7 @@ def the_uncovered_part_is_withdrawn(view: RoundView) -> Iterator[Flag]:
     if banker is None or not withdrawn:
         return
     seat, bank = int(banker.get("seat")), int(banker.get("amount_cents"))
-    due = bank - min(bank, sum(o.amount_cents for o in _accepted(view)))
+    due = bank - _covered(view, bank)
     recorded = sum(int(e.get("amount_cents")) for e in withdrawn)
     if recorded == due:
         return
