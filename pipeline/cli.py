@@ -37,6 +37,7 @@ from pipeline.exits import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_NEEDS_PERSON,
+    EXIT_TEMPFAIL,
     CommandError,
     explain,
     explain_os,
@@ -46,7 +47,6 @@ from pipeline.options import DB_ENV, add_db_option
 from pipeline.oracle.cli import add_odds_parser
 from pipeline.progress import progress
 from pipeline.replay.findings import money
-from pipeline.reports.render import CloseResult
 from pipeline.rules.codes import RULE_CODES
 from pipeline.safe_text import file_stem, inside, visible
 from pipeline.simulate.faults import FaultKind, parse_faults
@@ -332,29 +332,55 @@ def _authorized(args: argparse.Namespace, *actions: Action) -> Actor:
     return actor
 
 
-def _seal_json(closed: CloseResult) -> dict[str, Any]:
-    return {
-        "seq": closed.seal["seq"],
-        "head_link": closed.chain_sha256,
-        "anchor_path": str(closed.seal["anchor_path"]),
-        "reports": [str(f) for f in closed.files],
-    }
-
-
-def _print_seal(closed: CloseResult) -> None:
+def _print_seal(seal: dict[str, Any]) -> None:
+    """A seal's place in the log (:func:`pipeline.reports.close.seal_summary`)."""
     print(
-        f"seal event {closed.seal['seq']}; head link (file it elsewhere, check it with "
-        f"`verify --expect-head`): {closed.chain_sha256}"
+        f"seal event {seal['seq']}; head link (file it elsewhere, check it with "
+        f"`verify --expect-head`): {seal['head_link']}"
     )
-    print(f"anchored in {closed.seal['anchor_path']}; reports: {', '.join(map(str, closed.files))}")
+    print(f"anchored in {seal['anchor_path']}; reports: {', '.join(seal['reports'])}")
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    from pipeline.ledger.store import Ledger
-    from pipeline.reports.close import close_gaming_day
+    from pipeline.stream.closes import serving
 
     accepting = [Action.ACCEPT_QUALITY_FAILURES] if args.accept_quality_failures else []
     actor = _authorized(args, Action.CLOSE, *accepting)
+    stream = serving(args.db)
+    if stream is not None:
+        closed = _closed_by_stream(args, actor, stream)
+    else:
+        closed = _closed_here(args, actor)
+    if args.json:
+        print_json(closed)
+        return 1 if closed["blocking_exceptions"] else 0
+    totals, quality = closed["totals"], closed["quality"]
+    print(
+        f"gaming day {args.gaming_day}: {closed['status']}; handle "
+        f"{money(totals['handle_cents'])}, win {money(totals['win_cents'])}, vigorish "
+        f"collected {money(totals['vig_collected_cents'])}, complimentary "
+        f"{money(totals['comp_vig_cents'])}; {closed['blocking_exceptions']} blocking exceptions"
+    )
+    print(
+        f"data quality {quality['verdict']}: {quality['evaluated'] - quality['failed']} of "
+        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
+        f"{len(quality['warnings'])} warnings -> {closed['quality_docs']}"
+    )
+    if quality["accepted"]:
+        print(
+            f"blocking quality failures accepted by {actor.name} ({actor.source}): "
+            f"{quality['accepted']}"
+        )
+    if closed["empty_reason"]:
+        print(f"closed empty by {actor.name}: {closed['empty_reason']}")
+    _print_seal(closed["seal"])
+    return 1 if closed["blocking_exceptions"] else 0
+
+
+def _closed_here(args: argparse.Namespace, actor: Actor) -> dict[str, Any]:
+    from pipeline.ledger.store import Ledger
+    from pipeline.reports.close import close_gaming_day, close_summary
+
     catalog = load_catalog(args.rules)
     with Ledger(args.db) as ledger, progress(f"closing gaming day {args.gaming_day}"):
         try:
@@ -370,53 +396,45 @@ def cmd_close(args: argparse.Namespace) -> int:
             )
         except OSError as err:  # ReportsNotWrittenError says what happens after the seal
             raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
-    totals = closed.report["totals"]
-    quality = closed.report["quality"]
-    if args.json:
-        print_json(
-            {
-                "gaming_date": args.gaming_day.isoformat(),
-                "status": closed.status,
-                "blocking_exceptions": closed.blocking,
-                "totals": totals,
-                "quality": quality,
-                "closed_by": {"actor": actor.name, "source": actor.source},
-                "seal": _seal_json(closed),
-            }
-        )
-        return 1 if closed.blocking else 0
-    print(
-        f"gaming day {args.gaming_day}: {closed.status}; handle "
-        f"{money(totals['handle_cents'])}, win {money(totals['win_cents'])}, vigorish "
-        f"collected {money(totals['vig_collected_cents'])}, complimentary "
-        f"{money(totals['comp_vig_cents'])}; {closed.blocking} blocking exceptions"
+    return close_summary(closed, actor.name, actor.source)
+
+
+def _closed_by_stream(
+    args: argparse.Namespace, actor: Actor, stream: dict[str, Any]
+) -> dict[str, Any]:
+    """The close run by the stream that holds the ledger (:mod:`pipeline.stream.closes`),
+    which closes the day beside its batches and writes the reports to its own folder."""
+    from pipeline.stream.closes import CloseRequest, ask
+
+    request = CloseRequest(
+        args.gaming_day,
+        actor=actor.name,
+        accept_quality_failures=args.accept_quality_failures,
+        allow_empty=args.allow_empty,
     )
-    print(
-        f"data quality {quality['verdict']}: {quality['evaluated'] - quality['failed']} of "
-        f"{quality['evaluated']} expectations met; {len(quality['blocking'])} blocking, "
-        f"{len(quality['warnings'])} warnings -> {closed.quality_docs}"
-    )
-    if quality["accepted"]:
-        print(
-            f"blocking quality failures accepted by {actor.name} ({actor.source}): "
-            f"{quality['accepted']}"
-        )
-    if closed.seal["reason"]:
-        print(f"closed empty by {actor.name}: {closed.seal['reason']}")
-    _print_seal(closed)
-    return 1 if closed.blocking else 0
+    where = f"the stream serving {args.db} (pid {stream.get('pid')} on {stream.get('host')})"
+    with progress(f"closing gaming day {args.gaming_day} by {where}"):
+        try:
+            answer = ask(args.db, request, wait=args.wait)
+        except TimeoutError as err:
+            raise CommandError(str(err), EXIT_TEMPFAIL) from err
+        except OSError as err:
+            raise CommandError(f"{explain_os(err)}: the close was not asked of {where}") from err
+    if not answer["ok"]:
+        raise CommandError(f"{where}: {answer['error']}", int(answer["exit"]))
+    return dict(answer)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import Ledger
-    from pipeline.reports.close import write_reports
+    from pipeline.reports.close import seal_summary, write_reports
 
     with Ledger(args.db, read_only=True) as ledger:
         written = write_reports(
             ledger, args.gaming_day, args.out, gaming_day_of(load_catalog(args.rules))
         )
     print(f"gaming day {args.gaming_day}: {written.status}, reports written from the seal")
-    _print_seal(written)
+    _print_seal(seal_summary(written))
     return 0
 
 
@@ -911,7 +929,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--gaming-day", type=_gaming_date, required=True, metavar="YYYY-MM-DD", help="day to close"
     )
     p.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT / "reports", help="directory for the reports"
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT / "reports",
+        help="directory for the reports (a stream serving the ledger writes them to its own "
+        "--reports directory)",
+    )
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=900.0,
+        metavar="SECONDS",
+        help="while a stream holds the ledger, it closes the day between its batches: wait "
+        "this long for its answer (default %(default)g; exit 75 after)",
     )
     acting(p)
     p.add_argument(

@@ -23,6 +23,9 @@ a data-quality gate that refused the close."""
 EXIT_BAD_INPUT = 2
 """Bad input or configuration: a missing file, an unknown code, a refused actor, a locked or
 missing ledger, a file that cannot be written. Nothing was changed."""
+EXIT_TEMPFAIL = 75
+"""Try again later (sysexits' EX_TEMPFAIL): no broker answered, or a stream that holds the
+ledger did not answer a close in time."""
 EXIT_BROKEN_PIPE = 128 + 13
 """What a Unix tool exits with when its reader went away (SIGPIPE): ``... | head -1``."""
 EXIT_INTERRUPTED = 128 + 2

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -72,6 +72,12 @@ class LedgerError(RuntimeError):
 
 
 LedgerConflict = duckdb.TransactionException
+
+_archive_moves: Counter[Path] = Counter()
+"""Per ledger file, how often a connection of this process committed a move of days between
+the file and the archive (a close or a reopen): another connection of the same file (the
+stream's, while a close runs beside it: :mod:`pipeline.stream.closes`) makes its views again
+before its next question or transaction."""
 """A transaction that conflicted with another writer's: run again, it may succeed."""
 LedgerIOError = duckdb.IOException
 """The ledger file could not be opened, read or written: the disk, or another process's lock."""
@@ -138,6 +144,12 @@ class Ledger:
         self._column_names: dict[str, tuple[str, ...]] = {}
         self._cursors: dict[int, tuple[int, duckdb.DuckDBPyConnection]] = {}
         """Each thread's cursor (:meth:`cursor`), with the archived days its views read."""
+        self._key = self.path.resolve()
+        self._moves_seen = _archive_moves[self._key]
+        self._in_transaction = False
+        self._watching_moves = False
+        """Whether a transaction looks for a move of days (a writer, once migrated: before,
+        there is no ``archived_days`` to look at, and a failed look aborts the transaction)."""
         self._unjudged: set[date] = set()
         """Gaming days whose table-days were written since their pits were last judged
         (:func:`pipeline.ingest.pits.judge_pits` judges them, in the same transaction)."""
@@ -147,7 +159,7 @@ class Ledger:
                 "`baccarat-audit ingest` first"
             )
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
+            self._con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as err:
             raise LedgerError(
                 f"{self.path}: cannot open the ledger ({err}). Another process "
@@ -156,15 +168,31 @@ class Ledger:
         try:
             if not read_only:
                 self.migrate()
-            shadow(self.con)
+                self._watching_moves = True
+            self._shadow()
         except BaseException:
-            self.con.close()  # the file stays free for a reader or a later writer
+            self._con.close()  # the file stays free for a reader or a later writer
             raise
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The ledger's own connection. Outside a transaction, when another connection of
+        this process moved days between the file and the archive since this one made its
+        views, the views are made again first: made before, they would read a closed day
+        from neither place. (A transaction keeps the views it began with, which read its
+        snapshot.)"""
+        if not self._in_transaction and self._moves_seen != _archive_moves[self._key]:
+            self._shadow()
+        return self._con
+
+    def _shadow(self) -> None:
+        self._moves_seen = _archive_moves[self._key]
+        shadow(self._con)
 
     def close(self) -> None:
         for _, cursor in self._cursors.values():
             cursor.close()
-        self.con.close()
+        self._con.close()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """This thread's own connection to the ledger (a DuckDB connection serves one thread
@@ -255,20 +283,30 @@ class Ledger:
         """One transaction. It commits only when every gaming day whose table-days it wrote
         had its pits judged again (:func:`pipeline.ingest.pits.judge_pits`): a table-day's rows
         without its pit's findings would be a ledger the pipeline never makes."""
-        self.con.execute("BEGIN TRANSACTION")
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        self._in_transaction = True
         try:
-            yield self.con
+            archived = shadowed_state(con) if self._watching_moves else None
+            yield con
             if self._unjudged:
                 days = ", ".join(str(d) for d in sorted(self._unjudged))
                 raise LedgerError(
                     f"table-days of {days} were written and their pits not judged again; "
                     "call pipeline.ingest.pits.judge_pits(ledger) before the transaction ends"
                 )
+            # it closed or reopened a day
+            moved = self._watching_moves and shadowed_state(con) != archived
         except BaseException:
             self._unjudged.clear()
-            self.con.execute("ROLLBACK")
+            self._in_transaction = False
+            con.execute("ROLLBACK")
             raise
-        self.con.execute("COMMIT")
+        self._in_transaction = False
+        con.execute("COMMIT")
+        if moved:  # its views are made (move_out, move_in): the others' are not
+            _archive_moves[self._key] += 1
+            self._moves_seen = _archive_moves[self._key]
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
@@ -284,7 +322,10 @@ class Ledger:
         finally:
             self.con.execute("RESET checkpoint_threshold")
             self.con.execute("RESET threads")
-        self.con.execute("CHECKPOINT")
+        # another connection of this process may be writing (a close beside the stream's
+        # batches): DuckDB then checkpoints after it
+        with suppress(duckdb.TransactionException):
+            self.con.execute("CHECKPOINT")
 
     # ------------------------------------------------------------------ raw deliveries
     def add_deliveries(

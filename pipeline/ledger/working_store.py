@@ -199,10 +199,12 @@ def shadowed_state(con: duckdb.DuckDBPyConnection) -> int:
     """A number that changes when the archived days or their files do: views made while it
     was the same still read what :func:`shadow` would make now."""
     try:
-        row = con.execute(f"SELECT count(*), sum(hash(d)) FROM {ARCHIVED_DAYS} d").fetchone()
-    except duckdb.CatalogException:
-        return 0
-    return hash(row)
+        # fetched to the end: a result left open keeps the connection from registering
+        # the next batch's rows
+        rows = con.execute(f"SELECT count(*), sum(hash(d)) FROM {ARCHIVED_DAYS} d").fetchall()
+    except (duckdb.CatalogException, duckdb.InvalidInputException):
+        return 0  # before migration 21 (DuckDB's Python replacement scan may say so)
+    return hash(tuple(rows[0]))
 
 
 def shadow(con: duckdb.DuckDBPyConnection) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pipeline.ledger.exceptions import exception_line, exception_place
 from pipeline.rules.codes import rule
+from pipeline.rules.config import money as money  # the replay's messages say dollars too
 
 
 class Severity(enum.IntEnum):
@@ -68,9 +69,3 @@ class Finding:
         (:func:`pipeline.ledger.exceptions.exception_line`)."""
         place = exception_place(self.table_id, self.round_id, self.seat, self.serial)
         return exception_line(self.severity.name, self.code, place, self.message)
-
-
-def money(cents: int) -> str:
-    """Cents as dollars for messages: ``1234`` -> ``$12.34``, ``-50`` -> ``-$0.50``."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"

@@ -97,10 +97,12 @@ __all__ = [  # what the dashboards and flows use from here
     "ReportsNotWrittenError",
     "SealBrokenError",
     "close_gaming_day",
+    "close_summary",
     "day_report",
     "is_closed",
     "render_html",
     "reopen_gaming_day",
+    "seal_summary",
     "verify",
     "write_reports",
 ]
@@ -251,6 +253,32 @@ def close_gaming_day(
         ) from err
     witness_seal_log(ledger)
     return result
+
+
+def close_summary(closed: CloseResult, actor: str, actor_source: str) -> dict[str, Any]:
+    """What a close tells whoever asked for it (``close --json``, and a close a stream ran
+    for the command: :mod:`pipeline.stream.closes`): status, totals, quality, who, the seal."""
+    return {
+        "gaming_date": closed.gaming_date.isoformat(),
+        "status": closed.status,
+        "blocking_exceptions": closed.blocking,
+        "totals": closed.report["totals"],
+        "quality": closed.report["quality"],
+        "quality_docs": str(closed.quality_docs) if closed.quality_docs else None,
+        "empty_reason": closed.seal["reason"],
+        "closed_by": {"actor": actor, "source": actor_source},
+        "seal": seal_summary(closed),
+    }
+
+
+def seal_summary(closed: CloseResult) -> dict[str, Any]:
+    """A seal's place in the log: its event, the head link, the anchor, the reports."""
+    return {
+        "seq": closed.seal["seq"],
+        "head_link": closed.chain_sha256,
+        "anchor_path": str(closed.seal["anchor_path"]),
+        "reports": [str(f) for f in closed.files],
+    }
 
 
 def sealed_result(ledger: Ledger, entry: SealEntry, gaming_day: GamingDay) -> CloseResult:

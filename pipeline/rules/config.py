@@ -24,6 +24,12 @@ Cents = int
 """Money is always an integer number of cents."""
 
 
+def money(cents: Cents) -> str:
+    """Cents as dollars for messages: ``1234`` -> ``$12.34``, ``-50`` -> ``-$0.50``."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
 class Odds(NamedTuple):
     """Payout odds "to_win to stake", e.g. 3 to 2 is ``Odds(3, 2)``."""
 

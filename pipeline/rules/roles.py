@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.rules.config import Cents
+from pipeline.rules.config import Cents, money
 from pipeline.rules.outcome import RoundOutcome, Winner
 from pipeline.rules.symbol import Symbol
 
@@ -67,12 +67,12 @@ def banker_wager_problem(previous: Cents | None, bid: Cents | None, wager: Cents
     at least the previous and at most twice it. Returns what is wrong, or ``None``."""
     if previous is None:
         if bid is not None and wager < bid:
-            return f"first Banker wager {wager}c is below the winning bid {bid}c"
+            return f"first Banker wager {money(wager)} is below the winning bid {money(bid)}"
         return None
     if wager < previous:
-        return f"Banker wager {wager}c is below the previous wager {previous}c"
+        return f"Banker wager {money(wager)} is below the previous wager {money(previous)}"
     if wager > 2 * previous:
-        return f"Banker wager {wager}c exceeds twice the previous wager {previous}c"
+        return f"Banker wager {money(wager)} exceeds twice the previous wager {money(previous)}"
     return None
 
 

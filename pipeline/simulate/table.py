@@ -22,6 +22,7 @@ from pipeline.rules.config import (
     SettlementProcedure,
     ShuffleMethod,
     TableRules,
+    money,
 )
 from pipeline.rules.deal import Deal, InsufficientCardsError, Options, deal_order, deal_round
 from pipeline.rules.draw import Draw, banker_rule, player_rule
@@ -349,7 +350,7 @@ class TableEmulator:
         if self.faults.roll(FaultKind.DEFERRED_VIG):
             self._fault(
                 FaultKind.DEFERRED_VIG,
-                f"marker of {owed}c left unresolved when the {deadline}",
+                f"marker of {money(owed)} left unresolved when the {deadline}",
                 code_for(self.game, "deferred_deadline"),
                 seat=seat,
             )
@@ -851,7 +852,7 @@ class TableEmulator:
         when = "No More Bets" if kind is FaultKind.LATE_WAGER else "the first card"
         self._fault(
             kind,
-            f"{wager.value} increased by {extra}c after {when}",
+            f"{wager.value} increased by {money(extra)} after {when}",
             code_for(self.game, subject),
             round_id=round_id,
             seat=seat,
@@ -1305,7 +1306,8 @@ class TableEmulator:
         if returned:
             self._fault(
                 FaultKind.RETURNED_STAKE,
-                f"{s.wager.value} lost its {s.stake_cents}c stake, recorded VOID and returned",
+                f"{s.wager.value} lost its {money(s.stake_cents)} stake, recorded VOID and "
+                "returned",
                 s.rule_code,
                 round_id=round_id,
                 seat=seat,
@@ -1314,9 +1316,10 @@ class TableEmulator:
         if overpaid:
             self._fault(
                 FaultKind.COLLUSION,
-                f"dealer {self.dealer} overpaid patron {patron_id} by {paid - s.paid_cents}c: "
-                f"{s.wager.value} paid {paid}c instead of {s.paid_cents}c (a payout finding; the "
-                f"pair's {DEALER_PATRON_CODE} is its own line)",
+                f"dealer {self.dealer} overpaid patron {patron_id} by "
+                f"{money(paid - s.paid_cents)}: {s.wager.value} paid {money(paid)} instead of "
+                f"{money(s.paid_cents)} (a payout finding; the pair's {DEALER_PATRON_CODE} is its "
+                "own line)",
                 s.rule_code,
                 round_id=round_id,
                 seat=seat,
@@ -1325,7 +1328,7 @@ class TableEmulator:
         if fault:
             self._fault(
                 FaultKind.PAYOUT,
-                f"{s.wager.value} paid {paid}c instead of {s.paid_cents}c",
+                f"{s.wager.value} paid {money(paid)} instead of {money(s.paid_cents)}",
                 s.rule_code,
                 round_id=round_id,
                 seat=seat,
@@ -1371,7 +1374,7 @@ class TableEmulator:
             else:
                 self._fault(
                     FaultKind.VIGORISH,
-                    f"vigorish {detail}: {owed}c instead of {due}c",
+                    f"vigorish {detail}: {money(owed)} instead of {money(due)}",
                     "MB-7.3d-TIE-VIG" if tie_vig else code_for(self.game, subject),
                     round_id=round_id,
                     seat=seat,
@@ -1470,8 +1473,8 @@ class TableEmulator:
             stakes[banker][Wager.BANKER] = wager
             self._fault(
                 FaultKind.BANK,
-                f"Banker's wager recorded and settled as the whole bank of {wager}c; only "
-                f"{covered}c was covered",
+                f"Banker's wager recorded and settled as the whole bank of {money(wager)}; only "
+                f"{money(covered)} was covered",
                 "CF-4.7e-UNCOVERED",
                 round_id=round_id,
                 seat=banker,

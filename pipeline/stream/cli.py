@@ -28,6 +28,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.exits import EXIT_TEMPFAIL
 from pipeline.ingest.errors import TransientError
 from pipeline.stream.settings import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -39,8 +40,6 @@ from pipeline.stream.settings import (
 
 if TYPE_CHECKING:
     from pipeline.stream.alerts import AlertDispatcher
-
-EX_TEMPFAIL = 75
 
 
 def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
@@ -114,6 +113,13 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         default=DEFAULT_CATALOG,
         help="rule catalog (TOML) of the casino's filed configurations",
     )
+    p.add_argument(
+        "--reports",
+        type=Path,
+        default=Path("out/reports"),
+        help="with --db: where the closes this stream runs for `baccarat-audit close` write "
+        "their reports, beside the batches of the next day (default %(default)s)",
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="log each batch")
     add_alert_options(p)
     p.set_defaults(func=cmd_stream)
@@ -173,6 +179,7 @@ def alert_dispatcher(args: argparse.Namespace) -> AlertDispatcher | None:
 
 def cmd_stream(args: argparse.Namespace) -> int:
     from pipeline.ledger.store import LedgerError
+    from pipeline.stream.closes import CloseServer
     from pipeline.stream.consumer import BatchReport, run_consumer
     from pipeline.stream.ledgers import ShardDirectory
     from pipeline.stream.resume import ResumeRefusedError
@@ -223,6 +230,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
             print(f"assigned partitions {partitions}", flush=True)
 
     target = args.db if args.shard_dir is None else ShardDirectory(args.shard_dir)
+    closes = CloseServer(args.db, args.reports, catalog) if args.shard_dir is None else None
     where = args.db if args.shard_dir is None else f"partition shards in {args.shard_dir}"
     print(f"streaming {settings.describe()} into {where}", flush=True)
     try:
@@ -238,13 +246,14 @@ def cmd_stream(args: argparse.Namespace) -> int:
             alerts=alerts,
             lend_every=args.lend_every,
             connect_timeout=args.connect_timeout,
+            closes=closes,
         )
     except ResumeRefusedError as err:
         print(f"stopped: {err}", file=sys.stderr)
         return err.exit_code
     except (TransientError, LedgerError) as err:
         print(f"gave up: {err}", file=sys.stderr)
-        return EX_TEMPFAIL
+        return EXIT_TEMPFAIL
     finally:
         signal.signal(signal.SIGTERM, previous)
         if alerts is not None:
@@ -296,7 +305,7 @@ def cmd_merge_shards(args: argparse.Namespace) -> int:
         return 2
     except (TransientError, LedgerError) as err:
         print(f"gave up: {err}", file=sys.stderr)
-        return EX_TEMPFAIL
+        return EXIT_TEMPFAIL
     print(f"{report.summary()} into {args.db}")
     return 0
 

@@ -87,6 +87,7 @@ from pipeline.patterns.stage import search_ended_shoes, settings_of, shoes_ended
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
+from pipeline.stream.closes import CloseServer
 from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
 from pipeline.stream.notices import NoticePublisher, notice_days
 from pipeline.stream.reach import wait_for_broker
@@ -570,6 +571,7 @@ def run_consumer(
     alerts: AlertDispatcher | None = None,
     lend_every: float = 0.0,
     connect_timeout: float | None = None,
+    closes: CloseServer | None = None,
 ) -> ConsumerReport:
     """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
     file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
@@ -589,7 +591,9 @@ def run_consumer(
     :class:`~pipeline.stream.reach.BrokerUnreachableError` when no broker answers at the
     bootstrap address within that many seconds of the start (``None``: wait as the retries
     do; ``stream`` passes ``--connect-timeout``, default
-    :data:`~pipeline.stream.settings.DEFAULT_CONNECT_TIMEOUT`).
+    :data:`~pipeline.stream.settings.DEFAULT_CONNECT_TIMEOUT`). ``closes``: with one ledger
+    file, close the gaming days ``baccarat-audit close`` asks for between batches, beside them
+    (:mod:`pipeline.stream.closes`).
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -614,6 +618,8 @@ def run_consumer(
         )
     ledgers: PartitionLedgers
     if isinstance(ledger, ShardDirectory):
+        if closes is not None:
+            raise ValueError("a stream into partition shards closes no days: close the merged one")
         ledgers = PartitionShards(ledger.path, topic)
     else:
         path = ledger
@@ -628,6 +634,8 @@ def run_consumer(
         retrying,
         on_sent=(lambda held: alerts.sync(held, new_notices=True)) if alerts is not None else None,
     )
+    if closes is not None:
+        closes.start()
     try:
         tuning: dict[str, Any] = {
             "enable_auto_commit": False,
@@ -653,7 +661,12 @@ def run_consumer(
         while not (stop is not None and stop.is_set()):
             partitions.settle()
             _send_outboxes(ledgers, notices, alerts, outboxes_sent, report)
-            ledgers.lend()
+            closing: set[date] = set()
+            if closes is not None:
+                closes.serve()
+                closing = closes.closing()
+            if not closing:  # a close holds the file open in this process: no reader gets in
+                ledgers.lend()
             polled_at = time.monotonic()
             # Until a partition is open its records are dropped (it is sought from its
             # ledger first), so take one record, not a batch that would be unpacked for
@@ -677,6 +690,7 @@ def run_consumer(
             if records:
                 _process_batch(
                     records, codec, ledgers, live, settings, dlq, notices, consumer, report,
+                    closing=closing,
                     polled_at=polled_at,
                     on_batch=on_batch,
                     fault_hook=fault_hook,
@@ -720,6 +734,8 @@ def run_consumer(
                     for held in ledgers.held(reopen=alerts.unmarked > 0):
                         alerts.sync(held)
             finally:
+                if closes is not None:
+                    closes.stop()
                 ledgers.close()
     return report
 
@@ -791,6 +807,7 @@ def _process_batch(
     consumer: KafkaConsumer,
     report: ConsumerReport,
     *,
+    closing: set[date],
     polled_at: float,
     on_batch: Callable[[BatchReport], None] | None,
     fault_hook: FaultHook | None,
@@ -798,7 +815,9 @@ def _process_batch(
     retrying: Callable[[Callable[[], Any], str], Any],
 ) -> None:
     """Decode the batch, send its dead letters, then load each ledger's share of it with
-    that share's offsets and exception notices in one transaction; then send the notices."""
+    that share's offsets and exception notices in one transaction; then send the notices.
+    The events of a day ``closing`` (a close running beside the batches) are held apart as
+    those of a closed day are."""
     started = polled_at
     number = report.batches + 1
     group, topic = settings.group_id, settings.topic
@@ -810,7 +829,8 @@ def _process_batch(
     shares = []
     for ledger, part in ledgers.split(records):
         decoded = decode_records(part, codec)
-        hold_closed_days(decoded, part, ledger.closed_days(), gaming_day_of(live.catalog))
+        sealed = ledger.closed_days() | closing
+        hold_closed_days(decoded, part, sealed, gaming_day_of(live.catalog))
         shares.append((ledger, decoded))
     fault(FaultPoint.POLLED)
     dead_records = [rec for _, decoded in shares for rec in decoded.dead_records]

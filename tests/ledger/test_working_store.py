@@ -295,3 +295,21 @@ def test_the_views_read_files_of_known_columns_without_opening_each(ledger: Ledg
         assert "union_by_name = false" not in " ".join(shadow_sql(reread.con))
         assert {t: ledger_rows(reread, t, DAY) for t in before} == before
         assert check(reread).problems == []
+
+
+def test_another_connection_of_the_process_follows_a_close_and_a_reopen(ledger: Ledger) -> None:
+    """The stream's connection, while a close runs on a second one in its process
+    (:mod:`pipeline.stream.closes`): once the day moves to the archive or back, its next
+    question reads the day from where it is now, not from neither place; a transaction it
+    began before keeps reading its own snapshot."""
+    rounds = ledger_rows(ledger, "rounds", DAY)
+    with Ledger(ledger.path) as stream:
+        assert ledger_rows(stream, "rounds", DAY) == rounds
+        reopen_gaming_day(ledger, DAY, "late fill slip", actor="accountant", actor_source="cli")
+        assert working_rows(stream, "rounds", DAY) == ledger_rows(stream, "rounds", DAY) == rounds
+        with stream.transaction():
+            close(ledger)
+            assert ledger_rows(stream, "rounds", DAY) == rounds  # its snapshot: still open
+        assert working_rows(stream, "rounds", DAY) == 0
+        assert ledger_rows(stream, "rounds", DAY) == rounds
+        assert check(stream).problems == []

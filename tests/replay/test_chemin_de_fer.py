@@ -68,21 +68,21 @@ def test_equal_bids_go_to_the_seat_closest_counterclockwise() -> None:
         (
             80_000,
             None,
-            "first Banker wager 80000c is below the winning bid 100000c (seat 1; "
+            "first Banker wager $800.00 is below the winning bid $1,000.00 (seat 1; "
             "N.J.A.C. 19:47-4.6(b)).",
             100_000,
         ),
         (
             100_000,
             250_000,
-            "Banker wager 250000c exceeds twice the previous wager 100000c (seat 1; "
+            "Banker wager $2,500.00 exceeds twice the previous wager $1,000.00 (seat 1; "
             "N.J.A.C. 19:47-4.6(b)).",
             100_000,
         ),
         (
             100_000,
             90_000,
-            "Banker wager 90000c is below the previous wager 100000c (seat 1; "
+            "Banker wager $900.00 is below the previous wager $1,000.00 (seat 1; "
             "N.J.A.C. 19:47-4.6(b)).",
             100_000,
         ),

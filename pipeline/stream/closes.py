@@ -1,0 +1,260 @@
+"""Closing gaming day D while the stream writes day D+1.
+
+DuckDB lets one process write a ledger file, and a stream holds it all day. A close run as a
+process of its own would take the file between two batches and keep it for the whole close
+(quality suite, pattern stage, seal, archive), and every table's events would wait for it. So
+the stream's process runs the close itself, on a connection of its own in a thread beside the
+consumer's: ``baccarat-audit close`` (:func:`ask`), finding a stream serving the ledger, leaves
+a **close request** in the ledger's request folder (``<ledger>.closes/``); between two batches
+the consumer takes it (:meth:`CloseServer.serve`), sets the day apart (its late events become
+``CLOSED_GAMING_DAY`` dead letters from then on, as once it is sealed) and closes it while its
+batches go on with the next day. DuckDB's transactions keep the two apart (a write-write
+conflict reruns the batch, or the close); the consumer's connection makes its views again
+once the day has moved to the archive (:class:`~pipeline.ledger.store.Ledger`). The answer,
+the close's figures or what refused it, is left beside the request for the command, which
+prints it as a close of its own would.
+
+Who closes is the request file's owner, as the kernel records it, not anything the file says:
+the stream authorizes that account, or the user it names where the roles file's
+``[accounts]`` lets the account act as them, for the same actions the command asks
+(:mod:`pipeline.config.roles`). A request's name is checked against one pattern and nothing
+in it becomes a path: the reports go to the stream's own ``--reports`` folder. The folder is
+writable by every account and listable by the service account only (mode 1733, sticky), like
+a mail spool: an operator can leave a request but neither read nor remove another's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pwd
+import re
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pipeline.config.roles import Account, Action, actor_from, authorize, load_roles
+from pipeline.exits import explain
+from pipeline.ledger.store import Ledger, LedgerConflict
+from pipeline.reports.close import close_gaming_day, close_summary
+from pipeline.rules.config import TableRules
+
+log = logging.getLogger(__name__)
+
+FOLDER_SUFFIX = ".closes"
+SERVING = "serving.json"
+_REQUEST = re.compile(r"(\d{4}-\d{2}-\d{2})\.([0-9a-f]{32})\.json")
+ANSWER_SUFFIX = ".answer"
+CONFLICT_RETRIES = 3
+"""Closes tried again after a write-write conflict with the consumer's batch (each rolls back
+whole): the two write different days, so a conflict is rare and passes."""
+EXIT_SOFTWARE = 70
+"""An error :func:`pipeline.exits.explain` does not know: a bug, said as such."""
+
+
+def folder(ledger_path: Path) -> Path:
+    """The request folder of a ledger file: ``<ledger>.closes`` beside it."""
+    return ledger_path.with_name(ledger_path.name + FOLDER_SUFFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class CloseRequest:
+    """What ``baccarat-audit close`` asks of the stream; the account is the file's owner."""
+
+    gaming_date: date
+    actor: str | None = None
+    accept_quality_failures: str | None = None
+    allow_empty: str | None = None
+
+    def actions(self) -> list[Action]:
+        return [Action.CLOSE] + (
+            [Action.ACCEPT_QUALITY_FAILURES] if self.accept_quality_failures else []
+        )
+
+
+def serving(ledger_path: Path) -> dict[str, Any] | None:
+    """The stream serving closes of ``ledger_path`` (its host, pid and start), or ``None``
+    when none is: no marker, or one left by a process of this host that is gone."""
+    try:
+        marker = json.loads((folder(ledger_path) / SERVING).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if marker.get("host") == socket.gethostname():
+        try:
+            os.kill(int(marker["pid"]), 0)
+        except ProcessLookupError:
+            return None  # killed without stopping: its marker is stale
+        except PermissionError:
+            pass  # alive, under another account
+    return dict(marker)
+
+
+def ask(ledger_path: Path, request: CloseRequest, *, wait: float) -> dict[str, Any]:
+    """Leave ``request`` for the stream serving ``ledger_path`` and return its answer
+    (``{"ok": true, ...}`` with :func:`~pipeline.reports.close.close_summary`'s figures, or
+    ``{"ok": false, "exit": code, "error": message}``). :class:`TimeoutError` after ``wait``
+    seconds without one: the request is withdrawn first unless the stream took it."""
+    token = secrets.token_hex(16)
+    name = f"{request.gaming_date.isoformat()}.{token}"
+    path = folder(ledger_path) / f"{name}.json"
+    answer = path.with_name(f"{name}{ANSWER_SUFFIX}.json")
+    body = {
+        "actor": request.actor,
+        "accept_quality_failures": request.accept_quality_failures,
+        "allow_empty": request.allow_empty,
+    }
+    partial = path.with_name(f".{name}.partial")
+    partial.write_text(json.dumps(body), encoding="utf-8")
+    partial.rename(path)  # the stream never sees half a request
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if answer.exists():
+            found: dict[str, Any] = json.loads(answer.read_text(encoding="utf-8"))
+            answer.unlink(missing_ok=True)
+            return found
+        time.sleep(0.1)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        raise TimeoutError(
+            f"the stream took the close of {request.gaming_date} and has not answered within "
+            f"{wait:g} s; it goes on: look for the seal with baccarat-audit verify --gaming-day "
+            f"{request.gaming_date}, or its answer in {answer}"
+        ) from None
+    raise TimeoutError(
+        f"the stream serving {ledger_path} did not take the close of {request.gaming_date} "
+        f"within {wait:g} s (it takes requests between batches); the request was withdrawn. "
+        "Is the stream stuck? Its log says; try again, or stop it and close without it"
+    )
+
+
+class CloseServer:
+    """Serves close requests from inside a stream's process (the module docstring says how).
+
+    :meth:`start` marks the ledger as served, :meth:`serve` takes new requests between two
+    batches, :meth:`closing` names the days being closed, :meth:`stop` waits for the closes
+    running and removes the mark."""
+
+    def __init__(self, ledger_path: Path, reports: Path, catalog: Mapping[str, TableRules]) -> None:
+        self.ledger_path = Path(ledger_path).resolve()
+        self.reports = Path(reports).resolve()
+        self.catalog = catalog
+        self.folder = folder(self.ledger_path)
+        self._running: dict[date, threading.Thread] = {}
+        self._lock = threading.Lock()
+        self.answered = 0
+
+    def start(self) -> None:
+        self.folder.mkdir(exist_ok=True)
+        self.folder.chmod(0o1733)
+        marker = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
+        partial = self.folder / f".{SERVING}.partial"
+        partial.write_text(json.dumps(marker), encoding="utf-8")
+        partial.rename(self.folder / SERVING)
+
+    def stop(self) -> None:
+        for thread in list(self._running.values()):
+            thread.join()
+        (self.folder / SERVING).unlink(missing_ok=True)
+
+    def closing(self) -> set[date]:
+        with self._lock:
+            return set(self._running)
+
+    def serve(self) -> None:
+        """Start a close for each new request (a day already closing waits its turn)."""
+        for path in sorted(self.folder.iterdir()):
+            match = _REQUEST.fullmatch(path.name)
+            if match is None:
+                continue  # an answer, the marker, a partial request, or not ours to read
+            day = date.fromisoformat(match[1])
+            with self._lock:
+                if day in self._running:
+                    continue
+                taken = path.with_name(path.name + ".taken")
+                try:
+                    path.rename(taken)
+                except FileNotFoundError:
+                    continue  # withdrawn
+                thread = threading.Thread(
+                    target=self._close, args=(taken, day), name=f"close {day}", daemon=True
+                )
+                self._running[day] = thread
+            thread.start()
+
+    def _close(self, taken: Path, day: date) -> None:
+        answer_path = self.folder / f"{taken.name.removesuffix('.json.taken')}{ANSWER_SUFFIX}.json"
+        try:
+            answer = {"ok": True, **self._closed(taken, day)}
+        except Exception as err:  # every failure is the asker's answer, never the stream's
+            explained = explain(err)
+            code, message = explained or (EXIT_SOFTWARE, f"{type(err).__name__}: {err}")
+            if explained is None:
+                log.exception("the close of %s failed", day)
+            answer = {"ok": False, "exit": code, "error": message}
+        finally:
+            with self._lock:
+                self._running.pop(day, None)
+        partial = answer_path.with_name(f".{answer_path.name}.partial")
+        partial.write_text(json.dumps(answer, default=str), encoding="utf-8")
+        partial.chmod(0o644)
+        partial.rename(answer_path)
+        taken.unlink(missing_ok=True)
+        self.answered += 1
+
+    def _closed(self, taken: Path, day: date) -> dict[str, Any]:
+        body = json.loads(taken.read_text(encoding="utf-8"))
+        request = CloseRequest(
+            day,
+            actor=_text(body, "actor"),
+            accept_quality_failures=_text(body, "accept_quality_failures"),
+            allow_empty=_text(body, "allow_empty"),
+        )
+        roles = load_roles()
+        actor = actor_from(request.actor, roles, owner(taken))
+        for action in request.actions():
+            authorize(actor, action, roles)
+        conflicts = 0
+        while True:
+            try:
+                with Ledger(self.ledger_path) as ledger:
+                    closed = close_gaming_day(
+                        ledger,
+                        day,
+                        self.reports,
+                        actor=actor.name,
+                        actor_source=actor.source,
+                        accept_quality_failures=request.accept_quality_failures,
+                        allow_empty=request.allow_empty,
+                        catalog=self.catalog,
+                    )
+                return close_summary(closed, actor.name, actor.source)
+            except LedgerConflict:
+                conflicts += 1
+                if conflicts > CONFLICT_RETRIES:
+                    raise
+                log.info("the close of %s met a batch's write; closing it again", day)
+
+
+def owner(path: Path) -> Account:
+    """The account owning ``path``: who left a request, as the kernel says."""
+    uid = path.stat().st_uid
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = f"uid {uid}"
+    return Account(name, f"operating-system account {name} (owner of the close request)")
+
+
+def _text(body: Mapping[str, Any], key: str) -> str | None:
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"close request: {key} must be text, not {type(value).__name__}")
+    return value
