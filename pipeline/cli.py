@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,8 +28,8 @@ from pipeline.config.roles import (
     ACTOR_ENV,
     Action,
     Actor,
-    actor_from,
     authorize,
+    authorized,
     load_roles,
     read_roles,
 )
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from pipeline.ledger.store import Ledger
     from pipeline.patterns.stage import PatternRun
     from pipeline.simulate.run import SimulationResult
+    from pipeline.stream.closes import CloseRequest
 
 DEFAULT_OUT = Path("out")
 
@@ -325,11 +327,7 @@ def _authorized(args: argparse.Namespace, *actions: Action) -> Actor:
     ``$BACCARAT_ACTOR`` names where the installation's ``[accounts]`` lets that account act
     as them), allowed every one of ``actions`` by the installation's roles file; the roles'
     errors say why not (exit 2, :mod:`pipeline.exits`)."""
-    roles = load_roles()
-    actor = actor_from(args.actor, roles)
-    for action in actions:
-        authorize(actor, action, roles)
-    return actor
+    return authorized(args.actor, actions, load_roles())
 
 
 def _print_seal(seal: dict[str, Any]) -> None:
@@ -342,15 +340,19 @@ def _print_seal(seal: dict[str, Any]) -> None:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    from pipeline.stream.closes import serving
+    from pipeline.stream.closes import CloseRequest, serving
 
-    accepting = [Action.ACCEPT_QUALITY_FAILURES] if args.accept_quality_failures else []
-    actor = _authorized(args, Action.CLOSE, *accepting)
+    request = CloseRequest(
+        args.gaming_day,
+        accept_quality_failures=args.accept_quality_failures,
+        allow_empty=args.allow_empty,
+    )
+    actor = _authorized(args, *request.actions())
     stream = serving(args.db)
     if stream is not None:
-        closed = _closed_by_stream(args, actor, stream)
+        closed = _closed_by_stream(args, replace(request, actor=actor.name), stream)
     else:
-        closed = _closed_here(args, actor)
+        closed = _closed_here(args, request, actor)
     if args.json:
         print_json(closed)
         return 1 if closed["blocking_exceptions"] else 0
@@ -377,41 +379,24 @@ def cmd_close(args: argparse.Namespace) -> int:
     return 1 if closed["blocking_exceptions"] else 0
 
 
-def _closed_here(args: argparse.Namespace, actor: Actor) -> dict[str, Any]:
+def _closed_here(args: argparse.Namespace, request: CloseRequest, actor: Actor) -> dict[str, Any]:
     from pipeline.ledger.store import Ledger
-    from pipeline.reports.close import close_gaming_day, close_summary
 
     catalog = load_catalog(args.rules)
     with Ledger(args.db) as ledger, progress(f"closing gaming day {args.gaming_day}"):
         try:
-            closed = close_gaming_day(
-                ledger,
-                args.gaming_day,
-                args.out,
-                actor=actor.name,
-                actor_source=actor.source,
-                accept_quality_failures=args.accept_quality_failures,
-                allow_empty=args.allow_empty,
-                catalog=catalog,
-            )
+            return request.close(ledger, args.out, actor, catalog)
         except OSError as err:  # ReportsNotWrittenError says what happens after the seal
             raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
-    return close_summary(closed, actor.name, actor.source)
 
 
 def _closed_by_stream(
-    args: argparse.Namespace, actor: Actor, stream: dict[str, Any]
+    args: argparse.Namespace, request: CloseRequest, stream: dict[str, Any]
 ) -> dict[str, Any]:
     """The close run by the stream that holds the ledger (:mod:`pipeline.stream.closes`),
     which closes the day beside its batches and writes the reports to its own folder."""
-    from pipeline.stream.closes import CloseRequest, ask
+    from pipeline.stream.closes import ask
 
-    request = CloseRequest(
-        args.gaming_day,
-        actor=actor.name,
-        accept_quality_failures=args.accept_quality_failures,
-        allow_empty=args.allow_empty,
-    )
     where = f"the stream serving {args.db} (pid {stream.get('pid')} on {stream.get('host')})"
     with progress(f"closing gaming day {args.gaming_day} by {where}"):
         try:

@@ -26,6 +26,9 @@ missing ledger, a file that cannot be written. Nothing was changed."""
 EXIT_TEMPFAIL = 75
 """Try again later (sysexits' EX_TEMPFAIL): no broker answered, or a stream that holds the
 ledger did not answer a close in time."""
+EXIT_SOFTWARE = 70
+"""A failure :func:`explain` does not know (sysexits' EX_SOFTWARE): a bug in the program,
+said as such where no traceback reaches the person (a close a stream ran for them)."""
 EXIT_BROKEN_PIPE = 128 + 13
 """What a Unix tool exits with when its reader went away (SIGPIPE): ``... | head -1``."""
 EXIT_INTERRUPTED = 128 + 2

@@ -402,6 +402,17 @@ def authorize(actor: Actor, action: Action, roles: Roles) -> None:
     )
 
 
+def authorized(
+    given: str | None, actions: Iterable[Action], roles: Roles, account: Account | None = None
+) -> Actor:
+    """Who acts (:func:`actor_from`: ``account`` or the user ``given`` it may act as),
+    allowed every one of ``actions`` (:func:`authorize`); the errors say why not."""
+    actor = actor_from(given, roles, account)
+    for action in actions:
+        authorize(actor, action, roles)
+    return actor
+
+
 def add_account(path: Path, account: str, names: Iterable[str]) -> None:
     """Let the operating-system ``account`` act as ``names``: an ``[accounts]`` table
     appended to the roles file at ``path``, which must have none yet (a demo installation's

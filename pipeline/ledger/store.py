@@ -72,15 +72,15 @@ class LedgerError(RuntimeError):
 
 
 LedgerConflict = duckdb.TransactionException
+"""A transaction that conflicted with another writer's: run again, it may succeed."""
+LedgerIOError = duckdb.IOException
+"""The ledger file could not be opened, read or written: the disk, or another process's lock."""
 
 _archive_moves: Counter[Path] = Counter()
 """Per ledger file, how often a connection of this process committed a move of days between
 the file and the archive (a close or a reopen): another connection of the same file (the
 stream's, while a close runs beside it: :mod:`pipeline.stream.closes`) makes its views again
 before its next question or transaction."""
-"""A transaction that conflicted with another writer's: run again, it may succeed."""
-LedgerIOError = duckdb.IOException
-"""The ledger file could not be opened, read or written: the disk, or another process's lock."""
 
 
 @dataclass(frozen=True)

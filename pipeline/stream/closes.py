@@ -40,8 +40,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from pipeline.config.roles import Account, Action, actor_from, authorize, load_roles
-from pipeline.exits import explain
+from pipeline.config.roles import Account, Action, Actor, authorized, load_roles
+from pipeline.exits import EXIT_SOFTWARE, CommandError, explain
 from pipeline.ledger.store import Ledger, LedgerConflict
 from pipeline.reports.close import close_gaming_day, close_summary
 from pipeline.rules.config import TableRules
@@ -55,8 +55,6 @@ ANSWER_SUFFIX = ".answer"
 CONFLICT_RETRIES = 3
 """Closes tried again after a write-write conflict with the consumer's batch (each rolls back
 whole): the two write different days, so a conflict is rare and passes."""
-EXIT_SOFTWARE = 70
-"""An error :func:`pipeline.exits.explain` does not know: a bug, said as such."""
 
 
 def folder(ledger_path: Path) -> Path:
@@ -77,6 +75,23 @@ class CloseRequest:
         return [Action.CLOSE] + (
             [Action.ACCEPT_QUALITY_FAILURES] if self.accept_quality_failures else []
         )
+
+    def close(
+        self, ledger: Ledger, out: Path, actor: Actor, catalog: Mapping[str, TableRules]
+    ) -> dict[str, Any]:
+        """Close the day on ``ledger`` as ``actor``, reports to ``out``; what the close tells
+        (:func:`~pipeline.reports.close.close_summary`)."""
+        closed = close_gaming_day(
+            ledger,
+            self.gaming_date,
+            out,
+            actor=actor.name,
+            actor_source=actor.source,
+            accept_quality_failures=self.accept_quality_failures,
+            allow_empty=self.allow_empty,
+            catalog=catalog,
+        )
+        return close_summary(closed, actor.name, actor.source)
 
 
 def serving(ledger_path: Path) -> dict[str, Any] | None:
@@ -174,7 +189,16 @@ class CloseServer:
             match = _REQUEST.fullmatch(path.name)
             if match is None:
                 continue  # an answer, the marker, a partial request, or not ours to read
-            day = date.fromisoformat(match[1])
+            stem = f"{match[1]}.{match[2]}"
+            try:
+                day = date.fromisoformat(match[1])
+            except ValueError:
+                refused = CommandError(
+                    f"close request {path.name}: {match[1]} is not a date; ask again with "
+                    "baccarat-audit close --gaming-day YYYY-MM-DD"
+                )
+                self._answer(path, stem, _refusal(refused))
+                continue
             with self._lock:
                 if day in self._running:
                     continue
@@ -184,63 +208,71 @@ class CloseServer:
                 except FileNotFoundError:
                     continue  # withdrawn
                 thread = threading.Thread(
-                    target=self._close, args=(taken, day), name=f"close {day}", daemon=True
+                    target=self._close, args=(taken, stem, day), name=f"close {day}", daemon=True
                 )
                 self._running[day] = thread
             thread.start()
 
-    def _close(self, taken: Path, day: date) -> None:
-        answer_path = self.folder / f"{taken.name.removesuffix('.json.taken')}{ANSWER_SUFFIX}.json"
+    def _close(self, taken: Path, stem: str, day: date) -> None:
         try:
-            answer = {"ok": True, **self._closed(taken, day)}
-        except Exception as err:  # every failure is the asker's answer, never the stream's
-            explained = explain(err)
-            code, message = explained or (EXIT_SOFTWARE, f"{type(err).__name__}: {err}")
-            if explained is None:
-                log.exception("the close of %s failed", day)
-            answer = {"ok": False, "exit": code, "error": message}
-        finally:
+            try:
+                answer = {"ok": True, **self._closed(taken, day)}
+            except Exception as err:  # every failure is the asker's answer, not the stream's
+                answer = _refusal(err)
+                if answer["exit"] == EXIT_SOFTWARE:
+                    log.exception("the close of %s failed", day)
+            self._answer(taken, stem, answer)
+        finally:  # running until answered: stop() waits for the answer too
             with self._lock:
                 self._running.pop(day, None)
+
+    def _answer(self, request: Path, stem: str, answer: Mapping[str, Any]) -> None:
+        """Leave ``answer`` where :func:`ask` looks for it, then remove the request."""
+        answer_path = self.folder / f"{stem}{ANSWER_SUFFIX}.json"
         partial = answer_path.with_name(f".{answer_path.name}.partial")
         partial.write_text(json.dumps(answer, default=str), encoding="utf-8")
         partial.chmod(0o644)
         partial.rename(answer_path)
-        taken.unlink(missing_ok=True)
+        request.unlink(missing_ok=True)
         self.answered += 1
 
     def _closed(self, taken: Path, day: date) -> dict[str, Any]:
-        body = json.loads(taken.read_text(encoding="utf-8"))
+        try:
+            body = json.loads(taken.read_text(encoding="utf-8"))
+        except ValueError as err:
+            raise CommandError(
+                f"close request {taken.name}: not JSON ({err}); ask again with baccarat-audit "
+                "close, which writes requests"
+            ) from err
+        if not isinstance(body, dict):
+            raise CommandError(
+                f"close request {taken.name}: a JSON {type(body).__name__}, not an object; ask "
+                "again with baccarat-audit close, which writes requests"
+            )
         request = CloseRequest(
             day,
             actor=_text(body, "actor"),
             accept_quality_failures=_text(body, "accept_quality_failures"),
             allow_empty=_text(body, "allow_empty"),
         )
-        roles = load_roles()
-        actor = actor_from(request.actor, roles, owner(taken))
-        for action in request.actions():
-            authorize(actor, action, roles)
+        actor = authorized(request.actor, request.actions(), load_roles(), owner(taken))
         conflicts = 0
         while True:
             try:
                 with Ledger(self.ledger_path) as ledger:
-                    closed = close_gaming_day(
-                        ledger,
-                        day,
-                        self.reports,
-                        actor=actor.name,
-                        actor_source=actor.source,
-                        accept_quality_failures=request.accept_quality_failures,
-                        allow_empty=request.allow_empty,
-                        catalog=self.catalog,
-                    )
-                return close_summary(closed, actor.name, actor.source)
+                    return request.close(ledger, self.reports, actor, self.catalog)
             except LedgerConflict:
                 conflicts += 1
                 if conflicts > CONFLICT_RETRIES:
                     raise
                 log.info("the close of %s met a batch's write; closing it again", day)
+
+
+def _refusal(err: Exception) -> dict[str, Any]:
+    """A failed close as the asker's answer: the exit code and message the command line
+    gives for ``err`` (:func:`pipeline.exits.explain`); one it does not know is a bug."""
+    code, message = explain(err) or (EXIT_SOFTWARE, f"{type(err).__name__}: {err}")
+    return {"ok": False, "exit": code, "error": message}
 
 
 def owner(path: Path) -> Account:
@@ -256,5 +288,8 @@ def owner(path: Path) -> Account:
 def _text(body: Mapping[str, Any], key: str) -> str | None:
     value = body.get(key)
     if value is not None and not isinstance(value, str):
-        raise ValueError(f"close request: {key} must be text, not {type(value).__name__}")
+        raise CommandError(
+            f"close request: {key} must be text, not {type(value).__name__}; ask again with "
+            "baccarat-audit close, which writes requests"
+        )
     return value

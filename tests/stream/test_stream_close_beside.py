@@ -194,3 +194,31 @@ def test_a_request_from_an_account_not_allowed_to_close_is_refused_and_the_strea
     more = _events(simulate(1, 0.5, 12, parse_faults("none"), closed + timedelta(days=1)))
     _send(stream_settings, more)
     stream.wait_for(len(day_d) + len(more))
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "said"),
+    [
+        ("2026-13-45", "{}", "2026-13-45 is not a date"),
+        ("2026-11-24", "{not json", "not JSON"),
+        ("2026-11-24", "[1, 2]", "a JSON list, not an object"),
+        ("2026-11-24", '{"actor": ["x"]}', "actor must be text, not list"),
+    ],
+)
+def test_a_malformed_request_gets_an_answer_saying_what_is_wrong(
+    name: str, body: str, said: str, catalog: Mapping[str, TableRules], tmp_path: Path
+) -> None:
+    """A request written by hand or cut short: answered with exit 2 and what to do; the
+    serving goes on (nothing reaches the stream's thread) and no ledger is opened."""
+    db = tmp_path / "ledger.duckdb"
+    server = CloseServer(db, tmp_path / "reports", catalog)
+    server.start()
+    stem = f"{name}.{'0' * 32}"
+    (folder(db) / f"{stem}.json").write_text(body, encoding="utf-8")
+    server.serve()
+    server.stop()
+    answer = json.loads((folder(db) / f"{stem}.answer.json").read_text(encoding="utf-8"))
+    assert answer["ok"] is False and answer["exit"] == 2, answer
+    assert said in answer["error"] and "ask again" in answer["error"]
+    assert sorted(p.name for p in folder(db).iterdir()) == [f"{stem}.answer.json"]
+    assert not db.exists()
