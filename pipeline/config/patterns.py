@@ -4,8 +4,10 @@ Surveillance choices, not the regulations': how many earlier gaming days the cro
 searches read, and the false-alarm rate each analyser reports at: a slug
 (:mod:`pipeline.patterns.slugs`, per shoe searched), informed betting
 (:mod:`pipeline.patterns.informed`, per gaming day) and dealer-patron pairs
-(:mod:`pipeline.patterns.pairs`, per window of days). The section may be left out, which
-states the defaults below; a value stated is validated and every problem is reported at once.
+(:mod:`pipeline.patterns.pairs`, per window of days) and the evidence accumulated per patron
+across the window (:mod:`pipeline.patterns.evidence`, per patron per year). The section may
+be left out, which states the defaults below; a value stated is validated and every problem
+is reported at once.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline.patterns.chance import (
+    EVIDENCE_FALSE_ALARM_RATE,
     INFORMED_FALSE_ALARM_RATE,
     MAX_FALSE_ALARM_RATE,
     PAIRS_FALSE_ALARM_RATE,
@@ -36,6 +39,9 @@ class PatternSettings:
     """The most a gaming day of fair play raises any informed-betting alarm with."""
     pairs_false_alarm_rate: float = PAIRS_FALSE_ALARM_RATE
     """The most a window of honest dealing raises any dealer-patron alarm with."""
+    evidence_false_alarm_rate: float = EVIDENCE_FALSE_ALARM_RATE
+    """The most a fair patron raises a card-preview or accumulated informed-betting alarm
+    with, per year."""
 
 
 def pattern_settings(section: object, errors: list[str]) -> PatternSettings:
@@ -52,6 +58,7 @@ def pattern_settings(section: object, errors: list[str]) -> PatternSettings:
         "slug_false_alarm_rate",
         "informed_false_alarm_rate",
         "pairs_false_alarm_rate",
+        "evidence_false_alarm_rate",
     }
     unknown = sorted(set(section) - known)
     if unknown:
@@ -77,14 +84,15 @@ def pattern_settings(section: object, errors: list[str]) -> PatternSettings:
         "than the search indexes)",
         errors,
     )
-    informed_rate, pairs_rate = (
+    informed_rate, pairs_rate, evidence_rate = (
         _rate(section, name, fallback, 1.0, f"below 1 per {unit}", errors)
         for name, fallback, unit in (
             ("informed_false_alarm_rate", default.informed_false_alarm_rate, "gaming day"),
             ("pairs_false_alarm_rate", default.pairs_false_alarm_rate, "window of days"),
+            ("evidence_false_alarm_rate", default.evidence_false_alarm_rate, "patron a year"),
         )
     )
-    return PatternSettings(window, slug_rate, informed_rate, pairs_rate)
+    return PatternSettings(window, slug_rate, informed_rate, pairs_rate, evidence_rate)
 
 
 def _rate(

@@ -97,6 +97,31 @@ WHERE s.gaming_date = $day AND s.patron_id IS NOT NULL AND s.expected_result IS 
 ORDER BY s.table_id, s.round_id, s.seat, s.wager
 """
 
+_PATRON_WINDOW = """
+WITH today AS (
+    SELECT DISTINCT patron_id FROM settlements
+    WHERE gaming_date = $day AND patron_id IS NOT NULL
+          AND list_contains($wagers::VARCHAR[], wager) AND expected_result IN ('WIN', 'LOSE')
+), first_cards AS (
+    -- the round's first card: the one the shoe dealt next when its wagers closed
+    SELECT table_id, gaming_date, round_id, shoe_id, min(position) AS position,
+           arg_min(rank, position) AS rank
+    FROM cards
+    WHERE gaming_date BETWEEN $first AND $day AND round_id IS NOT NULL AND position IS NOT NULL
+    GROUP BY ALL
+)
+SELECT s.table_id, s.gaming_date, s.round_id, s.patron_id, s.seat, s.wager, s.stake_cents,
+       s.expected_result, s.source_event_ids, t.rules_id, f.shoe_id, f.position, f.rank
+FROM settlements s
+JOIN today USING (patron_id)
+JOIN table_day_summary t USING (table_id, gaming_date)
+LEFT JOIN rounds r USING (table_id, gaming_date, round_id)
+LEFT JOIN first_cards f USING (table_id, gaming_date, round_id)
+WHERE s.gaming_date BETWEEN $first AND $day
+      AND list_contains($wagers::VARCHAR[], s.wager) AND s.expected_result IN ('WIN', 'LOSE')
+ORDER BY s.gaming_date, r.started_at, s.table_id, s.round_id, s.seat, s.wager
+"""
+
 _SEAT_ROUNDS = """
 WITH moved AS (
     -- what settling each wager moves to the patron, due and recorded, vigorish aside: the
@@ -315,6 +340,22 @@ def scored_wagers(
         (t, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id)
         for t, r, p, seat, w, stake, result, events, rules_id in ledger.con.execute(
             _SETTLED, {"day": day, "wagers": sorted(wagers)}
+        ).fetchall()
+    ]
+
+
+def patron_window(
+    ledger: Ledger, first: date, day: date, wagers: Sequence[str]
+) -> list[tuple[str, date, str, str, int, str, int, str, tuple[str, ...], str, Any, Any, Any]]:
+    """Every decided wager of ``wagers`` from ``first`` to ``day`` of the patrons with one on
+    ``day``, in the order dealt, with the round's first card: ``(table_id, gaming_date,
+    round_id, patron_id, seat, wager, stake_cents, expected_result, source_event_ids,
+    rules_id, shoe_id, first_position, first_rank)`` (the last three None for a round whose
+    cards the ledger lacks)."""
+    return [
+        (t, d, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id, *first)
+        for t, d, r, p, seat, w, stake, result, events, rules_id, *first in ledger.con.execute(
+            _PATRON_WINDOW, {"first": first, "day": day, "wagers": sorted(wagers)}
         ).fetchall()
     ]
 

@@ -211,10 +211,15 @@ VALUE_CARDS: tuple[Card, ...] = (
 
 
 def baseline_outcome_counts(
-    counts: Sequence[int], game: Game, options: Options = DEFAULT_OPTIONS
+    counts: Sequence[int],
+    game: Game,
+    options: Options = DEFAULT_OPTIONS,
+    dealt_first: Sequence[int] = (),
 ) -> OutcomeCounts:
     """The same counts, slowly and plainly: every value sequence is dealt by
-    :func:`~pipeline.rules.deal.deal_round` itself.
+    :func:`~pipeline.rules.deal.deal_round` itself. With ``dealt_first`` (card values), only
+    the sequences that start with those cards are counted: the odds once the first cards out
+    of the shoe are known (what a patron who glimpses them knows).
 
     Starting from four cards, a prefix the dealer cannot finish (``InsufficientCardsError``,
     "the shoe ran out") is extended by every value still in the shoe, each weighted by how many
@@ -225,6 +230,13 @@ def baseline_outcome_counts(
     n = sum(remaining)
     result: OutcomeCounts = {}
     prefix: list[Card] = []
+    ways = 1
+    for value in dealt_first:
+        if not remaining[value]:
+            return result
+        ways *= remaining[value]
+        remaining[value] -= 1
+        prefix.append(VALUE_CARDS[value])
 
     def extend(ways: int) -> None:
         if len(prefix) >= 4:
@@ -251,5 +263,5 @@ def baseline_outcome_counts(
             prefix.pop()
             remaining[value] = left
 
-    extend(1)
+    extend(ways)
     return result

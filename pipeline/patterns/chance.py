@@ -24,6 +24,9 @@ MAX_FALSE_ALARM_RATE = 1e-6
 INFORMED_FALSE_ALARM_RATE = 0.01
 """At most one gaming day in a hundred of fair play raises any informed-betting alarm
 (:mod:`pipeline.patterns.informed`; here so the catalog's defaults load without numpy)."""
+EVIDENCE_FALSE_ALARM_RATE = 0.001
+"""At most one fair patron in a thousand a year raises a card-preview or accumulated
+informed-betting alarm (:mod:`pipeline.patterns.evidence`)."""
 PAIRS_FALSE_ALARM_RATE = 0.01
 """At most one window in a hundred of honest dealing raises any dealer-patron alarm
 (:mod:`pipeline.patterns.pairs`)."""

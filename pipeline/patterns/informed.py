@@ -224,6 +224,16 @@ def _tests(
     return tests
 
 
+def session_p_values(
+    records: Iterable[SettledWager], rules_by_table_day: Mapping[TableDay, TableRules]
+) -> list[tuple[str, str, float]]:
+    """Each testable session's patron, test name and p-value: what the false-alarm rate is
+    measured on (tests/patterns/calibration.py)."""
+    return [
+        (t.rounds[0].patron_id, t.name, t.p_value()) for t in _tests(records, rules_by_table_day)
+    ]
+
+
 def informed_betting(
     records: Iterable[SettledWager],
     rules_by_table_day: Mapping[TableDay, TableRules],

@@ -8,7 +8,8 @@ round shows this; comparing the card order of shoes does.
 
 How: every shoe's cards, in shoe order, are indexed by their k-card runs (``GRAM`` cards
 packed into one integer, exact, no hash collisions); a new shoe's runs are looked up in the
-sorted index of the earlier shoes of its pit (its own table's and the other tables'), and
+sorted index of the earlier shoes of the property (every table of every pit: a slug can be
+carried from a Minibaccarat pit to a Punto Banco one), and
 every hit that starts a match is extended to the maximal run. The cost is a sort of the
 window's cards and a binary search per card of the new shoe, never a comparison of every
 pair of shoes.
@@ -19,14 +20,15 @@ probability that ``L`` given positions of the new shoe hold a given sequence of 
 it (exact); it is at most ``prod_{i<L} D / (N - i)`` for any sequence. By the union bound,
 the chance that *any* of the ``P`` pairs of starting positions compared repeats a run of
 ``L`` or more cards is at most ``P * prod_{i<L} D / (N - i)``. A run is reported when that
-bound is at most the configured false-alarm rate, which is therefore the most a clean shoe
-is reported with, per shoe searched.
+bound is at most half the configured false-alarm rate: the search against the shoe's own pit
+and the search against every pit's shoes (:func:`find_slugs`) share it, so the configured
+rate is the most a clean shoe is reported with, per shoe searched.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -189,7 +191,8 @@ def _grams(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDA
 
 
 class _PitIndex:
-    """The cards of every shoe of one pit, concatenated with gaps, and its sorted runs."""
+    """The cards of every shoe of one index (a pit's, or the property's), concatenated with
+    gaps, and its sorted runs."""
 
     def __init__(self, shoes: Sequence[ShoeDeal]) -> None:
         self.shoes = list(shoes)
@@ -221,24 +224,52 @@ class _PitIndex:
 
 
 def find_slugs(
-    new: Iterable[ShoeDeal], earlier: Iterable[ShoeDeal], false_alarm_rate: float
+    new: Iterable[ShoeDeal],
+    earlier: Iterable[ShoeDeal],
+    false_alarm_rate: float,
+    across_pits: bool = True,
 ) -> list[Slug]:
-    """Every maximal run of cards a shoe of ``new`` dealt in the order a shoe of its pit
-    started before it dealt them (a shoe of ``earlier``, or of ``new``), whose chance under a
-    proper shuffle is at most ``false_alarm_rate`` (see the module doc)."""
+    """Every maximal run of cards a shoe of ``new`` dealt in the order a shoe started before
+    it dealt them (a shoe of ``earlier``, or of ``new``), whose chance under a proper shuffle
+    is at most ``false_alarm_rate`` per shoe (see the module doc).
+
+    Two searches share the rate, half each: one against the shoes of the shoe's own pit, and
+    (``across_pits``) one against every shoe of the property, which reports only the runs
+    carried from another pit (a run within the pit is the first search's). The first costs
+    only the pit's shoes, so a stream can run it alone as each shoe ends and its exceptions
+    stay the same when the day's full search adds the second."""
     if not 0 < false_alarm_rate <= MAX_FALSE_ALARM_RATE:
         raise ValueError(
             f"false-alarm rate {false_alarm_rate!r} must be within (0, {MAX_FALSE_ALARM_RATE}]: "
             f"runs shorter than {GRAM} cards are not indexed"
         )
+    new, earlier = list(new), list(earlier)
+    half = false_alarm_rate / 2
+    found = _search(new, earlier, half, lambda shoe: shoe.scope)
+    if across_pits:
+        found += [
+            slug
+            for slug in _search(new, earlier, half, lambda shoe: "the property")
+            if slug.earlier.scope != slug.shoe.scope
+        ]
+    return found
+
+
+def _search(
+    new: Sequence[ShoeDeal],
+    earlier: Sequence[ShoeDeal],
+    false_alarm_rate: float,
+    index_of: Callable[[ShoeDeal], str],
+) -> list[Slug]:
+    """The runs of ``new`` in the shoes before them of the index ``index_of`` names."""
     everyone = {s.key: s for s in earlier}
     searched = {s.key: s for s in new}
     everyone.update(searched)
     by_scope: dict[str, list[ShoeDeal]] = {}
     for shoe in sorted(everyone.values(), key=lambda s: (s.started_at, s.key)):
-        by_scope.setdefault(shoe.scope, []).append(shoe)
+        by_scope.setdefault(index_of(shoe), []).append(shoe)
     found: list[Slug] = []
-    for scope in sorted({s.scope for s in searched.values()}):
+    for scope in sorted({index_of(s) for s in searched.values()}):
         index = _PitIndex(by_scope[scope])
         dealt_before = 0
         for number, shoe in enumerate(index.shoes):

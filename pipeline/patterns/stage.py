@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+import numpy as np
+
 from pipeline.config.catalog import Catalog
 from pipeline.config.patterns import PatternSettings
 from pipeline.ledger import pattern_inputs as ledger_patterns
@@ -33,7 +35,9 @@ from pipeline.ledger.columns import Delivery
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.patterns import informed
-from pipeline.patterns.informed import SettledWager, TableDay, informed_betting
+from pipeline.patterns.chance import CARDS_PER_DECK
+from pipeline.patterns.evidence import PatronRound, accumulated_evidence, next_card_odds
+from pipeline.patterns.informed import SettledWager, TableDay, informed_betting, win_probability
 from pipeline.patterns.pairs import DealtSeatRound, dealer_patron_pairs
 from pipeline.patterns.slugs import (
     Bet,
@@ -43,6 +47,7 @@ from pipeline.patterns.slugs import (
     slug_finding,
 )
 from pipeline.replay.findings import Finding
+from pipeline.rules.cards import RANKS, SUITS, Rank, card_value
 from pipeline.rules.codes import PATTERN_CODES, code_for
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
@@ -68,7 +73,7 @@ class PatternRun:
     def summary(self) -> str:
         return (
             f"patterns of {self.gaming_date}: {self.shoes_searched} shoes searched against the "
-            f"shoes of their pits dealt before them, {self.shoes_in_window} shoes in a window "
+            f"property's shoes dealt before them, {self.shoes_in_window} shoes in a window "
             f"of {self.window_days} earlier day(s); {self.wagers_tested} settled wagers tested "
             f"for informed betting; {self.seat_rounds_in_window} seat-rounds of the window "
             f"tested for dealer-patron pairs; {len(self.findings)} pattern exceptions "
@@ -176,6 +181,78 @@ def settled_wagers(
     return wagers, rules
 
 
+_FACE_VALUES = np.array([card_value(rank) for rank in RANKS for _ in SUITS] + [-1], np.int64)
+"""A face number's card value (:func:`pipeline.patterns.slugs.face`); -1 (no face) last."""
+
+
+def seen_before(shoe: ShoeDeal, position: int) -> list[int]:
+    """How many cards of each value 0-9 the ledger read from ``shoe`` before ``position``."""
+    values = _FACE_VALUES[shoe.faces[shoe.positions < position]]
+    return [int(n) for n in np.bincount(values[values >= 0], minlength=10)]
+
+
+def patron_rounds(
+    ledger: Ledger,
+    first: date,
+    day: date,
+    shoes: Sequence[ShoeDeal],
+    catalog: Mapping[str, TableRules],
+) -> list[PatronRound]:
+    """The window's decided Banker and Player wagers of the patrons who played ``day``, in the
+    order dealt, with each round's first card and the odds of each value coming next given the
+    cards its shoe dealt before it (:mod:`pipeline.patterns.evidence`). A round whose first
+    card, or whose shoe's make-up, the ledger cannot tell has no next card; a table whose
+    rules the catalog does not hold is left out (its replay reported that)."""
+    by_key = {s.key: s for s in shoes}
+    rounds = []
+    for (
+        table_id,
+        gaming_date,
+        round_id,
+        patron,
+        seat,
+        wager,
+        stake,
+        result,
+        events,
+        rules_id,
+        shoe_id,
+        position,
+        rank,
+    ) in ledger_patterns.patron_window(ledger, first, day, [w.value for w in informed.TESTS]):
+        rules = catalog.get(rules_id)
+        if rules is None or Wager(wager) not in (Wager.BANKER, Wager.PLAYER):
+            continue
+        shoe = by_key.get((table_id, gaming_date, shoe_id))
+        odds = None
+        # the odds are exact only for a shoe of whole decks, as its rules declare them
+        if (
+            shoe is not None
+            and rank in Rank.__members__
+            and shoe.cards_in_shoe == rules.decks * CARDS_PER_DECK
+        ):
+            odds = next_card_odds(rules.decks, seen_before(shoe, position))
+        rounds.append(
+            PatronRound(
+                table_id=table_id,
+                gaming_date=gaming_date,
+                round_id=round_id,
+                patron_id=patron,
+                seat=seat,
+                game=rules.game,
+                decks=rules.decks,
+                wager=Wager(wager),
+                stake_cents=stake,
+                result=Result(result),
+                win_probability=float(win_probability(rules, Wager(wager))),
+                next_card=card_value(Rank[rank]) if odds is not None else None,
+                next_card_odds=odds,
+                event_ids=events,
+            )
+        )
+    return rounds
+
+
 def dealt_seat_rounds(ledger: Ledger, first: date, day: date) -> list[DealtSeatRound]:
     """Every seat with a patron in a round dealt from ``first`` to ``day``, with its dealer."""
     return [DealtSeatRound(*row) for row in ledger_patterns.seat_rounds(ledger, first, day)]
@@ -207,13 +284,18 @@ def days_to_search(ledger: Ledger, changed: Iterable[date], window_days: int) ->
 
 
 def slug_findings(
-    ledger: Ledger, new: Sequence[ShoeDeal], earlier: Sequence[ShoeDeal], settings: PatternSettings
+    ledger: Ledger,
+    new: Sequence[ShoeDeal],
+    earlier: Sequence[ShoeDeal],
+    settings: PatternSettings,
+    across_pits: bool = True,
 ) -> list[Finding]:
     """The exceptions of the slugs the shoes of ``new`` dealt from a shoe started before them
-    (of ``earlier``, or of ``new``), each citing its cards and the wagers on its rounds."""
+    (of ``earlier``, or of ``new``; of their own pits only unless ``across_pits``), each
+    citing its cards and the wagers on its rounds."""
     rate = settings.slug_false_alarm_rate
     findings = []
-    for slug in find_slugs(new, earlier, rate):
+    for slug in find_slugs(new, earlier, rate, across_pits):
         dealt = dealt_cards(ledger, slug.shoe, slug.positions.tolist())
         rounds = [c.round_id for c in dealt if c.round_id]
         findings.append(
@@ -280,7 +362,8 @@ def search_ended_shoes(
     inside the transaction that stored the shoes' last cards (the stream's batch). It reads
     the window's shoes of those pits only, so a batch costs its ended shoes, not the day. The
     day's full search (:func:`find_patterns`, at the latest by the close) searches every
-    shoe again, against the other shoes as they ended, and replaces these."""
+    shoe again, against every pit's shoes as they ended (a slug carried across pits), and
+    replaces these."""
     closed = ledger.closed_days()
     by_day: dict[date, set[tuple[str, str]]] = defaultdict(set)
     for table_id, day, shoe_id in ended:
@@ -295,7 +378,7 @@ def search_ended_shoes(
         searched = {(s.table_id, s.shoe_id) for s in shoes if s.gaming_date == day} & keys
         new = [s for s in shoes if s.gaming_date == day and (s.table_id, s.shoe_id) in searched]
         earlier = [s for s in shoes if s not in new]
-        found = slug_findings(ledger, new, earlier, settings)
+        found = slug_findings(ledger, new, earlier, settings, across_pits=False)
         ledger.replace_shoe_findings(day, sorted(keys), SLUG_CODES, found)
         record_notices(ledger, [(t, day) for t in sorted(tables)], codes=PATTERN_CODES)
         findings += found
@@ -318,6 +401,12 @@ def find_patterns(
     findings = slug_findings(ledger, new, [s for s in shoes if s.gaming_date != day], settings)
     wagers, rules = settled_wagers(ledger, day, catalog)
     findings += informed_betting(wagers, rules, settings.informed_false_alarm_rate)
+    findings += accumulated_evidence(
+        patron_rounds(ledger, first, day, shoes, catalog),
+        day,
+        settings.evidence_false_alarm_rate,
+        settings.window_days,
+    )
     seat_rounds = dealt_seat_rounds(ledger, first, day)
     # A pair is tested over the whole window but reported on the days its errors happen: a
     # window that only reaches back to them said so on their own day.

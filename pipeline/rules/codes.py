@@ -387,6 +387,14 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Surveillance pattern: a patron's stakes on a wager rise on the rounds that wager goes on "
      "to win, beyond what the exact odds allow by chance; wagers are made before \"No More "
      "Bets\" and the cards, when nobody can know the outcome."),
+    ("NJ-PATTERN-INFORMED-ACCUMULATED", "3.2(d), 3.7(b)",
+     "Surveillance pattern: a patron's Banker and Player wagers win beyond the exact odds, most "
+     "on their larger stakes, with the evidence of every table and gaming day of the window "
+     "taken together; wagers are made before \"No More Bets\" and the cards."),
+    ("NJ-PATTERN-CARD-PREVIEW", "3.2(d), 3.7(b), 3.7(c)",
+     "Surveillance pattern: the side a patron bets depends on the value of the next card out "
+     "of the shoe (the Player's first card), which nobody may know before the wagers close: "
+     "what edge sorting, or any other preview of the cards, gives."),
     ("NJ-PATTERN-DEALER-PATRON", "3.3, 3.10(b)",
      "Surveillance pattern: a dealer's payout and vigorish errors concentrate on one patron, or "
      "in that patron's favour, beyond what the dealer's own error rate explains."),
@@ -470,6 +478,8 @@ PATTERN_CODES: frozenset[str] = frozenset(
     {
         *(code for code in _BY_GAME["false_shuffle"] if code is not None),
         "NJ-PATTERN-INFORMED-BETTING",
+        "NJ-PATTERN-INFORMED-ACCUMULATED",
+        "NJ-PATTERN-CARD-PREVIEW",
         "NJ-PATTERN-DEALER-PATRON",
     }
 )

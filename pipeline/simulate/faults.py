@@ -133,6 +133,9 @@ class InjectedFault:
     seat: int | None = None
     serial: int | None = None
     event_ids: tuple[str, ...] = field(default_factory=tuple)
+    patron_id: str | None = None
+    """The patron a pattern fault is about (an informed patron), whose evidence other codes
+    may also name on later days (:data:`pipeline.reports.groundtruth.CORROBORATING`)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

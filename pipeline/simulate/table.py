@@ -276,6 +276,7 @@ class TableEmulator:
                 f"and stakes {INFORMED_STAKE_UNITS} units on it, for {patron.rounds_left} rounds",
                 INFORMED_BETTING_CODE,
                 seat=seat,
+                patron_id=patron.patron_id,
             )
         self.seated[seat] = patron
         self.out.emit(

@@ -73,6 +73,7 @@ def test_misdeals_found_and_only_found_over_20_seeds() -> None:
                     f.seat,
                     f.serial,
                     f.event_ids,
+                    f.patron_id,
                 )
                 for i, f in enumerate(findings)
             ]

@@ -40,7 +40,14 @@ def test_recall_and_precision_over_20_seeds() -> None:
         findings += pit_findings(p for replay in replays for p in replay.practices)
         keys = [
             ExceptionKey(
-                f"{seed}-{i}", f.code, f.table_id, f.round_id, f.seat, f.serial, f.event_ids
+                f"{seed}-{i}",
+                f.code,
+                f.table_id,
+                f.round_id,
+                f.seat,
+                f.serial,
+                f.event_ids,
+                f.patron_id,
             )
             for i, f in enumerate(findings)
         ]

@@ -22,13 +22,27 @@ import pytest
 from dashboards.slugs import slug_exceptions
 from pipeline.ledger.notices import pending_notices
 from pipeline.ledger.store import Ledger
-from pipeline.patterns.stage import dealt_seat_rounds, find_patterns, settled_wagers
+from pipeline.patterns.stage import (
+    dealt_seat_rounds,
+    find_patterns,
+    patron_rounds,
+    settled_wagers,
+    shoes_of,
+)
+from pipeline.rules.cards import Rank, card_value
 from pipeline.simulate.faults import FaultKind, parse_faults, read_manifest, write_manifest
 from tests.patterns.emulated import MONEY_ERRORS
 from tests.patterns.test_slug_stage import CATALOG, FIRST, SETTINGS, emulate_days
 
 DAYS = int(os.environ.get("BACCARAT_PATTERN_DAYS", "3"))
-NEW_CODES = frozenset({"NJ-PATTERN-INFORMED-BETTING", "NJ-PATTERN-DEALER-PATRON"})
+NEW_CODES = frozenset(
+    {
+        "NJ-PATTERN-INFORMED-BETTING",
+        "NJ-PATTERN-DEALER-PATRON",
+        "NJ-PATTERN-INFORMED-ACCUMULATED",
+        "NJ-PATTERN-CARD-PREVIEW",
+    }
+)
 FAULTS = "informed_betting=0.05,collusion=0.5"
 """Rates that put informed patrons and colluding dealers on a few tables in a few days."""
 SEED = 11
@@ -160,6 +174,43 @@ def test_the_ledger_records_match_what_the_replay_derived(faulty: tuple[Path, Pa
     erred = [r for r in seat_rounds if r.erred]
     assert payout_errors is not None and len(erred) == payout_errors[0] > 0
     assert all(r.event_ids for r in erred)
+
+
+def test_a_patrons_window_is_every_decided_wager_with_its_next_card(
+    faulty: tuple[Path, Path],
+) -> None:
+    """NJ-PATTERN-CARD-PREVIEW, NJ-PATTERN-INFORMED-ACCUMULATED (N.J.A.C. 19:47-3.7(b)-(c)):
+    the window's rounds of the patrons who played the last day, each decided Banker or Player
+    wager once, in the order of the days, with the round's first card as the cards table
+    holds it and odds of the next card that give it a chance."""
+    db, _ = faulty
+    last = FIRST + timedelta(days=DAYS - 1)
+    with Ledger(db, read_only=True) as ledger:
+        rounds = patron_rounds(ledger, FIRST, last, shoes_of(ledger, FIRST, last), CATALOG)
+        wanted = ledger.con.execute(
+            "SELECT count(*), count(DISTINCT patron_id) FROM settlements WHERE gaming_date "
+            "BETWEEN ? AND ? AND wager IN ('BANKER', 'PLAYER') AND expected_result IN "
+            "('WIN', 'LOSE') AND patron_id IN (SELECT patron_id FROM settlements WHERE "
+            "gaming_date = ? AND wager IN ('BANKER', 'PLAYER', 'TIE') AND expected_result IN "
+            "('WIN', 'LOSE'))",
+            [FIRST, last, last],
+        ).fetchall()[0]
+        first_cards = dict(
+            ((t, r), rank)
+            for t, r, rank in ledger.con.execute(
+                "SELECT table_id, round_id, arg_min(rank, position) FROM cards WHERE "
+                "round_id IS NOT NULL AND position IS NOT NULL GROUP BY ALL"
+            ).fetchall()
+        )
+    assert (len(rounds), len({r.patron_id for r in rounds})) == wanted and wanted[0] > 0
+    assert [r.gaming_date for r in rounds] == sorted(r.gaming_date for r in rounds)
+    assert len({r.gaming_date for r in rounds}) == DAYS
+    previewed = [r for r in rounds if r.next_card is not None]
+    assert len(previewed) == len(rounds)
+    for r in previewed:
+        assert r.next_card_odds is not None and abs(sum(r.next_card_odds) - 1) < 1e-9
+        assert r.next_card_odds[r.next_card] > 0
+        assert r.next_card == card_value(Rank[first_cards[r.table_id, r.round_id]])
 
 
 def test_the_false_shuffles_page_lists_none_of_them(faulty: tuple[Path, Path]) -> None:

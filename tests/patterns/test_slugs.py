@@ -145,24 +145,50 @@ def test_every_maximal_run_is_reported_once_even_when_it_repeats_inside() -> Non
     assert [(b - a, n) for a, b, n in spans if n < 20] == [(165, 10)]
 
 
-def test_other_tables_of_the_pit_are_searched_and_other_pits_are_not() -> None:
+def test_other_tables_and_other_pits_are_searched() -> None:
     """PB-3.5a1-SLUG (N.J.A.C. 19:47-3.5(a)1): cards from T02's shoe dealt in T01's later
-    shoe are found when both tables are in one pit, and not across pits."""
+    shoe are found when both tables are in one pit, and when T02 is in another pit (a slug
+    carried across the property). A search kept to the pits (the stream's, as shoes end)
+    finds the first and not the second."""
     rng = random.Random(5)
     other = shuffled(rng)
     mine = with_slug(rng, other, 10, 22, 120)
-    same_pit = find_slugs(
-        [shoe("T01-S01", mine, started_at=5)],
-        [shoe("T02-S01", other, table="T02", started_at=1)],
-        RATE,
-    )
-    assert [(s.earlier.table_id, s.earlier.shoe_id) for s in same_pit] == [("T02", "T02-S01")]
-    other_pit = find_slugs(
-        [shoe("T01-S01", mine, started_at=5)],
-        [shoe("T02-S01", other, table="T02", pit="PIT-2", started_at=1)],
-        RATE,
-    )
-    assert other_pit == []
+    new = [shoe("T01-S01", mine, started_at=5)]
+    same_pit = [shoe("T02-S01", other, table="T02", started_at=1)]
+    other_pit = [shoe("T02-S01", other, table="T02", pit="PIT-2", started_at=1)]
+    for earlier in (same_pit, other_pit):
+        found = find_slugs(new, earlier, RATE)
+        assert [(s.earlier.table_id, s.earlier.shoe_id, s.length) for s in found] == [
+            ("T02", "T02-S01", 22)
+        ]
+    assert len(find_slugs(new, same_pit, RATE, across_pits=False)) == 1
+    assert find_slugs(new, other_pit, RATE, across_pits=False) == []
+
+
+def test_a_slug_across_pits_needs_no_more_cards_than_the_property_holds() -> None:
+    """PB-3.5a1-SLUG (N.J.A.C. 19:47-3.5(a)1): a 14-card run carried from a Minibaccarat
+    pit's shoe into a Punto Banco pit's is found among a week of other shoes, and the bound
+    it is reported at counts every pair of positions of the property's shoes."""
+    rng = random.Random(14)
+    source = shuffled(rng)
+    others = [
+        shoe(
+            f"T{t:02d}-S{n:02d}",
+            shuffled(rng),
+            table=f"T{t:02d}",
+            pit=f"PIT-{t % 3}",
+            started_at=10 * n + t,
+        )
+        for t in range(3, 9)
+        for n in range(1, 6)
+    ]
+    carried = shoe("T02-S01", source, table="T02", pit="MINI", game=Game.MINIBACCARAT, started_at=2)
+    mine = shoe("T01-S09", with_slug(rng, source, 40, 14, 200), pit="PIT-1", started_at=999)
+    found = find_slugs([mine], [carried, *others], RATE)
+    assert [(s.earlier.shoe_id, s.length) for s in found] == [("T02-S01", 14)]
+    cards = sum(len(s.faces) for s in (carried, *others))
+    assert found[0].pairs == len(mine.faces) * cards
+    assert found[0].chance_bound <= RATE / 2
 
 
 def test_only_an_earlier_shoe_is_repeated_and_a_later_one_is_not_blamed() -> None:
