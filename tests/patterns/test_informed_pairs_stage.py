@@ -208,8 +208,8 @@ def test_a_patrons_window_is_every_decided_wager_with_its_next_card(
     previewed = [r for r in rounds if r.next_card is not None]
     assert len(previewed) == len(rounds)
     for r in previewed:
-        assert r.next_card_odds is not None and abs(sum(r.next_card_odds) - 1) < 1e-9
-        assert r.next_card_odds[r.next_card] > 0
+        assert r.next_card is not None and r.next_card_odds is not None
+        assert abs(sum(r.next_card_odds) - 1) < 1e-9 and r.next_card_odds[r.next_card] > 0
         assert r.next_card == card_value(Rank[first_cards[r.table_id, r.round_id]])
 
 
