@@ -13,8 +13,9 @@ import hashlib
 from dataclasses import dataclass
 
 from pipeline.ledger.exceptions import exception_line, exception_place
-from pipeline.rules.codes import rule
+from pipeline.rules.codes import rule, rule_in
 from pipeline.rules.config import money as money  # the replay's messages say dollars too
+from pipeline.rules.games import Game
 
 
 class Severity(enum.IntEnum):
@@ -41,10 +42,18 @@ class Finding:
     expected_cents: int | None = None
     actual_cents: int | None = None
     event_ids: tuple[str, ...] = ()
+    game: Game | None = None
+    """The game of the table whose rules the replay applied; ``None`` where no table's rules
+    were applied (the sequencer's data findings, a withheld day, patterns across tables),
+    which cite their code's own section."""
 
     @property
     def section(self) -> str:
-        return rule(self.code).citation
+        """The citation of the finding's rule as its table's game has it: a Minibaccarat
+        finding under a Punto Banco code cites the 7.x section that code mirrors
+        (:func:`pipeline.rules.codes.rule_in`)."""
+        ruled = rule(self.code) if self.game is None else rule_in(self.game, self.code)
+        return ruled.citation
 
     @property
     def finding_id(self) -> str:

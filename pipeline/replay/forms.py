@@ -34,7 +34,7 @@ from pipeline.events.payloads import (
 )
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.rows import FormEventRow, FormRow, FormSeriesRow
-from pipeline.rules.codes import code_for, regulates, rule
+from pipeline.rules.codes import code_for, regulates, rule_in
 from pipeline.rules.games import Game
 from pipeline.rules.variants import variant
 
@@ -42,8 +42,8 @@ COMPLETE = "PB-3.3c3-COMP-FORM"
 SEQUENCE = "PB-3.3c3ii-FORM-SEQUENCE"
 MATCH = "PB-3.3c3iv-FORM-MATCH"
 VOID = "PB-3.3c3vi-FORM-VOID"
-"""The Form rules of 3.3(c)3 (which 7.3(c)3 applies to Minibaccarat); messages cite them
-from the rule-code table."""
+"""The Form rules of 3.3(c)3, which 7.3(c)3 repeats for Minibaccarat; messages cite them from
+the rule-code table, in the table's game (:meth:`FormControl._citation`)."""
 
 REQUIRED_SIGNATURES = ("dealer_signature", "pit_boss_signature", "pit_clerk_signature")
 
@@ -106,8 +106,13 @@ class FormControl:
                 expected_cents=expected,
                 actual_cents=actual,
                 event_ids=event_ids,
+                game=self.game,
             )
         )
+
+    def _citation(self, code: str) -> str:
+        """``code``'s section as this table's game cites it (7.3(c)3 at Minibaccarat)."""
+        return rule_in(self.game, code).citation
 
     def series(self, e: TableEvent) -> None:
         self.series_list.append(Series(e.event_id, e.payload_as(FormSeriesReceived)))
@@ -121,7 +126,7 @@ class FormControl:
             self._find(
                 SEQUENCE,
                 f"Form {serial} is not in any series received at this table; every "
-                f"series must be accounted for ({rule(SEQUENCE).citation}).",
+                f"series must be accounted for ({self._citation(SEQUENCE)}).",
                 serial,
                 (e.event_id,),
             )
@@ -131,7 +136,7 @@ class FormControl:
                 SEQUENCE,
                 f"Form {serial} was used twice (first as {first.status.lower()} by event "
                 f"{first.event_id}); serials are used once, in order "
-                f"({rule(SEQUENCE).citation}).",
+                f"({self._citation(SEQUENCE)}).",
                 serial,
                 (first.event_id, e.event_id),
             )
@@ -139,7 +144,7 @@ class FormControl:
             self._find(
                 SEQUENCE,
                 f"Form {serial} was used after Form {self.highest_used}; each series is "
-                f"used in sequential order ({rule(SEQUENCE).citation}).",
+                f"used in sequential order ({self._citation(SEQUENCE)}).",
                 serial,
                 (e.event_id,),
             )
@@ -181,7 +186,7 @@ class FormControl:
         if missing:
             self._find(
                 COMPLETE,
-                f"Form {serial} lacks the {', '.join(missing)} ({rule(COMPLETE).citation}).",
+                f"Form {serial} lacks the {', '.join(missing)} ({self._citation(COMPLETE)}).",
                 serial,
                 (e.event_id,),
             )
@@ -210,7 +215,7 @@ class FormControl:
             self._find(
                 code,
                 f"Form {serial} records {'; '.join(wrong)}, as the table opened "
-                f"({rule(code).citation}). Correct the Form: the complimentary belongs to this "
+                f"({self._citation(code)}). Correct the Form: the complimentary belongs to this "
                 "table's gaming day.",
                 serial,
                 (e.event_id,),
@@ -232,7 +237,7 @@ class FormControl:
         self._find(
             code,
             f"Form {serial} documents {money(row.amount_cents)} for "
-            f"{row.patron_name or 'an unnamed patron'}, but {why} ({rule(code).citation}). It "
+            f"{row.patron_name or 'an unnamed patron'}, but {why} ({self._citation(code)}). It "
             "is not counted as a complimentary: find the deferral it documents, or void the Form.",
             serial,
             (e.event_id,),
@@ -276,7 +281,7 @@ class FormControl:
         if flaws:
             self._find(
                 VOID,
-                f"Void Form {serial} {' and '.join(flaws)} ({rule(VOID).citation}).",
+                f"Void Form {serial} {' and '.join(flaws)} ({self._citation(VOID)}).",
                 serial,
                 (e.event_id,),
             )
@@ -299,7 +304,7 @@ class FormControl:
                             SEQUENCE,
                             f"Form {serial} of series {first}-{last} is missing: neither "
                             "used nor voided, though later forms were used "
-                            f"({rule(SEQUENCE).citation}).",
+                            f"({self._citation(SEQUENCE)}).",
                             serial,
                             (s.event_id,),
                         )
@@ -324,7 +329,7 @@ class FormControl:
                 f"Form {serial}: the drop-box original ({len(orig)} counted, "
                 f"{money(o_amount)}) does not match the duplicate at accounting "
                 f"({len(dup)} received, {money(d_amount)}) in serial, amount, patron, "
-                f"table or gaming date ({rule(MATCH).citation}).",
+                f"table or gaming date ({self._citation(MATCH)}).",
                 serial,
                 tuple(c.event_id for c in (*orig, *dup)),
                 expected=o_amount,
@@ -334,7 +339,9 @@ class FormControl:
             if not any(c.form.serial == serial for c in (*self.originals, *self.duplicates)):
                 what = "issued" if any(r.status == "ISSUED" for r in rows) else "voided"
                 # A void Form goes to accounting too (3.3(c)3vi).
-                cited = [rule(MATCH).citation] + ([rule(VOID).citation] if what == "voided" else [])
+                cited = [self._citation(MATCH)] + (
+                    [self._citation(VOID)] if what == "voided" else []
+                )
                 self._find(
                     MATCH,
                     f"Form {serial} was {what} but neither its original nor its duplicate "

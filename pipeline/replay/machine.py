@@ -68,7 +68,7 @@ from pipeline.replay.state import (
     void_claims_insufficient_cards,
 )
 from pipeline.rules.cards import Card, Rank, Suit, hand_points
-from pipeline.rules.codes import code_for, rule
+from pipeline.rules.codes import code_for, rule_in
 from pipeline.rules.config import TableRules
 from pipeline.rules.draw import Draw, player_rule
 from pipeline.rules.games import Game
@@ -184,7 +184,7 @@ class TableReplay:
     ) -> None:
         """Record a finding; it names the round in play unless ``round_id`` is given or the
         event that caused it happens ``between_rounds`` (forms, deferred vigorish, leaving)."""
-        code = subject_or_code if "-" in subject_or_code else code_for(self.game, subject_or_code)
+        code = self._code(subject_or_code)
         rnd = self.round
         self.findings.append(
             Finding(
@@ -200,6 +200,7 @@ class TableReplay:
                 expected_cents=expected,
                 actual_cents=actual,
                 event_ids=event_ids,
+                game=self.game,
             )
         )
 
@@ -346,7 +347,7 @@ class TableReplay:
             Severity.MEDIUM,
             f"Table {self.table_id} opened posting wagers of {money(posted[0])} to "
             f"{money(posted[1])}, but rules {rules.rules_id!r} file {money(filed[0])} to "
-            f"{money(filed[1])} for it ({rule(code).citation}). Post the filed limits, or file "
+            f"{money(filed[1])} for it ({self._citation(code)}). Post the filed limits, or file "
             "the ones posted; its wagers are judged by the limits posted.",
             event_ids=(e.event_id,),
             between_rounds=True,
@@ -541,7 +542,7 @@ class TableReplay:
                 Severity.MEDIUM,
                 f"The card {error_what(carried.report)} at shoe position "
                 f"{carried.position} was not the first card of the next hand (it began at "
-                f"position {first.position}); {rule(code).citation}.",
+                f"position {first.position}); {self._citation(code)}.",
                 event_ids=(carried.report.event_id, first.event_id),
             )
 
@@ -568,7 +569,7 @@ class TableReplay:
             Severity.HIGH,
             f"The card {error_what(error.report)} ({error.card.card}, position "
             f"{error.card.position}) becomes the Banker's third card, because the Banker's "
-            f"Hand must draw ({rule(code).citation}); {where}.",
+            f"Hand must draw ({self._citation(code)}); {where}.",
             event_ids=(error.report.event_id, error.card.event_id, dealt.event_id),
         )
         return True
@@ -788,7 +789,7 @@ class TableReplay:
                 Severity.MEDIUM,
                 f"A card {what} was reported at shoe position {position}, but round "
                 f"{rnd.round_id} has no such card there; the report cannot be applied "
-                f"({rule(code).citation}). Correct the report or the card reading.",
+                f"({self._citation(code)}). Correct the report or the card reading.",
                 event_ids=(e.event_id,),
             )
             return
@@ -801,7 +802,7 @@ class TableReplay:
                     Severity.MEDIUM,
                     f"The Player's Hand with {p2} (Banker {b2}) was entitled to the card at "
                     f"position {position}, reported as {what} "
-                    f"({rule(code).citation}); it stays the Player's card. Correct the report.",
+                    f"({self._citation(code)}); it stays the Player's card. Correct the report.",
                     event_ids=(e.event_id, dealt.event_id),
                 )
                 return
@@ -867,7 +868,7 @@ class TableReplay:
                     subject,
                     Severity.MEDIUM,
                     "The pre-selected procedure is a simulated round with the disclosed "
-                    f"card ({rule(code_for(self.game, subject)).citation}3); none was dealt.",
+                    f"card ({self._citation(subject)}3); none was dealt.",
                     event_ids=ids,
                 )
             return
@@ -881,7 +882,7 @@ class TableReplay:
                 Severity.MEDIUM,
                 f"A {kind.replace('_', ' ').lower()} ({rank}) goes to the discard rack with "
                 f"{irr.expected_extra} more cards "
-                f"({rule(code_for(self.game, subject)).citation}); {actual} more were "
+                f"({self._citation(subject)}); {actual} more were "
                 "discarded.",
                 event_ids=ids,
             )
@@ -1066,7 +1067,7 @@ class TableReplay:
                     self._deferral_severity(),
                     f"Form {e.get('serial')} documents {money(documented)} for seat "
                     f"{seat} but {money(owed)} of vigorish was deferred there "
-                    f"({rule(code).citation}).{over}{self._deferral_caveat()}",
+                    f"({self._citation(code)}).{over}{self._deferral_caveat()}",
                     seat=int(seat),
                     expected=owed,
                     actual=documented,
@@ -1093,7 +1094,7 @@ class TableReplay:
             code,
             Severity.HIGH,
             f"Form {e.get('serial')} names patron {named}, but the {money(balance.cents)} "
-            f"deferred at seat {e.get('seat')} was owed by {owed_by} ({rule(code).citation}). "
+            f"deferred at seat {e.get('seat')} was owed by {owed_by} ({self._citation(code)}). "
             "Correct the Form: the complimentary is the patron's who owed the vigorish.",
             seat=int(e.get("seat")),
             serial=int(e.get("serial")),
@@ -1348,9 +1349,14 @@ class TableReplay:
                 round_id=flag.round_id,
             )
 
-    def _citation(self, subject: str) -> str:
-        """The section this game's rule for ``subject`` is in, as cited in messages."""
-        return rule(code_for(self.game, subject)).citation
+    def _code(self, subject_or_code: str) -> str:
+        """The rule code of ``subject_or_code`` in this table's game."""
+        return subject_or_code if "-" in subject_or_code else code_for(self.game, subject_or_code)
+
+    def _citation(self, subject_or_code: str) -> str:
+        """The section this game's rule for ``subject_or_code`` is in, as cited in messages
+        and in the finding's section (:func:`~pipeline.rules.codes.rule_in`)."""
+        return rule_in(self.game, self._code(subject_or_code)).citation
 
     def _record_wagers(self, rnd: RoundState, late_ids: set[str]) -> None:
         for (seat, wager), amount in sorted(

@@ -4,7 +4,9 @@ enforces, with a stable code. Exceptions, reports and tests cite these codes.
 A code reads GAME-SECTION-SUBJECT: ``PB`` Punto Banco (subchapter 3), ``CF`` Chemin de Fer
 (4), ``MB`` Minibaccarat (7), ``NJ`` the rules of subchapter 8 for all games and the
 integrity of the data itself. Where Minibaccarat repeats a Punto Banco rule word for word,
-its rounds cite the Punto Banco code together with the 7.x section (see ``mirrors``).
+its rounds cite the Punto Banco code together with the 7.x section (see
+:data:`MINIBACCARAT_MIRRORS` and :func:`rule_in`): the code stays the identifier exceptions are
+filtered on, and the section cited is the game's own.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ class RuleCode(NamedTuple):
     code: str
     section: str
     statement: str
+    mirrors: str | None = None
+    """The Punto Banco section that ``section`` repeats, when a game cites a Punto Banco code
+    under its own subchapter (:func:`rule_in`); ``None`` for the code's own section."""
 
     @property
     def citation(self) -> str:
-        return f"N.J.A.C. 19:47-{self.section}"
+        """``N.J.A.C. 19:47-3.3(c)4``, or ``N.J.A.C. 19:47-7.3(c)4 (mirrors 3.3(c)4)``."""
+        cited = f"N.J.A.C. 19:47-{self.section}"
+        return f"{cited} (mirrors {self.mirrors})" if self.mirrors else cited
 
 
 # fmt: off
@@ -185,6 +192,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.5b-BANKER-BID", "4.5(b)",
      "The highest bid becomes Banker; equal bids go to the closest to the dealer "
      "counterclockwise."),
+    ("CF-4.6a-BANKER", "4.6(a), 4.10(b)",
+     "The Banker's wager wins on a higher Banker count, loses on a lower one, and is void on "
+     "equal counts; a winning one is paid 1 to 1 from the wagers against it."),
     ("CF-4.6b-BANKER-LIMITS", "4.6(b)",
      "The Banker's first wager is at least the bid; later wagers are at least the previous "
      "and at most twice it."),
@@ -422,6 +432,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "natural":            ("PB-3.9a-NATURAL", "CF-4.9a-PLAYER", "PB-3.9a-NATURAL"),
     "player_draw":        ("PB-3.9b-TABLE1", "CF-4.9a-PLAYER", "PB-3.9b-TABLE1"),
     "banker_draw":        ("PB-3.9c-TABLE2", "CF-4.9c-TABLE3", "PB-3.9c-TABLE2"),
+    # A Banker wager that loses or is void; one that wins is settled under "vig" or a no-vig rule.
+    "banker_wager":       ("PB-3.2a1-BANKER", "CF-4.6a-BANKER", "PB-3.2a1-BANKER"),
     "vig":                ("PB-3.3c-VIG", "CF-4.10c-VIG", "MB-7.3c-VIG"),
     # 7.3(f) adopts both 3.3(e) options for Minibaccarat; Chemin de Fer has neither.
     "no_vig_banker_six":  ("PB-3.3e1-BANKER-SIX", None, "MB-7.3f-NO-VIG"),
@@ -469,8 +481,37 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
 }
 # fmt: on
 """Subjects the games regulate, each in its own section. Minibaccarat cites the Punto Banco
-code where the given text of subchapter 7 has no section of its own for it; ``None`` is a
-subject the game's subchapter does not regulate (Chemin de Fer has no "last hand")."""
+code where subchapter 7 has no code of its own for the subject (citing its 7.x section where the
+given text repeats the rule, :data:`MINIBACCARAT_MIRRORS`); ``None`` is a subject the game's
+subchapter does not regulate (Chemin de Fer has no "last hand")."""
+
+# fmt: off
+MINIBACCARAT_MIRRORS: Mapping[str, str] = {
+    # Punto Banco code:           the 7.x text Minibaccarat has for the same rule
+    "PB-3.2a1-BANKER":            "7.2(a)1",
+    "PB-3.3a-PLAYER":             "7.2(a)2, 7.3(a)",
+    "PB-3.3b-TIE":                "7.2(a)3, 7.3(b)",
+    # 7.3(g) holds the odds 3.3(f) holds for Punto Banco
+    "PB-3.3f-TOTAL-CARDS":        "7.2(a)4, 7.3(g)",
+    "PB-3.3c2-VIG-DEFERRED":      "7.3(c)2",
+    "PB-3.3c3-COMP-FORM":         "7.3(c)3i",
+    "PB-3.3c3ii-FORM-SEQUENCE":   "7.3(c)3ii",
+    "PB-3.3c3iv-FORM-MATCH":      "7.3(c)3iii-iv",
+    "PB-3.3c3vi-FORM-VOID":       "7.3(c)3vi",
+    "PB-3.3c3vii-COMPLIMENTARY":  "7.3(c)3, (c)3vii",
+    "PB-3.3c4-DEFERRED-DEADLINE": "7.3(c)2, (c)4",
+    "PB-3.7c-DEAL-ORDER":         "7.7(c)",
+}
+# fmt: on
+"""The Punto Banco codes a Minibaccarat table cites whose rule subchapter 7 repeats in its own
+section, with that section (the older edition in the regulation texts, ``001_...``). A
+Minibaccarat finding under one of these codes keeps the code and cites the 7.x section
+(:func:`rule_in`). The other Punto Banco codes Minibaccarat cites (the draws of 3.8-3.9, the
+announcement and settlement of 3.10, the void round of 3.12(e)) stay on their 3.x section: the
+given texts hold only the titles of 7.8-7.10 and not the text of 7.11(e)-(f)."""
+
+MIRRORS: Mapping[Game, Mapping[str, str]] = {Game.MINIBACCARAT: MINIBACCARAT_MIRRORS}
+"""Per game, the codes of another subchapter it cites under a section of its own."""
 
 RULE_CODES: Mapping[str, RuleCode] = {code: RuleCode(code, sec, text) for code, sec, text in _TABLE}
 
@@ -510,3 +551,13 @@ def rule(code: str) -> RuleCode:
         return RULE_CODES[code]
     except KeyError:
         raise KeyError(f"unknown rule code {code!r}; see pipeline/rules/codes.py") from None
+
+
+def rule_in(game: Game, code: str) -> RuleCode:
+    """The rule for ``code`` as a ``game`` table cites it: a Punto Banco code Minibaccarat
+    mirrors (:data:`MINIBACCARAT_MIRRORS`) carries the 7.x section, naming the 3.x one it
+    mirrors (``N.J.A.C. 19:47-7.3(c)2, (c)4 (mirrors 3.3(c)2, (c)4)``); any other code is
+    :func:`rule` of it."""
+    ruled = rule(code)
+    section = MIRRORS.get(game, {}).get(code)
+    return ruled._replace(section=section, mirrors=ruled.section) if section else ruled

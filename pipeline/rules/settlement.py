@@ -175,14 +175,16 @@ def bonus_result(outcome: RoundOutcome, side: Winner) -> tuple[Result, int]:
 def _banker(
     rules: TableRules, outcome: RoundOutcome, stake: Cents, stakes: Mapping[Wager, Cents]
 ) -> Settlement:
-    """A wager on the Banker's Hand (3.2(a)1, 3.3(c), (e), (h); 7.3(c), (d), (f); 4.6, 4.10)."""
+    """A wager on the Banker's Hand (3.2(a)1, 3.3(c), (e), (h); 7.2(a)1, 7.3(c), (d), (f);
+    4.6(a), 4.10(b)-(c))."""
     s = Settlement
+    banker_code = code_for(rules.game, "banker_wager")
     if outcome.winner is Winner.TIE:
         if rules.tie_vig_quarter:
             return s(Wager.BANKER, stake, Result.VOID, 0, tie_vigorish(stake), "MB-7.3d-TIE-VIG")
-        return s(Wager.BANKER, stake, Result.VOID, rule_code="PB-3.2a1-BANKER")
+        return s(Wager.BANKER, stake, Result.VOID, rule_code=banker_code)
     if outcome.winner is Winner.PLAYER:
-        return s(Wager.BANKER, stake, Result.LOSE, rule_code="PB-3.2a1-BANKER")
+        return s(Wager.BANKER, stake, Result.LOSE, rule_code=banker_code)
     if rules.dragon_7:
         if outcome.dragon_7:
             return s(Wager.BANKER, stake, Result.PUSH, rule_code="PB-3.3h-DRAGON-PUSH")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pipeline.rules.codes import code_for, regulates, rule
+from pipeline.rules.codes import code_for, regulates, rule_in
 from pipeline.rules.draw_tables import (
     CHEMIN_DE_FER_PLAYER,
     TABLE_1,
@@ -52,7 +52,7 @@ class Variant:
     it (4.6(a), 4.7(a)); a card dealt after "Stay" follows 4.12(e)-(f)."""
     player_wager_code: str
     """The rule a wager on the Player's Hand is settled by: 3.2(a)2, 3.3(a) (Minibaccarat
-    repeats it) or, against the Chemin de Fer Banker, 4.7(g)."""
+    repeats it, cited there as 7.2(a)2, 7.3(a)) or, against the Chemin de Fer Banker, 4.7(g)."""
     settlement_order: bool
     """Whether the pit's settlement procedure of 3.10(b)1-4 orders the settlement (Punto
     Banco, and Minibaccarat, whose 7.10 refers to it); Chemin de Fer settles by 4.10(b)."""
@@ -115,10 +115,19 @@ class Variant:
         """The citation a message gives for the game's rule on ``subject``: its first
         section, naming the draw table where the rule is one (``N.J.A.C. 19:47-3.9(c) Table
         2``)."""
-        ruled = rule(code_for(self.game, subject))
-        first = ruled._replace(section=ruled.section.split("-")[0].split(",")[0])
+        ruled = rule_in(self.game, code_for(self.game, subject))
+        first = ruled._replace(
+            section=_first_section(ruled.section),
+            mirrors=ruled.mirrors and _first_section(ruled.mirrors),
+        )
         table = {"player_draw": self.player_table, "banker_draw": self.banker_table}.get(subject)
         return f"{first.citation} {table}" if table else first.citation
+
+
+def _first_section(sections: str) -> str:
+    """The first of a code's sections: ``3.3(c)2`` of ``3.3(c)2, (c)4``, ``3.9(c)`` of
+    ``3.9(c)-(g)``."""
+    return sections.split("-")[0].split(",")[0]
 
 
 VARIANTS: dict[Game, Variant] = {

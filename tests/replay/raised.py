@@ -31,7 +31,7 @@ from pipeline.replay.findings import Finding
 from pipeline.replay.machine import TableReplay
 from pipeline.replay.rows import PracticeRow, ReplayResult
 from pipeline.replay.sequencer import Sequenced
-from pipeline.rules.codes import RULE_CODES
+from pipeline.rules.codes import MIRRORS, RULE_CODES, RuleCode, rule_in
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rule-codes.md"
@@ -226,6 +226,11 @@ def render(raised: Mapping[str, Raised]) -> str:
         "(schema id 4), every call for the whole bank, refused ones included, with the wagers",
         "accepted; a table whose devices never send one is judged on its accepted wagers alone.",
         "",
+        "A Punto Banco code whose rule subchapter 7 repeats in a section of its own",
+        "(`MINIBACCARAT_MIRRORS`) keeps its code at a Minibaccarat table and cites that section",
+        "there, in the exception's section and message; the section column names it after the",
+        "Punto Banco one.",
+        "",
         "| code | section | statement | events read | raised by |",
         "| --- | --- | --- | --- | --- |",
     ]
@@ -238,8 +243,18 @@ def render(raised: Mapping[str, Raised]) -> str:
             events, tests = f"none: {elsewhere.source}", f"`{elsewhere.test}`"
         else:
             events, tests = "**never raised**", ""
-        lines.append(f"| `{code}` | {entry.citation} | {entry.statement} | {events} | {tests} |")
+        lines.append(f"| `{code}` | {_sections(entry)} | {entry.statement} | {events} | {tests} |")
     return "\n".join(lines) + "\n"
+
+
+def _sections(entry: RuleCode) -> str:
+    """The code's citation, then the section each game mirroring it cites instead."""
+    mirrored = [
+        f"{game.value.replace('_', ' ').capitalize()}: {rule_in(game, entry.code).section}"
+        for game, mirrors in MIRRORS.items()
+        if entry.code in mirrors
+    ]
+    return "; ".join([entry.citation, *mirrored])
 
 
 def problems(raised: Mapping[str, Any]) -> list[str]:

@@ -167,3 +167,35 @@ def test_chemin_de_fer_settlement_without_a_wager_cites_4_10_b() -> None:
         7,
         10_000,
     )
+
+
+@pytest.mark.parametrize(
+    ("hands", "due", "recorded", "moved"),
+    [
+        ({"player": "9H KC", "banker": "2D 3S"}, "LOSE", "VOID", (-100_000, 0)),
+        ({"player": "4H 3C", "banker": "2D 5S"}, "VOID", "LOSE", (0, -100_000)),
+    ],
+)
+@pytest.mark.rule("CF-4.6a-BANKER")
+def test_chemin_de_fer_banker_wager_settled_wrongly_cites_4_6_a(
+    hands: dict[str, Any], due: str, recorded: str, moved: tuple[int, int]
+) -> None:
+    """CF-4.6a-BANKER, N.J.A.C. 19:47-4.6(a): the Banker's wager loses on a lower Banker count
+    and is void on equal counts; 4.10(b) settles it 1 to 1 against the wagers covering it. A
+    Banker's wager settled wrongly is a finding under Chemin de Fer's own section, not
+    Punto Banco's 3.2(a)1."""
+    b = cf()
+    r = b.round(**hands, bank=CF_ROUND["bank"], results={(1, "BANKER"): recorded})
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, (f.expected_cents, f.actual_cents)) == (
+        "CF-4.6a-BANKER",
+        Severity.CRITICAL,
+        1,
+        moved,
+    )
+    assert f.section == "N.J.A.C. 19:47-4.6(a), 4.10(b)"
+    assert f.message.startswith(
+        f"Seat 1's BANKER wager of $1,000.00 should {due.lower()} and be paid $0.00 "
+        "(N.J.A.C. 19:47-4.6(a), 4.10(b)); it was recorded "
+    )
+    assert r.round_id == f.round_id

@@ -178,7 +178,7 @@ DRAGON: dict[str, Any] = {"player": "TH 6C", "banker": "3D 2S 2C"}  # three-card
             20_000,
             15_000,
             "PB-3.3f-TOTAL-CARDS",
-            "3.2(a)4, 3.3(f)",
+            "7.2(a)4, 7.3(g) (mirrors 3.2(a)4, 3.3(f))",
             "overpaid by $50.00",
         ),
         (
@@ -217,8 +217,9 @@ def test_payout_over_or_under(
 ) -> None:
     """PB-3.3a-PLAYER: A winning wager paid at other than its odds (N.J.A.C. 19:47-3.3(a) 1 to 1,
     3.3(b) 8 or 9 to 1, 3.3(c) Banker 1 to 1, 3.3(e)1 Banker six 1 to 2, 3.3(f) total cards 3 to 2 /
-    2 to 1, 3.3(g) bonus Paytable A or B, 3.3(i) dragon 7 40 to 1, 4.7(g) Chemin de Fer 1 to 1) is
-    one CRITICAL finding with the expected and recorded payouts and the wager and settlement events.
+    2 to 1 (7.3(g) at Minibaccarat), 3.3(g) bonus Paytable A or B, 3.3(i) dragon 7 40 to 1, 4.7(g)
+    Chemin de Fer 1 to 1) is one CRITICAL finding with the expected and recorded payouts and the
+    wager and settlement events.
     Fractions of a cent are not paid (3 to 2 on $100.01 is $150.01, not $150.015)."""
     b = table(rules_id, "T07")
     if rules_id == "cf-5":

@@ -69,6 +69,7 @@ PURE_RULE_CODES = frozenset(
         "CF-4.1a-DECKS",
         "CF-4.4e-BURN",
         "CF-4.5b-BANKER-BID",
+        "CF-4.6a-BANKER",
         "CF-4.6b-BANKER-LIMITS",
         "CF-4.7a-AGGREGATE",
         "CF-4.7b-SUIVI",

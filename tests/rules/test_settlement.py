@@ -75,6 +75,25 @@ def test_chemin_de_fer_wager_against_the_banker() -> None:
     assert settle(rules, TIE, Wager.PLAYER, 10_000).result is Result.VOID
 
 
+@pytest.mark.rule("CF-4.6a-BANKER", "CF-4.10c-VIG")
+def test_chemin_de_fer_banker_wager() -> None:
+    """N.J.A.C. 19:47-4.6(a), 4.10(b)-(c): the Chemin de Fer Banker's wager wins 1 to 1 less
+    vigorish, loses to a higher Player count and is void on a stand off, under its own section
+    (CF-4.6a-BANKER, CF-4.10c-VIG), never Punto Banco's 3.2(a)1."""
+    rules = table(CF)
+    win = settle(rules, BANKER_WINS, Wager.BANKER, 10_000)
+    assert (win.result, win.paid_cents, win.vig_cents, win.rule_code) == (
+        Result.WIN,
+        10_000,
+        500,
+        "CF-4.10c-VIG",
+    )
+    lost = settle(rules, PLAYER_WINS, Wager.BANKER, 10_000)
+    assert (lost.result, lost.net_cents, lost.rule_code) == (Result.LOSE, -10_000, "CF-4.6a-BANKER")
+    void = settle(rules, TIE, Wager.BANKER, 10_000)
+    assert (void.result, void.net_cents, void.rule_code) == (Result.VOID, 0, "CF-4.6a-BANKER")
+
+
 @pytest.mark.rule("PB-3.2a1-BANKER", "PB-3.3c-VIG")
 @pytest.mark.parametrize("percent", [4, 5])
 def test_banker_wager_with_vigorish(percent: int) -> None:

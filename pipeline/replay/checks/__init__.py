@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Severity
 from pipeline.replay.state import CuratorState, RoundState, ShoeState, last_hand_face_up
-from pipeline.rules.codes import code_for, rule
+from pipeline.rules.codes import code_for, rule_in
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome
@@ -105,8 +105,9 @@ class RoundView:
         return code_for(self.game, subject_or_code)
 
     def citation(self, subject_or_code: str) -> str:
-        """``N.J.A.C. 19:47-...`` for the game's rule on ``subject_or_code``."""
-        return rule(self.code(subject_or_code)).citation
+        """``N.J.A.C. 19:47-...`` for the game's rule on ``subject_or_code``, in the game's
+        own section where it repeats a Punto Banco rule (:func:`~pipeline.rules.codes.rule_in`)."""
+        return rule_in(self.game, self.code(subject_or_code)).citation
 
     def cite(self, subject: str) -> str:
         """The first section of the game's rule on ``subject``, naming its draw table

@@ -33,15 +33,15 @@ def every_wager_settled_as_due(view: RoundView) -> Iterator[Flag]:
         for s in settlements:
             events = view.settled_on(seat, s.wager)
             ids = tuple(rnd.wager_events.get((seat, s.wager), ()))
-            yield from _compare_settlement(seat, s, events, ids)
+            yield from _compare_settlement(seat, s, events, ids, view.citation(s.rule_code))
 
 
 def _compare_settlement(
-    seat: int, s: Settlement, events: list[TableEvent], ids: tuple[str, ...]
+    seat: int, s: Settlement, events: list[TableEvent], ids: tuple[str, ...], why: str
 ) -> Iterator[Flag]:
     """A finding's amounts are what settling the wager moves to the patron
-    (:func:`~pipeline.rules.settlement.moved_to_patron`): due, and as recorded."""
-    why = rule(s.rule_code).citation
+    (:func:`~pipeline.rules.settlement.moved_to_patron`): due, and as recorded; ``why`` cites
+    the settlement's rule."""
     recorded_paid = sum(int(x.get("paid_cents")) for x in events)
     if len(events) > 1:
         yield Flag(
