@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, AckJournal
+from pipeline.bundle.acks import ASSIGN, STATUS_AFTER, AckJournal
 from pipeline.ledger import day_board, day_tables, round_evidence, round_play
 from pipeline.ledger import day_notices as ledger_notices
 from pipeline.ledger import exceptions as ledger_exceptions
@@ -115,7 +115,7 @@ def ack_status(history: pd.DataFrame) -> dict[str, str]:
     status: dict[str, str] = {}
     for exception_id, action in zip(history["exception_id"], history["action"], strict=True):
         if action != ASSIGN:
-            status[str(exception_id)] = "ACKNOWLEDGED" if action == ACKNOWLEDGE else "ESCALATED"
+            status[str(exception_id)] = STATUS_AFTER[action]
     return status
 
 

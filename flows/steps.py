@@ -27,6 +27,7 @@ from pipeline.ingest.sources import event_files
 from pipeline.ingest.stage import replay_or_explain
 from pipeline.ledger.store import Ledger, LedgerError, LedgerIOError
 from pipeline.patterns.stage import PatternRun
+from pipeline.progress import stage
 from pipeline.quality.gate import QualityBlockedError
 from pipeline.quality.run import QualityReport
 from pipeline.rules.gaming_day import GamingDay, micros_of
@@ -122,12 +123,14 @@ def load_files(
     in it, a file already loaded skipped); gaming days as the catalog's ``[gaming_day]``
     draws them."""
     started = time.perf_counter()
+    names = [p.name for p in paths]
+    source = names[0] if len(names) == 1 else f"{len(names)} files ({names[0]} .. {names[-1]})"
+    stage(f"ingest and replay {source}")
     # One process: a Prefect task runs beside the engine's threads, which a fork would copy
     # mid-lock; Prefect scales out with more task runs and workers instead.
     report = with_ledger(db, lambda ledger: ingest_files(ledger, paths, catalog_path, 1))
-    names = [p.name for p in paths]
     return IngestResult(
-        names[0] if len(names) == 1 else f"{len(names)} files ({names[0]} .. {names[-1]})",
+        source,
         report.deliveries,
         report.dead_letters,
         report.exceptions,
@@ -164,6 +167,7 @@ def ingest_kafka(
     from pipeline.stream.consumer import run_consumer
     from pipeline.stream.settings import KafkaSettings
 
+    stage(f"ingest and replay {topic} at {bootstrap}")
     with classified():
         settings = KafkaSettings.from_env(bootstrap_servers=bootstrap, topic=topic, group_id=group)
         report = run_consumer(
@@ -204,6 +208,7 @@ def merge_shards(
     from pipeline.stream.shards import merge_partition_shards
 
     started = time.perf_counter()
+    stage(f"merge the shards of {shard_dir}")
     catalog = load_catalog(catalog_path)
     report = with_ledger(db, lambda ledger: merge_partition_shards(ledger, shard_dir, catalog))
     return ShardMergeResult(
@@ -238,6 +243,7 @@ def replay_table_day(
 ) -> ReplayCounts:
     """Re-derive one table-day from its stored deliveries, in one transaction (what
     :func:`pipeline.ingest.stage.load_batch` does for the table-days a batch touched)."""
+    stage(f"replay {table_id}")
     with classified():
         catalog = load_catalog(catalog_path)
 
@@ -261,6 +267,7 @@ def find_patterns(db: Path, gaming_date: date, catalog_path: Path = DEFAULT_CATA
     replace the day's pattern exceptions, in one transaction."""
     from pipeline.patterns.stage import find_patterns as run_stage
 
+    stage(f"patterns {gaming_date}")
     with classified():
         catalog = load_catalog(catalog_path)
     return with_ledger(db, lambda ledger: run_stage(ledger, gaming_date, catalog.patterns, catalog))
@@ -332,6 +339,7 @@ def close_day(
     quality failures, when asked to): a terminal error otherwise."""
     from pipeline.reports.close import close_gaming_day
 
+    stage(f"close {gaming_date}")
     with classified():
         catalog = load_catalog(catalog_path)
         roles = load_roles()
@@ -394,6 +402,7 @@ def quality_check(
     failing expectations are reported here, and judged by the close's quality gate."""
     from pipeline.quality.run import run_quality
 
+    stage(f"quality {gaming_date}")
     with classified():
         report = run_quality(db, gaming_date, reports_dir, catalog_path=catalog_path)
     return QualitySummary(

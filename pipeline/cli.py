@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import sys
 import time
@@ -21,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 # Only what building the parser needs is imported here. DuckDB, pandas, pyarrow, fastavro,
 # Great Expectations and Kafka load inside the commands that use them, so `--help`, `odds`
 # and `validate-rules` start in a fraction of the time (tests/test_cli_startup.py guards it).
-from pipeline.bundle.acks import ACTIONS, ASSIGN, AckJournal, blocking_after
+from pipeline.bundle.acks import (
+    ACTIONS,
+    ASSIGN,
+    OPEN,
+    STATUS_AFTER,
+    AckJournal,
+    blocking_after,
+)
 from pipeline.bundle.cli import add_bundle_parser
 from pipeline.config.catalog import DEFAULT_CATALOG, gaming_day_of, load_catalog
 from pipeline.config.roles import (
@@ -44,10 +50,16 @@ from pipeline.exits import (
     explain_os,
 )
 from pipeline.ledger import exceptions as ledger_exceptions
-from pipeline.options import DB_ENV, add_db_option
+from pipeline.options import (
+    DB_ENV,
+    add_db_option,
+    add_json_option,
+    print_json,
+    require_known_table,
+)
 from pipeline.oracle.cli import add_odds_parser
-from pipeline.progress import progress
-from pipeline.replay.findings import money
+from pipeline.progress import progress, stage
+from pipeline.replay.findings import Severity, money
 from pipeline.rules.codes import RULE_CODES
 from pipeline.safe_text import file_stem, inside, visible
 from pipeline.simulate.faults import FaultKind, parse_faults
@@ -63,11 +75,8 @@ if TYPE_CHECKING:
     from pipeline.stream.closes import CloseRequest
 
 DEFAULT_OUT = Path("out")
-
-
-def print_json(value: Mapping[str, Any]) -> None:
-    """A command's ``--json`` result: one object, keys sorted, dates and paths as strings."""
-    print(json.dumps(value, indent=2, sort_keys=True, default=str))
+SEAL_SHAPE = "seal: {seq, head_link, anchor_path, reports}"
+"""A seal's place in the log as ``--json`` gives it (:func:`_print_seal` says the same)."""
 
 
 DEMO_GAMING_DATE = date(2026, 11, 24)
@@ -182,8 +191,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except FileNotFoundError as err:
         raise CommandError(f"{err}; give the events directory (e.g. out/events)") from err
     load_catalog(args.rules)  # a catalog error is said before the ledger is created
-    with Ledger(args.db) as ledger, progress("replaying", total=None):
+    with Ledger(args.db) as ledger, progress("loading", total=None):
         started = time.perf_counter()
+        stage(f"ingest and replay {len(paths)} files")
         report = ingest_paths(
             ledger,
             paths,
@@ -233,7 +243,11 @@ def find_patterns_after(
 
     settings = catalog.patterns
     days = days_to_search(ledger, {d for _, d in table_days}, settings.window_days)
-    return [find_patterns(ledger, day, settings, catalog) for day in days]
+    runs = []
+    for day in days:
+        stage(f"patterns {day}")
+        runs.append(find_patterns(ledger, day, settings, catalog))
+    return runs
 
 
 # ---------------------------------------------------------------------- exceptions
@@ -270,15 +284,19 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
         )
     matching = ledger_exceptions.QueueFilter(args.min_rank, args.table, args.code, args.gaming_day)
     with Ledger(args.db, read_only=True) as ledger:
+        if args.table is not None:
+            require_known_table(ledger, args.table, args.gaming_day)
         page = ledger_exceptions.exception_queue(ledger, matching, args.limit)
+        hidden = ledger_exceptions.hidden_by_rank(ledger, matching)
     total, found = page.total, page.rows
-    rows: list[dict[str, Any]] = [_queue_item(r) for r in found]
-    omitted = total - len(rows)
+    omitted = total - len(found)
+    journal = AckJournal.for_ledger(args.db)
+    latest, holders = journal.latest_actions(), journal.holders()
     if args.json:
-        journal = AckJournal.for_ledger(args.db)
-        latest, holders = journal.latest_actions(), journal.holders()
+        rows = [_queue_item(r) for r in found]
         for r in rows:
             ack, held = latest.get(r["exception_id"]), holders.get(r["exception_id"])
+            r["status"] = OPEN if ack is None else STATUS_AFTER[ack.action]
             r["acknowledgement"] = (
                 None
                 if ack is None
@@ -304,21 +322,33 @@ def cmd_exceptions(args: argparse.Namespace) -> int:
                 "total": total,
                 "shown": len(rows),
                 "omitted": omitted,
+                "hidden_below_min_rank": hidden,
                 "journal_verifies": not journal.verify(),
                 "items": rows,
             }
         )
         return 0
     for row in found:
-        # device strings reach a terminal: control characters are shown, never obeyed
-        print(visible(row.line()))
+        ack, held = latest.get(row.exception_id), holders.get(row.exception_id)
+        status = OPEN if ack is None else STATUS_AFTER[ack.action]
+        holder = "unassigned" if held is None else f"held by {held.assignee}"
+        # device strings and holders' names reach a terminal: control characters are shown,
+        # never obeyed
+        print(visible(f"{row.exception_id} {status}, {holder}: {row.line()}"))
     if omitted:
         print(
-            f"{len(rows)} of {total} exceptions shown; {omitted} left out by --limit "
+            f"{len(found)} of {total} exceptions shown; {omitted} left out by --limit "
             f"{args.limit} (raise it, or narrow with --table, --code, --gaming-day)"
         )
-    elif not rows:
+    elif not found:
         print(f"no exceptions match in {args.db}")
+    if hidden:
+        counts = " and ".join(f"{n} {severity}" for severity, n in hidden.items())
+        noun = "exception" if sum(hidden.values()) == 1 else "exceptions"
+        print(
+            f"{counts} {noun} hidden by --min-rank {args.min_rank} "
+            f"({Severity(args.min_rank).name}); --min-rank 0 shows them"
+        )
     return 0
 
 
@@ -418,8 +448,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         written = write_reports(
             ledger, args.gaming_day, args.out, gaming_day_of(load_catalog(args.rules))
         )
+    seal = seal_summary(written)
+    if args.json:
+        print_json(
+            {"gaming_date": args.gaming_day.isoformat(), "status": written.status, "seal": seal}
+        )
+        return 0
     print(f"gaming day {args.gaming_day}: {written.status}, reports written from the seal")
-    _print_seal(seal_summary(written))
+    _print_seal(seal)
     return 0
 
 
@@ -432,6 +468,16 @@ def cmd_reopen(args: argparse.Namespace) -> int:
         entry = reopen_gaming_day(
             ledger, args.gaming_day, args.reason, actor=actor.name, actor_source=actor.source
         )
+    if args.json:
+        print_json(
+            {
+                "gaming_date": args.gaming_day.isoformat(),
+                "reason": args.reason,
+                "reopened_by": {"actor": actor.name, "source": actor.source},
+                "seal": {"seq": entry.seq, "head_link": entry.link},
+            }
+        )
+        return 0
     print(
         f"gaming day {args.gaming_day} reopened by {actor.name} ({actor.source}): {args.reason}; "
         f"seal event {entry.seq}, head link {entry.link}"
@@ -448,6 +494,11 @@ def cmd_ack(args: argparse.Namespace) -> int:
     if not (args.note or "").strip():
         raise CommandError("--note is required: say why (it is kept with the record)")
     if args.re_sign_unkeyed:
+        if args.json:
+            raise CommandError(
+                "--json goes with recording actions, not with --re-sign-unkeyed: a re-signing "
+                "is reviewed by two people, who read its dry run"
+            )
         return _re_sign(args)
     if args.approved_by or args.plan:
         raise CommandError("--approved-by and --plan go with --re-sign-unkeyed only")
@@ -486,6 +537,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
             f"the journal {journal.path} does not verify, nothing recorded: " + "; ".join(problems),
             EXIT_NEEDS_PERSON,
         )
+    recorded = []
     for exception_id in wanted:
         table_id, gaming_date, status = found[exception_id]
         record = journal.append(
@@ -498,6 +550,22 @@ def cmd_ack(args: argparse.Namespace) -> int:
             gaming_date=gaming_date,
             assignee=args.assignee,
         )
+        closed = None if status in (None, "REOPENED") else status
+        recorded.append(
+            {
+                "exception_id": exception_id,
+                "table_id": table_id,
+                "gaming_date": gaming_date.isoformat(),
+                "action": record.action,
+                "assignee": record.assignee,
+                "ack_id": record.ack_id,
+                "acted_at": record.acted_at,
+                "closed_day_status": closed,
+            }
+        )
+        if args.json:  # one object once every record is written
+            continue
+        # said as each record is written: a later one a witness refuses leaves these standing
         held = f" to {record.assignee}" if record.assignee is not None else ""
         # the holder is typed by a person and reaches a terminal: shown, never obeyed
         print(
@@ -506,11 +574,20 @@ def cmd_ack(args: argparse.Namespace) -> int:
                 f"day {gaming_date}) recorded by {actor.name} ({actor.source}) in {journal.path}"
             )
         )
-        if status is not None and status != "REOPENED":
+        if closed is not None:
             print(
-                f"  gaming day {gaming_date} is closed ({status}): this counts at its close "
+                f"  gaming day {gaming_date} is closed ({closed}): this counts at its close "
                 "only after it is reopened and closed again"
             )
+    if args.json:
+        print_json(
+            {
+                "note": args.note,
+                "recorded_by": {"actor": actor.name, "source": actor.source},
+                "journal": str(journal.path),
+                "recorded": recorded,
+            }
+        )
     return 0
 
 
@@ -648,7 +725,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     with Ledger(args.db, read_only=True) as ledger:
         comparison = compare(ledger, args.manifest)
     if args.json:
-        print(json.dumps(comparison.to_json(), indent=2, sort_keys=True))
+        print_json(comparison.to_json())
     else:
         print(comparison.summary())
         for kind, stats in sorted(comparison.by_kind.items()):
@@ -787,12 +864,6 @@ def _gaming_date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
 
 
-def _add_json(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--json", action="store_true", help="print the result as one JSON object (for scripts)"
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     # Typed as the base class: the commands' modules register on plain ArgumentParsers, and
     # the subparsers are of the parent's class (_AuditParser) all the same.
@@ -872,7 +943,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--kafka", metavar="BOOTSTRAP", help="publish to Kafka instead of files")
     p.add_argument("--topic", default="table-events", help="Kafka topic (with --kafka)")
-    _add_json(p)
+    add_json_option(
+        p,
+        "{gaming_date, tables, hours, events, faults, manifest, events_dir, kafka_topic, seconds}",
+    )
     p.set_defaults(func=cmd_simulate)
 
     for name in ("replay", "ingest"):
@@ -895,7 +969,12 @@ def build_parser() -> argparse.ArgumentParser:
             "digest <file>.sha256 vouch for, instead of refusing them as UNVERIFIABLE_FILE "
             "dead letters; each such file is recorded as a LOADED_UNVERIFIED dead letter",
         )
-        _add_json(p)
+        add_json_option(
+            p,
+            "{db, files, files_skipped, events_delivered, events_new, events_redelivered, "
+            "dead_letters, dead_letters_resolved, table_days, rounds, exceptions, "
+            "exceptions_in_ledger, pattern_days, pattern_exceptions, seconds}",
+        )
         p.add_argument(
             "paths",
             type=Path,
@@ -943,7 +1022,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="seal a day that has no events (refused otherwise: a mistyped or future date); "
         "the reason goes to the seal and the audit trail (not used for a day with events)",
     )
-    _add_json(p)
+    add_json_option(
+        p,
+        "{gaming_date, status, blocking_exceptions, totals, quality, quality_docs, "
+        f"empty_reason, closed_by: {{actor, source}}, {SEAL_SHAPE}}}",
+    )
     p.set_defaults(func=cmd_close)
 
     p = sub.add_parser(
@@ -957,6 +1040,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", type=Path, default=DEFAULT_OUT / "reports", help="directory for the reports"
     )
+    add_json_option(p, f"{{gaming_date, status, {SEAL_SHAPE}}}")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("reopen", help="reopen a closed gaming day (a seal event, audited)")
@@ -968,6 +1052,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--reason", type=_nonblank, required=True, help="why (kept in the day's audit trail)"
     )
     acting(p)
+    add_json_option(
+        p, "{gaming_date, reason, reopened_by: {actor, source}, seal: {seq, head_link}}"
+    )
     p.set_defaults(func=cmd_reopen)
 
     p = sub.add_parser(
@@ -1010,6 +1097,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --approved-by: the digest the dry run printed (the journal reviewed)",
     )
     acting(p)
+    add_json_option(
+        p,
+        "{note, recorded_by: {actor, source}, journal, recorded: [{exception_id, table_id, "
+        "gaming_date, action, assignee, ack_id, acted_at, closed_day_status}]} "
+        "(closed_day_status: the status of a closed day the record counts in only once it is "
+        "reopened and closed again, else null; not with --re-sign-unkeyed)",
+    )
     p.set_defaults(func=cmd_ack)
 
     p = sub.add_parser(
@@ -1035,7 +1129,10 @@ def build_parser() -> argparse.ArgumentParser:
         "witnesses and journal are still checked whole); its time does not grow with the days "
         "stored",
     )
-    _add_json(p)
+    add_json_option(
+        p,
+        "{intact, days_checked, head, anchors, witnesses, problems}",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("evaluate", help="compare exceptions with an emulator fault manifest")
@@ -1043,18 +1140,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--manifest", type=Path, required=True, help="the emulator's faults.jsonl (ground truth)"
     )
-    _add_json(p)
+    add_json_option(
+        p,
+        "{by_kind, false_positives, precision, injected, exceptions}",
+    )
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser(
         "exceptions",
         help="list exceptions from the ledger, most severe first",
-        description="List exceptions, most severe first, and say how many the --limit left "
-        "out. --json prints {total, shown, omitted, journal_verifies, items}; each item "
-        "carries its acknowledgement (the latest journal record, or null).",
+        description="List exceptions, most severe first, each with its id, its status (OPEN, "
+        "ESCALATED or ACKNOWLEDGED, by the journal's latest disposition) and who holds it, "
+        "and say how many the --limit left out and how many --min-rank hid. Each --json item "
+        "carries its status, its acknowledgement (the latest journal record, or null) and "
+        "held_by (the latest assignment, or null); hidden_below_min_rank counts by severity.",
     )
     add_db_option(p)
-    _add_json(p)
+    add_json_option(
+        p,
+        "{total, shown, omitted, hidden_below_min_rank, journal_verifies, items}",
+    )
     p.add_argument(
         "--gaming-day", type=_gaming_date, metavar="YYYY-MM-DD", help="only this gaming day"
     )
@@ -1074,7 +1179,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tests", type=Path, default=Path("tests"), help="where to look for covering tests"
     )
-    _add_json(p)
+    add_json_option(
+        p,
+        "{rules: [{code, section, statement, tests}]}",
+    )
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("validate-rules", help="validate a rule catalog file")

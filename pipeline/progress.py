@@ -2,6 +2,10 @@
 only when stderr is a terminal: a script, a pipe, a log file or a CI job gets the results and
 nothing else.
 
+A bar says what the command does and, while it runs, which stage its work is in
+(``auditing: replay T03``): the steps name themselves with :func:`stage`, wherever they run
+(a plain call or a Prefect task of the same process), without knowing who watches.
+
 ``rich`` is imported only when a bar is drawn, so the CLI's start-up does not pay for it.
 """
 
@@ -17,6 +21,17 @@ Tick = Callable[[], None]
 
 def _no_tick() -> None:
     """What ticking does when no bar is drawn."""
+
+
+_stage_namers: list[Callable[[str], None]] = []
+"""How each bar drawn now names the stage of its work, the innermost last."""
+
+
+def stage(name: str) -> None:
+    """Name the stage the work of the innermost bar drawn now is in; nothing when no bar
+    is drawn."""
+    if _stage_namers:
+        _stage_namers[-1](name)
 
 
 @contextmanager
@@ -45,4 +60,13 @@ def progress(description: str, total: int | None = None) -> Iterator[Tick]:
         *columns, TimeElapsedColumn(), console=Console(stderr=True), transient=True
     ) as bar:
         task = bar.add_task(description, total=total)
-        yield lambda: bar.advance(task)
+
+        def name_stage(name: str) -> None:
+            bar.update(task, description=f"{description}: {name}")
+            bar.refresh()  # drawn now: a stage shorter than the refresh period still shows
+
+        _stage_namers.append(name_stage)
+        try:
+            yield lambda: bar.advance(task)
+        finally:
+            _stage_namers.remove(name_stage)

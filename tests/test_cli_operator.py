@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -189,16 +191,17 @@ def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # ------------------------------------------------------------------ exceptions
 def test_the_limit_says_how_many_it_left_out(day: Day) -> None:
-    everything = cli("exceptions", "--db", day.db, "--json", "--limit", "100000").json()
-    total = everything["total"]
+    every_rank = ("--min-rank", "0")  # nothing hidden by rank: the limit's count only
+    everything = cli("exceptions", "--db", day.db, *every_rank, "--json", "--limit", "100000")
+    total = everything.json()["total"]
     assert isinstance(total, int) and total > 3
-    assert everything["shown"] == total and everything["omitted"] == 0
+    assert everything.json()["shown"] == total and everything.json()["omitted"] == 0
 
-    cut = cli("exceptions", "--db", day.db, "--json", "--limit", "3").json()
+    cut = cli("exceptions", "--db", day.db, *every_rank, "--json", "--limit", "3").json()
     assert (cut["total"], cut["shown"], cut["omitted"]) == (total, 3, total - 3)
     assert isinstance(cut["items"], list) and len(cut["items"]) == 3
 
-    text = cli("exceptions", "--db", day.db, "--limit", "3")
+    text = cli("exceptions", "--db", day.db, *every_rank, "--limit", "3")
     assert text.code == 0
     lines = text.out.splitlines()
     assert len(lines) == 4
@@ -346,6 +349,221 @@ def test_rules_json() -> None:
     assert any(r["code"] == "NJ-DATA-GAP" for r in rules)
 
 
+def test_report_json_names_the_seal_the_close_made(day: Day, tmp_path: Path) -> None:
+    run = cli(
+        *("report", "--db", day.db, "--gaming-day", DAY.isoformat(), "--out", tmp_path),
+        "--json",
+    )
+    assert run.code == 0, run.err
+    result = run.json()
+    assert set(result) == {"gaming_date", "status", "seal"}
+    closed = day.closed.json()
+    assert (result["gaming_date"], result["status"]) == (DAY.isoformat(), closed["status"])
+    assert result["seal"]["head_link"] == closed["seal"]["head_link"]
+    assert result["seal"]["seq"] == closed["seal"]["seq"]
+    assert {Path(r).name for r in result["seal"]["reports"]} >= {f"close-{DAY}.json"}
+    assert all(Path(r).parent == tmp_path for r in result["seal"]["reports"])
+
+
+def test_reopen_json(tmp_path: Path) -> None:
+    """A day of its own: a reopen appends to the seal log and the anchors of its ledger."""
+    assert cli("simulate", "--tables", "1", "--hours", "0.5", "--out", tmp_path).code == 0
+    db = tmp_path / "ledger.duckdb"
+    assert cli("replay", tmp_path / "events", "--db", db).code == 0
+    day_args = ("--db", db, "--gaming-day", DAY.isoformat(), "--actor", "demo-controller")
+    closed = cli("close", *day_args, "--out", tmp_path / "reports", "--json")
+    assert closed.code in (0, 1), closed.err
+    run = cli("reopen", *day_args, "--reason", "late drop box count", "--json")
+    assert run.code == 0, run.err
+    result = run.json()
+    assert set(result) == {"gaming_date", "reason", "reopened_by", "seal"}
+    assert result["gaming_date"] == DAY.isoformat()
+    assert result["reason"] == "late drop box count"
+    assert result["reopened_by"]["actor"] == "demo-controller"
+    assert result["reopened_by"]["source"].startswith("--actor on operating-system account ")
+    assert result["seal"]["seq"] == closed.json()["seal"]["seq"] + 1
+    assert cli("verify", "--db", db, "--json").json()["head"] == result["seal"]["head_link"]
+
+
+def test_ack_json_lists_every_record_written(day: Day, tmp_path: Path) -> None:
+    db = tmp_path / "ledger.duckdb"
+    db.write_bytes(day.db.read_bytes())
+    items = cli("exceptions", "--db", db, "--json", "--limit", "2").json()["items"]
+    first, second = (item["exception_id"] for item in items)
+    run = cli(
+        *("ack", "--db", db, "--exception", first, "--exception", second),
+        *("--action", "assign", "--assignee", "rivera", "--note", "pit 2 camera review"),
+        *("--actor", "demo-analyst", "--json"),
+    )
+    assert run.code == 0, run.err
+    result = run.json()
+    assert set(result) == {"note", "recorded_by", "journal", "recorded"}
+    assert result["recorded_by"]["actor"] == "demo-analyst"
+    assert Path(result["journal"]).exists()
+    recorded = result["recorded"]
+    assert [r["exception_id"] for r in recorded] == [first, second]
+    closed_status = day.closed.json()["status"]
+    for r in recorded:
+        assert (r["action"], r["assignee"]) == ("ASSIGN", "rivera")
+        assert r["gaming_date"] == DAY.isoformat()
+        # the day is closed: the record counts at its close only after a reopen and a close
+        assert r["closed_day_status"] == closed_status
+        assert len(r["ack_id"]) == 32 and r["acted_at"].startswith("20")
+    listed = cli("exceptions", "--db", db, "--json", "--limit", "2").json()["items"]
+    assert all(item["held_by"]["holder"] == "rivera" for item in listed)
+
+
+def test_ack_json_does_not_go_with_a_re_signing(day: Day, tmp_path: Path) -> None:
+    db = tmp_path / "ledger.duckdb"
+    db.write_bytes(day.db.read_bytes())
+    run = cli(
+        *("ack", "--db", db, "--re-sign-unkeyed", "--note", "n", "--actor", "demo-admin"),
+        "--json",
+    )
+    assert run.code == 2 and run.out == ""
+    assert "--json goes with recording actions" in one_line_refusal(run, "ack")
+
+
+def test_bundle_and_verify_bundle_json(day: Day, tmp_path: Path) -> None:
+    out = tmp_path / "not" / "yet"
+    made = cli("bundle", "--db", day.db, "--table", "T02", "--out", f"{out}/", "--json")
+    assert made.code == 0, made.err
+    bundle = made.json()
+    assert set(bundle) == {"bundle", "bytes", "sha256"}
+    path = Path(bundle["bundle"])
+    assert path == out / "evidence-table-T02.zip"
+    assert bundle["bytes"] == path.stat().st_size
+    assert bundle["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+    checked = cli("verify-bundle", path, "--sha256", bundle["sha256"], "--json")
+    assert checked.code == 0, checked.err
+    assert checked.json() == {
+        "bundle": str(path),
+        "intact": True,
+        "sha256_checked": True,
+        "problems": [],
+    }
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("planted.txt", "not in the manifest")
+    tampered = cli("verify-bundle", path, "--json")
+    assert tampered.code == 1
+    result = tampered.json()
+    assert result["intact"] is False and result["sha256_checked"] is False
+    assert any("planted.txt" in problem for problem in result["problems"])
+
+
+# ------------------------------------------------------------------ bad input, named
+def test_verify_bundle_on_a_missing_file_is_bad_input(tmp_path: Path) -> None:
+    for given, what in ((tmp_path / "absent.zip", "no such file"), (tmp_path, "is a directory")):
+        run = cli("verify-bundle", given)
+        assert run.code == 2 and run.out == ""
+        err = one_line_refusal(run, "verify-bundle")
+        assert f"{given}: {what}" in err and "baccarat-audit bundle" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "day_option"),
+    [
+        pytest.param("exceptions", (), id="exceptions"),
+        pytest.param("exceptions", ("--gaming-day", DAY.isoformat()), id="exceptions-day"),
+        pytest.param("bundle", (), id="bundle"),
+        pytest.param("bundle", ("--date", DAY.isoformat()), id="bundle-day"),
+    ],
+)
+def test_an_unknown_table_lists_the_known_ones(
+    day: Day, tmp_path: Path, command: str, day_option: tuple[str, ...]
+) -> None:
+    writes = ("--out", f"{tmp_path}/") if command == "bundle" else ()
+    run = cli(command, "--db", day.db, "--table", "T99", *day_option, *writes)
+    assert run.code == 2 and run.out == ""
+    err = one_line_refusal(run, command)
+    on_day = f" on gaming day {DAY}" if day_option else ""
+    assert f"--table 'T99' is unknown to the ledger {day.db}{on_day}: " in err
+    assert "it holds events of T01, T02;" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_table_unknown_on_that_day_says_the_day_holds_none(day: Day) -> None:
+    run = cli("exceptions", "--db", day.db, "--table", "T01", "--gaming-day", "2026-11-25")
+    assert run.code == 2
+    err = one_line_refusal(run, "exceptions")
+    assert (
+        "on gaming day 2026-11-25: it holds no table's events; check the table id and the day"
+        in err
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        pytest.param("fresh/", "fresh/evidence-table-T01.zip", id="trailing-slash"),
+        pytest.param("fresh", "fresh/evidence-table-T01.zip", id="no-suffix"),
+        pytest.param("a/b.d/", "a/b.d/evidence-table-T01.zip", id="dotted-directory"),
+        pytest.param("deep/named.zip", "deep/named.zip", id="zip-name"),
+        pytest.param("deep/NAMED.ZIP", "deep/NAMED.ZIP", id="zip-name-upper"),
+    ],
+)
+def test_bundle_out_a_directory_unless_named_zip(
+    day: Day, tmp_path: Path, given: str, written: str
+) -> None:
+    """A bundle is a zip: ``--out`` names the zip only when it ends in ``.zip``; any other
+    path that does not exist yet is a directory, made for it."""
+    run = cli("bundle", "--db", day.db, "--table", "T01", "--out", given, cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert run.out.startswith(f"wrote {written} (")
+    assert zipfile.is_zipfile(tmp_path / written)
+
+
+def test_bundle_refusing_a_selection_makes_no_directory(day: Day, tmp_path: Path) -> None:
+    run = cli("bundle", "--db", day.db, "--round", "T01-nope", "--out", tmp_path / "fresh/")
+    assert run.code == 2
+    assert "no round 'T01-nope'" in one_line_refusal(run, "bundle")
+    assert not (tmp_path / "fresh").exists()
+
+
+# ------------------------------------------------------------------ the exception queue as text
+def test_each_exception_shows_its_id_status_and_holder(day: Day, tmp_path: Path) -> None:
+    db = tmp_path / "ledger.duckdb"
+    db.write_bytes(day.db.read_bytes())
+    items = cli("exceptions", "--db", db, "--json", "--limit", "3").json()["items"]
+    acked, held, untouched = (item["exception_id"] for item in items)
+    for action in (
+        ("--exception", acked, "--action", "ACKNOWLEDGE"),
+        ("--exception", held, "--action", "ASSIGN", "--assignee", "rivera"),
+    ):
+        done = cli("ack", "--db", db, *action, "--note", "reviewed", "--actor", "demo-analyst")
+        assert done.code == 0, done.err
+    text = cli("exceptions", "--db", db, "--limit", "3")
+    assert text.code == 0, text.err
+    by_id = {line.split(" ", 1)[0]: line for line in text.out.splitlines()[:3]}
+    assert by_id[acked].startswith(f"{acked} ACKNOWLEDGED, unassigned: [")
+    assert by_id[held].startswith(f"{held} OPEN, held by rivera: [")
+    assert by_id[untouched].startswith(f"{untouched} OPEN, unassigned: [")
+    statuses = {
+        item["exception_id"]: item["status"]
+        for item in cli("exceptions", "--db", db, "--json", "--limit", "3").json()["items"]
+    }
+    assert statuses == {acked: "ACKNOWLEDGED", held: "OPEN", untouched: "OPEN"}
+
+
+def test_the_exceptions_min_rank_hid_are_counted(day: Day) -> None:
+    """Data repairs (``NJ-DATA-REORDERED``, ``NJ-DATA-DUPLICATE``) are INFO: the default
+    --min-rank 1 leaves them out, and says how many."""
+    every = cli("exceptions", "--db", day.db, "--min-rank", "0", "--limit", "100000", "--json")
+    info = sum(item["severity"] == "INFO" for item in every.json()["items"])
+    assert info > 0
+    listed = cli("exceptions", "--db", day.db, "--limit", "100000")
+    assert listed.code == 0
+    noun = "exception" if info == 1 else "exceptions"
+    assert listed.out.splitlines()[-1] == (
+        f"{info} INFO {noun} hidden by --min-rank 1 (LOW); --min-rank 0 shows them"
+    )
+    as_json = cli("exceptions", "--db", day.db, "--limit", "1", "--json").json()
+    assert as_json["hidden_below_min_rank"] == {"INFO": info}
+    shown_all = cli("exceptions", "--db", day.db, "--min-rank", "0", "--limit", "100000")
+    assert "hidden by --min-rank" not in shown_all.out
+
+
 # ------------------------------------------------------------------ help, version, progress
 def _options() -> Iterator[tuple[str, argparse.Action]]:
     """Every command's every option and argument, named ``COMMAND OPTION``."""
@@ -429,22 +647,23 @@ def test_the_next_step_names_a_command_a_fresh_shell_finds() -> None:
         assert Path(command).exists()  # a path, not a bare name that needs PATH
 
 
-def test_progress_is_drawn_on_a_terminal(tmp_path: Path) -> None:
-    """The same command with stderr on a terminal (a pseudo-terminal here) shows its bar
-    there, and its stdout still carries only the results."""
+def on_a_terminal(
+    argv: list[str | Path], env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], bytes]:
+    """``python ARGV`` with stderr on a terminal (a pseudo-terminal) and stdout a pipe: the
+    finished process, and everything drawn on the terminal."""
     import pty
 
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "pipeline", "simulate", "--tables", "2", "--hours", "0.2",
-             "--workers", "1", "--out", str(tmp_path)],
+            [sys.executable, *map(str, argv)],
             stdout=subprocess.PIPE,
             stderr=follower,
             text=True,
-            timeout=120,
-            env={**os.environ, "TERM": "xterm", "COLUMNS": "100"},
-        )  # fmt: skip
+            timeout=300,
+            env={**os.environ, "TERM": "xterm", "COLUMNS": "160", **(env or {})},
+        )
         os.close(follower)
         drawn = b""
         with contextlib.suppress(OSError):  # the terminal reports EIO once drained
@@ -452,7 +671,56 @@ def test_progress_is_drawn_on_a_terminal(tmp_path: Path) -> None:
                 drawn += chunk
     finally:
         os.close(leader)
+    return done, drawn
+
+
+def test_progress_is_drawn_on_a_terminal(tmp_path: Path) -> None:
+    """The same command with stderr on a terminal (a pseudo-terminal here) shows its bar
+    there, and its stdout still carries only the results."""
+    done, drawn = on_a_terminal(
+        ["-m", "pipeline", "simulate", "--tables", "2", "--hours", "0.2", "--workers", "1",
+         "--out", tmp_path]
+    )  # fmt: skip
     assert done.returncode == 0
     assert b"emulating tables" in drawn
     assert "emulating" not in done.stdout and "\x1b" not in done.stdout
     assert done.stdout.startswith("wrote 2 table files")
+
+
+def test_a_long_command_names_each_stage_as_it_runs(day: Day, tmp_path: Path) -> None:
+    done, drawn = on_a_terminal(
+        ["-m", "pipeline", "replay", day.out / "events", "--db", tmp_path / "ledger.duckdb"]
+    )
+    assert done.returncode == 0, drawn
+    assert b"loading: ingest and replay 2 files" in drawn
+    assert f"loading: patterns {DAY}".encode() in drawn
+    assert "loading" not in done.stdout
+
+
+def test_the_nightly_audit_names_each_stage_as_it_runs(tmp_path: Path) -> None:
+    """The demo's audit steps name themselves on its bar (plain here; a Prefect flow run
+    runs the same steps in the same process)."""
+    done, drawn = on_a_terminal(
+        ["-m", "pipeline", "demo", "--plain", "--tables", "1", "--hours", "0.5",
+         "--out", tmp_path]
+    )  # fmt: skip
+    assert done.returncode in (0, 1), drawn  # 1: a fault the ground truth does not explain
+    for stage in ("ingest and replay T01.avro", "patterns", "quality", "close"):
+        assert f"auditing: {stage}".encode() in drawn, stage
+    assert "auditing" not in done.stdout.replace("2. nightly audit", "")
+
+
+def test_no_prefect_telemetry_notice_on_the_terminal(tmp_path: Path) -> None:
+    """Prefect prints a telemetry notice on its first import in a terminal; importing the
+    flows first sets the client's switch (DO_NOT_TRACK) before Prefect is imported."""
+    from prefect._internal.analytics.ci_detection import CI_ENV_VARS
+
+    # a first run, by a person at a terminal: no opt-out, no CI
+    fresh = {"PREFECT_HOME": str(tmp_path / "prefect"), "DO_NOT_TRACK": ""}
+    fresh |= {variable: "" for variable in CI_ENV_VARS}
+    notice = b"Prefect collects anonymous usage data"
+    bare, drawn = on_a_terminal(["-c", "import prefect"], env=fresh)
+    assert bare.returncode == 0 and notice in drawn  # what there is to keep out
+    (tmp_path / "prefect").rename(tmp_path / "seen")  # a first import again
+    flows, drawn = on_a_terminal(["-c", "import flows.audit"], env=fresh)
+    assert flows.returncode == 0 and notice not in drawn

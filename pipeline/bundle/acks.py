@@ -91,6 +91,11 @@ list); ESCALATE hands it on and keeps it open and blocking. The last of these st
 ACTIONS: tuple[str, ...] = (*DISPOSITIONS, ASSIGN)
 """The dispositions, and ASSIGN: someone (``assignee``) holds the exception from now on."""
 
+OPEN = "OPEN"
+"""The status of an exception no disposition was recorded for."""
+STATUS_AFTER: dict[str, str] = {ACKNOWLEDGE: "ACKNOWLEDGED", ESCALATE: "ESCALATED"}
+"""An exception's status after each disposition, its latest standing."""
+
 GENESIS = "0" * 64
 """The ``prev_link`` of the first record."""
 

@@ -9,11 +9,13 @@ costs the main CLI's ``--help`` nothing.
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import date
 from pathlib import Path
 
-from pipeline.options import add_db_option
+from pipeline.exits import CommandError
+from pipeline.options import add_db_option, add_json_option, print_json, require_known_table
+
+BUNDLE_SUFFIX = ".zip"
 
 
 def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,8 +32,13 @@ def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     what.add_argument("--table", dest="table_id", help="table id (alone: the whole table)")
     what.add_argument("--date", type=date.fromisoformat, help="gaming date (YYYY-MM-DD)")
     p.add_argument(
-        "--out", type=Path, default=Path("."), help="zip file, or a directory to write it into"
+        "--out",
+        default=".",
+        help=f"the zip to write (a name ending in {BUNDLE_SUFFIX}), or a directory to write "
+        "evidence-<selection>.zip into (any other name, or one ending in '/'; made when "
+        "missing)",
     )
+    add_json_option(p, "{bundle, bytes, sha256}")
     p.set_defaults(func=cmd_bundle)
 
     p = sub.add_parser("verify-bundle", help="check an evidence bundle is intact")
@@ -39,39 +46,71 @@ def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--sha256", dest="expected_sha256", help="the zip's SHA-256 as printed at export"
     )
+    add_json_option(p, "{bundle, intact, sha256_checked, problems}")
     p.set_defaults(func=cmd_verify_bundle)
 
 
-def cmd_bundle(args: argparse.Namespace) -> int:
-    from pipeline.bundle.export import BundleError, export_bundle, file_sha256
-    from pipeline.ledger.store import Ledger, LedgerError
+def names_a_directory(out: str) -> bool:
+    """Whether ``bundle --out`` names a directory to write into rather than the zip itself:
+    a directory that exists, a name ending in '/', or any name not ending in ``.zip``
+    (``--out evidence`` would otherwise leave a zip without its suffix, which mail filters
+    and file managers do not open as one)."""
+    return out.endswith("/") or Path(out).suffix.lower() != BUNDLE_SUFFIX or Path(out).is_dir()
 
-    try:
-        with Ledger(args.db, read_only=True) as ledger:
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from pipeline.bundle.export import export_bundle, file_sha256
+    from pipeline.ledger.store import Ledger
+
+    with Ledger(args.db, read_only=True) as ledger:
+        if args.table_id is not None:
+            require_known_table(ledger, args.table_id, args.date)
+        try:
             path = export_bundle(
                 ledger,
                 round_id=args.round_id,
                 serial=args.serial,
                 table_id=args.table_id,
                 gaming_date=args.date,
-                out=args.out,
+                out=Path(args.out),
+                into_directory=names_a_directory(args.out),
             )
-    except (BundleError, LedgerError, ValueError) as err:  # ValueError: a path that leaves --out
-        print(err, file=sys.stderr)
-        return 2
-    print(f"wrote {path} ({path.stat().st_size:,} bytes)")
-    print(f"sha256 {file_sha256(path)}  (record it; verify-bundle --sha256 checks it)")
+        except ValueError as err:  # a selection that finds nothing, or a name leaving --out
+            raise CommandError(str(err)) from err
+    size, digest = path.stat().st_size, file_sha256(path)
+    if args.json:
+        print_json({"bundle": str(path), "bytes": size, "sha256": digest})
+        return 0
+    print(f"wrote {path} ({size:,} bytes)")
+    print(f"sha256 {digest}  (record it; verify-bundle --sha256 checks it)")
     return 0
 
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
     from pipeline.bundle.export import verify_bundle
 
-    problems = verify_bundle(args.path, expected_sha256=args.expected_sha256)
+    path: Path = args.path
+    if not path.is_file():
+        what = "is a directory, not a bundle" if path.is_dir() else "no such file"
+        raise CommandError(
+            f"{path}: {what}; give the zip `baccarat-audit bundle` wrote (its path was printed "
+            "with its SHA-256)"
+        )
+    problems = verify_bundle(path, expected_sha256=args.expected_sha256)
+    if args.json:
+        print_json(
+            {
+                "bundle": str(path),
+                "intact": not problems,
+                "sha256_checked": args.expected_sha256 is not None,
+                "problems": problems,
+            }
+        )
+        return 1 if problems else 0
     for problem in problems:
         print(problem)
     if problems:
-        print(f"{args.path}: {len(problems)} problem(s); do not rely on this bundle")
+        print(f"{path}: {len(problems)} problem(s); do not rely on this bundle")
         return 1
-    print(f"{args.path}: intact (every file matches its SHA-256 in the manifest)")
+    print(f"{path}: intact (every file matches its SHA-256 in the manifest)")
     return 0

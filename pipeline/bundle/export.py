@@ -172,6 +172,7 @@ def export_bundle(
     table_id: str | None = None,
     gaming_date: date | None = None,
     out: Path,
+    into_directory: bool = False,
     journal: AckJournal | None = None,
     source: str | None = None,
 ) -> Path:
@@ -179,7 +180,8 @@ def export_bundle(
     table (``table_id``, optionally one ``gaming_date``) and return the zip's path.
 
     ``table_id`` together with ``round_id`` or ``serial`` narrows those to one table.
-    ``out`` is the zip file to write, or an existing directory to write it into. The
+    ``out`` is the zip file to write, or a directory to write it into: one that exists, or
+    any ``out`` with ``into_directory`` (made with the zip, once the selection is found). The
     acknowledgements come from the ledger's table and from ``journal`` (default: the journal
     next to the ledger). ``source`` is the ledger named in the manifest (default its path;
     the dashboards, which read a snapshot, name the live ledger).
@@ -187,7 +189,7 @@ def export_bundle(
     selection = _select(ledger, round_id, serial, table_id, gaming_date)
     journal = journal if journal is not None else AckJournal.for_ledger(ledger.path)
     target = Path(out)
-    if target.is_dir():
+    if into_directory or target.is_dir():
         target = inside(target, f"evidence-{selection.stem}.zip")
     files: dict[str, bytes] = {}
     counts: dict[str, int] = {}

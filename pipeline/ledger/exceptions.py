@@ -16,7 +16,7 @@ dashboards and :meth:`pipeline.replay.findings.Finding.render` all go through it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -182,6 +182,22 @@ def exception_queue(source: Source, matching: QueueFilter, limit: int) -> QueueP
         .fetchall()
     )
     return QueuePage(total, [ExceptionRow.from_record(r) for r in rows])
+
+
+def hidden_by_rank(source: Source, matching: QueueFilter) -> dict[str, int]:
+    """How many exceptions of each severity ``matching`` leaves out for their rank alone
+    (below ``min_rank``, of its table, code and gaming day), the least severe first."""
+    where, params = replace(matching, min_rank=0).where()
+    return {
+        str(severity): int(count)
+        for severity, count in connection_of(source)
+        .execute(
+            f"SELECT severity, count(*) FROM exceptions WHERE {where} AND severity_rank < ? "
+            "GROUP BY severity, severity_rank ORDER BY severity_rank",
+            [*params, matching.min_rank],
+        )
+        .fetchall()
+    }
 
 
 def all_exceptions(source: Source) -> list[ExceptionRow]:

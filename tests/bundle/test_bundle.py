@@ -21,6 +21,7 @@ from pipeline.bundle import (
     verify_bundle,
 )
 from pipeline.bundle.export import MANIFEST
+from pipeline.cli import main
 from pipeline.events import default_codec
 from pipeline.events.convert import from_record
 from pipeline.ledger.store import Ledger
@@ -262,7 +263,8 @@ def test_cli_bundle_and_verify(
     _write(path, files)
     assert args.func(args) == 1
     assert "do not rely on this bundle" in capsys.readouterr().out
-    args = parser.parse_args(["bundle", "--db", str(db), "--round", "nope", "--out", str(out)])
-    assert args.func(args) == 2
-    args = parser.parse_args(["bundle", "--db", str(tmp_path / "none.duckdb"), "--table", "T01"])
-    assert args.func(args) == 2
+    # refusals are raised, and said with exit 2 by the command line's one mapping
+    assert main(["bundle", "--db", str(db), "--round", "nope", "--out", str(out)]) == 2
+    assert "no round 'nope'" in capsys.readouterr().err
+    assert main(["bundle", "--db", str(tmp_path / "none.duckdb"), "--table", "T01"]) == 2
+    assert "no ledger here yet" in capsys.readouterr().err
