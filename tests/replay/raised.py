@@ -95,6 +95,17 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
         "stage runs `pipeline.patterns.informed` on the day's settlements",
         "test_informed",
     ),
+    "NJ-PATTERN-INFORMED-ACCUMULATED": Elsewhere(
+        "evidence across a patron's rounds of every table and day of the window, not one "
+        "replay: the pattern stage runs `pipeline.patterns.evidence` on the window's "
+        "settlements",
+        "test_evidence",
+    ),
+    "NJ-PATTERN-CARD-PREVIEW": Elsewhere(
+        "evidence across a patron's rounds of the window against the cards each shoe dealt "
+        "next, not one replay: the pattern stage runs `pipeline.patterns.evidence`",
+        "test_evidence",
+    ),
     "NJ-PATTERN-DEALER-PATRON": Elsewhere(
         "a pattern across days of payout and vigorish errors, not one replay: the pattern "
         "stage runs `pipeline.patterns.pairs` on the window's settlements and vigorish",
