@@ -27,7 +27,15 @@ from pipeline.exits import EXIT_TEMPFAIL
 from pipeline.ledger.store import Ledger
 from pipeline.reports.close import close_gaming_day
 from pipeline.rules.config import TableRules
-from pipeline.stream.closes import SERVING, CloseRequest, CloseServer, ask, folder, serving
+from pipeline.stream.closes import (
+    SERVING,
+    CloseRequest,
+    CloseServer,
+    answer_left_over,
+    ask,
+    folder,
+    serving,
+)
 
 SEALED = date(2026, 11, 24)
 OPEN = SEALED + timedelta(days=1)
@@ -187,3 +195,29 @@ def test_the_close_command_finding_no_stream_answers_what_a_killed_one_left(
     assert f"gaming day {OPEN} is not sealed" in err
     assert not (folder(db) / f"{stem}.json.taken").exists()
     assert answer_of(db, stem)["exit"] == EXIT_TEMPFAIL
+
+
+def test_an_account_that_cannot_list_the_requests_is_told_where_they_wait(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The request folder is listable by the stream's account only (mode 1733): an operator's
+    ``close``, finding the stream gone, cannot see what it left; it says so and who answers
+    it, and leaves the request. (The tests run as root, whom no mode stops: the refusal the
+    kernel gives an operator is raised in its place.)"""
+    db = tmp_path / "ledger.duckdb"
+    dead = finished_pid()
+    (stem,) = left_by_a_stream(db, dead, OPEN)
+    requests = folder(db)
+    listing = Path.iterdir
+
+    def as_an_operator(path: Path) -> Iterator[Path]:
+        if path == requests:
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(Path, "iterdir", as_an_operator)
+    (note,) = answer_left_over(db)
+    assert note.startswith(f"the stream (pid {dead} on {socket.gethostname()}) that served {db}")
+    assert f"left in {requests}, which only the account running the stream can list" in note
+    assert (requests / f"{stem}.json.taken").exists()
+    assert not db.exists()
