@@ -410,14 +410,20 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 
 def _closed_here(args: argparse.Namespace, request: CloseRequest, actor: Actor) -> dict[str, Any]:
+    """The close run by this command, no stream serving the ledger; the closes a stream that
+    stopped took and left unanswered are answered first, and said."""
     from pipeline.ledger.store import Ledger
+    from pipeline.stream.closes import answer_left_over
 
     catalog = load_catalog(args.rules)
-    with Ledger(args.db) as ledger, progress(f"closing gaming day {args.gaming_day}"):
-        try:
-            return request.close(ledger, args.out, actor, catalog)
-        except OSError as err:  # ReportsNotWrittenError says what happens after the seal
-            raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
+    with Ledger(args.db) as ledger:
+        for told in answer_left_over(args.db, ledger):
+            print(f"baccarat-audit close: a close request left over: {told}", file=sys.stderr)
+        with progress(f"closing gaming day {args.gaming_day}"):
+            try:
+                return request.close(ledger, args.out, actor, catalog)
+            except OSError as err:  # ReportsNotWrittenError says what happens after the seal
+                raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
 
 
 def _closed_by_stream(

@@ -25,7 +25,8 @@ EXIT_BAD_INPUT = 2
 missing ledger, a file that cannot be written. Nothing was changed."""
 EXIT_TEMPFAIL = 75
 """Try again later (sysexits' EX_TEMPFAIL): no broker answered, or a stream that holds the
-ledger did not answer a close in time."""
+ledger did not answer a close in time, or stopped before answering it (the message says
+whether the day was sealed)."""
 EXIT_SOFTWARE = 70
 """A failure :func:`explain` does not know (sysexits' EX_SOFTWARE): a bug in the program,
 said as such where no traceback reaches the person (a close a stream ran for them)."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
+from typing import TypeAlias
 
 import duckdb
 
@@ -45,9 +46,15 @@ UnreadableRows = duckdb.Error
 or gone (so its bytes, not its rows, are at fault; ``verify`` names which)."""
 
 
+ArchivedDays: TypeAlias = Mapping[date, tuple[datetime, dict[str, list[str]]]]
+"""Each day read from the archive: the seal it was archived for and each table's data files,
+by URI (:func:`archived_days`)."""
+
+
 def archived_days(ledger: Source) -> dict[date, tuple[datetime, dict[str, list[str]]]]:
     """Each day read from the archive: the seal it was archived for and each table's data
-    files, by URI; empty on a ledger from before ``archived_days`` (migration 21)."""
+    files, by URI; empty on a ledger from before ``archived_days`` (migration 21). Its rows
+    grow with the days stored, so a check of many days reads it once and passes it on."""
     try:
         rows = (
             connection_of(ledger)
@@ -59,12 +66,14 @@ def archived_days(ledger: Source) -> dict[date, tuple[datetime, dict[str, list[s
     return {day: (sealed_at, json.loads(str(text))) for day, sealed_at, text in rows}
 
 
-def keeps_row_digests(ledger: Source, gaming_date: date) -> bool:
-    """Whether the ledger keeps a closed day's row digests: in the working store, or in the
-    archive of a day an earlier version archived with them. A day archived since keeps none
-    (why: the module's docstring)."""
-    archived = archived_days(ledger).get(gaming_date)
-    return archived is None or any(t.leaves_with_the_day and t.name in archived[1] for t in LEAVING)
+def keeps_row_digests(archived: ArchivedDays, gaming_date: date) -> bool:
+    """Whether the ledger whose :func:`archived_days` are ``archived`` keeps a closed day's
+    row digests: in the working store, or in the archive of a day an earlier version archived
+    with them. A day archived since keeps none (why: the module's docstring)."""
+    read_from = archived.get(gaming_date)
+    return read_from is None or any(
+        t.leaves_with_the_day and t.name in read_from[1] for t in LEAVING
+    )
 
 
 def stored_rows(ledger: Source, table: str, gaming_date: date) -> int:

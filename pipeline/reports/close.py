@@ -53,7 +53,7 @@ from pipeline.ledger.seal_record import (
     table_columns,
 )
 from pipeline.ledger.store import Ledger
-from pipeline.ledger.working_store import move_in, move_out
+from pipeline.ledger.working_store import archived_days, move_in, move_out
 from pipeline.patterns.stage import find_patterns_if_changed, settings_of
 from pipeline.quality.gate import ACCEPT_ACTION, admit, checked_for_close
 from pipeline.reports.figures import (
@@ -319,7 +319,8 @@ def write_reports(
             + (f" (reopened at seal event {entry.seq})" if entry else "")
             + f"; close it first: baccarat-audit close --gaming-day {gaming_date}"
         )
-    problems = log_problems(log, load_keyring()) + day_problems(ledger, entry)
+    problems = log_problems(log, load_keyring())
+    problems += day_problems(ledger, entry, archived_days(ledger))
     if problems:
         raise SealBrokenError(
             f"gaming day {gaming_date}: the ledger no longer matches its seal, so no report "

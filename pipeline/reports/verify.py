@@ -65,6 +65,7 @@ from pipeline.ledger.seal_record import (
 )
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.working_store import (
+    ArchivedDays,
     UnreadableRows,
     archived_days,
     keeps_row_digests,
@@ -116,11 +117,12 @@ def check(
     closed = [e for e in last.values() if e.action == CLOSE and only_day in (None, e.gaming_date)]
     anchor_path = anchors if anchors is not None else default_anchor_path(log, place)
     problems = keyring.problems() + log_problems(log, keyring) + status_problems(ledger, last)
-    problems += unclosed_archived_days(ledger, last)
+    archived = archived_days(ledger)  # once: its rows grow with the days stored
+    problems += unclosed_archived_days(archived, last)
     archive = _ArchiveOf(place)
     for entry in sorted(closed, key=lambda e: e.gaming_date):
-        problems += day_problems(ledger, entry)
-        problems += archive.problems(ledger, entry)
+        problems += day_problems(ledger, entry, archived)
+        problems += archive.problems(ledger, entry, archived)
     problems += anchor_problems(log, anchor_path, expect_head)
     problems += witnessed_problems(ledger, log, inst, place)
     journal = journal or AckJournal.for_ledger(place, ledger.ledger_id, inst)
@@ -289,8 +291,9 @@ def _column_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     ]
 
 
-def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
-    """A closed day's rows, table by table, and its report, against its seal entry."""
+def day_problems(ledger: Ledger, entry: SealEntry, archived: ArchivedDays) -> list[str]:
+    """A closed day's rows, table by table, and its report, against its seal entry;
+    ``archived`` is the ledger's :func:`~pipeline.ledger.working_store.archived_days`."""
     day, sealed_at = entry.gaming_date, entry.sealed_at
     where = f"{day}: "
     kept = kept_tables(ledger, day)
@@ -302,7 +305,7 @@ def day_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
     if not readable:  # the checks that do not write rows out still run
         problems.append(f"{where}{UnknownRowTextError(entry.row_text)} (seq {entry.seq})")
     problems += _column_problems(ledger, entry)
-    digested = keeps_row_digests(ledger, day)
+    digested = keeps_row_digests(archived, day)
     malformed: dict[str, int] | None = None
     if not digested and kept:
         problems.append(
@@ -401,11 +404,13 @@ class _ArchiveOf:
         self.place = place
         self.opened: Archive | None = None
 
-    def problems(self, ledger: Ledger, entry: SealEntry) -> list[str]:
+    def problems(self, ledger: Ledger, entry: SealEntry, archived: ArchivedDays) -> list[str]:
         """The day's archive against the close that sealed it: its manifest as the entry's
         ``archive_sha256`` covers it, then each data file of the day as the manifest lists it
-        (only that day's files are read). A close made before the archive has its files
-        checked against the manifest ``baccarat-audit archive`` recorded for it, if any."""
+        (only that day's files are read), and the files the working store reads the day from
+        (``archived``, the ledger's :func:`~pipeline.ledger.working_store.archived_days`).
+        A close made before the archive has its files checked against the manifest
+        ``baccarat-audit archive`` recorded for it, if any."""
         day, where = entry.gaming_date, f"{entry.gaming_date}: "
         manifest = recorded_manifest(ledger, day, entry.sealed_at)
         if entry.archive_sha256 is None and manifest is None:
@@ -426,7 +431,7 @@ class _ArchiveOf:
         except ArchiveError as err:
             return [f"{where}{err}"]
         problems = archive_problems(self.opened, manifest, day)
-        read_from = archived_days(ledger).get(day)
+        read_from = archived.get(day)
         if read_from is not None:
             problems += _read_from_problems(self.opened, manifest, entry, *read_from)
             problems += [
@@ -475,14 +480,15 @@ def _read_from_problems(
     return problems
 
 
-def unclosed_archived_days(ledger: Ledger, last: Mapping[date, SealEntry]) -> list[str]:
-    """Days read from the archive that are not closed: a reopen moves a day back into the
-    working store, so its rows would be read twice or as the earlier seal had them."""
+def unclosed_archived_days(archived: ArchivedDays, last: Mapping[date, SealEntry]) -> list[str]:
+    """Days read from the archive (``archived``) that are not closed: a reopen moves a day
+    back into the working store, so its rows would be read twice or as the earlier seal had
+    them."""
     return [
         f"{day}: archived_days: the day is read from the archive, but its last seal event is "
         f"{last[day].action if day in last else 'none'}: the list was edited; restore it "
         "from a backup"
-        for day in sorted(archived_days(ledger))
+        for day in sorted(archived)
         if day not in last or last[day].action != CLOSE
     ]
 

@@ -14,6 +14,12 @@ once the day has moved to the archive (:class:`~pipeline.ledger.store.Ledger`). 
 the close's figures or what refused it, is left beside the request for the command, which
 prints it as a close of its own would.
 
+A stream killed in the middle of a close leaves the request it took (``<name>.json.taken``)
+unanswered: the close's transaction rolled back, unless it had committed the seal before the
+stream stopped. The next stream to serve the ledger, or ``baccarat-audit close`` finding none
+serving it, answers each such request (:func:`answer_left_over`): the stream stopped before
+answering, the day is sealed or not, what to do. A command still waiting learns it then.
+
 Who closes is the request file's owner, as the kernel records it, not anything the file says:
 the stream authorizes that account, or the user it names where the roles file's
 ``[accounts]`` lets the account act as them, for the same actions the command asks
@@ -41,10 +47,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config.roles import Account, Action, Actor, authorized, load_roles
-from pipeline.exits import EXIT_SOFTWARE, CommandError, explain
-from pipeline.ledger.store import Ledger, LedgerConflict
+from pipeline.exits import EXIT_SOFTWARE, EXIT_TEMPFAIL, CommandError, explain
+from pipeline.ledger.store import Ledger, LedgerConflict, LedgerError
 from pipeline.reports.close import close_gaming_day, close_summary
 from pipeline.rules.config import TableRules
+from pipeline.safe_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +59,7 @@ FOLDER_SUFFIX = ".closes"
 SERVING = "serving.json"
 _REQUEST = re.compile(r"(\d{4}-\d{2}-\d{2})\.([0-9a-f]{32})\.json")
 ANSWER_SUFFIX = ".answer"
+TAKEN_SUFFIX = ".taken"
 CONFLICT_RETRIES = 3
 """Closes tried again after a write-write conflict with the consumer's batch (each rolls back
 whole): the two write different days, so a conflict is rare and passes."""
@@ -97,18 +105,150 @@ class CloseRequest:
 def serving(ledger_path: Path) -> dict[str, Any] | None:
     """The stream serving closes of ``ledger_path`` (its host, pid and start), or ``None``
     when none is: no marker, or one left by a process of this host that is gone."""
+    marker = _marker(folder(ledger_path))
+    return marker if marker is not None and _alive(marker) else None
+
+
+def _marker(requests: Path) -> dict[str, Any] | None:
+    """The serving marker in the request folder ``requests``, alive or not; ``None`` when
+    there is none a stream could have written."""
     try:
-        marker = json.loads((folder(ledger_path) / SERVING).read_text(encoding="utf-8"))
+        marker = json.loads((requests / SERVING).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if marker.get("host") == socket.gethostname():
-        try:
-            os.kill(int(marker["pid"]), 0)
-        except ProcessLookupError:
-            return None  # killed without stopping: its marker is stale
-        except PermissionError:
-            pass  # alive, under another account
-    return dict(marker)
+    return dict(marker) if isinstance(marker, dict) else None
+
+
+def _alive(marker: Mapping[str, Any]) -> bool:
+    """Whether the stream ``marker`` names may still run: its process is alive, or it ran
+    on another host (which this one cannot ask)."""
+    if marker.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(marker["pid"]), 0)
+    except ProcessLookupError:
+        return False  # killed without stopping: its marker is stale
+    except PermissionError:
+        return True  # alive, under another account
+    except (KeyError, TypeError, ValueError):
+        return False  # no pid a stream writes: not a stream's marker
+    return True
+
+
+def _stream(marker: Mapping[str, Any] | None) -> str:
+    """The stream a marker names, for a message (its text made visible: anyone may write a
+    marker where none is)."""
+    if marker is None:
+        return "the stream"
+    return visible(f"the stream (pid {marker.get('pid')} on {marker.get('host')})")
+
+
+def left_over(ledger_path: Path) -> list[Path]:
+    """The close requests of ``ledger_path`` a stream took and never answered, oldest name
+    first; :class:`PermissionError` for an account that cannot list the request folder (only
+    the stream's can, mode 1733)."""
+    try:
+        names = sorted(folder(ledger_path).iterdir())
+    except FileNotFoundError:
+        return []
+    return [
+        path
+        for path in names
+        if path.name.endswith(TAKEN_SUFFIX)
+        and _day_requested(path.name.removesuffix(TAKEN_SUFFIX)) is not None
+    ]
+
+
+def _day_requested(name: str) -> date | None:
+    """The gaming date a request's file name asks to close, or ``None`` for a name that is no
+    request's or no date."""
+    match = _REQUEST.fullmatch(name)
+    if match is None:
+        return None
+    try:
+        return date.fromisoformat(match[1])
+    except ValueError:
+        return None
+
+
+def answer_left_over(
+    ledger_path: Path, ledger: Ledger | None = None, reports: Path | None = None
+) -> list[str]:
+    """Answer each request :func:`left_over` finds, as its stream would have (exit
+    :data:`~pipeline.exits.EXIT_TEMPFAIL`, as when the stream does not answer in time), and
+    remove it: the stream stopped before answering, the day is sealed (the close committed
+    first) or not (it rolled back), what to do. What each answer says, for the log or the
+    person; a note when the request folder cannot be listed behind a stream that stopped.
+
+    Only where no live stream serves the ledger (its requests are its own): by a stream
+    starting to serve it, and by ``baccarat-audit close`` finding none. ``ledger``: the
+    ledger as this process has it open (else opened here, if anything is left over);
+    ``reports``: where the stream wrote its reports (the sealed day's belong there)."""
+    requests = folder(ledger_path)
+    marker = _marker(requests)
+    try:
+        taken = left_over(ledger_path)
+    except PermissionError:
+        if marker is None:
+            return []
+        return [
+            f"{_stream(marker)} that served {ledger_path} stopped without removing its mark; "
+            f"a close it took and did not answer is left in {requests}, which only the "
+            "account running the stream can list: the stream answers it when it starts "
+            "again, or run baccarat-audit close as that account"
+        ]
+    if not taken:
+        return []
+    sealed = _sealed_days(ledger_path, ledger)
+    told = []
+    for path in taken:
+        name = path.name.removesuffix(TAKEN_SUFFIX)
+        day = _day_requested(name)
+        assert day is not None, "left_over keeps requests of a date only"
+        message = (
+            f"{_stream(marker)} that took the close of {day} stopped before answering it: "
+            + _what_to_do(ledger_path, day, sealed, reports)
+        )
+        answer = {"ok": False, "exit": EXIT_TEMPFAIL, "error": message}
+        _leave_answer(path, name.removesuffix(".json"), answer)
+        told.append(message)
+    return told
+
+
+def _sealed_days(ledger_path: Path, ledger: Ledger | None) -> set[date] | LedgerError:
+    """The days ``ledger`` (or the file at ``ledger_path``) holds sealed, or why they could not
+    be read; no file: none."""
+    if ledger is not None:
+        return ledger.closed_days()
+    if not ledger_path.exists():
+        return set()
+    try:
+        with Ledger(ledger_path) as opened:
+            return opened.closed_days()
+    except LedgerError as err:
+        return err
+
+
+def _what_to_do(
+    ledger_path: Path, day: date, sealed: set[date] | LedgerError, reports: Path | None
+) -> str:
+    """What became of a close whose stream stopped before answering, and what to do."""
+    db = f"--db {ledger_path} --gaming-day {day}"
+    if isinstance(sealed, LedgerError):
+        return (
+            f"whether gaming day {day} is sealed could not be read ({sealed}); look with "
+            f"baccarat-audit verify {db}, and if it is not, run baccarat-audit close {db} again"
+        )
+    if day in sealed:
+        out = f" --out {reports}" if reports is not None else ""
+        return (
+            f"gaming day {day} is sealed; if this close sealed it, the stream may have stopped "
+            f"before writing its reports: write them with baccarat-audit report {db}{out}"
+        )
+    return (
+        f"gaming day {day} is not sealed (the close rolled back with the stream); run "
+        f"baccarat-audit close {db} again"
+    )
 
 
 def ask(ledger_path: Path, request: CloseRequest, *, wait: float) -> dict[str, Any]:
@@ -167,8 +307,22 @@ class CloseServer:
         self.answered = 0
 
     def start(self) -> None:
+        """Mark the ledger as served, in place of a stale marker; first answer the requests a
+        stream that stopped took and left unanswered (:func:`answer_left_over`). A marker of
+        a stream still alive keeps its requests: they are its to answer."""
         self.folder.mkdir(exist_ok=True)
         self.folder.chmod(0o1733)
+        before = _marker(self.folder)
+        if before is not None and _alive(before) and not _this_process(before):
+            log.warning(
+                "%s also marks %s as served: the close requests it took are left to it; two "
+                "streams writing one ledger wait for each other's lock",
+                _stream(before),
+                self.ledger_path,
+            )
+        else:
+            for told in answer_left_over(self.ledger_path, reports=self.reports):
+                log.warning("answered a close request left over in %s: %s", self.folder, told)
         marker = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()}
         partial = self.folder / f".{SERVING}.partial"
         partial.write_text(json.dumps(marker), encoding="utf-8")
@@ -202,7 +356,7 @@ class CloseServer:
             with self._lock:
                 if day in self._running:
                     continue
-                taken = path.with_name(path.name + ".taken")
+                taken = path.with_name(path.name + TAKEN_SUFFIX)
                 try:
                     path.rename(taken)
                 except FileNotFoundError:
@@ -227,13 +381,7 @@ class CloseServer:
                 self._running.pop(day, None)
 
     def _answer(self, request: Path, stem: str, answer: Mapping[str, Any]) -> None:
-        """Leave ``answer`` where :func:`ask` looks for it, then remove the request."""
-        answer_path = self.folder / f"{stem}{ANSWER_SUFFIX}.json"
-        partial = answer_path.with_name(f".{answer_path.name}.partial")
-        partial.write_text(json.dumps(answer, default=str), encoding="utf-8")
-        partial.chmod(0o644)
-        partial.rename(answer_path)
-        request.unlink(missing_ok=True)
+        _leave_answer(request, stem, answer)
         self.answered += 1
 
     def _closed(self, taken: Path, day: date) -> dict[str, Any]:
@@ -266,6 +414,23 @@ class CloseServer:
                 if conflicts > CONFLICT_RETRIES:
                     raise
                 log.info("the close of %s met a batch's write; closing it again", day)
+
+
+def _this_process(marker: Mapping[str, Any]) -> bool:
+    """Whether ``marker`` names this process: left by an earlier one that had its pid (a
+    container's stream starts with the same pid each time), as this one marks only once."""
+    return marker.get("host") == socket.gethostname() and marker.get("pid") == os.getpid()
+
+
+def _leave_answer(request: Path, stem: str, answer: Mapping[str, Any]) -> None:
+    """Leave ``answer`` where :func:`ask` looks for it (readable by the asker), then remove
+    the request."""
+    answer_path = request.with_name(f"{stem}{ANSWER_SUFFIX}.json")
+    partial = answer_path.with_name(f".{answer_path.name}.partial")
+    partial.write_text(json.dumps(answer, default=str), encoding="utf-8")
+    partial.chmod(0o644)
+    partial.rename(answer_path)
+    request.unlink(missing_ok=True)
 
 
 def _refusal(err: Exception) -> dict[str, Any]:

@@ -18,11 +18,13 @@ import pytest
 from pipeline.cli import ingest_paths, main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.archive import recorded_manifest
+from pipeline.ledger.connection import Source
 from pipeline.ledger.seal_record import seal_log
 from pipeline.ledger.snapshots import frame, take_copy
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import ARCHIVED
 from pipeline.ledger.working_store import (
+    ArchivedDays,
     archived_days,
     file_columns,
     keeps_row_digests,
@@ -218,8 +220,8 @@ def test_the_archive_keeps_no_row_digests(ledger: Ledger) -> None:
     _, files = archived_days(ledger)[DAY]
     assert "close_digests" not in files
     assert working_rows(ledger, "close_digests", DAY) == 0
-    assert not keeps_row_digests(ledger, DAY)
-    assert keeps_row_digests(ledger, NEXT_DAY)  # open: digested when it closes
+    assert not keeps_row_digests(archived_days(ledger), DAY)
+    assert keeps_row_digests(archived_days(ledger), NEXT_DAY)  # open: digested when it closes
     assert check(ledger).problems == []
 
 
@@ -237,7 +239,7 @@ def test_a_day_archived_with_its_row_digests_still_reads_them(
         [DAY],
     )
     move_out(ledger, DAY, sealed_at, {**files, "close_digests": [digests.as_uri()]})
-    assert keeps_row_digests(ledger, DAY)
+    assert keeps_row_digests(archived_days(ledger), DAY)
     assert working_rows(ledger, "close_digests", DAY) == 0
     assert ledger_rows(ledger, "close_digests", DAY) > 10  # read from the file
     problems = check(ledger).problems
@@ -259,6 +261,30 @@ def test_a_question_about_one_closed_day_opens_only_its_files(ledger: Ledger) ->
     ).fetchall()
     assert "Scanning Files: 1/2" in plan[1]
     assert check(ledger).problems == []
+
+
+def test_a_verify_reads_the_archived_days_once_however_many_days_it_checks(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """History never slows today (the design's decision): ``archived_days`` grows with the
+    days stored, so read for each day checked, a verify's cost grew with their square. Read
+    once and passed on, a verify of both closed days and a verify of one (``--gaming-day``)
+    read it once each, and find nothing wrong."""
+    close(ledger, NEXT_DAY)
+    reads: list[object] = []
+
+    def counted(source: Source) -> ArchivedDays:
+        reads.append(source)
+        return archived_days(source)
+
+    # under both names it is called by: the ledger package's own and the verify's import
+    monkeypatch.setattr("pipeline.ledger.working_store.archived_days", counted)
+    monkeypatch.setattr("pipeline.reports.verify.archived_days", counted)
+    whole = check(ledger)
+    assert (whole.problems, whole.days_checked, len(reads)) == ([], 2, 1)
+    reads.clear()
+    one_day = check(ledger, only_day=NEXT_DAY)
+    assert (one_day.problems, one_day.days_checked, len(reads)) == ([], 1, 1)
 
 
 def test_a_thread_keeps_its_cursor_until_the_archived_days_change(ledger: Ledger) -> None:
