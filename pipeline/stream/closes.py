@@ -31,6 +31,7 @@ a mail spool: an operator can leave a request but neither read nor remove anothe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -60,6 +61,10 @@ SERVING = "serving.json"
 _REQUEST = re.compile(r"(\d{4}-\d{2}-\d{2})\.([0-9a-f]{32})\.json")
 ANSWER_SUFFIX = ".answer"
 TAKEN_SUFFIX = ".taken"
+_ANSWER = re.compile(r"\d{4}-\d{2}-\d{2}\.[0-9a-f]{32}\.answer\.json")
+ANSWERS_KEPT_SECONDS = 3600
+"""How long an answer waits for the command that asked (it removes what it reads when it
+owns the folder's files): longer than the command's default wait; then the stream tidies it."""
 CONFLICT_RETRIES = 3
 """Closes tried again after a write-write conflict with the consumer's batch (each rolls back
 whole): the two write different days, so a conflict is rare and passes."""
@@ -272,7 +277,9 @@ def ask(ledger_path: Path, request: CloseRequest, *, wait: float) -> dict[str, A
     while time.monotonic() < deadline:
         if answer.exists():
             found: dict[str, Any] = json.loads(answer.read_text(encoding="utf-8"))
-            answer.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                # the stream's account owns it in the sticky folder; the stream tidies it
+                answer.unlink(missing_ok=True)
             return found
         time.sleep(0.1)
     try:
@@ -329,20 +336,27 @@ class CloseServer:
         partial.rename(self.folder / SERVING)
 
     def stop(self) -> None:
+        """Wait for the closes running, and unmark the ledger unless another stream has
+        marked it since (its mark is its own)."""
         for thread in list(self._running.values()):
             thread.join()
-        (self.folder / SERVING).unlink(missing_ok=True)
+        marker = _marker(self.folder)
+        if marker is not None and _this_process(marker):
+            (self.folder / SERVING).unlink(missing_ok=True)
 
     def closing(self) -> set[date]:
         with self._lock:
             return set(self._running)
 
     def serve(self) -> None:
-        """Start a close for each new request (a day already closing waits its turn)."""
+        """Start a close for each new request (a day already closing waits its turn), and
+        remove the answers nobody collected within :data:`ANSWERS_KEPT_SECONDS`."""
         for path in sorted(self.folder.iterdir()):
             match = _REQUEST.fullmatch(path.name)
             if match is None:
-                continue  # an answer, the marker, a partial request, or not ours to read
+                if _ANSWER.fullmatch(path.name) and _older_than(path, ANSWERS_KEPT_SECONDS):
+                    path.unlink(missing_ok=True)
+                continue  # the marker, a partial request, or not ours to read
             stem = f"{match[1]}.{match[2]}"
             try:
                 day = date.fromisoformat(match[1])
@@ -414,6 +428,13 @@ class CloseServer:
                 if conflicts > CONFLICT_RETRIES:
                     raise
                 log.info("the close of %s met a batch's write; closing it again", day)
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except FileNotFoundError:
+        return False
 
 
 def _this_process(marker: Mapping[str, Any]) -> bool:

@@ -221,3 +221,67 @@ def test_an_account_that_cannot_list_the_requests_is_told_where_they_wait(
     assert f"left in {requests}, which only the account running the stream can list" in note
     assert (requests / f"{stem}.json.taken").exists()
     assert not db.exists()
+
+
+def test_a_stream_stopping_leaves_the_mark_of_a_stream_started_after_it(
+    db: Path, catalog: Mapping[str, TableRules], tmp_path: Path, sleeper: subprocess.Popen[bytes]
+) -> None:
+    """Two streams pointed at one ledger: the first to stop must not unmark the ledger the
+    second now serves, or commands would close without it."""
+    server = CloseServer(db, tmp_path / "stream-reports", catalog)
+    server.start()
+    left_by_a_stream(db, sleeper.pid)  # another stream marks the ledger as its own
+    server.stop()
+    marker = serving(db)
+    assert marker is not None and marker["pid"] == sleeper.pid
+
+
+def test_answers_nobody_collects_are_tidied_and_fresh_ones_kept(
+    db: Path, catalog: Mapping[str, TableRules], tmp_path: Path
+) -> None:
+    """An answer waits for its command (which cannot remove it when the stream's account owns
+    it in the sticky folder) for an hour, then the stream removes it between batches."""
+    server = CloseServer(db, tmp_path / "stream-reports", catalog)
+    server.start()
+    old, fresh = (folder(db) / f"{OPEN}.{i:032x}.answer.json" for i in (1, 2))
+    for answer in (old, fresh):
+        answer.write_text('{"ok": true}', encoding="utf-8")
+    two_hours_ago = time.time() - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    server.serve()
+    assert not old.exists() and fresh.exists()
+    server.stop()
+
+
+def test_a_command_reads_an_answer_it_may_not_remove(
+    db: Path, catalog: Mapping[str, TableRules], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer file is the stream's in the sticky folder: an operator's command reads it
+    and returns the answer though the kernel refuses the removal (raised here as the kernel
+    would, the tests running as root)."""
+    answered = threading.Event()
+
+    def answer_it() -> None:
+        deadline = time.monotonic() + 10
+        while not (asked := list(folder(db).glob(f"{OPEN}.*.json"))):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        stem = asked[0].name.removesuffix(".json")
+        asked[0].unlink()
+        (folder(db) / f"{stem}.answer.json").write_text('{"ok": true}', encoding="utf-8")
+        answered.set()
+
+    folder(db).mkdir(exist_ok=True)
+    real_unlink = Path.unlink
+
+    def refused(path: Path, missing_ok: bool = False) -> None:
+        if path.name.endswith(".answer.json"):
+            raise PermissionError(1, "Operation not permitted", str(path))
+        real_unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refused)
+    thread = threading.Thread(target=answer_it)
+    thread.start()
+    assert ask(db, CloseRequest(OPEN), wait=20) == {"ok": True}
+    thread.join()
+    assert answered.is_set()
