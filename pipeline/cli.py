@@ -1253,8 +1253,13 @@ def cmd_broker(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; errors of input, configuration or state become one message on stderr
     and an exit code (:func:`pipeline.exits.explain`), not a traceback."""
+    parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (README: completion)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # prints them and exits
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit as stop:  # a usage error (said, with the usage), --help or --version
         return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
     try:
