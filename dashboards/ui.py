@@ -25,7 +25,7 @@ act, and no name typed into a box is recorded.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -437,11 +437,17 @@ ACTION_LABELS = {ACKNOWLEDGE: "Acknowledge", ESCALATE: "Escalate", ASSIGN: "Assi
 TRIAGE_ACTIONS = frozenset({Action.ACKNOWLEDGE, Action.ESCALATE, Action.ASSIGN})
 
 
-def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack") -> None:
+def ack_form(
+    ctx: Context,
+    targets: Sequence[tuple[str, str]],
+    key: str = "ack",
+    on_recorded: Callable[[], None] | None = None,
+) -> None:
     """Acknowledge, escalate or assign the ``targets`` ((exception id, table id) pairs: one,
     or the rows selected in the queue) with one note; one journal record each. An assignment
     names who holds them (the signed-in user when left blank). Shown only to a signed-in user
-    whose roles allow it."""
+    whose roles allow it. ``on_recorded`` runs once every record is in the journal, before
+    the page runs again (the queue forgets the rows chosen)."""
     actor, roles = ctx.actor, ctx.roles
     if actor is None or roles is None:
         st.info("Sign in to acknowledge or escalate: without a signed-in user this is read-only.")
@@ -503,6 +509,8 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
             f"(journal {ctx.journal.path.name}, record "
             f"{', '.join(r.link[:12] for r in records)})."
         )
+        if on_recorded is not None:
+            on_recorded()
         st.rerun()
 
 
