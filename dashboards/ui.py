@@ -169,6 +169,9 @@ def sidebar() -> Context:
         snap = snapshot()
     except LedgerUnavailable as err:
         st.error(str(err))
+        with st.sidebar:
+            live.sidebar_toggles()
+        live.follow(live.NO_SNAPSHOT)  # the page runs again once there is one
         st.stop()
         raise  # unreachable: st.stop() raises
     with st.sidebar:
@@ -243,8 +246,12 @@ def current() -> Context:
 
 
 def require_day(ctx: Context) -> date:
+    """The gaming day chosen; without one, the page says so, runs again once the ledger
+    changed (:func:`dashboards.live.follow`: a page opened before the first data showed
+    nothing until reloaded) and stops."""
     if ctx.day is None:
         st.info("Nothing to show until a gaming day has been replayed into the ledger.")
+        live.follow(ctx.snapshot.key)
         st.stop()
         raise RuntimeError("unreachable")
     return ctx.day
@@ -296,7 +303,10 @@ class Queue(NamedTuple):
     """What the exception queue reads from a snapshot for a gaming day."""
 
     rows: pd.DataFrame
-    """The day's exceptions without their status (:func:`dashboards.queries.exception_rows`)."""
+    """The day's exceptions without their status (:func:`dashboards.queries.exception_rows`),
+    but for those of rounds still in play (:func:`dashboards.queries.in_play`)."""
+    in_play: int
+    """How many exceptions of rounds still in play are left out of :attr:`rows`."""
     announced: set[str] | None
     """Those the live feed announced (:func:`dashboards.queries.announced_exceptions`)."""
     notices: pd.DataFrame
@@ -311,10 +321,14 @@ class Queue(NamedTuple):
 @st.cache_data(show_spinner=False, max_entries=8)
 def _queue(snapshot_key: str, snapshot_path: str, day: date) -> Queue:
     with read_copy(Path(snapshot_path)) as ledger:
-        rows = q.exception_rows(ledger, day)
+        every = q.exception_rows(ledger, day)
         announced = q.announced_exceptions(ledger, day)
+        held = q.in_play(every, announced, q.open_tables(ledger, day))
+        rows = every[~held].reset_index(drop=True)
         notices = q.day_notices(ledger, day)
-        return Queue(rows, announced, notices, triage.labels(rows), q.stored_acks(ledger))
+        return Queue(
+            rows, int(held.sum()), announced, notices, triage.labels(rows), q.stored_acks(ledger)
+        )
 
 
 def exception_queue(snap: Snapshot, day: date) -> Queue:

@@ -100,6 +100,11 @@ def headline(shown: str) -> None:
         )
 
 
+if queue.in_play:
+    st.caption(
+        f"Not listed or counted: {queue.in_play} exception(s) of rounds still in play at open "
+        "tables. The next events may explain them; the live feed raises those that stand."
+    )
 if all_rows.empty:
     headline("0 of 0")
     st.success("No exceptions on this gaming day in the ledger snapshot.")
