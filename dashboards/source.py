@@ -220,6 +220,12 @@ def read_copy(path: Path) -> Iterator[Ledger]:
         ledger = Ledger(path, read_only=True)
     except LedgerError as err:
         raise LedgerUnavailable(str(err)) from err
+    except snapshots.ReadError as err:  # a database, not a ledger
+        raise LedgerUnavailable(
+            f"{ledger_path()} is not a ledger ({type(err).__name__}: {err}). Point "
+            "BACCARAT_DB at a ledger baccarat-audit wrote; the pages try again when the "
+            "file changes."
+        ) from err
     try:
         yield ledger
     finally:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 from zoneinfo import ZoneInfo
 
 import pandas as pd
@@ -42,6 +42,7 @@ from dashboards.source import (
     LedgerUnavailable,
     Snapshot,
     journal,
+    latest,
     ledger_path,
     read_copy,
     reader,
@@ -167,13 +168,10 @@ def sidebar() -> Context:
     ledger to show."""
     try:
         snap = snapshot()
+        days = gaming_dates(snap)
+        shown_ledger = ledger_id(snap)
     except LedgerUnavailable as err:
-        st.error(str(err))
-        with st.sidebar:
-            live.sidebar_toggles()
-        live.follow(live.NO_SNAPSHOT)  # the page runs again once there is one
-        st.stop()
-        raise  # unreachable: st.stop() raises
+        unavailable(err)
     with st.sidebar:
         taken = local_wall(snap.taken_at)
         st.caption(
@@ -181,7 +179,6 @@ def sidebar() -> Context:
         )
         if snap.busy:
             st.warning(f"Showing the last snapshot: {snap.busy}")
-        days = gaming_dates(snap)
         day: date | None = None
         if days:
             wanted = st.query_params.get("day")
@@ -202,7 +199,7 @@ def sidebar() -> Context:
         live.sidebar_toggles()
         if st.button("Refresh data", key="refresh"):
             st.rerun()
-    ctx = Context(snap, day, journal(ledger_id(snap)), actor, roles)
+    ctx = Context(snap, day, journal(shown_ledger), actor, roles)
     problems = ctx.journal.verify()
     if problems:
         st.error(
@@ -211,6 +208,19 @@ def sidebar() -> Context:
         )
     st.session_state["_context"] = ctx
     return ctx
+
+
+def unavailable(err: LedgerUnavailable) -> NoReturn:
+    """Say why there is nothing to show (no ledger yet, a writer holding it, a file that is
+    not a ledger) and stop the page; it runs again once the ledger file changes (a page
+    opened before the first data never went live)."""
+    st.error(str(err))
+    with st.sidebar:
+        live.sidebar_toggles()
+    shown = latest()
+    live.follow(live.NO_SNAPSHOT if shown is None else shown.key)
+    st.stop()
+    raise AssertionError("unreachable: st.stop() raises")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
