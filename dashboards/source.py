@@ -165,6 +165,8 @@ def refresher(every: float, live: Path | None = None) -> None:
     a page run, that wait held up the user's whole session, the live feed's part of the page
     included (:mod:`dashboards.feed`)."""
     live = (live or ledger_path()).absolute()
+    if live in _refreshers:  # the live check asks every second: no wait for a copy under way
+        return
     with _lock:
         if live in _refreshers:
             return
