@@ -46,6 +46,8 @@ CONFIRM_SECONDS = float(os.environ.get("BACCARAT_CONFIRM_SECONDS") or 5.0)
 """With the feed on, how often the server takes a new snapshot (instead of each page run,
 every :data:`LIVE_SECONDS`): the feed shows new exceptions at once, the snapshot confirms
 them. Each new snapshot reruns the whole page, during which the feed's part waits."""
+NO_SNAPSHOT = ""
+"""The snapshot key a page that could take none shows: any snapshot differs from it."""
 LIVE_KEY = "live_updates"
 SOUND_KEY = "live_sound"
 CRITICAL = "CRITICAL"
@@ -58,13 +60,15 @@ def follow(shown_key: str) -> None:
     :data:`CONFIRM_SECONDS` (:func:`dashboards.source.refresher`) and the page only looks at
     the last one."""
     if st.session_state.get(LIVE_KEY, True):
-        if feed.configured():
-            refresher(CONFIRM_SECONDS)
         _watch(shown_key)
 
 
 @st.fragment(run_every=LIVE_SECONDS)
 def _watch(shown_key: str) -> None:
+    if feed.configured():
+        # at every check, not once per page run: the refresher of a ledger that does not
+        # exist yet ends, and a page waiting for its first snapshot has no run to start one
+        refresher(CONFIRM_SECONDS)
     try:
         fresh = latest() if feed.configured() else snapshot()
     except LedgerUnavailable:

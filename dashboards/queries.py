@@ -9,7 +9,7 @@ rates. A question the ledger answers as the dashboards show it is re-exported as
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -343,6 +343,28 @@ def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:
     if not latest["live"].any():
         return None
     return set(latest.loc[latest["state"] == "RAISED", "exception_id"].astype(str))
+
+
+def open_tables(ledger: Ledger, day: date) -> set[str]:
+    """The tables of a gaming day whose last opening no closing followed yet
+    (:func:`pipeline.ledger.day_board.floor_facts`)."""
+    facts = day_board.floor_facts(ledger, day)
+    return set(facts.loc[~facts["closed"].astype(bool), "table_id"].astype(str))
+
+
+def in_play(rows: pd.DataFrame, announced: set[str] | None, open_at: Collection[str]) -> pd.Series:
+    """Which exceptions of ``rows`` (:func:`exception_rows`) the live feed holds back at a
+    table still open (``open_at``, :func:`open_tables`): on a streamed day (``announced``,
+    :func:`announced_exceptions`, is not None) those not announced. They come only from
+    ending the day now (the round in play, an open irregularity, the Forms' day-end checks)
+    and the next events may explain them, so they come and go as the rounds are dealt: the
+    queue's total wandered with no withdrawal. At a closed table nothing is held back for
+    that reason: what the feed did not announce there (a Form whose copies have not
+    arrived) stays listed."""
+    if announced is None:
+        return pd.Series(False, index=rows.index)
+    ids = rows["exception_id"].astype(str)
+    return ~ids.isin(announced) & rows["table_id"].astype(str).isin(set(open_at))
 
 
 def day_notices(ledger: Ledger, day: date) -> pd.DataFrame:

@@ -10,12 +10,14 @@ reads), the exception queue follows the exceptions topic (:mod:`dashboards.feed`
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -79,6 +81,58 @@ def dashboard_env(
     return env
 
 
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when the thread that started it dies."""
+STOP_SECONDS = 15.0
+"""How long a stopped server's Streamlit process has to exit on SIGTERM before it is killed."""
+
+
+def _die_with_parent(parent: int) -> Callable[[], None]:
+    """What the Streamlit child runs before the server: on Linux, ask for SIGTERM when the
+    thread of ``parent`` that started it dies, even by SIGKILL (a killed
+    ``python -m dashboards.server`` left its child serving the port), and exit if ``parent``
+    is already gone. Elsewhere only the parent's own signal handlers (:func:`serve`) stop
+    the child. libc is loaded here, in the parent: the child only calls into it."""
+    prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
+
+    def in_child() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # it died between the fork and the prctl
+            os._exit(1)
+
+    return in_child
+
+
+def start_streamlit(
+    port: int, env: dict[str, str], output: IO[bytes] | IO[str] | int | None
+) -> subprocess.Popen[bytes]:
+    """The Streamlit server on 127.0.0.1:``port`` as a child process that dies with the
+    thread that started it (:func:`_die_with_parent`); ``output``: where its log goes
+    (None: this process's)."""
+    return subprocess.Popen(
+        streamlit_command(port),
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=output,
+        stderr=subprocess.STDOUT if output is not None else None,
+        preexec_fn=_die_with_parent(os.getpid()),
+    )
+
+
+def stop_streamlit(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (Streamlit closes its sessions and the port), then SIGKILL after
+    :data:`STOP_SECONDS`."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=STOP_SECONDS)
+
+
 @contextmanager
 def running_dashboard(
     db: Path,
@@ -92,13 +146,8 @@ def running_dashboard(
     """Serve the dashboards over ``db`` on 127.0.0.1:``port`` (following the exceptions topic
     of ``feed``, if given); yields the base URL once the server answers its health check, and
     stops it afterwards."""
-    process = subprocess.Popen(
-        streamlit_command(port),
-        cwd=ROOT,
-        env=dashboard_env(db, acks, feed),
-        stdin=subprocess.DEVNULL,
-        stdout=log if log is not None else subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
+    process = start_streamlit(
+        port, dashboard_env(db, acks, feed), log if log is not None else subprocess.DEVNULL
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -112,12 +161,7 @@ def running_dashboard(
             time.sleep(0.3)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+        stop_streamlit(process)
 
 
 def _healthy(base: str) -> bool:
@@ -136,9 +180,38 @@ def main(argv: list[str] | None = None) -> int:
     if not args.db.exists():
         parser.error(f"{args.db}: no ledger here; run `baccarat-audit demo` first")
     feed = KafkaSettings.from_env() if os.environ.get(env_var("bootstrap_servers")) else None
-    return subprocess.call(
-        streamlit_command(args.port), cwd=ROOT, env=dashboard_env(args.db, feed=feed)
-    )
+    return serve(args.port, dashboard_env(args.db.absolute(), feed=feed))
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class _Stopped(Exception):
+    """The server was told to stop (one of :data:`STOP_SIGNALS`)."""
+
+
+def _stop_asked(signum: int, _frame: object) -> None:
+    raise _Stopped(signum)
+
+
+def serve(port: int, env: dict[str, str]) -> int:
+    """Run the Streamlit server until it exits, or until this process is told to stop (one
+    of :data:`STOP_SIGNALS`), and then stop it: a ``python -m dashboards.server`` that was
+    killed left its Streamlit child holding the port. Returns the child's exit code, 0 when
+    stopped by a signal."""
+    process = start_streamlit(port, env, None)  # a signal before the handlers: it dies with us
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _stop_asked)
+    stopped = False
+    try:
+        process.wait()
+    except _Stopped:
+        stopped = True
+    finally:
+        for signum in STOP_SIGNALS:  # a second signal must not cut the stop short
+            signal.signal(signum, signal.SIG_IGN)
+        stop_streamlit(process)
+    return 0 if stopped else process.returncode
 
 
 if __name__ == "__main__":

@@ -165,6 +165,8 @@ def refresher(every: float, live: Path | None = None) -> None:
     a page run, that wait held up the user's whole session, the live feed's part of the page
     included (:mod:`dashboards.feed`)."""
     live = (live or ledger_path()).absolute()
+    if live in _refreshers:  # the live check asks every second: no wait for a copy under way
+        return
     with _lock:
         if live in _refreshers:
             return
@@ -220,6 +222,12 @@ def read_copy(path: Path) -> Iterator[Ledger]:
         ledger = Ledger(path, read_only=True)
     except LedgerError as err:
         raise LedgerUnavailable(str(err)) from err
+    except snapshots.ReadError as err:  # a database, not a ledger
+        raise LedgerUnavailable(
+            f"{ledger_path()} is not a ledger ({type(err).__name__}: {err}). Point "
+            "BACCARAT_DB at a ledger baccarat-audit wrote; the pages try again when the "
+            "file changes."
+        ) from err
     try:
         yield ledger
     finally:

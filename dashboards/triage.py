@@ -4,7 +4,7 @@ what each exception puts at stake and how long it has waited."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
@@ -77,6 +77,68 @@ def to_url(defaults: dict[str, list[str]]) -> None:
         st.query_params[HOLDER_PARAM] = holder
     else:
         st.query_params.pop(HOLDER_PARAM, None)
+
+
+GRID_KEY = "queue"
+PICKS_KEY = "act_on"
+OPENED_BY_CLICK_KEY = "_clicked"
+_SHOWN_KEY = "_queue_shown"
+_RECORDED_KEY = "_queue_recorded"
+
+
+def forget_choice() -> None:
+    """An action was recorded on the rows chosen: the next run starts with none ticked in
+    the grid or picked in the list (:func:`clear_recorded_choice`). An action applies to
+    exactly the rows chosen for it, once; ticks left in place slid onto the rows that moved
+    up when the recorded ones left the grid."""
+    st.session_state[_RECORDED_KEY] = True
+
+
+def clear_recorded_choice() -> None:
+    """Before the queue's widgets are made: after :func:`forget_choice`, untick every row
+    and empty the pick list (set through the widgets' state, so the browser shows it)."""
+    if st.session_state.pop(_RECORDED_KEY, False):
+        st.session_state[GRID_KEY] = {"selection": {"rows": [], "columns": []}}
+        st.session_state[PICKS_KEY] = []
+        st.session_state.pop(_SHOWN_KEY, None)
+        st.session_state.pop(OPENED_BY_CLICK_KEY, None)
+
+
+def _ticked_positions() -> list[int]:
+    state = st.session_state.get(GRID_KEY) or {}
+    return [int(i) for i in (state.get("selection") or {}).get("rows", [])]
+
+
+def choosing() -> bool:
+    """Whether rows of the queue are ticked or picked (live updates pause meanwhile)."""
+    return bool(_ticked_positions() or st.session_state.get(PICKS_KEY))
+
+
+def ticked(shown: Sequence[str]) -> list[str]:
+    """Before the grid is drawn with the exceptions ``shown`` (ids, in row order): those
+    ticked in it, by id.
+
+    The grid reports its ticks by row position in the rows it showed last, and keeps them at
+    those positions whatever rows it is given next; so the ticks are read against the rows
+    shown last, and put back at the rows of the same exceptions (a ticked exception no longer
+    shown, acknowledged or filtered out, is no longer ticked)."""
+    before = st.session_state.get(_SHOWN_KEY)
+    positions = _ticked_positions()
+    known = list(shown) if before is None else before
+    ids = [known[i] for i in positions if 0 <= i < len(known)]
+    at = {exception_id: row for row, exception_id in enumerate(shown)}
+    kept = [i for i in ids if i in at]
+    if [at[i] for i in kept] != positions:
+        st.session_state[GRID_KEY] = {"selection": {"rows": [at[i] for i in kept], "columns": []}}
+    st.session_state[_SHOWN_KEY] = list(shown)
+    return kept
+
+
+def keep_picks(offered: Collection[str]) -> None:
+    """Before the pick list is made: drop the picks it no longer offers (acknowledged away
+    or filtered out)."""
+    if PICKS_KEY in st.session_state:
+        st.session_state[PICKS_KEY] = [i for i in st.session_state[PICKS_KEY] if i in offered]
 
 
 class Labels(NamedTuple):

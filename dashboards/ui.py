@@ -25,12 +25,12 @@ act, and no name typed into a box is recorded.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 from zoneinfo import ZoneInfo
 
 import pandas as pd
@@ -42,6 +42,7 @@ from dashboards.source import (
     LedgerUnavailable,
     Snapshot,
     journal,
+    latest,
     ledger_path,
     read_copy,
     reader,
@@ -167,10 +168,10 @@ def sidebar() -> Context:
     ledger to show."""
     try:
         snap = snapshot()
+        days = gaming_dates(snap)
+        shown_ledger = ledger_id(snap)
     except LedgerUnavailable as err:
-        st.error(str(err))
-        st.stop()
-        raise  # unreachable: st.stop() raises
+        unavailable(err)
     with st.sidebar:
         taken = local_wall(snap.taken_at)
         st.caption(
@@ -178,7 +179,6 @@ def sidebar() -> Context:
         )
         if snap.busy:
             st.warning(f"Showing the last snapshot: {snap.busy}")
-        days = gaming_dates(snap)
         day: date | None = None
         if days:
             wanted = st.query_params.get("day")
@@ -199,7 +199,7 @@ def sidebar() -> Context:
         live.sidebar_toggles()
         if st.button("Refresh data", key="refresh"):
             st.rerun()
-    ctx = Context(snap, day, journal(ledger_id(snap)), actor, roles)
+    ctx = Context(snap, day, journal(shown_ledger), actor, roles)
     problems = ctx.journal.verify()
     if problems:
         st.error(
@@ -208,6 +208,19 @@ def sidebar() -> Context:
         )
     st.session_state["_context"] = ctx
     return ctx
+
+
+def unavailable(err: LedgerUnavailable) -> NoReturn:
+    """Say why there is nothing to show (no ledger yet, a writer holding it, a file that is
+    not a ledger) and stop the page; it runs again once the ledger file changes (a page
+    opened before the first data never went live)."""
+    st.error(str(err))
+    with st.sidebar:
+        live.sidebar_toggles()
+    shown = latest()
+    live.follow(live.NO_SNAPSHOT if shown is None else shown.key)
+    st.stop()
+    raise AssertionError("unreachable: st.stop() raises")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -243,8 +256,12 @@ def current() -> Context:
 
 
 def require_day(ctx: Context) -> date:
+    """The gaming day chosen; without one, the page says so, runs again once the ledger
+    changed (:func:`dashboards.live.follow`: a page opened before the first data showed
+    nothing until reloaded) and stops."""
     if ctx.day is None:
         st.info("Nothing to show until a gaming day has been replayed into the ledger.")
+        live.follow(ctx.snapshot.key)
         st.stop()
         raise RuntimeError("unreachable")
     return ctx.day
@@ -296,7 +313,10 @@ class Queue(NamedTuple):
     """What the exception queue reads from a snapshot for a gaming day."""
 
     rows: pd.DataFrame
-    """The day's exceptions without their status (:func:`dashboards.queries.exception_rows`)."""
+    """The day's exceptions without their status (:func:`dashboards.queries.exception_rows`),
+    but for those of rounds still in play (:func:`dashboards.queries.in_play`)."""
+    in_play: int
+    """How many exceptions of rounds still in play are left out of :attr:`rows`."""
     announced: set[str] | None
     """Those the live feed announced (:func:`dashboards.queries.announced_exceptions`)."""
     notices: pd.DataFrame
@@ -311,10 +331,14 @@ class Queue(NamedTuple):
 @st.cache_data(show_spinner=False, max_entries=8)
 def _queue(snapshot_key: str, snapshot_path: str, day: date) -> Queue:
     with read_copy(Path(snapshot_path)) as ledger:
-        rows = q.exception_rows(ledger, day)
+        every = q.exception_rows(ledger, day)
         announced = q.announced_exceptions(ledger, day)
+        held = q.in_play(every, announced, q.open_tables(ledger, day))
+        rows = every[~held].reset_index(drop=True)
         notices = q.day_notices(ledger, day)
-        return Queue(rows, announced, notices, triage.labels(rows), q.stored_acks(ledger))
+        return Queue(
+            rows, int(held.sum()), announced, notices, triage.labels(rows), q.stored_acks(ledger)
+        )
 
 
 def exception_queue(snap: Snapshot, day: date) -> Queue:
@@ -437,11 +461,17 @@ ACTION_LABELS = {ACKNOWLEDGE: "Acknowledge", ESCALATE: "Escalate", ASSIGN: "Assi
 TRIAGE_ACTIONS = frozenset({Action.ACKNOWLEDGE, Action.ESCALATE, Action.ASSIGN})
 
 
-def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack") -> None:
+def ack_form(
+    ctx: Context,
+    targets: Sequence[tuple[str, str]],
+    key: str = "ack",
+    on_recorded: Callable[[], None] | None = None,
+) -> None:
     """Acknowledge, escalate or assign the ``targets`` ((exception id, table id) pairs: one,
     or the rows selected in the queue) with one note; one journal record each. An assignment
     names who holds them (the signed-in user when left blank). Shown only to a signed-in user
-    whose roles allow it."""
+    whose roles allow it. ``on_recorded`` runs once every record is in the journal, before
+    the page runs again (the queue forgets the rows chosen)."""
     actor, roles = ctx.actor, ctx.roles
     if actor is None or roles is None:
         st.info("Sign in to acknowledge or escalate: without a signed-in user this is read-only.")
@@ -503,6 +533,8 @@ def ack_form(ctx: Context, targets: Sequence[tuple[str, str]], key: str = "ack")
             f"(journal {ctx.journal.path.name}, record "
             f"{', '.join(r.link[:12] for r in records)})."
         )
+        if on_recorded is not None:
+            on_recorded()
         st.rerun()
 
 

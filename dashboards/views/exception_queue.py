@@ -26,8 +26,8 @@ st.caption(
 )
 
 following = live.exceptions_feed()
-selected_rows = st.session_state.get("queue", {}).get("selection", {}).get("rows", [])
-if selected_rows or st.session_state.get("act_on"):
+triage.clear_recorded_choice()
+if triage.choosing():
     st.caption("Live updates pause while rows are selected, so the selection stays put.")
 else:
     live.follow(ctx.snapshot.key)
@@ -100,6 +100,11 @@ def headline(shown: str) -> None:
         )
 
 
+if queue.in_play:
+    st.caption(
+        f"Not listed or counted: {queue.in_play} exception(s) of rounds still in play at open "
+        "tables. The next events may explain them; the live feed raises those that stand."
+    )
 if all_rows.empty:
     headline("0 of 0")
     st.success("No exceptions on this gaming day in the ledger snapshot.")
@@ -207,11 +212,12 @@ table = rows[
     ]
 ]
 table = table.assign(occurred=ui.local_times(table["occurred"]))
-picked = st.dataframe(
+ticked = triage.ticked([str(i) for i in table["exception_id"]])
+st.dataframe(
     table,
     hide_index=True,
     width="stretch",
-    key="queue",
+    key=triage.GRID_KEY,
     on_select="rerun",
     selection_mode="multi-row",
     column_config={
@@ -237,18 +243,16 @@ ids = list(rows["exception_id"])
 picks = {i: queue.labels.picks[i] for i in ids}
 # The grid's row checkboxes are drawn on a canvas that a keyboard or a screen reader cannot
 # reach; this list picks the same rows for the same bulk form.
-if "act_on" in st.session_state:  # picks acknowledged away or filtered out are no longer offered
-    st.session_state["act_on"] = [i for i in st.session_state["act_on"] if i in picks]
+triage.keep_picks(picks)
 typed = st.multiselect(
     "Act on several: pick exceptions by code, table or id (or tick rows in the table)",
     options=list(picks),
     format_func=picks.__getitem__,
-    key="act_on",
+    key=triage.PICKS_KEY,
 )
-ticked = [str(table.iloc[i]["exception_id"]) for i in picked.selection.rows if i < len(table)]
 chosen_rows = list(dict.fromkeys([*ticked, *typed]))
-if len(chosen_rows) == 1 and st.session_state.get("_clicked") != chosen_rows[0]:
-    st.session_state["_clicked"] = chosen_rows[0]  # a click opens the row, once
+if len(chosen_rows) == 1 and st.session_state.get(triage.OPENED_BY_CLICK_KEY) != chosen_rows[0]:
+    st.session_state[triage.OPENED_BY_CLICK_KEY] = chosen_rows[0]  # a click opens the row, once
     st.session_state["inspect"] = chosen_rows[0]
     st.query_params[triage.EXCEPTION_PARAM] = chosen_rows[0]
 if len(chosen_rows) > 1:
@@ -260,6 +264,7 @@ if len(chosen_rows) > 1:
         ctx,
         [(str(r.exception_id), str(r.table_id)) for r in chosen_frame.itertuples()],
         key="bulk",
+        on_recorded=triage.forget_choice,
     )
     st.divider()
 
@@ -352,8 +357,7 @@ st.markdown(
 if history.empty:
     st.caption("None yet.")
 else:
-    shown = history.assign(
-        assignee=[None if a is None else visible(a) for a in history["assignee"]]
-    )
+    # a missing assignee is NaN once the ledger's records and the journal's are merged
+    shown = history.assign(assignee=ui.visible_cells(history["assignee"]))
     st.dataframe(shown, hide_index=True, width="stretch", key="history")
-ui.ack_form(ctx, [(str(chosen), str(row["table_id"]))])
+ui.ack_form(ctx, [(str(chosen), str(row["table_id"]))], on_recorded=triage.forget_choice)

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 import pytest
 from dashboard_data import APP, DAY, SETTLED_WRONGLY, ledger_copy, request_from, trust_localhost
@@ -502,3 +503,18 @@ def test_missing_ledger_is_explained(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("BACCARAT_DB", str(tmp_path / "nowhere.duckdb"))
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
     assert at.error and "no ledger here yet" in at.error[0].value
+
+
+def test_a_database_that_is_not_a_ledger_is_explained_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BACCARAT_DB naming some other DuckDB database: every page says the file is not a
+    ledger and what to do, instead of a traceback."""
+    other = tmp_path / "other.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute("CREATE TABLE visits (n INTEGER)")
+    monkeypatch.setenv("BACCARAT_DB", str(other))
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not at.exception, [e.value for e in at.exception]
+    [error] = [e.value for e in at.error]
+    assert f"{other} is not a ledger" in error and "Point BACCARAT_DB at a ledger" in error

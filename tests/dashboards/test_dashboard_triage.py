@@ -125,6 +125,29 @@ def test_several_selected_rows_are_acknowledged_with_one_note(
     assert sorted(r.exception_id for r in records) == sorted(chosen)
     assert {r.note for r in records} == {"duplicates from the T02 shoe reader restart"}
     assert any("3 exceptions" in s.value for s in at.success)
+    assert list(at.session_state["queue"]["selection"]["rows"]) == [], "nothing stays ticked"
+    assert not any(s.value.endswith(" selected") for s in at.subheader)
+
+
+def test_ticks_stay_on_their_exceptions_when_the_rows_move(ledger: Path) -> None:
+    """The grid reports its ticks by row position; the queue keeps them by exception id, so
+    a filter that moves the rows keeps the same exception ticked (at its new position), and
+    one the filter hides is no longer chosen."""
+    at = opened()
+    rows = rows_of(at)
+    first, last = (str(rows["exception_id"].iloc[i]) for i in (0, -1))
+    severity = str(rows["severity"].iloc[-1])
+    assert severity != rows["severity"].iloc[0], "the queue lists the most severe first"
+    at.session_state["queue"] = {"selection": {"rows": [0, len(rows) - 1], "columns": []}}
+    at.run()
+    assert any(s.value == "2 selected" for s in at.subheader)
+    at.multiselect(key="f_severity").set_value([severity]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    moved = list(rows_of(at)["exception_id"])
+    assert first not in moved
+    assert list(at.session_state["queue"]["selection"]["rows"]) == [moved.index(last)]
+    assert not any(s.value.endswith(" selected") for s in at.subheader), "one chosen: opened"
+    assert at.selectbox(key="inspect").value == last
 
 
 def test_exceptions_picked_from_the_list_are_acknowledged_with_one_note(
