@@ -70,6 +70,14 @@ CORROBORATING: dict[str, frozenset[str]] = {
     "NJ-PATTERN-INFORMED-BETTING": frozenset(
         {"NJ-PATTERN-INFORMED-ACCUMULATED", "NJ-PATTERN-CARD-PREVIEW"}
     ),
+    # a patient cheat's own day can be enough for the day's test, and either preview wins
+    # beyond the odds and bets the side the next card favours
+    "NJ-PATTERN-INFORMED-ACCUMULATED": frozenset(
+        {"NJ-PATTERN-INFORMED-BETTING", "NJ-PATTERN-CARD-PREVIEW"}
+    ),
+    "NJ-PATTERN-CARD-PREVIEW": frozenset(
+        {"NJ-PATTERN-INFORMED-BETTING", "NJ-PATTERN-INFORMED-ACCUMULATED"}
+    ),
 }
 """Codes that find the patron of a fault of the key's code by other evidence."""
 

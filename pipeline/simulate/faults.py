@@ -45,6 +45,10 @@ class FaultKind(enum.Enum):
     LAST_HAND_NOT_VOIDED = "last_hand_not_voided"  # 18: Chemin de Fer: a card of the shoe's
     # last hand found face up in the shoe, and the hand dealt on and settled instead of voided
     RETURNED_STAKE = "returned_stake"  # 19: a losing wager recorded VOID, its stake returned
+    PATIENT_INFORMED = "patient_informed"  # 20: a patron back at the same table every day who
+    # knows the winner of a fifth of the rounds (found by the evidence of days together)
+    EDGE_SORTER = "edge_sorter"  # 21: a patron back every day who reads the next card's back
+    # (7, 8 or 9 or not) and bets Player on it
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -75,17 +79,27 @@ kind's opportunity arises. High enough that a few hours of a few tables show eve
 
 PATTERN_RATES: Mapping[FaultKind, float] = {
     FaultKind.INFORMED_BETTING: 0.02,
+    # per table, decided once per seed and table like collusion: the same patron every day
+    FaultKind.PATIENT_INFORMED: 0.3,
+    FaultKind.EDGE_SORTER: 0.3,
 }
 """Faults chosen by name (``--faults informed_betting``), not by ``all``, per opportunity: a
 patron sitting down is informed. ``all`` means "everything one gaming day's audit finds", and
 the informed-betting test does not find every informed patron of a full floor's day: it is
 corrected for every patron's test of the day (Bonferroni), so the more patrons a day has the
 stronger the evidence it needs (the 6-table, 24-hour demo day: 13 of 14 found; the one
-missed at p = 8e-4 against a bar of 7e-5 on a 6-table, 4-hour day)."""
+missed at p = 8e-4 against a bar of 7e-5 on a 6-table, 4-hour day). The patient cheats are
+found by the evidence of several days together, never on their first day."""
 
 
 PATTERN_KINDS: frozenset[FaultKind] = frozenset(
-    {FaultKind.FALSE_SHUFFLE, FaultKind.INFORMED_BETTING, FaultKind.COLLUSION}
+    {
+        FaultKind.FALSE_SHUFFLE,
+        FaultKind.INFORMED_BETTING,
+        FaultKind.COLLUSION,
+        FaultKind.PATIENT_INFORMED,
+        FaultKind.EDGE_SORTER,
+    }
 )
 """Kinds only the pattern stage finds (:mod:`pipeline.patterns`), across shoes and days: a
 replay of one table's events alone does not report them."""
@@ -141,7 +155,9 @@ class InjectedFault:
         return json.dumps(asdict(self), sort_keys=True)
 
 
-OWN_STREAMS: frozenset[FaultKind] = frozenset({FaultKind.RETURNED_STAKE})
+OWN_STREAMS: frozenset[FaultKind] = frozenset(
+    {FaultKind.RETURNED_STAKE, FaultKind.PATIENT_INFORMED, FaultKind.EDGE_SORTER}
+)
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
 README's walkthrough): each rolls from a stream of its own, derived from the seed, so adding
 it leaves every other decision of a seed's day as it was."""

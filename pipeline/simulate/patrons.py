@@ -56,6 +56,16 @@ knows and bets, at :data:`INFORMED_STAKE_UNITS` units (else betting as anyone do
 least :data:`INFORMED_ROUNDS` rounds."""
 INFORMED_STAKE_UNITS = 5
 INFORMED_ROUNDS = 150
+PATIENT_SHARE = 0.2
+"""``patient_informed``'s effect size: the share of rounds whose winner the patron knows and
+bets at :data:`INFORMED_STAKE_UNITS` units, every day at the same table, for
+:data:`PATIENT_ROUNDS` rounds a day: too little for one day's test, enough for the evidence
+of three (:mod:`pipeline.patterns.evidence`)."""
+PATIENT_ROUNDS = 100
+CARD_BACKS_READ = frozenset({7, 8, 9})
+"""``edge_sorter``: the values of the cards whose backs the patron reads (turned by the dealer
+on request, kept turned by the shuffler), the ones that favour the Player as the first card:
+the next card one of them, the patron bets Player."""
 
 
 @dataclass
@@ -72,6 +82,11 @@ class Patron:
     knows_outcomes: bool = False
     """The ``informed_betting`` fault: on :data:`INFORMED_SHARE` of rounds the patron knows the
     winner before betting."""
+    patient_share: float = 0.0
+    """The ``patient_informed`` fault: the share of rounds whose winner the patron knows."""
+    reads_card_backs: bool = False
+    """The ``edge_sorter`` fault: the patron knows whether the next card's value is one of
+    :data:`CARD_BACKS_READ`."""
 
 
 def new_patron(rng: random.Random, number: int, seat: int, rules: TableRules) -> Patron:
@@ -113,14 +128,18 @@ def choose_wagers(rng: random.Random, patron: Patron, rules: TableRules) -> dict
 
 
 def bet_the_known_winner(
-    patron: Patron, rules: TableRules, wagers: dict[Wager, Cents], winner: Wager
+    patron: Patron,
+    rules: TableRules,
+    wagers: dict[Wager, Cents],
+    winner: Wager,
+    units: int = INFORMED_STAKE_UNITS,
 ) -> dict[Wager, Cents]:
     """An informed patron's wagers on a round whose ``winner`` (``BANKER`` or ``PLAYER``) the
-    patron knows: the main wager moves to the winning side at :data:`INFORMED_STAKE_UNITS`
-    units; the other side's wager and its bonus wager (which needs that base wager, 3.2(a)5)
-    are dropped; other side wagers stay as chosen."""
+    patron knows, or favours: the main wager moves to that side at ``units`` units; the other
+    side's wager and its bonus wager (which needs that base wager, 3.2(a)5) are dropped;
+    other side wagers stay as chosen."""
     other = Wager.PLAYER if winner is Wager.BANKER else Wager.BANKER
     bonus_of = {Wager.BANKER: Wager.BANKER_BONUS, Wager.PLAYER: Wager.PLAYER_BONUS}
     kept = {w: c for w, c in wagers.items() if w not in (other, bonus_of[other])}
-    kept[winner] = min(patron.unit_cents * INFORMED_STAKE_UNITS, rules.max_wager_cents)
+    kept[winner] = min(patron.unit_cents * units, rules.max_wager_cents)
     return kept

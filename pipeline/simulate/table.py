@@ -58,9 +58,12 @@ from pipeline.simulate.misdeals import (
     plan_misdeal,
 )
 from pipeline.simulate.patrons import (
+    CARD_BACKS_READ,
     INFORMED_ROUNDS,
     INFORMED_SHARE,
     INFORMED_STAKE_UNITS,
+    PATIENT_ROUNDS,
+    PATIENT_SHARE,
     Patron,
     bet_the_known_winner,
     choose_wagers,
@@ -77,6 +80,10 @@ SECONDS_PER_ROUND = (38.0, 62.0)  # about 60-80 rounds an hour
 SHUFFLE_SECONDS = (240.0, 420.0)
 INFORMED_BETTING_CODE = "NJ-PATTERN-INFORMED-BETTING"
 DEALER_PATRON_CODE = "NJ-PATTERN-DEALER-PATRON"
+PATIENT_CODES: Mapping[FaultKind, str] = {
+    FaultKind.PATIENT_INFORMED: "NJ-PATTERN-INFORMED-ACCUMULATED",
+    FaultKind.EDGE_SORTER: "NJ-PATTERN-CARD-PREVIEW",
+}
 """The pattern codes :mod:`pipeline.patterns` raises (the emulator sits below the analysers)."""
 COLLUSION_SHARE = 0.15
 """``collusion``'s effect size: the share of the confederate's winning wagers the colluding
@@ -189,6 +196,17 @@ class TableEmulator:
         if faults.roll(FaultKind.COLLUSION):
             self.dealer = f"DLR-{faults.rng.randint(100, 999)}"
             self.confederate = f"PAT-{faults.rng.randint(900_000, 999_999):06d}"
+        # A patient cheat, from the kind's own stream (also seeded without the date): the same
+        # patron back at the same table every day. A Chemin de Fer table's wagers follow the
+        # bank (4.6-4.7), so none sits there.
+        self.patient: tuple[FaultKind, str] | None = None
+        for kind in PATIENT_CODES:
+            if (
+                self.patient is None
+                and not variant(self.game).participant_bank
+                and faults.roll(kind)
+            ):
+                self.patient = (kind, f"PAT-{faults.streams[kind].randint(800_000, 899_999)}")
         self.pit_boss = f"PB-{rng.randint(10, 99)}"
         self.pit_clerk = f"PC-{rng.randint(10, 99)}"
         self.shoe_number = 0
@@ -240,6 +258,8 @@ class TableEmulator:
             self.rng.sample(SEATS[self.game], k=min(4, len(SEATS[self.game])))
         ):
             self._seat_patron(seat, confederate=i == 0 and self.confederate is not None)
+        if self.patient is not None:
+            self._seat_patron(min(set(SEATS[self.game]) - set(self.seated)), patient=True)
         if variant(self.game).curator:
             self._offer_shoe(after_round=None)  # 3.6(b): the commencement of play
         while out.clock_micros < self.closes_at:
@@ -248,6 +268,21 @@ class TableEmulator:
             self._patron_leaves(seat)
         out.emit(self.dev.pit, "TableClosed", reason="end of gaming day")
         self._accounting()
+        if self.patient is not None:
+            kind, patron_id = self.patient
+            knows = (
+                f"knows the winner of {PATIENT_SHARE:.0%} of rounds and stakes "
+                f"{INFORMED_STAKE_UNITS} units on it"
+                if kind is FaultKind.PATIENT_INFORMED
+                else "reads the back of the next card (7, 8 or 9, or not) and bets Player on it"
+            )
+            self._fault(
+                kind,
+                f"patron {patron_id}, back at this table every day, {knows}, for "
+                f"{PATIENT_ROUNDS} rounds a day (named once days of evidence stand together)",
+                PATIENT_CODES[kind],
+                patron_id=patron_id,
+            )
         if self.confederate is not None:
             self._fault(
                 FaultKind.COLLUSION,
@@ -258,9 +293,14 @@ class TableEmulator:
         return out
 
     # ------------------------------------------------------------------ patrons
-    def _seat_patron(self, seat: int, confederate: bool = False) -> None:
+    def _seat_patron(self, seat: int, confederate: bool = False, patient: bool = False) -> None:
         patron = new_patron(self.rng, next(self.patron_numbers), seat, self.rules)
-        if confederate and self.confederate is not None:
+        if patient and self.patient is not None:
+            kind, patron.patron_id = self.patient
+            patron.rounds_left = PATIENT_ROUNDS
+            patron.patient_share = PATIENT_SHARE if kind is FaultKind.PATIENT_INFORMED else 0.0
+            patron.reads_card_backs = kind is FaultKind.EDGE_SORTER
+        elif confederate and self.confederate is not None:
             patron.patron_id = self.confederate
             patron.rounds_left = CONFEDERATE_ROUNDS
         elif (
@@ -1194,7 +1234,7 @@ class TableEmulator:
         """Every seated patron's wagers; with a ``tip`` (the round is dealt from a slug), the
         confederate stakes five units on it; an informed patron sometimes bets the winner."""
         stakes: dict[int, dict[Wager, Cents]] = {}
-        informed = any(p.knows_outcomes for p in self.seated.values())
+        informed = any(p.knows_outcomes or p.patient_share for p in self.seated.values())
         upcoming = self._upcoming_winner(shoe) if informed else None
         for seat in sorted(self.seated):
             patron = self.seated[seat]
@@ -1206,8 +1246,15 @@ class TableEmulator:
                     patron.knows_outcomes
                     and upcoming is not None
                     and self.faults.rng.random() < INFORMED_SHARE
+                ) or (
+                    patron.patient_share
+                    and upcoming is not None
+                    and self.faults.streams[FaultKind.PATIENT_INFORMED].random()
+                    < patron.patient_share
                 ):
                     wagers = bet_the_known_winner(patron, self.rules, wagers, upcoming)
+                elif patron.reads_card_backs and shoe.remaining[0].value in CARD_BACKS_READ:
+                    wagers = bet_the_known_winner(patron, self.rules, wagers, Wager.PLAYER, 1)
             stakes[seat] = wagers
             for wager, amount in wagers.items():
                 self.out.emit(
