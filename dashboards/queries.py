@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from pipeline.bundle.acks import ASSIGN, STATUS_AFTER, AckJournal
-from pipeline.ledger import day_board, day_tables, round_evidence, round_play
+from pipeline.ledger import day_board, day_tables, evidence_text, round_evidence, round_play
 from pipeline.ledger import day_notices as ledger_notices
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger import history as ledger_history
@@ -197,11 +197,23 @@ def evidence(ledger: Ledger, table_id: str, event_ids: Sequence[str]) -> pd.Data
     """The stored deliveries of these events: what the devices said, in order."""
     if not event_ids:
         return pd.DataFrame(
-            columns=["payload_type", "device_id", "seq", "occurred", "fields", "event_id"]
+            columns=["payload_type", "device_id", "seq", "occurred", "what", "event_id"]
         )
     df = round_evidence.deliveries_of(ledger, table_id, event_ids)
     df.insert(3, "occurred", micros_series(df["occurred_at"]))
     return df.drop(columns=["occurred_at"])
+
+
+def evidence_lines(
+    ledger: Ledger, table_id: str, event_ids: Sequence[str], zone: tzinfo
+) -> list[str]:
+    """The evidence as lines a person reads, on ``zone``'s clock: the sum the events prove,
+    then each event (:func:`pipeline.ledger.evidence_text.evidence_lines`)."""
+    if not event_ids:
+        return []
+    return evidence_text.evidence_lines(
+        round_evidence.cited_events(ledger, table_id, event_ids), zone
+    )
 
 
 # ---------------------------------------------------------------------- table board

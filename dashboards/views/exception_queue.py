@@ -334,8 +334,13 @@ if isinstance(row["round_id"], str) and st.button("Reconstruct this round", key=
 
 st.markdown("**Evidence: the events this exception rests on**")
 with ctx.ledger() as ledger:
-    event_ids = row["source_event_ids"]
-    events = q.evidence(ledger, str(row["table_id"]), [] if event_ids is None else list(event_ids))
+    event_ids = [] if row["source_event_ids"] is None else list(row["source_event_ids"])
+    events = q.evidence(ledger, str(row["table_id"]), event_ids)
+    lines = q.evidence_lines(ledger, str(row["table_id"]), event_ids, ui.casino_zone())
+st.markdown(
+    "\n".join(f"- {markdown_text(line)}" for line in lines) or "No event is cited.",
+    help=f"Times on the casino's clock ({ui.casino_zone().key}); money in dollars.",
+)
 events = events.assign(occurred=ui.local_times(events["occurred"]))
 st.dataframe(
     events,
@@ -346,7 +351,7 @@ st.dataframe(
         "occurred": st.column_config.DatetimeColumn(
             ui.local_label("occurred"), format="HH:mm:ss.SSS"
         ),
-        "fields": st.column_config.TextColumn("fields", width="large"),
+        "what": st.column_config.TextColumn("what", width="large"),
     },
 )
 

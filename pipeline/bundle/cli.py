@@ -21,12 +21,19 @@ BUNDLE_SUFFIX = ".zip"
 def add_bundle_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "bundle",
-        help="export the evidence bundle (zip) of a round, a Form or a table",
+        help="export the evidence bundle (zip) of an exception, a round, a Form or a table",
         description="Write the raw events (Avro), derived rows (CSV), acknowledgements, rule "
-        "citations and a SHA-256 manifest of one round, Form or table into a zip.",
+        "citations, the evidence as readable lines (README.txt, evidence.html) and a SHA-256 "
+        "manifest of one exception, round, Form or table into a zip.",
     )
     add_db_option(p, "the ledger (opened read-only)")
     what = p.add_argument_group("what to export (at least one)")
+    what.add_argument(
+        "--exception",
+        dest="exception_id",
+        help="exception id (as `exceptions --json` gives it): its row and exactly the events "
+        "it cites",
+    )
     what.add_argument("--round", dest="round_id", help="round id, e.g. T01-20261124-S01-R003")
     what.add_argument("--serial", type=int, help="Complimentary Vigorish Form serial")
     what.add_argument("--table", dest="table_id", help="table id (alone: the whole table)")
@@ -60,6 +67,7 @@ def names_a_directory(out: str) -> bool:
 
 def cmd_bundle(args: argparse.Namespace) -> int:
     from pipeline.bundle.export import export_bundle, file_sha256
+    from pipeline.config.catalog import gaming_day_of
     from pipeline.ledger.store import Ledger
 
     with Ledger(args.db, read_only=True) as ledger:
@@ -74,6 +82,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
                 gaming_date=args.date,
                 out=Path(args.out),
                 into_directory=names_a_directory(args.out),
+                exception_id=args.exception_id,
+                zone=gaming_day_of().zone,
             )
         except ValueError as err:  # a selection that finds nothing, or a name leaving --out
             raise CommandError(str(err)) from err

@@ -1,5 +1,5 @@
-"""Evidence bundles: one round, one Complimentary Vigorish Form, or one table, as a zip that a
-compliance investigator can hand on and anyone can check.
+"""Evidence bundles: one round, one Complimentary Vigorish Form, one exception or one table, as
+a zip that a compliance investigator can hand on and anyone can check.
 
 Contents of ``evidence-*.zip``:
 
@@ -12,6 +12,9 @@ Contents of ``evidence-*.zip``:
   ledger's table and the acknowledgement journal, assignments with their holder);
 - ``citations.json`` and ``citations.md``: every rule code the rows cite, with its N.J.A.C.
   section and statement;
+- ``README.txt`` and ``evidence.html``: what the files hold, and each exception in scope with
+  its evidence as a person reads it: the sum its events prove and each event's line
+  (:mod:`pipeline.ledger.evidence_text`), device strings escaped in the HTML;
 - ``manifest.json``: what was selected, from which ledger, when, row counts, and the SHA-256
   and size of every other file.
 
@@ -31,7 +34,7 @@ import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -39,15 +42,18 @@ from pipeline.bundle.acks import AckJournal
 from pipeline.events import EventDecodeError, default_codec
 from pipeline.events.convert import from_record, to_record
 from pipeline.ledger import bundles as ledger_bundles
+from pipeline.ledger.evidence_text import CitedEvent, evidence_lines
+from pipeline.ledger.exceptions import EXCEPTION_COLUMNS, ExceptionRow
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import REPLAYED_TABLES
 from pipeline.rules.codes import RULE_CODES
-from pipeline.safe_text import csv_cell, file_stem, inside, visible
+from pipeline.safe_text import csv_cell, file_stem, html_text, inside, visible
 
 BUNDLE_FORMAT = "baccarat-evidence-bundle/1"
 MANIFEST = "manifest.json"
 EVENTS = "events.avro"
 DELIVERIES = "deliveries.csv"
+EVIDENCE_HTML = "evidence.html"
 
 DERIVED_FILES: tuple[str, ...] = REPLAYED_TABLES
 """The derived tables a bundle carries: the rows a replay makes, not the aggregates the
@@ -92,7 +98,15 @@ def _select(
     serial: int | None,
     table_id: str | None,
     gaming_date: date | None,
+    exception_id: str | None = None,
 ) -> _Selection:
+    if exception_id is not None:
+        found = ledger_bundles.exception_scope(ledger, exception_id)
+        if found is None:
+            raise BundleError(f"no exception {exception_id!r} in {ledger.path}")
+        return _Selection(
+            f"exception-{exception_id}", f"exception-{file_stem(exception_id)}", found[0]
+        )
     if round_id is not None:
         scope = ledger_bundles.round_scope(ledger, round_id, table_id, gaming_date)
         if scope is None:
@@ -109,7 +123,9 @@ def _select(
             raise BundleError(f"no events of table {table_id!r} in {ledger.path}")
         day = f"-{gaming_date.isoformat()}" if gaming_date else ""
         return _Selection(f"table-{table_id}{day}", f"table-{file_stem(table_id)}{day}", scope)
-    raise BundleError("say what to export: a round id, a Form serial or a table id")
+    raise BundleError(
+        "say what to export: an exception id, a round id, a Form serial or a table id"
+    )
 
 
 # ---------------------------------------------------------------------- files
@@ -151,17 +167,72 @@ def _citations(codes: Iterable[str]) -> tuple[bytes, bytes]:
     return (json.dumps(doc, indent=2) + "\n").encode(), ("\n".join(lines) + "\n").encode()
 
 
-def _readme(label: str) -> bytes:
-    return (
-        f"Evidence bundle {visible(label)}\n\n"
-        "events.avro      the raw events, re-encoded from the ledger (Avro container file)\n"
-        "deliveries.csv   the same deliveries as stored, with where each came from\n"
-        "rows/*.csv       the derived ledger rows and the acknowledgements\n"
-        "citations.*      the rule codes cited, with their N.J.A.C. sections\n"
-        "manifest.json    the SHA-256 of every file above\n\n"
-        "Check it: baccarat-audit verify-bundle THIS.zip [--sha256 ZIP_SHA256]\n"
-        "or by hand: unzip, then `sha256sum FILE` against manifest.json.\n"
-    ).encode()
+@dataclass(frozen=True)
+class _Evidence:
+    """An exception in scope, and its evidence as lines a person reads."""
+
+    exception: ExceptionRow
+    lines: list[str]
+
+
+def _evidence(
+    exceptions: Sequence[ExceptionRow],
+    deliveries: Sequence[ledger_bundles.StoredDelivery],
+    zone: tzinfo,
+) -> list[_Evidence]:
+    """Each exception with the lines of the events it cites, from the bundle's deliveries
+    (an event delivered twice is read once)."""
+    events: dict[str, CitedEvent] = {}
+    for d in deliveries:
+        events.setdefault(
+            d.event_id, CitedEvent(d.event_id, d.payload_type, d.occurred_at, d.payload)
+        )
+    return [
+        _Evidence(x, evidence_lines([events[i] for i in x.source_event_ids if i in events], zone))
+        for x in exceptions
+    ]
+
+
+def _readme(label: str, evidence: Sequence[_Evidence], zone: tzinfo) -> bytes:
+    lines = [
+        f"Evidence bundle {visible(label)}",
+        "",
+        "events.avro      the raw events, re-encoded from the ledger (Avro container file)",
+        "deliveries.csv   the same deliveries as stored, with where each came from",
+        "rows/*.csv       the derived ledger rows and the acknowledgements",
+        "citations.*      the rule codes cited, with their N.J.A.C. sections",
+        "evidence.html    the exceptions below, for a browser",
+        "manifest.json    the SHA-256 of every file above",
+        "",
+        "Check it: baccarat-audit verify-bundle THIS.zip [--sha256 ZIP_SHA256]",
+        "or by hand: unzip, then `sha256sum FILE` against manifest.json.",
+    ]
+    if evidence:
+        lines += ["", f"Exceptions and their evidence (times on {_zone_name(zone)}):"]
+    for item in evidence:
+        lines += ["", visible(item.exception.line()), *(f"  {line}" for line in item.lines)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _evidence_html(label: str, evidence: Sequence[_Evidence], zone: tzinfo) -> bytes:
+    """The exceptions and their evidence as an HTML page; every device string escaped."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Evidence bundle {html_text(label)}</title></head><body>",
+        f"<h1>Evidence bundle {html_text(label)}</h1>",
+        f"<p>Times on {html_text(_zone_name(zone))}; money in dollars.</p>",
+    ]
+    for item in evidence:
+        parts.append(f"<h2>{html_text(item.exception.line())}</h2><ul>")
+        parts += [f"<li>{html_text(line)}</li>" for line in item.lines]
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return ("\n".join(parts) + "\n").encode()
+
+
+def _zone_name(zone: tzinfo) -> str:
+    return str(getattr(zone, "key", None) or zone.tzname(None) or zone)
 
 
 def export_bundle(
@@ -175,18 +246,22 @@ def export_bundle(
     into_directory: bool = False,
     journal: AckJournal | None = None,
     source: str | None = None,
+    exception_id: str | None = None,
+    zone: tzinfo = UTC,
 ) -> Path:
-    """Write the evidence bundle of one round (``round_id``), one Form (``serial``) or one
-    table (``table_id``, optionally one ``gaming_date``) and return the zip's path.
+    """Write the evidence bundle of one exception (``exception_id``: its row and exactly the
+    events it cites), one round (``round_id``), one Form (``serial``) or one table
+    (``table_id``, optionally one ``gaming_date``) and return the zip's path.
 
     ``table_id`` together with ``round_id`` or ``serial`` narrows those to one table.
     ``out`` is the zip file to write, or a directory to write it into: one that exists, or
     any ``out`` with ``into_directory`` (made with the zip, once the selection is found). The
     acknowledgements come from the ledger's table and from ``journal`` (default: the journal
     next to the ledger). ``source`` is the ledger named in the manifest (default its path;
-    the dashboards, which read a snapshot, name the live ledger).
+    the dashboards, which read a snapshot, name the live ledger). ``zone`` is the clock the
+    README and HTML tell times on (the casino's; UTC by default).
     """
-    selection = _select(ledger, round_id, serial, table_id, gaming_date)
+    selection = _select(ledger, round_id, serial, table_id, gaming_date, exception_id)
     journal = journal if journal is not None else AckJournal.for_ledger(ledger.path)
     target = Path(out)
     if into_directory or target.is_dir():
@@ -196,6 +271,7 @@ def export_bundle(
     referenced: set[str] = set()
     codes: set[str] = set()
     exception_ids: list[str] = []
+    exceptions: list[ExceptionRow] = []
 
     for table in DERIVED_FILES:
         columns, rows = ledger_bundles.rows_in_scope(ledger, selection.scope, table)
@@ -215,10 +291,13 @@ def export_bundle(
                     codes.add(str(record[key]))
             if table == "exceptions":
                 exception_ids.append(str(record["exception_id"]))
+                exceptions.append(ExceptionRow.from_record([record[c] for c in EXCEPTION_COLUMNS]))
 
-    whole_table = round_id is None and serial is None  # every delivery already in scope
+    # A table's scope holds every delivery already; an exception's holds exactly those it
+    # cites, not those its rows' other sources name.
+    whole_scope = exception_id is not None or (round_id is None and serial is None)
     deliveries = ledger_bundles.deliveries_in_scope(
-        ledger, selection.scope, [] if whole_table else sorted(referenced)
+        ledger, selection.scope, [] if whole_scope else sorted(referenced)
     )
     # The payload, the last column, as ASCII JSON: every non-ASCII and control character a
     # JSON escape, the same JSON value, nothing invisible, never a formula (it starts "{").
@@ -264,13 +343,16 @@ def export_bundle(
     counts["rows/acknowledgements.csv"] = len(ack_rows)
 
     files["citations.json"], files["citations.md"] = _citations(codes)
-    files["README.txt"] = _readme(selection.label)
+    evidence = _evidence(exceptions, deliveries, zone)
+    files["README.txt"] = _readme(selection.label, evidence, zone)
+    files[EVIDENCE_HTML] = _evidence_html(selection.label, evidence, zone)
 
     created = datetime.now(UTC)
     manifest = {
         "format": BUNDLE_FORMAT,
         "created_at": created.isoformat(timespec="seconds"),
         "selector": {
+            "exception_id": exception_id,
             "round_id": round_id,
             "serial": serial,
             "table_id": table_id,

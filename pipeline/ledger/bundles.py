@@ -1,6 +1,6 @@
 """What an evidence bundle exports from the ledger: the derived rows and the stored
-deliveries in the scope of one round, one Complimentary Vigorish Form or one table, and the
-ledger's acknowledgements of their exceptions.
+deliveries in the scope of one round, one Complimentary Vigorish Form, one exception or one
+table, and the ledger's acknowledgements of their exceptions.
 
 A scope (:class:`BundleScope`) is the predicates that select its rows, per table and for the
 deliveries, written here; :mod:`pipeline.bundle.export` names the selection, writes the files
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from pipeline.events.model import TableEvent
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import DATE_FIELDS, Ledger
-from pipeline.ledger.tables import REPLAYED_TABLES
+from pipeline.ledger.tables import REPLAYED_TABLES, TABLES
 
 DELIVERY_COLUMNS = (
     "source",
@@ -191,6 +191,41 @@ def form_scope(
             )
         )
     return scope
+
+
+def exception_scope(
+    ledger: Ledger, exception_id: str
+) -> tuple[BundleScope, ledger_exceptions.ExceptionRow] | None:
+    """An exception's evidence: its row, its table-day's summary, the events it cites and
+    nothing else of the table (the rows the replay derived from those events, such as the
+    vigorish ledger's rows of its deferrals, and those events' deliveries), with the row.
+    None: the ledger holds no such exception."""
+    found = ledger.con.execute(
+        f"SELECT {', '.join(ledger_exceptions.EXCEPTION_COLUMNS)} FROM exceptions "
+        "WHERE exception_id = ? ORDER BY gaming_date",
+        [exception_id],
+    ).fetchall()
+    if not found:
+        return None
+    row = ledger_exceptions.ExceptionRow.from_record(found[0])
+    day = [row.table_id, row.gaming_date]
+    cited = list(row.source_event_ids)
+    scope = BundleScope()
+    scope.add("exceptions", "table_id = ? AND gaming_date = ? AND exception_id = ?",
+              [*day, exception_id])  # fmt: skip
+    scope.add("table_day_summary", "table_id = ? AND gaming_date = ?", day)
+    for table in TABLES:  # the rows made from one cited event each (their source_event_id)
+        if table.name in REPLAYED_TABLES and "source_event_id" in table.column_names:
+            scope.add(
+                table.name,
+                "table_id = ? AND gaming_date = ? AND list_contains(?::VARCHAR[], source_event_id)",
+                [*day, cited],
+            )
+    scope.events.append(
+        ("table_id = ? AND gaming_date = ? AND list_contains(?::VARCHAR[], event_id)",
+         [*day, cited])
+    )  # fmt: skip
+    return scope, row
 
 
 def table_scope(ledger: Ledger, table_id: str, gaming_date: date | None) -> BundleScope | None:

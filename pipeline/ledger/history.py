@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from pipeline.ledger import exceptions as ledger_exceptions
-from pipeline.ledger.round_evidence import with_fields_text
+from pipeline.ledger.round_evidence import with_event_text
 from pipeline.ledger.snapshots import frame
 from pipeline.ledger.store import Ledger
 
@@ -179,7 +179,7 @@ class TrailRows:
     """What the ledger holds of one round or Form: raw events → derived rows → exceptions."""
 
     events: pd.DataFrame
-    """The deliveries naming it or cited by its rows, payloads as ``fields`` text."""
+    """The deliveries naming it or cited by its rows, each payload told as ``what`` it says."""
     derived: dict[str, pd.DataFrame]
     exceptions: pd.DataFrame
 
@@ -222,7 +222,7 @@ def trail(ledger: Ledger, *, round_id: str | None = None, serial: int | None = N
         "list_contains(?::VARCHAR[], event_id) ORDER BY occurred_at, seq, position",
         [event_param, sorted(referenced)],
     )
-    return TrailRows(with_fields_text(events), derived, ex)
+    return TrailRows(with_event_text(events), derived, ex)
 
 
 # ---------------------------------------------------------------------- patrons and dealers

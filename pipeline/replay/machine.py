@@ -181,9 +181,12 @@ class TableReplay:
         round_id: str | None = None,
         serial: int | None = None,
         between_rounds: bool = False,
+        patron_id: str | None = None,
     ) -> None:
         """Record a finding; it names the round in play unless ``round_id`` is given or the
-        event that caused it happens ``between_rounds`` (forms, deferred vigorish, leaving)."""
+        event that caused it happens ``between_rounds`` (forms, deferred vigorish, leaving),
+        and the patron at ``seat`` unless ``patron_id`` names the one it concerns (who owed a
+        deferral may have left the seat to another)."""
         code = self._code(subject_or_code)
         rnd = self.round
         self.findings.append(
@@ -195,7 +198,7 @@ class TableReplay:
                 shoe_id=self.shoe.shoe_id if self.shoe else None,
                 round_id=round_id or (rnd.round_id if rnd and not between_rounds else None),
                 seat=seat,
-                patron_id=self._patron(seat),
+                patron_id=patron_id or self._patron(seat),
                 serial=serial,
                 expected_cents=expected,
                 actual_cents=actual,
@@ -394,7 +397,13 @@ class TableReplay:
         curator.known, curator.seat = True, change.seat
 
     def on_PatronSeated(self, e: TableEvent) -> None:
-        self.seated[int(e.get("seat"))] = e.get("patron_id")
+        seat, patron = int(e.get("seat")), e.get("patron_id")
+        balance = self.deferred.get(seat)
+        debtor = balance.patron_id if balance is not None else None
+        if None not in (debtor, patron) and debtor != patron:  # the debtor left, unrecorded
+            why = f"patron {patron} took the seat ({debtor}, who owed it, had left)"
+            self._deadline(seat, why, e)
+        self.seated[seat] = patron
 
     def on_PatronLeft(self, e: TableEvent) -> None:
         seat = int(e.get("seat"))
@@ -1023,11 +1032,13 @@ class TableReplay:
                 seat=seat,
                 expected=owed,
                 actual=amount,
-                event_ids=(e.event_id,),
+                event_ids=(*(balance.event_ids if balance else ()), e.event_id),
                 between_rounds=True,
+                patron_id=balance.patron_id if balance else None,
             )
         if balance:
             balance.cents = max(0, owed - amount)
+            balance.event_ids.append(e.event_id)
         self.summary.vig_collected_cents += amount
         self._vig_row(e, "DEFERRED_COLLECTED", balance.cents if balance else 0)
 
@@ -1072,10 +1083,12 @@ class TableReplay:
                     expected=owed,
                     actual=documented,
                     serial=int(e.get("serial")),
-                    event_ids=(e.event_id,),
+                    event_ids=(*balance.event_ids, e.event_id),
                     between_rounds=True,
+                    patron_id=balance.patron_id,
                 )
             balance.cents = owed - counted
+            balance.event_ids.append(e.event_id)
             self._vig_row(
                 replace(e, fields={**e.fields, "amount_cents": counted}),
                 "DOCUMENTED",
@@ -1129,8 +1142,8 @@ class TableReplay:
     def _deadline(self, seat: int, why: str, e: TableEvent) -> None:
         """3.3(c)2 and (c)4: deferred vigorish is collected or documented when the shoe is
         completed or the patron leaves, whichever is first."""
-        balance = self.deferred.get(seat)
-        if balance is None or balance.cents == 0:
+        balance = self.deferred.pop(seat, None)
+        if balance is None or balance.cents == 0:  # a debt settled in time cites nothing later
             return
         self.find(
             "deferred_deadline",
@@ -1144,6 +1157,7 @@ class TableReplay:
             actual=0,
             event_ids=(*balance.event_ids, e.event_id),
             between_rounds=True,
+            patron_id=balance.patron_id,
         )
         self.summary.vig_uncollected_cents += balance.cents
         self._vig_row(
@@ -1159,8 +1173,6 @@ class TableReplay:
             "WRITTEN_OFF",
             0,
         )
-        balance.cents = 0
-        balance.event_ids.clear()
 
     # ------------------------------------------------------------------ Chemin de Fer bank
     def on_BankBid(self, e: TableEvent) -> None:

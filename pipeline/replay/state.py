@@ -157,9 +157,15 @@ class Irregularity:
 
 @dataclass
 class SeatBalance:
+    """The deferred vigorish a seat's marker button shows (3.3(c)2): one patron's debt,
+    from the deferral that opened it until it is settled."""
+
     patron_id: str | None
+    """The patron who deferred it: the debtor, whoever sits at the seat later."""
     cents: int = 0
     event_ids: list[str] = field(default_factory=list)
+    """What makes up ``cents``: the deferrals, and the payments and Forms that reduced it,
+    in order; the evidence of any finding about the debt."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -24,8 +25,11 @@ from pipeline.bundle.export import MANIFEST
 from pipeline.cli import main
 from pipeline.events import default_codec
 from pipeline.events.convert import from_record
+from pipeline.ledger.exceptions import all_exceptions
 from pipeline.ledger.store import Ledger
 from pipeline.rules.codes import RULE_CODES
+from pipeline.rules.config import money
+from pipeline.safe_text import file_stem
 
 from .ledger import DAY, ledger_copy
 
@@ -268,3 +272,39 @@ def test_cli_bundle_and_verify(
     assert "no round 'nope'" in capsys.readouterr().err
     assert main(["bundle", "--db", str(tmp_path / "none.duckdb"), "--table", "T01"]) == 2
     assert "no ledger here yet" in capsys.readouterr().err
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_an_exceptions_bundle_holds_exactly_the_events_it_cites(db: Path, tmp_path: Path) -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2 and (c)4: the bundle of a deferred
+    deadline holds its row, the events it cites (the debt and its deadline) and the vigorish
+    ledger's rows of those events, nothing else of the table; its README and HTML read as
+    the sum the events prove, on the casino's clock."""
+    with Ledger(db, read_only=True) as ledger:
+        deadlines = [
+            r for r in all_exceptions(ledger)
+            if r.code == "PB-3.3c4-DEFERRED-DEADLINE" and r.actual_cents == 0
+        ]  # fmt: skip
+        chosen = max(deadlines, key=lambda r: len(r.source_event_ids))
+        zone = ZoneInfo("America/New_York")
+        path = export_bundle(ledger, exception_id=chosen.exception_id, out=tmp_path, zone=zone)
+    assert path.name == f"evidence-exception-{file_stem(chosen.exception_id)}.zip"
+    assert verify_bundle(path) == []
+    files = _read(path)
+    cited = set(chosen.source_event_ids)
+    assert {d["event_id"] for d in _csv(files["deliveries.csv"])} == cited
+    assert [e["exception_id"] for e in _csv(files["rows/exceptions.csv"])] == [chosen.exception_id]
+    vig = _csv(files["rows/vig_ledger.csv"])
+    assert vig and {v["source_event_id"] for v in vig} <= cited
+    assert _csv(files["rows/wagers.csv"]) == [] and _csv(files["rows/rounds.csv"]) == []
+    assert chosen.expected_cents is not None
+    owed = f"= {money(chosen.expected_cents)} owed; deadline: "
+    readme, page = files["README.txt"].decode(), files["evidence.html"].decode()
+    assert owed in readme and chosen.line() in readme
+    assert owed in page and "America/New_York" in page
+    assert "=" not in "".join(line for line in readme.splitlines() if "VigDeferred" in line)
+
+
+def test_no_such_exception(db: Path, tmp_path: Path) -> None:
+    with Ledger(db, read_only=True) as ledger, pytest.raises(BundleError, match="no exception"):
+        export_bundle(ledger, exception_id="nope", out=tmp_path)

@@ -130,7 +130,7 @@ def test_exception_shows_rule_and_evidence(ledger: Path) -> None:
     assert str(section) in citation and str(code) in citation
     evidence = _frame(at, 1)
     assert set(evidence["event_id"]) == set(event_ids)
-    assert {"payload_type", "device_id", "seq", "occurred", "fields"} <= set(evidence.columns)
+    assert {"payload_type", "device_id", "seq", "occurred", "what"} <= set(evidence.columns)
 
 
 def test_acknowledge_and_escalate_are_stored_and_audited(
@@ -490,7 +490,7 @@ def test_trail_and_evidence_bundle(ledger: Path, monkeypatch: pytest.MonkeyPatch
     ((serial,),) = _query(ledger, "SELECT min(serial) FROM comp_vig_forms")
     at.text_input(key="trail_value").input(str(serial)).run()
     _ok(at)
-    assert str(serial) in " ".join(_frame(at)["fields"])
+    assert f"Form {serial}" in " ".join(_frame(at)["what"])
 
 
 def test_gaming_day_is_chosen_in_the_sidebar(ledger: Path) -> None:

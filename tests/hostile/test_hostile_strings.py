@@ -227,6 +227,20 @@ def test_close_report_html_holds_no_device_markup(day: HostileDay) -> None:
     assert not any(tag in page.lower() for tag in _RAW_TAGS)
 
 
+def test_bundle_evidence_pages_hold_no_device_markup(day: HostileDay) -> None:
+    """Every bundle's evidence.html and README.txt tell the hostile ids and the evidence of
+    its exceptions (N.J.A.C. 19:47 findings) as escaped, visible text."""
+    pages = 0
+    for path in sorted(day.bundles.glob("*.zip")):
+        with zipfile.ZipFile(path) as zf:
+            page, readme = zf.read("evidence.html").decode(), zf.read("README.txt").decode()
+        assert unsafe_markup(page) == [] and remote_references(page) == [], path.name
+        assert not any(tag in page.lower() for tag in _RAW_TAGS), path.name
+        assert _invisible(page) == set() and _invisible(readme) == set(), path.name
+        pages += "<li>" in page
+    assert pages > 0, "no bundle listed an exception's evidence"
+
+
 def test_close_report_html_shows_invisible_characters(day: HostileDay) -> None:
     page = (day.reports / f"close-{DAY.isoformat()}.html").read_text()
     assert _invisible(page) == set()

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pipeline.replay.findings import Severity
+from pipeline.replay.rows import ReplayResult
 from tests.replay.builder import TableDayBuilder, codes, only, table
 
 BANKER_7_6: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S"}
@@ -287,6 +288,12 @@ def test_tie_vigorish_deferred() -> None:
 DEFERRED: dict[str, Any] = {**BANKER_7_6, "wagers": {3: {"BANKER": 10_100}}, "defer_vig": {3}}
 
 
+def deferral_of(result: ReplayResult) -> str:
+    """The event id of the one deferral of ``result``'s vigorish ledger."""
+    (deferral,) = [v.event_id for v in result.vig_ledger if v.kind == "DEFERRED"]
+    return deferral
+
+
 def day_with_a_form(**form: Any) -> tuple[TableDayBuilder, str]:
     """Seat 3 defers $5.25 (:data:`DEFERRED`) and gets Form 1001 (``form`` overrides its
     fields), then leaves; the shoe ends, the table closes and accounting counts the Forms.
@@ -405,9 +412,11 @@ def test_deferred_vigorish_documented_on_a_form() -> None:
 @pytest.mark.rule("PB-3.3c3-COMP-FORM")
 def test_form_documents_a_different_amount_than_deferred() -> None:
     """PB-3.3c3-COMP-FORM, N.J.A.C. 19:47-3.3(c)3i: the Form records 'the amount of the vigorish
-    that was not collected'."""
+    that was not collected'. The evidence is the deferral the Form should document and the
+    Form."""
     b, form = day_with_a_form(amount_cents=500)
-    f = only(b.replay())
+    result = b.replay()
+    f = only(result)
     assert (f.code, f.severity, f.seat, f.serial, f.expected_cents, f.actual_cents) == (
         "PB-3.3c3-COMP-FORM",
         Severity.CRITICAL,
@@ -416,7 +425,7 @@ def test_form_documents_a_different_amount_than_deferred() -> None:
         525,
         500,
     )
-    assert f.event_ids == (form,)
+    assert f.event_ids == (deferral_of(result), form)
     assert f.message == (
         "Form 1001 documents $5.00 for seat 3 but $5.25 of vigorish was deferred there "
         "(N.J.A.C. 19:47-3.3(c)3i)."
@@ -436,7 +445,7 @@ def test_a_form_overstating_the_deferral_adds_only_the_deferral_to_the_complimen
         "PB-3.3c3-COMP-FORM",
         525,
         50_000,
-        (form,),
+        (deferral_of(result), form),
     )
     assert f.message.endswith("Only the $5.25 deferred is counted as a complimentary.")
     assert result.summary is not None and result.summary.comp_vig_cents == 525
@@ -460,9 +469,10 @@ def test_form_finding_is_not_attributed_to_the_previous_round() -> None:
 @pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
 def test_more_deferred_vigorish_paid_than_marked() -> None:
     """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2: the marker button shows the amount
-    owed; collecting more than marked is one finding."""
+    owed; collecting more than marked is one finding, citing the marked deferral and the
+    payment."""
     b = table()
-    b.round(**DEFERRED)
+    r = b.round(**DEFERRED)
     paid = b.collect_deferred(3, 1_000)
     b.end_shoe()
     f = only(b.replay())
@@ -471,9 +481,73 @@ def test_more_deferred_vigorish_paid_than_marked() -> None:
         3,
         525,
         1_000,
-        (paid,),
+        (r.vig[3], paid),
     )
     assert f.message == "Seat 3 paid $10.00 of deferred vigorish but only $5.25 was marked."
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_a_debt_partly_paid_cites_its_deferrals_its_payment_and_the_deadline() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2 and (c)4: what is still owed at the
+    deadline is the deferrals less what was paid, so the evidence is exactly those events and
+    the deadline's: $5.25 + $5.25 - $5.25 = $5.25 owed when the shoe was completed."""
+    b = table()
+    r1 = b.round(**DEFERRED)
+    r2 = b.round(**DEFERRED)
+    paid = b.collect_deferred(3, 525)
+    ended = b.end_shoe(settle_deferred=False)
+    f = only(b.replay())
+    assert (f.code, f.patron_id, f.shoe_id, f.expected_cents) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        "PAT-03",
+        "T01-S01",
+        525,
+    )
+    assert f.event_ids == (r1.vig[3], r2.vig[3], paid, ended)
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_a_debt_settled_in_an_earlier_shoe_is_not_evidence_later() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)2: a debt paid before its shoe was
+    completed is closed; paying more than the next shoe's marker cites that marker and the
+    payment, not the earlier shoe's deferral and payment."""
+    b = table()
+    earlier = b.round(**DEFERRED)
+    b.end_shoe()
+    b.shoe()
+    later = b.round(**DEFERRED)
+    paid = b.collect_deferred(3, 1_000)
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.shoe_id, f.expected_cents, f.actual_cents) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        "T01-S02",
+        525,
+        1_000,
+    )
+    assert f.event_ids == (later.vig[3], paid)
+    assert earlier.vig[3] not in f.event_ids
+
+
+@pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE")
+def test_another_patron_taking_the_seat_is_the_debtors_deadline() -> None:
+    """PB-3.3c4-DEFERRED-DEADLINE, N.J.A.C. 19:47-3.3(c)4: '... when the patron leaves the
+    gaming table': a new patron seated where a debt is marked shows its debtor left (the
+    departure went unrecorded). The finding names the debtor, not the new patron, and cites
+    the debtor's deferral and the seating; the new patron's own deferral opens a new debt."""
+    b = table()
+    r = b.round(**DEFERRED)
+    seated = b.emit("pit", "PatronSeated", seat=3, patron_id="PAT-77", patron_name="New Patron")
+    b.end_shoe(settle_deferred=False)
+    f = only(b.replay())
+    assert (f.code, f.seat, f.patron_id, f.expected_cents, f.event_ids) == (
+        "PB-3.3c4-DEFERRED-DEADLINE",
+        3,
+        "PAT-03",
+        525,
+        (r.vig[3], seated),
+    )
+    assert "when patron PAT-77 took the seat (PAT-03, who owed it, had left);" in f.message
 
 
 @pytest.mark.rule("PB-3.3c4-DEFERRED-DEADLINE", "NJ-DATA-GAP")
