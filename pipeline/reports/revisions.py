@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pipeline.ledger.seal_record import CLOSE, REOPEN, SealEntry
+from pipeline.ledger.seal_record import CLOSE, REOPEN, SealEntry, last_entries, seal_log
+from pipeline.ledger.store import Ledger
 from pipeline.reports.figures import canonical
 from pipeline.reports.render import (
     DOCUMENT_KEYS,
@@ -282,3 +283,16 @@ def write_reopen_notice(
     for suffix in set(REPORT_SUFFIXES) - set(NOTICE_SUFFIXES):
         (folder / f"{stem}{suffix}").unlink(missing_ok=True)
     return written
+
+
+def newest_sealed_file(
+    ledger: Ledger, place: Path, gaming_date: date, suffix: str
+) -> SealedFile | None:
+    """The ``suffix`` file of the newest revision of ``gaming_date``'s report, checked
+    against its seal (:func:`read_sealed_file`; ``place``: where the ledger is, when
+    ``ledger`` is a copy of it); ``None`` when the day is not closed (never, or reopened)."""
+    log = seal_log(ledger)
+    close = last_entries(log).get(gaming_date)
+    if close is None or close.action != CLOSE:
+        return None
+    return read_sealed_file(log, close, place, suffix)
