@@ -15,8 +15,10 @@ single DuckDB writer instead of failing on its file lock.
 
 What the UI shows: runs are named for their gaming day (``nightly-audit 2026-11-24``); the
 close publishes its summary per table and the paths of its reports and Data Docs as
-artifacts; a day sealed with blocking exceptions ends in a Completed state named so, not a
-plain green "Completed".
+artifacts (paths as code text: a browser opens no local file from the UI); a day sealed with
+blocking exceptions ends in a Failed state named "Blocked" (red in the UI: a state's colour is
+its type's, whatever its name), its data and reports written all the same
+(:func:`closed_state`, :func:`close_outcome`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State, TaskRun
-from prefect.states import Completed
+from prefect.states import Completed, Failed
 
 from flows import steps
 from flows.steps import (
@@ -49,7 +51,7 @@ from pipeline.ingest.errors import TransientError
 from pipeline.patterns.stage import PatternRun
 from pipeline.quality.run import QualityReport
 from pipeline.replay.findings import money
-from pipeline.safe_text import markdown_text, visible
+from pipeline.safe_text import markdown_code, markdown_text, visible
 
 WRITER_TAG = "duckdb-writer"
 """Tag of every task that writes the ledger; its concurrency limit must be 1."""
@@ -183,7 +185,8 @@ def quality_task(
 
 
 # ---------------------------------------------------------------------- what the UI shows
-BLOCKED_STATE_NAME = "Completed with blocking exceptions"
+BLOCKED_STATE_NAME = "Blocked"
+"""The name of the Failed state of a run whose day was sealed with blocking exceptions."""
 
 
 def audited_day(gaming_date: date | str | None, catalog_path: Path | str = DEFAULT_CATALOG) -> date:
@@ -216,17 +219,31 @@ def ingest_run_name() -> str:
 
 
 def closed_state(closed: CloseSummary, data: R) -> State[R]:
-    """The final state of a run that closed a day, carrying ``data``: Completed, named
-    :data:`BLOCKED_STATE_NAME` when exceptions still blocked the day at its seal, so the UI
-    does not show such a day as a plain green "Completed"; the message says how many."""
+    """The final state of a run that closed a day, carrying ``data``: Completed when nothing
+    blocked the day at its seal; else Failed, named :data:`BLOCKED_STATE_NAME`, so the UI
+    shows the run red, not green (Prefect colours a state by its type, so a Completed state
+    of another name is still drawn as a success). The seal and the reports are written
+    either way; the message says how many exceptions block and what to do."""
     day = closed.gaming_date
     if closed.blocking:
-        return Completed(
+        return Failed(
             name=BLOCKED_STATE_NAME,
-            message=f"gaming day {day} closed with {closed.blocking} blocking exceptions",
+            message=(
+                f"gaming day {day} closed with {closed.blocking} blocking exceptions (sealed, "
+                "reports written): acknowledge or resolve them, then reopen and close the day"
+            ),
             data=data,
         )
     return Completed(message=f"gaming day {day} closed, no blocking exceptions", data=data)
+
+
+def close_outcome(state: State[R]) -> R:
+    """The data of a close run's final state (:func:`closed_state`), blocked or not; any
+    other failure raises its exception. Call the close flows with ``return_state=True``:
+    calling one plainly raises when the day was blocked."""
+    if state.is_failed() and state.name == BLOCKED_STATE_NAME:
+        return cast(R, state.result(raise_on_failure=False))
+    return state.result()
 
 
 def final(state: State[R]) -> R:
@@ -240,8 +257,9 @@ def publish_close(closed: CloseSummary) -> None:
     """Publish the close as artifacts of the current flow run, keyed by gaming day so the UI
     keeps every version: ``close-summary-<date>``, the close's own figures per table (cents
     shown as dollars), and ``close-reports-<date>``, its status and the paths of its report
-    files and of the quality Data Docs. Table ids come from devices: made visible in table
-    cells, escaped in Markdown, never markup."""
+    files and of the quality Data Docs, as code text (the dashboards serve no report by URL,
+    and a browser opens no ``file://`` link from the UI). Table ids come from devices: made
+    visible in table cells, escaped in Markdown, never markup."""
     day = closed.gaming_date.isoformat()
     blocking_by_table: dict[str, int] = {}
     for exception in closed.report["blocking_exceptions"]:
@@ -289,8 +307,8 @@ def publish_close(closed: CloseSummary) -> None:
 
 
 def _file_item(path: Path) -> str:
-    """A Markdown list item linking to a local file (the URI is percent-encoded)."""
-    return f"- [{markdown_text(path.name)}]({path.resolve().as_uri()}): {markdown_text(path)}"
+    """A Markdown list item stating a local file's path as code text."""
+    return f"- {markdown_code(path.resolve())}"
 
 
 # ---------------------------------------------------------------------- flows
@@ -473,8 +491,16 @@ def nightly_audit(
     get_run_logger().info(patterns.summary())
     seconds["patterns"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    closed = close_gaming_day(
-        db, day, reports, reopen_reason, catalog_path, accept_quality_failures
+    closed = close_outcome(
+        close_gaming_day(
+            db,
+            day,
+            reports,
+            reopen_reason,
+            catalog_path,
+            accept_quality_failures,
+            return_state=True,
+        )
     )
     checked = closed.quality
     assert checked is not None, "close_gaming_day returns the validation it relied on"

@@ -362,7 +362,8 @@ def run_nightly_audit_via_server(
     reopen_reason: str | None = None,
     quiet: bool = True,
 ) -> AuditResult:
-    """Run the ``nightly_audit`` flow on a warm local server and return its result.
+    """Run the ``nightly_audit`` flow on a warm local server and return its result, also
+    when the day was sealed with blocking exceptions (a run the UI shows as "Blocked").
 
     The server is ``url``, else ``$PREFECT_API_URL``, else the one :func:`ensure_local_server`
     keeps for ``home`` (default :func:`default_home`). The writer concurrency limit is
@@ -372,18 +373,21 @@ def run_nightly_audit_via_server(
     """
     target = url or os.environ.get("PREFECT_API_URL") or ensure_local_server(home or default_home())
     with using_server(target):
-        from flows.audit import ensure_writer_limit, nightly_audit
+        from flows.audit import close_outcome, ensure_writer_limit, nightly_audit
 
         ensure_writer_limit()
         with quiet_console(logging.ERROR) if quiet else contextlib.nullcontext():
-            return nightly_audit(
-                events_dir,
-                db,
-                gaming_date,
-                reports_dir,
-                catalog_path,
-                force_replay,
-                reopen_reason,
+            return close_outcome(
+                nightly_audit(
+                    events_dir,
+                    db,
+                    gaming_date,
+                    reports_dir,
+                    catalog_path,
+                    force_replay,
+                    reopen_reason,
+                    return_state=True,
+                )
             )
 
 

@@ -102,6 +102,17 @@ def markdown_text(value: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", visible(str(value)))
 
 
+def markdown_code(value: object) -> str:
+    """``value`` as an inline Markdown code span, shown literally and never escaped inside:
+    made :func:`visible` (no line break or control character survives), fenced by more
+    backticks than the longest run in it, with a space inside each fence when the text
+    starts or ends with a backtick."""
+    text = visible(str(value))
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
 def sql_literal(text: str) -> str:
     """``text`` as a DuckDB string literal (quotes doubled), for statements that take no
     prepared parameters (attaching a database file by its path). A NUL would end the string

@@ -7,8 +7,10 @@ import streamlit as st
 
 from dashboards import queries as q
 from dashboards import ui
+from dashboards.source import ledger_path
 from pipeline.quality.gate import stored_section
 from pipeline.reports.close import CloseResult, day_report, render_html
+from pipeline.reports.revisions import newest_sealed_file
 from pipeline.reports.spreadsheet import workbook
 from pipeline.safe_text import markdown_text, visible
 
@@ -23,6 +25,8 @@ with ctx.ledger() as ledger:
     previous = q.previous_chain(ledger, day)
     by_wager = q.win_by_wager(ledger, day)
     exceptions = q.exceptions(ledger, day, ctx.journal)
+    # the day report a closed day offers is the file its close sealed, checked before serving
+    sealed = {s: newest_sealed_file(ledger, ledger_path(), day, s) for s in (".html", ".xlsx")}
 
 # the last action stands: a critical exception acknowledged, then escalated, blocks again
 still_blocking = exceptions.loc[
@@ -144,8 +148,10 @@ result = CloseResult(
 )
 page = render_html(report, result, None)
 draft: str | None = None
-if not closed or problems:
-    why = "is not closed" if not closed else "no longer matches its close"
+for file in (f for f in sealed.values() if f is not None and f.problem is not None):
+    st.error("The sealed day report is not served: " + markdown_text(file.problem))
+if not all(f is not None and f.content is not None for f in sealed.values()):
+    why = "is not closed" if not closed else "has no sealed report file that matches its seal"
     draft = (
         f"this gaming day {why}; the figures are the ledger's as of this download, not a "
         "sealed close."
@@ -153,6 +159,17 @@ if not closed or problems:
     page = page.replace(
         "<body>", f'<body><p style="color:#b00;font-weight:bold">DRAFT: {draft}</p>', 1
     )
+
+
+def served_report(suffix: str, drawn: bytes | str) -> tuple[bytes | str, str]:
+    """A "Day report" download: the file the close sealed, when it matches its seal, under
+    its own name; else the page drawn from the ledger, named a draft."""
+    file = sealed[suffix]
+    if file is not None and file.content is not None:
+        return file.content, file.path.name
+    return drawn, f"close-{day.isoformat()}-draft{suffix}"
+
+
 d1, d2, d3, d4 = st.columns(4)
 d1.download_button(
     "Tables (CSV)",
@@ -168,17 +185,19 @@ d2.download_button(
     mime="text/csv",
     key="dl_wagers",
 )
+html_file, html_name = served_report(".html", page)
 d3.download_button(
     "Day report (HTML)",
-    page,
-    file_name=f"close-{day.isoformat()}.html",
+    html_file,
+    file_name=html_name,
     mime="text/html",
     key="dl_html",
 )
+xlsx_file, xlsx_name = served_report(".xlsx", workbook(result, draft))
 d4.download_button(
     "Day report (Excel)",
-    workbook(result, draft),
-    file_name=f"close-{day.isoformat()}.xlsx",
+    xlsx_file,
+    file_name=xlsx_name,
     mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     key="dl_xlsx",
 )

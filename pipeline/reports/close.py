@@ -21,9 +21,7 @@ Order of a close, and why:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
-from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +68,7 @@ from pipeline.reports.render import (
     report_files,
     write_atomically,
 )
+from pipeline.reports.revisions import close_result, write_reopen_notice
 from pipeline.reports.seals import (
     ANCHOR_FILE,
     anchor_reference,
@@ -282,31 +281,21 @@ def seal_summary(closed: CloseResult) -> dict[str, Any]:
 
 
 def sealed_result(ledger: Ledger, entry: SealEntry, gaming_day: GamingDay) -> CloseResult:
-    """The close report of a seal entry, computed from the sealed rows; local times on
+    """The close report of a seal entry, computed from the sealed rows, as the revision of
+    the day's report it makes (:mod:`pipeline.reports.revisions`); local times on
     ``gaming_day``'s clock."""
     content = sealed_content(ledger, entry.gaming_date, entry.sealed_at)
-    seal = {k: v for k, v in asdict(entry).items() if not k.endswith("_json")}
-    seal["table_digests"] = entry.table_digests
-    seal["table_columns"] = json.loads(entry.table_columns_json or "null")
-    return CloseResult(
-        entry.gaming_date,
-        content,
-        hashlib.sha256(canonical(content)).hexdigest(),
-        entry.link,
-        entry.previous_link,
-        len(content["blocking_exceptions"]),
-        [],
-        quality_docs(ledger, entry.gaming_date),
-        seal,
-        gaming_day,
-    )
+    docs = quality_docs(ledger, entry.gaming_date)
+    return close_result(seal_log(ledger), entry, content, docs, gaming_day)
 
 
 def write_reports(
     ledger: Ledger, gaming_date: date, out_dir: Path, gaming_day: GamingDay | None = None
 ) -> CloseResult:
     """Write the close reports of a sealed day again (``baccarat-audit report``), byte for
-    byte as its close wrote them, and anchor the seal events a close did not get to anchor.
+    byte as its close wrote them (its revision's files and the unnumbered latest; earlier
+    revisions are left as they are), and anchor the seal events a close did not get to
+    anchor.
 
     Refused for a day whose last seal event is not a close (:class:`NotClosedError`) and for
     one whose seal log or rows no longer verify (:class:`SealBrokenError`): a report must
@@ -314,9 +303,16 @@ def write_reports(
     log = seal_log(ledger)
     entry = last_entries(log).get(gaming_date)
     if entry is None or entry.action != CLOSE:
+        folder = default_anchor_path(log, ledger.path).parent
         raise NotClosedError(
             f"gaming day {gaming_date} is not closed"
-            + (f" (reopened at seal event {entry.seq})" if entry else "")
+            + (
+                f" (reopened at seal event {entry.seq}: {folder / 'close-'}{gaming_date}.html "
+                "says so, and each earlier close's revision is kept as "
+                f"close-{gaming_date}.r<n>.*)"
+                if entry
+                else ""
+            )
             + f"; close it first: baccarat-audit close --gaming-day {gaming_date}"
         )
     problems = log_problems(log, load_keyring())
@@ -339,10 +335,19 @@ def write_reports(
 
 
 def reopen_gaming_day(
-    ledger: Ledger, gaming_date: date, reason: str, *, actor: str, actor_source: str
+    ledger: Ledger,
+    gaming_date: date,
+    reason: str,
+    *,
+    actor: str,
+    actor_source: str,
+    gaming_day: GamingDay | None = None,
 ) -> SealEntry:
     """Reopen a closed day for late data or corrections: a REOPEN seal event (anchored like
-    a close) and an audit row; the day is a draft again until it is closed again."""
+    a close) and an audit row; the day is a draft again until it is closed again. The day's
+    latest report, beside the anchors, becomes the reopen's notice (local time on
+    ``gaming_day``'s clock, default the catalog's): the revision it supersedes keeps its
+    files (:mod:`pipeline.reports.revisions`)."""
     if not reason.strip():
         raise ValueError("a reopen needs a reason; it is kept in the audit trail")
     if not actor.strip() or not actor_source.strip():
@@ -369,6 +374,17 @@ def reopen_gaming_day(
         )
     append_anchors(anchor_path, [entry])
     witness_seal_log(ledger)
+    try:
+        write_reopen_notice(
+            seal_log(ledger), entry, anchor_path.parent, gaming_day or gaming_day_of()
+        )
+    except OSError as err:
+        raise ReportsNotWrittenError(
+            f"gaming day {gaming_date} is reopened (seal event {entry.seq}, head link "
+            f"{entry.link}), but the notice that says so could not be written to "
+            f"{anchor_path.parent} ({err}): its close-{gaming_date}.* files there still state "
+            "the last close; the next close writes them anew"
+        ) from err
     return entry
 
 

@@ -43,6 +43,12 @@ class CloseResult:
     as it is rather than from a seal."""
     gaming_day: GamingDay = field(default_factory=gaming_day_of)
     """The casino's gaming day (the catalog's), for the local times the report shows."""
+    revision: int = 0
+    """Which close of the day this is, 1 for the first (:mod:`pipeline.reports.revisions`);
+    0 for a page drawn from the ledger as it is."""
+    reopens: list[dict[str, Any]] = field(default_factory=list)
+    """The reopens of the day since its previous close, each with its seal event, time,
+    actor and reason (:func:`pipeline.reports.revisions.reopen_record`)."""
 
     @property
     def status(self) -> str:
@@ -54,13 +60,38 @@ def close_status(blocking: int) -> str:
     return "CLOSED" if blocking == 0 else "CLOSED_WITH_BLOCKING_EXCEPTIONS"
 
 
+DOCUMENT_KEYS = ("report_sha256", "seal", "revision", "reopened_since_previous_close", "rendered")
+"""The keys of the JSON report beside the sealed content: what the seal log and the
+rendering add to the figures its ``report_sha256`` covers."""
+
+
+def revision_name(gaming_date: date, revision: int) -> str:
+    """The stem of a close's report files: ``close-<date>.r<revision>``; the unnumbered
+    ``close-<date>`` holds the day's latest (a copy of its newest revision, or the notice of
+    a reopen)."""
+    latest = f"close-{gaming_date.isoformat()}"
+    return f"{latest}.r{revision}" if revision else latest
+
+
 def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
-    """The close-<date>.json/.csv/.html/.xlsx files of a sealed close, by path."""
+    """The close-<date>.r<revision>.json/.csv/.html/.xlsx files of a sealed close, by path,
+    and the same bytes under the unnumbered names (the day's latest report)."""
     from pipeline.reports.spreadsheet import workbook  # XlsxWriter only when writing one
 
-    stem = out_dir / f"close-{result.gaming_date.isoformat()}"
     report = result.report
-    document = {**report, "report_sha256": result.report_sha256, "seal": result.seal}
+    docs = os.path.relpath(result.quality_docs, out_dir) if result.quality_docs else None
+    document = {
+        **report,
+        "report_sha256": result.report_sha256,
+        "seal": result.seal,
+        "revision": result.revision,
+        "reopened_since_previous_close": result.reopens,
+        "rendered": {
+            "quality_docs": docs,
+            "gaming_day_starts": result.gaming_day.starts.isoformat(),
+            "gaming_day_zone": result.gaming_day.zone.key,
+        },
+    }
     text = io.StringIO(newline="")
     # the day's quality verdict on every row, so a spreadsheet of tables carries it
     columns = [*(report["tables"][0] if report["tables"] else ["table_id"]), "quality"]
@@ -70,12 +101,18 @@ def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
     writer.writerows(
         {k: csv_cell(v) for k, v in {**t, "quality": verdict}.items()} for t in report["tables"]
     )
-    docs = os.path.relpath(result.quality_docs, out_dir) if result.quality_docs else None
+    contents = {
+        ".json": json.dumps(document, indent=2, default=str).encode(),
+        ".csv": text.getvalue().encode(),
+        ".html": render_html(report, result, docs).encode(),
+        ".xlsx": workbook(result),
+    }
+    # the revision's files first, then the latest: a crash between leaves the sealed ones
+    stems = dict.fromkeys(revision_name(result.gaming_date, n) for n in (result.revision, 0))
     return {
-        stem.with_suffix(".json"): json.dumps(document, indent=2, default=str).encode(),
-        stem.with_suffix(".csv"): text.getvalue().encode(),
-        stem.with_suffix(".html"): render_html(report, result, docs).encode(),
-        stem.with_suffix(".xlsx"): workbook(result),
+        out_dir / f"{stem}{suffix}": content
+        for stem in stems
+        for suffix, content in contents.items()
     }
 
 
@@ -98,7 +135,9 @@ COMP_VIG_CITATION = "N.J.A.C. 19:47-3.3(c)3vii"
 
 
 @functools.cache
-def _templates() -> jinja2.Environment:
+def report_templates() -> jinja2.Environment:
+    """The Jinja2 environment of the report pages: autoescaping, strict, with the filters
+    that make ledger values visible text."""
     import jinja2  # only the commands that write a report pay for it
 
     environment = jinja2.Environment(
@@ -134,8 +173,14 @@ def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str |
         if isinstance(sealed_at, datetime)
         else None
     )
-    template = _templates().get_template("close.html.j2")
+    reopens = [
+        {**reopen, "local": day.local(micros_of(reopen["reopened_at"].replace(tzinfo=UTC)))}
+        for reopen in result.reopens
+    ]
+    template = report_templates().get_template("close.html.j2")
     return template.render(
+        revision=result.revision,
+        reopens=reopens,
         report=report,
         totals=report["totals"],
         quality=report["quality"],

@@ -9,6 +9,9 @@ Nothing stored is taken on trust:
 - for each closed day every sealed table's digest is recomputed from the current rows and
   compared with the HMAC'd entry; ``close_digests`` (per-row) only serves to name the rows, and
   editing it to match is itself named; the report is recomputed from the rows and compared;
+- every revision of a day's report (each close of it) whose files are in its close's folder
+  is rendered again from its seal and compared byte for byte
+  (:func:`pipeline.reports.revisions.revision_problems`);
 - the log must extend every checkpoint its witnesses hold (:mod:`pipeline.witness.record`),
   so cutting it short, restoring an older copy or forking it is found, whoever did it; its
   head must also be the anchor file's last line, and ``--expect-head`` (a head filed
@@ -73,6 +76,7 @@ from pipeline.ledger.working_store import (
     stored_rows,
 )
 from pipeline.reports.figures import canonical, sealed_content
+from pipeline.reports.revisions import revision_problems
 from pipeline.reports.seals import default_anchor_path, log_state, read_anchors
 from pipeline.witness.client import load_witnesses
 from pipeline.witness.record import problems_against_witnesses
@@ -123,6 +127,7 @@ def check(
     for entry in sorted(closed, key=lambda e: e.gaming_date):
         problems += day_problems(ledger, entry, archived)
         problems += archive.problems(ledger, entry, archived)
+    problems += revision_problems(log, place, only_day)
     problems += anchor_problems(log, anchor_path, expect_head)
     problems += witnessed_problems(ledger, log, inst, place)
     journal = journal or AckJournal.for_ledger(place, ledger.ledger_id, inst)

@@ -54,7 +54,9 @@ def test_nightly_audit_of_a_small_emulated_day(
     db = tmp_path / "ledger.duckdb"
     reports = tmp_path / "reports"
 
-    result = audit.nightly_audit(small_day, db, GAMING_DATE, reports)
+    result = audit.close_outcome(
+        audit.nightly_audit(small_day, db, GAMING_DATE, reports, return_state=True)
+    )
 
     # the ledger
     with Ledger(db, read_only=True) as ledger:
@@ -85,17 +87,19 @@ def test_nightly_audit_of_a_small_emulated_day(
     assert plain.close.report_sha256 == result.close.report_sha256
     assert plain.quality.failed == result.quality.failed
     # the runs the server recorded
-    assert {"nightly-audit", *SUBFLOWS} <= set(_completed_flow_names())
+    # (the two that closed the day with blocking exceptions end "Blocked", checked below)
+    assert SUBFLOWS - {"close-gaming-day"} <= set(_completed_flow_names())
     # ... named for the gaming day, a day sealed with blocking exceptions not a plain green
     runs = _runs_on(db)
     assert sorted(runs) == sorted(f"{name} 2026-11-24" for name in ("nightly-audit", *SUBFLOWS))
     assert result.close.blocking > 0  # every fault kind at its default rate
     for name in ("nightly-audit 2026-11-24", "close-gaming-day 2026-11-24"):
         state = runs[name].state
-        assert state is not None and state.is_completed()
-        assert state.name == audit.BLOCKED_STATE_NAME
-        assert state.message == (
-            f"gaming day 2026-11-24 closed with {result.close.blocking} blocking exceptions"
+        assert state is not None and state.is_failed()  # drawn red, not a green Completed
+        assert state.name == audit.BLOCKED_STATE_NAME == "Blocked"
+        assert state.message is not None and state.message.startswith(
+            f"gaming day 2026-11-24 closed with {result.close.blocking} blocking exceptions "
+            "(sealed, reports written)"
         )
     # ... and the close's artifacts: its own figures per table, the reports and Data Docs
     artifacts = _artifacts_of(runs["close-gaming-day 2026-11-24"].id)
@@ -109,9 +113,12 @@ def test_nightly_audit_of_a_small_emulated_day(
         assert row["vigorish collected"] == money(table["vig_collected_cents"])
         assert row["exceptions"] == table["exceptions"]
     assert sum(row["blocking exceptions"] for row in summary) == result.close.blocking
-    links = artifacts["close-reports-2026-11-24"]
+    # ... the paths as code text, unescaped inside: a browser opens no file:// link
+    listed = artifacts["close-reports-2026-11-24"]
     for path in [*result.close.files, result.quality.docs_file]:
-        assert path is not None and f"]({path.resolve().as_uri()})" in links
+        assert path is not None and f"- `{path.resolve()}`" in listed.splitlines()
+    assert "file://" not in listed and "close\\-" not in listed
+    assert f"- `{reports.resolve()}/close-2026-11-24.r1.html`" in listed.splitlines()
 
 
 def _runs_on(db: Path) -> dict[str, FlowRun]:
@@ -264,7 +271,11 @@ def test_a_blocked_close_fails_at_once_and_closes_when_accepted(
         state.result()
 
     reason = "test: the reused serial was investigated"
-    closed = audit.close_gaming_day(db, GAMING_DATE, tmp_path, accept_quality_failures=reason)
+    closed = audit.close_outcome(
+        audit.close_gaming_day(
+            db, GAMING_DATE, tmp_path, accept_quality_failures=reason, return_state=True
+        )
+    )
 
     assert calls == [None, reason]
     assert closed.quality is not None and closed.quality.verdict == "BLOCKED"
@@ -335,7 +346,11 @@ def test_nightly_audit_merges_the_stream_workers_shards_first(
     no_files.mkdir()
     db = tmp_path / "ledger.duckdb"
 
-    result = audit.nightly_audit(no_files, db, GAMING_DATE, tmp_path / "reports", shard_dir=shards)
+    result = audit.close_outcome(
+        audit.nightly_audit(
+            no_files, db, GAMING_DATE, tmp_path / "reports", shard_dir=shards, return_state=True
+        )
+    )
 
     (merged,) = result.ingested
     assert isinstance(merged, steps.ShardMergeResult)

@@ -1,6 +1,7 @@
 """What the Prefect UI shows of a close, without a server: a day sealed with blocking
-exceptions ends in a Completed state named so, a clean one in a plain Completed; runs are
-named for the gaming day they audit, whether it is given or worked out."""
+exceptions ends in a Failed state named "Blocked" (the UI colours a state by its type), a
+clean one in a plain Completed; runs are named for the gaming day they audit, whether it is
+given or worked out."""
 
 from __future__ import annotations
 
@@ -22,10 +23,13 @@ def test_a_day_closed_with_blocking_exceptions_is_not_a_plain_completed() -> Non
 
     state = audit.closed_state(closed, closed)
 
-    assert state.is_completed()
-    assert state.name == audit.BLOCKED_STATE_NAME == "Completed with blocking exceptions"
-    assert state.message == "gaming day 2026-11-24 closed with 3 blocking exceptions"
-    assert state.result() is closed
+    assert state.is_failed() and not state.is_completed()
+    assert state.name == audit.BLOCKED_STATE_NAME == "Blocked"
+    assert state.message == (
+        "gaming day 2026-11-24 closed with 3 blocking exceptions (sealed, reports written): "
+        "acknowledge or resolve them, then reopen and close the day"
+    )
+    assert audit.close_outcome(state) is closed
 
 
 def test_a_day_closed_without_blocking_exceptions_is_completed() -> None:
@@ -35,7 +39,7 @@ def test_a_day_closed_without_blocking_exceptions_is_completed() -> None:
 
     assert state.is_completed() and state.name == "Completed"
     assert state.message == "gaming day 2026-11-24 closed, no blocking exceptions"
-    assert state.result() == "the audit"
+    assert state.result() == audit.close_outcome(state) == "the audit"
 
 
 def test_the_audited_day_is_the_given_one_else_the_last_ended() -> None:

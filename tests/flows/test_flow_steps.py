@@ -145,10 +145,9 @@ def test_plain_audit_of_a_small_day(small_day: Path, tmp_path: Path) -> None:
     assert first.deliveries == events
     assert first.replayed == []  # ingest replayed both table-days already
     assert {p.name for p in first.close.files} == {
-        "close-2026-11-24.json",
-        "close-2026-11-24.csv",
-        "close-2026-11-24.html",
-        "close-2026-11-24.xlsx",
+        f"close-2026-11-24{revision}.{suffix}"
+        for revision in (".r1", "")  # the first close's revision, and the latest
+        for suffix in ("json", "csv", "html", "xlsx")
     }
     assert all(p.exists() for p in first.close.files)
     assert first.quality.result_file == reports / "quality-2026-11-24.json"

@@ -20,6 +20,7 @@ from pipeline.safe_text import (
     file_stem,
     html_text,
     inside,
+    markdown_code,
     markdown_text,
     sql_literal,
     visible,
@@ -139,3 +140,20 @@ def test_a_stem_cannot_be_forged_by_an_id_that_looks_like_one() -> None:
 def test_inside_refuses_names_that_leave(tmp_path: Path, name: str) -> None:
     with pytest.raises(ValueError, match="outside"):
         inside(tmp_path, name)
+
+
+@pytest.mark.parametrize(
+    ("value", "span"),
+    [
+        ("/srv/reports/close-2026-11-24.r2.html", "`/srv/reports/close-2026-11-24.r2.html`"),
+        ("a`b", "``a`b``"),
+        ("`x``", "``` `x`` ```"),
+        ("line\nbreak", "`line\u240abreak`"),
+    ],
+)
+def test_a_code_span_shows_a_path_unescaped_and_cannot_be_closed_early(
+    value: str, span: str
+) -> None:
+    """Markdown escapes do not work inside a code span (``close\\-2026`` would show the
+    backslash): the path goes in as it is, fenced by more backticks than any run in it."""
+    assert markdown_code(value) == span
