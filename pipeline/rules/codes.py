@@ -277,6 +277,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.11d-PASSED-BANK-DEFEATED", "4.11(d), (b)",
      "A voluntarily passed bank that is defeated goes on as it would have under 4.11(b) had it "
      "not been passed: from the right of the Banker who passed it, never back to that Banker."),
+    ("CF-4.11e-SEAT-MOVE", "4.11(e)",
+     "A participant who moves to another seat that the bank, going round from the Banker's "
+     "right, reaches sooner misses the turn to become the Banker in that seat."),
     ("CF-4.12a-WRONG-ORDER", "4.12(a)",
      "A hand in which the Banker took cards in the wrong order in the initial deal, an error "
      "that cannot be rectified, is annulled: void, with its wagers returned."),

@@ -1,7 +1,8 @@
 """Chemin de Fer rules the devices record and the replay reads: the Banker wagers before the
 cards (4.6(a)), no hand is dealt after the one in which the cutting card appears (4.12(g),
-(j), (k)), and a voluntarily passed bank, defeated, goes on from the right of the Banker who
-passed it (4.11(d))."""
+(j), (k)), a voluntarily passed bank, defeated, goes on from the right of the Banker who
+passed it (4.11(d)), and a participant who moves seats to come to the bank sooner misses that
+turn (4.11(e))."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from pipeline.replay.findings import Severity
-from tests.replay.builder import TableDayBuilder, only, table
+from tests.replay.builder import TableDayBuilder, only, patron_id, table
 
 BANKER_WINS: dict[str, Any] = {"player": "TH 6C", "banker": "3D 4S"}
 BANKER_LOSES: dict[str, Any] = {"player": "TH 7C", "banker": "3D 3S"}
@@ -178,4 +179,69 @@ def test_a_passer_who_left_leaves_the_seat_to_another_participant() -> None:
     b.seat(1)
     b.round(**BANKER_LOSES, bank=bank(3, 1))
     b.end_shoe()
+    assert b.replay().findings == []
+
+
+# ---------------------------------------------------------------------- 4.11(e)
+def moved(before: int, after: int, *others: int) -> tuple[TableDayBuilder, str, str]:
+    """Seat 1 holds the bank and wins against seat 3 (and ``others`` sit); then the patron at
+    ``before`` moves to ``after``: PatronLeft, and PatronSeated for the same patron."""
+    b = cf()
+    for seat in sorted({1, 3, before, *others}):
+        b.seat(seat)
+    b.round(**BANKER_WINS, bank=bank(1, 3))
+    left = b.patron_leaves(before)
+    seated = b.emit(
+        "pit", "PatronSeated", seat=after, patron_id=patron_id(before), patron_name="Moved"
+    )
+    b.seated[after] = patron_id(before)
+    return b, left, seated
+
+
+@pytest.mark.rule("CF-4.11e-SEAT-MOVE")
+def test_a_move_up_in_turn_takes_the_bank_on_that_turn() -> None:
+    """CF-4.11e-SEAT-MOVE, N.J.A.C. 19:47-4.11(e): the patron of seat 5 moves to seat 2, which
+    the bank, at seat 1, reaches before seat 5; the Banker loses and the bank is passed to
+    seat 2 on that very turn, which the move should have cost."""
+    b, left, seated = moved(5, 2)
+    lost = b.round(**BANKER_LOSES, bank=bank(1, 3))
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, f.patron_id, f.event_ids) == (
+        "CF-4.11e-SEAT-MOVE",
+        Severity.HIGH,
+        2,
+        "PAT-05",
+        (left, seated, lost.bank_passed),
+    )
+    assert f.message == (
+        f"The participant who left seat 5 (event {left}) sat down at seat 2 (event {seated}), "
+        "which the bank, then at seat 1, reaches sooner; the bank was then passed to seat 2 "
+        f"(event {lost.bank_passed}). A participant who moves up in turn misses that turn to "
+        "become the Banker in the new seat (N.J.A.C. 19:47-4.11(e)). Offer the bank on to the "
+        "next participant, or correct the record of the seats."
+    )
+
+
+@pytest.mark.rule("CF-4.11e-SEAT-MOVE")
+def test_the_turn_missed_after_a_move_up() -> None:
+    """CF-4.11e-SEAT-MOVE, N.J.A.C. 19:47-4.11(e): the patron who moved up to seat 2 is passed
+    over and the bank goes to seat 3: the turn is missed as the rule requires."""
+    b, _, _ = moved(5, 2)
+    lost = b.round(**BANKER_LOSES, bank=bank(1, 3), keep_bank=True)
+    b.emit("pit", "BankPassed", seat=1, to_seat=3, voluntary=False, round_id=lost.round_id)
+    b.round(**BANKER_WINS, bank=bank(3, 2))
+    b.end_shoe()
+    assert b.replay().findings == []
+
+
+@pytest.mark.rule("CF-4.11e-SEAT-MOVE")
+def test_a_move_that_gains_no_turn_keeps_it() -> None:
+    """CF-4.11e-SEAT-MOVE, N.J.A.C. 19:47-4.11(e): the patron of seat 3 moves to seat 6, after
+    seat 3 in turn from the Banker at seat 1; the move gains nothing, and the bank passed to
+    seat 6 is no finding."""
+    b, _, _ = moved(3, 6)
+    lost = b.round(**BANKER_LOSES, bank=bank(1, 6))
+    b.end_shoe()
+    assert b.by_id(str(lost.bank_passed)).fields["to_seat"] == 6
     assert b.replay().findings == []
