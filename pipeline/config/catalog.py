@@ -84,6 +84,14 @@ def choices_to_state(entry: Mapping[str, Any]) -> frozenset[str]:
     return CHOICES_TO_STATE | opened
 
 
+RECORDING_SETTINGS: Mapping[str, str] = {
+    "records_no_more_bets": 'the pit terminal records "No More Bets" (BettingClosed) in every '
+    "round it deals",
+}
+"""What a table's devices record beyond what every device sends, so that its absence is a
+finding: each is written ``true`` or ``false``, and left out it is ``false``."""
+
+
 GAMING_DAY_SECTION = "gaming_day"
 """The catalog's one section that is not a rule configuration: the casino's gaming day,
 ``starts`` (local HH:MM) and ``time_zone`` (IANA name), both required."""
@@ -135,6 +143,15 @@ def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
             errors.append(
                 f"[{rules_id}] must state {missing}; these are the casino's choice: {where}"
             )
+            continue
+        unreadable = [
+            f"[{rules_id}] {name} = {entry[name]!r}: write true when {recorded}, false (the "
+            "default) when it may not"
+            for name, recorded in RECORDING_SETTINGS.items()
+            if name in entry and not isinstance(entry[name], bool)
+        ]
+        if unreadable:
+            errors += unreadable
             continue
         try:
             catalog[rules_id] = rules_from_mapping({"rules_id": rules_id, **entry})

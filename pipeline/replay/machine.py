@@ -7,10 +7,12 @@ amounts in cents and the event ids that prove it.
 The machine applies events to the table, shoe, round and bank state; what it checks itself
 is what needs state across rounds or before a round ends:
 
-1. shoe start: decks, card count, cut, second cutting card, burn (3.1(a), 3.5(d)-(e));
+1. shoe start: decks, card count, who cut, cut, second cutting card, burn (3.1(a),
+   3.5(c)-(e));
 2. deferred vigorish until collected or documented before the reshuffle or when the patron
    leaves (3.3(c)2, (c)4), and the Forms (:mod:`pipeline.replay.forms`);
-3. the cutting card and "last hand" (3.8(e)); irregularities between and during rounds
+3. the cutting card and "last hand" (3.8(e)), and Chemin de Fer's last hand of a shoe, the
+   one the cutting card appears in (4.12(g), (j), (k)); irregularities between and during rounds
    (3.12, 4.12, 7.11), among them the Chemin de Fer Banker's own misdeals (4.12(a)-(d), (i));
 4. Chemin de Fer's bank (:mod:`pipeline.replay.bank`): bid (4.5(b)), Banker's limits
    (4.6(b)), banco priority and cover (4.7), passing on a loss (4.11(a)1).
@@ -87,7 +89,14 @@ from pipeline.rules.settlement import (
     Settlement,
     Wager,
 )
-from pipeline.rules.shoe import burned_cards, cut_card_problem, shoe_problems, shuffle_problems
+from pipeline.rules.shoe import (
+    burned_cards,
+    cut_card_problem,
+    cut_offer_problem,
+    may_deal_another_round,
+    shoe_problems,
+    shuffle_problems,
+)
 from pipeline.rules.variants import variant
 
 ERROR_CARD_SUBJECTS = {
@@ -437,8 +446,27 @@ class TableReplay:
                 f"Shoe {self.shoe.shoe_id}: {problem.message}.",
                 event_ids=(e.event_id,),
             )
+        self._check_cut_offered(self.shoe, e)
         self.practice.shoe_started(
             rules, self.shoe.shoe_id, e.event_id, str(e.get("shuffle_method"))
+        )
+
+    def _check_cut_offered(self, shoe: ShoeState, e: TableEvent) -> None:
+        """3.5(c), 4.4(c), 7.5(d): the cut is offered to the participants seated
+        (:func:`~pipeline.rules.shoe.cut_offer_problem`)."""
+        cut_by = e.get("cut_by_seat")
+        problem = cut_offer_problem(None if cut_by is None else int(cut_by), self.seated)
+        if problem is None:
+            return
+        self.find(
+            "cut_offered",
+            Severity.MEDIUM,
+            f"Shoe {shoe.shoe_id} (event {e.event_id}): {problem} "
+            f"({self._citation('cut_offered')}). Check who cut the cards against surveillance; "
+            "if a participant did sit there, the pit terminal lost the seating: deliver its "
+            "PatronSeated and replay the table-day.",
+            seat=int(cut_by),
+            event_ids=(e.event_id,),
         )
 
     def on_ShoeEnded(self, e: TableEvent) -> None:
@@ -456,6 +484,7 @@ class TableReplay:
     def on_CutCardReached(self, e: TableEvent) -> None:
         if self.shoe:
             self.shoe.cut_card_round = e.round_id
+            self.shoe.cut_card_event = e.event_id
             self._check_cut_card(self.shoe, int(e.get("position")), e)
         if self.round:
             self.round.cut_card = e
@@ -912,28 +941,8 @@ class TableReplay:
                 disclosed = irr.event
         else:
             self._close_irregularity(None)
-        last_hand_rule = variant(self.game).last_hand
-        if self.shoe is not None and self.shoe.cut_card_round and not simulated and last_hand_rule:
-            if self.shoe.rounds_after_cut == 0 and not self.shoe.last_hand_announced:
-                self.find(
-                    "last_hand",
-                    Severity.MEDIUM,
-                    f'The cutting card appeared in {self.shoe.cut_card_round} but "last hand" '
-                    f"was not announced before the next round ({self._citation('last_hand')}).",
-                    event_ids=(e.event_id,),
-                    round_id=self.shoe.cut_card_round,
-                )
-            self.shoe.rounds_after_cut += 1
-            if self.shoe.rounds_after_cut > 1:
-                self.find(
-                    "last_hand",
-                    Severity.MEDIUM,
-                    f'Round {e.round_id} was dealt after the "last hand" that followed '
-                    f"the cutting card in {self.shoe.cut_card_round} "
-                    f"({self._citation('last_hand')}).",
-                    event_ids=(e.event_id,),
-                    round_id=e.round_id,
-                )
+        if self.shoe is not None and self.shoe.cut_card_round and not simulated:
+            self._after_the_cutting_card(self.shoe, e)
         self.round = RoundState(
             str(e.round_id),
             str(e.get("shoe_id")),
@@ -942,6 +951,43 @@ class TableReplay:
             e.event_id,
             e.occurred_at,
             disclosed=disclosed,
+        )
+
+    def _after_the_cutting_card(self, shoe: ShoeState, e: TableEvent) -> None:
+        """A round starting once the cutting card appeared in ``shoe``: "last hand" was
+        announced first where the game has one (3.8(e)), and the shoe still has a hand to deal
+        (3.8(e) one after the hand of the cutting card, 4.12(g), (j), (k) none). A shoe whose
+        round was voided for insufficient cards is the void round's finding
+        (checks.voided), not this one."""
+        announces = variant(self.game).last_hand
+        if announces and shoe.rounds_after_cut == 0 and not shoe.last_hand_announced:
+            self.find(
+                "last_hand",
+                Severity.MEDIUM,
+                f'The cutting card appeared in {shoe.cut_card_round} but "last hand" '
+                f"was not announced before the next round ({self._citation('last_hand')}).",
+                event_ids=(e.event_id,),
+                round_id=shoe.cut_card_round,
+            )
+        dealt_past = not may_deal_another_round(self.game, shoe.rounds_after_cut)
+        shoe.rounds_after_cut += 1
+        if not dealt_past or shoe.voided_for_insufficient is not None:
+            return
+        last = (
+            f'the "last hand" that followed the cutting card in {shoe.cut_card_round}'
+            if announces
+            else f"round {shoe.cut_card_round}, in which the cutting card appeared (event "
+            f"{shoe.cut_card_event}), the shoe's last hand"
+        )
+        self.find(
+            "hand_after_last",
+            Severity.MEDIUM,
+            f"Round {e.round_id} was dealt from shoe {shoe.shoe_id} after {last} "
+            f"({self._citation('hand_after_last')}). No hand follows the shoe's last until the "
+            "cards are reshuffled: review the shoe's end with surveillance and the wagers "
+            "settled on the hands dealt after it.",
+            event_ids=(e.event_id,),
+            round_id=e.round_id,
         )
 
     def on_BettingClosed(self, e: TableEvent) -> None:
@@ -1181,6 +1227,8 @@ class TableReplay:
     def on_BankerWager(self, e: TableEvent) -> None:
         if self.round is not None:
             self.round.bank.append(e)
+            if self.round.first_card is not None:
+                self.round.banker_wagers_after_cards.append(e)
         self._report(self.bank.banker_wager(e))
 
     def on_PlayerBancoWager(self, e: TableEvent) -> None:

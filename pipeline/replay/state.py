@@ -54,6 +54,9 @@ class RoundState:
     late_acceptances: list[TableEvent] = field(default_factory=list)
     """Chemin de Fer wagers against the Banker accepted after "No More Bets" or the first
     card (4.7(e)): recorded with ``bank`` but covering nothing."""
+    banker_wagers_after_cards: list[TableEvent] = field(default_factory=list)
+    """Chemin de Fer: Banker's wagers recorded once the round's first card was dealt; the
+    Banker wagers "immediately prior to dealing the cards" (4.6(a))."""
     error_card: ErrorCard | None = None
     disclosed: TableEvent | None = None
     """For a simulated round: the report of the disclosed card it is dealt with (3.12(c)3,
@@ -117,6 +120,8 @@ class ShoeState:
     burn_cards: list[DealtCard] = field(default_factory=list)
     burn_checked: bool = False
     cut_card_round: str | None = None
+    cut_card_event: str | None = None
+    """The CutCardReached that showed the cutting card in ``cut_card_round``."""
     last_hand_announced: bool = False
     rounds_after_cut: int = 0
     last_position: int = -1

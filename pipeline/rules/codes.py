@@ -57,6 +57,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "No wager other than those the table offers."),
     ("PB-3.2d-NO-MORE-BETS", "3.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    ("PB-3.7b-NO-MORE-BETS-CALLED", "3.7(b)",
+     "At the commencement of each round the dealer announces \"No More Bets\" before \"Cards\": "
+     "at a table whose pit terminal records the announcement (records_no_more_bets), a round "
+     "dealt without it on record was dealt without it."),
     ("PB-3.7b-CARDS-CLOSE-BETS", "3.2(d), 3.7(b)",
      "\"No More Bets\" comes before \"Cards\": no wager is made, increased or withdrawn once the "
      "first card of the round is dealt, whether or not the pit recorded \"No More Bets\"."),
@@ -111,6 +115,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("PB-3.5b-SHUFFLE-PIT", "3.5(b)",
      "The shuffling option chosen under 3.5(a) is implemented at all tables within a pit: "
      "the shoes of a pit's tables are recorded as shuffled by one option."),
+    ("PB-3.5c-CUT-OFFERED", "3.5(c)",
+     "The stack is offered to be cut to the participants, from the highest-numbered seat "
+     "clockwise, until one accepts; if none does, the dealer cuts: a cut recorded from a seat "
+     "where no participant sat was made by nobody the stack could be offered to."),
     ("PB-3.5d-CUT", "3.5(d)",
      "The cutting card goes at least 10 cards from either end."),
     ("PB-3.5e-CUT-CARD-14", "3.5(e)",
@@ -183,6 +191,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "in the order an earlier shoe dealt it (an unshuffled slug)."),
     ("CF-4.4b-SHUFFLE-PIT", "4.4(b)",
      "The shuffling option chosen under 4.4(a) is implemented at all tables within a pit."),
+    ("CF-4.4c-CUT-OFFERED", "4.4(c)",
+     "The stack is offered to be cut to the participants, from the highest-numbered seat "
+     "clockwise, until one accepts; if none does, the dealer cuts: a cut recorded from a seat "
+     "where no participant sat was made by nobody the stack could be offered to."),
     ("CF-4.4e-BURN", "4.4(d)-(e)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
@@ -198,6 +210,9 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.6b-BANKER-LIMITS", "4.6(b)",
      "The Banker's first wager is at least the bid; later wagers are at least the previous "
      "and at most twice it."),
+    ("CF-4.6a-BANKER-BEFORE-CARDS", "4.6(a)",
+     "The Banker places the wager in support of the Banker's Hand immediately prior to dealing "
+     "the cards: none is recorded once the round's first card is dealt."),
     ("CF-4.7a-WAGERS", "4.6(a), 4.7(a)",
      "The only wagers are the Banker's (4.6(a)) and the participants' against it (4.7(a))."),
     ("CF-4.7a-AGGREGATE", "4.7(a)",
@@ -259,6 +274,12 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.11c-VOLUNTARY-PASS", "4.11(c)",
      "A voluntarily passed bank goes to the first taker who matches up to twice the last "
      "wager, else the highest bidder."),
+    ("CF-4.11d-PASSED-BANK-DEFEATED", "4.11(d), (b)",
+     "A voluntarily passed bank that is defeated goes on as it would have under 4.11(b) had it "
+     "not been passed: from the right of the Banker who passed it, never back to that Banker."),
+    ("CF-4.11e-SEAT-MOVE", "4.11(e)",
+     "A participant who moves to another seat that the bank, going round from the Banker's "
+     "right, reaches sooner misses the turn to become the Banker in that seat."),
     ("CF-4.12a-WRONG-ORDER", "4.12(a)",
      "A hand in which the Banker took cards in the wrong order in the initial deal, an error "
      "that cannot be rectified, is annulled: void, with its wagers returned."),
@@ -296,9 +317,17 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.12k-RESHUFFLE", "4.12(k)",
      "A hand voided for insufficient cards once the cutting card is drawn is the shoe's last: "
      "no hand is dealt from that shoe after it."),
+    ("CF-4.12g-CUT-CARD-HAND-LAST", "4.12(g), (j), (k)",
+     "The hand in which the cutting card appears is the shoe's last: no card is kept for a "
+     "next hand once the cutting card is exposed (4.12(g)), that hand is \"the last hand of a "
+     "shoe\" (4.12(j), (k)), and no hand is dealt from the shoe after it."),
     ("CF-4.7e-NO-MORE-BETS", "4.7(e)",
      "No wager is made, increased or withdrawn after \"No More Bets\", except the Banker's "
      "uncovered part."),
+    ("CF-4.7d-NO-MORE-BETS-CALLED", "4.7(d)-(e), 4.8(d)",
+     "The dealer announces \"No More Bets\", which closes the wagers against the Banker, before "
+     "\"Cards\": at a table whose pit terminal records the announcement (records_no_more_bets), "
+     "a round dealt without it on record was dealt without it."),
     # --- Minibaccarat, subchapter 7
     ("MB-7.1a-DECKS", "7.1(a)",
      "At least six decks and two cutting cards."),
@@ -315,6 +344,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "dealt in the order an earlier shoe dealt it (an unshuffled slug)."),
     ("MB-7.5c-SHUFFLE-PIT", "7.5(c)",
      "The shuffling option chosen under 7.5(b) is implemented at all tables within a pit."),
+    ("MB-7.5d-CUT-OFFERED", "7.5(d)",
+     "The stack is offered to be cut to the participants, from the highest-numbered seat "
+     "clockwise, until one accepts; if none does, the dealer cuts: a cut recorded from a seat "
+     "where no participant sat was made by nobody the stack could be offered to."),
     ("MB-7.2b-WAGER-OFFERED", "7.2(b)",
      "No wager other than those of 7.2(a) the table offers, unless the Commission approved it."),
     ("MB-7.7b-CARDS-CLOSE-BETS", "7.2(d), 7.7(b)",
@@ -357,6 +390,10 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "An undisclosed card drawn in error is the next hand's first card."),
     ("MB-7.2d-NO-MORE-BETS", "7.2(d)",
      "No wager is made, increased or withdrawn after \"No More Bets\"."),
+    ("MB-7.7b-NO-MORE-BETS-CALLED", "7.7(b)",
+     "At the commencement of each round the dealer announces \"No More Bets\": at a table "
+     "whose pit terminal records the announcement (records_no_more_bets), a round dealt "
+     "without it on record was dealt without it."),
     # --- All games, subchapter 8. The given texts hold only the title of 19:47-8.2, "Minimum and
     # maximum wagers; additional wagering requirements", and 8.3 (notice of the rules of the
     # games); the limits themselves are the ones the casino filed for the table
@@ -416,6 +453,7 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     # 3.5(a)1, 4.4(a)1, 7.5(a): "randomly intermixed"; found across shoes (pipeline.patterns)
     "false_shuffle":      ("PB-3.5a1-SLUG", "CF-4.4a1-SLUG", "MB-7.5a-SLUG"),
     "cut":                ("PB-3.5d-CUT", "CF-4.4e-BURN", "MB-7.5f-BURN"),
+    "cut_offered":        ("PB-3.5c-CUT-OFFERED", "CF-4.4c-CUT-OFFERED", "MB-7.5d-CUT-OFFERED"),
     "shuffle_filed":      ("PB-3.5a-SHUFFLE-FILED", "CF-4.4a-SHUFFLE-FILED",
                            "MB-7.5b-SHUFFLE-FILED"),
     "shuffle_pit":        ("PB-3.5b-SHUFFLE-PIT", "CF-4.4b-SHUFFLE-PIT", "MB-7.5c-SHUFFLE-PIT"),
@@ -426,6 +464,8 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "no_more_bets":       ("PB-3.2d-NO-MORE-BETS", "CF-4.7e-NO-MORE-BETS", "MB-7.2d-NO-MORE-BETS"),
     "bets_after_cards":   ("PB-3.7b-CARDS-CLOSE-BETS", "CF-4.8d-CARDS-CLOSE-BETS",
                            "MB-7.7b-CARDS-CLOSE-BETS"),
+    "no_more_bets_called": ("PB-3.7b-NO-MORE-BETS-CALLED", "CF-4.7d-NO-MORE-BETS-CALLED",
+                            "MB-7.7b-NO-MORE-BETS-CALLED"),
     "deal_order":         ("PB-3.7c-DEAL-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.7c-DEAL-ORDER"),
     "third_order":        ("PB-3.8c-THIRD-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.8c-THIRD-ORDER"),
     "one_more":           ("PB-3.8d-ONE-MORE", "CF-4.8d-DEAL-ORDER", "PB-3.8d-ONE-MORE"),
@@ -472,6 +512,10 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "void_reshuffle":     ("PB-3.12e-RESHUFFLE", "CF-4.12k-RESHUFFLE", "PB-3.12e-RESHUFFLE"),
     # Chemin de Fer has no "last hand": 4.12(g), (j) and (k) only speak of the cutting card.
     "last_hand":          ("PB-3.8e-LAST-HAND", None, "PB-3.8e-LAST-HAND"),
+    # A hand dealt after the shoe's last: 3.8(e) allows one after the hand of the cutting card,
+    # Chemin de Fer's 4.12(g), (j), (k) none (Variant.hands_after_cut_card).
+    "hand_after_last":    ("PB-3.8e-LAST-HAND", "CF-4.12g-CUT-CARD-HAND-LAST",
+                           "PB-3.8e-LAST-HAND"),
     "announce":           ("PB-3.10a-ANNOUNCE", "CF-4.10a-ANNOUNCE", "PB-3.10a-ANNOUNCE"),
     "settlement":         ("PB-3.10b-SETTLEMENT", "CF-4.10b-SETTLEMENT", "PB-3.10b-SETTLEMENT"),
     # 3.10(c)1 binds "punto banco tables"; the given text of subchapter 7 has no pit rule for

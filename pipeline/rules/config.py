@@ -112,6 +112,11 @@ class TableRules:
     settlement_procedure: SettlementProcedure = SettlementProcedure.PAY_ALL_THEN_VIG
     min_wager_cents: Cents = 2_500
     max_wager_cents: Cents = 1_000_000
+    records_no_more_bets: bool = False
+    """Whether the table's pit terminal records "No More Bets" (BettingClosed) in every round
+    it deals: the dealer announces it at the commencement of each round (3.7(b), 4.7(d)-(e),
+    7.7(b)), but a device that sends no record cannot be told from a dealer who did not
+    announce; only where it does is a round without the record a finding."""
 
     def __hash__(self) -> int:
         # Settlement looks the rules up (offered wagers) for every wager; hashing the id alone

@@ -7,7 +7,8 @@ counterclockwise, so counterclockwise order is seat order).
 Punto Banco: the curator passes when the Banker's Hand loses (3.11(a)1) to the right, then
 counterclockwise (3.11(b)). Chemin de Fer: the Banker is chosen by bid (4.5(b)), wagers within
 limits (4.6(b)), is covered by banco suivi, banco seul, then partial wagers (4.7), and passes
-the bank when the Banker's Hand loses (4.11).
+the bank when the Banker's Hand loses (4.11), and a participant who moves seats to come to
+the bank sooner misses that turn (4.11(e)).
 """
 
 from __future__ import annotations
@@ -52,6 +53,27 @@ def next_holder(previous: int, accepting: Iterable[int]) -> int | None:
     dealer acts as curator (3.6(d)2)."""
     order = shoe_offer_order(previous, accepting)
     return order[0] if order else None
+
+
+def move_promotes(banker: int, left: int, taken: int, seats: Iterable[int]) -> bool:
+    """N.J.A.C. 19:47-4.11(e): whether a participant moving from seat ``left`` to seat
+    ``taken``, while the bank is at seat ``banker``, moves up in turn to become the Banker: the
+    bank is offered from the Banker's right, counterclockwise (4.11(b)-(c)), and ``taken``
+    comes before ``left`` in that order. ``seats`` are the other occupied seats."""
+    if banker in (left, taken):
+        return False
+    order = counterclockwise_from(banker, {*seats, left, taken} - {banker})
+    return order.index(taken) < order.index(left)
+
+
+def offer_reaches(passer: int, receiver: int | None, seat: int, seats: Iterable[int]) -> bool:
+    """Whether the bank that ``passer`` gave up and ``receiver`` took (``None``: nobody) was
+    offered to ``seat`` on its way round the occupied ``seats`` from the passer's right,
+    counterclockwise (4.11(b)-(c)): ``seat`` is the receiver or comes before it."""
+    if receiver is None:
+        return True
+    order = counterclockwise_from(passer, {*seats, receiver} - {passer})
+    return seat in order and order.index(seat) <= order.index(receiver)
 
 
 def banker_by_bid(bids: Mapping[int, Cents]) -> int:

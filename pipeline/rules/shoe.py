@@ -1,11 +1,12 @@
 """Shoe procedure: decks, cut, cutting card, burn and the last hand.
 
-N.J.A.C. 19:47-3.1(a), 3.5(a), 3.5(d)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(a), 4.4(d)-(e); 7.1(a),
-7.1(d), 7.5(b), 7.5(e)-(f).
+N.J.A.C. 19:47-3.1(a), 3.5(a), 3.5(c)-(e), 3.8(e), 3.12(e); 4.1(a), 4.4(a), 4.4(c)-(e),
+4.12(g); 7.1(a), 7.1(d), 7.5(b), 7.5(d)-(f).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pipeline.rules.cards import Rank, burn_value
@@ -16,6 +17,8 @@ from pipeline.rules.config import (
     ShuffleMethod,
     TableRules,
 )
+from pipeline.rules.games import Game
+from pipeline.rules.variants import variant
 
 CARDS_PER_DECK = 52
 MINIMUM_CUT = 10  # 3.5(d): at least 10 cards in from either end
@@ -88,6 +91,29 @@ def cut_card_problem(
     return None
 
 
+def cut_offer_problem(cut_by_seat: int | None, seated: Iterable[int]) -> str | None:
+    """Whether the seat recorded as cutting the cards could have been offered the cut. The
+    dealer offers the stack "to the participants to be cut", beginning with the participant in
+    the highest-numbered seat and working clockwise until one accepts; if none does, the
+    dealer cuts (3.5(c), 4.4(c), 7.5(d)). ``seated`` are the seats occupied when the shoe was
+    started; ``cut_by_seat`` ``None`` is a cut by the dealer. Which participants declined is
+    not recorded, so any seated participant may have been the one who accepted."""
+    if cut_by_seat is None:
+        return None
+    occupied = sorted(set(seated))
+    if cut_by_seat in occupied:
+        return None
+    offered = (
+        f"seats {', '.join(map(str, reversed(occupied)))} in that order"
+        if occupied
+        else "nobody: no participant was seated, so the dealer cuts"
+    )
+    return (
+        f"the cards were recorded as cut from seat {cut_by_seat}, where no participant sat; "
+        f"the stack could be offered to {offered}"
+    )
+
+
 def burned_cards(first_card: Rank) -> int:
     """Cards burned at the start of a shoe: the first card plus its burn count, where face
     cards and tens count ten and aces one, N.J.A.C. 19:47-3.5(e) (4.4(e), 7.5(f))."""
@@ -145,11 +171,17 @@ def shoe_problems(
     return found
 
 
-def may_deal_another_round(rounds_completed_since_cut_card: int | None) -> bool:
-    """N.J.A.C. 19:47-3.8(e): when the cutting card appears the hand is completed, "last hand"
-    is announced, and after one more hand no more cards are dealt until the reshuffle.
+def may_deal_another_round(game: Game, rounds_completed_since_cut_card: int | None) -> bool:
+    """Whether another hand may be dealt from the shoe once the cutting card has appeared.
+
+    N.J.A.C. 19:47-3.8(e): the hand in which it appears is completed, "last hand" is
+    announced, and after one more hand no more cards are dealt until the reshuffle. Chemin de
+    Fer deals none after that hand: once the cutting card is exposed no card is kept for "the
+    next hand" (4.12(g)), and that hand is "the last hand of a shoe" (4.12(j), (k)).
 
     ``None`` means the cutting card has not appeared. The round in which it appeared counts as
-    completed round 0 once it ends; so one more round may start (the "last hand"), then none.
+    completed round 0 once it ends; the game's :attr:`Variant.hands_after_cut_card` follow it.
     """
-    return rounds_completed_since_cut_card is None or rounds_completed_since_cut_card < 1
+    if rounds_completed_since_cut_card is None:
+        return True
+    return rounds_completed_since_cut_card < variant(game).hands_after_cut_card

@@ -93,6 +93,10 @@ class Variant:
     curator: bool
     """Whether a player may hold the shoe as curator and must offer and pass it (3.6(b),
     3.11(a)1): Punto Banco only."""
+    hands_after_cut_card: int
+    """How many hands are dealt from a shoe after the one in which the cutting card appears:
+    one, the "last hand" (3.8(e), which Minibaccarat's rounds cite); none in Chemin de Fer,
+    where that hand is the shoe's last (4.12(g), (j), (k))."""
     form_fields: tuple[str, ...]
     """The entries a Complimentary Vigorish Form must carry besides the signatures: the
     current 3.3(c)3i names the gaming date, pit and table location (Chemin de Fer's 4.10(c)
@@ -166,6 +170,7 @@ VARIANTS: dict[Game, Variant] = {
         ten_value_discards=frozenset({1, 10}),
         one_settlement_procedure_per_pit=True,
         curator=True,
+        hands_after_cut_card=1,
         form_fields=("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
     ),
     Game.CHEMIN_DE_FER: Variant(
@@ -203,6 +208,7 @@ VARIANTS: dict[Game, Variant] = {
         ten_value_discards=frozenset({1, 10}),
         one_settlement_procedure_per_pit=False,
         curator=False,
+        hands_after_cut_card=0,
         form_fields=("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
     ),
     Game.MINIBACCARAT: Variant(
@@ -242,6 +248,7 @@ VARIANTS: dict[Game, Variant] = {
         ten_value_discards=frozenset({0, 1, 10}),
         one_settlement_procedure_per_pit=False,
         curator=False,
+        hands_after_cut_card=1,
         form_fields=("amount_cents", "patron_name"),
     ),
 }

@@ -220,6 +220,9 @@ class TableEmulator:
         self.banker_last_wager: Cents | None = None
         self.suivi_seat: int | None = None
         self.passed_bank_wager: Cents | None = None
+        self.volunteered_by: int | None = None
+        """The Banker who passed the bank voluntarily (the first, of several passes in a row),
+        until the passed bank is defeated or its Banker leaves (4.11(d))."""
         self.shoe_id: str | None = None
         self._covering = cover_bank(0, 0, (), None)
         # Punto Banco's curator (3.6, 3.11); None: the dealer, or play has not commenced
@@ -341,6 +344,7 @@ class TableEmulator:
         if self.banker_seat == seat:
             self.banker_seat = None
             self.banker_last_wager = None
+            self.volunteered_by = None
         if self.suivi_seat == seat:
             self.suivi_seat = None
 
@@ -1594,10 +1598,21 @@ class TableEmulator:
             self.suivi_seat = None
         if curator_must_pass(outcome) or self.rng.random() < 0.05:
             previous = self.banker_seat
-            order = counterclockwise_from(previous, (s for s in self.seated if s != previous))
+            mandatory = curator_must_pass(outcome)
+            # 4.11(d): a passed bank, defeated, goes on from the right of the Banker who passed
+            # it voluntarily, as 4.11(b) would have sent it had it not been passed.
+            start = previous
+            if mandatory and self.volunteered_by is not None:
+                start = self.volunteered_by
+            order = counterclockwise_from(
+                start, (s for s in self.seated if s not in (previous, start))
+            )
             to_seat = order[0] if order else None
             recorded = to_seat
-            mandatory = curator_must_pass(outcome)
+            if mandatory:
+                self.volunteered_by = None
+            elif self.volunteered_by is None:
+                self.volunteered_by = previous
             if mandatory and to_seat is not None and self.faults.roll(FaultKind.BANK):
                 recorded = previous  # the pit records the pass back to the Banker who lost
                 self._fault(

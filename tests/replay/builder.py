@@ -334,8 +334,11 @@ class TableDayBuilder:
         cut_card_from_back: int | None = None,
         shuffle_method: str | None = None,
         batch: str | None = None,
+        cut_by_seat: int | None = None,
     ) -> str:
         """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first.
+        The dealer cuts unless ``cut_by_seat`` names the participant who accepted the cut
+        (3.5(c)); seat that participant first.
         The shoe is shuffled by the table's filed option unless ``shuffle_method`` says
         otherwise; a two-batch shuffler alternates batches A and B unless ``batch`` is given.
         Without ``cut_card_from_back`` the cutting card is placed where a round with
@@ -359,6 +362,7 @@ class TableDayBuilder:
             cut_card_from_back=70 if cut_card_from_back is None else cut_card_from_back,
             batch=batch or (("B" if self.shoe_number % 2 == 0 else "A") if two_batch else None),
             cards_in_shoe=cards_in_shoe,
+            cut_by_seat=cut_by_seat,
         )
         self.cut_card_placed_at = None if cut_card_from_back is None else started
         for card in cards(burn):
@@ -551,8 +555,9 @@ class TableDayBuilder:
         ``bank`` = {"seat", "amount", "bids": {seat: cents}, "calls": [(seat, "BANCO_SUIVI" or
         "BANCO_SEUL")] announced (``BancoCalled``, accepted or not), "banco": [(seat, action,
         cents|None)] accepted, "late_banco": [(seat, action, cents)] accepted after "No More
-        Bets" (with ``betting_closed="before cards"``)}; the bank passes when the Banker's Hand
-        loses unless ``keep_bank``.
+        Bets" (with ``betting_closed="before cards"``), "wager_after_cards": True records the
+        Banker's wager once the cards are dealt}; the bank passes when the Banker's Hand loses
+        unless ``keep_bank``.
         ``in_error``: a card dealt in error during the round (:class:`DealtInError`);
         ``misdealt``: the Banker's deal reported wrong beyond rectifying (:class:`Misdealt`).
         """
@@ -622,6 +627,8 @@ class TableDayBuilder:
                 stakes[seat][wager] -= amount
 
         self._deal(handle, p_cards, b_cards, order, cut_card, in_error, misdealt)
+        if bank is not None and bank.get("wager_after_cards"):
+            handle.banker_wager = self._banker_wager(handle, bank)
         if not simulated:
             for seat, wager, amount in after_cards:
                 handle.late.append(self._wager(round_id, seat, wager, amount))
@@ -771,13 +778,8 @@ class TableDayBuilder:
         banker_seat, amount = int(bank["seat"]), int(bank["amount"])
         for seat, bid in sorted(bank.get("bids", {}).items()):
             handle.bids.append(self.emit("pit", "BankBid", seat=seat, amount_cents=bid))
-        handle.banker_wager = self.emit(
-            "pit",
-            "BankerWager",
-            round_id=handle.round_id,
-            seat=banker_seat,
-            amount_cents=amount,
-        )
+        if not bank.get("wager_after_cards"):
+            handle.banker_wager = self._banker_wager(handle, bank)
         for seat, call in bank.get("calls", ()):
             handle.calls.append(
                 self.emit("pit", "BancoCalled", round_id=handle.round_id, seat=seat, call=call)
@@ -801,6 +803,16 @@ class TableDayBuilder:
         if wagers:
             return wagers
         return {banker_seat: {"BANKER": min(covered, amount)}, **players}
+
+    def _banker_wager(self, handle: RoundHandle, bank: Mapping[str, Any]) -> str:
+        """The Banker's wager in support of the Banker's Hand (``BankerWager``, 4.6(a))."""
+        return self.emit(
+            "pit",
+            "BankerWager",
+            round_id=handle.round_id,
+            seat=int(bank["seat"]),
+            amount_cents=int(bank["amount"]),
+        )
 
     def _banco(self, handle: RoundHandle, seat: int, action: str, cents: int) -> None:
         """A wager against the Banker the pit accepted (``PlayerBancoWager``)."""

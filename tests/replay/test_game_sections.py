@@ -23,18 +23,20 @@ def cf() -> TableDayBuilder:
 
 
 @pytest.mark.parametrize("announced", [False, True])
-@pytest.mark.rule("PB-3.8e-LAST-HAND", "CF-4.12k-INSUFFICIENT")
-def test_chemin_de_fer_has_no_last_hand(announced: bool) -> None:
-    """PB-3.8e-LAST-HAND is a Punto Banco rule (N.J.A.C. 19:47-3.8(e)); Chemin de Fer's
-    4.12(g), (j) and (k) (CF-4.12k-INSUFFICIENT) speak of the cutting card but not of a "last
-    hand": rounds after the cutting card, announced or not, raise nothing."""
+@pytest.mark.rule("PB-3.8e-LAST-HAND", "CF-4.12g-CUT-CARD-HAND-LAST")
+def test_chemin_de_fer_has_no_last_hand_announced(announced: bool) -> None:
+    """PB-3.8e-LAST-HAND is a Punto Banco rule (N.J.A.C. 19:47-3.8(e)); Chemin de Fer announces
+    no "last hand": the hand the cutting card appears in is the shoe's last (4.12(g), (j), (k),
+    CF-4.12g-CUT-CARD-HAND-LAST). "Last hand" announced or not raises nothing of 3.8(e); each
+    round dealt after that hand is one 4.12(g) finding."""
     b = cf()
     cut = b.round(**CF_ROUND, cut_card=True, last_hand=announced)
-    b.round(**CF_ROUND)
-    b.round(**CF_ROUND)
+    after = [b.round(**CF_ROUND), b.round(**CF_ROUND)]
     b.end_shoe()
     assert (cut.cut_card is not None, cut.last_hand is not None) == (True, announced)
-    assert b.replay().findings == []
+    assert [(f.code, f.round_id) for f in b.replay().findings] == [
+        ("CF-4.12g-CUT-CARD-HAND-LAST", r.round_id) for r in after
+    ]
 
 
 @pytest.mark.rule("CF-4.10a-ANNOUNCE")

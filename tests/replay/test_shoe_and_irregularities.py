@@ -182,8 +182,10 @@ def test_second_extra_round_after_the_cutting_card() -> None:
         (extra.started,),
     )
     assert f.message == (
-        f'Round {extra.round_id} was dealt after the "last hand" that followed the cutting card '
-        f"in {cut.round_id} (N.J.A.C. 19:47-3.8(e))."
+        f'Round {extra.round_id} was dealt from shoe {extra.shoe_id} after the "last hand" that '
+        f"followed the cutting card in {cut.round_id} (N.J.A.C. 19:47-3.8(e)). No hand follows "
+        "the shoe's last until the cards are reshuffled: review the shoe's end with "
+        "surveillance and the wagers settled on the hands dealt after it."
     )
 
 

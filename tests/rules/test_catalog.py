@@ -133,3 +133,32 @@ def test_the_packaged_catalog_states_every_choice_it_opens() -> None:
         stated = rules_to_mapping(rules)
         assert choices_to_state(stated) <= set(stated), rules_id
     assert {r.rules_id for r in catalog.values() if r.bonus_requires_base_wager} == {"pb-4-banker6"}
+
+
+@pytest.mark.rule("PB-3.7b-NO-MORE-BETS-CALLED")
+@pytest.mark.parametrize(("stated", "expected"), [(None, False), (False, False), (True, True)])
+def test_records_no_more_bets_is_false_unless_stated(
+    tmp_path: Path, stated: bool | None, expected: bool
+) -> None:
+    """PB-3.7b-NO-MORE-BETS-CALLED, N.J.A.C. 19:47-3.7(b): whether a table's pit terminal
+    records "No More Bets" in every round is the catalog's ``records_no_more_bets``; left out,
+    it is false, so catalogs written before it keep every table as they were."""
+    entry = {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "records_no_more_bets": stated}
+    (rules,) = load_catalog(write(tmp_path, **entry)).values()
+    assert rules.records_no_more_bets is expected
+    assert not any(r.records_no_more_bets for r in load_catalog().values())
+
+
+@pytest.mark.rule("PB-3.7b-NO-MORE-BETS-CALLED")
+def test_records_no_more_bets_must_be_true_or_false(tmp_path: Path) -> None:
+    """PB-3.7b-NO-MORE-BETS-CALLED, N.J.A.C. 19:47-3.7(b): ``records_no_more_bets = "yes"`` is
+    refused, naming the entry, the value and what to write."""
+    entry = {"game": "PUNTO_BANCO", "tie_odds": "8 to 1", "records_no_more_bets": "yes"}
+    path = write(tmp_path, **entry)
+    with pytest.raises(CatalogError) as refused:
+        load_catalog(path)
+    assert str(refused.value) == (
+        f"{path}:\n[t] records_no_more_bets = 'yes': write true when the pit terminal records "
+        '"No More Bets" (BettingClosed) in every round it deals, false (the default) when it '
+        "may not"
+    )

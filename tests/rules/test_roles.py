@@ -22,7 +22,9 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
     dominant_player,
+    move_promotes,
     next_holder,
+    offer_reaches,
     priority_breach,
     shoe_offer_order,
 )
@@ -291,3 +293,18 @@ def test_dominant_player() -> None:
     assert dominant_player(1, partial) == 2
     assert dominant_player(6, [*partial, BancoOffer(3, BancoKind.PARTIAL, 6_000)]) == 3
     assert dominant_player(6, []) is None
+
+
+@pytest.mark.rule("CF-4.11e-SEAT-MOVE")
+def test_a_move_up_in_turn_and_the_offer_that_reaches_it() -> None:
+    """CF-4.11e-SEAT-MOVE, N.J.A.C. 19:47-4.11(e): with the bank at seat 4 (offered on from
+    seat 5, counterclockwise, wrapping to seat 1), moving from seat 2 to seat 6 moves up in
+    turn, from seat 6 to seat 2 does not; a pass from seat 4 to seat 1 was offered to seat 6 on
+    its way, and one to seat 5 was not."""
+    assert move_promotes(4, 2, 6, [1, 5])
+    assert not move_promotes(4, 6, 2, [1, 5])
+    assert not move_promotes(4, 4, 6, [1, 5])  # the Banker moving is no move up in turn
+    assert offer_reaches(4, 1, 6, [1, 5, 6])
+    assert offer_reaches(4, 6, 6, [1, 5, 6])
+    assert not offer_reaches(4, 5, 6, [1, 5, 6])
+    assert offer_reaches(4, None, 6, [1, 5, 6])  # nobody accepted: it went round the table

@@ -145,14 +145,24 @@ def test_burned_cards_every_rank(rank: Rank) -> None:
 
 
 @pytest.mark.rule("PB-3.8e-LAST-HAND")
-def test_last_hand_after_the_cutting_card() -> None:
+@pytest.mark.parametrize("game", [Game.PUNTO_BANCO, Game.MINIBACCARAT])
+def test_last_hand_after_the_cutting_card(game: Game) -> None:
     """N.J.A.C. 19:47-3.8(e): when the cutting card appears the hand is completed, "last hand"
     is announced, and "At the completion of one more hand, no more cards will be dealt"
-    (PB-3.8e-LAST-HAND)."""
-    assert may_deal_another_round(None)  # cutting card not seen yet
-    assert may_deal_another_round(0)  # the hand it appeared in is done: one more, the last
-    assert not may_deal_another_round(1)  # the last hand is done
-    assert not may_deal_another_round(5)
+    (PB-3.8e-LAST-HAND, which Minibaccarat's rounds cite)."""
+    assert may_deal_another_round(game, None)  # cutting card not seen yet
+    assert may_deal_another_round(game, 0)  # the hand it appeared in is done: one more, the last
+    assert not may_deal_another_round(game, 1)  # the last hand is done
+    assert not may_deal_another_round(game, 5)
+
+
+@pytest.mark.rule("CF-4.12g-CUT-CARD-HAND-LAST")
+def test_chemin_de_fer_deals_no_hand_after_the_cutting_card_hand() -> None:
+    """CF-4.12g-CUT-CARD-HAND-LAST, N.J.A.C. 19:47-4.12(g), (j), (k): a card drawn in error is
+    kept for the next hand only "providing that the cutting card has not been exposed", and the
+    hand the cutting card appears in is "the last hand of a shoe": none follows it."""
+    assert may_deal_another_round(Game.CHEMIN_DE_FER, None)
+    assert not may_deal_another_round(Game.CHEMIN_DE_FER, 0)
 
 
 @pytest.mark.rule("PB-3.5a-SHUFFLE-FILED", "MB-7.1d4-BATCH-ALTERNATE")

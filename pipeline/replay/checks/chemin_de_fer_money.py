@@ -1,6 +1,6 @@
-"""Chemin de Fer money and control of the hands: the bank is covered only before "No More Bets",
-the Banker withdraws and stakes exactly what the rest leaves (4.7(e)), and the Dominant
-Player controls the Player's Hand (4.8(c))."""
+"""Chemin de Fer money and control of the hands: the Banker wagers before the cards (4.6(a)),
+the bank is covered only before "No More Bets", the Banker withdraws and stakes exactly what the
+rest leaves (4.7(e)), and the Dominant Player controls the Player's Hand (4.8(c))."""
 
 from __future__ import annotations
 
@@ -39,6 +39,30 @@ def _accepted(view: RoundView) -> list[BancoOffer]:
         )
         for e in standing_acceptances(view.round)
     ]
+
+
+@round_check(when=Phase.SETTLED, games=BANK_GAMES)
+@round_check(when=Phase.VOIDED, games=BANK_GAMES)
+@round_check(when=Phase.MISDEALT, games=BANK_GAMES)
+def banker_wager_placed_before_the_cards(view: RoundView) -> Iterator[Flag]:
+    """4.6(a): "Immediately prior to dealing the cards, the Banker shall place a wager in
+    support of the Banker's Hand": a Banker's wager recorded after the round's first card (in
+    the devices' own sequence, merged by time) was made on a hand already being dealt."""
+    rnd = view.round
+    for e in rnd.banker_wagers_after_cards:
+        seat = int(e.get("seat"))
+        yield Flag(
+            "CF-4.6a-BANKER-BEFORE-CARDS",
+            Severity.HIGH,
+            f"The Banker at seat {seat} recorded a wager of {money(int(e.get('amount_cents')))} "
+            f"in round {rnd.round_id} (event {e.event_id}) after the round's first card was "
+            f"dealt (event {rnd.first_card}); the Banker wagers immediately before the cards "
+            f"({view.citation('CF-4.6a-BANKER-BEFORE-CARDS')}). Check with surveillance when "
+            "the bank was put up, and the pit terminal's record of it.",
+            seat=seat,
+            actual=int(e.get("amount_cents")),
+            event_ids=(e.event_id, *((rnd.first_card,) if rnd.first_card else ())),
+        )
 
 
 @round_check(when=Phase.SETTLED, games=BANK_GAMES)
