@@ -189,14 +189,19 @@ def test_parse_faults(spec: str) -> None:
 def test_informed_betting_is_chosen_by_name_not_by_all() -> None:
     """Every kind has a default rate; ``all`` holds every kind one gaming day's audit finds,
     the false shuffles and colluding dealers its pattern stage finds among them; informed
-    betting, which one full floor's day does not always show, is chosen by name."""
+    betting, which one full floor's day does not always show, and the patient cheats, which
+    no single day shows, are chosen by name."""
+    by_name = {FaultKind.INFORMED_BETTING, FaultKind.PATIENT_INFORMED, FaultKind.EDGE_SORTER}
     assert set(DEFAULT_RATES) | set(PATTERN_RATES) == set(FaultKind)
     assert not set(DEFAULT_RATES) & set(PATTERN_RATES)
-    assert set(parse_faults("all")) == set(FaultKind) - {FaultKind.INFORMED_BETTING}
+    assert set(PATTERN_RATES) == by_name
+    assert set(parse_faults("all")) == set(FaultKind) - by_name
     assert {
         FaultKind.FALSE_SHUFFLE,
         FaultKind.INFORMED_BETTING,
         FaultKind.COLLUSION,
+        FaultKind.PATIENT_INFORMED,
+        FaultKind.EDGE_SORTER,
     } == PATTERN_KINDS
     assert parse_faults("informed_betting,collusion=0.5") == {
         FaultKind.INFORMED_BETTING: PATTERN_RATES[FaultKind.INFORMED_BETTING],

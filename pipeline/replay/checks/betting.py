@@ -38,6 +38,7 @@ def no_wager_after_the_first_card(view: RoundView) -> Iterator[Flag]:
             f"({view.citation('bets_after_cards')}): the late amount is not honoured, and the "
             'pit terminal records "No More Bets" before the deal.',
             seat=seat,
+            expected=0,  # the late amount is not honoured
             actual=int(e.get("amount_cents")),
             event_ids=(rnd.first_card, e.event_id),
         )

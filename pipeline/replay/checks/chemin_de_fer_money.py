@@ -60,6 +60,7 @@ def banker_wager_placed_before_the_cards(view: RoundView) -> Iterator[Flag]:
             f"({view.citation('CF-4.6a-BANKER-BEFORE-CARDS')}). Check with surveillance when "
             "the bank was put up, and the pit terminal's record of it.",
             seat=seat,
+            expected=0,  # a wager on a hand already being dealt is not the bank's
             actual=int(e.get("amount_cents")),
             event_ids=(e.event_id, *((rnd.first_card,) if rnd.first_card else ())),
         )

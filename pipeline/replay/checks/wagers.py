@@ -34,6 +34,7 @@ def nothing_wagered_after_no_more_bets(view: RoundView) -> Iterator[Flag]:
             f'{money(int(e.get("amount_cents")))} on {e.get("wager")} after "No More '
             f'Bets" ({view.cite("no_more_bets")}).',
             seat=seat,
+            expected=0,  # nothing moves after "No More Bets"
             actual=int(e.get("amount_cents")),
             event_ids=tuple(x for x in (rnd.betting_closed, e.event_id) if x),
         )
@@ -57,6 +58,7 @@ def only_offered_wagers(view: RoundView) -> Iterator[Flag]:
             f"Seat {seat} wagered {money(amount)} on {wager.value}, which rules "
             f"{view.rules.rules_id!r} do not offer ({view.citation('wager_offered')}){then}.",
             seat=seat,
+            expected=0,  # a wager the table does not offer is not accepted
             actual=amount,
             event_ids=(
                 *view.round.wager_events[(seat, wager)],
