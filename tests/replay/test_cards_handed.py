@@ -48,7 +48,8 @@ def one(result: ReplayResult) -> Finding:
 @pytest.mark.rule("PB-3.7d-HIGHEST-WAGER", "PB-3.7d3-THIRD-CARD")
 @pytest.mark.parametrize("rules_id", ["pb-dragon", "mb-tie-quarter"])
 def test_each_hand_to_its_highest_wager_and_the_third_card_with_it(rules_id: str) -> None:
-    """N.J.A.C. 19:47-3.7(d)1-4 (7.7(c)3i-ii): the Player's Hand to the player with the highest
+    """PB-3.7d-HIGHEST-WAGER, PB-3.7d3-THIRD-CARD, N.J.A.C. 19:47-3.7(d)1-4 (7.7(c)3i-ii): the
+    Player's Hand to the player with the highest
     wager on it, the Banker's Hand likewise, each third card to the player who was handed that
     hand: nothing to report."""
     wagers = {2: {"PLAYER": 50_000}, 5: {"PLAYER": 10_000}, 7: {"BANKER": 20_000}}
@@ -84,8 +85,8 @@ def test_the_players_hand_handed_to_a_lower_wager() -> None:
 @pytest.mark.rule("PB-3.7d-HIGHEST-WAGER")
 @pytest.mark.parametrize(("handed_to", "wrong"), [(2, False), (6, True)])
 def test_equal_wagers_go_to_the_closest_to_the_dealer(handed_to: int, wrong: bool) -> None:
-    """N.J.A.C. 19:47-3.7(d)5: of equally high wagers on the Banker's Hand, the one closest to
-    the dealer counterclockwise (the lower seat number) is handed it."""
+    """PB-3.7d-HIGHEST-WAGER, N.J.A.C. 19:47-3.7(d)5: of equally high wagers on the Banker's Hand,
+    the one closest to the dealer counterclockwise (the lower seat number) is handed it."""
     wagers = {2: {"BANKER": 30_000}, 6: {"BANKER": 30_000}, 4: {"PLAYER": 10_000}}
     result, _ = deal("pb-dragon", wagers, TWO_CARDS, handed={"PLAYER": 4, "BANKER": handed_to})
     assert found(result) == ([("PB-3.7d-HIGHEST-WAGER", Severity.MEDIUM, 6)] if wrong else [])
@@ -95,9 +96,10 @@ def test_equal_wagers_go_to_the_closest_to_the_dealer(handed_to: int, wrong: boo
 
 @pytest.mark.rule("PB-3.7d-HIGHEST-WAGER")
 def test_minibaccarat_names_no_tie_break_but_the_highest_wager_holds() -> None:
-    """N.J.A.C. 19:47-7.7(c)3ii: the Banker's Hand to the highest wager on it. The given 7.7(c)3
-    stops at (c)3ii and has no tie-break, so either of two equal highest wagers may be handed
-    it; a lower wager may not, and the finding cites the Minibaccarat section."""
+    """PB-3.7d-HIGHEST-WAGER, N.J.A.C. 19:47-7.7(c)3ii: the Banker's Hand to the highest wager on
+    it. The given 7.7(c)3 stops at (c)3ii and has no tie-break, so either of two equal highest
+    wagers may be handed it; a lower wager may not, and the finding cites the Minibaccarat
+    section."""
     wagers = {2: {"BANKER": 30_000}, 6: {"BANKER": 30_000}, 4: {"BANKER": 10_000}}
     tied, _ = deal("mb-tie-quarter", wagers, TWO_CARDS, handed={"BANKER": 6})
     assert tied.findings == []
@@ -118,8 +120,8 @@ def test_minibaccarat_names_no_tie_break_but_the_highest_wager_holds() -> None:
 def test_a_hand_nobody_wagered_on_goes_to_a_player_of_the_other_hand(
     handed_to: int, wrong: bool
 ) -> None:
-    """N.J.A.C. 19:47-3.7(d)6: with no wager on the Player's Hand, a player wagering on the
-    Banker's Hand may turn it up; seat 8, with a tie bet only, may not."""
+    """PB-3.7d-HIGHEST-WAGER, N.J.A.C. 19:47-3.7(d)6: with no wager on the Player's Hand, a player
+    wagering on the Banker's Hand may turn it up; seat 8, with a tie bet only, may not."""
     wagers = {3: {"BANKER": 20_000}, 8: {"TIE": 5_000}}
     result, _ = deal("pb-dragon", wagers, TWO_CARDS, handed={"PLAYER": handed_to, "BANKER": 3})
     assert found(result) == ([("PB-3.7d-HIGHEST-WAGER", Severity.MEDIUM, 8)] if wrong else [])
@@ -152,8 +154,8 @@ def test_a_third_card_handed_to_another_player(rules_id: str) -> None:
 
 @pytest.mark.rule("PB-3.7d3-THIRD-CARD")
 def test_a_third_card_handed_when_the_hand_was_not() -> None:
-    """N.J.A.C. 19:47-3.7(d)3-4: the Banker's third card handed to seat 7 when nobody is on
-    record as handed the Banker's Hand."""
+    """PB-3.7d3-THIRD-CARD, N.J.A.C. 19:47-3.7(d)3-4: the Banker's third card handed to seat 7 when
+    nobody is on record as handed the Banker's Hand."""
     wagers = {2: {"PLAYER": 50_000}, 7: {"BANKER": 20_000}}
     result, r = deal("pb-dragon", wagers, handed={"PLAYER": 2}, third_handed={"BANKER": 7})
     finding = one(result)
@@ -194,9 +196,9 @@ def test_cards_handed_at_a_table_that_did_not_file_the_procedure(
 
 @pytest.mark.rule("PB-3.7d-HIGHEST-WAGER", "PB-3.2d-NO-MORE-BETS")
 def test_the_hand_is_judged_by_the_wagers_standing_when_it_was_handed() -> None:
-    """N.J.A.C. 19:47-3.7(d)1 with 3.2(d): seat 2 had the highest wager on the Player's Hand
-    when it was handed; seat 5's chips added after "No More Bets" and the cards are late
-    (3.2(d)), and do not make the handing to seat 2 wrong."""
+    """PB-3.7d-HIGHEST-WAGER with PB-3.2d-NO-MORE-BETS, N.J.A.C. 19:47-3.7(d)1 with 3.2(d): seat 2
+    had the highest wager on the Player's Hand when it was handed; seat 5's chips added after "No
+    More Bets" and the cards are late (3.2(d)), and do not make the handing to seat 2 wrong."""
     wagers = {2: {"PLAYER": 50_000}, 5: {"PLAYER": 10_000}}
     result, _ = deal(
         "pb-dragon",
