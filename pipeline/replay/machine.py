@@ -29,7 +29,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from pipeline.events.model import TableEvent
-from pipeline.events.payloads import CuratorChanged, DeviceFault, IrregularityReported
+from pipeline.events.payloads import (
+    CardsHandedTo,
+    CuratorChanged,
+    DeviceFault,
+    IrregularityReported,
+)
 from pipeline.replay.bank import Bank
 from pipeline.replay.checks import (
     BANCO_ACTIONS,
@@ -62,6 +67,7 @@ from pipeline.replay.state import (
     CuratorState,
     DealtCard,
     ErrorCard,
+    HandedCards,
     Irregularity,
     RoundState,
     SeatBalance,
@@ -1015,6 +1021,31 @@ class TableReplay:
         key = (int(e.get("seat")), Wager[str(e.get("wager"))])
         rnd.wagers[key] = rnd.wagers.get(key, 0) - int(e.get("amount_cents"))
         _note_late(rnd, e)
+
+    def on_CardsHandedTo(self, e: TableEvent) -> None:
+        """3.7(d), 7.7(c)3: a hand's cards handed to a player, kept with the wagers on both
+        hands as they stand now; :mod:`pipeline.replay.checks.handed` judges it when the round
+        closes. The burn and the discards are no hand a player is handed: such an event is not
+        read."""
+        rnd = self.round
+        handed = e.payload_as(CardsHandedTo)
+        if rnd is None or rnd.round_id != e.round_id or handed.hand not in ("PLAYER", "BANKER"):
+            return
+        stakes = {
+            wager: {s: cents for (s, w), cents in rnd.wagers.items() if w is wager}
+            for wager in (Wager.PLAYER, Wager.BANKER)
+        }
+        rnd.handed.append(
+            HandedCards(
+                e.event_id,
+                handed.hand,
+                handed.third_card,
+                handed.seat,
+                handed.patron_id,
+                stakes[Wager.PLAYER],
+                stakes[Wager.BANKER],
+            )
+        )
 
     def on_ResultAnnounced(self, e: TableEvent) -> None:
         if self.round is not None:

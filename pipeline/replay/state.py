@@ -70,6 +70,8 @@ class RoundState:
     unrectified: UnrectifiedReport | None = None
     """Chemin de Fer 4.12(b)-(d): an extra card reported without naming it, so the deal
     cannot be rectified and the regulation, not the cards, gives the counts."""
+    handed: list[HandedCards] = field(default_factory=list)
+    """Each hand's cards handed to a player (3.7(d), 7.7(c)3), in the order recorded."""
     face_up_in_shoe: TableEvent | None = None
     """The pit's report, during this round, of a card found face up in the shoe: discarded
     with as many more as its value (3.12(d), 4.12(j), 7.11(d)); in Chemin de Fer's last hand
@@ -80,6 +82,29 @@ class RoundState:
         """Whether the Banker's deal was reported wrong beyond rectifying (4.12(a)-(d)): the
         deal order and the draw tables do not judge such a round; 4.12 says what counts."""
         return self.annulled is not None or self.unrectified is not None
+
+
+@dataclass(frozen=True, slots=True)
+class HandedCards:
+    """One CardsHandedTo event, with every seat's wager on each hand as it stood when the
+    cards were handed: the wagers the dealer had before him (3.7(d), 7.7(c)3)."""
+
+    event_id: str
+    hand: str
+    third_card: bool
+    seat: int
+    patron_id: str | None
+    on_player: dict[int, int]
+    on_banker: dict[int, int]
+
+    @property
+    def on_hand(self) -> dict[int, int]:
+        """Each seat's wager on the hand handed."""
+        return self.on_player if self.hand == "PLAYER" else self.on_banker
+
+    @property
+    def on_other_hand(self) -> dict[int, int]:
+        return self.on_banker if self.hand == "PLAYER" else self.on_player
 
 
 @dataclass(frozen=True, slots=True)

@@ -133,6 +133,16 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "The shoe is offered from seat 1 and passed counterclockwise."),
     ("PB-3.7c-DEAL-ORDER", "3.7(c)",
      "Cards 1 and 3 go to the Player's Hand, 2 and 4 to the Banker's."),
+    ("PB-3.7d-PROCEDURE", "3.7(c)-(d)",
+     "A hand's cards are handed to a player only at a table whose filed dealing procedure is "
+     "3.7(d); under 3.7(c) the dealer turns them face up in front of himself."),
+    ("PB-3.7d-HIGHEST-WAGER", "3.7(d)1-2, (d)5-6",
+     "Under 3.7(d) each hand's two cards are handed to the player with the highest wager on "
+     "that hand; of equal wagers, to the one closest to the dealer counterclockwise; with no "
+     "wager on the hand, only to a player wagering on the other hand."),
+    ("PB-3.7d3-THIRD-CARD", "3.7(d)3-5",
+     "A third card is handed to the player who was handed and returned that hand's two "
+     "cards."),
     ("PB-3.8c-THIRD-ORDER", "3.8(c)",
      "A third card goes first to the Player's Hand, then the Banker's."),
     ("PB-3.8d-ONE-MORE", "3.8(d)",
@@ -467,6 +477,12 @@ _BY_GAME: Mapping[str, tuple[str | None, str | None, str | None]] = {
     "no_more_bets_called": ("PB-3.7b-NO-MORE-BETS-CALLED", "CF-4.7d-NO-MORE-BETS-CALLED",
                             "MB-7.7b-NO-MORE-BETS-CALLED"),
     "deal_order":         ("PB-3.7c-DEAL-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.7c-DEAL-ORDER"),
+    # 3.7(d) and 7.7(c)3 hand the cards to the players; Chemin de Fer's Banker deals them in
+    # front of the Dominant Player and himself (4.8(d)). The given 7.7(c)3 stops at (c)3ii, so
+    # the third card's rule stays on 3.7(d)3-5 there, as the draws stay on 3.8-3.9.
+    "cards_handed_procedure": ("PB-3.7d-PROCEDURE", None, "PB-3.7d-PROCEDURE"),
+    "cards_handed":       ("PB-3.7d-HIGHEST-WAGER", None, "PB-3.7d-HIGHEST-WAGER"),
+    "third_card_handed":  ("PB-3.7d3-THIRD-CARD", None, "PB-3.7d3-THIRD-CARD"),
     "third_order":        ("PB-3.8c-THIRD-ORDER", "CF-4.8d-DEAL-ORDER", "PB-3.8c-THIRD-ORDER"),
     "one_more":           ("PB-3.8d-ONE-MORE", "CF-4.8d-DEAL-ORDER", "PB-3.8d-ONE-MORE"),
     "natural":            ("PB-3.9a-NATURAL", "CF-4.9a-PLAYER", "PB-3.9a-NATURAL"),
@@ -545,14 +561,19 @@ MINIBACCARAT_MIRRORS: Mapping[str, str] = {
     "PB-3.3c3vii-COMPLIMENTARY":  "7.3(c)3, (c)3vii",
     "PB-3.3c4-DEFERRED-DEADLINE": "7.3(c)2, (c)4",
     "PB-3.7c-DEAL-ORDER":         "7.7(c)",
+    # 7.7(c) offers options 1-3 as 3.7(c)-(d) offers two; (c)3i-ii hand each hand to the
+    # highest wager on it, without 3.7(d)5's tie-break or (d)6 (HandingProcedure)
+    "PB-3.7d-PROCEDURE":          "7.7(c)",
+    "PB-3.7d-HIGHEST-WAGER":      "7.7(c)3i-ii",
 }
 # fmt: on
 """The Punto Banco codes a Minibaccarat table cites whose rule subchapter 7 repeats in its own
 section, with that section (the older edition in the regulation texts, ``001_...``). A
 Minibaccarat finding under one of these codes keeps the code and cites the 7.x section
 (:func:`rule_in`). The other Punto Banco codes Minibaccarat cites (the draws of 3.8-3.9, the
-announcement and settlement of 3.10, the void round of 3.12(e)) stay on their 3.x section: the
-given texts hold only the titles of 7.8-7.10 and not the text of 7.11(e)-(f)."""
+announcement and settlement of 3.10, the void round of 3.12(e), the third card handed of
+3.7(d)3-5) stay on their 3.x section: the given texts hold only the titles of 7.8-7.10, not the
+text of 7.11(e)-(f), and 7.7(c)3 only up to (c)3ii."""
 
 MIRRORS: Mapping[Game, Mapping[str, str]] = {Game.MINIBACCARAT: MINIBACCARAT_MIRRORS}
 """Per game, the codes of another subchapter it cites under a section of its own."""

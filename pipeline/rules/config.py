@@ -2,8 +2,9 @@
 
 The casino chooses, for example, 4 % or 5 % vigorish (3.3(c)), whether to round it (3.3(c)1),
 one of the no-vigorish variations (3.3(e)1, (e)2, (h)), the bonus paytable (3.3(g)), the tie
-odds (at least 8 to 1, 3.3(b)), the disclosed-card procedure (3.12(c)) and the settlement
-procedure (3.10(b)). Nothing here is picked silently: every choice is a field, and
+odds (at least 8 to 1, 3.3(b)), the dealing procedure that hands the cards to the players
+(3.7(d), 7.7(c)3), the disclosed-card procedure (3.12(c)) and the settlement procedure
+(3.10(b)). Nothing here is picked silently: every choice is a field, and
 :func:`problems` lists every illegal combination at once, each naming its section.
 """
 
@@ -107,6 +108,10 @@ class TableRules:
     dragon_7: bool = False
     dragon_7_odds: Odds = DRAGON_7_MINIMUM
     tie_vig_quarter: bool = False
+    cards_handed_to_players: bool = False
+    """Whether the dealer hands each hand's cards face down to a player to view and return
+    (Punto Banco 3.7(d) in lieu of 3.7(c); Minibaccarat's option 7.7(c)3); ``False``: the cards
+    are turned face up by the dealer (3.7(c), 7.7(c)1-2)."""
     disclosed_card_procedure: DisclosedCardProcedure = DisclosedCardProcedure.DISCARD_BY_VALUE
     disclosed_ten_value_discards: int = 10
     settlement_procedure: SettlementProcedure = SettlementProcedure.PAY_ALL_THEN_VIG
@@ -289,6 +294,15 @@ def problems(rules: TableRules) -> list[ConfigProblem]:
         rules.total_card_wagers or rules.no_vig_banker_six or rules.no_vig_total_card_cover
     ):
         bad("total_card_wagers", "4.7", "Chemin de Fer has only wagers for and against the Banker")
+
+    if rules.cards_handed_to_players and rulebook.cards_handed is None:
+        bad(
+            "cards_handed_to_players",
+            "4.8(d)",
+            "at Chemin de Fer the Banker deals the Player's Hand face down in front of the "
+            "Dominant Player and the Banker's Hand in front of himself; no procedure hands the "
+            "cards to the players (3.7(d) and 7.7(c)3 are Punto Banco and Minibaccarat options)",
+        )
 
     allowed_ten = rulebook.ten_value_discards
     if rules.disclosed_ten_value_discards not in allowed_ten:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pipeline.rules.config import Cents, money
 from pipeline.rules.outcome import RoundOutcome, Winner
 from pipeline.rules.symbol import Symbol
+from pipeline.rules.variants import HandingProcedure
 
 
 def counterclockwise_from(start: int, seats: Iterable[int]) -> list[int]:
@@ -74,6 +75,30 @@ def offer_reaches(passer: int, receiver: int | None, seat: int, seats: Iterable[
         return True
     order = counterclockwise_from(passer, {*seats, receiver} - {passer})
     return seat in order and order.index(seat) <= order.index(receiver)
+
+
+def seats_to_hand(
+    procedure: HandingProcedure, on_hand: Mapping[int, Cents], on_other_hand: Mapping[int, Cents]
+) -> tuple[int, ...] | None:
+    """The seats that may be handed a hand's two cards under the procedure that hands them to
+    the players, given each seat's wager on that hand and on the other one.
+
+    N.J.A.C. 19:47-3.7(d)1-2 (7.7(c)3i-ii): "the player with the highest wager" on the hand.
+    3.7(d)5: of equally high wagers, the one "closest to the dealer moving counterclockwise",
+    the lowest seat number (seats are numbered counterclockwise from the dealer's left); the
+    given 7.7(c)3 names no tie-break, so every equal wager qualifies there
+    (:attr:`HandingProcedure.closest_of_equal_wagers`). 3.7(d)6: with no wager on the hand,
+    any player wagering on the other hand may be permitted to turn it face up. ``None``: the
+    procedure names nobody for a hand without wagers (7.7(c)3).
+    """
+    wagered = sorted(seat for seat, cents in on_hand.items() if cents > 0)
+    if wagered:
+        highest = max(on_hand[seat] for seat in wagered)
+        equal = tuple(seat for seat in wagered if on_hand[seat] == highest)
+        return equal[:1] if procedure.closest_of_equal_wagers else equal
+    if procedure.other_hand_when_unwagered:
+        return tuple(sorted(seat for seat, cents in on_other_hand.items() if cents > 0))
+    return None
 
 
 def banker_by_bid(bids: Mapping[int, Cents]) -> int:

@@ -25,6 +25,21 @@ from pipeline.rules.shuffle_methods import ShuffleMethod
 
 
 @dataclass(frozen=True, slots=True)
+class HandingProcedure:
+    """The dealing procedure a casino may file that hands each hand's cards face down to a
+    player, who views them and returns them face up: Punto Banco 3.7(d), Minibaccarat 7.7(c)3.
+    Who is handed them is :func:`pipeline.rules.roles.seats_to_hand`."""
+
+    closest_of_equal_wagers: bool
+    """Of equally high wagers, the one closest to the dealer counterclockwise is handed the hand
+    (3.7(d)5); the given text of 7.7(c)3 stops at (c)3ii and names no tie-break, so any of the
+    equal wagers may be."""
+    other_hand_when_unwagered: bool
+    """With no wager on a hand, a player wagering on the other hand may turn it face up, at
+    the casino's discretion (3.7(d)6); the given text of 7.7(c)3 says nothing of such a hand."""
+
+
+@dataclass(frozen=True, slots=True)
 class Variant:
     game: Game
     subchapter: int
@@ -97,6 +112,10 @@ class Variant:
     """How many hands are dealt from a shoe after the one in which the cutting card appears:
     one, the "last hand" (3.8(e), which Minibaccarat's rounds cite); none in Chemin de Fer,
     where that hand is the shoe's last (4.12(g), (j), (k))."""
+    cards_handed: HandingProcedure | None
+    """The dealing procedure that hands the cards to the players, where the game's subchapter
+    offers one (3.7(d), 7.7(c)3); ``None`` at Chemin de Fer, whose Banker deals the cards in
+    front of the Dominant Player and himself (4.8(d))."""
     form_fields: tuple[str, ...]
     """The entries a Complimentary Vigorish Form must carry besides the signatures: the
     current 3.3(c)3i names the gaming date, pit and table location (Chemin de Fer's 4.10(c)
@@ -171,6 +190,7 @@ VARIANTS: dict[Game, Variant] = {
         one_settlement_procedure_per_pit=True,
         curator=True,
         hands_after_cut_card=1,
+        cards_handed=HandingProcedure(closest_of_equal_wagers=True, other_hand_when_unwagered=True),
         form_fields=("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
     ),
     Game.CHEMIN_DE_FER: Variant(
@@ -209,6 +229,7 @@ VARIANTS: dict[Game, Variant] = {
         one_settlement_procedure_per_pit=False,
         curator=False,
         hands_after_cut_card=0,
+        cards_handed=None,
         form_fields=("amount_cents", "gaming_date", "pit", "table_location", "patron_name"),
     ),
     Game.MINIBACCARAT: Variant(
@@ -249,6 +270,9 @@ VARIANTS: dict[Game, Variant] = {
         one_settlement_procedure_per_pit=False,
         curator=False,
         hands_after_cut_card=1,
+        cards_handed=HandingProcedure(
+            closest_of_equal_wagers=False, other_hand_when_unwagered=False
+        ),
         form_fields=("amount_cents", "patron_name"),
     ),
 }
@@ -264,4 +288,4 @@ def games_where(fact: Callable[[Variant], bool]) -> tuple[Game, ...]:
     return tuple(game for game, v in VARIANTS.items() if fact(v))
 
 
-__all__ = ["VARIANTS", "Variant", "games_where", "variant"]
+__all__ = ["VARIANTS", "HandingProcedure", "Variant", "games_where", "variant"]

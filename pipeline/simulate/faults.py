@@ -49,6 +49,8 @@ class FaultKind(enum.Enum):
     # knows the winner of a fifth of the rounds (found by the evidence of days together)
     EDGE_SORTER = "edge_sorter"  # 21: a patron back every day who reads the next card's back
     # (7, 8 or 9 or not) and bets Player on it
+    CARDS_HANDED = "cards_handed"  # 22: at a table that hands the cards to the players
+    # (3.7(d), 7.7(c)3), a hand handed to a player without the highest wager on it
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -69,6 +71,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.FALSE_SHUFFLE: 0.05,
     FaultKind.RETURNED_STAKE: 0.001,  # per losing wager settled
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
+    FaultKind.CARDS_HANDED: 0.005,  # per hand handed to a player, with another seat wagering
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
     # colludes every day; one gaming day holds enough of the pair's overpayments for the
     # pattern stage (6-table demo days of 6 and 24 hours, seeds 1-3: every pair found)
@@ -156,7 +159,12 @@ class InjectedFault:
 
 
 OWN_STREAMS: frozenset[FaultKind] = frozenset(
-    {FaultKind.RETURNED_STAKE, FaultKind.PATIENT_INFORMED, FaultKind.EDGE_SORTER}
+    {
+        FaultKind.RETURNED_STAKE,
+        FaultKind.PATIENT_INFORMED,
+        FaultKind.EDGE_SORTER,
+        FaultKind.CARDS_HANDED,
+    }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
 README's walkthrough): each rolls from a stream of its own, derived from the seed, so adding

@@ -40,6 +40,7 @@ from pipeline.rules.roles import (
     cover_bank,
     curator_must_pass,
     priority_breach,
+    seats_to_hand,
     shoe_offer_order,
 )
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
@@ -862,11 +863,71 @@ class TableEmulator:
             banker_draws_on_option=self.rng.random() < 0.5,
         )
 
-    def _emit_deal(self, shoe: Shoe, round_id: str, deal: Deal) -> list[str]:
+    def _emit_deal(
+        self,
+        shoe: Shoe,
+        round_id: str,
+        deal: Deal,
+        stakes: Mapping[int, Mapping[Wager, Cents]] | None = None,
+    ) -> None:
         """3.7(c): cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's; then the
-        Player's third card and the Banker's third card (3.8(c))."""
-        order = deal_order(len(deal.player), len(deal.banker))
-        return [self._deal_card(shoe, round_id, hand) for hand in order]
+        Player's third card and the Banker's third card (3.8(c)). At a table that hands the
+        cards to the players (3.7(d), 7.7(c)3), each hand is handed after the fourth card to
+        the seat :meth:`_hand_over` chooses from the round's ``stakes``, and each third card to
+        the seat that was handed its hand (3.7(d)3-4)."""
+        handing = stakes is not None and self.rules.cards_handed_to_players
+        handed_to: dict[str, int | None] = {}
+        for i, hand in enumerate(deal_order(len(deal.player), len(deal.banker))):
+            self._deal_card(shoe, round_id, hand)
+            if handing and stakes is not None and i == 3:
+                handed_to = {h: self._hand_over(round_id, h, stakes) for h in ("PLAYER", "BANKER")}
+            seat = handed_to.get(hand) if i > 3 else None
+            if seat is not None:
+                self._emit_handed(round_id, hand, True, seat)
+
+    def _hand_over(
+        self, round_id: str, hand: str, stakes: Mapping[int, Mapping[Wager, Cents]]
+    ) -> int | None:
+        """3.7(d)1-2, (d)5-6, 7.7(c)3i-ii: ``hand``'s two cards to the seat
+        :func:`seats_to_hand` names first; ``None`` when it names nobody (the dealer turns the
+        hand up). The CARDS_HANDED fault hands it to another seat that wagered this round."""
+        procedure = self.variant.cards_handed
+        if procedure is None:
+            return None
+        other = "BANKER" if hand == "PLAYER" else "PLAYER"
+        entitled = seats_to_hand(
+            procedure,
+            {seat: wagers.get(Wager[hand], 0) for seat, wagers in stakes.items()},
+            {seat: wagers.get(Wager[other], 0) for seat, wagers in stakes.items()},
+        )
+        if not entitled:
+            return None
+        seat = entitled[0]
+        others = [s for s in sorted(stakes) if s not in entitled and any(stakes[s].values())]
+        if others and self.faults.roll(FaultKind.CARDS_HANDED):
+            seat = self.faults.streams[FaultKind.CARDS_HANDED].choice(others)
+            self._fault(
+                FaultKind.CARDS_HANDED,
+                f"the {hand} hand handed to seat {seat}, not the highest wager on it "
+                f"(seat {entitled[0]})",
+                code_for(self.game, "cards_handed"),
+                round_id=round_id,
+                seat=seat,
+            )
+        self._emit_handed(round_id, hand, False, seat)
+        return seat
+
+    def _emit_handed(self, round_id: str, hand: str, third_card: bool, seat: int) -> None:
+        patron = self.seated.get(seat)
+        self.out.emit(
+            self.dev.pit,
+            "CardsHandedTo",
+            round_id=round_id,
+            hand=hand,
+            third_card=third_card,
+            seat=seat,
+            patron_id=patron.patron_id if patron is not None else None,
+        )
 
     def _late_wager(
         self,
@@ -997,7 +1058,7 @@ class TableEmulator:
                     code,
                     round_id=round_id,
                 )
-        self._emit_deal(shoe, round_id, deal)
+        self._emit_deal(shoe, round_id, deal, stakes)
         if after_cards:
             moved = self._late_wager(
                 round_id, stakes, FaultKind.CARDS_CLOSE_BETS, "bets_after_cards"

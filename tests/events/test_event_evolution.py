@@ -380,8 +380,9 @@ def test_data_written_under_every_earlier_id_decodes_with_the_latest_reader(
     old_id: int, data: st.DataObject
 ) -> None:
     """An archived event of any payload type an earlier id knew, written by a device on that
-    id, decodes unchanged with the current pipeline's reader (BancoCalled, schema id 4, is an
-    appended event type: nothing an older device wrote changes meaning)."""
+    id, decodes unchanged with the current pipeline's reader (BancoCalled, schema id 4, and
+    CardsHandedTo, schema id 5, are appended event types: nothing an older device wrote changes
+    meaning)."""
     old_device = EventCodec(REGISTERED, reader_schema_id=old_id)
     names = collect_names(old_device.schema)
     kind = data.draw(st.sampled_from(old_device.payload_types))
@@ -397,3 +398,47 @@ def test_data_written_under_every_earlier_id_decodes_with_the_latest_reader(
     decoded = EventCodec(REGISTERED).decode(old_device.encode(event))
     assert decoded["payload"] == event["payload"]
     assert decoded["event_id"] == event["event_id"]
+
+
+def test_cards_handed_to_is_schema_id_5_and_backward_only() -> None:
+    """N.J.A.C. 19:47-3.7(d), 7.7(c)3: who was handed a hand's cards is recorded from schema id 5,
+    appended to the payload union (rule 4 of the policy). The pipeline reads it and every event
+    a device on id 4 writes; a consumer still on id 4 refuses it as SCHEMA_MISMATCH instead of
+    reading it as another event, so producers send it only after every consumer runs id 5."""
+    assert REGISTERED.id_for_latest() == 5
+    assert policy_violations(REGISTERED.document(4), REGISTERED.document(5)) == []
+    new_device, pipeline = EventCodec(REGISTERED, reader_schema_id=5), EventCodec(REGISTERED)
+    handed = new_device.make_event(
+        "PB-01", "PB-01-pit", 9, NOW, "CardsHandedTo",
+        round_id="PB-01-R7", hand="PLAYER", third_card=False, seat=3, patron_id="PAT-0042",
+    )  # fmt: skip
+    data = new_device.encode(handed)
+    assert data[1:5] == (5).to_bytes(4, "big")
+    assert pipeline.decode(data)["payload"] == (
+        "nj.baccarat.v1.CardsHandedTo",
+        {
+            "round_id": "PB-01-R7",
+            "hand": "PLAYER",
+            "third_card": False,
+            "seat": 3,
+            "patron_id": "PAT-0042",
+        },
+    )
+    with pytest.raises(EventDecodeError) as caught:
+        EventCodec(REGISTERED, reader_schema_id=4).decode(data)
+    assert caught.value.reason is DecodeReason.SCHEMA_MISMATCH and caught.value.schema_id == 5
+
+    old_device = EventCodec(REGISTERED, reader_schema_id=4)
+    option = old_device.make_event(
+        "CF-01", "CF-01-pit", 4, NOW, "HandOption",
+        round_id="CF-01-R2", hand="BANKER", drew=True, points=5, seat=6,
+    )  # fmt: skip
+    from_old = old_device.encode(option)
+    assert from_old[1:5] == (4).to_bytes(4, "big")
+    assert pipeline.decode(from_old)["payload"][1] == {
+        "round_id": "CF-01-R2",
+        "hand": "BANKER",
+        "drew": True,
+        "points": 5,
+        "seat": 6,
+    }

@@ -138,6 +138,10 @@ REQUIRED_FIELDS: dict[str, dict[str, str]] = {
     "HandOption": {"round_id": "string", "hand": "Hand", "drew": "boolean"},
     "CuratorChanged": {"round_id": "?string", "declined": "array", "seat": "?int"},
     "BancoCalled": {"round_id": "string", "seat": "int", "call": "BankAction"},
+    "CardsHandedTo": {
+        "round_id": "string", "hand": "Hand", "third_card": "boolean", "seat": "int",
+        "patron_id": "?string",
+    },
 }  # fmt: skip
 
 
@@ -245,7 +249,7 @@ def test_payload_union_holds_every_record_in_published_order(codec: EventCodec) 
         "VigCollected", "VigDeferred", "DeferredVigCollected", "CompVigFormIssued",
         "CompVigFormVoided", "FormSeriesReceived", "FormOriginalCounted",
         "FormDuplicateReceived", "BankBid", "BankerWager", "PlayerBancoWager", "BankPassed",
-        "HandOption", "CuratorChanged", "BancoCalled",
+        "HandOption", "CuratorChanged", "BancoCalled", "CardsHandedTo",
     )  # fmt: skip
     assert set(codec.payload_types) == set(REQUIRED_FIELDS)
 

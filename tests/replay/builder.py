@@ -89,6 +89,14 @@ class Step(NamedTuple):
     fields: dict[str, Any]
 
 
+class Handings(NamedTuple):
+    """To whom the dealer hands each hand's cards under 3.7(d), 7.7(c)3: its two cards
+    (``initial``) and its third card (``third``), seat by hand."""
+
+    initial: Mapping[str, int]
+    third: Mapping[str, int]
+
+
 @dataclass
 class RoundHandle:
     """The ids of what one round recorded, for asserting evidence."""
@@ -115,6 +123,7 @@ class RoundHandle:
     last_hand: str | None = None
     voided: str | None = None
     misdeal_reported: str | None = None
+    handed: list[str] = field(default_factory=list)  # CardsHandedTo ids in the order recorded
 
     def settled_id(self, seat: int, wager: str) -> str:
         (only,) = self.settled[(seat, wager)]
@@ -538,6 +547,8 @@ class TableDayBuilder:
         hand_options: bool = True,
         in_error: DealtInError | None = None,
         misdealt: Misdealt | None = None,
+        handed: Mapping[str, int] | None = None,
+        third_handed: Mapping[str, int] | None = None,
     ) -> RoundHandle:
         """One round. ``player`` and ``banker`` are the final hands ("9H 2C", "3D 4S 6C").
 
@@ -560,6 +571,9 @@ class TableDayBuilder:
         unless ``keep_bank``.
         ``in_error``: a card dealt in error during the round (:class:`DealtInError`);
         ``misdealt``: the Banker's deal reported wrong beyond rectifying (:class:`Misdealt`).
+        ``handed``: the seat each hand's two cards are handed to under 3.7(d) or 7.7(c)3
+        ({"PLAYER": 3, "BANKER": 5}, ``CardsHandedTo`` after the fourth card); a hand's third
+        card is handed to the same seat, or to the one ``third_handed`` names.
         """
         assert self.shoe_id is not None, "start a shoe first"
         wagers = dict(wagers or {})
@@ -626,7 +640,16 @@ class TableDayBuilder:
                 )
                 stakes[seat][wager] -= amount
 
-        self._deal(handle, p_cards, b_cards, order, cut_card, in_error, misdealt)
+        self._deal(
+            handle,
+            p_cards,
+            b_cards,
+            order,
+            cut_card,
+            in_error,
+            misdealt,
+            Handings(dict(handed or {}), {**(handed or {}), **(third_handed or {})}),
+        )
         if bank is not None and bank.get("wager_after_cards"):
             handle.banker_wager = self._banker_wager(handle, bank)
         if not simulated:
@@ -836,9 +859,11 @@ class TableDayBuilder:
         cut_card: bool,
         in_error: DealtInError | None = None,
         misdealt: Misdealt | None = None,
+        handings: Handings | None = None,
     ) -> None:
         """3.7(c): cards 1 and 3 to the Player's Hand, 2 and 4 to the Banker's; 3.8(c) the
-        Player's third card before the Banker's. ``order`` overrides, e.g. "PPBB"."""
+        Player's third card before the Banker's. ``order`` overrides, e.g. "PPBB". Under 3.7(d)
+        the ``handings`` follow the fourth card (each hand's two cards) and each third card."""
         error_card = None
         if in_error is not None:
             (error_card,) = cards(in_error.card)
@@ -868,10 +893,27 @@ class TableDayBuilder:
                 self._report_misdeal(handle, misdealt)
             hand = "PLAYER" if letter == "P" else "BANKER"
             handle.cards.append(self._card(queues[letter].pop(0), handle.round_id, hand))
+            if handings is not None and i == 3:
+                for initial, seat in handings.initial.items():
+                    handle.handed.append(self._hand_cards(handle, initial, False, seat))
+            if handings is not None and i > 3 and hand in handings.third:
+                handle.handed.append(self._hand_cards(handle, hand, True, handings.third[hand]))
         if in_error is not None and error_at in (None, len(order)):
             self._deal_in_error(handle, in_error, error_card)
         if misdealt is not None and report_at in (None, len(order)):
             self._report_misdeal(handle, misdealt)
+
+    def _hand_cards(self, handle: RoundHandle, hand: str, third_card: bool, seat: int) -> str:
+        """3.7(d), 7.7(c)3: the pit records to whom the dealer handed a hand's cards."""
+        return self.emit(
+            "pit",
+            "CardsHandedTo",
+            round_id=handle.round_id,
+            hand=hand,
+            third_card=third_card,
+            seat=seat,
+            patron_id=self.seated.get(seat),
+        )
 
     def _report_misdeal(self, handle: RoundHandle, misdealt: Misdealt | None) -> None:
         """The pit reports the irregularity of ``misdealt`` by no shoe position, and the card it

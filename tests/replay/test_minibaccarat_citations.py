@@ -86,6 +86,26 @@ def dealt_out_of_order(rules_id: str) -> Finding:
     return only(b.replay())
 
 
+HANDING_RULES = {"pb-5-classic": "pb-dragon", "mb-5-rounded": "mb-tie-quarter"}
+"""The game's rules that file the procedure handing the cards to the players (3.7(d),
+7.7(c)3)."""
+
+
+def handed_at_a_table_that_does_not_hand(rules_id: str) -> Finding:
+    """3.7(c)-(d), 7.7(c): the cards handed where the filed procedure keeps them."""
+    b = table(rules_id)
+    b.round(**BANKER_7_6, wagers={3: {"BANKER": 10_000}}, handed={"BANKER": 3})
+    return only(b.replay())
+
+
+def handed_to_a_lower_wager(rules_id: str) -> Finding:
+    """3.7(d)2, 7.7(c)3ii: the Banker's Hand to seat 5, seat 3 having wagered more on it."""
+    b = table(HANDING_RULES[rules_id])
+    wagers = {3: {"BANKER": 20_000}, 5: {"BANKER": 10_000}}
+    b.round(**BANKER_7_6, wagers=wagers, handed={"BANKER": 5})
+    return only(b.replay())
+
+
 FINDINGS: dict[str, Callable[[str], Finding]] = {
     "PB-3.2a1-BANKER": settled_wrongly(PLAYER_9_4, "BANKER", results="VOID"),
     "PB-3.3a-PLAYER": settled_wrongly(PLAYER_9_4, "PLAYER", paid=12_000),
@@ -97,6 +117,8 @@ FINDINGS: dict[str, Callable[[str], Finding]] = {
     "PB-3.3c3iv-FORM-MATCH": form_never_at_accounting,
     "PB-3.3c3vi-FORM-VOID": void_form_unmarked,
     "PB-3.7c-DEAL-ORDER": dealt_out_of_order,
+    "PB-3.7d-PROCEDURE": handed_at_a_table_that_does_not_hand,
+    "PB-3.7d-HIGHEST-WAGER": handed_to_a_lower_wager,
 }
 """For each mirrored code the replay raises from events, a table-day with one finding of it."""
 
@@ -115,10 +137,13 @@ RAISED = sorted(FINDINGS)
     "PB-3.3c3iv-FORM-MATCH",
     "PB-3.3c3vi-FORM-VOID",
     "PB-3.7c-DEAL-ORDER",
+    "PB-3.7d-PROCEDURE",
+    "PB-3.7d-HIGHEST-WAGER",
 )
 def test_a_minibaccarat_finding_cites_the_section_of_subchapter_7(code: str) -> None:
     """N.J.A.C. 19:47-7.2(a)1-4, 7.3(a)-(b), (g) (settlements), 7.3(c)4 (the deferral
-    deadline), 7.3(c)3i-vi (the Forms), 7.7(c) (the deal order): the finding keeps its Punto
+    deadline), 7.3(c)3i-vi (the Forms), 7.7(c) (the deal order, the dealing procedure filed),
+    7.7(c)3i-ii (the hands handed to the highest wagers): the finding keeps its Punto
     Banco code (PB-3.3c4-DEFERRED-DEADLINE...), and its section, as the ledger stores it, and
     its message cite the 7.x section naming the 3.x one it mirrors."""
     f = FINDINGS[code](RULES_IDS[Game.MINIBACCARAT])
@@ -140,6 +165,8 @@ def test_a_minibaccarat_finding_cites_the_section_of_subchapter_7(code: str) -> 
     "PB-3.3c3iv-FORM-MATCH",
     "PB-3.3c3vi-FORM-VOID",
     "PB-3.7c-DEAL-ORDER",
+    "PB-3.7d-PROCEDURE",
+    "PB-3.7d-HIGHEST-WAGER",
 )
 def test_the_same_punto_banco_finding_still_cites_subchapter_3(code: str) -> None:
     """N.J.A.C. 19:47-3.2(a), 3.3(a)-(c), (f), 3.7(c): at a Punto Banco table the same error is

@@ -709,3 +709,14 @@ def test_minibaccarat_problems_cite_subchapter_7(bad: TableRules, field: str, se
     vigorish (7.3(c)) and disclosed-card (7.11(c)1) problems, these must cite subchapter 7
     (MB-7.3f-NO-VIG)."""
     assert (field, section) in found(bad)
+
+
+@pytest.mark.parametrize("game", [Game.PUNTO_BANCO, Game.MINIBACCARAT, Game.CHEMIN_DE_FER])
+def test_only_punto_banco_and_minibaccarat_hand_the_cards_to_the_players(game: Game) -> None:
+    """N.J.A.C. 19:47-3.7(d) and 7.7(c)3 offer the procedure that hands the cards to the
+    players; at Chemin de Fer the Banker deals them (4.8(d))."""
+    found = [(p.field, p.section) for p in problems(rules(game, cards_handed_to_players=True))]
+    if game is Game.CHEMIN_DE_FER:
+        assert ("cards_handed_to_players", "N.J.A.C. 19:47-4.8(d)") in found
+    else:
+        assert found == []

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.rules.cards import Point
+from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome
 from pipeline.rules.roles import (
     BancoCall,
@@ -26,8 +27,10 @@ from pipeline.rules.roles import (
     next_holder,
     offer_reaches,
     priority_breach,
+    seats_to_hand,
     shoe_offer_order,
 )
+from pipeline.rules.variants import HandingProcedure, variant
 
 SUIVI, SEUL, PARTIAL = BancoKind.SUIVI, BancoKind.SEUL, BancoKind.PARTIAL
 
@@ -308,3 +311,43 @@ def test_a_move_up_in_turn_and_the_offer_that_reaches_it() -> None:
     assert offer_reaches(4, 6, 6, [1, 5, 6])
     assert not offer_reaches(4, 5, 6, [1, 5, 6])
     assert offer_reaches(4, None, 6, [1, 5, 6])  # nobody accepted: it went round the table
+
+
+PUNTO_BANCO_HANDING = variant(Game.PUNTO_BANCO).cards_handed
+MINIBACCARAT_HANDING = variant(Game.MINIBACCARAT).cards_handed
+
+
+@pytest.mark.parametrize(
+    ("procedure", "on_hand", "on_other", "entitled"),
+    [
+        # 3.7(d)1-2, 7.7(c)3i-ii: the highest wager on the hand
+        (PUNTO_BANCO_HANDING, {2: 500, 5: 100}, {7: 900}, (2,)),
+        (MINIBACCARAT_HANDING, {2: 500, 5: 100}, {7: 900}, (2,)),
+        # 3.7(d)5: of equal wagers, the closest to the dealer counterclockwise
+        (PUNTO_BANCO_HANDING, {6: 300, 2: 300, 4: 100}, {}, (2,)),
+        # 7.7(c)3 names no tie-break: every equal highest wager qualifies
+        (MINIBACCARAT_HANDING, {6: 300, 2: 300, 4: 100}, {}, (2, 6)),
+        # 3.7(d)6: nobody on the hand, a player wagering on the other hand (a withdrawn
+        # wager, 0, is none)
+        (PUNTO_BANCO_HANDING, {3: 0}, {7: 900, 1: 100}, (1, 7)),
+        (PUNTO_BANCO_HANDING, {}, {}, ()),
+        # 7.7(c)3 says nothing of a hand without wagers
+        (MINIBACCARAT_HANDING, {}, {7: 900}, None),
+    ],
+)
+def test_seats_to_hand(
+    procedure: HandingProcedure | None,
+    on_hand: dict[int, int],
+    on_other: dict[int, int],
+    entitled: tuple[int, ...] | None,
+) -> None:
+    """N.J.A.C. 19:47-3.7(d)1-2, (d)5-6 and 7.7(c)3i-ii (PB-3.7d-HIGHEST-WAGER): who may be
+    handed a hand's two cards."""
+    assert procedure is not None
+    assert seats_to_hand(procedure, on_hand, on_other) == entitled
+
+
+def test_chemin_de_fer_hands_no_cards() -> None:
+    """N.J.A.C. 19:47-4.8(d): the Banker deals the hands in front of the Dominant Player and
+    himself; the game offers no procedure handing them to the players."""
+    assert variant(Game.CHEMIN_DE_FER).cards_handed is None

@@ -246,6 +246,7 @@ from pipeline.replay.checks import (  # noqa: E402,F401
     deal,
     disclosed,
     error_cards,
+    handed,
     last_hand,
     settlement,
     voided,

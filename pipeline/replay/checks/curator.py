@@ -9,10 +9,8 @@ and Chemin de Fer passes a bank (4.11), so neither has these checks. A pass is r
 the round it follows when it is recorded before that round closes (before the next round, the
 shoe's end or the table's close); the pit records it as the shoe moves, before anything else.
 
-3.7(d), dealing the four initial cards face down and keeping the Banker's Hand under the shoe
-until the Player's Hand is called, changes where the cards lie, not the order the shoe reads
-them in: the deal-order check (3.7(c)) covers both procedures, and nothing the devices record
-distinguishes them.
+3.7(d), dealing the four initial cards face down and handing each hand to a player, keeps the
+deal order of 3.7(c); who is handed the cards is :mod:`pipeline.replay.checks.handed`'s.
 """
 
 from __future__ import annotations
