@@ -711,6 +711,7 @@ def test_minibaccarat_problems_cite_subchapter_7(bad: TableRules, field: str, se
     assert (field, section) in found(bad)
 
 
+@pytest.mark.rule("PB-3.7d-PROCEDURE")
 @pytest.mark.parametrize("game", [Game.PUNTO_BANCO, Game.MINIBACCARAT, Game.CHEMIN_DE_FER])
 def test_only_punto_banco_and_minibaccarat_hand_the_cards_to_the_players(game: Game) -> None:
     """N.J.A.C. 19:47-3.7(d) and 7.7(c)3 offer the procedure that hands the cards to the

@@ -335,6 +335,7 @@ MINIBACCARAT_HANDING = variant(Game.MINIBACCARAT).cards_handed
         (MINIBACCARAT_HANDING, {}, {7: 900}, None),
     ],
 )
+@pytest.mark.rule("PB-3.7d-HIGHEST-WAGER")
 def test_seats_to_hand(
     procedure: HandingProcedure | None,
     on_hand: dict[int, int],
@@ -347,6 +348,7 @@ def test_seats_to_hand(
     assert seats_to_hand(procedure, on_hand, on_other) == entitled
 
 
+@pytest.mark.rule("PB-3.7d-PROCEDURE")
 def test_chemin_de_fer_hands_no_cards() -> None:
     """N.J.A.C. 19:47-4.8(d): the Banker deals the hands in front of the Dominant Player and
     himself; the game offers no procedure handing them to the players."""
