@@ -18,6 +18,8 @@ from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.close_state import DEAD_LETTERS_OF_DAY
 from pipeline.ledger.migrations import SEALED_TABLES
 from pipeline.ledger.store import Ledger
+from pipeline.rules.codes import code_for
+from pipeline.rules.games import Game
 
 NOT_SEALED_YET = datetime.max
 """A draft sees every acknowledgement recorded so far."""
@@ -58,6 +60,124 @@ def win_by_wager(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
                sum(expected_win_cents) AS expected_win_cents
         FROM table_day_win WHERE gaming_date = $day GROUP BY wager ORDER BY wager""",
         {"day": gaming_date},
+    )
+
+
+FORM_DOCUMENTING_CODES = (
+    "PB-3.3c3-COMP-FORM",
+    *sorted({code_for(game, "form_deferred") for game in Game}),
+)
+"""The findings of a Form documenting more than its seat deferred (3.3(c)3i; a Form of no
+deferral at all, 3.3(c)2-3, 4.10(c)): the complimentary counts only the deferral (3.3(c)3vii)."""
+
+_SEAT_ROUNDS = """
+WITH settled AS (
+    SELECT table_id, round_id, seat, rule_code,
+        sum(CASE recorded_result WHEN 'LOSE' THEN stake_cents
+            WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END) AS recorded_win,
+        sum(CASE expected_result WHEN 'LOSE' THEN stake_cents
+            WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END) AS expected_win,
+        coalesce(sum(recorded_paid_cents), 0) AS recorded_paid,
+        coalesce(sum(expected_paid_cents), 0) AS expected_paid
+    FROM settlements WHERE gaming_date = $day GROUP BY ALL
+),
+charged AS (
+    SELECT table_id, round_id, seat, sum(amount_cents) AS recorded
+    FROM vig_ledger v WHERE gaming_date = $day AND kind IN ('COLLECTED', 'DEFERRED')
+        AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.gaming_date = $day
+            AND r.table_id = v.table_id AND r.round_id = v.round_id
+            AND r.status = 'INCOMPLETE')
+    GROUP BY ALL
+),
+due AS (
+    SELECT table_id, round_id, seat, sum(expected_vig_cents) AS expected
+    FROM settlements WHERE gaming_date = $day GROUP BY ALL
+),
+vigorish AS (
+    SELECT table_id, round_id, seat, coalesce(c.recorded, 0) AS recorded,
+        coalesce(d.expected, 0) AS expected
+    FROM charged c FULL JOIN due d USING (table_id, round_id, seat)
+),
+findings AS (
+    SELECT * FROM exceptions WHERE gaming_date = $day
+        AND expected_cents IS NOT NULL AND actual_cents IS NOT NULL
+)
+"""
+
+
+def figure_sides(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
+    """Each table's recorded and recomputed figures of the day, one row per table and figure
+    (``win``: the wagers' result for the house; ``paid``: payouts; ``vigorish``: charged,
+    collected at once or marked; ``complimentary``: vigorish documented on Forms). A round
+    the replay marked incomplete (a delivery lost, its checks withheld) has no recomputed
+    figures: its settlements are not rows, and its vigorish is left out here too."""
+    return _rows(
+        ledger,
+        _SEAT_ROUNDS
+        + """
+        SELECT table_id, 'win' AS figure, sum(recorded_win) AS recorded_cents,
+            sum(expected_win) AS recomputed_cents FROM settled GROUP BY ALL
+        UNION ALL
+        SELECT table_id, 'paid', sum(recorded_paid), sum(expected_paid) FROM settled GROUP BY ALL
+        UNION ALL
+        SELECT table_id, 'vigorish', sum(recorded), sum(expected) FROM vigorish GROUP BY ALL
+        UNION ALL
+        SELECT s.table_id, 'complimentary',
+            coalesce((SELECT sum(amount_cents) FROM comp_vig_forms f WHERE f.gaming_date = $day
+                      AND f.table_id = s.table_id AND f.status = 'ISSUED'), 0),
+            s.comp_vig_cents
+        FROM table_day_summary s WHERE s.gaming_date = $day
+        ORDER BY table_id, figure""",
+        {"day": gaming_date},
+    )
+
+
+def money_findings(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
+    """The findings that explain each table's figure differences, by figure and code: how many
+    and the sum of their ``actual - expected`` cents. A settlement's finding (its own rule code,
+    at its round and seat) states what settling moved to the patron, due and recorded, so it
+    explains the house's win (with the sign turned) and, where the payout differs, the paid;
+    a vigorish finding is the one whose amounts are its seat's vigorish due and charged in the
+    round; a Form's, one of :data:`FORM_DOCUMENTING_CODES` stating more documented than
+    deferred."""
+    return _rows(
+        ledger,
+        _SEAT_ROUNDS
+        + """
+        , on_settlements AS (
+            SELECT DISTINCT e.exception_id, e.table_id, e.code,
+                e.actual_cents - e.expected_cents AS moved,
+                bool_or(s.recorded_win <> s.expected_win) AS win,
+                bool_or(s.recorded_paid <> s.expected_paid) AS paid
+            FROM findings e JOIN settled s ON e.table_id = s.table_id
+                AND e.round_id = s.round_id AND e.seat = s.seat AND e.code = s.rule_code
+                AND e.expected_cents = -s.expected_win AND e.actual_cents = -s.recorded_win
+            GROUP BY ALL
+        )
+        SELECT table_id, 'win' AS figure, code, count(*) AS findings, -sum(moved) AS cents
+        FROM on_settlements WHERE win GROUP BY ALL
+        UNION ALL
+        SELECT table_id, 'paid', code, count(*), sum(moved) FROM on_settlements WHERE paid
+        GROUP BY ALL
+        UNION ALL
+        SELECT e.table_id, 'vigorish', e.code, count(DISTINCT e.exception_id),
+            sum(e.actual_cents - e.expected_cents)
+        FROM findings e JOIN vigorish v ON e.table_id = v.table_id
+            AND e.round_id = v.round_id AND e.seat = v.seat
+        WHERE v.recorded <> v.expected AND e.expected_cents = v.expected
+            AND e.actual_cents = v.recorded
+            AND e.exception_id NOT IN (SELECT exception_id FROM on_settlements)
+        GROUP BY ALL
+        UNION ALL
+        SELECT e.table_id, 'complimentary', e.code, count(*),
+            sum(e.actual_cents - e.expected_cents)
+        FROM findings e
+        WHERE e.code IN $form_codes AND e.actual_cents > e.expected_cents
+            AND EXISTS (SELECT 1 FROM comp_vig_forms f WHERE f.gaming_date = $day
+                AND f.table_id = e.table_id AND f.serial = e.serial AND f.status = 'ISSUED')
+        GROUP BY ALL
+        ORDER BY table_id, figure, code""",
+        {"day": gaming_date, "form_codes": list(FORM_DOCUMENTING_CODES)},
     )
 
 

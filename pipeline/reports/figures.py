@@ -6,7 +6,10 @@ Figures (integer cents):
   recomputed from the cards; their difference is money an exception explains;
 - vigorish collected, left uncollected without a Form, and documented on Forms, the last
   being a complimentary in table game win (N.J.A.C. 19:47-3.3(c)3, (c)3vii);
-- win percentage of handle.
+- win percentage of handle;
+- each figure recorded beside recomputed, per table and for the day (win, paid, vigorish
+  charged, complimentary vigorish), with the difference and the codes and counts of the
+  findings whose amounts explain it (:func:`reconciliation`).
 
 A draft (``sealed_at`` None: the dashboards before the close) reads the ledger as it is. A
 sealed day's content (:func:`sealed_content`) reads only what the seal covers (the
@@ -66,6 +69,7 @@ def day_report(
         "totals": totals,
         "tables": tables,
         "win_by_wager": figures.win_by_wager(ledger, gaming_date),
+        "reconciliation": reconciliation(ledger, gaming_date),
         "forms": figures.form_counts(ledger, gaming_date),
         "unmatched_form_copies": figures.unmatched_form_copies(ledger, gaming_date),
         "exceptions_by_code": figures.exceptions_by_code(ledger, gaming_date),
@@ -74,6 +78,48 @@ def day_report(
         ),
         "dead_letters": figures.dead_letters_by_reason(ledger, gaming_date, sealed_at is not None),
     }
+
+
+RECONCILED = ("win", "paid", "vigorish", "complimentary")
+"""The figures the close shows recorded beside recomputed, in the order it shows them."""
+DAY_ROW = "all tables"
+"""The ``table_id`` of a figure's row for the whole day."""
+
+
+def reconciliation(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
+    """Each figure of each table, and of the day, as recorded and as recomputed from the
+    cards, their difference, and the money findings that explain it
+    (:func:`pipeline.ledger.figures.money_findings`): their codes with counts and the sum of
+    their amounts (``actual - expected``; for the win, the house's side of what settling
+    moved to the patron). ``unexplained_cents`` is the difference no finding's amount covers:
+    zero when every difference is a finding's, as it must be."""
+    sides = figures.figure_sides(ledger, gaming_date)
+    found = figures.money_findings(ledger, gaming_date)
+    tables = sorted({row["table_id"] for row in sides})
+    rows = []
+    for table_id in (*tables, None):
+        for figure in RECONCILED:
+            mine = [r for r in sides if r["figure"] == figure and table_id in (None, r["table_id"])]
+            why = [f for f in found if f["figure"] == figure and table_id in (None, f["table_id"])]
+            recorded = sum(int(r["recorded_cents"] or 0) for r in mine)
+            recomputed = sum(int(r["recomputed_cents"] or 0) for r in mine)
+            counts: dict[str, int] = {}
+            for f in why:
+                counts[f["code"]] = counts.get(f["code"], 0) + int(f["findings"])
+            explained = sum(int(f["cents"]) for f in why)
+            rows.append(
+                {
+                    "table_id": table_id or DAY_ROW,
+                    "figure": figure,
+                    "recorded_cents": recorded,
+                    "recomputed_cents": recomputed,
+                    "difference_cents": recorded - recomputed,
+                    "explained_cents": explained,
+                    "unexplained_cents": recorded - recomputed - explained,
+                    "findings": ", ".join(f"{code} x{n}" for code, n in sorted(counts.items())),
+                }
+            )
+    return rows
 
 
 def sealed_content(ledger: Ledger, gaming_date: date, sealed_at: datetime) -> dict[str, Any]:

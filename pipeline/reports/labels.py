@@ -17,7 +17,7 @@ def money_columns(report: dict[str, Any]) -> frozenset[str]:
     """Every column of the report's tables that holds cents."""
     return frozenset(
         column
-        for key in ("tables", "win_by_wager", "forms", "unmatched_form_copies")
+        for key in ("tables", "win_by_wager", "reconciliation", "forms", "unmatched_form_copies")
         for row in report[key]
         for column in row
         if column.endswith("_cents")

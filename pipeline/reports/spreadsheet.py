@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # render writes the workbook among the close files
 SHEETS = (
     ("Tables", "tables"),
     ("Win by wager", "win_by_wager"),
+    ("Recorded vs recomputed", "reconciliation"),
     ("Forms", "forms"),
     ("Unmatched copies", "unmatched_form_copies"),
     ("Exceptions by code", "exceptions_by_code"),

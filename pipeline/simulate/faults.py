@@ -51,6 +51,11 @@ class FaultKind(enum.Enum):
     # (7, 8 or 9 or not) and bets Player on it
     CARDS_HANDED = "cards_handed"  # 22: at a table that hands the cards to the players
     # (3.7(d), 7.7(c)3), a hand handed to a player without the highest wager on it
+    BANCO_SETTLEMENT = "banco_settlement"  # 23: Chemin de Fer: a wager put up beyond what the
+    # pit accepted against the bank, settled on more than accepted (the amount put up) or less
+    LATE_ACCEPTANCE = "late_acceptance"  # 24: Chemin de Fer: a partial wager against the
+    # Banker accepted after "No More Bets"
+    OVERSTATED_FORM = "overstated_form"  # 25: a Form documenting more than its seat deferred
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -70,6 +75,9 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.PIT: 0.5,  # per table-day of the one table of a pit that can depart from it
     FaultKind.FALSE_SHUFFLE: 0.05,
     FaultKind.RETURNED_STAKE: 0.001,  # per losing wager settled
+    FaultKind.BANCO_SETTLEMENT: 0.02,  # per Chemin de Fer round with a wager against the Banker
+    FaultKind.LATE_ACCEPTANCE: 0.02,  # per Chemin de Fer bank covered in part by two partials
+    FaultKind.OVERSTATED_FORM: 0.15,  # per Form documenting a deferral
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     FaultKind.CARDS_HANDED: 0.005,  # per hand handed to a player, with another seat wagering
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
@@ -164,11 +172,16 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
         FaultKind.PATIENT_INFORMED,
         FaultKind.EDGE_SORTER,
         FaultKind.CARDS_HANDED,
+        FaultKind.BANCO_SETTLEMENT,
+        FaultKind.LATE_ACCEPTANCE,
+        FaultKind.OVERSTATED_FORM,
     }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
-README's walkthrough): each rolls from a stream of its own, derived from the seed, so adding
-it leaves every other decision of a seed's day as it was."""
+README's walkthrough): each rolls, and makes its choices (:meth:`FaultPlan.draws`), from a
+stream of its own, derived from the seed, so adding it leaves every other decision of a seed's
+day as it was. Such a fault changes recorded amounts and the order of events, never how many
+events the table emits: each event draws its time and id from the table's stream."""
 
 
 class FaultPlan:
@@ -181,9 +194,13 @@ class FaultPlan:
         seed = repr(rng.getstate()[1][:8])  # the seed's state, read without drawing from it
         self.streams = {kind: random.Random(f"{seed}:{kind.value}") for kind in OWN_STREAMS}
 
+    def draws(self, kind: FaultKind) -> random.Random:
+        """The stream ``kind`` rolls and chooses from: its own for :data:`OWN_STREAMS`."""
+        return self.streams.get(kind, self.rng)
+
     def roll(self, kind: FaultKind) -> bool:
         rate = self.rates.get(kind, 0.0)
-        return rate > 0.0 and self.streams.get(kind, self.rng).random() < rate
+        return rate > 0.0 and self.draws(kind).random() < rate
 
     def record(self, fault: InjectedFault) -> None:
         self.injected.append(fault)

@@ -39,6 +39,7 @@ from pipeline.rules.roles import (
     counterclockwise_from,
     cover_bank,
     curator_must_pass,
+    dominant_player,
     priority_breach,
     seats_to_hand,
     shoe_offer_order,
@@ -114,6 +115,26 @@ SLUG_AT = (13, 24)
 ten more, one more if the burn is a fault), dealt in the shoe's first rounds."""
 SLUG_ROUNDS_LEFT = 15
 """A slug is planted only in a shoe that has this many rounds of the day left to deal it."""
+ACCEPTED_CODE = "CF-4.7a-ACCEPTED"
+"""4.7(a), 4.10(b): a wager against the Banker wins or loses what the pit accepted of it."""
+
+
+def overstated(deferred: Cents) -> Cents:
+    """What an ``overstated_form`` Form documents of ``deferred`` vigorish: a quarter more, at
+    least $1.00 more."""
+    return deferred + max(100, deferred // 4)
+
+
+@dataclass(frozen=True)
+class PutUpBeyondAcceptance:
+    """Chemin de Fer (4.7(a)): a participant put up more chips than the pit accepted of them
+    against the bank, and the dealer settles a win on ``paid_cents`` instead of the amount
+    accepted (the ``banco_settlement`` fault: the amount put up, or less than accepted)."""
+
+    seat: int
+    accepted_cents: Cents
+    put_up_cents: Cents
+    paid_cents: Cents
 
 
 @dataclass
@@ -207,7 +228,7 @@ class TableEmulator:
                 and not variant(self.game).participant_bank
                 and faults.roll(kind)
             ):
-                self.patient = (kind, f"PAT-{faults.streams[kind].randint(800_000, 899_999)}")
+                self.patient = (kind, f"PAT-{faults.draws(kind).randint(800_000, 899_999)}")
         self.pit_boss = f"PB-{rng.randint(10, 99)}"
         self.pit_clerk = f"PC-{rng.randint(10, 99)}"
         self.shoe_number = 0
@@ -228,10 +249,23 @@ class TableEmulator:
         self._covering = cover_bank(0, 0, (), None)
         # Punto Banco's curator (3.6, 3.11); None: the dealer, or play has not commenced
         self.curator_seat: int | None = None
+        self._accepted_late: BancoOffer | None = None
+        """A partial wager against the Banker the pit accepts after "No More Bets" this round
+        (the ``late_acceptance`` fault): it covers nothing (4.7(e))."""
+        self._put_up_beyond: PutUpBeyondAcceptance | None = None
+        """This round's wager against the Banker put up beyond what was accepted, if any."""
+        self._if_settled: list[InjectedFault] = []
+        """Faults of the round in play the replay reads only in a hand settled: a void hand
+        returns every wager, whatever was accepted and when."""
 
     # ------------------------------------------------------------------ helpers
     def _fault(self, kind: FaultKind, detail: str, rule_code: str, **where: object) -> None:
-        self.faults.record(InjectedFault(kind.value, detail, rule_code, self.table_id, **where))  # type: ignore[arg-type]
+        self.faults.record(self._injected(kind, detail, rule_code, **where))
+
+    def _injected(
+        self, kind: FaultKind, detail: str, rule_code: str, **where: object
+    ) -> InjectedFault:
+        return InjectedFault(kind.value, detail, rule_code, self.table_id, **where)  # type: ignore[arg-type]
 
     def _card_fields(self, card: Card) -> dict[str, str]:
         return {"rank": card.rank.name, "suit": card.suit.name}
@@ -467,9 +501,12 @@ class TableEmulator:
                 code_for(self.game, "form_table"),
                 serial=serial,
             )
+        documented = amount
+        if self.faults.roll(FaultKind.OVERSTATED_FORM):
+            documented = overstated(amount)
         form = dict(
             serial=serial,
-            amount_cents=amount,
+            amount_cents=documented,
             patron_name=patron.name,
             patron_id=patron.patron_id,
             gaming_date=self.gaming_date,
@@ -482,6 +519,16 @@ class TableEmulator:
             **signatures,
         )
         event_id = self._emit_form(form, mismatch=detail == "mismatch")
+        if documented != amount:
+            self._fault(
+                FaultKind.OVERSTATED_FORM,
+                f"Form documents {money(documented)} of the {money(amount)} of vigorish seat "
+                f"{patron.seat} deferred",
+                "PB-3.3c3-COMP-FORM",
+                seat=patron.seat,
+                serial=serial,
+                event_ids=(event_id,),
+            )
         if detail == "walk_in":
             walk_in = self.book.take()
             name = "Walk-in Patron"
@@ -905,7 +952,7 @@ class TableEmulator:
         seat = entitled[0]
         others = [s for s in sorted(stakes) if s not in entitled and any(stakes[s].values())]
         if others and self.faults.roll(FaultKind.CARDS_HANDED):
-            seat = self.faults.streams[FaultKind.CARDS_HANDED].choice(others)
+            seat = self.faults.draws(FaultKind.CARDS_HANDED).choice(others)
             self._fault(
                 FaultKind.CARDS_HANDED,
                 f"the {hand} hand handed to seat {seat}, not the highest wager on it "
@@ -1034,6 +1081,8 @@ class TableEmulator:
             out.emit(pit, "BettingClosed", round_id=round_id, shoe_id=shoe.shoe_id)
             if not self.variant.participant_bank and self.faults.roll(FaultKind.LATE_WAGER):
                 self._late_wager(round_id, stakes, FaultKind.LATE_WAGER, "no_more_bets")
+            if self._accepted_late is not None:
+                self._accept_late(round_id, self._accepted_late)
 
         options = self._options()
         # A hand the rule voids returns every wager as recorded, which would leave a fault
@@ -1233,6 +1282,7 @@ class TableEmulator:
     ) -> None:
         """4.12(a), (j): the hand is annulled or void: voided, every wager returned. Under (a)
         the bank "may be transferred"; this Banker keeps it."""
+        self._if_settled.clear()
         self.out.emit(
             self.dev.pit,
             "RoundVoided",
@@ -1314,7 +1364,7 @@ class TableEmulator:
                 ) or (
                     patron.patient_share
                     and upcoming is not None
-                    and self.faults.streams[FaultKind.PATIENT_INFORMED].random()
+                    and self.faults.draws(FaultKind.PATIENT_INFORMED).random()
                     < patron.patient_share
                 ):
                     wagers = bet_the_known_winner(patron, self.rules, wagers, upcoming)
@@ -1339,6 +1389,9 @@ class TableEmulator:
     ) -> None:
         """3.10(b): losing wagers first, then the pit's procedure (b)1-4 for paying winners
         and marking or collecting vigorish, seats in descending order."""
+        for fault in self._if_settled:
+            self.faults.record(fault)
+        self._if_settled.clear()
         by_seat = {seat: settle_seat(self.rules, outcome, s) for seat, s in stakes.items()}
         recorded: list[tuple[str, int, str]] = []
         """The steps 3.10(b) places, as recorded: (LOSE | PAY | VIG, seat, event id)."""
@@ -1384,6 +1437,11 @@ class TableEmulator:
         self.pit_procedure = None  # one fault: the table-day's departure, shown
 
     def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> str:
+        beyond = self._put_up_beyond
+        if beyond is None or beyond.seat != seat or s.wager is not Wager.PLAYER:
+            beyond = None
+        else:  # any fault of this settlement breaks the rule on the amount accepted
+            s = replace(s, rule_code=ACCEPTED_CODE)
         paid = s.paid_cents
         patron_id = self._patron_id(seat)
         overpaid = (
@@ -1401,10 +1459,14 @@ class TableEmulator:
         )
         # a losing stake given back as if the wager were void: money, though nothing is paid
         returned = s.result is Result.LOSE and self.faults.roll(FaultKind.RETURNED_STAKE)
+        # a win settled on another amount than accepted, unless the dealer errs otherwise here
+        misstated = beyond if s.result is Result.WIN and not (overpaid or fault) else None
         if overpaid:
             paid += collusive_overpayment(paid)
         elif fault:
             paid += self.rng.choice((-1, 1)) * max(100, paid // 10)
+        elif misstated is not None:
+            paid = misstated.paid_cents
         event_id = self.out.emit(
             self.dev.pit,
             "WagerSettled",
@@ -1442,6 +1504,16 @@ class TableEmulator:
             self._fault(
                 FaultKind.PAYOUT,
                 f"{s.wager.value} paid {money(paid)} instead of {money(s.paid_cents)}",
+                s.rule_code,
+                round_id=round_id,
+                seat=seat,
+                event_ids=(event_id,),
+            )
+        if misstated is not None:
+            self._fault(
+                FaultKind.BANCO_SETTLEMENT,
+                f"{s.wager.value} of {money(misstated.put_up_cents)} put up, "
+                f"{money(misstated.accepted_cents)} accepted against the bank, paid {money(paid)}",
                 s.rule_code,
                 round_id=round_id,
                 seat=seat,
@@ -1560,6 +1632,7 @@ class TableEmulator:
             coverage = cover_bank(banker, wager, offers, self.suivi_seat)
         if passed_over is not None:
             self._banco_priority_fault(round_id, banker, calls, coverage)
+        coverage = self._plan_late_acceptance(banker, coverage)
         for offer in coverage.accepted:
             out.emit(
                 pit,
@@ -1594,7 +1667,15 @@ class TableEmulator:
             )
         for offer in coverage.accepted:
             stakes[offer.seat] = {Wager.PLAYER: offer.amount_cents}
-        for seat, wagers in sorted(stakes.items()):
+        if self._accepted_late is not None:
+            late = self._accepted_late
+            stakes[late.seat] = {Wager.PLAYER: late.amount_cents}
+        self._put_up_beyond = self._plan_put_up_beyond(coverage)
+        beyond = self._put_up_beyond
+        placed = {seat: dict(wagers) for seat, wagers in stakes.items()}
+        if beyond is not None:
+            placed[beyond.seat][Wager.PLAYER] = beyond.put_up_cents
+        for seat, wagers in sorted(placed.items()):
             for w, amount in wagers.items():
                 out.emit(
                     self.dev.bets,
@@ -1606,6 +1687,66 @@ class TableEmulator:
                     amount_cents=amount,
                 )
         return stakes
+
+    def _plan_late_acceptance(self, banker: int, coverage: Coverage) -> Coverage:
+        """The ``late_acceptance`` fault, when rolled for a bank that partial wagers cover in
+        part: the pit accepts the last of them (counterclockwise) after "No More Bets". The
+        dealer settles the hand on the wagers accepted in time (4.7(e)): the Banker withdraws
+        the late one's amount with the rest, and it controls nothing (4.8(c)). The hand keeps
+        as many events as without the fault. Returns the coverage in time."""
+        self._accepted_late = None
+        if (
+            not coverage.uncovered_cents
+            or len(coverage.accepted) < 2
+            or not self.faults.roll(FaultKind.LATE_ACCEPTANCE)
+        ):
+            return coverage
+        *timely, late = coverage.accepted
+        self._accepted_late = late
+        return Coverage(
+            tuple(timely),
+            coverage.uncovered_cents + late.amount_cents,
+            dominant_player(banker, timely),
+        )
+
+    def _accept_late(self, round_id: str, late: BancoOffer) -> None:
+        """The pit records ``late`` accepted after "No More Bets"; a fault only in a hand that
+        is settled (a void hand returns it with every other wager)."""
+        event_id = self.out.emit(
+            self.dev.pit,
+            "PlayerBancoWager",
+            round_id=round_id,
+            seat=late.seat,
+            action=late.kind.value,
+            amount_cents=late.amount_cents,
+        )
+        self._if_settled.append(
+            self._injected(
+                FaultKind.LATE_ACCEPTANCE,
+                f"{late.kind.value} wager of {money(late.amount_cents)} against the Banker "
+                'accepted after "No More Bets"',
+                code_for(self.game, "no_more_bets"),
+                round_id=round_id,
+                seat=late.seat,
+                event_ids=(event_id,),
+            )
+        )
+
+    def _plan_put_up_beyond(self, coverage: Coverage) -> PutUpBeyondAcceptance | None:
+        """The ``banco_settlement`` fault, when rolled: a participant whose wager the pit
+        accepted puts up a table minimum more than accepted, and a win is settled on the amount
+        put up or on a table minimum less than accepted."""
+        if not coverage.accepted or not self.faults.roll(FaultKind.BANCO_SETTLEMENT):
+            return None
+        draws = self.faults.draws(FaultKind.BANCO_SETTLEMENT)
+        offer = draws.choice(coverage.accepted)
+        excess = self.rules.min_wager_cents
+        accepted = offer.amount_cents
+        if accepted + excess > self.rules.max_wager_cents:
+            return None
+        under = accepted > excess and draws.random() < 0.5
+        paid = accepted - excess if under else accepted + excess
+        return PutUpBeyondAcceptance(offer.seat, accepted, accepted + excess, paid)
 
     def _banco_calls(self, others: list[int]) -> list[BancoCall]:
         """Who announces "Banco Suivi" (4.7(b): only the participant who equaled and lost the

@@ -108,6 +108,47 @@ def test_figures_reconcile(ledger_path: Path, tmp_path: Path) -> None:
         assert totals["handle_cents"] > 0 and totals["rounds"] > 1000
 
 
+@pytest.mark.rule("PB-3.3c3-COMP-FORM", "CF-4.7a-ACCEPTED", "PB-3.3a-PLAYER", "PB-3.3c-VIG")
+def test_each_difference_is_the_amounts_of_the_findings_that_explain_it(tmp_path: Path) -> None:
+    """N.J.A.C. 19:47-3.3, 3.3(c), 3.3(c)3i, 3.3(c)3vii, 4.7(a): on a faulty emulated day the
+    close shows each figure of each table and of the day recorded beside recomputed (win,
+    paid, vigorish charged, complimentary vigorish), and every difference is the sum of the
+    money findings' ``actual - expected`` (for the win, the house's side of what settling moved
+    to the patron), named by code and count: nothing is left unexplained."""
+    rates = {**parse_faults("all"), **parse_faults("banco_settlement=0.2,overstated_form=0.5")}
+    result = simulate(6, 4, 17, rates, DAY)
+    paths = write_simulation(result, tmp_path, DAY)
+    with Ledger(tmp_path / "ledger.duckdb") as ledger:
+        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        report = close(ledger, tmp_path / "reports").report
+        exceptions = ledger.con.execute(
+            "SELECT table_id, code, actual_cents - expected_cents FROM exceptions "
+            "WHERE actual_cents > expected_cents AND code IN (?, ?, ?)",
+            ["PB-3.3c3-COMP-FORM", "PB-3.3c3-FORM-DEFERRED", "MB-7.3c3-FORM-DEFERRED"],
+        ).fetchall()
+    rows = {(r["table_id"], r["figure"]): r for r in report["reconciliation"]}
+    tables = {t["table_id"]: t for t in report["tables"]}
+    assert {table for table, _ in rows} == {*tables, "all tables"}
+    for (table, figure), row in rows.items():
+        assert row["difference_cents"] == row["recorded_cents"] - row["recomputed_cents"]
+        assert row["unexplained_cents"] == 0, row
+        assert row["difference_cents"] == row["explained_cents"], row
+        assert bool(row["findings"]) == (row["difference_cents"] != 0), row
+        if table == "all tables":
+            parts = [r for (t, f), r in rows.items() if f == figure and t != "all tables"]
+            for column in ("recorded_cents", "recomputed_cents", "explained_cents"):
+                assert row[column] == sum(r[column] for r in parts)
+    for table, t in tables.items():
+        assert rows[(table, "win")]["recorded_cents"] == t["recorded_win_cents"]
+        assert rows[(table, "win")]["recomputed_cents"] == t["expected_win_cents"]
+        assert rows[(table, "complimentary")]["recomputed_cents"] == t["comp_vig_cents"]
+        overstated = sum(amount for t_id, _, amount in exceptions if t_id == table)
+        assert rows[(table, "complimentary")]["difference_cents"] == overstated
+    for figure in ("win", "paid", "vigorish", "complimentary"):
+        assert rows[("all tables", figure)]["difference_cents"] != 0, figure
+    assert "CF-4.7a-ACCEPTED" in rows[("all tables", "win")]["findings"]
+
+
 def test_close_writes_reports_and_refuses_a_second_close(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
         first = close(ledger, tmp_path / "r")

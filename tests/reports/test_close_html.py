@@ -42,6 +42,7 @@ def _report(**changes: Any) -> dict[str, Any]:
             {"table_id": HOSTILE_TABLE, "pit": "PIT-1", "handle_cents": 9_412_345_678, "rounds": 3}
         ],
         "win_by_wager": [{"wager": "BANKER", "recorded_win_cents": -12_345}],
+        "reconciliation": [],
         "forms": [],
         "unmatched_form_copies": [],
         "exceptions_by_code": [{"code": "PB-3.3c-VIG", "count": 2}],

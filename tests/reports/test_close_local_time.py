@@ -19,7 +19,7 @@ def _page(seal: dict[str, Any]) -> str:
               "vig_uncollected_cents": 0, "comp_vig_cents": 0}  # fmt: skip
     report: dict[str, Any] = {
         "gaming_date": DAY.isoformat(), "totals": totals, "quality": quality, "tables": [],
-        "win_by_wager": [], "forms": [], "unmatched_form_copies": [],
+        "win_by_wager": [], "reconciliation": [], "forms": [], "unmatched_form_copies": [],
         "exceptions_by_code": [], "blocking_exceptions": [], "dead_letters": [],
     }  # fmt: skip
     day = gaming_day("06:00", "America/New_York")

@@ -21,6 +21,7 @@ from pipeline.rules.roles import BancoCall, BancoKind, banco_priority
 from pipeline.rules.settlement import Wager, settle_seat
 from pipeline.simulate.faults import (
     DEFAULT_RATES,
+    OWN_STREAMS,
     PATTERN_KINDS,
     PATTERN_RATES,
     FaultKind,
@@ -324,3 +325,67 @@ def test_a_bank_given_past_the_call_owed_it_is_found_by_the_replay() -> None:
         "CF-4.7d-PARTIAL",
     }
     assert findings == injected
+
+
+CHEMIN_DE_FER_MONEY_KINDS = (
+    FaultKind.BANCO_SETTLEMENT,
+    FaultKind.LATE_ACCEPTANCE,
+    FaultKind.OVERSTATED_FORM,
+)
+
+
+@pytest.mark.rule("CF-4.7a-ACCEPTED", "CF-4.7e-NO-MORE-BETS", "PB-3.3c3-COMP-FORM")
+def test_chemin_de_fer_money_faults_are_found_where_their_ground_truth_says() -> None:
+    """N.J.A.C. 19:47-4.7(a), 4.10(b): a wager against the Banker settled on more or less than
+    the pit accepted (``banco_settlement``); 4.7(e): a partial accepted after "No More Bets"
+    (``late_acceptance``); 3.3(c)3i: a Form documenting more than its seat deferred
+    (``overstated_form``). The replay of the emulated events reports each under the code its
+    ground truth names, at its table, round, seat and serial, and nothing else."""
+    catalog = load_catalog()
+    rates = dict.fromkeys(CHEMIN_DE_FER_MONEY_KINDS, 0.5)
+    day = simulate(6, 3, seed=31, rates=rates, gaming_date=DAY)
+    found = [
+        f
+        for table_id, events in day.events_by_table.items()
+        for f in replay_table(table_id, events, catalog).findings
+    ]
+    injected = {(f.rule_code, f.table_id, f.round_id, f.seat, f.serial) for f in day.faults}
+    assert {f.kind for f in day.faults} == {k.value for k in CHEMIN_DE_FER_MONEY_KINDS}
+    assert {(f.code, f.table_id, f.round_id, f.seat, f.serial) for f in found} == injected
+
+    def more_than_expected(code: str) -> set[bool]:
+        return {(f.actual_cents or 0) > (f.expected_cents or 0) for f in found if f.code == code}
+
+    assert more_than_expected("CF-4.7a-ACCEPTED") == {True, False}  # paid over and under
+    assert more_than_expected("PB-3.3c3-COMP-FORM") == {True}
+
+
+def test_kinds_on_their_own_streams_leave_the_rest_of_the_day_as_it_was() -> None:
+    """A kind of OWN_STREAMS switched on changes what it injects and nothing the tables decide:
+    every other dealer, procedure and table fault stays where it was (its amounts and code may
+    follow the new fault's: a Banker's covered stake follows a late acceptance, a payout error
+    on a wager put up beyond its acceptance is CF-4.7a-ACCEPTED's) and the tables emit the same
+    events (ids and times), in an order the fault may change, as the day without it. Device
+    faults, applied to the finished stream, are off: a dropped delivery is never taken in a
+    round with another fault, so they follow the faults the tables made."""
+    without = {
+        k: min(1.0, r * 3)
+        for k, r in DEFAULT_RATES.items()
+        if k not in PATTERN_KINDS | OWN_STREAMS | {FaultKind.DEVICE}
+    }
+    rates = {**without, **dict.fromkeys(OWN_STREAMS, 0.5)}
+    with_them = simulate(6, 3, seed=100, rates=rates, gaming_date=DAY)
+    before = simulate(6, 3, seed=100, rates=without, gaming_date=DAY)
+    own = {k.value for k in OWN_STREAMS}
+    assert {f.kind for f in with_them.faults} >= own
+    places = [
+        (f.kind, f.table_id, f.round_id, f.seat, f.serial)
+        for f in with_them.faults
+        if f.kind not in own
+    ]
+    assert len(before.faults) > 100
+    assert places == [(f.kind, f.table_id, f.round_id, f.seat, f.serial) for f in before.faults]
+    for table_id, events in before.events_by_table.items():
+        stamps = sorted((e.event_id, e.occurred_at) for e in events)
+        after = sorted((e.event_id, e.occurred_at) for e in with_them.events_by_table[table_id])
+        assert after == stamps, table_id
