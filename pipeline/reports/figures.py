@@ -140,5 +140,19 @@ def quality_docs(ledger: Ledger, gaming_date: date) -> Path | None:
     return next((Path(f) for f in files if f.endswith(".html")), None)
 
 
+ADDED_SINCE_SEALED: tuple[str, ...] = ("reconciliation",)
+"""Keys the day's report gained after days were sealed without them (the recorded figures
+beside the recomputed ones): a day sealed before holds the rest of its content, which
+:func:`sealed_variants` lets verify recompute."""
+
+
+def sealed_variants(report: dict[str, Any]) -> list[bytes]:
+    """The bytes a seal's ``report_sha256`` may cover for ``report``: the whole content, as
+    a close seals it now, and the content without :data:`ADDED_SINCE_SEALED`, as a close
+    sealed it before those keys existed. An edit of any figure changes both."""
+    earlier = {k: v for k, v in report.items() if k not in ADDED_SINCE_SEALED}
+    return [canonical(report), canonical(earlier)]
+
+
 def canonical(report: dict[str, Any]) -> bytes:
     return json.dumps(report, sort_keys=True, separators=(",", ":"), default=str).encode()

@@ -75,7 +75,7 @@ from pipeline.ledger.working_store import (
     rows_put_back,
     stored_rows,
 )
-from pipeline.reports.figures import canonical, sealed_content
+from pipeline.reports.figures import sealed_content, sealed_variants
 from pipeline.reports.revisions import revision_problems
 from pipeline.reports.seals import default_anchor_path, log_state, read_anchors
 from pipeline.witness.client import load_witnesses
@@ -355,11 +355,15 @@ def day_problems(ledger: Ledger, entry: SealEntry, archived: ArchivedDays) -> li
         for table in sorted(kept)
     ]
     try:
-        report = hashlib.sha256(canonical(sealed_content(ledger, day, sealed_at))).hexdigest()
+        reports = [
+            hashlib.sha256(variant).hexdigest()
+            for variant in sealed_variants(sealed_content(ledger, day, sealed_at))
+        ]
     except (ValueError, KeyError, TypeError, UnreadableRows) as err:  # an edited JSON column
         problems.append(f"{where}report: cannot be recomputed from the rows ({err!r})")
         return problems
-    if report != entry.report_sha256:
+    report = reports[0]
+    if entry.report_sha256 not in reports:
         problems.append(
             f"{where}report: the figures recomputed from the rows (SHA-256 {report}) differ from "
             f"the sealed report ({entry.report_sha256}, seq {entry.seq})"

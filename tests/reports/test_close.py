@@ -15,6 +15,7 @@ import pytest
 from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.store import Ledger
+from pipeline.reports.figures import canonical
 from pipeline.reports.close import (
     CloseResult,
     DayClosedError,
@@ -222,3 +223,28 @@ def test_readers_see_closed_results_read_only(ledger_path: Path, tmp_path: Path)
     finally:
         con.close()
     assert status is not None and status[0].startswith("CLOSED")
+
+
+def test_a_day_sealed_before_the_reconciliation_verifies_and_its_edits_are_named(
+    ledger_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A day an earlier version sealed, whose sealed figures had no recorded-beside-recomputed
+    section (and which wrote no report revisions), still verifies after the upgrade; an
+    edited figure of it is still named."""
+    import pipeline.reports.close as close_module
+
+    def sealed_then(report: dict[str, object]) -> bytes:
+        return canonical({k: v for k, v in report.items() if k != "reconciliation"})
+
+    with Ledger(ledger_path) as ledger:
+        with monkeypatch.context() as earlier_version:
+            earlier_version.setattr(close_module, "canonical", sealed_then)
+            close(ledger, tmp_path / "r")
+        for revision in (tmp_path / "r").glob("close-*.r1.*"):
+            revision.unlink()  # an earlier version wrote none
+        assert verify(ledger) == []
+        rows_in_the_file(ledger).con.execute(
+            "UPDATE table_day_summary SET handle_cents = handle_cents + 100 "
+            "WHERE table_id = (SELECT min(table_id) FROM table_day_summary)"
+        )
+        assert any("report: the figures recomputed from the rows" in p for p in verify(ledger))
