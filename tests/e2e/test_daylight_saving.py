@@ -84,7 +84,7 @@ def test_a_day_across_a_daylight_saving_change_is_closed_whole(
     assert closed["totals"]["handle_cents"] > 0
     assert closed["quality"]["verdict"] != "BLOCKED"  # no event outside its local day
     html = (tmp_path / "reports" / f"close-{gaming_date.isoformat()}.html").read_text()
-    zones = ("EST", "EDT") if gaming_date.month == 3 else ("EDT", "EST")
+    zones = ("EST (UTC-05:00)", "EDT (UTC-04:00)")[:: 1 if gaming_date.month == 3 else -1]
     assert (
         f"from {gaming_date.isoformat()} 06:00:00 {zones[0]} to {next_date.isoformat()} "
         f"06:00:00 {zones[1]} ({hours} hours, America/New_York)"
