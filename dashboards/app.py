@@ -17,6 +17,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboards/ on the pa
 import streamlit as st  # noqa: E402
 
 from dashboards.ui import sidebar  # noqa: E402
+from pipeline.config.dashboard_links import QUEUE_PATH  # noqa: E402
 
 PAGES = Path(__file__).resolve().parent / "views"  # not pages/: that name means MPA v1
 
@@ -45,7 +46,7 @@ navigation = st.navigation(
     {
         "Surveillance": [
             page(*QUEUE, "queue-at-root", ":material/report:", at_root=True),
-            page(*QUEUE, "exceptions", ":material/report:"),
+            page(*QUEUE, QUEUE_PATH, ":material/report:"),
             page("table_board", "Table board", "tables", ":material/table_restaurant:"),
             page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
             page("roads", "Roads", "roads", ":material/grid_on:"),

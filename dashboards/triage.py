@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 import streamlit as st
 
+from pipeline.config import dashboard_links
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.safe_text import markdown_text, visible
 
@@ -23,7 +24,7 @@ URL_FILTERS: dict[str, str] = {
     "f_status": "status",
 }
 """Filter widget key -> URL parameter (repeated for several values: ``?code=A&code=B``)."""
-EXCEPTION_PARAM = "exception"
+EXCEPTION_PARAM = dashboard_links.EXCEPTION_PARAM
 
 HOLDER_KEY = "f_held"
 HOLDER_PARAM = "held"

@@ -50,6 +50,7 @@ from dashboards.source import (
 )
 from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, ESCALATE, AckJournal, JournalError
 from pipeline.config.catalog import gaming_day_of
+from pipeline.config.dashboard_links import DAY_PARAM
 from pipeline.config.installation import InstallationError
 from pipeline.config.roles import (
     Action,
@@ -181,7 +182,7 @@ def sidebar() -> Context:
             st.warning(f"Showing the last snapshot: {snap.busy}")
         day: date | None = None
         if days:
-            wanted = st.query_params.get("day")
+            wanted = st.query_params.get(DAY_PARAM)
             index = next((i for i, d in enumerate(days) if d.isoformat() == wanted), 0)
             day = st.selectbox(
                 "Gaming day", days, index=index, key="gaming_day", format_func=date.isoformat

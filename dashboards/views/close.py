@@ -10,6 +10,7 @@ from dashboards import ui
 from dashboards.source import ledger_path
 from pipeline.quality.gate import stored_section
 from pipeline.reports.close import CloseResult, day_report, render_html
+from pipeline.reports.pits import pit_sections, pit_subtotals
 from pipeline.reports.revisions import newest_sealed_file
 from pipeline.reports.spreadsheet import workbook
 from pipeline.safe_text import markdown_text, visible
@@ -87,18 +88,9 @@ if chosen:
 
 st.subheader("Per pit")
 if not tables.empty:
-    money_cols = [
-        "handle_cents",
-        "recorded_win_cents",
-        "expected_win_cents",
-        "vig_collected_cents",
-        "vig_uncollected_cents",
-        "comp_vig_cents",
-        "win_cents",
-    ]
-    pit = tables.groupby("pit", as_index=False)[["rounds", *money_cols]].sum()
-    pit["hold_pct"] = (100 * pit["win_cents"] / pit["handle_cents"]).round(3)
-    pit_view = ui.dollars(pit)
+    # the subtotals the day report prints, added up the same way
+    chosen_rows = [t for t in report["tables"] if not chosen or t["pit"] in chosen]
+    pit_view = ui.dollars(pd.DataFrame(pit_subtotals(pit_sections(chosen_rows))))
     st.dataframe(pit_view, hide_index=True, key="pits", column_config=ui.money_config(pit_view))
 
 st.subheader("Per table")

@@ -204,3 +204,67 @@ __all__ = [
     "register_alert_channel",
     "undelivered_notices",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class NoticePlace:
+    """Where a notice's exception happened, for the people it alerts: the table's pit on
+    its gaming day and the dealer dealing at that moment (``None`` when the ledger holds no
+    summary or no dealer for the table-day)."""
+
+    pit: str | None
+    dealer_id: str | None
+
+
+NOWHERE = NoticePlace(None, None)
+
+_PLACES = """
+WITH wanted AS (
+    SELECT notice_seq, table_id, gaming_date, round_id, source_event_ids
+    FROM exception_notices WHERE list_contains($seqs::BIGINT[], notice_seq)
+),
+evidence AS (
+    SELECT w.notice_seq, min(d.occurred_at) AS first_at
+    FROM (SELECT notice_seq, table_id, gaming_date, unnest(source_event_ids) AS event_id
+          FROM wanted) w
+    JOIN deliveries d ON d.event_id = w.event_id AND d.table_id = w.table_id
+                     AND d.gaming_date = w.gaming_date
+    GROUP BY w.notice_seq
+),
+moment AS (
+    SELECT w.*, coalesce(ev.first_at, r.started_at) AS at
+    FROM wanted w
+    LEFT JOIN evidence ev USING (notice_seq)
+    LEFT JOIN rounds r ON r.table_id = w.table_id AND r.gaming_date = w.gaming_date
+                       AND r.round_id = w.round_id
+),
+dealt_by AS (
+    SELECT d.table_id, d.gaming_date, d.occurred_at, d.seq,
+           json_extract_string(d.fields_json, '$.dealer_id') AS dealer_id
+    FROM deliveries d JOIN (SELECT DISTINCT table_id, gaming_date FROM wanted) USING
+         (table_id, gaming_date)
+    WHERE d.payload_type IN ('TableOpened', 'RoundStarted')
+      AND json_extract_string(d.fields_json, '$.dealer_id') IS NOT NULL
+)
+SELECT m.notice_seq, any_value(s.pit) AS pit,
+       coalesce(arg_max(c.dealer_id, (c.occurred_at, c.seq)), any_value(s.dealer_id)) AS dealer_id
+FROM moment m
+LEFT JOIN table_day_summary s ON s.table_id = m.table_id AND s.gaming_date = m.gaming_date
+LEFT JOIN dealt_by c ON c.table_id = m.table_id AND c.gaming_date = m.gaming_date
+                    AND c.occurred_at <= m.at
+GROUP BY m.notice_seq
+"""
+
+
+def notice_places(ledger: Ledger, notices: Iterable[ExceptionNotice]) -> dict[int, NoticePlace]:
+    """The place of each notice by its ``notice_seq``: the pit of its table-day
+    (``table_day_summary``), and the dealer at the table when the exception happened, the
+    one the table's last ``TableOpened`` or ``RoundStarted`` named at or before its first
+    evidence event (else its round's start); the table-day's dealer when no event dates it.
+    A withdrawn exception's place is read from its notice, as it was. Notices the ledger
+    does not hold are left out."""
+    seqs = sorted({n.notice_seq for n in notices})
+    if not seqs:
+        return {}
+    rows = ledger.con.execute(_PLACES, {"seqs": seqs}).fetchall()
+    return {int(seq): NoticePlace(pit, dealer) for seq, pit, dealer in rows}

@@ -34,6 +34,11 @@ BLOCKING_RANK = 4
 """CRITICAL exceptions block the close unless their latest action is an acknowledgement."""
 
 
+def hold_pct(win_cents: int, handle_cents: int) -> float | None:
+    """Win as a percentage of handle, to three decimals; ``None`` without handle."""
+    return round(100 * win_cents / handle_cents, 3) if handle_cents else None
+
+
 def day_report(
     ledger: Ledger, gaming_date: date, sealed_at: datetime | None = None
 ) -> dict[str, Any]:
@@ -43,9 +48,7 @@ def day_report(
     tables = figures.table_figures(ledger, gaming_date)
     for t in tables:
         t["win_cents"] = t["recorded_win_cents"] + t["vig_collected_cents"]
-        t["hold_pct"] = (
-            round(100 * t["win_cents"] / t["handle_cents"], 3) if t["handle_cents"] else None
-        )
+        t["hold_pct"] = hold_pct(t["win_cents"], t["handle_cents"])
     totals = {
         key: sum(t[key] for t in tables)
         for key in (
@@ -59,11 +62,7 @@ def day_report(
             "win_cents",
         )
     }
-    totals["hold_pct"] = (
-        round(100 * totals["win_cents"] / totals["handle_cents"], 3)
-        if totals["handle_cents"]
-        else None
-    )
+    totals["hold_pct"] = hold_pct(totals["win_cents"], totals["handle_cents"])
     return {
         "gaming_date": gaming_date.isoformat(),
         "totals": totals,

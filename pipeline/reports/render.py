@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 from pipeline.config.catalog import gaming_day_of
 from pipeline.replay.findings import money
 from pipeline.reports.labels import heading, money_columns
-from pipeline.rules.gaming_day import GamingDay, micros_of
+from pipeline.reports.pits import day_totals, pit_sections, pit_subtotals
+from pipeline.rules.gaming_day import GamingDay, instant_of, micros_of
 from pipeline.safe_text import csv_cell, visible
 
 
@@ -65,6 +66,30 @@ DOCUMENT_KEYS = ("report_sha256", "seal", "revision", "reopened_since_previous_c
 rendering add to the figures its ``report_sha256`` covers."""
 
 
+def day_span(gaming_day: GamingDay, gaming_date: date) -> dict[str, Any]:
+    """The gaming day's span on the casino's clock, as every report format states it: its
+    start and end in ISO 8601 with their UTC offsets, the same as a person reads them (with
+    the zone's abbreviation), and its length, 23, 24 or 25 hours across a daylight-saving
+    change (:class:`~pipeline.rules.gaming_day.GamingDay`)."""
+    start, end = (
+        instant_of(micros).astimezone(gaming_day.zone)
+        for micros in gaming_day.bounds_micros(gaming_date)
+    )
+    hours = gaming_day.hours(gaming_date)
+
+    def read(moment: datetime) -> str:
+        return f"{moment:%Y-%m-%d %H:%M:%S %Z} (UTC{moment.isoformat()[-6:]})"
+
+    return {
+        "zone": gaming_day.zone.key,
+        "starts_at": start.isoformat(),
+        "ends_at": end.isoformat(),
+        "hours": int(hours) if hours.is_integer() else hours,
+        "starts": read(start),
+        "ends": read(end),
+    }
+
+
 def revision_name(gaming_date: date, revision: int) -> str:
     """The stem of a close's report files: ``close-<date>.r<revision>``; the unnumbered
     ``close-<date>`` holds the day's latest (a copy of its newest revision, or the notice of
@@ -79,6 +104,7 @@ def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
     from pipeline.reports.spreadsheet import workbook  # XlsxWriter only when writing one
 
     report = result.report
+    span = day_span(result.gaming_day, result.gaming_date)
     docs = os.path.relpath(result.quality_docs, out_dir) if result.quality_docs else None
     document = {
         **report,
@@ -90,17 +116,22 @@ def report_files(result: CloseResult, out_dir: Path) -> dict[Path, bytes]:
             "quality_docs": docs,
             "gaming_day_starts": result.gaming_day.starts.isoformat(),
             "gaming_day_zone": result.gaming_day.zone.key,
+            "gaming_day_span": span,
+            "blocking_exceptions": result.blocking,
         },
     }
     text = io.StringIO(newline="")
-    # the day's quality verdict on every row, so a spreadsheet of tables carries it
-    columns = [*(report["tables"][0] if report["tables"] else ["table_id"]), "quality"]
+    # the day's quality verdict and span on every row, so a spreadsheet of tables carries them
+    day = {
+        "quality": report["quality"]["verdict"],
+        "gaming_day_starts_at": span["starts_at"],
+        "gaming_day_ends_at": span["ends_at"],
+        "gaming_day_hours": span["hours"],
+    }
+    columns = [*(report["tables"][0] if report["tables"] else ["table_id"]), *day]
     writer = csv.DictWriter(text, fieldnames=columns)
     writer.writeheader()
-    verdict = report["quality"]["verdict"]
-    writer.writerows(
-        {k: csv_cell(v) for k, v in {**t, "quality": verdict}.items()} for t in report["tables"]
-    )
+    writer.writerows({k: csv_cell(v) for k, v in {**t, **day}.items()} for t in report["tables"])
     contents = {
         ".json": json.dumps(document, indent=2, default=str).encode(),
         ".csv": text.getvalue().encode(),
@@ -162,11 +193,13 @@ def _cell(value: object, is_money: bool) -> str:
 
 
 def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str | None) -> str:
-    """The close report as one HTML page, from a Jinja2 template with autoescaping; a print
-    stylesheet lays it out on landscape pages. Times are shown on the casino's clock too:
-    the day's start and end (23 or 25 hours across a daylight-saving change) and the seal."""
+    """The close report as one HTML page, from a Jinja2 template with autoescaping; it fits
+    a 1400-pixel window without scrolling sideways, and a print stylesheet lays it out on
+    landscape pages. Times are shown on the casino's clock too: the day's span
+    (:func:`day_span`) and the seal. The tables come by pit, each with its subtotal, then
+    the day's totals (:mod:`pipeline.reports.pits`)."""
     day = result.gaming_day
-    start, end = day.bounds_micros(result.gaming_date)
+    pits = pit_sections(report["tables"])
     sealed_at = result.seal.get("sealed_at") if result.seal else None
     sealed_local = (
         day.local(micros_of(sealed_at.replace(tzinfo=UTC)))
@@ -193,9 +226,10 @@ def render_html(report: dict[str, Any], result: CloseResult, quality_docs: str |
         comp_citation=COMP_VIG_CITATION,
         money_columns=money_columns(report),
         no_money=frozenset(),
-        day_start=day.local(start),
-        day_end=day.local(end),
-        day_hours=f"{day.hours(result.gaming_date):g}",
-        zone=day.zone.key,
+        span=day_span(day, result.gaming_date),
+        blocking=result.blocking,
+        pits=pits,
+        pit_subtotals=pit_subtotals(pits),
+        day_totals=day_totals(pits),
         sealed_local=sealed_local,
     )

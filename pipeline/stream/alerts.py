@@ -30,6 +30,12 @@ of purpose ``webhook`` with that ``key_id``; its ``public_key`` is the raw key, 
 Retired keys stay in the keyring, so an alert signed before a rotation still verifies.
 :func:`webhook_authentic` is the receiver's check; there is no shared secret.
 
+Every alert names the table's pit and the dealer dealing when the exception happened (read
+from the ledger as the alert is queued, :func:`~pipeline.ledger.notices.notice_places`), and
+links to the exception in the dashboards' queue when their base URL is configured
+(:mod:`pipeline.config.dashboard_links`); without it, the alert's text says once that it
+carries no link.
+
 Table, round and patron ids and the message quote strings the floor's devices chose. Every
 string of an alert goes through :func:`pipeline.safe_text.visible`, so control and bidi
 characters cannot forge e-mail headers, new lines in a chat message, or hide text; JSON
@@ -55,11 +61,15 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any, Protocol
 
+from pipeline.config.dashboard_links import NO_LINK_NOTE, DashboardLinks
 from pipeline.config.keys import Keyring, signer
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.notices import (
+    NOWHERE,
     ExceptionNotice,
+    NoticePlace,
     mark_delivered,
+    notice_places,
     register_alert_channel,
     undelivered_notices,
 )
@@ -99,17 +109,45 @@ class AlertFilter:
         return f">={self.min_severity.name}{codes}"
 
 
+@dataclass(frozen=True)
+class Alert:
+    """A notice as people are alerted to it: with its place and its link."""
+
+    notice: ExceptionNotice
+    place: NoticePlace = NOWHERE
+    link: str | None = None
+    """The exception in the dashboards' queue; ``None`` when no base URL is configured."""
+
+
+def alerts_of(
+    ledger: Ledger, notices: Sequence[ExceptionNotice], links: DashboardLinks
+) -> list[Alert]:
+    """``notices`` of ``ledger`` with their places (one question for all) and links."""
+    places = notice_places(ledger, notices)
+    return [
+        Alert(
+            n,
+            places.get(n.notice_seq, NOWHERE),
+            links.exception(n.gaming_date, n.exception_id),
+        )
+        for n in notices
+    ]
+
+
 def alert_id(notice: ExceptionNotice) -> str:
     """The alert's idempotency key: the same for every delivery of one notice."""
     return f"{notice.exception_id}-{notice.state.lower()}-{notice.notice_seq}"
 
 
-def alert_document(notice: ExceptionNotice) -> dict[str, Any]:
-    """The alert as JSON-ready data, every string made visible (see the module doc)."""
+def _text(value: str | None) -> str | None:
+    return None if value is None else visible(value)
 
-    def text(value: str | None) -> str | None:
-        return None if value is None else visible(value)
 
+def alert_document(alert: Alert) -> dict[str, Any]:
+    """The alert as JSON-ready data, every string made visible (see the module doc), with
+    its plain-text rendering as ``text`` (:func:`alert_text`)."""
+    notice = alert.notice
+    text = _text
     return {
         "alert_id": visible(alert_id(notice)),
         "state": notice.state,
@@ -129,7 +167,37 @@ def alert_document(notice: ExceptionNotice) -> dict[str, Any]:
         "message": visible(notice.message),
         "evidence_event_ids": [visible(e) for e in notice.source_event_ids],
         "recorded_at": notice.recorded_at.isoformat() + "Z",
+        "pit": text(alert.place.pit),
+        "dealer_id": text(alert.place.dealer_id),
+        "dashboard_url": alert.link,
+        "text": alert_text(alert),
     }
+
+
+def alert_text(alert: Alert) -> str:
+    """The alert as plain text, the e-mail's body and the webhook's ``text``: the message,
+    the rule, where (table, pit, dealer, round...), the money, and the link to the exception
+    in the dashboards, or one line saying there is none."""
+    notice = alert.notice
+    lines = [visible(notice.message), "", f"{notice.section} (rule {notice.code})"]
+    for label, value in (
+        ("Table", _text(notice.table_id)), ("Pit", _text(alert.place.pit)),
+        ("Dealer", _text(alert.place.dealer_id)), ("Gaming day", notice.gaming_date.isoformat()),
+        ("Shoe", _text(notice.shoe_id)), ("Round", _text(notice.round_id)),
+        ("Seat", notice.seat), ("Patron", _text(notice.patron_id)),
+        ("Form serial", notice.serial),
+    ):  # fmt: skip
+        if value is not None:
+            lines.append(f"{label}: {value}")
+    for label, cents in (("Expected", notice.expected_cents), ("Recorded", notice.actual_cents)):
+        if cents is not None:
+            lines.append(f"{label}: {money(cents)}")
+    lines += [
+        f"Exception id: {visible(notice.exception_id)}",
+        f"Recorded at: {notice.recorded_at.isoformat()}Z",
+        f"Open in the dashboards: {alert.link}" if alert.link else NO_LINK_NOTE,
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def alert_headline(notice: ExceptionNotice) -> str:
@@ -149,7 +217,7 @@ class AlertChannel(Protocol):
     def target(self) -> str:
         """Where it delivers (a URL, a relay and its recipients): part of its durable name."""
 
-    def send(self, notice: ExceptionNotice) -> None:
+    def send(self, alert: Alert) -> None:
         """Deliver one alert; raise on any failure (the dispatcher retries)."""
 
 
@@ -169,8 +237,8 @@ class WebhookChannel:
     def target(self) -> str:
         return self.url
 
-    def send(self, notice: ExceptionNotice) -> None:
-        document = alert_document(notice)
+    def send(self, alert: Alert) -> None:
+        document = alert_document(alert)
         body = json.dumps(document, sort_keys=True).encode("utf-8")
         request = urllib.request.Request(
             self.url,
@@ -226,34 +294,19 @@ class EmailChannel:
     def target(self) -> str:
         return f"{self.host}:{self.port} to {','.join(sorted(self.to))}"
 
-    def message(self, notice: ExceptionNotice) -> EmailMessage:
-        doc = alert_document(notice)
+    def message(self, alert: Alert) -> EmailMessage:
         mail = EmailMessage()
-        mail["Subject"] = alert_headline(notice)
+        mail["Subject"] = alert_headline(alert.notice)
         mail["From"] = self.sender
         mail["To"] = ", ".join(self.to)
-        mail["Message-ID"] = f"<{doc['alert_id']}@baccarat-audit>"  # a repeat is the same mail
-        lines = [str(doc["message"]), "", f"{doc['section']} (rule {doc['code']})"]
-        for label, key in (
-            ("Table", "table_id"), ("Gaming day", "gaming_date"), ("Shoe", "shoe_id"),
-            ("Round", "round_id"), ("Seat", "seat"), ("Patron", "patron_id"),
-            ("Form serial", "serial"),
-        ):  # fmt: skip
-            if doc[key] is not None:
-                lines.append(f"{label}: {doc[key]}")
-        for label, cents in (
-            ("Expected", notice.expected_cents),
-            ("Recorded", notice.actual_cents),
-        ):
-            if cents is not None:
-                lines.append(f"{label}: {money(cents)}")
-        lines += [f"Exception id: {doc['finding_id']}", f"Recorded at: {doc['recorded_at']}"]
-        mail.set_content("\n".join(lines) + "\n")
+        # a repeat is the same mail
+        mail["Message-ID"] = f"<{visible(alert_id(alert.notice))}@baccarat-audit>"
+        mail.set_content(alert_text(alert))
         return mail
 
-    def send(self, notice: ExceptionNotice) -> None:
+    def send(self, alert: Alert) -> None:
         with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
-            smtp.send_message(self.message(notice))
+            smtp.send_message(self.message(alert))
 
 
 @dataclass
@@ -271,7 +324,7 @@ class _Route:
 @dataclass(frozen=True)
 class _Job:
     route: _Route
-    notice: ExceptionNotice
+    alert: Alert
     outbox: Path
     """The ledger whose notice it is, to mark the delivery in."""
 
@@ -279,9 +332,11 @@ class _Job:
 @dataclass
 class AlertDispatcher:
     """Delivers alerts on a background thread (see the module doc). ``close`` waits for the
-    queue to drain."""
+    queue to drain. ``links``: the dashboards' base URL the alerts link to (none by
+    default)."""
 
     routes: list[_Route] = field(default_factory=list)
+    links: DashboardLinks = field(default_factory=DashboardLinks)
     backoff: Backoff = DEFAULT_BACKOFF
     sleep: Callable[[float], None] = time.sleep
     sent: Counter[str] = field(default_factory=Counter)
@@ -310,23 +365,24 @@ class AlertDispatcher:
             self._delivered = [j for j in self._delivered if j.outbox != ledger.path]
         now = datetime.now(UTC)
         for route in self.routes:
-            done = [j.notice.notice_seq for j in mine if j.route is route]
+            done = [j.alert.notice.notice_seq for j in mine if j.route is route]
             mark_delivered(ledger, route.key, done, now)
         with self._lock:
-            self._queued -= {(ledger.path, j.route.key, j.notice.notice_seq) for j in mine}
+            self._queued -= {(ledger.path, j.route.key, j.alert.notice.notice_seq) for j in mine}
         if not new_notices and ledger in self._synced:
             return
         self._synced.add(ledger)
         for route in self.routes:
             register_alert_channel(ledger, route.key)
             only = route.only
-            for notice in undelivered_notices(ledger, route.key, only.min_severity, only.codes):
-                key = (ledger.path, route.key, notice.notice_seq)
+            notices = undelivered_notices(ledger, route.key, only.min_severity, only.codes)
+            for alert in alerts_of(ledger, notices, self.links):
+                key = (ledger.path, route.key, alert.notice.notice_seq)
                 with self._lock:
                     if key in self._queued:
                         continue
                     self._queued.add(key)
-                self._put(_Job(route, notice, ledger.path))
+                self._put(_Job(route, alert, ledger.path))
 
     @property
     def unmarked(self) -> int:
@@ -358,11 +414,11 @@ class AlertDispatcher:
             self._deliver(job)
 
     def _deliver(self, job: _Job) -> None:
-        route, notice = job.route, job.notice
+        route, notice = job.route, job.alert.notice
         delays = self.backoff.delays()
         for attempt in range(len(delays) + 1):
             try:
-                route.channel.send(notice)
+                route.channel.send(job.alert)
             except Exception as exc:  # any receiver failure: retried, then counted
                 if attempt < len(delays):
                     self.sleep(delays[attempt])

@@ -28,6 +28,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pipeline.config.catalog import DEFAULT_CATALOG, CatalogError, load_catalog
+from pipeline.config.dashboard_links import DASHBOARD_URL_ENV, DASHBOARD_URL_OPTION, DashboardLinks
 from pipeline.exits import EXIT_TEMPFAIL
 from pipeline.ingest.errors import TransientError
 from pipeline.stream.settings import (
@@ -151,6 +152,20 @@ def add_alert_options(p: argparse.ArgumentParser) -> None:
         "--alert-code", metavar="CODE", action="append", default=[],
         help="alert only on this rule code (repeatable; default: every code)",
     )  # fmt: skip
+    alert.add_argument(
+        DASHBOARD_URL_OPTION, metavar="URL",
+        help="the dashboards' base URL (http or https): every alert, and every notice on the "
+        "exceptions topic, links to its exception in the exception queue there (default: "
+        f"${DASHBOARD_URL_ENV}; without either, alerts say they carry no link)",
+    )  # fmt: skip
+
+
+def dashboard_links(args: argparse.Namespace) -> DashboardLinks:
+    """The dashboards' base URL of ``--dashboard-url``, else of its environment variable;
+    raises :class:`~pipeline.config.dashboard_links.DashboardUrlError` naming the one to fix."""
+    if args.dashboard_url is not None:
+        return DashboardLinks.from_setting(args.dashboard_url)
+    return DashboardLinks.from_environment()
 
 
 def alert_dispatcher(args: argparse.Namespace) -> AlertDispatcher | None:
@@ -166,7 +181,7 @@ def alert_dispatcher(args: argparse.Namespace) -> AlertDispatcher | None:
     if args.alert_to and not args.alert_smtp:
         raise ValueError("--alert-to needs --alert-smtp HOST:PORT (the relay to send through)")
     only = AlertFilter(Severity[args.alert_min_severity], frozenset(args.alert_code))
-    dispatcher = AlertDispatcher()
+    dispatcher = AlertDispatcher(links=dashboard_links(args))
     if args.alert_webhook:
         dispatcher.add(WebhookChannel(args.alert_webhook), only)
     if args.alert_smtp:
@@ -192,6 +207,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
             dlq_topic=args.dlq_topic,
         )
         catalog = load_catalog(args.rules)
+        links = dashboard_links(args)
         alerts = alert_dispatcher(args)
     except (KafkaSettingsError, CatalogError, ValueError) as err:
         print(err, file=sys.stderr)
@@ -247,6 +263,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
             lend_every=args.lend_every,
             connect_timeout=args.connect_timeout,
             closes=closes,
+            links=links,
         )
     except ResumeRefusedError as err:
         print(f"stopped: {err}", file=sys.stderr)

@@ -74,6 +74,7 @@ from kafka import (
 )
 
 from pipeline.config.catalog import gaming_day_of
+from pipeline.config.dashboard_links import DashboardLinks
 from pipeline.events import EventCodec, EventDecodeError, default_codec
 from pipeline.events.convert import from_record
 from pipeline.ingest.errors import TransientError
@@ -572,6 +573,7 @@ def run_consumer(
     lend_every: float = 0.0,
     connect_timeout: float | None = None,
     closes: CloseServer | None = None,
+    links: DashboardLinks | None = None,
 ) -> ConsumerReport:
     """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
     file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
@@ -593,7 +595,8 @@ def run_consumer(
     do; ``stream`` passes ``--connect-timeout``, default
     :data:`~pipeline.stream.settings.DEFAULT_CONNECT_TIMEOUT`). ``closes``: with one ledger
     file, close the gaming days ``baccarat-audit close`` asks for between batches, beside them
-    (:mod:`pipeline.stream.closes`).
+    (:mod:`pipeline.stream.closes`). ``links``: the dashboards' base URL the notices on the
+    exceptions topic link to (:mod:`pipeline.config.dashboard_links`; none by default).
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -633,6 +636,7 @@ def run_consumer(
         settings,
         retrying,
         on_sent=(lambda held: alerts.sync(held, new_notices=True)) if alerts is not None else None,
+        links=links,
     )
     if closes is not None:
         closes.start()

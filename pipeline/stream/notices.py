@@ -8,6 +8,10 @@ waits for the broker's acknowledgements, and marks them published. A crash befor
 sends them again on the next batch: the topic is at-least-once, and a subscriber
 de-duplicates on ``(finding_id, state, notice_seq)``. Then ``on_sent`` is told which ledger
 has new notices (the alerts, :mod:`pipeline.stream.alerts`, read them from its outbox).
+
+Like every alert, a notice on the topic names the table's pit and the dealer at that moment
+and links to the exception in the dashboards when their base URL is configured
+(:class:`~pipeline.stream.alerts.Alert`); ``dashboard_url`` is null otherwise.
 """
 
 from __future__ import annotations
@@ -16,17 +20,21 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from pipeline.config.dashboard_links import DashboardLinks
 from pipeline.events.exception_notices import NoticeCodec, utc
 from pipeline.ledger.notices import ExceptionNotice, mark_published, pending_notices
 from pipeline.ledger.store import Delivery, Ledger
 from pipeline.replay.findings import Severity
 from pipeline.rules.gaming_day import GamingDay
+from pipeline.stream.alerts import Alert, alerts_of
 from pipeline.stream.sender import AcknowledgedSender
 from pipeline.stream.settings import KafkaSettings
 
 
-def notice_record(notice: ExceptionNotice, published_at: datetime) -> dict[str, Any]:
-    """The notice as an ``AuditExceptionNotice`` Avro record."""
+def notice_record(alert: Alert, published_at: datetime) -> dict[str, Any]:
+    """The alert's notice as an ``AuditExceptionNotice`` Avro record, with its place and
+    link."""
+    notice = alert.notice
     return {
         "notice_seq": notice.notice_seq,
         "state": notice.state,
@@ -47,6 +55,9 @@ def notice_record(notice: ExceptionNotice, published_at: datetime) -> dict[str, 
         "evidence_event_ids": list(notice.source_event_ids),
         "recorded_at": utc(notice.recorded_at),
         "published_at": published_at,
+        "pit": alert.place.pit,
+        "dealer_id": alert.place.dealer_id,
+        "dashboard_url": alert.link,
     }
 
 
@@ -98,8 +109,10 @@ class NoticePublisher:
         *,
         codec: NoticeCodec | None = None,
         on_sent: Callable[[Ledger], None] | None = None,
+        links: DashboardLinks | None = None,
     ) -> None:
         self.codec = codec or NoticeCodec()
+        self.links = links or DashboardLinks()
         self.sender = AcknowledgedSender(settings, settings.exceptions_topic, retrying)
         self.retrying = retrying
         self.on_sent = on_sent
@@ -116,8 +129,8 @@ class NoticePublisher:
         now = datetime.now(UTC)
         self.sender.send(
             [
-                (n.table_id.encode("utf-8"), self.codec.encode(notice_record(n, now)), [])
-                for n in notices
+                (a.notice.table_id.encode("utf-8"), self.codec.encode(notice_record(a, now)), [])
+                for a in alerts_of(ledger, notices, self.links)
             ],
             f"{len(notices)} exception notice(s)",
         )

@@ -24,6 +24,7 @@ from pipeline.events.exception_notices import NoticeCodec
 from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice
 from pipeline.ledger.store import Ledger
 from pipeline.safe_text import markdown_text
+from pipeline.stream.alerts import Alert
 from pipeline.stream.notices import notice_record
 from pipeline.stream.settings import PREFIX, KafkaSettings, env_var
 from pipeline.stream.topics import ensure_topics
@@ -92,7 +93,7 @@ def publish(settings: KafkaSettings, notice: ExceptionNotice) -> None:
     """What the stream does once the notice's batch committed (pipeline.stream.notices)."""
     producer = KafkaProducer(**settings.producer_kwargs(acks="all"))
     try:
-        record = notice_record(notice, datetime.now(UTC))
+        record = notice_record(Alert(notice), datetime.now(UTC))
         producer.send(settings.exceptions_topic, NoticeCodec().encode(record))
         producer.flush()
     finally:
@@ -236,7 +237,7 @@ def test_the_feed_keeps_the_latest_notice_of_each_exception_once() -> None:
     now = datetime.now(UTC)
     later = replace(NOTICE, notice_seq=NOTICE.notice_seq + 1, state=WITHDRAWN)
     for notice in (NOTICE, later, NOTICE, later):
-        following.take(codec.encode(notice_record(notice, now)))
+        following.take(codec.encode(notice_record(Alert(notice), now)))
     following.take(b"not a notice")
     [kept] = following.notices(DAY)
     assert kept == later  # the ledger's notice, field for field, back from the topic

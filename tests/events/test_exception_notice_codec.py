@@ -3,6 +3,7 @@ that round-trips, and bytes that are not a registered notice refused with a reas
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import struct
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastavro import schemaless_writer
 
 from pipeline.events.exception_notices import (
     SUBJECT,
@@ -28,13 +30,17 @@ NOTICE: dict[str, Any] = {
     "message": "device T01-shoe skipped seq 7", "evidence_event_ids": ["e1", "e2"],
     "recorded_at": datetime(2026, 11, 24, 22, 0, 1, 250, tzinfo=UTC),
     "published_at": datetime(2026, 11, 24, 22, 0, 1, 900, tzinfo=UTC),
+    "pit": "BACCARAT-1", "dealer_id": "DLR-101",
+    "dashboard_url": "https://audit.example/exceptions?day=2026-11-24&exception=f00d",
 }  # fmt: skip
+FIRST_VERSION = 1001
+"""The notices before they named the pit, the dealer and the dashboards' link."""
 
 
 def test_the_registered_schema_matches_its_source_and_keeps_clear_of_event_ids() -> None:
     registry = notice_registry()
     assert registry.subject == SUBJECT == "audit-exceptions-value"
-    assert registry.id_for_latest() == 1001
+    assert registry.id_for_latest() == 1002
     events = FileSchemaRegistry()
     assert not {e.id for e in registry.entries} & {e.id for e in events.entries}
 
@@ -42,8 +48,20 @@ def test_the_registered_schema_matches_its_source_and_keeps_clear_of_event_ids()
 def test_a_notice_round_trips_in_the_confluent_format() -> None:
     codec = NoticeCodec()
     message = codec.encode(NOTICE)
-    assert message[0] == 0 and struct.unpack(">I", message[1:5]) == (1001,)
+    assert message[0] == 0 and struct.unpack(">I", message[1:5]) == (1002,)
     assert codec.decode(message) == NOTICE
+
+
+def test_a_notice_of_the_first_version_reads_without_a_place_or_a_link() -> None:
+    """A subscriber with the newest schema still reads what an older stream sent: the pit,
+    the dealer and the link it did not carry are null (their defaults)."""
+    codec = NoticeCodec()
+    first = {k: v for k, v in NOTICE.items() if k not in ("pit", "dealer_id", "dashboard_url")}
+    written = io.BytesIO()
+    written.write(struct.pack(">bI", 0, FIRST_VERSION))  # the Confluent frame
+    schemaless_writer(written, codec.registry.schema_for_id(FIRST_VERSION), first)
+    assert codec.decode(written.getvalue()) == {**first, "pit": None, "dealer_id": None,
+                                     "dashboard_url": None}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -69,5 +87,5 @@ def test_an_edited_source_without_a_new_id_is_refused(tmp_path: Path) -> None:
     schema = json.loads(source.read_text())
     schema["fields"].append({"name": "note", "type": ["null", "string"], "default": None})
     source.write_text(json.dumps(schema))
-    with pytest.raises(RegistryError, match="differ from schema id 1001"):
+    with pytest.raises(RegistryError, match="differ from schema id 1002"):
         notice_registry(copy)

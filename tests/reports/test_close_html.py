@@ -4,17 +4,16 @@ dollars, a print layout, device strings shown as text) and its workbook."""
 from __future__ import annotations
 
 import html
-import io
 import re
 import time
-import zipfile
 from datetime import UTC, date, datetime
 from typing import Any
 
 from pipeline.quality.docs import remote_references, unsafe_markup
 from pipeline.reports.labels import heading
 from pipeline.reports.render import CloseResult, render_html
-from pipeline.reports.spreadsheet import SHEETS, workbook
+from pipeline.reports.spreadsheet import PITS_SHEET, SHEETS, workbook
+from tests.reports.workbook_cells import sheets
 
 HOSTILE_TABLE = "T01<script>alert(1)</script>\u202e"
 
@@ -107,30 +106,17 @@ def test_the_page_is_the_same_bytes_every_time() -> None:
 
 
 # ---------------------------------------------------------------------- the workbook
-def _sheets(book: bytes) -> dict[str, str]:
-    """Each worksheet's XML by sheet name, and the shared strings as ``"strings"``."""
-    with zipfile.ZipFile(io.BytesIO(book)) as z:
-        names = re.findall(
-            r'<sheet name="([^"]+)" sheetId="(\d+)"', z.read("xl/workbook.xml").decode()
-        )
-        sheets = {
-            html.unescape(name): z.read(f"xl/worksheets/sheet{n}.xml").decode() for name, n in names
-        }
-        sheets["strings"] = z.read("xl/sharedStrings.xml").decode()
-        return sheets
-
-
 def test_the_workbook_holds_every_part_of_the_report_in_dollars() -> None:
     formula = '=HYPERLINK("http://evil.example","x")'
     report = _report(forms=[{"serial": 1001, "patron_name": formula, "amount_cents": 1_500}])
-    sheets = _sheets(workbook(_result(report)))
-    assert list(sheets)[:-1] == ["Summary", *(title for title, _ in SHEETS)]
-    strings = html.unescape(sheets["strings"])
+    book = sheets(workbook(_result(report)))
+    assert list(book)[:-1] == ["Summary", PITS_SHEET, *(title for title, _ in SHEETS)]
+    strings = html.unescape(book["strings"])
     assert "Handle ($)" in strings and "handle_cents" not in strings
-    assert "<v>94123456.78</v>" in sheets["Tables"]  # the cents, shown as dollars
-    assert "<v>-123.45</v>" in sheets["Win by wager"]
-    assert "<v>15</v>" in sheets["Forms"] and formula in strings
-    assert all("<f>" not in xml for xml in sheets.values())  # a string is never a formula
+    assert "<v>94123456.78</v>" in book["Tables"]  # the cents, shown as dollars
+    assert "<v>-123.45</v>" in book["Win by wager"]
+    assert "<v>15</v>" in book["Forms"] and formula in strings
+    assert all("<f>" not in xml for xml in book.values())  # a string is never a formula
     assert "T01<script>alert(1)</script>[U+202E]" in strings
 
 
@@ -154,10 +140,10 @@ def test_the_workbook_is_the_same_bytes_every_time() -> None:
 
 
 def test_a_draft_workbook_says_so_first() -> None:
-    sheets = _sheets(workbook(_result(_report()), draft="this gaming day is not closed"))
-    first_row = re.search(r'<row r="1".*?</row>', sheets["Summary"], re.DOTALL)
+    book = sheets(workbook(_result(_report()), draft="this gaming day is not closed"))
+    first_row = re.search(r'<row r="1".*?</row>', book["Summary"], re.DOTALL)
     assert first_row is not None
-    strings = re.findall(r"<t[^>]*>([^<]*)</t>", sheets["strings"])
+    strings = re.findall(r"<t[^>]*>([^<]*)</t>", book["strings"])
     cells = [
         strings[int(i)] for i in re.findall(r'<c [^>]*t="s"[^>]*><v>(\d+)</v>', first_row.group(0))
     ]

@@ -32,12 +32,12 @@ def test_the_day_and_the_seal_are_on_the_casino_s_clock() -> None:
             "actor_source": "command line", "reason": None, "anchor_path": "a.jsonl"}  # fmt: skip
     page = _page(seal)
     assert (
-        "Gaming day 2026-10-31: from 2026-10-31 06:00:00 EDT to 2026-11-01 06:00:00 EST "
-        "(25 hours, America/New_York)"
+        "Gaming day 2026-10-31: from 2026-10-31 06:00:00 EDT (UTC-04:00) to 2026-11-01 "
+        "06:00:00 EST (UTC-05:00) (25 hours, America/New_York)"
     ) in page
     assert "at 2026-11-01 12:00:00 UTC (2026-11-01 07:00:00 EST) by ann" in page
 
 
 def test_a_page_drawn_without_a_seal_still_states_the_day() -> None:
     page = _page({})
-    assert "from 2026-10-31 06:00:00 EDT to 2026-11-01 06:00:00 EST" in page
+    assert "from 2026-10-31 06:00:00 EDT (UTC-04:00) to 2026-11-01 06:00:00 EST" in page

@@ -11,16 +11,29 @@ import time
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from alert_receivers import SmtpReceiver, WebhookReceiver
 
+from pipeline.cli import ingest_paths, write_simulation
+from pipeline.config.catalog import DEFAULT_CATALOG
+from pipeline.config.dashboard_links import (
+    DAY_PARAM,
+    EXCEPTION_PARAM,
+    NO_LINK_NOTE,
+    QUEUE_PATH,
+    DashboardLinks,
+    DashboardUrlError,
+)
 from pipeline.config.keys import load_keyring, rotate, signer
 from pipeline.ingest.pits import judge_pits
 from pipeline.ledger.notices import RAISED, WITHDRAWN, ExceptionNotice, record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import Finding, Severity
 from pipeline.replay.rows import ReplayResult
+from pipeline.simulate.faults import parse_faults
+from pipeline.simulate.run import simulate
 from pipeline.stream.alerts import (
     IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,
@@ -221,6 +234,8 @@ def test_a_dead_receiver_is_counted_and_logged_and_never_blocks(
         (["--alert-smtp", "relay-without-port"], "give HOST:PORT"),
         (["--alert-webhook", "file:///etc/passwd"], "give an http:// or https:// URL"),
         (["--alert-smtp", "127.0.0.1:25"], "--alert-smtp needs at least one --alert-to"),
+        (["--dashboard-url", "ftp://audit.example"], "give an http:// or https:// URL"),
+        (["--dashboard-url", "https://audit.example/?day=1"], "leave out the query"),
     ],
 )
 def test_the_stream_command_refuses_alert_options_that_cannot_work(
@@ -321,3 +336,107 @@ def test_every_alert_carries_its_idempotency_key(tmp_path: Path) -> None:
     assert [m["Message-ID"] for m in relay.messages] == [
         "<f00d-raised-1@baccarat-audit>", "<f00d-withdrawn-9@baccarat-audit>",
     ]  # fmt: skip
+
+
+# ---------------------------------------------------------------------- link, pit and dealer
+DASHBOARDS = "https://audit.casino.example/baccarat"
+DAY = date(2026, 11, 24)
+
+
+def test_the_dashboard_url_is_an_http_url_and_the_link_is_url_encoded() -> None:
+    links = DashboardLinks.from_setting(DASHBOARDS + "/")
+    hostile = "f00d&day=1999-01-01#x y/\u202e"
+    link = links.exception(date(2026, 3, 7), hostile)
+    assert link is not None
+    parts = urlsplit(link)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == f"{DASHBOARDS}/{QUEUE_PATH}"
+    assert parse_qs(parts.query) == {DAY_PARAM: ["2026-03-07"], EXCEPTION_PARAM: [hostile]}
+    assert not parts.fragment and " " not in link
+    assert DashboardLinks.from_setting(None).exception(DAY, "f00d") is None
+    assert DashboardLinks.from_setting("  ").base is None
+    for bad, says in (
+        ("javascript:alert(1)", "give an http:// or https:// URL"),
+        ("https://", "name the host"),
+        ("https://audit.example#top", "leave out the query and the fragment"),
+        ("https://audit.example/a b", "leave out spaces"),
+        ("http://audit.example:0", "give a port"),
+    ):
+        with pytest.raises(DashboardUrlError, match=says):
+            DashboardLinks.from_setting(bad)
+
+
+def _replayed(path: Path) -> Ledger:
+    """A ledger holding one emulated hour of T01 with payout faults, replayed from its
+    files (pit, dealer, rounds and deliveries), and its notices recorded as a batch does."""
+    emulated = simulate(1, 1, 5, parse_faults("payout=0.05"), DAY)
+    ledger = Ledger(path / "replayed.duckdb")
+    ingest_paths(ledger, write_simulation(emulated, path, DAY), DEFAULT_CATALOG)
+    with ledger.transaction():
+        record_notices(ledger, [("T01", DAY)])
+    return ledger
+
+
+def _opening_dealer(ledger: Ledger) -> str:
+    rows = ledger.con.execute(
+        "SELECT json_extract_string(fields_json, '$.dealer_id') FROM deliveries "
+        "WHERE payload_type = 'TableOpened'"
+    ).fetchall()
+    return str(rows[0][0])
+
+
+@pytest.mark.rule("PB-3.3a-PLAYER")
+def test_every_alert_links_to_its_exception_and_names_the_pit_and_the_dealer(
+    tmp_path: Path,
+) -> None:
+    """A short or over payout (N.J.A.C. 19:47-3.3(a)) brings the pit supervisor to the table:
+    the webhook and the e-mail name the pit and the dealer, and open the exception in the
+    queue of the dashboards at the configured base URL."""
+    with SmtpReceiver() as relay, WebhookReceiver() as hook, _replayed(tmp_path) as ledger:
+        dealer = _opening_dealer(ledger)
+        alerts = AlertDispatcher(links=DashboardLinks.from_setting(DASHBOARDS))
+        alerts.add(WebhookChannel(hook.url), AlertFilter(Severity.CRITICAL))
+        alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter(
+            Severity.CRITICAL))  # fmt: skip
+        alerts.sync(ledger)
+        alerts.close(timeout=30)
+    assert hook.bodies and len(relay.messages) == len(hook.bodies)
+    for post, mail in zip(hook.bodies, relay.messages, strict=True):
+        sent = json.loads(post.body)
+        assert (sent["pit"], sent["dealer_id"]) == ("BACCARAT-1", dealer)
+        query = parse_qs(urlsplit(sent["dashboard_url"]).query)
+        assert query == {DAY_PARAM: [DAY.isoformat()], EXCEPTION_PARAM: [sent["finding_id"]]}
+        assert sent["dashboard_url"].startswith(f"{DASHBOARDS}/{QUEUE_PATH}?")
+        body = mail.get_content().replace("\r\n", "\n")  # SMTP's line ends
+        for text in (sent["text"], body):
+            assert "Pit: BACCARAT-1" in text and f"Dealer: {dealer}" in text
+            assert f"Open in the dashboards: {sent['dashboard_url']}" in text
+            assert NO_LINK_NOTE not in text
+        assert sent["text"] == body, "one rendering of the alert's text"
+
+
+def test_without_a_dashboard_url_an_alert_says_once_that_it_has_no_link(tmp_path: Path) -> None:
+    with SmtpReceiver() as relay, WebhookReceiver() as hook, _replayed(tmp_path) as ledger:
+        alerts = AlertDispatcher()
+        alerts.add(WebhookChannel(hook.url), AlertFilter(Severity.CRITICAL))
+        alerts.add(EmailChannel("127.0.0.1", relay.port, ["pit@casino.example"]), AlertFilter(
+            Severity.CRITICAL))  # fmt: skip
+        alerts.sync(ledger)
+        alerts.close(timeout=30)
+    assert hook.bodies and relay.messages
+    for post in hook.bodies:
+        sent = json.loads(post.body)
+        assert sent["dashboard_url"] is None and sent["text"].count(NO_LINK_NOTE) == 1
+        assert sent["pit"] == "BACCARAT-1", "the pit and the dealer come all the same"
+    for mail in relay.messages:
+        body = mail.get_content()
+        assert body.count(NO_LINK_NOTE) == 1 and "Open in the dashboards" not in body
+
+
+def test_the_stream_command_refuses_a_bad_dashboard_url_from_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BACCARAT_DASHBOARD_URL", "audit.example")
+    argv = ["stream", "--bootstrap", "127.0.0.1:9", "--db", str(tmp_path / "l.duckdb")]
+    assert stream_main(argv) == 2
+    assert "BACCARAT_DASHBOARD_URL 'audit.example'" in capsys.readouterr().err
+    assert not (tmp_path / "l.duckdb").exists(), "refused before anything was opened"

@@ -1,5 +1,6 @@
 """The live feed against the real broker: a fault streamed in is RAISED once on the exceptions
-topic (and alerted by webhook, signed); the event that explains it WITHDRAWS it.
+topic (and alerted by webhook, signed), naming the pit and the dealer and linking to the
+exception in the dashboards; the event that explains it WITHDRAWS it.
 
 One table for one clean hour, with one device event held back: the consumer finds a gap
 (NJ-DATA-GAP, HIGH). The held-back event then arrives late, consumed by the ``stream``
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from alert_receivers import WebhookReceiver
 
+from pipeline.config.dashboard_links import DashboardLinks
 from pipeline.config.keys import load_keyring
 from pipeline.events.exception_notices import NoticeCodec
 from pipeline.ledger.store import Ledger
@@ -39,6 +41,7 @@ from pipeline.stream.settings import KafkaSettings
 pytestmark = pytest.mark.broker
 
 DAY = date(2026, 11, 24)
+DASHBOARDS = "http://dashboards.casino.example:8501"
 
 
 @pytest.fixture
@@ -69,9 +72,10 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
 
     with EventPublisher(settings) as publisher:
         publisher.send_many(e for e in events if e is not held_back)
-    alerts = AlertDispatcher()
+    links = DashboardLinks.from_setting(DASHBOARDS)
+    alerts = AlertDispatcher(links=links)
     alerts.add(WebhookChannel(webhook.url), AlertFilter())
-    first = run_consumer(settings, db, catalog, until_idle=1.0, alerts=alerts)
+    first = run_consumer(settings, db, catalog, until_idle=1.0, alerts=alerts, links=links)
     alerts.close(timeout=10)
     assert alerts.summary() == "alerts: 1 sent by webhook, 0 failed"
     notices = published(first.notices)
@@ -83,10 +87,18 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     assert gap["evidence_event_ids"], "the evidence travels with the notice"
     assert gap["published_at"] >= gap["recorded_at"]
     assert first.notices == 1
+    # the notice names the pit and the dealer, and opens the exception in the dashboards
+    dealer = next(e.get("dealer_id") for e in events if e.payload_type == "TableOpened")
+    assert (gap["pit"], gap["dealer_id"]) == ("BACCARAT-1", dealer)
+    assert gap["dashboard_url"] == links.exception(DAY, gap["finding_id"])
 
     [alert] = webhook.bodies
     assert webhook_authentic(alert.body, alert.headers[SIGNATURE_HEADER], load_keyring())
-    assert json.loads(alert.body)["finding_id"] == gap["finding_id"]
+    alerted = json.loads(alert.body)
+    assert alerted["finding_id"] == gap["finding_id"]
+    assert (alerted["pit"], alerted["dealer_id"], alerted["dashboard_url"]) == (
+        gap["pit"], gap["dealer_id"], gap["dashboard_url"],
+    )  # fmt: skip
 
     # the late event arrives; this time through the command, alerting on gaps only
     with EventPublisher(settings) as publisher:
@@ -94,7 +106,7 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     argv = ["stream", "--bootstrap", settings.bootstrap_servers, "--db", str(db)]
     argv += ["--topic", settings.topic, "--group", settings.group_id, "--until-idle", "1"]
     argv += ["--alert-webhook", webhook.url, "--alert-min-severity", "INFO"]
-    argv += ["--alert-code", "NJ-DATA-GAP"]
+    argv += ["--alert-code", "NJ-DATA-GAP", "--dashboard-url", DASHBOARDS]
     with pytest.MonkeyPatch.context() as env:
         env.setenv("BACCARAT_KAFKA_EXCEPTIONS_TOPIC", settings.exceptions_topic)
         assert stream_main(argv) == 0
@@ -109,6 +121,8 @@ def test_a_gap_is_raised_once_and_withdrawn_when_the_late_event_explains_it(
     ]
     withdrawn = notices[1]
     assert withdrawn["finding_id"] == gap["finding_id"]
+    assert withdrawn["dashboard_url"] == gap["dashboard_url"], "--dashboard-url links it"
+    assert (withdrawn["pit"], withdrawn["dealer_id"]) == (gap["pit"], gap["dealer_id"])
     assert withdrawn["evidence_event_ids"] == gap["evidence_event_ids"]
     assert [json.loads(a.body)["state"] for a in webhook.bodies] == ["RAISED", "WITHDRAWN"], (
         "NJ-DATA-REORDERED is not among the alerted codes"
