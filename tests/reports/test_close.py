@@ -15,7 +15,6 @@ import pytest
 from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.store import Ledger
-from pipeline.reports.figures import canonical
 from pipeline.reports.close import (
     CloseResult,
     DayClosedError,
@@ -23,6 +22,7 @@ from pipeline.reports.close import (
     reopen_gaming_day,
     verify,
 )
+from pipeline.reports.figures import canonical
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
 from tests.tampering import rows_in_the_file
