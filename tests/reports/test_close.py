@@ -153,7 +153,12 @@ def test_each_difference_is_the_amounts_of_the_findings_that_explain_it(tmp_path
 def test_close_writes_reports_and_refuses_a_second_close(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
         first = close(ledger, tmp_path / "r")
-        assert [p.suffix for p in first.files] == [".json", ".csv", ".html", ".xlsx"]
+        # revision 1 and the day's latest copy of it, each in the four formats
+        assert sorted(p.name for p in first.files) == sorted(
+            f"close-{DAY}{revision}{suffix}"
+            for revision in (".r1", "")
+            for suffix in (".json", ".csv", ".html", ".xlsx")
+        )
         assert all(p.stat().st_size > 0 for p in first.files)
         html_page = next(p for p in first.files if p.suffix == ".html")
         assert "N.J.A.C. 19:47-3.3(c)3vii" in html_page.read_text()
