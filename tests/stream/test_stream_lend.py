@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from pipeline.ledger.snapshots import WRITERS_COPY, ask_for_copy, writers_folder
 from pipeline.ledger.store import Ledger
 from pipeline.stream.ledgers import OneLedger
 
@@ -46,5 +47,54 @@ def test_without_lending_the_consumer_keeps_the_ledger(tmp_path: Path) -> None:
         time.sleep(0.1)
         ledgers.lend()
         assert not readable_elsewhere(db) and ledgers.loans == 0
+    finally:
+        ledgers.close()
+
+
+def _copy_written(ledgers: OneLedger, copies: int, within: float = 30.0) -> Path:
+    """The readers' copy, once the consumer's thread has written ``copies`` of them."""
+    deadline = time.monotonic() + within
+    while ledgers.copies < copies:
+        assert time.monotonic() < deadline, f"{ledgers.copies} of {copies} copies written"
+        time.sleep(0.02)
+    assert ledgers.last_copy is not None
+    return ledgers.last_copy.path
+
+
+def test_while_a_close_runs_the_readers_copy_is_written_when_asked_and_removed_at_the_next_loan(
+    tmp_path: Path,
+) -> None:
+    """A close beside the batches keeps the file in this process, so no reader can open it:
+    the consumer writes the readers' copy itself, only once a reader asked, no more often than
+    ``copy_every``, and removes it when it lends the file again."""
+    db = tmp_path / "ledger.duckdb"
+    ledgers = OneLedger(lambda: Ledger(db), lend_every=0.01, copy_every=0.5)
+    try:
+        ledgers.ledger(0).store_offsets("group", "topic", {0: 7})
+        ledgers.copy_for_readers()
+        assert ledgers.copies == 0 and not (writers_folder(db) / WRITERS_COPY).exists()
+
+        ask_for_copy(db)
+        ledgers.copy_for_readers()
+        first = _copy_written(ledgers, 1)
+        assert first == writers_folder(db) / WRITERS_COPY
+        with Ledger(first, read_only=True) as copy:
+            assert copy.stored_offsets("group", "topic") == {0: 7}
+        assert not readable_elsewhere(db), "a copy is no loan"
+
+        ledgers.ledger(0).store_offsets("group", "topic", {0: 9})
+        ledgers.copy_for_readers()
+        time.sleep(0.2)
+        assert ledgers.copies == 1, "nobody asked since the last copy"
+
+        time.sleep(0.5)
+        ask_for_copy(db)
+        ledgers.copy_for_readers()
+        _copy_written(ledgers, 2)
+        with Ledger(first, read_only=True) as copy:
+            assert copy.stored_offsets("group", "topic") == {0: 9}
+
+        ledgers.lend()
+        assert not first.exists() and readable_elsewhere(db) and ledgers.loans == 1
     finally:
         ledgers.close()
