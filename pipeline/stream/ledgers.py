@@ -40,6 +40,11 @@ from pipeline.ledger.store import Ledger
 
 log = logging.getLogger(__name__)
 
+COPY_REST = 3.0
+"""After writing the readers' copy, the consumer writes none for this many times as long as
+that one took, so copies take at most a quarter of a core whatever the open days weigh and
+however busy the machine is (a copy slowed down by a loaded machine would otherwise follow
+the last one at once)."""
 SHARD_SUFFIX = ".duckdb"
 MERGE_REQUEST_SUFFIX = ".merge-request"
 
@@ -151,10 +156,11 @@ class OneLedger(PartitionLedgers):
     While a close runs beside the batches the file is never lent (the close holds it open in
     this process), so with ``copy_every`` seconds the consumer writes the readers' copy itself
     (:class:`~pipeline.ledger.snapshots.CopyWriter`), at most that often and only when a
-    reader asked for one since the last, on a thread beside the batches: a copy costs about
-    what the open days weigh (measured: 0.1 s for 3 tables for an hour, 1.6 to 2 s for 12
-    tables for 24 hours, 57 MB), which the batches need not wait for. The next loan removes
-    the copy.
+    reader asked for one since the last, and at most a quarter of the time
+    (:data:`COPY_REST`), on a thread beside the batches: a copy costs about what the open
+    days weigh (measured on an idle machine: 0.1 s for 3 tables for an hour, 7 MB; 1.6 to 2 s
+    for 12 tables for 24 hours, 57 MB), which the batches need not wait for. The next loan
+    removes the copy.
     """
 
     def __init__(
@@ -171,6 +177,8 @@ class OneLedger(PartitionLedgers):
         self._copied_at = 0.0
         """When the state of the last copy written, or tried, was read (seconds since the
         epoch)."""
+        self._rested_at = 0.0
+        """When the rest after the last copy ends (:data:`COPY_REST`)."""
         self.copies = 0
         self.last_copy: snapshots.WrittenCopy | None = None
         if copy_every > 0:
@@ -212,7 +220,7 @@ class OneLedger(PartitionLedgers):
         asked = snapshots.asked_at(self.path)
         if asked is None or asked <= max(self._copied_at, now - self.copy_every):
             return  # no reader waits now, or none asked since the last copy
-        if now - self._copied_at < self.copy_every:
+        if now < max(self._copied_at + self.copy_every, self._rested_at):
             return
         self._copied_at = now
         writer = snapshots.CopyWriter(self.ledger(0))
@@ -222,6 +230,7 @@ class OneLedger(PartitionLedgers):
         self._copying.start()
 
     def _write_copy(self, writer: snapshots.CopyWriter) -> None:
+        started = time.time()
         try:
             written = writer.write()
         except snapshots.CopyNotWritten as err:
@@ -229,6 +238,8 @@ class OneLedger(PartitionLedgers):
             return
         finally:
             writer.close()
+            ended = time.time()
+            self._rested_at = ended + COPY_REST * (ended - started)
         self.copies += 1
         self.last_copy = written
         log.info(
