@@ -26,9 +26,9 @@ def connection_of(source: Source) -> duckdb.DuckDBPyConnection:
 def ledger_database(source: Source) -> str:
     """The ledger file's database as the connection names it (after the file's name), quoted
     for a statement."""
-    row = connection_of(source).execute("SELECT current_database()").fetchone()
-    assert row is not None
-    return '"' + str(row[0]).replace('"', '""') + '"'
+    # fetched to the end: a result left open keeps the connection from registering rows
+    ((name,),) = connection_of(source).execute("SELECT current_database()").fetchall()
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 def stored_table(source: Source, table: str) -> str:
