@@ -11,6 +11,10 @@ no writer can be in the middle of a checkpoint), close it, and run every query o
 - The writer waits at most for one file copy, and only after it changed the file.
 - If the writer holds the file, the dashboards keep serving the last snapshot and say how old
   it is; only a dashboard that never got one reports the ledger as busy.
+- A stream holds the file for as long as a close runs beside its batches; then it writes the
+  readers' copy itself when they ask for one (:class:`~pipeline.stream.ledgers.OneLedger`),
+  and a dashboard that cannot open the file asks, and takes that copy when it is newer than
+  its own snapshot (:func:`pipeline.ledger.snapshots.take_writers_copy`).
 - Acknowledgements are not written to the ledger at all (see :mod:`pipeline.bundle.acks`).
 """
 
@@ -62,6 +66,9 @@ class Snapshot:
     taken_at: datetime
     signature: tuple[int, ...]
     busy: str | None = None  # why a newer snapshot could not be taken, if it could not
+    by_writer: bool = False
+    """Written by the ledger's writer while it held the file (a close ran beside the stream's
+    batches); ``taken_at`` is then when the writer read its state."""
 
     @property
     def key(self) -> str:
@@ -104,6 +111,18 @@ def _take(live: Path, tries: int) -> Snapshot:
     )
 
 
+def _writers_copy(live: Path, current: Snapshot | None) -> Snapshot | None:
+    """The copy the writer of ``live`` wrote for its readers while it holds the file, if it
+    is newer than ``current``; asks for the next one either way."""
+    snapshots.ask_for_copy(live)
+    newer_than = current.taken_at.timestamp() if current is not None else 0.0
+    taken = snapshots.take_writers_copy(live, _snapshot_dir(), newer_than)
+    if taken is None:
+        return None
+    copy, read_at, signature = taken
+    return Snapshot(live, copy, datetime.fromtimestamp(read_at, UTC), signature, by_writer=True)
+
+
 def snapshot(live: Path | None = None) -> Snapshot:
     """The current snapshot of the ledger, refreshed when the file changed. While a
     :func:`refresher` keeps the ledger's snapshots, a page run tries once and does not wait
@@ -140,10 +159,13 @@ def _refresh(live: Path, patient: bool = True, wait_for_lock: bool = True) -> Sn
         try:
             fresh = _take(live, LOCK_RETRIES if patient else 1)
         except LedgerUnavailable as err:
-            if current is None:
-                raise
-            stale = _snapshots[live] = replace(current, busy=str(err))
-            return stale
+            written = _writers_copy(live, current)
+            if written is None:
+                if current is None:
+                    raise
+                stale = _snapshots[live] = replace(current, busy=str(err))
+                return stale
+            fresh = written
         _snapshots[live] = fresh
         if current is not None and current.path != fresh.path:
             _retired.append((current.path, time.monotonic()))

@@ -23,10 +23,16 @@ def connection_of(source: Source) -> duckdb.DuckDBPyConnection:
     return source.con if isinstance(source, Ledger) else source
 
 
+def ledger_database(source: Source) -> str:
+    """The ledger file's database as the connection names it (after the file's name), quoted
+    for a statement."""
+    # fetched to the end: a result left open keeps the connection from registering rows
+    ((name,),) = connection_of(source).execute("SELECT current_database()").fetchall()
+    return '"' + str(name).replace('"', '""') + '"'
+
+
 def stored_table(source: Source, table: str) -> str:
     """``table`` in the ledger file itself, for a write, or a read that needs its own rows
     (their ``rowid``): the name alone reads the view that adds the archived days
     (:mod:`pipeline.ledger.working_store`)."""
-    row = connection_of(source).execute("SELECT current_database()").fetchone()
-    assert row is not None
-    return '"' + str(row[0]).replace('"', '""') + f'".main.{table}'
+    return f"{ledger_database(source)}.main.{table}"

@@ -33,6 +33,7 @@ from pipeline.exits import EXIT_TEMPFAIL
 from pipeline.ingest.errors import TransientError
 from pipeline.stream.settings import (
     DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_COPY_EVERY,
     DEFAULT_MAX_BATCH,
     KafkaSettings,
     KafkaSettingsError,
@@ -107,6 +108,15 @@ def add_stream_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.A
         metavar="SECONDS",
         help="with --db: let go of the ledger between batches, at most this often, so the "
         "dashboards can take a fresh snapshot while the stream runs (default 1; 0: never)",
+    )
+    p.add_argument(
+        "--copy-every",
+        type=float,
+        default=DEFAULT_COPY_EVERY,
+        metavar="SECONDS",
+        help="with --db: while a close runs beside the batches (the ledger is lent to nobody "
+        "then), write the dashboards' copy of it when one waits, at most this often "
+        "(default %(default)g; 0: never)",
     )
     p.add_argument(
         "--rules",
@@ -212,10 +222,15 @@ def cmd_stream(args: argparse.Namespace) -> int:
     except (KafkaSettingsError, CatalogError, ValueError) as err:
         print(err, file=sys.stderr)
         return 2
-    if args.max_batch < 1 or args.lend_every < 0 or args.connect_timeout <= 0:
+    if (
+        args.max_batch < 1
+        or args.lend_every < 0
+        or args.copy_every < 0
+        or args.connect_timeout <= 0
+    ):
         print(
-            "--max-batch must be at least 1, --lend-every at least 0 and --connect-timeout "
-            "more than 0",
+            "--max-batch must be at least 1, --lend-every and --copy-every at least 0 and "
+            "--connect-timeout more than 0",
             file=sys.stderr,
         )
         return 2
@@ -261,6 +276,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
             stop=stop,
             alerts=alerts,
             lend_every=args.lend_every,
+            copy_every=args.copy_every,
             connect_timeout=args.connect_timeout,
             closes=closes,
             links=links,

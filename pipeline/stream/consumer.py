@@ -95,7 +95,7 @@ from pipeline.stream.reach import wait_for_broker
 from pipeline.stream.resume import LogProbe, check_continuation, check_resume
 from pipeline.stream.retry import Backoff, is_transient, retry_transient
 from pipeline.stream.sender import AcknowledgedSender
-from pipeline.stream.settings import DEFAULT_MAX_BATCH, KafkaSettings
+from pipeline.stream.settings import DEFAULT_COPY_EVERY, DEFAULT_MAX_BATCH, KafkaSettings
 from pipeline.stream.topics import ensure_topics
 
 log = logging.getLogger(__name__)
@@ -574,6 +574,7 @@ def run_consumer(
     connect_timeout: float | None = None,
     closes: CloseServer | None = None,
     links: DashboardLinks | None = None,
+    copy_every: float = DEFAULT_COPY_EVERY,
 ) -> ConsumerReport:
     """Consume ``settings.topic`` in group ``settings.group_id`` into ``ledger``: a ledger
     file, or a :class:`~pipeline.stream.ledgers.ShardDirectory` with one ledger file per
@@ -595,8 +596,10 @@ def run_consumer(
     do; ``stream`` passes ``--connect-timeout``, default
     :data:`~pipeline.stream.settings.DEFAULT_CONNECT_TIMEOUT`). ``closes``: with one ledger
     file, close the gaming days ``baccarat-audit close`` asks for between batches, beside them
-    (:mod:`pipeline.stream.closes`). ``links``: the dashboards' base URL the notices on the
-    exceptions topic link to (:mod:`pipeline.config.dashboard_links`; none by default).
+    (:mod:`pipeline.stream.closes`); ``copy_every``: meanwhile, when a reader asks, write the
+    readers' copy of the ledger at most once per that many seconds (0: never). ``links``: the
+    dashboards' base URL the notices on the exceptions topic link to
+    (:mod:`pipeline.config.dashboard_links`; none by default).
     """
     if max_batch < 1:
         raise ValueError("max_batch must be at least 1")
@@ -627,7 +630,9 @@ def run_consumer(
     else:
         path = ledger
         ledgers = OneLedger(
-            lambda: retrying(lambda: Ledger(path), f"opening the ledger {path}"), lend_every
+            lambda: retrying(lambda: Ledger(path), f"opening the ledger {path}"),
+            lend_every,
+            copy_every if closes is not None else 0.0,
         )
     consumer: KafkaConsumer | None = None
     partitions: _Partitions | None = None
@@ -669,7 +674,9 @@ def run_consumer(
             if closes is not None:
                 closes.serve()
                 closing = closes.closing()
-            if not closing:  # a close holds the file open in this process: no reader gets in
+            if closing:  # a close holds the file open in this process: no reader gets in
+                ledgers.copy_for_readers()
+            else:
                 ledgers.lend()
             polled_at = time.monotonic()
             # Until a partition is open its records are dropped (it is sought from its

@@ -23,8 +23,10 @@ offset.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
@@ -33,8 +35,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.ledger import snapshots
 from pipeline.ledger.store import Ledger
 
+log = logging.getLogger(__name__)
+
+COPY_REST = 3.0
+"""After writing the readers' copy, the consumer writes none for this many times as long as
+that one took, so copies take at most a quarter of a core whatever the open days weigh and
+however busy the machine is (a copy slowed down by a loaded machine would otherwise follow
+the last one at once)."""
 SHARD_SUFFIX = ".duckdb"
 MERGE_REQUEST_SUFFIX = ".merge-request"
 
@@ -113,6 +123,11 @@ class PartitionLedgers(ABC):
         """Called while the consumer waits for the broker: a chance to let readers in."""
 
     @abstractmethod
+    def copy_for_readers(self) -> None:
+        """Called instead of :meth:`lend` while a close runs beside the batches: it holds the
+        file open in this process, so no reader can open it; a chance to write their copy."""
+
+    @abstractmethod
     def held(self, *, reopen: bool = False) -> list[Ledger]:
         """The ledgers open now; with ``reopen``, the one ledger even if it is lent."""
 
@@ -137,15 +152,37 @@ class OneLedger(PartitionLedgers):
     at most that often, so that a reader (a dashboard taking its snapshot,
     :mod:`dashboards.source`) can copy it; the next batch opens it again (``open_ledger``
     retries while a reader holds it). About 0.1 s of closing and opening per loan.
+
+    While a close runs beside the batches the file is never lent (the close holds it open in
+    this process), so with ``copy_every`` seconds the consumer writes the readers' copy itself
+    (:class:`~pipeline.ledger.snapshots.CopyWriter`), at most that often and only when a
+    reader asked for one since the last, and at most a quarter of the time
+    (:data:`COPY_REST`), on a thread beside the batches: a copy costs about what the open
+    days weigh (measured on an idle machine: 0.1 s for 3 tables for an hour, 7 MB; 1.6 to 2 s
+    for 12 tables for 24 hours, 57 MB), which the batches need not wait for. The next loan
+    removes the copy.
     """
 
-    def __init__(self, open_ledger: Callable[[], Ledger], lend_every: float = 0.0) -> None:
+    def __init__(
+        self, open_ledger: Callable[[], Ledger], lend_every: float = 0.0, copy_every: float = 0.0
+    ) -> None:
         self._open_ledger = open_ledger
         self._ledger: Ledger | None = open_ledger()
         self.path = self._ledger.path
         self.lend_every = lend_every
         self._opened_at = time.monotonic()
         self.loans = 0
+        self.copy_every = copy_every
+        self._copying: threading.Thread | None = None
+        self._copied_at = 0.0
+        """When the state of the last copy written, or tried, was read (seconds since the
+        epoch)."""
+        self._rested_at = 0.0
+        """When the rest after the last copy ends (:data:`COPY_REST`)."""
+        self.copies = 0
+        self.last_copy: snapshots.WrittenCopy | None = None
+        if copy_every > 0:
+            snapshots.open_writers_folder(self.path)
 
     def open(self, partition: int) -> bool:
         return True
@@ -166,6 +203,7 @@ class OneLedger(PartitionLedgers):
         return str(self.path)
 
     def lend(self) -> None:
+        self._withdraw_copy()
         if (
             self.lend_every > 0
             and self._ledger is not None
@@ -175,12 +213,58 @@ class OneLedger(PartitionLedgers):
             self._ledger = None
             self.loans += 1
 
+    def copy_for_readers(self) -> None:
+        if self.copy_every <= 0 or (self._copying is not None and self._copying.is_alive()):
+            return
+        now = time.time()
+        asked = snapshots.asked_at(self.path)
+        if asked is None or asked <= max(self._copied_at, now - self.copy_every):
+            return  # no reader waits now, or none asked since the last copy
+        if now < max(self._copied_at + self.copy_every, self._rested_at):
+            return
+        self._copied_at = now
+        writer = snapshots.CopyWriter(self.ledger(0))
+        self._copying = threading.Thread(
+            target=self._write_copy, args=(writer,), name="readers' copy", daemon=True
+        )
+        self._copying.start()
+
+    def _write_copy(self, writer: snapshots.CopyWriter) -> None:
+        started = time.time()
+        try:
+            written = writer.write()
+        except snapshots.CopyNotWritten as err:
+            log.warning("%s", err)
+            return
+        finally:
+            writer.close()
+            ended = time.time()
+            self._rested_at = ended + COPY_REST * (ended - started)
+        self.copies += 1
+        self.last_copy = written
+        log.info(
+            "wrote the readers' copy of %s while a close runs: %.2f s, %d bytes",
+            self.path,
+            written.seconds,
+            written.size,
+        )
+
+    def _withdraw_copy(self) -> None:
+        """Wait for a copy being written (its connection holds the file too), and remove the
+        last one: the file is the readers' to open again."""
+        if self._copying is None:
+            return
+        self._copying.join()
+        self._copying = None
+        snapshots.remove_writers_copy(self.path)
+
     def held(self, *, reopen: bool = False) -> list[Ledger]:
         if self._ledger is None and reopen:
             return [self.ledger(0)]
         return [] if self._ledger is None else [self._ledger]
 
     def close(self) -> None:
+        self._withdraw_copy()
         if self._ledger is not None:
             self._ledger.close()
             self._ledger = None
@@ -219,6 +303,9 @@ class PartitionShards(PartitionLedgers):
 
     def lend(self) -> None:
         pass  # readers use the merged ledger; a merge asks for a shard by merge request
+
+    def copy_for_readers(self) -> None:
+        pass  # a stream into shards closes no days
 
     def held(self, *, reopen: bool = False) -> list[Ledger]:
         return list(self._open.values())  # a released shard is another worker's to open

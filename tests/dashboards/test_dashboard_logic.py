@@ -29,6 +29,7 @@ from dashboards.source import Snapshot, reader, snapshot
 from dashboards.stats import chi2_sf, goodness_of_fit, hold_check, round_model
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import load_catalog
+from pipeline.ledger.snapshots import CopyWriter, asked_at, open_writers_folder
 from pipeline.ledger.store import Ledger
 from pipeline.oracle import odds
 from pipeline.rules.draw import Draw
@@ -343,6 +344,35 @@ def test_snapshot_never_holds_the_ledger(tmp_path: Path) -> None:
     fresh = snapshot(db)
     assert fresh.busy is None and fresh.path != snap.path
     assert snap.path.exists()  # a page run that took the old snapshot can still open it
+    with reader(fresh) as ledger:
+        assert ledger.con.execute(
+            "SELECT count(*) FROM exceptions WHERE severity = 'INFO'"
+        ).fetchone() == (0,)
+
+
+def test_while_the_writer_holds_the_ledger_a_snapshot_is_the_copy_it_wrote_when_newer(
+    tmp_path: Path,
+) -> None:
+    """A stream holds the file for a whole close beside its batches: a dashboard that cannot
+    open it asks for the writer's copy and serves it, once there is one newer than its own."""
+    db = ledger_copy(tmp_path)
+    snap = snapshot(db)
+    with Ledger(db) as writer:
+        open_writers_folder(db)  # as a stream serving closes does
+        rows_in_the_file(writer).con.execute("DELETE FROM exceptions WHERE severity = 'INFO'")
+        busy = snapshot(db)  # nobody wrote a copy yet: the last snapshot is served
+        assert busy.path == snap.path and busy.busy is not None and not busy.by_writer
+        assert asked_at(db) is not None, "the dashboard asked the writer for a copy"
+        copy_writer = CopyWriter(writer)
+        try:
+            written = copy_writer.write()
+        finally:
+            copy_writer.close()
+        fresh = snapshot(db)
+        assert fresh.by_writer and fresh.busy is None
+        assert fresh.path not in (snap.path, written.path), "the dashboard's own copy"
+        assert fresh.taken_at.timestamp() == pytest.approx(written.read_at, abs=1e-3)
+        assert snapshot(db).path == fresh.path, "not taken again while it is the newest"
     with reader(fresh) as ledger:
         assert ledger.con.execute(
             "SELECT count(*) FROM exceptions WHERE severity = 'INFO'"

@@ -20,7 +20,14 @@ from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.ledger.archive import recorded_manifest
 from pipeline.ledger.connection import Source
 from pipeline.ledger.seal_record import seal_log
-from pipeline.ledger.snapshots import frame, take_copy
+from pipeline.ledger.snapshots import (
+    WRITERS_COPY,
+    CopyWriter,
+    frame,
+    open_writers_folder,
+    take_copy,
+    writers_folder,
+)
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import ARCHIVED
 from pipeline.ledger.working_store import (
@@ -109,6 +116,29 @@ def test_every_reader_reads_the_closed_day_a_copy_included(ledger: Ledger, tmp_p
     copy, _ = take_copy(ledger.path, tmp_path)
     with Ledger(copy, read_only=True) as reader:
         assert ledger_rows(reader, "settlements", DAY) == expected
+
+
+def test_the_writers_copy_holds_the_open_days_and_reads_the_closed_day_from_the_archive(
+    ledger: Ledger,
+) -> None:
+    """The copy the writer writes for its readers while it holds the file (a close beside the
+    stream's batches) copies the stored tables, so it costs what the open day weighs: the
+    closed day's rows stay in the archive, where the copy's own views read them."""
+    open_writers_folder(ledger.path)
+    writer = CopyWriter(ledger)
+    try:
+        written = writer.write()
+    finally:
+        writer.close()
+    assert written.path == writers_folder(ledger.path) / WRITERS_COPY
+    assert written.size == written.path.stat().st_size and not Path(f"{written.path}.wal").exists()
+    assert written.path.stat().st_mtime == pytest.approx(written.read_at, abs=1e-3)
+    with Ledger(written.path, read_only=True) as copy:
+        assert archived_days(copy) == archived_days(ledger)
+        for table in ("deliveries", "rounds", "settlements", "table_day_summary"):
+            assert working_rows(copy, table, DAY) == 0, table
+            assert ledger_rows(copy, table, DAY) == ledger_rows(ledger, table, DAY) > 0, table
+            assert working_rows(copy, table, NEXT_DAY) == working_rows(ledger, table, NEXT_DAY)
 
 
 def test_a_reopen_moves_the_day_back_and_a_second_close_out_again(ledger: Ledger) -> None:

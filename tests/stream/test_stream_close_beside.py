@@ -4,12 +4,16 @@ two dashboards reading the ledger in processes of their own.
 
 The stream takes the close between two batches and runs it beside them: its batches go on
 while the day is sealed and archived, a late event of the closed day is held apart, nothing
-is lost, and both days verify. A request left by an account the roles file does not allow
-to close is refused by the stream, which goes on."""
+is lost, and both days verify. Meanwhile the stream lends the ledger to nobody, so it writes
+the dashboards' copy itself when they ask: they get fresh snapshots during the close, each
+one committed state (the closed day wholly before its seal or wholly after). A request left
+by an account the roles file does not allow to close is refused by the stream, which goes
+on."""
 
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import threading
@@ -17,6 +21,7 @@ import time
 from collections.abc import Iterator, Mapping
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafka import KafkaProducer
@@ -25,6 +30,7 @@ from pipeline.config.catalog import gaming_day_of
 from pipeline.events import default_codec
 from pipeline.events.convert import to_record
 from pipeline.events.model import TableEvent
+from pipeline.ledger.snapshots import WRITERS_COPY, writers_folder
 from pipeline.ledger.store import CLOSED_GAMING_DAY, Ledger
 from pipeline.reports.verify import verify
 from pipeline.rules.config import TableRules
@@ -114,12 +120,24 @@ def _stream_day_d(
     return day_d, gaming_day_of().date_of(day_d[0].occurred_at)
 
 
+def _consistent(day: Mapping[str, Any], deliveries: int) -> bool:
+    """Whether the closed day as a reader's snapshot holds it is one committed state: all of
+    it, its table-days' totals counting its rows, and either not yet sealed (its rows in the
+    file) or sealed (read from its archive, none left in the file)."""
+    whole = day["deliveries"] == deliveries and day["rounds_counted"] == day["rounds"]
+    before = not day["sealed"] and not day["archived"] and day["stored"] == deliveries
+    after = day["sealed"] and day["archived"] and day["stored"] == 0
+    return bool(whole and (before or after))
+
+
 def test_day_d_closes_while_the_stream_writes_day_d_plus_1_and_both_days_verify(
     stream: Stream,
     stream_settings: KafkaSettings,
     small_day: SimulationResult,
     tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="pipeline.stream.ledgers")
     db = tmp_path / "ledger.duckdb"
     day_d, closed = _stream_day_d(stream, stream_settings, small_day)
     next_day = _events(simulate(4, 2, 11, parse_faults("none"), closed + timedelta(days=1)))
@@ -128,7 +146,7 @@ def test_day_d_closes_while_the_stream_writes_day_d_plus_1_and_both_days_verify(
 
     readers = [
         subprocess.Popen(
-            [sys.executable, str(READER), str(db), "30"],
+            [sys.executable, str(READER), str(db), str(tmp_path / "stop"), str(closed)],
             stdout=subprocess.PIPE,
             text=True,
             cwd=ROOT,
@@ -138,13 +156,13 @@ def test_day_d_closes_while_the_stream_writes_day_d_plus_1_and_both_days_verify(
     feeding = threading.Thread(target=_send, args=(stream_settings, next_day, 0.15))
     feeding.start()
     stream.wait_for(len(day_d) + 600)
-    asked = time.monotonic()
+    asked, asked_at = time.monotonic(), time.time()
     close = subprocess.run(
         [sys.executable, "-m", "pipeline", "close", "--db", str(db), "--gaming-day",
          str(closed), "--json", "--out", str(tmp_path / "unused"), "--actor", "demo-controller"],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
-    answered = time.monotonic()
+    answered, answered_at = time.monotonic(), time.time()
     feeding.join()
     _send(stream_settings, late)
     stream.wait_for(len(day_d) + len(next_day))
@@ -159,11 +177,22 @@ def test_day_d_closes_while_the_stream_writes_day_d_plus_1_and_both_days_verify(
     assert len(during) >= 5, f"{len(during)} batches in the {answered - asked:.1f} s close"
     assert max(gaps) < (answered - asked) / 2, f"batches waited {max(gaps):.1f} s"
 
+    (tmp_path / "stop").touch()
     for reader in readers:
         out, _ = reader.communicate(timeout=120)
         read = json.loads(out)
         assert read["errors"] == [] and read["snapshots"] >= 2, read
         assert read["slowest"] < 5, read
+        closing = [s for s in read["taken"] if asked_at <= s["taken_at"] <= answered_at]
+        assert any(s["by_writer"] for s in closing), (
+            f"no copy the stream wrote during the {answered - asked:.1f} s close: {read['taken']}"
+        )
+        inconsistent = [s for s in read["taken"] if not _consistent(s, len(day_d))]
+        assert inconsistent == [], f"snapshots of no committed state of {closed}: {inconsistent}"
+        assert read["taken"][-1]["sealed"], "read again once the close lends the ledger again"
+    written = [r.getMessage() for r in caplog.records if "readers' copy" in r.getMessage()]
+    assert written and all(m.startswith("wrote") for m in written), written
+    assert not (writers_folder(db) / WRITERS_COPY).exists(), "removed at the next loan"
 
     stream.stop.set()
     stream.thread.join(timeout=120)
