@@ -6,7 +6,8 @@ Each analyser's records are one query over ``window_days`` earlier gaming days a
 itself (:mod:`pipeline.patterns.stage` composes them into the analysers' records and judges
 nothing here): false shuffles (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)) read the shoes and
 cards, informed betting the settled wagers, dealer-patron pairs (N.J.A.C. 19:47-3.3,
-3.10(b); 4.10; 7.3) the seat-rounds. Rows come back as plain tuples in the order each
+3.10(b); 4.10; 7.3) the seat-rounds, and card preview the patrons' requests to turn cards or
+to keep or change the shoe (3.5(a), 3.6(a)). Rows come back as plain tuples in the order each
 question's docstring gives.
 """
 
@@ -180,6 +181,28 @@ JOIN dealers d USING (table_id, gaming_date, round_id)
 LEFT JOIN charged v USING (table_id, gaming_date, round_id, seat)
 WHERE d.dealer_id IS NOT NULL
 ORDER BY s.gaming_date, s.table_id, s.round_id, s.seat
+"""
+
+_REQUESTS = """
+WITH requests AS (
+    SELECT event_id, table_id, gaming_date, min(occurred_at) AS occurred_at,
+           -- copies of one event id that say different things are an NJ-DATA-CONFLICT of
+           -- their own, applied nowhere: such a request is read from neither
+           min(fields_json) AS fields_json, count(DISTINCT fields_json) AS versions
+    FROM deliveries
+    WHERE payload_type = 'PatronRequest' AND gaming_date BETWEEN $first AND $day
+    GROUP BY event_id, table_id, gaming_date
+)
+SELECT table_id, gaming_date, event_id, occurred_at,
+       TRY_CAST(json_extract_string(fields_json, '$.seat') AS INTEGER) AS seat,
+       json_extract_string(fields_json, '$.patron_id') AS patron_id,
+       json_extract_string(fields_json, '$.round_id') AS round_id,
+       json_extract_string(fields_json, '$.request') AS request,
+       json_extract_string(fields_json, '$.detail') AS detail,
+       TRY_CAST(json_extract(fields_json, '$.granted') AS BOOLEAN) AS granted
+FROM requests
+WHERE versions = 1
+ORDER BY gaming_date, table_id, occurred_at, event_id
 """
 
 _INPUTS = """
@@ -373,6 +396,23 @@ def seat_rounds(
         (t, d, r, int(seat), dealer, patron, int(expected), int(actual), tuple(events or ()))
         for t, d, r, seat, dealer, patron, expected, actual, events in ledger.con.execute(
             _SEAT_ROUNDS, {"first": first, "day": day}
+        ).fetchall()
+    ]
+
+
+# ---------------------------------------------------------------------- patrons' requests
+def patron_requests(
+    ledger: Ledger, first: date, day: date
+) -> list[tuple[str, date, str, int, int, str | None, str | None, str, str | None, bool]]:
+    """Every request about the cards or the shoe the pit terminals recorded from ``first`` to
+    ``day`` (``PatronRequest``, schema id 6), each event once, in the order made: ``(table_id,
+    gaming_date, event_id, occurred_at, seat, patron_id, round_id, request, detail,
+    granted)``. An event id whose copies disagree (NJ-DATA-CONFLICT) is left out: neither copy
+    says what was asked."""
+    return [
+        (t, d, e, int(at), int(seat), p, r, str(kind), detail, bool(granted))
+        for t, d, e, at, seat, p, r, kind, detail, granted in ledger.con.execute(
+            _REQUESTS, {"first": first, "day": day}
         ).fetchall()
     ]
 

@@ -16,6 +16,8 @@ replay's. A pattern finding states its false-alarm rate and accuses no one.
 - :func:`pipeline.patterns.evidence.accumulated_evidence`: evidence that accumulates per
   patron across the tables and days of the window, by test martingales: a preview of the
   next card (edge sorting) and informed betting (3.2(d), 3.7(b)).
+- :func:`pipeline.patterns.requests.turn_request_findings`: a patron's request to turn cards,
+  granted: how a preview of the cards by their backs is prepared (3.5(a), 3.6(a)).
 
 :func:`pipeline.patterns.stage.find_patterns` runs them all for a gaming day.
 """

@@ -61,7 +61,9 @@ One :class:`PatronRound` per decided Banker or Player wager of a patron who play
 from the window's settlements (the result by the cards, not the dealer), with the round's
 first card and the cards its shoe had dealt before it (:mod:`pipeline.patterns.stage`). Like
 the day's test, a round in which the patron bet both sides is left out, and so is a Chemin de
-Fer Banker's wager, whose size 4.6(b) ties to the bank.
+Fer Banker's wager, whose size 4.6(b) ties to the bank. A card-preview alarm also names the
+patron's requests of the window to turn cards or to keep or change the shoe
+(:mod:`pipeline.patterns.requests`), which change neither test nor bar.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pipeline.oracle.enumeration import baseline_outcome_counts, shoe_counts
+from pipeline.patterns.requests import RecordedRequest, requests_text
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents
 from pipeline.rules.games import Game
@@ -269,23 +272,35 @@ def patron_evidence(rounds: Iterable[PatronRound], day: date) -> list[PatronEvid
 
 
 def accumulated_evidence(
-    rounds: Iterable[PatronRound], day: date, rate: float, window_days: int
+    rounds: Iterable[PatronRound],
+    day: date,
+    rate: float,
+    window_days: int,
+    requests: Iterable[RecordedRequest] = (),
 ) -> list[Finding]:
     """The card-preview and accumulated informed-betting alarms of the patrons who played
     ``day``, over their ``rounds`` of the window (in the order dealt), at ``rate`` false
-    alarms per patron per year."""
+    alarms per patron per year. A card-preview alarm names the patron's ``requests`` of the
+    window about the cards or the shoe (:mod:`.requests`); they change no test and no bar."""
     if not 0.0 < rate < 1.0:
         raise ValueError(
             f"the evidence false-alarm rate must be between 0 and 1 per patron per year, got "
             f"{rate}; set [patterns] evidence_false_alarm_rate in the rule catalog"
         )
     bar = alarm_log_wealth(rate)
+    asked: dict[str | None, list[RecordedRequest]] = defaultdict(list)
+    for request in requests:
+        asked[request.patron_id].append(request)
     findings = []
     for e in patron_evidence(rounds, day):
         if e.informed.log_peak >= bar:
             findings.append(_accumulated_finding(e.informed_rounds, e.informed, rate, window_days))
         if e.preview is not None and e.preview.log_peak >= bar:
-            findings.append(_preview_finding(e.preview_rounds, e.preview, rate, window_days))
+            findings.append(
+                _preview_finding(
+                    e.preview_rounds, e.preview, rate, window_days, asked.get(e.patron_id, [])
+                )
+            )
     return findings
 
 
@@ -333,7 +348,11 @@ def _closing(patron: str, wealth: Wealth, rate: float, window_days: int) -> str:
 
 
 def _preview_finding(
-    played: Sequence[PatronRound], wealth: Wealth, rate: float, window_days: int
+    played: Sequence[PatronRound],
+    wealth: Wealth,
+    rate: float,
+    window_days: int,
+    requests: Sequence[RecordedRequest],
 ) -> Finding:
     last = played[-1]
     edges = card_edges(last.game, last.decks)
@@ -352,8 +371,9 @@ def _preview_finding(
         f"{player_else} of the {len(others)} others. {len(played)} decided wagers, "
         f"{money(handle)} staked: won {money(won)} before vigorish where the exact odds lead "
         f"to expect {money(expected)}. The evidence comes from {days}; rounds: {rounds}. "
-        "Look for cards turned or sorted by their backs (edge sorting) and the shoe's "
-        "preparation. " + _closing(last.patron_id, wealth, rate, window_days)
+        f"{requests_text(requests)} Look for cards turned or sorted by their backs (edge "
+        "sorting) and the shoe's preparation. "
+        + _closing(last.patron_id, wealth, rate, window_days)
     )
     return Finding(
         PREVIEW_CODE,
@@ -364,7 +384,7 @@ def _preview_finding(
         patron_id=last.patron_id,
         expected_cents=expected,
         actual_cents=won,
-        event_ids=events,
+        event_ids=tuple(sorted({*events, *(r.event_id for r in requests)})),
     )
 
 

@@ -11,7 +11,9 @@ settlements, vigorish) for ``window_days`` earlier gaming days and the day itsel
 analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`):
 false shuffles (:mod:`.slugs`) search the day's shoes against the window's; informed
 betting (:mod:`.informed`) tests the day's settled wagers; dealer-patron pairs
-(:mod:`.pairs`) test the window's seat-rounds. It writes only the day's exceptions with a
+(:mod:`.pairs`) test the window's seat-rounds; the patrons' requests about the cards or
+the shoe (:mod:`.requests`) are named by a card-preview alarm, and a granted request to turn
+cards is an exception of its day. It writes only the day's exceptions with a
 pattern code (:meth:`Ledger.replace_pattern_findings`) in one transaction, with their
 notices for the ``audit-exceptions`` topic. Re-running it gives the same rows; re-deriving a
 table-day keeps them (:mod:`pipeline.ledger.store`).
@@ -39,6 +41,7 @@ from pipeline.patterns.chance import CARDS_PER_DECK
 from pipeline.patterns.evidence import PatronRound, accumulated_evidence, next_card_odds
 from pipeline.patterns.informed import SettledWager, TableDay, informed_betting, win_probability
 from pipeline.patterns.pairs import DealtSeatRound, dealer_patron_pairs
+from pipeline.patterns.requests import RecordedRequest, turn_request_findings
 from pipeline.patterns.slugs import (
     Bet,
     DealtCard,
@@ -253,6 +256,12 @@ def patron_rounds(
     return rounds
 
 
+def recorded_requests(ledger: Ledger, first: date, day: date) -> list[RecordedRequest]:
+    """Every request about the cards or the shoe recorded from ``first`` to ``day``, in the
+    order made."""
+    return [RecordedRequest(*row) for row in ledger_patterns.patron_requests(ledger, first, day)]
+
+
 def dealt_seat_rounds(ledger: Ledger, first: date, day: date) -> list[DealtSeatRound]:
     """Every seat with a patron in a round dealt from ``first`` to ``day``, with its dealer."""
     return [DealtSeatRound(*row) for row in ledger_patterns.seat_rounds(ledger, first, day)]
@@ -401,12 +410,15 @@ def find_patterns(
     findings = slug_findings(ledger, new, [s for s in shoes if s.gaming_date != day], settings)
     wagers, rules = settled_wagers(ledger, day, catalog)
     findings += informed_betting(wagers, rules, settings.informed_false_alarm_rate)
+    requests = recorded_requests(ledger, first, day)
     findings += accumulated_evidence(
         patron_rounds(ledger, first, day, shoes, catalog),
         day,
         settings.evidence_false_alarm_rate,
         settings.window_days,
+        requests,
     )
+    findings += turn_request_findings(requests, day)
     seat_rounds = dealt_seat_rounds(ledger, first, day)
     # A pair is tested over the whole window but reported on the days its errors happen: a
     # window that only reaches back to them said so on their own day.
@@ -416,7 +428,11 @@ def find_patterns(
         for f in dealer_patron_pairs(seat_rounds, settings.pairs_false_alarm_rate)
         if erred_today.intersection(f.event_ids)
     ]
-    tables = {s.table_id for s in new} | ledger_patterns.tables_with_pattern_findings(ledger, day)
+    tables = (
+        {s.table_id for s in new}
+        | {f.table_id for f in findings}
+        | ledger_patterns.tables_with_pattern_findings(ledger, day)
+    )
     with ledger.transaction():
         ledger.replace_pattern_findings(day, findings)
         record_notices(ledger, [(t, day) for t in tables], codes=PATTERN_CODES)

@@ -425,6 +425,12 @@ class TableReplay:
         self._deadline(seat, "the patron left", e)
         self.seated.pop(seat, None)
 
+    def on_PatronRequest(self, e: TableEvent) -> None:
+        """A patron's request about the cards or the shoe (schema id 6) breaks no rule of one
+        round: granting it is the casino's to decide. What it prepares shows across the days a
+        patron plays, so the pattern stage reads the requests from the deliveries
+        (:mod:`pipeline.patterns.stage`) and the replay has nothing to do with them."""
+
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:
         self._close_round()

@@ -75,8 +75,14 @@ CORROBORATING: dict[str, frozenset[str]] = {
     "NJ-PATTERN-INFORMED-ACCUMULATED": frozenset(
         {"NJ-PATTERN-INFORMED-BETTING", "NJ-PATTERN-CARD-PREVIEW"}
     ),
+    # an edge sorter prepares the preview by having the dealer turn the cards it reads: the
+    # granted request names the same patron on each day it is made
     "NJ-PATTERN-CARD-PREVIEW": frozenset(
-        {"NJ-PATTERN-INFORMED-BETTING", "NJ-PATTERN-INFORMED-ACCUMULATED"}
+        {
+            "NJ-PATTERN-INFORMED-BETTING",
+            "NJ-PATTERN-INFORMED-ACCUMULATED",
+            "NJ-PATTERN-CARD-TURN-REQUEST",
+        }
     ),
 }
 """Codes that find the patron of a fault of the key's code by other evidence."""

@@ -452,6 +452,16 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "Surveillance pattern: the side a patron bets depends on the value of the next card out "
      "of the shoe (the Player's first card), which nobody may know before the wagers close: "
      "what edge sorting, or any other preview of the cards, gives."),
+    # A granted request to turn cards is the preparation of a card preview, seen the day it is
+    # granted. 3.6(a) (4.1(a), 7.6) is the rule it defeats: every back of one color and design,
+    # so that no card can be told by its back. 3.5(a) (4.4(a), 7.5(a)) does not undo it: it
+    # asks the cards randomly intermixed, and a riffle or an automatic shuffler mixes their
+    # order and keeps every card's orientation.
+    ("NJ-PATTERN-CARD-TURN-REQUEST", "3.5(a), 3.6(a)",
+     "Surveillance pattern: the dealer granted a patron's request to turn cards. Every card's "
+     "back is of the same color and design so that no card can be told by it; cards turned "
+     "end for end by their value can be, where the backs are not printed symmetrically (edge "
+     "sorting), and a shuffle that intermixes only their order keeps them turned."),
     ("NJ-PATTERN-DEALER-PATRON", "3.3, 3.10(b)",
      "Surveillance pattern: a dealer's payout and vigorish errors concentrate on one patron, or "
      "in that patron's favour, beyond what the dealer's own error rate explains."),
@@ -586,6 +596,7 @@ PATTERN_CODES: frozenset[str] = frozenset(
         "NJ-PATTERN-INFORMED-BETTING",
         "NJ-PATTERN-INFORMED-ACCUMULATED",
         "NJ-PATTERN-CARD-PREVIEW",
+        "NJ-PATTERN-CARD-TURN-REQUEST",
         "NJ-PATTERN-DEALER-PATRON",
     }
 )

@@ -40,9 +40,20 @@ class TableStream:
     def emit(self, device: str, payload_type: str, **fields: Any) -> str:
         """Append an event ``payload_type`` from ``device`` a moment after the previous one."""
         self.clock_micros += self.rng.randint(200_000, 1_500_000)
+        return self._append(self.rng, device, payload_type, fields)
+
+    def emit_with(self, rng: random.Random, device: str, payload_type: str, **fields: Any) -> str:
+        """Append an event ``payload_type`` from ``device`` at the moment of the previous one,
+        its id drawn from ``rng``: an event a fault adds from its own stream leaves the
+        table's stream, and so every later draw and moment of the day, as it was."""
+        return self._append(rng, device, payload_type, fields)
+
+    def _append(
+        self, rng: random.Random, device: str, payload_type: str, fields: dict[str, Any]
+    ) -> str:
         seq = self._seq.get(device, 0) + 1
         self._seq[device] = seq
-        event_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        event_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         self.events.append(
             TableEvent(
                 event_id, self.table_id, device, seq, self.clock_micros, payload_type, fields

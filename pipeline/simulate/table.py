@@ -87,6 +87,10 @@ PATIENT_CODES: Mapping[FaultKind, str] = {
     FaultKind.EDGE_SORTER: "NJ-PATTERN-CARD-PREVIEW",
 }
 """The pattern codes :mod:`pipeline.patterns` raises (the emulator sits below the analysers)."""
+CARD_TURN_REQUEST = "turn the 7s, 8s and 9s as they come up, for luck"
+"""What the pit types for an ``edge_sorter``'s request to turn cards, granted as the patron
+sits down each day (``NJ-PATTERN-CARD-TURN-REQUEST``, explained by the fault's manifest line:
+:data:`pipeline.reports.groundtruth.CORROBORATING`)."""
 COLLUSION_SHARE = 0.15
 """``collusion``'s effect size: the share of the confederate's winning wagers the colluding
 dealer overpays, by :func:`collusive_overpayment`; the confederate plays
@@ -312,7 +316,9 @@ class TableEmulator:
                 f"knows the winner of {PATIENT_SHARE:.0%} of rounds and stakes "
                 f"{INFORMED_STAKE_UNITS} units on it"
                 if kind is FaultKind.PATIENT_INFORMED
-                else "reads the back of the next card (7, 8 or 9, or not) and bets Player on it"
+                else "has the dealer turn the 7s, 8s and 9s on sitting down (a granted "
+                "PatronRequest TURN_CARDS), reads the back of the next card (7, 8 or 9, or not) "
+                "and bets Player on it"
             )
             self._fault(
                 kind,
@@ -364,6 +370,23 @@ class TableEmulator:
             patron_id=patron.patron_id,
             patron_name=patron.name,
         )
+        if patron.reads_card_backs:
+            # The preparation: the dealer turns the values the patron reads as they are turned
+            # face up, so their backs read apart in the shoes shuffled from them. The kind's
+            # stream is seeded without the date, the same every day; with the date, the day's
+            # event id is its own.
+            own = self.faults.streams[FaultKind.EDGE_SORTER]
+            self.out.emit_with(
+                random.Random(f"{own.getrandbits(64)}:{self.gaming_date}"),
+                self.dev.pit,
+                "PatronRequest",
+                round_id=None,
+                seat=seat,
+                patron_id=patron.patron_id,
+                request="TURN_CARDS",
+                detail=CARD_TURN_REQUEST,
+                granted=True,
+            )
 
     def _time_for(self, rounds: int) -> bool:
         """Whether the day leaves time for ``rounds`` more rounds, the slowest pace and a

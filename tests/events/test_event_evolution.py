@@ -380,9 +380,9 @@ def test_data_written_under_every_earlier_id_decodes_with_the_latest_reader(
     old_id: int, data: st.DataObject
 ) -> None:
     """An archived event of any payload type an earlier id knew, written by a device on that
-    id, decodes unchanged with the current pipeline's reader (BancoCalled, schema id 4, and
-    CardsHandedTo, schema id 5, are appended event types: nothing an older device wrote changes
-    meaning)."""
+    id, decodes unchanged with the current pipeline's reader (BancoCalled, schema id 4,
+    CardsHandedTo, schema id 5, and PatronRequest, schema id 6, are appended event types: nothing
+    an older device wrote changes meaning)."""
     old_device = EventCodec(REGISTERED, reader_schema_id=old_id)
     names = collect_names(old_device.schema)
     kind = data.draw(st.sampled_from(old_device.payload_types))
@@ -405,7 +405,7 @@ def test_cards_handed_to_is_schema_id_5_and_backward_only() -> None:
     appended to the payload union (rule 4 of the policy). The pipeline reads it and every event
     a device on id 4 writes; a consumer still on id 4 refuses it as SCHEMA_MISMATCH instead of
     reading it as another event, so producers send it only after every consumer runs id 5."""
-    assert REGISTERED.id_for_latest() == 5
+    assert "CardsHandedTo" not in EventCodec(REGISTERED, reader_schema_id=4).payload_types
     assert policy_violations(REGISTERED.document(4), REGISTERED.document(5)) == []
     new_device, pipeline = EventCodec(REGISTERED, reader_schema_id=5), EventCodec(REGISTERED)
     handed = new_device.make_event(
@@ -442,3 +442,55 @@ def test_cards_handed_to_is_schema_id_5_and_backward_only() -> None:
         "points": 5,
         "seat": 6,
     }
+
+
+def test_patron_request_is_schema_id_6_and_backward_only() -> None:
+    """A patron's request to turn cards or to keep or change the shoe (what prepares edge
+    sorting, against N.J.A.C. 19:47-3.5(a) and 3.6(a)) is recorded from schema id 6, appended
+    to the payload union (rule 4 of the policy) with the open enum PatronRequestKind. The
+    pipeline reads it, its free-text detail byte for byte, and every event a device on id 5
+    writes; a consumer still on id 5 refuses it as SCHEMA_MISMATCH instead of reading it as
+    another event."""
+    assert REGISTERED.id_for_latest() == 6
+    assert policy_violations(REGISTERED.document(5), REGISTERED.document(6)) == []
+    new_device, pipeline = EventCodec(REGISTERED, reader_schema_id=6), EventCodec(REGISTERED)
+    detail = "turn the 7s, 8s & 9s <b>face</b>'; DROP TABLE deliveries; --"
+    request = new_device.make_event(
+        "PB-01", "PB-01-pit", 12, NOW, "PatronRequest",
+        round_id=None, seat=5, patron_id="PAT-0042", request="TURN_CARDS", detail=detail,
+        granted=True,
+    )  # fmt: skip
+    data = new_device.encode(request)
+    assert data[1:5] == (6).to_bytes(4, "big")
+    assert pipeline.decode(data)["payload"] == (
+        "nj.baccarat.v1.PatronRequest",
+        {
+            "round_id": None,
+            "seat": 5,
+            "patron_id": "PAT-0042",
+            "request": "TURN_CARDS",
+            "detail": detail,
+            "granted": True,
+        },
+    )
+    with pytest.raises(EventDecodeError) as caught:
+        EventCodec(REGISTERED, reader_schema_id=5).decode(data)
+    assert caught.value.reason is DecodeReason.SCHEMA_MISMATCH and caught.value.schema_id == 6
+
+    old_device = EventCodec(REGISTERED, reader_schema_id=5)
+    handed = old_device.make_event(
+        "PB-01", "PB-01-pit", 9, NOW, "CardsHandedTo",
+        round_id="PB-01-R7", hand="BANKER", third_card=True, seat=3, patron_id=None,
+    )  # fmt: skip
+    from_old = old_device.encode(handed)
+    assert from_old[1:5] == (5).to_bytes(4, "big")
+    assert pipeline.decode(from_old)["payload"] == (
+        "nj.baccarat.v1.CardsHandedTo",
+        {
+            "round_id": "PB-01-R7",
+            "hand": "BANKER",
+            "third_card": True,
+            "seat": 3,
+            "patron_id": None,
+        },
+    )

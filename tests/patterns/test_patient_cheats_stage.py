@@ -4,7 +4,8 @@ card's back read, Player bet on a 7, 8 or 9) faults, the same patron back at the
 every day, ingested, replayed and searched by the pattern stage as ``baccarat-audit replay``
 does. One day is not enough evidence; the days together name them
 (NJ-PATTERN-INFORMED-ACCUMULATED, NJ-PATTERN-CARD-PREVIEW; N.J.A.C. 19:47-3.2(d), 3.7(b)-(c)),
-and nothing else is raised about anyone.
+the edge sorter's granted request to turn cards is named the day it is made
+(NJ-PATTERN-CARD-TURN-REQUEST, 3.5(a), 3.6(a)), and nothing else is raised about anyone.
 
 ``BACCARAT_PATIENT_SEEDS=N`` runs N seeds (default 2; the README's figures use 20).
 """
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 
 from pipeline.ledger.store import Ledger
+from pipeline.patterns.requests import TURN_REQUEST_CODE
 from pipeline.reports.groundtruth import compare
 from pipeline.simulate.faults import FaultKind, write_manifest
 from tests.patterns.test_slug_stage import FIRST, emulate_days
@@ -42,14 +45,15 @@ def named_on(ledger: Ledger, cheat: tuple[str, str, str | None], code: str) -> s
 def test_patient_cheats_are_named_once_the_days_add_up(tmp_path: Path) -> None:
     """Over every seed's floor (4 tables, 4 hours, 3 days): at least three in four patient
     cheats are named on the third day (every one of the default seeds'; a statistical test's
-    power, measured and printed by kind), and no exception of any day is unexplained by the
-    manifest."""
+    power, measured and printed by kind), every edge sorter's request to turn cards on each
+    day, and no exception of any day is unexplained by the manifest."""
     cheats: Counter[str] = Counter()
     named: Counter[tuple[str, int]] = Counter()
     for seed in SEEDS:
         root = tmp_path / str(seed)
         root.mkdir()
         db, faults = emulate_days(root, DAYS, RATES, tables=4, hours=4, seed=seed)
+        days = {FIRST + timedelta(days=n) for n in range(DAYS)}
         lines = Counter((f.kind, f.table_id, f.patron_id) for f in faults if f.kind in PATIENT)
         assert set(lines.values()) <= {DAYS}, "one manifest line a day per cheat"
         code = {f.kind: f.rule_code for f in faults if f.kind in PATIENT}
@@ -60,6 +64,8 @@ def test_patient_cheats_are_named_once_the_days_add_up(tmp_path: Path) -> None:
                 cheats[cheat[0]] += 1
                 for day in named_on(ledger, cheat, code[cheat[0]]):
                     named[cheat[0], (day - FIRST).days + 1] += 1  # type: ignore[operator]
+                if cheat[0] == FaultKind.EDGE_SORTER.value:  # its granted request, each day
+                    assert named_on(ledger, cheat, TURN_REQUEST_CODE) == set(days), cheat
             comparison = compare(ledger, manifest)
         assert comparison.unexpected == [], (seed, comparison.unexpected)
     for kind, count in sorted(cheats.items()):

@@ -106,6 +106,12 @@ NOT_FROM_EVENTS: Mapping[str, Elsewhere] = {
         "next, not one replay: the pattern stage runs `pipeline.patterns.evidence`",
         "test_evidence",
     ),
+    "NJ-PATTERN-CARD-TURN-REQUEST": Elsewhere(
+        "a patron's request to turn cards, granted, read from the pit terminal's "
+        "`PatronRequest` events (schema id 6) of the day: the pattern stage runs "
+        "`pipeline.patterns.requests`; the replay has nothing to do with a request",
+        "test_requests",
+    ),
     "NJ-PATTERN-DEALER-PATRON": Elsewhere(
         "a pattern across days of payout and vigorish errors, not one replay: the pattern "
         "stage runs `pipeline.patterns.pairs` on the window's settlements and vigorish",

@@ -3,6 +3,7 @@ dealers behave as their manifest lines say, and the manifest says how each is fo
 
 from __future__ import annotations
 
+import random
 from datetime import date, timedelta
 
 from pipeline.events.model import TableEvent
@@ -10,7 +11,9 @@ from pipeline.rules.codes import RULE_CODES
 from pipeline.simulate.faults import FaultKind
 from pipeline.simulate.patrons import INFORMED_ROUNDS, INFORMED_STAKE_UNITS
 from pipeline.simulate.run import simulate
+from pipeline.simulate.stream import TableStream
 from pipeline.simulate.table import (
+    CARD_TURN_REQUEST,
     DEALER_PATRON_CODE,
     INFORMED_BETTING_CODE,
     collusive_overpayment,
@@ -96,3 +99,52 @@ def test_an_overpayment_is_slight() -> None:
         500,
         5_000,
     ]
+
+
+def test_an_edge_sorter_has_the_cards_turned_as_the_patron_sits_down_every_day() -> None:
+    """The ``edge_sorter`` prepares its preview: as the patron sits down each day the pit
+    records a granted request to turn cards (PatronRequest TURN_CARDS, at the moment of the
+    PatronSeated, N.J.A.C. 19:47-3.6(a)), an event id of its own each day; no other table
+    records a request, and the manifest line says so."""
+    days = [
+        simulate(4, 2, seed=11, rates={FaultKind.EDGE_SORTER: 0.5}, gaming_date=DAY + timedelta(d))
+        for d in range(2)
+    ]
+    ids = []
+    for day in days:
+        lines = [f for f in day.faults if f.kind == FaultKind.EDGE_SORTER.value]
+        assert lines and all("TURN_CARDS" in f.detail for f in lines)
+        cheats = {f.table_id: f.patron_id for f in lines}
+        for table_id, events in day.events_by_table.items():
+            requests = _of(events, "PatronRequest")
+            if table_id not in cheats:
+                assert requests == []
+                continue
+            (asked,) = requests
+            seated = events[events.index(asked) - 1]
+            assert seated.payload_type == "PatronSeated"
+            assert seated.get("patron_id") == asked.get("patron_id") == cheats[table_id]
+            assert (asked.get("seat"), asked.occurred_at) == (
+                seated.get("seat"),
+                seated.occurred_at,
+            )
+            assert (asked.get("request"), asked.get("granted")) == ("TURN_CARDS", True)
+            assert asked.get("detail") == CARD_TURN_REQUEST and asked.get("round_id") is None
+            ids.append(asked.event_id)
+    assert ids and len(set(ids)) == len(ids)
+
+
+def test_an_event_from_a_faults_own_stream_leaves_the_tables_stream_as_it_was() -> None:
+    """The emulator's determinism: an event added from a fault kind's own stream takes the
+    moment of the event before it and draws nothing from the table's stream, so every later
+    decision and moment of the day is the one it would have been without it."""
+    with_it, without = (TableStream("T01", random.Random(7), 0) for _ in range(2))
+    for stream in (with_it, without):
+        stream.emit("T01-pit", "PatronSeated", seat=1, patron_id="PAT-1", patron_name="A")
+    with_it.emit_with(random.Random(99), "T01-pit", "TableClosed", reason="added")
+    assert with_it.events[-1].occurred_at == with_it.events[-2].occurred_at
+    assert with_it.rng.getstate() == without.rng.getstate()
+    assert with_it.clock_micros == without.clock_micros
+    later = [s.emit("T01-shoe", "TableClosed", reason="next") for s in (with_it, without)]
+    assert later[0] == later[1]
+    assert with_it.events[-1].occurred_at == without.events[-1].occurred_at
