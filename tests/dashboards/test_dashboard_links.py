@@ -178,3 +178,23 @@ def test_the_dealer_report_shows_the_dealers_day(ledger: Path) -> None:
     labels = [label for label, _ in page_links(at)]
     assert any(label.startswith("Exception queue of dealer") for label in labels)
     assert "patron" not in at.query_params, "a dealer link stays a dealer link"
+
+
+def test_the_table_board_keeps_its_filters_in_the_url_and_links_each_table(
+    ledger: Path,
+) -> None:
+    """A pit chosen on the board goes into the URL, a link carrying it opens the board so
+    filtered, and every table listed links to its exceptions (N.J.A.C. 19:47-2.14's table)."""
+    at = opened("table_board", day=DAY.isoformat())
+    pit = str(at.multiselect(key="board_pit").options[0])
+    at.multiselect(key="board_pit").set_value([pit]).run()
+    assert at.query_params["pit"] == pit
+    again = opened("table_board", pit=pit, day=DAY.isoformat())
+    assert again.multiselect(key="board_pit").value == [pit]
+    (tables,) = one(
+        ledger,
+        "SELECT list(DISTINCT table_id ORDER BY table_id) FROM table_day_summary "
+        f"WHERE gaming_date = DATE '{DAY.isoformat()}' AND pit = '{pit}'",
+    )
+    linked = [p["table"][0] for label, p in page_links(again) if label.startswith("Table ")]
+    assert sorted(linked) == list(tables)
