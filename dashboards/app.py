@@ -16,6 +16,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only dashboards/ on the pa
 
 import streamlit as st  # noqa: E402
 
+from dashboards import links  # noqa: E402
 from dashboards.ui import sidebar  # noqa: E402
 from pipeline.config.dashboard_links import QUEUE_PATH  # noqa: E402
 
@@ -45,8 +46,9 @@ QUEUE = ("exception_queue", "Exception queue")
 navigation = st.navigation(
     {
         "Surveillance": [
-            page(*QUEUE, "queue-at-root", ":material/report:", at_root=True),
+            # /exceptions first: a link to the queue's script names the first page running it
             page(*QUEUE, QUEUE_PATH, ":material/report:"),
+            page(*QUEUE, "queue-at-root", ":material/report:", at_root=True),
             page("table_board", "Table board", "tables", ":material/table_restaurant:"),
             page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
             page("roads", "Roads", "roads", ":material/grid_on:"),
@@ -64,5 +66,9 @@ navigation = st.navigation(
         ],
     }
 )
+links.note_arrival()
 sidebar()
-navigation.run()
+try:
+    navigation.run()
+finally:  # st.stop() and st.rerun() end a run by raising
+    links.note_departure()

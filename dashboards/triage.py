@@ -34,12 +34,20 @@ HOLDER_CHOICES = (ANYONE, MINE, UNASSIGNED)
 holds (``?held=mine``)."""
 
 
-def from_url(key: str, options: Sequence[str]) -> None:
+def from_url(key: str, options: Sequence[str]) -> list[str]:
     """Before the filter widget ``key`` is made: on the page's first run, take its values
-    from the URL (those among ``options``; a link must not smuggle in others)."""
+    from the URL (those among ``options``; a link must not smuggle in others). Returns the
+    values the link carried that are not among ``options``, for the page to name."""
     param = URL_FILTERS[key]
     if key not in st.session_state and param in st.query_params:
-        st.session_state[key] = [v for v in st.query_params.get_all(param) if v in options]
+        wanted = st.query_params.get_all(param)
+        st.session_state[key] = [v for v in wanted if v in options]
+        return [v for v in wanted if v not in options]
+    return []
+
+
+URL_KEYS = (*URL_FILTERS, HOLDER_KEY, "f_time", "inspect", "_stale_link")
+"""The queue's state that a link, Back or Forward sets (:func:`dashboards.links.from_url`)."""
 
 
 def holder_from_url() -> None:
@@ -66,18 +74,22 @@ def default(key: str, values: list[str]) -> list[str] | None:
 
 
 def to_url(defaults: dict[str, list[str]]) -> None:
-    """Write the filters that differ from their defaults into the URL, drop the others."""
+    """Write the filters that differ from their defaults into the URL, drop the others;
+    the URL is written only where it changes (each write is an entry in the browser's
+    history, and one written as a link is followed lands on the page being left)."""
     for key, param in URL_FILTERS.items():
         chosen = list(st.session_state.get(key) or [])
         if chosen != defaults.get(key, []):
-            st.query_params[param] = chosen
-        else:
-            st.query_params.pop(param, None)
+            if st.query_params.get_all(param) != chosen:
+                st.query_params[param] = chosen
+        elif param in st.query_params:
+            del st.query_params[param]
     holder = st.session_state.get(HOLDER_KEY, ANYONE)
     if holder != ANYONE:
-        st.query_params[HOLDER_PARAM] = holder
-    else:
-        st.query_params.pop(HOLDER_PARAM, None)
+        if st.query_params.get(HOLDER_PARAM) != holder:
+            st.query_params[HOLDER_PARAM] = holder
+    elif HOLDER_PARAM in st.query_params:
+        del st.query_params[HOLDER_PARAM]
 
 
 GRID_KEY = "queue"

@@ -36,7 +36,7 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 import streamlit as st
 
-from dashboards import alarms, live, triage
+from dashboards import alarms, links, live, triage
 from dashboards import queries as q
 from dashboards.source import (
     LedgerUnavailable,
@@ -50,7 +50,6 @@ from dashboards.source import (
 )
 from pipeline.bundle.acks import ACKNOWLEDGE, ASSIGN, ESCALATE, AckJournal, JournalError
 from pipeline.config.catalog import gaming_day_of
-from pipeline.config.dashboard_links import DAY_PARAM
 from pipeline.config.installation import InstallationError
 from pipeline.config.roles import (
     Action,
@@ -182,11 +181,18 @@ def sidebar() -> Context:
             st.warning(f"Showing the last snapshot: {snap.busy}")
         day: date | None = None
         if days:
-            wanted = st.query_params.get(DAY_PARAM)
-            index = next((i for i, d in enumerate(days) if d.isoformat() == wanted), 0)
+            links.from_url(["gaming_day"])
+            wanted = st.query_params.get(links.DAY_PARAM)
+            index = next((i for i, d in enumerate(days) if d.isoformat() == wanted), None)
+            if wanted and index is None:
+                st.warning(
+                    f"The link's gaming day {markdown_text(wanted)} is not in the ledger: "
+                    f"showing {days[0].isoformat()}. Choose another day below."
+                )
             day = st.selectbox(
-                "Gaming day", days, index=index, key="gaming_day", format_func=date.isoformat
+                "Gaming day", days, index=index or 0, key="gaming_day", format_func=date.isoformat
             )
+            links.keep({links.DAY_PARAM: day.isoformat()}, {links.DAY_PARAM: days[0].isoformat()})
         else:
             st.info("The ledger has no replayed table-days yet.")
         roles: Roles | None = None

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, feed, live, triage, ui
+from dashboards import charts, feed, links, live, triage, ui
 from dashboards import queries as q
 from pipeline.safe_text import markdown_text, visible
 
@@ -116,11 +116,21 @@ def options(column: str) -> list[str]:
 
 
 STATUS_DEFAULT = ["OPEN", "ESCALATED"]
-for key, column in (("f_table", "table_id"), ("f_pit", "pit"), ("f_code", "code"),
-                    ("f_dealer", "dealer_id")):  # fmt: skip
-    triage.from_url(key, options(column))
-triage.from_url("f_severity", list(q.SEVERITIES))
-triage.from_url("f_status", list(q.STATUSES))
+links.from_url(triage.URL_KEYS)
+unknown = {
+    triage.URL_FILTERS[key]: triage.from_url(key, options(column))
+    for key, column in (("f_table", "table_id"), ("f_pit", "pit"), ("f_code", "code"),
+                        ("f_dealer", "dealer_id"))
+}  # fmt: skip
+unknown["severity"] = triage.from_url("f_severity", list(q.SEVERITIES))
+unknown["status"] = triage.from_url("f_status", list(q.STATUSES))
+for param, values in unknown.items():
+    if values:
+        st.warning(
+            f"The link's {param} {', '.join(markdown_text(v) for v in values)} has no "
+            f"exception on gaming day {day.isoformat()}: that filter is left out.",
+            icon=":material/link_off:",
+        )
 triage.holder_from_url()
 me = ctx.actor.name if ctx.actor is not None else None
 
@@ -293,7 +303,8 @@ if stale is not None and stale[1] == chosen:
     st.warning(stale[0], icon=":material/link_off:")
 else:
     st.session_state.pop("_stale_link", None)
-    st.query_params[triage.EXCEPTION_PARAM] = str(chosen)  # the link shows what is open
+    # the link shows what is open; the first one, opened by itself, stays out of a bare link
+    links.keep({triage.EXCEPTION_PARAM: str(chosen)}, {triage.EXCEPTION_PARAM: ids[0]})
 
 st.subheader(f"{row['severity']} · {row['code']} · {row['status']}")
 history = acks[acks["exception_id"] == str(chosen)].reset_index(drop=True)
@@ -310,27 +321,21 @@ else:
 st.markdown(f"**What happened.** {markdown_text(row['message'])}")
 st.info(f"**{row['section']}** (rule `{row['code']}`): {row['statement']}")
 facts = {
-    "Table": row["table_id"],
     "Pit": row["pit"],
-    "Dealer": row["dealer_id"],
-    "Shoe": row["shoe_id"],
-    "Round": row["round_id"],
     "Seat": row["seat"],
-    "Patron": row["patron_id"],
-    "Form serial": row["serial"],
     "Expected": ui.fmt_money(row["expected_cents"]),
     "Recorded": ui.fmt_money(row["actual_cents"]),
 }
-st.markdown(
-    " · ".join(
-        f"**{k}** {ui.fmt_text(v)}"
-        for k, v in facts.items()
-        if v is not None and not (isinstance(v, float) and pd.isna(v)) and v is not pd.NA
-    )
-)
-if isinstance(row["round_id"], str) and st.button("Reconstruct this round", key="to_round"):
-    st.session_state["selected_round"] = row["round_id"]
-    st.switch_page("views/round_reconstruction.py")
+st.markdown(" · ".join(f"**{k}** {ui.fmt_text(v)}" for k, v in facts.items() if links.has_id(v)))
+ids_of_row = {
+    "table": row["table_id"],
+    "round": row["round_id"],
+    "shoe": row["shoe_id"],
+    "dealer": row["dealer_id"],
+    "patron": row["patron_id"],
+    "serial": None if not links.has_id(row["serial"]) else int(row["serial"]),
+}
+links.show_all(links.of_row(ids_of_row, day, table=row["table_id"]))
 
 st.markdown("**Evidence: the events this exception rests on**")
 with ctx.ledger() as ledger:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboards import links, ui
 from dashboards import queries as q
-from dashboards import ui
-from pipeline.safe_text import visible
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -17,10 +17,42 @@ st.caption(
     "the duplicate sent to accounting (3.3(c)3iii-iv)."
 )
 
+links.from_url(["forms_table"])
 with ctx.ledger() as ledger:
     tables = list(q.table_days(ledger, day)["table_id"])
+    if "forms_table" not in st.session_state:
+        linked_tables = st.query_params.get_all("table")
+        st.session_state["forms_table"] = [t for t in linked_tables if t in tables]
     chosen = st.multiselect("Table", tables, key="forms_table", format_func=visible)
+    links.keep({"table": chosen}, {"table": []})
     register = q.form_register(ledger, day, chosen)
+
+wanted = st.query_params.get(links.KINDS["serial"].param)
+if wanted:
+    serials = register.forms["serial"].astype(str)
+    linked = register.forms[serials == wanted]
+    if linked.empty:
+        st.warning(
+            f"No Form with serial {markdown_text(wanted)} at the tables shown on gaming day "
+            f"{day.isoformat()}: the link may be mistyped or of another day.",
+            icon=":material/link_off:",
+        )
+    else:
+        st.subheader(f"Form {markdown_text(wanted)}")
+        view = ui.dollars(linked)
+        st.dataframe(
+            view, hide_index=True, width="stretch", key="linked_form",
+            column_config=ui.money_config(view),
+        )  # fmt: skip
+        links.show_all(
+            [
+                *links.of_row(
+                    {"table": linked["table_id"].iloc[0], "patron": linked["patron_id"].iloc[0]},
+                    day,
+                ),
+                links.link_to("form_trail", wanted, day),
+            ]
+        )
 
 m = st.columns(5)
 m[0].metric("Series", len(register.series))

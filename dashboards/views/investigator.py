@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import profiles, ui
+from dashboards import links, profiles, ui
+from dashboards import queries as q
 from pipeline.ledger import history
-from pipeline.safe_text import visible
+from pipeline.safe_text import markdown_text, visible
 
 ctx = ui.current()
 st.title("Patrons and dealers")
@@ -23,16 +24,26 @@ with ctx.ledger() as ledger:
     dealer_ids = history.dealers(ledger)
 
 
-def _chosen(key: str, param: str, options: list[str]) -> None:
-    """A choice a link carries, if it is one of the options (never an arbitrary string)."""
-    wanted = st.query_params.get(param)
-    if key not in st.session_state and wanted in options:
+def _chosen(key: str, kind: str, options: list[str]) -> None:
+    """A choice a link carries, if it is one of the options (never an arbitrary string);
+    one that is not is named."""
+    wanted = st.query_params.get(links.KINDS[kind].param)
+    if key in st.session_state or not wanted:
+        return
+    if wanted in options:
         st.session_state[key] = wanted
+    else:
+        st.warning(
+            f"No {kind} {markdown_text(wanted)} in the ledger: the link may be mistyped or from "
+            f"another ledger. Showing {markdown_text(options[0])}; choose another below.",
+            icon=":material/link_off:",
+        )
 
 
-patron_tab, dealer_tab, queue_tab = st.tabs(
-    ["Patron profile", "Dealer report", "Unresolved across days"]
-)
+links.from_url(["inv_patron", "inv_dealer"])
+TABS = ["Patron profile", "Dealer report", "Unresolved across days"]
+linked_dealer = "dealer" in st.query_params and "patron" not in st.query_params
+patron_tab, dealer_tab, queue_tab = st.tabs(TABS, default=TABS[1] if linked_dealer else TABS[0])
 
 with patron_tab:
     if not patron_ids:
@@ -40,6 +51,7 @@ with patron_tab:
     else:
         _chosen("inv_patron", "patron", patron_ids)
         patron = st.selectbox("Patron", patron_ids, key="inv_patron", format_func=visible)
+        links.keep({"patron": patron}, {"patron": patron_ids[0]})
         with ctx.ledger() as ledger:
             days = history.patron_days(ledger, patron)
             forms = history.patron_forms(ledger, patron)
@@ -63,6 +75,7 @@ with dealer_tab:
     else:
         _chosen("inv_dealer", "dealer", dealer_ids)
         dealer = st.selectbox("Dealer", dealer_ids, key="inv_dealer", format_func=visible)
+        links.keep({"dealer": dealer}, {"dealer": dealer_ids[0]})
         with ctx.ledger() as ledger:
             dealt = profiles.dealer_days(ledger, dealer)
             codes = profiles.dealer_codes(ledger, dealer)
@@ -76,6 +89,36 @@ with dealer_tab:
         ui.ledger_table(dealt, "inv_dealer_days")
         st.markdown("**Exceptions by rule code**")
         st.dataframe(codes, hide_index=True, width="stretch", key="inv_dealer_codes")
+        if ctx.day is not None:
+            with ctx.ledger() as ledger:
+                that_day = history.dealer_day(ledger, dealer, ctx.day)
+            st.subheader(f"Gaming day {ctx.day.isoformat()}")
+            if that_day.rounds.empty:
+                st.caption("The dealer dealt no round on this gaming day.")
+            else:
+                tables = list(dict.fromkeys(that_day.rounds["table_id"]))
+                st.caption(
+                    f"{len(that_day.rounds):,} rounds dealt at {len(tables)} table(s), "
+                    f"{len(that_day.exceptions)} exception(s) in them."
+                )
+                links.show_all(
+                    [
+                        *(links.link_to("table", table, ctx.day) for table in tables),
+                        links.link_to("dealer_exceptions", dealer, ctx.day),
+                    ]
+                )
+                rounds = that_day.rounds
+                ui.ledger_table(
+                    rounds.assign(
+                        started=ui.local_times(q.micros_series(rounds["started_at"]))
+                    ).drop(columns=["started_at"]),
+                    "inv_dealer_rounds",
+                    started=st.column_config.DatetimeColumn(
+                        ui.local_label("started"), format="HH:mm:ss"
+                    ),
+                )
+                st.markdown("**Exceptions in the rounds dealt**")
+                ui.ledger_table(that_day.exceptions, "inv_dealer_exceptions")
 
 with queue_tab:
     with ctx.ledger() as ledger:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboards import links, ui
 from dashboards import queries as q
-from dashboards import ui
 from dashboards.roads import (
     DERIVED_ROADS,
     bead_plate,
@@ -34,10 +34,32 @@ with ctx.ledger() as ledger:
     if not tables:
         st.info("No tables on this gaming day.")
         st.stop()
+    links.from_url(["roads_table", "roads_shoe"])
+    wanted_table = st.query_params.get("table")
+    wanted_shoe = st.query_params.get(links.KINDS["shoe"].param)
+    if "roads_table" not in st.session_state and wanted_table:
+        if wanted_table in tables:
+            st.session_state["roads_table"] = wanted_table
+        else:
+            st.warning(
+                f"No table {markdown_text(wanted_table)} on gaming day {day.isoformat()}: "
+                "choose one below.",
+                icon=":material/link_off:",
+            )
     c1, c2 = st.columns(2)
     table_id = c1.selectbox("Table", tables, key="roads_table", format_func=visible)
     shoe_ids = q.shoes(ledger, day, table_id)
+    if "roads_shoe" not in st.session_state and wanted_shoe:
+        if wanted_shoe in shoe_ids:
+            st.session_state["roads_shoe"] = wanted_shoe
+        else:
+            st.warning(
+                f"No shoe {markdown_text(wanted_shoe)} at table {markdown_text(table_id)} on "
+                f"gaming day {day.isoformat()}: choose one below.",
+                icon=":material/link_off:",
+            )
     shoe_id = c2.selectbox("Shoe", shoe_ids, key="roads_shoe", format_func=visible)
+    links.keep({"table": table_id, "shoe": shoe_id}, {"table": tables[0], "shoe": shoe_ids[0]})
     played = q.rounds(ledger, day, table_id, shoe_id)
     with_exceptions = q.rounds_with_exceptions(ledger, day, table_id)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboards import links, ui
 from dashboards import queries as q
-from dashboards import ui
 from dashboards.cards import hands_html
 from dashboards.reconstruct import reconstruct
 from pipeline.rules.codes import RULE_CODES
@@ -22,11 +22,16 @@ ctx = ui.current()
 day = ui.require_day(ctx)
 st.title("Round reconstruction")
 
+CHOICE_KEYS = ("round_id_input", "round_table", "round_shoe", "round_pick")
+START_KEY = "_round_start"
+"""The round the page opened on without a choice: the day's most severe exception's."""
+ROUND_PARAM = links.KINDS["round"].param
+links.from_url(CHOICE_KEYS)
 with ctx.ledger() as ledger:
     tables = list(q.table_days(ledger, day)["table_id"])
-    wanted = st.session_state.pop("selected_round", None)
-    if wanted is None and "round_id_input" not in st.session_state:
-        wanted = st.query_params.get("round")
+    wanted = None
+    if "round_id_input" not in st.session_state:
+        wanted = st.query_params.get(ROUND_PARAM)
     if wanted:
         st.session_state["round_id_input"] = wanted
     elif "round_table" not in st.session_state:
@@ -36,6 +41,7 @@ with ctx.ledger() as ledger:
             st.session_state["round_table"] = start[0]
             st.session_state["round_shoe"] = start[1]
             st.session_state["round_pick"] = start[2]
+            st.session_state[START_KEY] = start[2]
     typed = st.text_input(
         "Round id", key="round_id_input", help="Leave empty to choose by table and shoe."
     )
@@ -66,11 +72,14 @@ with ctx.ledger() as ledger:
     if info is None and round_id and round_id != round_id.strip():
         info = q.round_row(ledger, round_id.strip())
     if info is None:
-        st.info(
-            "Choose a round, or type its id."
-            if not round_id
-            else f"No round {markdown_text(round_id)}."
-        )
+        if round_id:
+            st.warning(
+                f"No round {markdown_text(round_id)} in the ledger: the id may be mistyped or "
+                "from another ledger. Choose a round by table and shoe (empty the Round id).",
+                icon=":material/link_off:",
+            )
+        else:
+            st.info("Choose a round, or type its id.")
         st.stop()
     table_id = str(info["table_id"])
     rid = str(info["round_id"])
@@ -79,6 +88,8 @@ with ctx.ledger() as ledger:
     exceptions = q.round_exceptions(ledger, table_id, rid)
     events = q.round_events(ledger, table_id, rid)
 
+# the round the page starts on by itself stays out of a bare link (a history entry too many)
+links.keep({ROUND_PARAM: rid}, {ROUND_PARAM: st.session_state.get(START_KEY)})
 game = Game(info["game"]) if info.get("game") else Game.PUNTO_BANCO
 rebuilt = reconstruct(
     game,
@@ -97,10 +108,23 @@ m[2].metric("Banker", str(info["banker_points"]))
 m[3].metric("Cards", str(info["total_cards"]))
 m[4].metric("Status", str(info["status"]))
 st.caption(
-    f"Table {ui.fmt_text(table_id)} · {game.value.replace('_', ' ').title()} under rules "
-    f"{ui.fmt_text(info['rules_id'])} · shoe {ui.fmt_text(info['shoe_id'])} · Player "
-    f"{ui.fmt_text(info['player_cards'])} · Banker {ui.fmt_text(info['banker_cards'])} · "
-    f"announced {ui.fmt_text(info.get('announced'))} · dealer {ui.fmt_text(info.get('dealer_id'))}"
+    f"{game.value.replace('_', ' ').title()} under rules {ui.fmt_text(info['rules_id'])} · "
+    f"Player {ui.fmt_text(info['player_cards'])} · Banker {ui.fmt_text(info['banker_cards'])} "
+    f"· announced {ui.fmt_text(info.get('announced'))}"
+)
+played_on = info.get("gaming_date")
+round_day = pd.Timestamp(played_on).date() if links.has_id(played_on) else day
+patrons = [] if settlements.empty else list(dict.fromkeys(settlements["patron_id"].dropna()))
+links.show_all(
+    [
+        *links.of_row(
+            {"table": table_id, "shoe": info["shoe_id"], "dealer": info.get("dealer_id")},
+            round_day,
+            table=table_id,
+        ),
+        *(links.link_to("patron", patron, round_day) for patron in patrons),
+        links.link_to("trail", rid, round_day),
+    ]
 )
 
 st.markdown(
@@ -195,6 +219,10 @@ if exceptions.empty:
     st.caption("None.")
 else:
     st.dataframe(exceptions, hide_index=True, key="round_exceptions")
+    links.show_all(
+        links.link_to("exception", exception_id, round_day)
+        for exception_id in exceptions["exception_id"]
+    )
 
 with st.expander(f"Raw events ({len(events)})"):
     st.dataframe(

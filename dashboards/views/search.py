@@ -6,9 +6,12 @@ from datetime import datetime, timedelta
 
 import streamlit as st
 
+from dashboards import links, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.safe_text import visible
+
+TRAIL_LINKS = 50
+"""Trail links shown per kind: the rounds and Forms beyond are a search away."""
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -18,9 +21,14 @@ st.caption("Every criterion given must match. Patron and dealer match parts of i
 with ctx.ledger() as ledger:
     tables = list(q.table_days(ledger, day)["table_id"])
 
-for key, param in (("s_patron", "patron"), ("s_dealer", "dealer"), ("s_serial", "serial")):
+CRITERIA = {"s_patron": "patron", "s_dealer": "dealer", "s_serial": "serial", "s_table": "table"}
+"""Search box key -> URL parameter: a link can carry a search."""
+links.from_url(CRITERIA)
+for key, param in CRITERIA.items():
     if key not in st.session_state and st.query_params.get(param):
-        st.session_state[key] = st.query_params.get(param)  # a link can carry a search
+        wanted = st.query_params.get(param)
+        if key != "s_table" or wanted in tables:
+            st.session_state[key] = wanted
 c1, c2, c3, c4 = st.columns(4)
 patron = c1.text_input("Patron (id or name)", key="s_patron")
 table_id = c2.selectbox(
@@ -28,6 +36,7 @@ table_id = c2.selectbox(
 )
 dealer = c3.text_input("Dealer", key="s_dealer")
 serial_text = c4.text_input("Form serial", key="s_serial")
+links.keep({param: st.session_state.get(key) or None for key, param in CRITERIA.items()})
 query = q.SearchQuery(patron=patron, table_id=table_id, dealer=dealer)
 if serial_text.strip():
     if serial_text.strip().isdigit():
@@ -73,13 +82,10 @@ ui.ledger_table(found.forms, "s_forms")
 st.subheader(f"Exceptions ({len(found.exceptions)})")
 ui.ledger_table(found.exceptions.drop(columns=["started_at"]), "s_exceptions")
 
-targets = [f"round {r}" for r in found.rounds["round_id"]]
-targets += [f"form {s}" for s in found.forms["serial"]]
-if targets:
-    c1, c2 = st.columns([3, 1])
-    target = c1.selectbox("Follow the trail of", targets, key="s_target", format_func=visible)
-    if c2.button("Open trail", key="s_open"):
-        kind, _, value = target.partition(" ")
-        st.session_state["trail_kind"] = "Round" if kind == "round" else "Form serial"
-        st.session_state["trail_value"] = value
-        st.switch_page("views/trail.py")
+st.markdown("**Follow the trail** of a round or a Form listed above (raw events to exceptions)")
+links.show_all(
+    [
+        *(links.link_to("trail", r, day) for r in found.rounds["round_id"][:TRAIL_LINKS]),
+        *(links.link_to("form_trail", s, day) for s in found.forms["serial"][:TRAIL_LINKS]),
+    ]
+)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboards import links, ui
 from dashboards import slugs as s
-from dashboards import ui
 from pipeline.ledger import round_play
 from pipeline.safe_text import markdown_text, visible
 
@@ -29,8 +29,23 @@ with ctx.ledger() as ledger:
         row.exception_id: f"{row.table_id} {row.shoe_id}: {ui.fmt_money(row.staked_cents)} staked"
         for row in found.itertuples()
     }
+    links.from_url(["slug_pick"])
+    wanted = st.query_params.get(links.KINDS["exception"].param)
+    if "slug_pick" not in st.session_state and wanted:
+        if wanted in labels:
+            st.session_state["slug_pick"] = wanted
+        else:
+            st.warning(
+                f"No false shuffle {markdown_text(wanted)} on gaming day {day.isoformat()}: "
+                "the link may be mistyped or of another day.",
+                icon=":material/link_off:",
+            )
     chosen = st.selectbox(
         "Slug", list(labels), key="slug_pick", format_func=lambda key: visible(labels[key])
+    )
+    links.keep(
+        {links.KINDS["exception"].param: chosen},
+        {links.KINDS["exception"].param: next(iter(labels))},
     )
     row = found[found["exception_id"] == chosen].iloc[0]
     cards = s.slug_cards(ledger, row["shoe_id"], list(row["source_event_ids"]))
@@ -38,6 +53,15 @@ with ctx.ledger() as ledger:
     bets = round_play.settled_bets(ledger, day, row["table_id"], rounds)
 
 st.markdown(markdown_text(row["message"]))
+links.show_all(
+    [
+        *links.of_row(
+            {"table": row["table_id"], "shoe": row["shoe_id"]}, day, table=row["table_id"]
+        ),
+        *(links.link_to("round", round_id, day) for round_id in rounds),
+        links.link_to("exception", row["exception_id"], day),
+    ]
+)
 m = st.columns(4)
 m[0].metric("Cards in the run", len(cards.slug))
 m[1].metric("Rounds dealt from it", len(rounds))

@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from dashboards import floor, live, ui
+from dashboards import floor, links, live, ui
 from dashboards import queries as q
 from pipeline.ledger import day_board
 from pipeline.safe_text import visible
@@ -31,9 +31,16 @@ new_per_table = found[found["exception_id"].isin(new_since.new)]["table_id"].val
 board = board.assign(new_exceptions=[int(new_per_table.get(t, 0)) for t in board["table_id"]])
 
 pits = sorted(str(p) for p in board["pit"].dropna().unique())
-chosen = st.multiselect("Pit", pits, key="board_pit", format_func=visible)
 games = sorted(str(g) for g in board["game"].dropna().unique())
+FILTERS = {"board_pit": ("pit", pits), "board_game": ("game", games)}
+"""Filter widget key -> its URL parameter and the values a link may choose among."""
+links.from_url(FILTERS)
+for key, (param, offered) in FILTERS.items():
+    if key not in st.session_state:
+        st.session_state[key] = [v for v in st.query_params.get_all(param) if v in offered]
+chosen = st.multiselect("Pit", pits, key="board_pit", format_func=visible)
 chosen_games = st.multiselect("Game", games, key="board_game")
+links.keep({"pit": chosen, "game": chosen_games}, {"pit": [], "game": []})
 if chosen:
     board = board[board["pit"].isin(chosen)]
 if chosen_games:
@@ -61,6 +68,7 @@ st.caption(
     + ("now." if now == clock else "to the day's last event (the day is over).")
 )
 st.subheader("Every table")
+links.show_all(links.link_to("table", table_id, day) for table_id in board["table_id"])
 
 view = board.assign(
     shoe=[

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboards import links, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.bundle.export import BundleError, export_bundle, file_sha256
 from pipeline.config.roles import Action
 from pipeline.safe_text import file_stem, markdown_text
@@ -21,6 +21,7 @@ st.caption(
     "exceptions it found → who acknowledged or escalated them."
 )
 
+links.from_url(["trail_kind", "trail_value"])
 if "trail_value" not in st.session_state:
     for param, label in (("round", "Round"), ("serial", "Form serial")):
         if st.query_params.get(param):
@@ -40,6 +41,7 @@ if kind == "Form serial" and not value.isdigit():
     st.stop()
 round_id = value if kind == "Round" else None
 serial = int(value) if kind == "Form serial" else None
+links.keep({"round": round_id, "serial": None if serial is None else str(serial)})
 
 with ctx.ledger() as ledger:
     found = q.trail(ledger, ctx.journal, round_id=round_id, serial=serial)

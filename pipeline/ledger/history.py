@@ -11,8 +11,9 @@ dealer is the one its RoundStarted names, else the table-day's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
@@ -325,8 +326,10 @@ def dealers(ledger: Ledger) -> list[str]:
     return [str(d) for d in df["dealer_id"]]
 
 
-def _dealer_frame(ledger: Ledger, dealer_id: str, select: str) -> pd.DataFrame:
-    params: list[Any] = [dealer_id]
+def _dealer_frame(
+    ledger: Ledger, dealer_id: str, select: str, more: Sequence[Any] = ()
+) -> pd.DataFrame:
+    params: list[Any] = [dealer_id, *more]
     return frame(
         ledger,
         f"WITH {_ROUND_DEALERS}, mine AS (SELECT * FROM dealt WHERE dealer_id = ?) {select}",
@@ -363,3 +366,43 @@ def dealer_codes(ledger: Ledger, dealer_id: str) -> pd.DataFrame:
           ON e.table_id = m.table_id AND e.gaming_date = m.gaming_date AND e.round_id = m.round_id
         GROUP BY e.code, e.severity ORDER BY exceptions DESC, e.code""",
     )
+
+
+@dataclass(frozen=True)
+class DealerDay:
+    """What one dealer dealt on one gaming day."""
+
+    rounds: pd.DataFrame
+    """The rounds dealt, by table and in order, each with its count of exceptions."""
+    exceptions: pd.DataFrame
+    """The exceptions in those rounds, most severe first."""
+
+
+def dealer_day(ledger: Ledger, dealer_id: str, day: date) -> DealerDay:
+    """The rounds a dealer dealt on gaming day ``day`` and the exceptions in them."""
+    rounds = _dealer_frame(
+        ledger,
+        dealer_id,
+        """
+        SELECT m.table_id, r.shoe_id, m.round_id, r.round_number, r.winner, r.status,
+               r.started_at, count(e.exception_id) AS exceptions
+        FROM mine m JOIN rounds r USING (table_id, gaming_date, round_id)
+        LEFT JOIN exceptions e
+          ON e.table_id = m.table_id AND e.gaming_date = m.gaming_date AND e.round_id = m.round_id
+        WHERE m.gaming_date = ?
+        GROUP BY ALL ORDER BY m.table_id, r.started_at, r.round_number""",
+        [day],
+    )
+    found = _dealer_frame(
+        ledger,
+        dealer_id,
+        """
+        SELECT e.exception_id, e.severity, e.code, e.table_id, e.round_id, e.seat,
+               e.patron_id, e.message
+        FROM mine m JOIN exceptions e
+          ON e.table_id = m.table_id AND e.gaming_date = m.gaming_date AND e.round_id = m.round_id
+        WHERE m.gaming_date = ?
+        ORDER BY e.severity_rank DESC, e.table_id, e.round_id, e.code""",
+        [day],
+    )
+    return DealerDay(rounds, found)

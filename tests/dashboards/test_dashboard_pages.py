@@ -347,7 +347,7 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     codes = _frame(at, 4)
     assert codes["exceptions"].sum() == found
 
-    unresolved = _frame(at, 6)
+    unresolved = _frame(at, -1)  # the last tab's list, after the dealer's gaming day
     ((open_count,),) = _query(ledger, "SELECT count(*) FROM exceptions")  # none acknowledged
     assert len(unresolved) == open_count
     assert unresolved["severity"].iloc[0] == "CRITICAL"
@@ -358,6 +358,7 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     fresh.switch_page("views/investigator.py").run()
     _ok(fresh)
     assert fresh.selectbox(key="inv_patron").value != "<script>not-a-patron"
+    assert "No patron \\<script\\>not\\-a\\-patron in the ledger" in fresh.warning[0].value
 
 
 def test_gaming_day_close(ledger: Path) -> None:

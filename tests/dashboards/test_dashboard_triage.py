@@ -65,7 +65,8 @@ def test_a_link_opens_the_view_it_names(ledger: Path) -> None:
     assert at.multiselect(key="f_table").value == [], "a value the page lacks is dropped"
     assert set(rows_of(at)["code"]) == {code}
     assert at.selectbox(key="inspect").value == target
-    assert not at.warning
+    [warning] = [w.value for w in at.warning]
+    assert "table not\\-a\\-table has no exception on gaming day" in warning, "and says so"
 
 
 def test_filters_and_the_open_exception_go_into_the_url(ledger: Path) -> None:

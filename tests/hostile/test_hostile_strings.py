@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import duckdb
 import pandas as pd
@@ -346,6 +347,8 @@ def _page_problems(at: AppTest) -> list[str]:
         for other in at.get(kind):
             text = getattr(other, "value", None) or getattr(other, "label", "")
             problems += _markdown_problems(kind, str(text))
+    for link in at.get("page_link"):  # a label is Markdown; its id goes in the query string
+        problems += _markdown_problems("page link", str(link.proto.label))
     for choice in [*at.selectbox, *at.multiselect]:  # plain text, but bidi would act there
         problems += [f"option {o[:60]!r} hides characters" for o in choice.options if _invisible(o)]
     for table in at.table:  # st.table renders its cells as Markdown
@@ -417,6 +420,35 @@ def test_hostile_rounds_reconstruct_trail_and_bundle_as_text(
         name, _, _ = at.session_state["bundle"]
         assert "/" not in name and name.isascii() and name.isprintable()
         assert len(at.get("download_button")) == 1
+
+
+def test_links_of_hostile_rounds_carry_their_ids_as_data(day: HostileDay, dashboards: Path) -> None:
+    """Every id on a hostile round's page (its table, shoe, dealer, patrons, trail and
+    exceptions) is a link whose label shows the id as text and whose query string gives the
+    page it opens exactly that id (percent-encoded, so no quote, markup or control character
+    reaches the URL as itself)."""
+    with Ledger(dashboards, read_only=True) as ledger:
+        known = {
+            str(v)
+            for column, table in (("table_id", "rounds"), ("shoe_id", "rounds"),
+                                  ("dealer_id", "table_day_summary"), ("patron_id", "wagers"),
+                                  ("exception_id", "exceptions"), ("round_id", "rounds"))
+            for (v,) in ledger.con.execute(f"SELECT DISTINCT {column} FROM {table}").fetchall()
+        }  # fmt: skip
+    attacks = ("](", "<script", "\x1b", "\u202e", "=HYPERLINK", "\n")
+    for chosen in [next(r for r in day.rounds if attack in r) for attack in attacks]:
+        at = AppTest.from_file(str(APP), default_timeout=120)
+        at.run()
+        at.query_params.clear()
+        at.query_params["round"] = chosen
+        at.switch_page("views/round_reconstruction.py").run()
+        assert _page_problems(at) == [], chosen
+        carried = [parse_qs(link.proto.query_string) for link in at.get("page_link")]
+        assert len(carried) >= 4, chosen  # table, shoe, dealer and trail at least
+        for query in carried:
+            ids = [v for param, values in query.items() if param != "day" for v in values]
+            assert ids and set(ids) <= known, (chosen, query)
+        assert {"round": [chosen], "day": [DAY.isoformat()]} in carried  # its trail
 
 
 def test_exceptions_of_hostile_tables_show_as_text(day: HostileDay, dashboards: Path) -> None:

@@ -1,0 +1,162 @@
+"""Links between the pages: every id a page shows (table, round, patron, dealer, shoe, Form
+serial, exception) opens the page that shows it, with the gaming day carried along; and every
+page keeps what it shows in the URL, so Back, Forward and a copied link give the same view.
+
+Ids come from the devices, so a link never builds a URL or markup from one by hand: the id
+goes into the query string through Streamlit's own encoding (``st.page_link``'s
+``query_params``, every character percent-encoded), and into the label through
+:func:`~pipeline.safe_text.markdown_text`. A page takes an id from its URL only among those
+the ledger holds, and says so when it does not hold it.
+
+The URL is the truth of a view whenever it changes from outside the page (a link followed, Back
+or Forward, a link pasted): :func:`note_arrival` sees that at the start of a run, and
+:func:`from_url` then drops the widget values the URL carries, so that the page reads them from
+it again instead of keeping the ones of the view left. A page writes its state with
+:func:`keep`, which leaves the URL alone when nothing changed: every change of the query string
+is an entry in the browser's history, and an entry too many makes Back seem to do nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from pipeline.config.dashboard_links import DAY_PARAM as DAY_PARAM
+from pipeline.config.dashboard_links import EXCEPTION_PARAM
+from pipeline.safe_text import markdown_text
+
+_SEEN_KEY = "_url_seen"
+"""The query string as the last run left it."""
+_NEWS_KEY = "_url_news"
+"""Whether this run's URL came from outside the page (a link, Back or Forward)."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of id and the page that shows one."""
+
+    noun: str
+    """How a person names it, the label's first word."""
+    page: str
+    """The page's script, as ``st.page_link`` takes it."""
+    param: str
+    """The query parameter that carries the id to that page."""
+
+
+KINDS: dict[str, Kind] = {
+    "table": Kind("Table", "views/exception_queue.py", "table"),
+    "round": Kind("Round", "views/round_reconstruction.py", "round"),
+    "patron": Kind("Patron", "views/investigator.py", "patron"),
+    "dealer": Kind("Dealer", "views/investigator.py", "dealer"),
+    "shoe": Kind("Shoe", "views/roads.py", "shoe"),
+    "serial": Kind("Form", "views/forms.py", "serial"),
+    "exception": Kind("Exception", "views/exception_queue.py", EXCEPTION_PARAM),
+    "dealer_exceptions": Kind("Exception queue of dealer", "views/exception_queue.py", "dealer"),
+    "trail": Kind("Trail of round", "views/trail.py", "round"),
+    "form_trail": Kind("Trail of Form", "views/trail.py", "serial"),
+}
+"""What each id opens: a table its exceptions on the queue, a round its reconstruction, a
+patron or a dealer their record, a shoe its roads, a Form serial the Form in the register,
+an exception itself on the queue, a round's trail its raw events and evidence bundle, a
+dealer's exceptions the queue filtered to the dealer."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where one id leads: the page, the query string's parameters (the id as it is, encoded
+    only by Streamlit) and the label (Markdown, the id escaped)."""
+
+    page: str
+    query: dict[str, str]
+    label: str
+
+
+def link_to(kind: str, value: object, day: date | None, **context: object) -> Link:
+    """The link that opens ``value`` (an id of ``kind``, a key of :data:`KINDS`) on its page,
+    on gaming day ``day``; ``context`` adds what the page needs beside the id (a shoe's
+    ``table``)."""
+    target = KINDS[kind]
+    query = {target.param: str(value)}
+    query.update({name: str(v) for name, v in context.items() if v is not None})
+    if day is not None:
+        query[DAY_PARAM] = day.isoformat()
+    return Link(target.page, query, f"{target.noun} {markdown_text(value)}")
+
+
+def show(link: Link) -> None:
+    """Render ``link`` as a page link (the page opens in this tab; Back returns here)."""
+    st.page_link(link.page, label=link.label, query_params=link.query)
+
+
+def show_all(links: Iterable[Link]) -> None:
+    """Several links side by side, wrapping when the line is full."""
+    with st.container(horizontal=True, gap="small"):
+        for link in links:
+            show(link)
+
+
+def of_row(ids: Mapping[str, object], day: date | None, table: object = None) -> list[Link]:
+    """The links of the ids one row names (kind -> id; those it lacks left out); a shoe's
+    link carries its ``table``, which its page needs beside the shoe."""
+    return [
+        link_to(kind, value, day, **({"table": table} if kind == "shoe" else {}))
+        for kind, value in ids.items()
+        if has_id(value)
+    ]
+
+
+def has_id(value: object) -> bool:
+    """Whether a cell holds an id to link (not missing, not NaN)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return False
+    return str(value) != ""
+
+
+def note_arrival() -> None:
+    """At the start of every run (the entry script): whether the URL changed since the last
+    run ended, that is whether a link, Back or Forward brought it (:func:`from_url`)."""
+    now = _query_string()
+    st.session_state[_NEWS_KEY] = st.session_state.get(_SEEN_KEY) != now
+
+
+def note_departure() -> None:
+    """At the end of every run, however it ends: the query string as the page left it."""
+    st.session_state[_SEEN_KEY] = _query_string()
+
+
+def from_url(keys: Iterable[str]) -> bool:
+    """Before a page's widgets: when the URL came from outside the page, forget the values of
+    the widgets ``keys`` so that they are read from it again. Returns whether it did."""
+    news = bool(st.session_state.get(_NEWS_KEY, True))
+    if news:
+        for key in keys:
+            st.session_state.pop(key, None)
+    return news
+
+
+def keep(
+    values: Mapping[str, str | list[str] | None], defaults: Mapping[str, object] | None = None
+) -> None:
+    """Write a page's state into the URL: each parameter of ``values`` set, or removed when
+    ``None``; a value equal to its entry in ``defaults`` is not added to a URL without it (a
+    page opened bare stays bare). The query string is written only when it changes."""
+    for param, value in values.items():
+        if value is None:
+            if param in st.query_params:
+                del st.query_params[param]
+        elif param not in st.query_params and (defaults or {}).get(param, ...) == value:
+            continue
+        elif isinstance(value, list):
+            if st.query_params.get_all(param) != value:
+                st.query_params[param] = value
+        elif st.query_params.get(param) != value or len(st.query_params.get_all(param)) > 1:
+            st.query_params[param] = value
+
+
+def _query_string() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((name, tuple(st.query_params.get_all(name))) for name in st.query_params)
