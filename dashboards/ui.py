@@ -401,6 +401,10 @@ MONEY_WORDS = ("handle", "win", "vig", "paid", "stake", "amount", "comp", "diffe
 """Words that mark a dollar column of a :func:`dollars` frame."""
 
 
+EMPTY_CELL = "—"
+"""What a grid (``st.dataframe``'s ``placeholder``) shows for a missing value: an em dash,
+not Streamlit's default "None", which reads as a device string."""
+
 DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
 
 
@@ -413,6 +417,7 @@ def ledger_table(df: pd.DataFrame, key: str, **column_config: Any) -> None:
         hide_index=True,
         width="stretch",
         key=key,
+        placeholder=EMPTY_CELL,
         column_config={**money_config(view), "gaming_date": DAY_COLUMN, **column_config},
     )
 

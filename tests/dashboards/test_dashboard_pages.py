@@ -77,6 +77,8 @@ def test_exception_queue_filters_change_the_rows(ledger: Path) -> None:
     # times on the casino's clock (the catalog's gaming day), never bare UTC
     assert str(_frame(at)["occurred"].dt.tz) == "America/New_York"
     assert any("America/New_York" in c.value for c in at.sidebar.caption)
+    # an empty cell reads as an em dash, not as Streamlit's default "None"
+    assert at.dataframe[0].proto.placeholder == ui.EMPTY_CELL
     everything = _frame(at)
     total = _query(ledger, "SELECT count(*) FROM exceptions")[0][0]
     assert len(everything) == total  # nothing acknowledged yet: all OPEN
