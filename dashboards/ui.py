@@ -60,8 +60,12 @@ from pipeline.config.roles import (
     authorize,
     load_roles,
 )
+from pipeline.ledger import history
 from pipeline.ledger.store import Ledger
+from pipeline.quality.gate import stored_section
 from pipeline.replay.findings import money
+from pipeline.reports.close import day_report
+from pipeline.reports.revisions import SealedFile, newest_sealed_file
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import csv_cell, markdown_text, visible
 from pipeline.witness.record import NotWitnessedError
@@ -347,6 +351,62 @@ def exception_queue(snap: Snapshot, day: date) -> Queue:
     page adds each exception's status from the journal's acknowledgements. The warm start
     (:mod:`dashboards.warm`) asks first, for the page a fresh server's first visitor opens."""
     return _queue(snap.key, str(snap.path), day)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _people(snapshot_key: str, snapshot_path: str) -> tuple[list[str], list[str]]:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return history.patrons(ledger), history.dealers(ledger)
+
+
+def people(snap: Snapshot) -> tuple[list[str], list[str]]:
+    """Every patron and every dealer the snapshot names, most active first
+    (:func:`pipeline.ledger.history.patrons`, :func:`~pipeline.ledger.history.dealers`),
+    once per snapshot: naming the dealers reads every round's start event. The warm start
+    (:mod:`dashboards.warm`) asks first."""
+    return _people(snap.key, str(snap.path))
+
+
+class CloseFigures(NamedTuple):
+    """What the close page reads from a snapshot for a gaming day."""
+
+    report: dict[str, Any]
+    """The day's report (:func:`pipeline.reports.close.day_report`) with its quality
+    section."""
+    status: dict[str, Any] | None
+    """The day's close status (:func:`dashboards.queries.gaming_day_status`); None: not
+    closed."""
+    previous_chain: str | None
+    by_wager: pd.DataFrame
+    """Win by wager type, recorded against expected (:func:`dashboards.queries.win_by_wager`)."""
+    sealed: dict[str, SealedFile | None]
+    """Per suffix (``.html``, ``.xlsx``), the newest revision's sealed report file, checked
+    against its seal (:func:`pipeline.reports.revisions.newest_sealed_file`)."""
+
+
+SEALED_SUFFIXES = (".html", ".xlsx")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _close_figures(snapshot_key: str, snapshot_path: str, day: date, live: str) -> CloseFigures:
+    with read_copy(Path(snapshot_path)) as ledger:
+        report = day_report(ledger, day)
+        report["quality"] = stored_section(ledger, day)
+        return CloseFigures(
+            report,
+            q.gaming_day_status(ledger, day),
+            q.previous_chain(ledger, day),
+            q.win_by_wager(ledger, day),
+            {s: newest_sealed_file(ledger, Path(live), day, s) for s in SEALED_SUFFIXES},
+        )
+
+
+def close_figures(snap: Snapshot, day: date) -> CloseFigures:
+    """The close page's figures of ``day`` (:class:`CloseFigures`), once per snapshot: the
+    day's report, and the sealed files rendered again from their seal and compared, were
+    most of a first visit to the page. The warm start (:mod:`dashboards.warm`) asks first
+    for the latest day."""
+    return _close_figures(snap.key, str(snap.path), day, str(ledger_path()))
 
 
 def gaming_day() -> GamingDay:

@@ -36,6 +36,7 @@ announced, ledger_notices = queue.announced, queue.notices
 acks = q.with_journal(queue.acks, ctx.journal, list(queue.rows["exception_id"]))
 all_rows = q.with_status(queue.rows, acks)
 new_since = live.NewSince(day, all_rows["exception_id"], announced)
+CHART_KEY = "per_hour_open"
 ANNOUNCED_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id"]
 UNCONFIRMED_COLUMNS = ["new", "severity", "code", "table_id", "round_id", "seat", "serial",
                        "at_stake", "announced", "message", "exception_id"]  # fmt: skip
@@ -232,10 +233,12 @@ st.dataframe(
         ),
     },
 )
-per_hour = charts.exceptions_per_hour(rows, ui.casino_zone())
+# drawn only once opened: a chart's first drawing loads Vega in the browser (0.8 MB of
+# script), which kept a fresh session's first screen waiting for a chart nobody had asked for
+chart_box = st.expander("Exceptions per hour, by severity", key=CHART_KEY, on_change="rerun")
+per_hour = charts.exceptions_per_hour(rows, ui.casino_zone()) if chart_box.open else None
 if per_hour is not None:
-    with st.expander("Exceptions per hour, by severity"):
-        st.altair_chart(per_hour, width="stretch", key="per_hour")
+    chart_box.altair_chart(per_hour, width="stretch", key="per_hour")
 
 if rows.empty:
     st.info("No exception matches these filters.")

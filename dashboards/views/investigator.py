@@ -18,9 +18,7 @@ st.caption(
     "of those rounds. These figures say where to look; they accuse no one."
 )
 
-with ctx.ledger() as ledger:
-    patron_ids = history.patrons(ledger)
-    dealer_ids = history.dealers(ledger)
+patron_ids, dealer_ids = ui.people(ctx.snapshot)
 
 
 def _chosen(key: str, param: str, options: list[str]) -> None:

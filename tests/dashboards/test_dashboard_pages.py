@@ -72,6 +72,9 @@ def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 def test_exception_queue_filters_change_the_rows(ledger: Path) -> None:
     at = _app()
     assert at.title[0].value == "Exception queue"
+    assert not at.get("vega_lite_chart"), "the chart is drawn only once its expander opens"
+    at.session_state["per_hour_open"] = True
+    at.run()
     (per_hour,) = at.get("vega_lite_chart")  # exceptions per hour by severity
     assert "severity" in per_hour.proto.spec and "exceptions" in per_hour.proto.spec
     # times on the casino's clock (the catalog's gaming day), never bare UTC
