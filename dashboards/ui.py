@@ -36,7 +36,7 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 import streamlit as st
 
-from dashboards import alarms, live, triage
+from dashboards import alarms, live, profiles, triage
 from dashboards import queries as q
 from dashboards.source import (
     LedgerUnavailable,
@@ -290,13 +290,19 @@ STATISTICS_PER = ("shoe", "table")
 
 
 @st.cache_data(show_spinner="Computing against the exact odds…", max_entries=8)
+def _moments(snapshot_key: str, snapshot_path: str, day: date) -> pd.DataFrame:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return alarms.round_moments(q.round_results(ledger, day), alarms.rules_catalog())
+
+
+@st.cache_data(show_spinner="Computing against the exact odds…", max_entries=8)
 def _statistics(
     snapshot_key: str, snapshot_path: str, day: date, per: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     catalog = alarms.rules_catalog()
     with read_copy(Path(snapshot_path)) as ledger:
         counts = q.outcome_counts(ledger, day)
-        moments = alarms.round_moments(q.round_results(ledger, day), catalog)
+    moments = _moments(snapshot_key, snapshot_path, day)
     return alarms.outcome_alarms(counts, catalog, per), alarms.hold_alarms(moments, per)
 
 
@@ -304,6 +310,25 @@ def statistics(ctx: Context, day: date, per: str) -> tuple[pd.DataFrame, pd.Data
     """Outcome and hold alarms ``per`` shoe or table; computed once per snapshot."""
     outcomes, hold = _statistics(ctx.snapshot.key, str(ctx.snapshot.path), day, per)
     return outcomes.copy(), hold.copy()
+
+
+def holds_by_table_and_pit(
+    ctx: Context, day: date, pit_of: dict[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The day's hold per table and per pit (``pit_of``: each table's pit) against the exact
+    expectation of the stakes placed and its 95 % interval (:func:`alarms.hold_alarms`),
+    each with ``alarm`` set where it falls outside, from the rounds' moments computed once
+    per snapshot (the statistics page's too)."""
+    moments = _moments(ctx.snapshot.key, str(ctx.snapshot.path), day)
+    per_pit = moments.assign(pit=moments["table_id"].map(pit_of).fillna("(no pit)"))
+    tables, pits = alarms.hold_alarms(moments, "table"), alarms.hold_alarms(per_pit, "pit")
+    for hold in (tables, pits):
+        hold["alarm"] = (
+            hold["outside_95"].astype("boolean").fillna(False).astype(bool)
+            if "outside_95" in hold
+            else False
+        )
+    return tables, pits
 
 
 def precompute_statistics(snap: Snapshot, day: date) -> None:
@@ -365,6 +390,18 @@ def people(snap: Snapshot) -> tuple[list[str], list[str]]:
     once per snapshot: naming the dealers reads every round's start event. The warm start
     (:mod:`dashboards.warm`) asks first."""
     return _people(snap.key, str(snap.path))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _dealer_peers(snapshot_key: str, snapshot_path: str) -> pd.DataFrame:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return profiles.dealer_peers(ledger)
+
+
+def dealer_peers(snap: Snapshot) -> pd.DataFrame:
+    """Every dealer's rate of exceptions per 1,000 rounds dealt
+    (:func:`dashboards.profiles.dealer_peers`), once per snapshot, like :func:`people`."""
+    return _dealer_peers(snap.key, str(snap.path))
 
 
 class CloseFigures(NamedTuple):

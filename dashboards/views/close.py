@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from dashboards import charts, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.reports.close import CloseResult, render_html
 from pipeline.reports.spreadsheet import workbook
 from pipeline.safe_text import markdown_text, visible
@@ -104,6 +104,26 @@ st.dataframe(
     key="tables",
     column_config=ui.money_config(table_view),
 )
+
+st.subheader("Hold against the exact expectation")
+st.caption(
+    "Win over handle of the rounds played (settlements plus vigorish; simulated and "
+    "incomplete rounds left out) against the hold the odds oracle's exact house edge of each "
+    "wager gives for the stakes placed, with its 95 % interval: the grey bar. A dot outside "
+    "it says where to look harder, not that anything is wrong (see Statistical alarms)."
+)
+pit_of = {str(t): str(p) for t, p in zip(tables["table_id"], tables["pit"], strict=True)}
+by_table, by_pit = ui.holds_by_table_and_pit(ctx, day, pit_of)
+if chosen:
+    by_table = by_table[by_table["table_id"].isin(list(tables["table_id"]))]
+    by_pit = by_pit[by_pit["pit"].isin(chosen)]
+h1, h2 = st.columns([1, 2])
+for column, per, hold in ((h1, "pit", by_pit), (h2, "table", by_table)):
+    band = charts.hold_band(charts.alarms_first(hold), per)
+    if band is None:
+        column.caption(f"No {per} has exact odds for its rules.")
+    else:
+        column.altair_chart(band, width="stretch", key=f"close_hold_{per}")
 
 st.subheader("Win by wager type: recorded against expected from the cards")
 wager_view = ui.dollars(by_wager)

@@ -235,10 +235,10 @@ st.dataframe(
 )
 # drawn only once opened: a chart's first drawing loads Vega in the browser (0.8 MB of
 # script), which kept a fresh session's first screen waiting for a chart nobody had asked for
-chart_box = st.expander("Exceptions per hour, by severity", key=CHART_KEY, on_change="rerun")
-per_hour = charts.exceptions_per_hour(rows, ui.casino_zone()) if chart_box.open else None
-if per_hour is not None:
-    chart_box.altair_chart(per_hour, width="stretch", key="per_hour")
+chart_box = st.expander("Exceptions over time, by severity", key=CHART_KEY, on_change="rerun")
+over_time = charts.exceptions_over_time(rows, ui.casino_zone()) if chart_box.open else None
+if over_time is not None:
+    chart_box.altair_chart(over_time.chart, width="stretch", key="per_hour")
 
 if rows.empty:
     st.info("No exception matches these filters.")

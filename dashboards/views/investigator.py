@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import profiles, ui
+from dashboards import charts, profiles, ui
 from pipeline.ledger import history
 from pipeline.safe_text import visible
 
@@ -42,6 +42,7 @@ with patron_tab:
             days = history.patron_days(ledger, patron)
             forms = history.patron_forms(ledger, patron)
             findings = history.patron_exceptions(ledger, patron)
+            played = history.patron_rounds(ledger, patron)
         m = [*st.columns(3), *st.columns(3)]
         m[0].metric("Handle", ui.fmt_money(int(days["handle_cents"].sum())))
         m[1].metric("Net result", ui.fmt_money(int(days["net_cents"].sum())))
@@ -49,6 +50,13 @@ with patron_tab:
         m[3].metric("Gaming days", len(days))
         m[4].metric("Forms", int(days["forms"].sum()))
         m[5].metric("Exceptions", int(days["exceptions"].sum()))
+        play = charts.patron_play(played, ui.casino_zone())
+        if play is not None:
+            st.markdown(
+                f"**Stakes and running result, round by round** (times on the casino's clock, "
+                f"{ui.casino_zone().key}, in each round's tooltip)"
+            )
+            st.altair_chart(play, width="stretch", key="inv_patron_play")
         ui.ledger_table(days, "inv_patron_days")
         st.markdown("**Complimentary Vigorish Forms**")
         ui.ledger_table(forms, "inv_patron_forms")
@@ -71,6 +79,10 @@ with dealer_tab:
         d[1].metric("Rounds dealt", f"{rounds:,}")
         d[2].metric("Exceptions", found)
         d[3].metric("Per 1,000 rounds", f"{1000 * found / rounds:.1f}" if rounds else "-")
+        against = charts.dealer_peers(ui.dealer_peers(ctx.snapshot), dealer)
+        if against is not None:
+            st.markdown("**Exceptions per 1,000 rounds dealt, against every other dealer**")
+            st.altair_chart(against, width="stretch", key="inv_dealer_peers")
         ui.ledger_table(dealt, "inv_dealer_days")
         st.markdown("**Exceptions by rule code**")
         st.dataframe(codes, hide_index=True, width="stretch", key="inv_dealer_codes")
