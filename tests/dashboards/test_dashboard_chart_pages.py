@@ -117,7 +117,7 @@ def test_a_patrons_running_result_ends_at_the_net_result(ledger: tuple[Path, dat
 
 def test_a_dealer_is_drawn_against_every_other_dealer(ledger: tuple[Path, date]) -> None:
     db, _day = ledger
-    at = _page("investigator")
+    at = _page("investigator", inv_tab="Dealer report")
     dealer = str(at.selectbox(key="inv_dealer").value)
     with Ledger(db, read_only=True) as open_ledger:
         dealers = set(history.dealers(open_ledger))

@@ -335,6 +335,11 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     by_day = _frame(at)
     assert list(by_day["rounds"]) and by_day["rounds"].sum() > 0
 
+    assert not at.get("vega_lite_chart")[1:], "only the open tab runs"
+    another = at.selectbox(key="inv_patron").options[1]
+    at.selectbox(key="inv_patron").set_value(another).run()
+    at.session_state["inv_tab"] = "Dealer report"
+    at.run()
     dealer = str(at.selectbox(key="inv_dealer").value)
     ((rounds, found),) = _query(
         ledger,
@@ -349,13 +354,19 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rounds dealt"] == f"{rounds:,}" and int(metrics["Exceptions"]) == found
     assert metrics["Per 1,000 rounds"] == f"{1000 * found / rounds:.1f}"
-    codes = _frame(at, 4)
+    codes = _frame(at, 1)
     assert codes["exceptions"].sum() == found
 
-    unresolved = _frame(at, 6)
+    at.session_state["inv_tab"] = "Unresolved across days"
+    at.run()
+    unresolved = _frame(at, 1)
     ((open_count,),) = _query(ledger, "SELECT count(*) FROM exceptions")  # none acknowledged
     assert len(unresolved) == open_count
     assert unresolved["severity"].iloc[0] == "CRITICAL"
+    at.session_state["inv_tab"] = "Patron profile"
+    at.run()
+    # the patron chosen stays while other tabs ran (not the link's again)
+    assert at.selectbox(key="inv_patron").value == another
 
     fresh = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     fresh.query_params["patron"] = "<script>not-a-patron"  # a link to no such patron
