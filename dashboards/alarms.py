@@ -148,10 +148,15 @@ def round_moments(results: pd.DataFrame, catalog: Mapping[str, TableRules]) -> p
     return out.reset_index()[columns]
 
 
+HOLD_KEYS = {"shoe": ["table_id", "shoe_id"], "table": ["table_id"], "pit": ["pit"]}
+"""The columns a hold is grouped by, per shoe, table or pit."""
+
+
 def hold_alarms(moments: pd.DataFrame, per: str = "table") -> pd.DataFrame:
     """Observed win over handle against the exact expectation and its 95 % interval, from
-    :func:`round_moments`, ``per`` shoe or table."""
-    keys = ["table_id", "shoe_id"] if per == "shoe" else ["table_id"]
+    :func:`round_moments`, ``per`` shoe, table or pit (``moments`` then has a ``pit``
+    column)."""
+    keys = HOLD_KEYS.get(per, ["table_id"])
     if moments.empty:
         return pd.DataFrame(columns=[*keys, "rounds"])
     grouped = moments.groupby(keys, sort=False).agg(

@@ -32,6 +32,15 @@ def dealer_codes(ledger: Ledger, dealer_id: str) -> pd.DataFrame:
     return df.drop(columns=["rounds"])
 
 
+def dealer_peers(ledger: Ledger) -> pd.DataFrame:
+    """Every dealer's rounds dealt, exceptions in them and rate per 1,000 rounds, across every
+    gaming day: the peers one dealer is read against (no rate without a round)."""
+    df = history.dealer_rates(ledger)
+    dealt = df["rounds"] > 0
+    df["per_1000_rounds"] = (1000 * df["exceptions"] / df["rounds"].where(dealt)).round(1)
+    return df
+
+
 def unresolved_across_days(ledger: Ledger, journal: AckJournal) -> pd.DataFrame:
     """Every exception not acknowledged (open or escalated) on any gaming day, most severe
     and oldest first: the investigator's queue across days."""

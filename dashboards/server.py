@@ -28,13 +28,17 @@ APP = Path(__file__).with_name("app.py")
 ROOT = APP.parent.parent
 
 
-def streamlit_command(port: int) -> list[str]:
+def streamlit_command(port: int, script: Path = APP) -> list[str]:
+    """``streamlit run`` of ``script`` on 127.0.0.1:``port``; the dashboards' app through
+    :mod:`dashboards.warm` (its pages' modules imported first), any other script (the
+    page-load benchmark's text-only page) as Streamlit runs it."""
+    launcher = "dashboards.warm" if script == APP else "streamlit"
     return [
         sys.executable,
         "-m",
-        "dashboards.warm",  # streamlit run, with the pages' modules imported first
+        launcher,
         "run",
-        str(APP),
+        str(script),
         "--server.address",
         "127.0.0.1",
         "--server.port",
@@ -105,13 +109,16 @@ def _die_with_parent(parent: int) -> Callable[[], None]:
 
 
 def start_streamlit(
-    port: int, env: dict[str, str], output: IO[bytes] | IO[str] | int | None
+    port: int,
+    env: dict[str, str],
+    output: IO[bytes] | IO[str] | int | None,
+    script: Path = APP,
 ) -> subprocess.Popen[bytes]:
-    """The Streamlit server on 127.0.0.1:``port`` as a child process that dies with the
-    thread that started it (:func:`_die_with_parent`); ``output``: where its log goes
-    (None: this process's)."""
+    """The Streamlit server of ``script`` on 127.0.0.1:``port`` as a child process that dies
+    with the thread that started it (:func:`_die_with_parent`); ``output``: where its log
+    goes (None: this process's)."""
     return subprocess.Popen(
-        streamlit_command(port),
+        streamlit_command(port, script),
         cwd=ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -142,12 +149,16 @@ def running_dashboard(
     acks: Path | None = None,
     feed: KafkaSettings | None = None,
     start_timeout: float = 60.0,
+    script: Path = APP,
 ) -> Iterator[str]:
-    """Serve the dashboards over ``db`` on 127.0.0.1:``port`` (following the exceptions topic
-    of ``feed``, if given); yields the base URL once the server answers its health check, and
-    stops it afterwards."""
+    """Serve the dashboards (or another Streamlit ``script``) over ``db`` on
+    127.0.0.1:``port`` (following the exceptions topic of ``feed``, if given); yields the
+    base URL once the server answers its health check, and stops it afterwards."""
     process = start_streamlit(
-        port, dashboard_env(db, acks, feed), log if log is not None else subprocess.DEVNULL
+        port,
+        dashboard_env(db, acks, feed),
+        log if log is not None else subprocess.DEVNULL,
+        script,
     )
     base = f"http://127.0.0.1:{port}"
     try:

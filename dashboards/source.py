@@ -228,20 +228,50 @@ def _remove_retired() -> None:
         if time.monotonic() - since < RETIRED_SECONDS:
             keep.append((path, since))
             continue
+        _close_idle(path)
         snapshots.remove_copy(path)
     _retired[:] = keep
 
 
 def reader(snap: Snapshot) -> AbstractContextManager[Ledger]:
-    """A read-only :class:`Ledger` on the snapshot, closed afterwards."""
+    """A read-only :class:`Ledger` on the snapshot (:func:`read_copy`)."""
     return read_copy(snap.path)
+
+
+_idle_lock = threading.Lock()
+_idle: dict[Path, list[Ledger]] = {}
+"""Read-only ledgers open on snapshot copies that no page run holds, by copy. Opening one
+(the connection, and its views over the archived days) took 0.1 s of every question block
+of a page run: a first visit to the investigator's page opened three."""
 
 
 @contextmanager
 def read_copy(path: Path) -> Iterator[Ledger]:
-    """A read-only :class:`Ledger` on a snapshot copy given by its path (cache-friendly)."""
+    """A read-only :class:`Ledger` on a snapshot copy given by its path (cache-friendly),
+    lent to this page run alone: one left open by an earlier run when there is one, kept
+    open afterwards while the copy is the current snapshot or a retired one still kept. A
+    block that raises (``st.stop``, ``st.rerun`` or an error) closes it."""
+    with _idle_lock:
+        idle = _idle.get(path)
+        ledger = idle.pop() if idle else None
+    if ledger is None:
+        ledger = _open_copy(path)
     try:
-        ledger = Ledger(path, read_only=True)
+        yield ledger
+    except BaseException:
+        ledger.close()
+        raise
+    with _idle_lock:
+        kept = path in {s.path for s in _snapshots.values()} | {p for p, _ in _retired}
+        if kept:
+            _idle.setdefault(path, []).append(ledger)
+    if not kept:
+        ledger.close()
+
+
+def _open_copy(path: Path) -> Ledger:
+    try:
+        return Ledger(path, read_only=True, lent=True)
     except LedgerError as err:
         raise LedgerUnavailable(str(err)) from err
     except snapshots.ReadError as err:  # a database, not a ledger
@@ -250,7 +280,11 @@ def read_copy(path: Path) -> Iterator[Ledger]:
             "BACCARAT_DB at a ledger baccarat-audit wrote; the pages try again when the "
             "file changes."
         ) from err
-    try:
-        yield ledger
-    finally:
+
+
+def _close_idle(path: Path) -> None:
+    """Close the ledgers left open on a copy about to be removed."""
+    with _idle_lock:
+        idle = _idle.pop(path, [])
+    for ledger in idle:
         ledger.close()

@@ -36,7 +36,7 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 import streamlit as st
 
-from dashboards import alarms, links, live, triage
+from dashboards import alarms, links, live, profiles, triage
 from dashboards import queries as q
 from dashboards.source import (
     LedgerUnavailable,
@@ -60,8 +60,12 @@ from pipeline.config.roles import (
     authorize,
     load_roles,
 )
+from pipeline.ledger import history
 from pipeline.ledger.store import Ledger
+from pipeline.quality.gate import stored_section
 from pipeline.replay.findings import money
+from pipeline.reports.close import day_report
+from pipeline.reports.revisions import SealedFile, newest_sealed_file
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.safe_text import csv_cell, markdown_text, visible
 from pipeline.witness.record import NotWitnessedError
@@ -293,13 +297,19 @@ STATISTICS_PER = ("shoe", "table")
 
 
 @st.cache_data(show_spinner="Computing against the exact odds…", max_entries=8)
+def _moments(snapshot_key: str, snapshot_path: str, day: date) -> pd.DataFrame:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return alarms.round_moments(q.round_results(ledger, day), alarms.rules_catalog())
+
+
+@st.cache_data(show_spinner="Computing against the exact odds…", max_entries=8)
 def _statistics(
     snapshot_key: str, snapshot_path: str, day: date, per: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     catalog = alarms.rules_catalog()
     with read_copy(Path(snapshot_path)) as ledger:
         counts = q.outcome_counts(ledger, day)
-        moments = alarms.round_moments(q.round_results(ledger, day), catalog)
+    moments = _moments(snapshot_key, snapshot_path, day)
     return alarms.outcome_alarms(counts, catalog, per), alarms.hold_alarms(moments, per)
 
 
@@ -307,6 +317,25 @@ def statistics(ctx: Context, day: date, per: str) -> tuple[pd.DataFrame, pd.Data
     """Outcome and hold alarms ``per`` shoe or table; computed once per snapshot."""
     outcomes, hold = _statistics(ctx.snapshot.key, str(ctx.snapshot.path), day, per)
     return outcomes.copy(), hold.copy()
+
+
+def holds_by_table_and_pit(
+    ctx: Context, day: date, pit_of: dict[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The day's hold per table and per pit (``pit_of``: each table's pit) against the exact
+    expectation of the stakes placed and its 95 % interval (:func:`alarms.hold_alarms`),
+    each with ``alarm`` set where it falls outside, from the rounds' moments computed once
+    per snapshot (the statistics page's too)."""
+    moments = _moments(ctx.snapshot.key, str(ctx.snapshot.path), day)
+    per_pit = moments.assign(pit=moments["table_id"].map(pit_of).fillna("(no pit)"))
+    tables, pits = alarms.hold_alarms(moments, "table"), alarms.hold_alarms(per_pit, "pit")
+    for hold in (tables, pits):
+        hold["alarm"] = (
+            hold["outside_95"].astype("boolean").fillna(False).astype(bool)
+            if "outside_95" in hold
+            else False
+        )
+    return tables, pits
 
 
 def precompute_statistics(snap: Snapshot, day: date) -> None:
@@ -354,6 +383,74 @@ def exception_queue(snap: Snapshot, day: date) -> Queue:
     page adds each exception's status from the journal's acknowledgements. The warm start
     (:mod:`dashboards.warm`) asks first, for the page a fresh server's first visitor opens."""
     return _queue(snap.key, str(snap.path), day)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _people(snapshot_key: str, snapshot_path: str) -> tuple[list[str], list[str]]:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return history.patrons(ledger), history.dealers(ledger)
+
+
+def people(snap: Snapshot) -> tuple[list[str], list[str]]:
+    """Every patron and every dealer the snapshot names, most active first
+    (:func:`pipeline.ledger.history.patrons`, :func:`~pipeline.ledger.history.dealers`),
+    once per snapshot: naming the dealers reads every round's start event. The warm start
+    (:mod:`dashboards.warm`) asks first."""
+    return _people(snap.key, str(snap.path))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _dealer_peers(snapshot_key: str, snapshot_path: str) -> pd.DataFrame:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return profiles.dealer_peers(ledger)
+
+
+def dealer_peers(snap: Snapshot) -> pd.DataFrame:
+    """Every dealer's rate of exceptions per 1,000 rounds dealt
+    (:func:`dashboards.profiles.dealer_peers`), once per snapshot, like :func:`people`."""
+    return _dealer_peers(snap.key, str(snap.path))
+
+
+class CloseFigures(NamedTuple):
+    """What the close page reads from a snapshot for a gaming day."""
+
+    report: dict[str, Any]
+    """The day's report (:func:`pipeline.reports.close.day_report`) with its quality
+    section."""
+    status: dict[str, Any] | None
+    """The day's close status (:func:`dashboards.queries.gaming_day_status`); None: not
+    closed."""
+    previous_chain: str | None
+    by_wager: pd.DataFrame
+    """Win by wager type, recorded against expected (:func:`dashboards.queries.win_by_wager`)."""
+    sealed: dict[str, SealedFile | None]
+    """Per suffix (``.html``, ``.xlsx``), the newest revision's sealed report file, checked
+    against its seal (:func:`pipeline.reports.revisions.newest_sealed_file`)."""
+
+
+SEALED_SUFFIXES = (".html", ".xlsx")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _close_figures(snapshot_key: str, snapshot_path: str, day: date, live: str) -> CloseFigures:
+    with read_copy(Path(snapshot_path)) as ledger:
+        report = day_report(ledger, day)
+        report["quality"] = stored_section(ledger, day)
+        return CloseFigures(
+            report,
+            q.gaming_day_status(ledger, day),
+            q.previous_chain(ledger, day),
+            q.win_by_wager(ledger, day),
+            {s: newest_sealed_file(ledger, Path(live), day, s) for s in SEALED_SUFFIXES},
+        )
+
+
+def close_figures(snap: Snapshot, day: date) -> CloseFigures:
+    """The close page's figures of ``day`` (:class:`CloseFigures`), once per snapshot: the
+    day's report, and the sealed files rendered again from their seal and compared, were
+    most of a first visit to the page. The warm start (:mod:`dashboards.warm`) asks first
+    for the latest day."""
+    return _close_figures(snap.key, str(snap.path), day, str(ledger_path()))
 
 
 def gaming_day() -> GamingDay:
@@ -408,6 +505,10 @@ MONEY_WORDS = ("handle", "win", "vig", "paid", "stake", "amount", "comp", "diffe
 """Words that mark a dollar column of a :func:`dollars` frame."""
 
 
+EMPTY_CELL = "—"
+"""What a grid (``st.dataframe``'s ``placeholder``) shows for a missing value: an em dash,
+not Streamlit's default "None", which reads as a device string."""
+
 DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
 
 
@@ -420,6 +521,7 @@ def ledger_table(df: pd.DataFrame, key: str, **column_config: Any) -> None:
         hide_index=True,
         width="stretch",
         key=key,
+        placeholder=EMPTY_CELL,
         column_config={**money_config(view), "gaming_date": DAY_COLUMN, **column_config},
     )
 

@@ -54,22 +54,33 @@ def warm_models() -> int:
 
 def warm_ledger() -> date | None:
     """Take the ledger's read-only snapshot (:func:`dashboards.source.snapshot`), compute the
-    statistical alarms and read the exception queue's rows of the gaming day the sidebar opens
-    on (the latest), so the first visitor waits neither for the file copy (a 24-table day is
-    about 190 MB) nor for the slowest page runs; returns that day. Without a ledger, or with
-    a file DuckDB cannot read as one (None), the server starts all the same and the pages say
-    what is wrong, as before; a ledger changed by the time a page runs is copied and
-    computed again by that page."""
+    statistical alarms and read the exception queue's rows and the close's figures of the
+    gaming day the sidebar opens on (the latest), and the patrons and dealers the
+    investigator chooses from and the dealers' rates, so the first visitor waits neither
+    for the file copy (a 24-table day is about 190 MB) nor for the slowest page runs;
+    returns that day. Without a ledger, or with a file DuckDB cannot read as one (None),
+    the server starts all the same and the pages say what is wrong, as before; a ledger
+    changed by the time a page runs is copied and computed again by that page."""
     from dashboards.source import LedgerUnavailable, snapshot
-    from dashboards.ui import exception_queue, gaming_dates, precompute_statistics
+    from dashboards.ui import (
+        close_figures,
+        dealer_peers,
+        exception_queue,
+        gaming_dates,
+        people,
+        precompute_statistics,
+    )
     from pipeline.ledger.snapshots import ReadError
 
     try:
         snap = snapshot()
         days = gaming_dates(snap)
+        people(snap)
+        dealer_peers(snap)
         if days:
             precompute_statistics(snap, days[0])
             exception_queue(snap, days[0])
+            close_figures(snap, days[0])
     except (LedgerUnavailable, ReadError):
         return None
     return days[0] if days else None
@@ -88,13 +99,13 @@ def warm_first_run() -> None:
     import pandas as pd
     from streamlit import env_util
 
-    from dashboards.charts import exceptions_per_hour
+    from dashboards.charts import exceptions_over_time
 
     env_util.is_repl()
     one = pd.DataFrame({"occurred": [pd.Timestamp(0, tz="UTC")], "severity": ["CRITICAL"]})
-    chart = exceptions_per_hour(one)
-    if chart is not None:
-        chart.to_dict()
+    shown = exceptions_over_time(one)
+    if shown is not None:
+        shown.chart.to_dict()
 
 
 def freeze_warm_objects() -> None:

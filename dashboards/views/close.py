@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
+from dashboards import charts, ui
 from dashboards import queries as q
-from dashboards import ui
-from dashboards.source import ledger_path
-from pipeline.quality.gate import stored_section
-from pipeline.reports.close import CloseResult, day_report, render_html
+from pipeline.reports.close import CloseResult, render_html
 from pipeline.reports.pits import pit_sections, pit_subtotals
-from pipeline.reports.revisions import newest_sealed_file
 from pipeline.reports.spreadsheet import workbook
 from pipeline.safe_text import markdown_text, visible
 
@@ -19,15 +18,10 @@ ctx = ui.current()
 day = ui.require_day(ctx)
 st.title("Gaming-day close")
 
+# the day report a closed day offers is the file its close sealed, checked before serving
+report, status, previous, by_wager, sealed = ui.close_figures(ctx.snapshot, day)
 with ctx.ledger() as ledger:
-    report = day_report(ledger, day)
-    report["quality"] = stored_section(ledger, day)
-    status = q.gaming_day_status(ledger, day)
-    previous = q.previous_chain(ledger, day)
-    by_wager = q.win_by_wager(ledger, day)
     exceptions = q.exceptions(ledger, day, ctx.journal)
-    # the day report a closed day offers is the file its close sealed, checked before serving
-    sealed = {s: newest_sealed_file(ledger, ledger_path(), day, s) for s in (".html", ".xlsx")}
 
 # the last action stands: a critical exception acknowledged, then escalated, blocks again
 still_blocking = exceptions.loc[
@@ -103,6 +97,26 @@ st.dataframe(
     column_config=ui.money_config(table_view),
 )
 
+st.subheader("Hold against the exact expectation")
+st.caption(
+    "Win over handle of the rounds played (settlements plus vigorish; simulated and "
+    "incomplete rounds left out) against the hold the odds oracle's exact house edge of each "
+    "wager gives for the stakes placed, with its 95 % interval: the grey bar. A dot outside "
+    "it says where to look harder, not that anything is wrong (see Statistical alarms)."
+)
+pit_of = {str(t): str(p) for t, p in zip(tables["table_id"], tables["pit"], strict=True)}
+by_table, by_pit = ui.holds_by_table_and_pit(ctx, day, pit_of)
+if chosen:
+    by_table = by_table[by_table["table_id"].isin(list(tables["table_id"]))]
+    by_pit = by_pit[by_pit["pit"].isin(chosen)]
+h1, h2 = st.columns([1, 2])
+for column, per, hold in ((h1, "pit", by_pit), (h2, "table", by_table)):
+    band = charts.hold_band(charts.alarms_first(hold), per)
+    if band is None:
+        column.caption(f"No {per} has exact odds for its rules.")
+    else:
+        column.altair_chart(band, width="stretch", key=f"close_hold_{per}")
+
 st.subheader("Win by wager type: recorded against expected from the cards")
 wager_view = ui.dollars(by_wager)
 st.dataframe(
@@ -138,7 +152,6 @@ result = CloseResult(
     blocking=len(report["blocking_exceptions"]),
     files=[],
 )
-page = render_html(report, result, None)
 draft: str | None = None
 for file in (f for f in sealed.values() if f is not None and f.problem is not None):
     st.error("The sealed day report is not served: " + markdown_text(file.problem))
@@ -148,14 +161,23 @@ if not all(f is not None and f.content is not None for f in sealed.values()):
         f"this gaming day {why}; the figures are the ledger's as of this download, not a "
         "sealed close."
     )
-    page = page.replace(
-        "<body>", f'<body><p style="color:#b00;font-weight:bold">DRAFT: {draft}</p>', 1
-    )
 
 
-def served_report(suffix: str, drawn: bytes | str) -> tuple[bytes | str, str]:
+def draft_page() -> str:
+    """The day report drawn from the ledger now, marked a draft when it is one."""
+    page = render_html(report, result, None)
+    if draft is None:
+        return page
+    marked = f'<body><p style="color:#b00;font-weight:bold">DRAFT: {draft}</p>'
+    return page.replace("<body>", marked, 1)
+
+
+def served_report(
+    suffix: str, drawn: Callable[[], bytes | str]
+) -> tuple[bytes | str | Callable[[], bytes | str], str]:
     """A "Day report" download: the file the close sealed, when it matches its seal, under
-    its own name; else the page drawn from the ledger, named a draft."""
+    its own name; else the page drawn from the ledger, named a draft, drawn only when the
+    button is clicked (an Excel workbook drawn on every run was most of the page's run)."""
     file = sealed[suffix]
     if file is not None and file.content is not None:
         return file.content, file.path.name
@@ -177,7 +199,7 @@ d2.download_button(
     mime="text/csv",
     key="dl_wagers",
 )
-html_file, html_name = served_report(".html", page)
+html_file, html_name = served_report(".html", draft_page)
 d3.download_button(
     "Day report (HTML)",
     html_file,
@@ -185,7 +207,7 @@ d3.download_button(
     mime="text/html",
     key="dl_html",
 )
-xlsx_file, xlsx_name = served_report(".xlsx", workbook(result, draft))
+xlsx_file, xlsx_name = served_report(".xlsx", lambda: workbook(result, draft))
 d4.download_button(
     "Day report (Excel)",
     xlsx_file,

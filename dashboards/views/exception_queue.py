@@ -36,6 +36,7 @@ announced, ledger_notices = queue.announced, queue.notices
 acks = q.with_journal(queue.acks, ctx.journal, list(queue.rows["exception_id"]))
 all_rows = q.with_status(queue.rows, acks)
 new_since = live.NewSince(day, all_rows["exception_id"], announced)
+CHART_KEY = "per_hour_open"
 ANNOUNCED_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id"]
 UNCONFIRMED_COLUMNS = ["new", "severity", "code", "table_id", "round_id", "seat", "serial",
                        "at_stake", "announced", "message", "exception_id"]  # fmt: skip
@@ -81,6 +82,7 @@ def headline(shown: str) -> None:
                 hide_index=True,
                 width="stretch",
                 key="unconfirmed_rows",
+                placeholder=ui.EMPTY_CELL,
                 column_config={
                     "new": st.column_config.CheckboxColumn("new"),
                     "at_stake": st.column_config.NumberColumn("at stake", format="dollar"),
@@ -134,7 +136,9 @@ for param, values in unknown.items():
 triage.holder_from_url()
 me = ctx.actor.name if ctx.actor is not None else None
 
-with st.expander("Filters", expanded=True):
+# collapsed: the rows are what the first screen is for (the "Shown" figure says when a
+# filter, from a link too, hides some)
+with st.expander("Filters"):
     c1, c2, c3 = st.columns(3)
     f = q.ExceptionFilter(
         tables=c1.multiselect("Table", options("table_id"), key="f_table", format_func=visible),
@@ -196,31 +200,13 @@ rows = rows.assign(
     held_by=ui.visible_cells(rows["held_by"]),
 )
 headline(f"{len(rows)} of {len(all_rows)}")
-per_hour = charts.exceptions_per_hour(rows, ui.casino_zone())
-if per_hour is not None:
-    with st.expander("Exceptions per hour, by severity", expanded=True):
-        st.altair_chart(per_hour, width="stretch", key="per_hour")
 
-table = rows[
-    [
-        "new",
-        "severity",
-        "code",
-        "table_id",
-        "pit",
-        "dealer_id",
-        "round_id",
-        "seat",
-        "serial",
-        "at_stake",
-        "occurred",
-        "age",
-        "status",
-        "held_by",
-        "message",
-        "exception_id",
-    ]
-]
+# What a person reads to decide first comes first, so that at 1600 px the explanation, the
+# status and the holder are on screen beside the code; where and when follow, scrolled to.
+QUEUE_COLUMNS = ["new", "severity", "code", "table_id", "status", "held_by", "message",
+                 "at_stake", "occurred", "age", "round_id", "pit", "dealer_id", "seat",
+                 "serial", "exception_id"]  # fmt: skip
+table = rows[QUEUE_COLUMNS]
 table = table.assign(occurred=ui.local_times(table["occurred"]))
 ticked = triage.ticked([str(i) for i in table["exception_id"]])
 st.dataframe(
@@ -230,20 +216,39 @@ st.dataframe(
     key=triage.GRID_KEY,
     on_select="rerun",
     selection_mode="multi-row",
+    placeholder=ui.EMPTY_CELL,
     column_config={
-        "new": st.column_config.CheckboxColumn("new", help="not seen since you last looked"),
+        "new": st.column_config.CheckboxColumn(
+            "new", width=45, help="not seen since you last looked"
+        ),
+        "severity": st.column_config.TextColumn("severity", width=85),
+        "code": st.column_config.TextColumn("code", width=215),
+        "table_id": st.column_config.TextColumn("table", width=60),
+        "status": st.column_config.TextColumn("status", width=105),
+        "held_by": st.column_config.TextColumn(
+            "held by", width=110, help="who the latest assignment names"
+        ),
+        "message": st.column_config.TextColumn(
+            "message",
+            width=400,
+            help="what happened; the whole text is under the exception opened below",
+        ),
         "round_id": st.column_config.TextColumn("round", width="medium"),
         "at_stake": st.column_config.NumberColumn(
             "at stake", format="dollar", help="recorded amount minus the required one"
         ),
         "age": st.column_config.TextColumn("age", help="since the first evidence"),
-        "held_by": st.column_config.TextColumn("held by", help="who the latest assignment names"),
         "occurred": st.column_config.DatetimeColumn(
             ui.local_label("first evidence"), format="HH:mm:ss"
         ),
-        "message": st.column_config.TextColumn("message", width="large"),
     },
 )
+# drawn only once opened: a chart's first drawing loads Vega in the browser (0.8 MB of
+# script), which kept a fresh session's first screen waiting for a chart nobody had asked for
+chart_box = st.expander("Exceptions over time, by severity", key=CHART_KEY, on_change="rerun")
+over_time = charts.exceptions_over_time(rows, ui.casino_zone()) if chart_box.open else None
+if over_time is not None:
+    chart_box.altair_chart(over_time.chart, width="stretch", key="per_hour")
 
 if rows.empty:
     st.info("No exception matches these filters.")
@@ -352,6 +357,7 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     key="evidence",
+    placeholder=ui.EMPTY_CELL,
     column_config={
         "occurred": st.column_config.DatetimeColumn(
             ui.local_label("occurred"), format="HH:mm:ss.SSS"
@@ -369,5 +375,5 @@ if history.empty:
 else:
     # a missing assignee is NaN once the ledger's records and the journal's are merged
     shown = history.assign(assignee=ui.visible_cells(history["assignee"]))
-    st.dataframe(shown, hide_index=True, width="stretch", key="history")
+    st.dataframe(shown, hide_index=True, width="stretch", key="history", placeholder=ui.EMPTY_CELL)
 ui.ack_form(ctx, [(str(chosen), str(row["table_id"]))], on_recorded=triage.forget_choice)

@@ -406,3 +406,40 @@ def dealer_day(ledger: Ledger, dealer_id: str, day: date) -> DealerDay:
         [day],
     )
     return DealerDay(rounds, found)
+
+
+def dealer_rates(ledger: Ledger) -> pd.DataFrame:
+    """Every dealer's rounds dealt and the exceptions in them, across every gaming day: the
+    peers a dealer's rate is read against."""
+    return frame(
+        ledger,
+        f"""
+        WITH {_ROUND_DEALERS}
+        SELECT d.dealer_id, count(DISTINCT d.table_id || '/' || d.round_id) AS rounds,
+               count(e.exception_id) AS exceptions
+        FROM dealt d LEFT JOIN exceptions e
+          ON e.table_id = d.table_id AND e.gaming_date = d.gaming_date AND e.round_id = d.round_id
+        WHERE d.dealer_id IS NOT NULL
+        GROUP BY d.dealer_id ORDER BY d.dealer_id""",
+    )
+
+
+def patron_rounds(ledger: Ledger, patron_id: str) -> pd.DataFrame:
+    """Every round a patron wagered on, every day's, in the order played: its start
+    (``started_at``, microseconds since the epoch, UTC), the stakes and the net result the
+    recorded settlements gave the patron (winnings paid less losing stakes, before
+    vigorish, as :func:`patron_days`)."""
+    return frame(
+        ledger,
+        """
+        SELECT s.gaming_date, s.table_id, s.round_id, min(r.started_at) AS started_at,
+               sum(s.stake_cents)::BIGINT AS stake_cents,
+               sum(CASE s.recorded_result WHEN 'WIN' THEN s.recorded_paid_cents
+                   WHEN 'LOSE' THEN -s.stake_cents ELSE 0 END)::BIGINT AS net_cents
+        FROM settlements s LEFT JOIN rounds r
+          ON r.table_id = s.table_id AND r.gaming_date = s.gaming_date AND r.round_id = s.round_id
+        WHERE s.patron_id = ?
+        GROUP BY s.gaming_date, s.table_id, s.round_id
+        ORDER BY started_at NULLS LAST, s.gaming_date, s.table_id, s.round_id""",
+        [patron_id],
+    )

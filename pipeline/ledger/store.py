@@ -139,8 +139,13 @@ def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResul
 class Ledger:
     """A connection to the ledger file. Writers migrate it; readers open it read-only."""
 
-    def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False, lent: bool = False) -> None:
+        """``lent``: the ledger is lent to one thread at a time (the dashboards keep a few
+        open on each snapshot and lend them to page runs, each on a thread of its own), so
+        every question goes through its own connection (:meth:`cursor`): a cursor per
+        thread would be made, with its views over the archived days, on every run."""
         self.path = Path(path)
+        self._lent = lent
         self._column_names: dict[str, tuple[str, ...]] = {}
         self._cursors: dict[int, tuple[int, duckdb.DuckDBPyConnection]] = {}
         """Each thread's cursor (:meth:`cursor`), with the archived days its views read."""
@@ -200,6 +205,8 @@ class Ledger:
         (:mod:`pipeline.ledger.working_store`). Kept for the thread, its views made again
         only when the archived days changed: making them binds every archived file, so a
         page that asked its questions on new cursors paid that once a question."""
+        if self._lent:
+            return self.con
         thread = threading.get_ident()
         state, cursor = self._cursors.get(thread, (None, None))
         if cursor is None:

@@ -23,7 +23,8 @@ SMOKE_OUTPUT = {
     "bench_replay.py": r"[\d,]+ events: raw decode .* ratio \d+\.\d\d .* -> not saved",
     "bench_live_day.py": r"[\d,]+ events in \d+ batches of 200: kept live .* -> not saved",
     "bench_oracle.py": r"1 decks: fast min .* identical: True",
-    "bench_dashboard.py": r"trail +\d+\.\d+s.*\n\n(NOT )?every page under 2\.0 s; not saved",
+    "bench_dashboard.py": r"trail +\d+\.\d+s.*\nload average \(1 min\): [\d.]+ at the start, "
+    r"[\d.]+ at the end\n\n(NOT )?every page under 2\.0 s; not saved",
     "bench_flows.py": r"overhead per nightly_audit run: median -?\d+\.\d\d s .* not saved",
     "bench_closed_day_load.py": r"[\d,]+ events loaded next to a closed day: .* ratio \d+\.\d\d",
     "bench_close.py": r"1 tables, [\d,]+ events: replay .* close/replay \d+\.\d\d",

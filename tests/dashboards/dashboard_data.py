@@ -45,13 +45,17 @@ SETTLED_WRONGLY = (
 round page marks "NO"."""
 
 
+AUTUMN_DAY = date(2026, 10, 31)
+"""The gaming day of 25 hours: New York's clocks go back at 2 a.m. on 1 November 2026."""
+
+
 @functools.cache
-def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1) -> Path:
+def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1, day: date = DAY) -> Path:
     """A closed gaming day with every kind of fault injected; do not modify it: copy it."""
     out = Path(tempfile.mkdtemp(prefix=f"dash-ledger-{tables}x{hours:g}-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)  # kept for the process only
     argv = ["demo", "--out", str(out), "--tables", str(tables), "--hours", str(hours)]
-    argv += ["--seed", str(seed), "--faults", "all", "--date", DAY.isoformat()]
+    argv += ["--seed", str(seed), "--faults", "all", "--date", day.isoformat()]
     # The same steps without Prefect: these tests are about the dashboards, and a test process
     # that already runs the flows tests' Prefect test server must not also drive the shared
     # local server (tests/flows covers the flows).
@@ -65,13 +69,13 @@ def built_ledger(tables: int = 3, hours: float = 3.0, seed: int = 1) -> Path:
     return db
 
 
-def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0) -> Path:
+def ledger_copy(directory: Path, tables: int = 3, hours: float = 3.0, day: date = DAY) -> Path:
     """A private copy of the emulated ledger in ``directory`` (its journal goes beside it),
     with its anchor file, witnessed in the installation in use (each test has its own copy of
     the installation; the ledger was built in the first test's)."""
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / "ledger.duckdb"
-    built = built_ledger(tables, hours)
+    built = built_ledger(tables, hours, day=day)
     shutil.copyfile(built, target)
     # the sealed days' Iceberg archive, which the seal covers, is the ledger's too
     shutil.copytree(built.parent / "archive", directory / "archive", dirs_exist_ok=True)

@@ -72,11 +72,16 @@ def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 def test_exception_queue_filters_change_the_rows(ledger: Path) -> None:
     at = _app()
     assert at.title[0].value == "Exception queue"
+    assert not at.get("vega_lite_chart"), "the chart is drawn only once its expander opens"
+    at.session_state["per_hour_open"] = True
+    at.run()
     (per_hour,) = at.get("vega_lite_chart")  # exceptions per hour by severity
     assert "severity" in per_hour.proto.spec and "exceptions" in per_hour.proto.spec
     # times on the casino's clock (the catalog's gaming day), never bare UTC
     assert str(_frame(at)["occurred"].dt.tz) == "America/New_York"
     assert any("America/New_York" in c.value for c in at.sidebar.caption)
+    # an empty cell reads as an em dash, not as Streamlit's default "None"
+    assert at.dataframe[0].proto.placeholder == ui.EMPTY_CELL
     everything = _frame(at)
     total = _query(ledger, "SELECT count(*) FROM exceptions")[0][0]
     assert len(everything) == total  # nothing acknowledged yet: all OPEN
@@ -330,6 +335,11 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     by_day = _frame(at)
     assert list(by_day["rounds"]) and by_day["rounds"].sum() > 0
 
+    assert not at.get("vega_lite_chart")[1:], "only the open tab runs"
+    another = at.selectbox(key="inv_patron").options[1]
+    at.selectbox(key="inv_patron").set_value(another).run()
+    at.session_state["inv_tab"] = "Dealer report"
+    at.run()
     dealer = str(at.selectbox(key="inv_dealer").value)
     ((rounds, found),) = _query(
         ledger,
@@ -344,13 +354,19 @@ def test_patron_profile_and_dealer_report(ledger: Path) -> None:
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rounds dealt"] == f"{rounds:,}" and int(metrics["Exceptions"]) == found
     assert metrics["Per 1,000 rounds"] == f"{1000 * found / rounds:.1f}"
-    codes = _frame(at, 4)
+    codes = _frame(at, 1)
     assert codes["exceptions"].sum() == found
 
-    unresolved = _frame(at, -1)  # the last tab's list, after the dealer's gaming day
+    at.session_state["inv_tab"] = "Unresolved across days"
+    at.run()
+    unresolved = _frame(at, 1)
     ((open_count,),) = _query(ledger, "SELECT count(*) FROM exceptions")  # none acknowledged
     assert len(unresolved) == open_count
     assert unresolved["severity"].iloc[0] == "CRITICAL"
+    at.session_state["inv_tab"] = "Patron profile"
+    at.run()
+    # the patron chosen stays while other tabs ran (not the link's again)
+    assert at.selectbox(key="inv_patron").value == another
 
     fresh = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     fresh.query_params["patron"] = "<script>not-a-patron"  # a link to no such patron
