@@ -90,8 +90,10 @@ def test_a_streamed_day_gets_the_patterns_of_the_same_day_replayed_from_files(
         searched = reference.con.execute("SELECT * FROM pattern_runs").fetchall()
         slugs = slug_shoes(reference)
         codes = {row[3] for row in pattern_rows(reference)}
+        # the informed patron is named by the day's test and by the window's evidence
         assert codes & SLUG_CODES and codes - SLUG_CODES == {
             "NJ-PATTERN-INFORMED-BETTING",
+            "NJ-PATTERN-INFORMED-ACCUMULATED",
             "NJ-PATTERN-DEALER-PATRON",
         }, codes
         close(reference, files / "reports")
