@@ -67,6 +67,19 @@ shoes, tables and days, so a table-day's replay, which cannot find them again, k
 pattern stage replaces them for a whole gaming day (:meth:`Ledger.replace_pattern_findings`)."""
 
 
+Fingerprint = tuple[int, int]
+"""Of some deliveries: how many, and the sum of the hashes of their keys
+(:meth:`Ledger.delivery_fingerprints`)."""
+
+_FINGERPRINT_SQL = (
+    "count(*), sum(hash("
+    + ", ".join("{prefix}" + column for column in DELIVERY_KEY_SQL.split(", "))
+    + "))"
+)
+"""A :data:`Fingerprint` as the aggregates of a query of deliveries (``{prefix}``: their
+relation's alias and a dot, or nothing)."""
+
+
 class LedgerError(RuntimeError):
     """The ledger file cannot be used as it is; the message says why and what to do."""
 
@@ -332,28 +345,30 @@ class Ledger:
         self,
         deliveries: Sequence[Delivery],
         gaming_day: GamingDay,
-    ) -> tuple[set[TableDay], int]:
+    ) -> tuple[dict[TableDay, Fingerprint], int]:
         """Store the deliveries the ledger does not hold yet; return the (table_id,
-        gaming_date) pairs they touched and how many were new.
+        gaming_date) pairs they touched, each with the :meth:`delivery_fingerprints` of the
+        deliveries added to it (what its fingerprint grew by), and how many were new.
 
         Call inside :meth:`transaction` to commit them with the rows they produce.
         """
         if not deliveries:
-            return set(), 0
+            return {}, 0
         self.con.register("incoming_deliveries", delivery_table(deliveries, gaming_day))
         try:
             return self._insert_new_deliveries("incoming_deliveries")
         finally:
             self.con.unregister("incoming_deliveries")
 
-    def _insert_new_deliveries(self, relation: str) -> tuple[set[TableDay], int]:
+    def _insert_new_deliveries(self, relation: str) -> tuple[dict[TableDay, Fingerprint], int]:
         """Insert the deliveries of ``relation`` not stored yet (by their key); return the
-        table-days they touched and how many were inserted."""
+        table-days they touched, with the fingerprints of those added to each, and how many
+        were inserted."""
         sources = [
             r[0] for r in self.con.execute(f"SELECT DISTINCT source FROM {relation}").fetchall()
         ]
         if not sources:
-            return set(), 0
+            return {}, 0
         # Constant sources let zone maps skip the stored deliveries of every other source: the
         # ledger grows by a file or a partition's batch at a time. Only the open days' are
         # compared: a delivery for a closed day was held apart before it came here.
@@ -362,13 +377,18 @@ class Ledger:
             f"({', '.join('?' * len(sources))}))"
         )
         new = f"{relation} i ANTI JOIN {stored} d USING ({DELIVERY_KEY_SQL})"
-        touched = self.con.execute(
-            f"SELECT DISTINCT i.table_id, i.gaming_date FROM {new}", sources
+        added = self.con.execute(
+            f"SELECT i.table_id, i.gaming_date, {_FINGERPRINT_SQL.format(prefix='i.')} "
+            f"FROM {new} GROUP BY ALL",
+            sources,
         ).fetchall()
         inserted = self.con.execute(
             f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", sources
         ).fetchone()
-        return {(str(t), d) for t, d in touched}, int(inserted[0]) if inserted else 0
+        return (
+            {(str(t), d): (int(n), int(h)) for t, d, n, h in added},
+            int(inserted[0]) if inserted else 0,
+        )
 
     def new_deliveries_by_day(self, deliveries: pa.Table, days: set[date]) -> dict[date, int]:
         """How many of ``deliveries`` (rows of ``deliveries``, as a worker made them) the
@@ -465,16 +485,17 @@ class Ledger:
             for r in rows
         ]
 
-    def delivery_fingerprints(self, keys: Iterable[TableDay]) -> dict[TableDay, tuple[int, int]]:
+    def delivery_fingerprints(self, keys: Iterable[TableDay]) -> dict[TableDay, Fingerprint]:
         """For each table-day, a fingerprint of which deliveries it holds (how many, and a
-        sum of hashes of their keys): what tells a cache of them it is out of date."""
+        sum of hashes of their keys): what tells a cache of them it is out of date. Adding
+        deliveries adds their fingerprint (:meth:`add_deliveries`)."""
         wanted = set(keys)
         if not wanted:
             return {}
         tables, days = sorted({t for t, _ in wanted}), sorted({d for _, d in wanted})
         # the days too: a table's deliveries of every other day would be hashed for nothing
         rows = self.con.execute(
-            f"SELECT table_id, gaming_date, count(*), sum(hash({DELIVERY_KEY_SQL})) "
+            f"SELECT table_id, gaming_date, {_FINGERPRINT_SQL.format(prefix='')} "
             f"FROM deliveries WHERE table_id IN ({_placeholders(tables)}) "
             f"AND gaming_date IN ({_placeholders(days)}) GROUP BY ALL",
             [*tables, *days],
@@ -1020,7 +1041,8 @@ class Ledger:
                 ).fetchall()
             }
             before = self.table_days_present(keys)
-            touched, new = self._insert_new_deliveries("incoming_deliveries")
+            added, new = self._insert_new_deliveries("incoming_deliveries")
+            touched = set(added)
             if 0 < new < batch.deliveries.num_rows:
                 self._follow_new_positions("incoming_deliveries", touched)
         finally:

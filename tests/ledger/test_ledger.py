@@ -96,6 +96,27 @@ def test_halves_in_either_order_equal_each_other(
         assert snapshot(ab) == snapshot(ba)
 
 
+def test_adding_deliveries_adds_their_fingerprints(
+    tmp_path: Path, day: dict[str, list[TableEvent]]
+) -> None:
+    """A table-day's fingerprint after a batch is the one before it plus what
+    ``add_deliveries`` reports it added (the live consumer's cache takes that instead of
+    reading the day again); deliveries held already add nothing."""
+    first, second = halves(day)
+    with Ledger(tmp_path / "l.duckdb") as ledger:
+        with ledger.transaction():
+            ledger.add_deliveries(first, gaming_day_of())
+        days = ledger.table_days()
+        before = ledger.delivery_fingerprints(days)
+        with ledger.transaction():
+            added, new = ledger.add_deliveries([*first[:10], *second], gaming_day_of())
+        assert new == len(second) == sum(count for count, _ in added.values())
+        assert set(added) == set(days)
+        assert ledger.delivery_fingerprints(days) == {
+            key: (before[key][0] + added[key][0], before[key][1] + added[key][1]) for key in days
+        }
+
+
 def test_halves_equal_the_whole_day_in_everything_but_delivery_order(
     tmp_path: Path, day: dict[str, list[TableEvent]]
 ) -> None:
@@ -284,7 +305,7 @@ def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path)
             ("kafka:table-events:3", 18, "e-1", 18),
         ]
         again = ledger.deliveries_for("T01", date(2026, 11, 24))
-        assert ledger.add_deliveries(again, gaming_day_of()) == (set(), 0)  # the key holds
+        assert ledger.add_deliveries(again, gaming_day_of()) == ({}, 0)  # the key holds
         ledger.con.execute("INSERT INTO input_files VALUES ('T01.avro', 'bb', 11, 3, now())")
         assert ledger.input_files() == {("T01.avro", "aa", 10), ("T01.avro", "bb", 11)}
         assert ledger.con.execute(
