@@ -531,12 +531,14 @@ class Ledger:
         placeholders = ", ".join("?" * len(wanted))
         # a closed day's deliveries never move: only the open days' (in the file) are read
         deliveries = self.stored("deliveries")
-        span = self.con.execute(
+        # fetchall, not fetchone: a result left open refuses the next register() on the
+        # connection (a stream batch's rows, when no statement runs between)
+        ((low, high),) = self.con.execute(
             f"SELECT min(occurred_at), max(occurred_at) FROM {deliveries} "
             f"WHERE table_id IN ({placeholders}) AND occurred_at >= ? AND occurred_at < ?",
             [*wanted, *PLAUSIBLE_TIMES],
-        ).fetchone()
-        if span is None or span[0] is None:
+        ).fetchall()
+        if low is None:
             return changed
         # Day starts are local times: days across a daylight-saving change last 23 or 25
         # hours, so the boundaries are listed, not computed as multiples of 24 hours.
@@ -546,7 +548,7 @@ class Ledger:
         closed = self.closed_days()
         boundaries = [
             b
-            for b in gaming_day.boundaries_micros(int(span[0]) - window, int(span[1]))
+            for b in gaming_day.boundaries_micros(int(low) - window, int(high))
             if not closed & {gaming_day.date_of(b - 1), gaming_day.date_of(b)}
         ]
         if not boundaries:
@@ -653,8 +655,8 @@ class Ledger:
             "AND payload_type IN ('TableOpened', 'TableClosed') "
             "ORDER BY occurred_at DESC, source DESC, position DESC LIMIT 1",
             [table_id, instant],
-        ).fetchone()
-        return bool(row and row[0] == "TableOpened")
+        ).fetchall()  # not fetchone: see realign_boundary_sessions
+        return bool(row and row[0][0] == "TableOpened")
 
     def table_days_present(self, keys: Iterable[tuple[str, date]]) -> set[tuple[str, date]]:
         """Which of these (table_id, gaming_date) pairs already have deliveries."""

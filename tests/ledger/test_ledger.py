@@ -240,6 +240,23 @@ def test_a_session_open_at_the_boundary_keeps_its_last_round(tmp_path: Path) -> 
     assert len(days) == 2 and found, "without the tolerance the last round is split"
 
 
+def test_realigning_leaves_no_result_open_for_the_next_registered_rows(tmp_path: Path) -> None:
+    """The realignment reads the table's state at each boundary; the statement after it in a
+    stream batch may register rows on the connection (a live table-day's withdrawn rows),
+    which the connection refuses while a result is left open. Found by a stream whose
+    batch took a boundary's window and moved nothing."""
+    events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
+    with Ledger(tmp_path / "l.duckdb") as ledger:
+        load_batch(ledger, source_deliveries("T01", events), [], CATALOG)
+        with ledger.transaction():
+            moved = ledger.realign_boundary_sessions(
+                {"T01"}, gaming_day_of(), timedelta(minutes=10)
+            )
+            assert moved == set()  # the window is read, nothing moves again
+            ledger.add_dead_letters([("T01", 0, "CORRUPT_BLOCK", "x", None, None, None)])
+        assert ledger.con.execute("SELECT count(*) FROM dead_letters").fetchall() == [(1,)]
+
+
 def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -> None:
     """The next day's part of a session arriving first, then the earlier part, gives the same
     ledger as the whole day at once."""
