@@ -172,11 +172,11 @@ def load_batch(
             if live is not None:
                 live.check(before)
             seen_before = {key for key, (count, _) in before.items() if count}
-            touched, new = ledger.add_deliveries(deliveries, gaming_day)
+            added, new = ledger.add_deliveries(deliveries, gaming_day)
             realigned = ledger.realign_boundary_sessions(
-                {t for t, _ in touched}, gaming_day, skew_tolerance
+                {t for t, _ in added}, gaming_day, skew_tolerance
             )
-            touched |= realigned
+            touched = set(added) | realigned
             rederive = seen_before | realigned
             report.dead_letters = ledger.add_dead_letters(
                 (d.source, d.position, d.reason, d.detail, d.device_id, d.raw, None) for d in dead
@@ -185,7 +185,13 @@ def load_batch(
             report.redelivered = len(deliveries) - new
             if live is not None:
                 live.forget(realigned)
-                stored = ledger.delivery_fingerprints(touched)
+                # what the batch added to the fingerprints taken before it, unless the
+                # realignment moved deliveries in or out (asked again: that reads the day)
+                grown = {k for k in touched - realigned if k in before}
+                stored = ledger.delivery_fingerprints(touched - grown)
+                stored.update(
+                    (k, (before[k][0] + added[k][0], before[k][1] + added[k][1])) for k in grown
+                )
             live_results: dict[TableDay, ReplayResult] = {}
             for key in sorted(touched, key=lambda td: (td[1], td[0])):
                 if live is not None:

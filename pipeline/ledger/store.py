@@ -67,6 +67,19 @@ shoes, tables and days, so a table-day's replay, which cannot find them again, k
 pattern stage replaces them for a whole gaming day (:meth:`Ledger.replace_pattern_findings`)."""
 
 
+Fingerprint = tuple[int, int]
+"""Of some deliveries: how many, and the sum of the hashes of their keys
+(:meth:`Ledger.delivery_fingerprints`)."""
+
+_FINGERPRINT_SQL = (
+    "count(*), sum(hash("
+    + ", ".join("{prefix}" + column for column in DELIVERY_KEY_SQL.split(", "))
+    + "))"
+)
+"""A :data:`Fingerprint` as the aggregates of a query of deliveries (``{prefix}``: their
+relation's alias and a dot, or nothing)."""
+
+
 class LedgerError(RuntimeError):
     """The ledger file cannot be used as it is; the message says why and what to do."""
 
@@ -339,28 +352,30 @@ class Ledger:
         self,
         deliveries: Sequence[Delivery],
         gaming_day: GamingDay,
-    ) -> tuple[set[TableDay], int]:
+    ) -> tuple[dict[TableDay, Fingerprint], int]:
         """Store the deliveries the ledger does not hold yet; return the (table_id,
-        gaming_date) pairs they touched and how many were new.
+        gaming_date) pairs they touched, each with the :meth:`delivery_fingerprints` of the
+        deliveries added to it (what its fingerprint grew by), and how many were new.
 
         Call inside :meth:`transaction` to commit them with the rows they produce.
         """
         if not deliveries:
-            return set(), 0
+            return {}, 0
         self.con.register("incoming_deliveries", delivery_table(deliveries, gaming_day))
         try:
             return self._insert_new_deliveries("incoming_deliveries")
         finally:
             self.con.unregister("incoming_deliveries")
 
-    def _insert_new_deliveries(self, relation: str) -> tuple[set[TableDay], int]:
+    def _insert_new_deliveries(self, relation: str) -> tuple[dict[TableDay, Fingerprint], int]:
         """Insert the deliveries of ``relation`` not stored yet (by their key); return the
-        table-days they touched and how many were inserted."""
+        table-days they touched, with the fingerprints of those added to each, and how many
+        were inserted."""
         sources = [
             r[0] for r in self.con.execute(f"SELECT DISTINCT source FROM {relation}").fetchall()
         ]
         if not sources:
-            return set(), 0
+            return {}, 0
         # Constant sources let zone maps skip the stored deliveries of every other source: the
         # ledger grows by a file or a partition's batch at a time. Only the open days' are
         # compared: a delivery for a closed day was held apart before it came here.
@@ -369,13 +384,18 @@ class Ledger:
             f"({', '.join('?' * len(sources))}))"
         )
         new = f"{relation} i ANTI JOIN {stored} d USING ({DELIVERY_KEY_SQL})"
-        touched = self.con.execute(
-            f"SELECT DISTINCT i.table_id, i.gaming_date FROM {new}", sources
+        added = self.con.execute(
+            f"SELECT i.table_id, i.gaming_date, {_FINGERPRINT_SQL.format(prefix='i.')} "
+            f"FROM {new} GROUP BY ALL",
+            sources,
         ).fetchall()
         inserted = self.con.execute(
             f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", sources
         ).fetchone()
-        return {(str(t), d) for t, d in touched}, int(inserted[0]) if inserted else 0
+        return (
+            {(str(t), d): (int(n), int(h)) for t, d, n, h in added},
+            int(inserted[0]) if inserted else 0,
+        )
 
     def new_deliveries_by_day(self, deliveries: pa.Table, days: set[date]) -> dict[date, int]:
         """How many of ``deliveries`` (rows of ``deliveries``, as a worker made them) the
@@ -472,16 +492,17 @@ class Ledger:
             for r in rows
         ]
 
-    def delivery_fingerprints(self, keys: Iterable[TableDay]) -> dict[TableDay, tuple[int, int]]:
+    def delivery_fingerprints(self, keys: Iterable[TableDay]) -> dict[TableDay, Fingerprint]:
         """For each table-day, a fingerprint of which deliveries it holds (how many, and a
-        sum of hashes of their keys): what tells a cache of them it is out of date."""
+        sum of hashes of their keys): what tells a cache of them it is out of date. Adding
+        deliveries adds their fingerprint (:meth:`add_deliveries`)."""
         wanted = set(keys)
         if not wanted:
             return {}
         tables, days = sorted({t for t, _ in wanted}), sorted({d for _, d in wanted})
         # the days too: a table's deliveries of every other day would be hashed for nothing
         rows = self.con.execute(
-            f"SELECT table_id, gaming_date, count(*), sum(hash({DELIVERY_KEY_SQL})) "
+            f"SELECT table_id, gaming_date, {_FINGERPRINT_SQL.format(prefix='')} "
             f"FROM deliveries WHERE table_id IN ({_placeholders(tables)}) "
             f"AND gaming_date IN ({_placeholders(days)}) GROUP BY ALL",
             [*tables, *days],
@@ -517,12 +538,14 @@ class Ledger:
         placeholders = ", ".join("?" * len(wanted))
         # a closed day's deliveries never move: only the open days' (in the file) are read
         deliveries = self.stored("deliveries")
-        span = self.con.execute(
+        # fetchall, not fetchone: a result left open refuses the next register() on the
+        # connection (a stream batch's rows, when no statement runs between)
+        ((low, high),) = self.con.execute(
             f"SELECT min(occurred_at), max(occurred_at) FROM {deliveries} "
             f"WHERE table_id IN ({placeholders}) AND occurred_at >= ? AND occurred_at < ?",
             [*wanted, *PLAUSIBLE_TIMES],
-        ).fetchone()
-        if span is None or span[0] is None:
+        ).fetchall()
+        if low is None:
             return changed
         # Day starts are local times: days across a daylight-saving change last 23 or 25
         # hours, so the boundaries are listed, not computed as multiples of 24 hours.
@@ -532,7 +555,7 @@ class Ledger:
         closed = self.closed_days()
         boundaries = [
             b
-            for b in gaming_day.boundaries_micros(int(span[0]) - window, int(span[1]))
+            for b in gaming_day.boundaries_micros(int(low) - window, int(high))
             if not closed & {gaming_day.date_of(b - 1), gaming_day.date_of(b)}
         ]
         if not boundaries:
@@ -586,6 +609,16 @@ class Ledger:
         low, high = PLAUSIBLE_TIMES
         plausible = "p.occurred_at >= ? AND p.occurred_at < ?"
         deliveries = self.stored("deliveries")
+        in_tables = f"table_id IN ({_placeholders(tables)})"
+        # The search of neighbours reads every delivery of the tables (its subqueries are
+        # joined for all of them): asked first whether any is out of range, zone maps on the
+        # time answer without reading the day, and a day without a broken clock pays no more.
+        if not self.con.execute(
+            f"SELECT 1 FROM {deliveries} WHERE {in_tables} "
+            "AND (occurred_at < ? OR occurred_at >= ?) LIMIT 1",
+            [*tables, low, high],
+        ).fetchall():
+            return set()
         rows = self.con.execute(
             f"""
             SELECT d.table_id, d.gaming_date, coalesce(
@@ -599,8 +632,7 @@ class Ledger:
                  WHERE p.table_id = d.table_id AND p.source = d.source AND {plausible})
               ), d.source, d.event_id, d.seq, d.occurrence
             FROM {deliveries} d
-            WHERE d.table_id IN ({", ".join("?" * len(tables))})
-              AND (d.occurred_at < ? OR d.occurred_at >= ?)
+            WHERE d.{in_tables} AND (d.occurred_at < ? OR d.occurred_at >= ?)
             """,
             [low, high, low, high, low, high, *tables, low, high],
         ).fetchall()
@@ -630,8 +662,8 @@ class Ledger:
             "AND payload_type IN ('TableOpened', 'TableClosed') "
             "ORDER BY occurred_at DESC, source DESC, position DESC LIMIT 1",
             [table_id, instant],
-        ).fetchone()
-        return bool(row and row[0] == "TableOpened")
+        ).fetchall()  # not fetchone: see realign_boundary_sessions
+        return bool(row and row[0][0] == "TableOpened")
 
     def table_days_present(self, keys: Iterable[tuple[str, date]]) -> set[tuple[str, date]]:
         """Which of these (table_id, gaming_date) pairs already have deliveries."""
@@ -1018,7 +1050,8 @@ class Ledger:
                 ).fetchall()
             }
             before = self.table_days_present(keys)
-            touched, new = self._insert_new_deliveries("incoming_deliveries")
+            added, new = self._insert_new_deliveries("incoming_deliveries")
+            touched = set(added)
             if 0 < new < batch.deliveries.num_rows:
                 self._follow_new_positions("incoming_deliveries", touched)
         finally:

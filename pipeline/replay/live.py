@@ -7,9 +7,12 @@ so far, and :meth:`LiveReplay.result` gives exactly that. It keeps a
 events, in the sequencer's order, up to the last batch. When the sequencer's order only grew
 at its end and no round changed completeness, the machine applies only the new events.
 Otherwise (an event that belongs before events already applied arrived late, or a gap
-appeared) the machine starts over from the first event. The result comes from a copy of
-the machine, ended as the day would end now; the machine itself stays open for the next
-batch.
+appeared or was filled) the machine goes back to the latest checkpoint still true: a copy
+of itself taken between batches, after events that are still the first ones of the order
+and that hold no event of a round whose completeness changed. From there it applies the
+rest, so a late event costs the events since it, not the day so far; without such a
+checkpoint it starts over from the first event. The result comes from a copy of the
+machine, ended as the day would end now; the machine itself stays open for the next batch.
 
 What the live feed may announce (:attr:`LiveReplay.provisional` holds the rest back):
 
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from pipeline.events.model import TableEvent
 from pipeline.replay.findings import Finding
@@ -41,6 +45,44 @@ from pipeline.replay.machine import TableReplay
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import Sequencer
 from pipeline.rules.config import TableRules
+
+CHECKPOINT_SPACING = 256
+"""Events applied between two checkpoints at least: a live batch of a few events each does
+not copy the machine each time, and the checkpoints kept reach further back."""
+CHECKPOINTS_KEPT = 4
+"""Checkpoints kept per table-day (the newest): a late event goes back at most a few
+batches, and each checkpoint holds the machine's state (its rows shared, not copied)."""
+
+
+@dataclass
+class _Checkpoint:
+    """The machine after applying the first ``applied`` events of the order, with the
+    sequencer's incomplete rounds it applied them under."""
+
+    applied: int
+    incomplete: frozenset[str]
+    machine: TableReplay
+
+    def holds(
+        self, before: list[TableEvent], order: list[TableEvent], incomplete: frozenset[str]
+    ) -> bool:
+        """Whether replaying ``order`` under ``incomplete`` from the first event passes
+        through this state: its events are still the first of ``order`` (``before``: the
+        order it was taken on), and none of them belongs to a round whose completeness
+        changed (a machine asks only whether the round of the event or of the round in
+        play is incomplete)."""
+        applied = self.applied
+        if applied > len(order) or order[:applied] != before[:applied]:
+            return False
+        changed = self.incomplete ^ incomplete
+        return not changed or not any(e.round_id in changed for e in order[:applied])
+
+    def resume(self, incomplete: frozenset[str]) -> TableReplay:
+        """The machine, to apply the events after the checkpoint under ``incomplete``: the
+        rounds it marked incomplete itself stay so."""
+        machine = self.machine
+        machine.incomplete = (machine.incomplete - self.incomplete) | incomplete
+        return machine
 
 
 class LiveReplay:
@@ -51,7 +93,10 @@ class LiveReplay:
         self.catalog = catalog
         self.arrived: list[TableEvent] = []
         self.restarts = 0
-        """How often the machine had to start over (late events, new gaps)."""
+        """How often the machine had to go back (late events, gaps appearing or filled), to a
+        checkpoint or to the first event."""
+        self.reapplied = 0
+        """Events applied again after going back."""
         self.settled: dict[str, int] | None = None
         """After :meth:`result`: how many rows at the start of each of the result's
         :data:`~pipeline.replay.rows.APPENDED_ROWS` lists are the machine's, final until it
@@ -69,9 +114,15 @@ class LiveReplay:
         """Whether the sequencer's order only grew at its end since the machine applied it."""
         self._machine: TableReplay | None = None
         self._applied = 0
+        self._order: list[TableEvent] = []
+        """The order the machine applied (the sequencer's list then: it replaces the list
+        when it reorders, and only extends it otherwise)."""
         self._incomplete: frozenset[str] = frozenset()
-        """The sequencer's incomplete rounds when the machine started (the machine adds
-        rounds of its own, such as one a card could not be attributed to)."""
+        """The sequencer's incomplete rounds the machine applied its events under (the machine
+        adds rounds of its own, such as one a card could not be attributed to)."""
+        self._checkpoints: list[_Checkpoint] = []
+        """Copies of the machine between batches, oldest first, each taken on the order the
+        newer ones and the machine went on with."""
 
     def add(self, events: Iterable[TableEvent]) -> None:
         """Events delivered after every event added before."""
@@ -89,18 +140,27 @@ class LiveReplay:
         if not self._opened:
             return TableReplay(self.table_id, self.catalog).withheld(self.arrived)
         sequenced = self._sequencer.sequenced()
+        order, incomplete = sequenced.events, frozenset(sequenced.incomplete_rounds)
         machine, applied = self._machine, self._applied
-        if machine is None or not self._in_place or self._incomplete != sequenced.incomplete_rounds:
-            self.restarts += machine is not None
-            machine = TableReplay(self.table_id, self.catalog)
-            machine.incomplete = set(sequenced.incomplete_rounds)
-            self._incomplete = frozenset(sequenced.incomplete_rounds)
-            applied = 0
+        if machine is None:
+            self._checkpoints.clear()
+            machine, applied = self._new_machine(incomplete), 0
+        elif not self._in_place or self._incomplete != incomplete:
+            self.restarts += 1
+            machine, back_to = self._go_back(order, incomplete)
+            self.reapplied += applied - back_to
+            applied = back_to
+        elif applied - (self._checkpoints[-1].applied if self._checkpoints else 0) >= (
+            CHECKPOINT_SPACING
+        ):
+            self._checkpoints.append(_Checkpoint(applied, incomplete, _copy(machine)))
+            del self._checkpoints[:-CHECKPOINTS_KEPT]
         self._machine = None  # until it has applied the whole batch (it may raise)
-        machine.feed(sequenced.events[applied:])
-        self._machine, self._applied, self._in_place = machine, len(sequenced.events), True
+        machine.feed(order[applied:])
+        self._machine, self._applied, self._in_place = machine, len(order), True
+        self._order, self._incomplete = order, incomplete
         self.settled = {name: len(getattr(machine.result, name)) for name in APPENDED_ROWS}
-        ending = _copy_to_end(machine)
+        ending = _copy(machine)
         final = len(ending.result.findings)
         result = ending.finish(sequenced)  # the sequencer's findings go first
         day_end = result.findings[len(sequenced.findings) + final :]
@@ -109,6 +169,23 @@ class LiveReplay:
         else:
             self.provisional = tuple(f for f in day_end if _awaits_a_copy(f, ending.forms))
         return result
+
+    def _new_machine(self, incomplete: frozenset[str]) -> TableReplay:
+        machine = TableReplay(self.table_id, self.catalog)
+        machine.incomplete = set(incomplete)
+        return machine
+
+    def _go_back(
+        self, order: list[TableEvent], incomplete: frozenset[str]
+    ) -> tuple[TableReplay, int]:
+        """The machine to apply ``order`` under ``incomplete`` with, and how many of its
+        first events it has applied: the newest checkpoint that still holds (the newer ones
+        never will again), else a new machine."""
+        while self._checkpoints:
+            point = self._checkpoints.pop()
+            if point.holds(self._order, order, incomplete):
+                return point.resume(incomplete), point.applied
+        return self._new_machine(incomplete), 0
 
 
 def _awaits_a_copy(finding: Finding, forms: FormControl) -> bool:
@@ -123,10 +200,11 @@ def _awaits_a_copy(finding: Finding, forms: FormControl) -> bool:
     return not all(finding.serial in arrived for arrived in serials)
 
 
-def _copy_to_end(machine: TableReplay) -> TableReplay:
-    """A copy of ``machine`` to end the day on. The rows and findings written so far are
-    final, so the copy gets new lists holding the same rows rather than copies of each row
-    (which is what keeps a batch's cost near its own size)."""
+def _copy(machine: TableReplay) -> TableReplay:
+    """A copy of ``machine``, to end the day on or to keep as a checkpoint. The rows and
+    findings written so far are final, so the copy gets new lists holding the same rows
+    rather than copies of each row (which is what keeps a batch's cost near its own
+    size)."""
     done = machine.result
     memo: dict[int, object] = {id(machine.catalog): machine.catalog}
     for rows in [*(getattr(done, name) for name in APPENDED_ROWS), done.findings]:

@@ -96,6 +96,27 @@ def test_halves_in_either_order_equal_each_other(
         assert snapshot(ab) == snapshot(ba)
 
 
+def test_adding_deliveries_adds_their_fingerprints(
+    tmp_path: Path, day: dict[str, list[TableEvent]]
+) -> None:
+    """A table-day's fingerprint after a batch is the one before it plus what
+    ``add_deliveries`` reports it added (the live consumer's cache takes that instead of
+    reading the day again); deliveries held already add nothing."""
+    first, second = halves(day)
+    with Ledger(tmp_path / "l.duckdb") as ledger:
+        with ledger.transaction():
+            ledger.add_deliveries(first, gaming_day_of())
+        days = ledger.table_days()
+        before = ledger.delivery_fingerprints(days)
+        with ledger.transaction():
+            added, new = ledger.add_deliveries([*first[:10], *second], gaming_day_of())
+        assert new == len(second) == sum(count for count, _ in added.values())
+        assert set(added) == set(days)
+        assert ledger.delivery_fingerprints(days) == {
+            key: (before[key][0] + added[key][0], before[key][1] + added[key][1]) for key in days
+        }
+
+
 def test_halves_equal_the_whole_day_in_everything_but_delivery_order(
     tmp_path: Path, day: dict[str, list[TableEvent]]
 ) -> None:
@@ -219,6 +240,23 @@ def test_a_session_open_at_the_boundary_keeps_its_last_round(tmp_path: Path) -> 
     assert len(days) == 2 and found, "without the tolerance the last round is split"
 
 
+def test_realigning_leaves_no_result_open_for_the_next_registered_rows(tmp_path: Path) -> None:
+    """The realignment reads the table's state at each boundary; the statement after it in a
+    stream batch may register rows on the connection (a live table-day's withdrawn rows),
+    which the connection refuses while a result is left open. Found by a stream whose
+    batch took a boundary's window and moved nothing."""
+    events = across_the_boundary(clean_day()[0].events, round_starts_before=3_000_000)
+    with Ledger(tmp_path / "l.duckdb") as ledger:
+        load_batch(ledger, source_deliveries("T01", events), [], CATALOG)
+        with ledger.transaction():
+            moved = ledger.realign_boundary_sessions(
+                {"T01"}, gaming_day_of(), timedelta(minutes=10)
+            )
+            assert moved == set()  # the window is read, nothing moves again
+            ledger.add_dead_letters([("T01", 0, "CORRUPT_BLOCK", "x", None, None, None)])
+        assert ledger.con.execute("SELECT count(*) FROM dead_letters").fetchall() == [(1,)]
+
+
 def test_boundary_assignment_does_not_depend_on_delivery_order(tmp_path: Path) -> None:
     """The next day's part of a session arriving first, then the earlier part, gives the same
     ledger as the whole day at once."""
@@ -284,7 +322,7 @@ def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path)
             ("kafka:table-events:3", 18, "e-1", 18),
         ]
         again = ledger.deliveries_for("T01", date(2026, 11, 24))
-        assert ledger.add_deliveries(again, gaming_day_of()) == (set(), 0)  # the key holds
+        assert ledger.add_deliveries(again, gaming_day_of()) == ({}, 0)  # the key holds
         ledger.con.execute("INSERT INTO input_files VALUES ('T01.avro', 'bb', 11, 3, now())")
         assert ledger.input_files() == {("T01.avro", "aa", 10), ("T01.avro", "bb", 11)}
         assert ledger.con.execute(

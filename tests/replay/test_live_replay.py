@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events.model import TableEvent
-from pipeline.replay.live import LiveReplay
+from pipeline.replay.live import CHECKPOINT_SPACING, LiveReplay
 from pipeline.replay.machine import UnknownRulesError, replay_table
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -89,6 +89,53 @@ def test_an_event_arriving_late_starts_the_machine_over() -> None:
     assert live.restarts == 1
     assert result == replay_table("T02", [*events, late], CATALOG)
     assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
+
+
+@pytest.mark.rule("NJ-DATA-REORDERED", "NJ-DATA-GAP")
+def test_a_late_event_goes_back_to_a_checkpoint_not_to_the_first_event() -> None:
+    """N.J.A.C. 19:47-3.7-3.10: an event of late in the day held back for a few batches opens
+    a gap (NJ-DATA-GAP), then arrives out of order and fills it (NJ-DATA-REORDERED): the
+    machine goes back to a checkpoint before it, applies the events since again, and gives
+    what replaying the whole day gives; it never replays the day's earlier events."""
+    events = delivered("none", "T01")
+    late = events.pop(len(events) - 400)
+    live = LiveReplay("T01", CATALOG)
+    batches_of_100 = batches(events, list(range(100, len(events), 100)))
+    so_far: list[TableEvent] = []
+    gaps: set[str] = set()
+    for number, batch in enumerate(batches_of_100, start=1):
+        so_far += batch
+        live.add(batch)
+        gaps |= {f.code for f in live.result().findings if f.code == "NJ-DATA-GAP"}
+        if number == len(batches_of_100) - 2:
+            so_far.append(late)
+            live.add([late])
+            live.result()
+    assert live.restarts == 2
+    assert 0 < live.reapplied < 2 * (CHECKPOINT_SPACING + 400)
+    result = live.result()
+    assert result == replay_table("T01", so_far, CATALOG)
+    assert gaps == {"NJ-DATA-GAP"}
+    assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
+
+
+@pytest.mark.rule("NJ-DATA-GAP", "NJ-DATA-DUPLICATE", "NJ-DATA-REORDERED")
+def test_small_batches_of_a_faulty_day_going_back_to_checkpoints() -> None:
+    """N.J.A.C. 19:47-3.7-3.10: days with every fault (gaps, duplicates, late events) in
+    batches of 150 events, so that machines go back to checkpoints again and again, give
+    after every batch what replaying the whole day so far gives."""
+    restarts = reapplied = 0
+    for table_id in TABLES:
+        events = delivered("all", table_id)
+        live = LiveReplay(table_id, CATALOG)
+        so_far: list[TableEvent] = []
+        for batch in batches(events, list(range(150, len(events), 150))):
+            live.add(batch)
+            so_far += batch
+            assert live.result() == replay_table(table_id, so_far, CATALOG)
+        restarts, reapplied = restarts + live.restarts, reapplied + live.reapplied
+    assert restarts > 0
+    assert reapplied < restarts * 2 * (CHECKPOINT_SPACING + 150)
 
 
 @pytest.mark.rule("NJ-DATA-HEAD-MISSING")
