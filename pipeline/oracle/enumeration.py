@@ -35,7 +35,7 @@ the slow cross-check.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from pipeline.rules.cards import RANKS, SUITS, Card, Point, Rank, Suit, card_value
 from pipeline.rules.deal import InsufficientCardsError, Options, deal_round
@@ -101,8 +101,30 @@ _KIND_OFFSET = {(2, 2): 0, (2, 3): 100, (3, 2): 200, (3, 3): 300}
 """Accumulator layout: ``offset(player_cards, banker_cards) + 10 * player + banker``."""
 
 
+def _player_hands(c: list[int], first: int | None) -> Iterator[tuple[int, int]]:
+    """Each Player's two-card hand as ``(point count, weight)``, with ``c`` holding the cards
+    left while it is yielded: unordered value pairs weighted by their two orders, or, with
+    ``first``, the ordered pairs whose first card has that value."""
+    for a in VALUES if first is None else (first,):
+        na = c[a]
+        if not na:
+            continue
+        c[a] = na - 1
+        for b in range(a, 10) if first is None else VALUES:
+            nb = c[b]
+            if not nb:
+                continue
+            c[b] = nb - 1
+            yield (a + b) % 10, (2 * na * nb if first is None and a != b else na * nb)
+            c[b] = nb
+        c[a] = na
+
+
 def outcome_counts(
-    counts: Sequence[int], game: Game, options: Options = DEFAULT_OPTIONS
+    counts: Sequence[int],
+    game: Game,
+    options: Options = DEFAULT_OPTIONS,
+    first: int | None = None,
 ) -> OutcomeCounts:
     """Exact weighted counts of every final outcome, fast.
 
@@ -111,7 +133,9 @@ def outcome_counts(
     Banker's third card as single values, with the remaining counts decremented as cards
     leave the shoe. A natural or two standing hands end the branch after four cards; a
     standing Player's Hand after at most five. ``options`` is the Chemin de Fer policy for
-    4.9(a)2 and Table 3's "Op." cells; Punto Banco and Minibaccarat never consult it.
+    4.9(a)2 and Table 3's "Op." cells; Punto Banco and Minibaccarat never consult it. With
+    ``first`` (a card value), only the deals whose first card, the Player's (3.7(c)), has that
+    value are counted: :func:`baseline_outcome_counts` with ``dealt_first=[first]``, fast.
     """
     c = _check_counts(counts)
     n = sum(c)
@@ -135,62 +159,49 @@ def outcome_counts(
     k23, k32, k33 = _KIND_OFFSET[2, 3], _KIND_OFFSET[3, 2], _KIND_OFFSET[3, 3]
 
     acc = [0] * 400
-    for a in VALUES:
-        na = c[a]
-        if not na:
-            continue
-        c[a] = na - 1
-        for b in range(a, 10):
-            nb = c[b]
-            if not nb:
+    for p, w_player in _player_hands(c, first):
+        for x in VALUES:
+            nx = c[x]
+            if not nx:
                 continue
-            c[b] = nb - 1
-            w_player = na * nb if a == b else 2 * na * nb
-            p = (a + b) % 10
-            for x in VALUES:
-                nx = c[x]
-                if not nx:
+            c[x] = nx - 1
+            for y in range(x, 10):
+                ny = c[y]
+                if not ny:
                     continue
-                c[x] = nx - 1
-                for y in range(x, 10):
-                    ny = c[y]
-                    if not ny:
-                        continue
-                    c[y] = ny - 1
-                    w = w_player * nx * ny if x == y else 2 * w_player * nx * ny
-                    bk = (x + y) % 10
-                    pb = 10 * p + bk
-                    if player_draws[pb]:
-                        banker_row = banker_draws_on_third[pb]
-                        finals = banker_final[bk]
-                        for v in VALUES:
-                            nv = c[v]
-                            if not nv:
-                                continue
-                            wv = w * nv
-                            q = (p + v) % 10
-                            if banker_row[v]:
-                                c[v] = nv - 1
-                                base = k33 + 10 * q
-                                for u, final in finals:
-                                    nu = c[u]
-                                    if nu:
-                                        acc[base + final] += wv * nu
-                                c[v] = nv
-                            else:
-                                acc[k32 + 10 * q + bk] += wv
-                    elif banker_draws_on_stay[pb]:
-                        base = k23 + 10 * p
-                        for u, final in banker_final[bk]:
-                            nu = c[u]
-                            if nu:
-                                acc[base + final] += w * nu
-                    else:
-                        acc[pb] += w
-                    c[y] = ny
-                c[x] = nx
-            c[b] = nb
-        c[a] = na
+                c[y] = ny - 1
+                w = w_player * nx * ny if x == y else 2 * w_player * nx * ny
+                bk = (x + y) % 10
+                pb = 10 * p + bk
+                if player_draws[pb]:
+                    banker_row = banker_draws_on_third[pb]
+                    finals = banker_final[bk]
+                    for v in VALUES:
+                        nv = c[v]
+                        if not nv:
+                            continue
+                        wv = w * nv
+                        q = (p + v) % 10
+                        if banker_row[v]:
+                            c[v] = nv - 1
+                            base = k33 + 10 * q
+                            for u, final in finals:
+                                nu = c[u]
+                                if nu:
+                                    acc[base + final] += wv * nu
+                            c[v] = nv
+                        else:
+                            acc[k32 + 10 * q + bk] += wv
+                elif banker_draws_on_stay[pb]:
+                    base = k23 + 10 * p
+                    for u, final in banker_final[bk]:
+                        nu = c[u]
+                        if nu:
+                            acc[base + final] += w * nu
+                else:
+                    acc[pb] += w
+                c[y] = ny
+            c[x] = nx
 
     result: OutcomeCounts = {}
     for (pc, bc), offset in _KIND_OFFSET.items():

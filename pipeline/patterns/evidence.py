@@ -79,7 +79,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from pipeline.oracle.enumeration import baseline_outcome_counts, shoe_counts
+from pipeline.oracle.enumeration import outcome_counts, shoe_counts
 from pipeline.patterns.requests import RecordedRequest, requests_text
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.rules.config import Cents
@@ -148,7 +148,7 @@ def card_edges(game: Game, decks: int) -> tuple[float, ...]:
     game's draw rules (3.9, 4.9, 7.9)."""
     edges = []
     for value in VALUES:
-        counts = baseline_outcome_counts(shoe_counts(decks), game, dealt_first=[value])
+        counts = outcome_counts(shoe_counts(decks), game, first=value)
         total = sum(counts.values())
         player = sum(c for o, c in counts.items() if o.player_points > o.banker_points)
         banker = sum(c for o, c in counts.items() if o.player_points < o.banker_points)

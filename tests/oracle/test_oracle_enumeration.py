@@ -68,6 +68,21 @@ def test_fast_equals_deal_round_baseline_punto_banco(decks: int) -> None:
     assert sum(fast.values()) == falling(52 * decks, 6)
 
 
+@pytest.mark.parametrize("game", list(Game))
+def test_the_deals_of_a_first_card_fast_equal_the_baseline(game: Game) -> None:
+    """3.7(c): the first card dealt is the Player's. The deals that begin with each value,
+    counted fast, are the baseline's deals dealt from that card, outcome by outcome; together
+    they are every deal."""
+    counts = shoe_counts(1)
+    every: dict[RoundOutcome, int] = {}
+    for value in range(10):
+        fast = outcome_counts(counts, game, first=value)
+        assert fast == baseline_outcome_counts(counts, game, dealt_first=[value])
+        for outcome, count in fast.items():
+            every[outcome] = every.get(outcome, 0) + count
+    assert every == outcome_counts(counts, game)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("options", [Options(False, False), Options(True, False)], ids=str)
 def test_fast_equals_baseline_chemin_de_fer(options: Options) -> None:
