@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         reuse = time.perf_counter() - started
         print(f"local server {url}: cold start {cold_start:.1f} s, reuse {reuse * 1000:.1f} ms")
 
-        from flows.audit import ensure_writer_limit, nightly_audit
+        from flows.audit import close_outcome, ensure_writer_limit, nightly_audit
         from flows.server import using_server
 
         def plain(i: int) -> tuple[float, AuditResult]:
@@ -115,7 +115,12 @@ def main(argv: list[str] | None = None) -> int:
         def flow(i: int) -> tuple[float, AuditResult]:
             db = work / f"flow-{i}.duckdb"
             mark = time.perf_counter()
-            out = nightly_audit(events, db, GAMING_DATE, work / f"reports-flow-{i}")
+            # a day sealed with blocking exceptions ends its run Blocked (failed, data kept)
+            out = close_outcome(
+                nightly_audit(
+                    events, db, GAMING_DATE, work / f"reports-flow-{i}", return_state=True
+                )
+            )
             return time.perf_counter() - mark, out
 
         runs: list[dict[str, Any]] = []

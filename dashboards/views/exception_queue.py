@@ -136,9 +136,10 @@ for param, values in unknown.items():
 triage.holder_from_url()
 me = ctx.actor.name if ctx.actor is not None else None
 
-# collapsed: the rows are what the first screen is for (the "Shown" figure says when a
-# filter, from a link too, hides some)
-with st.expander("Filters"):
+# collapsed unless a filter is set (from a link too): the rows are what the first screen is
+# for, and a filter in force is shown where it can be changed
+FILTER_KEYS = ("f_table", "f_pit", "f_severity", "f_code", "f_dealer")
+with st.expander("Filters", expanded=any(st.session_state.get(k) for k in FILTER_KEYS)):
     c1, c2, c3 = st.columns(3)
     f = q.ExceptionFilter(
         tables=c1.multiselect("Table", options("table_id"), key="f_table", format_func=visible),

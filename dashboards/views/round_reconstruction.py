@@ -23,8 +23,8 @@ day = ui.require_day(ctx)
 st.title("Round reconstruction")
 
 CHOICE_KEYS = ("round_id_input", "round_table", "round_shoe", "round_pick")
+# the round the page opened on without a choice: the day's most severe exception's
 START_KEY = "_round_start"
-"""The round the page opened on without a choice: the day's most severe exception's."""
 ROUND_PARAM = links.KINDS["round"].param
 links.from_url(CHOICE_KEYS)
 with ctx.ledger() as ledger:

@@ -10,8 +10,8 @@ from dashboards import links, ui
 from dashboards import queries as q
 from pipeline.safe_text import visible
 
+# Trail links shown per kind: the rounds and Forms beyond are a search away.
 TRAIL_LINKS = 50
-"""Trail links shown per kind: the rounds and Forms beyond are a search away."""
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -21,8 +21,8 @@ st.caption("Every criterion given must match. Patron and dealer match parts of i
 with ctx.ledger() as ledger:
     tables = list(q.table_days(ledger, day)["table_id"])
 
+# Search box key -> URL parameter: a link can carry a search.
 CRITERIA = {"s_patron": "patron", "s_dealer": "dealer", "s_serial": "serial", "s_table": "table"}
-"""Search box key -> URL parameter: a link can carry a search."""
 links.from_url(CRITERIA)
 for key, param in CRITERIA.items():
     if key not in st.session_state and st.query_params.get(param):

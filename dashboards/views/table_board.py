@@ -32,8 +32,8 @@ board = board.assign(new_exceptions=[int(new_per_table.get(t, 0)) for t in board
 
 pits = sorted(str(p) for p in board["pit"].dropna().unique())
 games = sorted(str(g) for g in board["game"].dropna().unique())
+# Filter widget key -> its URL parameter and the values a link may choose among.
 FILTERS = {"board_pit": ("pit", pits), "board_game": ("game", games)}
-"""Filter widget key -> its URL parameter and the values a link may choose among."""
 links.from_url(FILTERS)
 for key, (param, offered) in FILTERS.items():
     if key not in st.session_state:

@@ -18,7 +18,7 @@ def money_columns(report: dict[str, Any]) -> frozenset[str]:
     return frozenset(
         column
         for key in ("tables", "win_by_wager", "reconciliation", "forms", "unmatched_form_copies")
-        for row in report[key]
+        for row in report.get(key, ())  # a report sealed before a section existed lacks it
         for column in row
         if column.endswith("_cents")
     )

@@ -181,7 +181,9 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
 README's walkthrough): each rolls, and makes its choices (:meth:`FaultPlan.draws`), from a
 stream of its own, derived from the seed, so adding it leaves every other decision of a seed's
 day as it was. Such a fault changes recorded amounts and the order of events, never how many
-events the table emits: each event draws its time and id from the table's stream."""
+events the table emits: each event draws its time and id from the table's stream. The patient
+cheats (:data:`PATTERN_KINDS`) are the exception: switched on, they seat a patron of their
+own, which changes their table's day from then on."""
 
 
 class FaultPlan:
