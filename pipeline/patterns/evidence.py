@@ -375,17 +375,8 @@ def _preview_finding(
         "sorting) and the shoe's preparation. "
         + _closing(last.patron_id, wealth, rate, window_days)
     )
-    return Finding(
-        PREVIEW_CODE,
-        SEVERITY,
-        last.table_id,
-        message,
-        seat=last.seat,
-        patron_id=last.patron_id,
-        expected_cents=expected,
-        actual_cents=won,
-        event_ids=tuple(sorted({*events, *(r.event_id for r in requests)})),
-    )
+    cited = tuple(sorted({*events, *(r.event_id for r in requests)}))
+    return _finding(PREVIEW_CODE, last, message, expected, won, cited)
 
 
 def _accumulated_finding(
@@ -404,8 +395,20 @@ def _accumulated_finding(
         f"evidence comes from {days}; rounds: {rounds}. "
         + _closing(last.patron_id, wealth, rate, window_days)
     )
+    return _finding(ACCUMULATED_CODE, last, message, expected, won, events)
+
+
+def _finding(
+    code: str,
+    last: PatronRound,
+    message: str,
+    expected: int,
+    won: int,
+    events: tuple[str, ...],
+) -> Finding:
+    """An alarm about the patron of ``last``, their latest round, at its table and seat."""
     return Finding(
-        ACCUMULATED_CODE,
+        code,
         SEVERITY,
         last.table_id,
         message,
