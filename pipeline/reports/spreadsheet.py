@@ -159,7 +159,8 @@ def workbook(result: CloseResult, draft: str | None = None) -> bytes:
         cells.put(summary, row, 1, value, is_money)
     pits_sheet(book.add_worksheet(PITS_SHEET), cells, report["tables"], money)
     for title, key in SHEETS:
-        cells.grid(book.add_worksheet(title), report[key], money)
+        if key in report:  # a report sealed before a section existed lacks it
+            cells.grid(book.add_worksheet(title), report[key], money)
     book.close()
     return buffer.getvalue()
 

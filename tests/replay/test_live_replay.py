@@ -121,9 +121,10 @@ def test_a_late_event_goes_back_to_a_checkpoint_not_to_the_first_event() -> None
 
 @pytest.mark.rule("NJ-DATA-GAP", "NJ-DATA-DUPLICATE", "NJ-DATA-REORDERED")
 def test_small_batches_of_a_faulty_day_going_back_to_checkpoints() -> None:
-    """N.J.A.C. 19:47-3.7-3.10: days with every fault (gaps, duplicates, late events) in
-    batches of 150 events, so that machines go back to checkpoints again and again, give
-    after every batch what replaying the whole day so far gives."""
+    """NJ-DATA-GAP, NJ-DATA-DUPLICATE, NJ-DATA-REORDERED (N.J.A.C. 19:47-3.7-3.10): days with
+    every fault (gaps, duplicates, late events) in batches of 150 events, so that machines go
+    back to checkpoints again and again, give after every batch what replaying the whole day
+    so far gives."""
     restarts = reapplied = 0
     for table_id in TABLES:
         events = delivered("all", table_id)
