@@ -188,10 +188,20 @@ _FACE_VALUES = np.array([card_value(rank) for rank in RANKS for _ in SUITS] + [-
 """A face number's card value (:func:`pipeline.patterns.slugs.face`); -1 (no face) last."""
 
 
-def seen_before(shoe: ShoeDeal, position: int) -> list[int]:
-    """How many cards of each value 0-9 the ledger read from ``shoe`` before ``position``."""
-    values = _FACE_VALUES[shoe.faces[shoe.positions < position]]
-    return [int(n) for n in np.bincount(values[values >= 0], minlength=10)]
+class SeenCards:
+    """How many cards of each value 0-9 the ledger read from a shoe before each position:
+    counted once per shoe, so each of its rounds costs a lookup."""
+
+    def __init__(self, shoe: ShoeDeal) -> None:
+        values = _FACE_VALUES[shoe.faces]
+        counted = np.zeros((len(values) + 1, 10), np.int64)
+        known = values >= 0
+        counted[1:][np.flatnonzero(known), values[known]] = 1
+        self.positions = shoe.positions
+        self.running = np.cumsum(counted, axis=0)
+
+    def before(self, position: int) -> list[int]:
+        return [int(n) for n in self.running[np.searchsorted(self.positions, position)]]
 
 
 def patron_rounds(
@@ -207,6 +217,7 @@ def patron_rounds(
     card, or whose shoe's make-up, the ledger cannot tell has no next card; a table whose
     rules the catalog does not hold is left out (its replay reported that)."""
     by_key = {s.key: s for s in shoes}
+    seen: dict[tuple[str, date, str], SeenCards] = {}
     rounds = []
     for (
         table_id,
@@ -234,7 +245,9 @@ def patron_rounds(
             and rank in Rank.__members__
             and shoe.cards_in_shoe == rules.decks * CARDS_PER_DECK
         ):
-            odds = next_card_odds(rules.decks, seen_before(shoe, position))
+            if shoe.key not in seen:
+                seen[shoe.key] = SeenCards(shoe)
+            odds = next_card_odds(rules.decks, seen[shoe.key].before(position))
         rounds.append(
             PatronRound(
                 table_id=table_id,
