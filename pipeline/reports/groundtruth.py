@@ -2,9 +2,10 @@
 
 A fault is found when an exception carries its rule code at its table, and at its round,
 seat and form serial where the fault names one (device faults also by event id, except gaps,
-whose missing event the replay cannot name). An exception that finds the same fault by other
-evidence (:data:`CORROBORATING`) is explained by it without being needed to find it. Every
-other exception is unexpected.
+whose missing event the replay cannot name; a slug carried across pits by the cards of the
+other table's shoe, which tells it from a false shuffle at the same table). An exception
+that finds the same fault by other evidence (:data:`CORROBORATING`) is explained by it
+without being needed to find it. Every other exception is unexpected.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.store import Ledger
-from pipeline.simulate.faults import InjectedFault, read_manifest
+from pipeline.simulate.faults import FaultKind, InjectedFault, read_manifest
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,10 @@ CORROBORATING: dict[str, frozenset[str]] = {
 """Codes that find the patron of a fault of the key's code by other evidence."""
 
 
+FOUND_BY_EVENT = frozenset({FaultKind.DEVICE.value, FaultKind.CROSS_PIT_SLUG.value})
+"""Kinds whose exception must cite one of the events the manifest line names."""
+
+
 def corroborates(fault: InjectedFault, x: ExceptionKey) -> bool:
     """Whether ``x`` names ``fault``'s patron by evidence of another code."""
     return (
@@ -107,7 +112,7 @@ def matches(fault: InjectedFault, x: ExceptionKey) -> bool:
     ):
         if wanted is not None and wanted != got:
             return False
-    if fault.kind == "device" and fault.rule_code != "NJ-DATA-GAP":
+    if fault.kind in FOUND_BY_EVENT and fault.rule_code != "NJ-DATA-GAP":
         return bool(set(fault.event_ids) & set(x.event_ids))
     return True
 

@@ -56,6 +56,9 @@ class FaultKind(enum.Enum):
     LATE_ACCEPTANCE = "late_acceptance"  # 24: Chemin de Fer: a partial wager against the
     # Banker accepted after "No More Bets"
     OVERSTATED_FORM = "overstated_form"  # 25: a Form documenting more than its seat deferred
+    CROSS_PIT_SLUG = "cross_pit_slug"  # 26: a slug of 20-30 cards a table of another pit dealt,
+    # carried by a confederate into a new shoe, the confederate betting the outcomes it deals
+    # (found across the property's pits by the pattern stage, pipeline.patterns.slugs)
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -93,6 +96,9 @@ PATTERN_RATES: Mapping[FaultKind, float] = {
     # per table, decided once per seed and table like collusion: the same patron every day
     FaultKind.PATIENT_INFORMED: 0.3,
     FaultKind.EDGE_SORTER: 0.3,
+    # per shoe of a table another pit's table can carry a slug from (TablePlan.carried_from):
+    # such a table emulates that one again to know its cards, which costs a table's emulation
+    FaultKind.CROSS_PIT_SLUG: 0.1,
 }
 """Faults chosen by name (``--faults informed_betting``), not by ``all``, per opportunity: a
 patron sitting down is informed. ``all`` means "everything one gaming day's audit finds", and
@@ -100,7 +106,8 @@ the informed-betting test does not find every informed patron of a full floor's 
 corrected for every patron's test of the day (Bonferroni), so the more patrons a day has the
 stronger the evidence it needs (the 6-table, 24-hour demo day: 13 of 14 found; the one
 missed at p = 8e-4 against a bar of 7e-5 on a 6-table, 4-hour day). The patient cheats are
-found by the evidence of several days together, never on their first day."""
+found by the evidence of several days together, never on their first day. A slug carried
+across pits is left out of ``all`` for its cost (see its rate)."""
 
 
 PATTERN_KINDS: frozenset[FaultKind] = frozenset(
@@ -110,6 +117,7 @@ PATTERN_KINDS: frozenset[FaultKind] = frozenset(
         FaultKind.COLLUSION,
         FaultKind.PATIENT_INFORMED,
         FaultKind.EDGE_SORTER,
+        FaultKind.CROSS_PIT_SLUG,
     }
 )
 """Kinds only the pattern stage finds (:mod:`pipeline.patterns`), across shoes and days: a
@@ -175,6 +183,7 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
         FaultKind.BANCO_SETTLEMENT,
         FaultKind.LATE_ACCEPTANCE,
         FaultKind.OVERSTATED_FORM,
+        FaultKind.CROSS_PIT_SLUG,
     }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
@@ -182,8 +191,9 @@ README's walkthrough): each rolls, and makes its choices (:meth:`FaultPlan.draws
 stream of its own, derived from the seed, so adding it leaves every other decision of a seed's
 day as it was. Such a fault changes recorded amounts and the order of events, never how many
 events the table emits: each event draws its time and id from the table's stream. The patient
-cheats (:data:`PATTERN_KINDS`) are the exception: switched on, they seat a patron of their
-own, which changes their table's day from then on."""
+cheats and the confederate of a slug carried across pits (:data:`PATTERN_KINDS`) are the
+exception: switched on, they seat a patron of their own, which changes their table's day from
+then on."""
 
 
 class FaultPlan:

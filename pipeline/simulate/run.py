@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events.model import TableEvent
+from pipeline.rules.cards import Card, Rank, Suit
 from pipeline.rules.config import TableAssignment, TableRules, floor_problems
 from pipeline.rules.gaming_day import GamingDay, micros_of
 from pipeline.rules.variants import variant
@@ -23,7 +24,7 @@ from pipeline.simulate.faults import (
     InjectedFault,
     write_manifest,
 )
-from pipeline.simulate.table import TableEmulator
+from pipeline.simulate.table import DealtShoe, TableEmulator
 
 FLOOR_PATTERN: tuple[tuple[str, str], ...] = (
     ("pb-5-classic", "BACCARAT-1"),
@@ -51,6 +52,9 @@ class TablePlan:
     departure: TableRules | None = None
     """The filed rules this table opens under when the PIT fault moves it off its pit's
     settlement procedure (:func:`departures`); ``None`` for a table it cannot move."""
+    carried_from: TablePlan | None = None
+    """The table of another pit whose cards a confederate may carry into this table's shoes
+    (the ``cross_pit_slug`` fault, :func:`carriers`); ``None`` for a table it cannot reach."""
 
 
 @dataclass
@@ -75,7 +79,20 @@ def plan_floor(tables: int, catalog: Mapping[str, TableRules] | None = None) -> 
     problems = floor_problems(TableAssignment(p.table_id, p.pit, p.rules) for p in plans)
     if problems:
         raise ValueError("floor layout breaks N.J.A.C. 19:47: " + "; ".join(map(str, problems)))
-    return departures(plans, catalog)
+    return carriers(departures(plans, catalog))
+
+
+def carriers(plans: list[TablePlan]) -> list[TablePlan]:
+    """``plans`` with the table a slug can be carried from into each table of another pit
+    than the floor's first table's: that first table. It is never given one itself, so it
+    plays the same day whether or not the fault is on, and a table it feeds can emulate it
+    again, from the same seed, to know its cards (every table stays emulated on its own)."""
+    if not plans:
+        return plans
+    source = plans[0]
+    return [
+        replace(plan, carried_from=source) if plan.pit != source.pit else plan for plan in plans
+    ]
 
 
 def departures(plans: list[TablePlan], catalog: Mapping[str, TableRules]) -> list[TablePlan]:
@@ -134,6 +151,10 @@ def simulate_table(
     departs = random.Random(f"pit:{seed}:{plan.table_id}:{gaming_date.isoformat()}").random()
     if plan.departure is not None and departs < rates.get(FaultKind.PIT, 0.0):
         rules, pit_procedure = plan.departure, plan.rules.settlement_procedure
+    other_pit_shoes: list[DealtShoe] = []
+    if plan.carried_from is not None and rates.get(FaultKind.CROSS_PIT_SLUG, 0.0) > 0.0:
+        source_events, _ = simulate_table(plan.carried_from, gaming_date, hours, seed, rates)
+        other_pit_shoes = dealt_shoes(source_events, plan.carried_from.pit)
     emulator = TableEmulator(
         table_id=plan.table_id,
         pit=plan.pit,
@@ -147,10 +168,45 @@ def simulate_table(
         form_series=(serial_base, serial_base + 499),
         patron_numbers=_count_from(plan.index * 100_000 + 1),
         pit_procedure=pit_procedure,
+        other_pit_shoes=other_pit_shoes,
     )
     events = emulator.run().events
     events = _device_faults(events, faults, plan.table_id)
     return events, faults.injected
+
+
+def dealt_shoes(events: Sequence[TableEvent], pit: str) -> list[DealtShoe]:
+    """What each shoe of one table's ``events`` dealt, as the ledger will hold it: the cards
+    of each run of consecutive positions (a card whose delivery was dropped splits a run, a
+    duplicate counts once), in shoe order, with when the shoe ended."""
+    cards: dict[str, dict[int, TableEvent]] = {}
+    ended: dict[str, int] = {}
+    for event in events:
+        if event.payload_type == "CardDealt":
+            cards.setdefault(event.get("shoe_id"), {}).setdefault(event.get("position"), event)
+        elif event.payload_type == "ShoeEnded":
+            ended[event.get("shoe_id")] = event.occurred_at
+    shoes = []
+    for shoe_id, ended_at in ended.items():
+        by_position = cards.get(shoe_id, {})
+        runs: list[list[TableEvent]] = []
+        for position in sorted(by_position):
+            if not runs or position != runs[-1][-1].get("position") + 1:
+                runs.append([])
+            runs[-1].append(by_position[position])
+        shoes += [
+            DealtShoe(
+                table_id=run[0].table_id,
+                pit=pit,
+                shoe_id=shoe_id,
+                ended_at_micros=ended_at,
+                first_position=run[0].get("position"),
+                cards=tuple(Card(Rank[e.get("rank")], Suit[e.get("suit")]) for e in run),
+                event_ids=tuple(e.event_id for e in run),
+            )
+            for run in runs
+        ]
+    return shoes
 
 
 def simulate(
@@ -301,6 +357,8 @@ def _device_faults(events: list[TableEvent], plan: FaultPlan, table_id: str) -> 
 __all__: Sequence[str] = (
     "SimulationResult",
     "TablePlan",
+    "carriers",
+    "dealt_shoes",
     "departures",
     "plan_floor",
     "simulate",

@@ -10,7 +10,8 @@ code the replay must report.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -160,6 +161,34 @@ class FormBook:
         return serial
 
 
+@dataclass(frozen=True)
+class DealtShoe:
+    """Cards another table's shoe dealt at consecutive positions, as its events recorded them:
+    what a confederate can carry from that table (``cross_pit_slug``)."""
+
+    table_id: str
+    pit: str
+    shoe_id: str
+    ended_at_micros: int
+    first_position: int
+    cards: tuple[Card, ...]
+    event_ids: tuple[str, ...]
+    """The ``CardDealt`` event of each card."""
+
+
+@dataclass(frozen=True)
+class PlantedSlug:
+    """A run of cards put into a new shoe in the order an earlier shoe dealt them."""
+
+    kind: FaultKind
+    positions: range
+    """Where the run lies in the new shoe."""
+    origin: str
+    """How it got there and where it was dealt before, for the manifest."""
+    carried_event_ids: tuple[str, ...] = ()
+    """The events of the earlier shoe's cards, when another table dealt them."""
+
+
 @dataclass
 class Shoe:
     shoe_id: str
@@ -168,9 +197,9 @@ class Shoe:
     cut_card_at: int
     cut_card_seen: bool = False
     rounds_after_cut_card: int | None = None
-    slug: range | None = None
-    """Positions of cards left unshuffled from the last shoe (a false shuffle), if any."""
-    slug_source: str | None = None
+    slug: PlantedSlug | None = None
+    """Cards dealt in an earlier shoe's order (a false shuffle, or a slug carried from another
+    pit), if any."""
     batch: str | None = None
 
     @property
@@ -196,9 +225,12 @@ class TableEmulator:
         form_series: tuple[int, int],
         patron_numbers: Iterator[int],
         pit_procedure: SettlementProcedure | None = None,
+        other_pit_shoes: Sequence[DealtShoe] = (),
     ) -> None:
         """``pit_procedure``: the settlement procedure of the other Punto Banco tables of the
-        pit, given when this table departs from it (the PIT fault: ``rules`` file another)."""
+        pit, given when this table departs from it (the PIT fault: ``rules`` file another).
+        ``other_pit_shoes``: what a table of another pit dealt this day, which a confederate
+        can carry here (the ``cross_pit_slug`` fault)."""
         self.table_id = table_id
         self.pit = pit
         self.location = location
@@ -214,6 +246,7 @@ class TableEmulator:
         self.book = FormBook(form_series[0], form_series[1], form_series[0])
         self.patron_numbers = patron_numbers
         self.pit_procedure = pit_procedure
+        self.other_pit_shoes = tuple(other_pit_shoes)
         self.seated: dict[int, Patron] = {}
         self.dealer = f"DLR-{rng.randint(100, 999)}"
         # The collusion fault is decided first from the fault RNG, which is seeded without the
@@ -684,7 +717,9 @@ class TableEmulator:
             )
         cut_position = self.rng.randint(20, len(cards) - 20)
         cards = cards[cut_position:] + cards[:cut_position]
-        slug = self._false_shuffle(cards, self.batch if two_batch else None)
+        slug = self._false_shuffle(cards, self.batch if two_batch else None) or self._carried_slug(
+            cards
+        )
         self.out.advance(self.rng.uniform(*SHUFFLE_SECONDS))
         batch = None
         if two_batch:
@@ -716,8 +751,7 @@ class TableEmulator:
             cut_by_seat=self.rng.choice(sorted(self.seated)) if self.seated else None,
         )
         shoe = Shoe(shoe_id, cards, 0, len(cards) - cut_from_back, batch=batch)
-        if slug is not None:
-            shoe.slug, shoe.slug_source = slug
+        shoe.slug = slug
         burn = burned_cards(cards[0].rank)
         if detail == "burn":
             burn += self.rng.choice((-1, 1)) if burn > 1 else 1
@@ -726,44 +760,100 @@ class TableEmulator:
             self._deal_card(shoe, None, "BURN")
         return shoe
 
-    def _false_shuffle(self, cards: list[Card], batch: str | None) -> tuple[range, str] | None:
+    def _false_shuffle(self, cards: list[Card], batch: str | None) -> PlantedSlug | None:
         """The false shuffle, when it is rolled: a run of the cards the batch's last shoe
-        dealt, put back unshuffled into ``cards`` (one copy of each taken out first, so the
-        shoe still holds its decks) where the shoe's first rounds deal it; a confederate sits
-        down to bet the outcomes. Planted only where the day leaves time to deal it. Returns
-        the slug's positions and the shoe it came from."""
+        dealt, put back unshuffled into ``cards`` where the shoe's first rounds deal it.
+        Planted only where the day leaves time to deal it."""
         last = self.last_shoes.get(batch)
-        time_left = self.closes_at - self.out.clock_micros
         if (
             last is None
-            or time_left < SLUG_ROUNDS_LEFT * SECONDS_PER_ROUND[1] * 1e6
+            or not self._time_for_a_slug()
             or not self.faults.roll(FaultKind.FALSE_SHUFFLE)
         ):
             return None
-        length = self.rng.randint(*SLUG_LENGTH)
-        if last.position < length:
+        return self._plant_slug(
+            cards,
+            FaultKind.FALSE_SHUFFLE,
+            last.cards[: last.position],
+            lambda start, end: f"left unshuffled from {last.shoe_id} positions {start}-{end}",
+            self.rng,
+        )
+
+    def _carried_slug(self, cards: list[Card]) -> PlantedSlug | None:
+        """A slug carried across pits, when it is rolled: a run of the cards a table of another
+        pit dealt from a shoe that has ended, brought by a confederate and put into ``cards``
+        where the shoe's first rounds deal it. Its choices come from the kind's own stream."""
+        kind = FaultKind.CROSS_PIT_SLUG
+        ended = [s for s in self.other_pit_shoes if s.ended_at_micros < self.out.clock_micros]
+        if not ended or not self._time_for_a_slug() or not self.faults.roll(kind):
             return None
-        start = self.rng.randint(0, last.position - length)
-        slug = last.cards[start : start + length]
+        draws = self.faults.draws(kind)
+        source = draws.choice(ended)
+        return self._plant_slug(
+            cards,
+            kind,
+            source.cards,
+            lambda start, end: (
+                f"carried from table {source.table_id} (pit {source.pit}), shoe "
+                f"{source.shoe_id} positions {source.first_position + start}-"
+                f"{source.first_position + end}"
+            ),
+            draws,
+            source.event_ids,
+        )
+
+    def _time_for_a_slug(self) -> bool:
+        """Whether the day leaves a new shoe time to deal a slug planted in its first rounds."""
+        time_left = self.closes_at - self.out.clock_micros
+        return time_left >= SLUG_ROUNDS_LEFT * SECONDS_PER_ROUND[1] * 1e6
+
+    def _plant_slug(
+        self,
+        cards: list[Card],
+        kind: FaultKind,
+        dealt: Sequence[Card],
+        origin: Callable[[int, int], str],
+        draws: random.Random,
+        dealt_event_ids: Sequence[str] = (),
+    ) -> PlantedSlug | None:
+        """A run of 20-30 of the ``dealt`` cards (an earlier shoe's, in the order dealt) put
+        into ``cards`` where the new shoe's first rounds deal it, one copy of each taken out
+        first so the shoe still holds its decks; a confederate sits down to bet the outcomes
+        (Chemin de Fer: the seat of the lowest number, since wagers follow the bank). ``None``
+        when ``dealt`` is shorter than the run or ``cards`` lack a copy of one of its cards.
+        ``origin`` describes the run's first and last index into ``dealt``; ``draws`` makes
+        the choices."""
+        length = draws.randint(*SLUG_LENGTH)
+        if len(dealt) < length:
+            return None
+        start = draws.randint(0, len(dealt) - length)
+        slug = dealt[start : start + length]
+        if Counter(slug) - Counter(cards):
+            return None
         for card in slug:
             cards.remove(card)
-        at = self.rng.randint(*SLUG_AT)
+        at = draws.randint(*SLUG_AT)
         cards[at:at] = slug
         free = [seat for seat in SEATS[self.game] if seat not in self.seated]
         if free and not self.variant.participant_bank:
-            self.confederate_seat = self.rng.choice(free)
+            self.confederate_seat = draws.choice(free)
             self._seat_patron(self.confederate_seat)
             patron = self.seated[self.confederate_seat]
             patron.rounds_left = max(patron.rounds_left, SLUG_ROUNDS_LEFT)
         else:
             self.confederate_seat = min(self.seated, default=None)
-        return range(at, at + length), f"{last.shoe_id} positions {start}-{start + length - 1}"
+        return PlantedSlug(
+            kind,
+            range(at, at + length),
+            origin(start, start + length - 1),
+            tuple(dealt_event_ids[start : start + length]),
+        )
 
     def _slug_tip(self, shoe: Shoe) -> Wager | None:
         """What the confederate bets when the next round is dealt from the slug: the winner
         the slug's known cards give (dealt with the default options, which decide every Punto
         Banco and Minibaccarat round)."""
-        if shoe.slug is None or shoe.position not in shoe.slug or len(shoe.remaining) < 6:
+        if shoe.slug is None or shoe.position not in shoe.slug.positions or len(shoe.remaining) < 6:
             return None
         winner = deal_round(self.game, shoe.remaining).outcome.winner
         return {Winner.BANKER: Wager.BANKER, Winner.PLAYER: Wager.PLAYER, Winner.TIE: Wager.TIE}[
@@ -830,12 +920,14 @@ class TableEmulator:
             rounds_dealt=round_number,
         )
         if shoe.slug is not None:
-            dealt = min(shoe.position, shoe.slug.stop) - shoe.slug.start
+            planted = shoe.slug.positions
+            dealt = min(shoe.position, planted.stop) - planted.start
             self._fault(
-                FaultKind.FALSE_SHUFFLE,
-                f"shoe {shoe.shoe_id} positions {shoe.slug.start}-{shoe.slug.stop - 1} "
-                f"({dealt} of {len(shoe.slug)} dealt) left unshuffled from {shoe.slug_source}",
+                shoe.slug.kind,
+                f"shoe {shoe.shoe_id} positions {planted.start}-{planted.stop - 1} "
+                f"({dealt} of {len(planted)} dealt) {shoe.slug.origin}",
                 code_for(self.game, "false_shuffle"),
+                event_ids=shoe.slug.carried_event_ids,
             )
             self.confederate_seat = None
         self.last_shoes[shoe.batch] = shoe

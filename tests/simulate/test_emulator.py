@@ -54,6 +54,32 @@ def test_a_table_does_not_depend_on_how_many_others_run() -> None:
     assert alone == among
 
 
+def test_a_slug_carried_across_pits_deals_the_source_tables_own_cards() -> None:
+    """MB-7.5a-SLUG (N.J.A.C. 19:47-7.5(a)): the slug a confederate carries into T02 (pit
+    MINI-1) is a run T01 (pit BACCARAT-1) dealt, cited by the events of T01's day, which is
+    the same with the fault on as without it: T02 emulates it again, from the same seed."""
+    carried = simulate(3, 3, seed=3, rates={FaultKind.CROSS_PIT_SLUG: 1.0}, gaming_date=DAY)
+    clean = simulate(3, 3, seed=3, rates={}, gaming_date=DAY)
+    assert carried.events_by_table["T01"] == clean.events_by_table["T01"]
+    assert carried.events_by_table["T03"] == clean.events_by_table["T03"]  # T01's pit
+    (fault,) = carried.faults
+    assert (fault.kind, fault.table_id, fault.rule_code) == (
+        "cross_pit_slug",
+        "T02",
+        "MB-7.5a-SLUG",
+    )
+    source = {e.event_id: e for e in clean.events_by_table["T01"]}
+    faces = [(source[i].get("rank"), source[i].get("suit")) for i in fault.event_ids]
+    shoe = fault.detail.split()[1]
+    dealt = [
+        (e.get("rank"), e.get("suit"))
+        for e in carried.events_by_table["T02"]
+        if e.payload_type == "CardDealt" and e.get("shoe_id") == shoe
+    ]
+    assert 20 <= len(faces) <= 30
+    assert any(dealt[at : at + len(faces)] == faces for at in range(len(dealt)))
+
+
 def test_floor_mixes_games_and_obeys_pit_rules() -> None:
     """Mixed games and rule sets; pits share a shuffle option and settlement procedure
     (PB-3.5b-SHUFFLE-PIT, PB-3.10c1-PIT-PROCEDURE; plan_floor validates both)."""
@@ -190,9 +216,15 @@ def test_parse_faults(spec: str) -> None:
 def test_informed_betting_is_chosen_by_name_not_by_all() -> None:
     """Every kind has a default rate; ``all`` holds every kind one gaming day's audit finds,
     the false shuffles and colluding dealers its pattern stage finds among them; informed
-    betting, which one full floor's day does not always show, and the patient cheats, which
-    no single day shows, are chosen by name."""
-    by_name = {FaultKind.INFORMED_BETTING, FaultKind.PATIENT_INFORMED, FaultKind.EDGE_SORTER}
+    betting, which one full floor's day does not always show, the patient cheats, which
+    no single day shows, and a slug carried across pits, which emulates its source table
+    twice, are chosen by name."""
+    by_name = {
+        FaultKind.INFORMED_BETTING,
+        FaultKind.PATIENT_INFORMED,
+        FaultKind.EDGE_SORTER,
+        FaultKind.CROSS_PIT_SLUG,
+    }
     assert set(DEFAULT_RATES) | set(PATTERN_RATES) == set(FaultKind)
     assert not set(DEFAULT_RATES) & set(PATTERN_RATES)
     assert set(PATTERN_RATES) == by_name
@@ -203,6 +235,7 @@ def test_informed_betting_is_chosen_by_name_not_by_all() -> None:
         FaultKind.COLLUSION,
         FaultKind.PATIENT_INFORMED,
         FaultKind.EDGE_SORTER,
+        FaultKind.CROSS_PIT_SLUG,
     } == PATTERN_KINDS
     assert parse_faults("informed_betting,collusion=0.5") == {
         FaultKind.INFORMED_BETTING: PATTERN_RATES[FaultKind.INFORMED_BETTING],
