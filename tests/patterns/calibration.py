@@ -59,7 +59,8 @@ def style_of(patron_id: str) -> str:
     return {style[:3].upper(): style for style, _ in STYLES}[patron_id[-3:]]
 
 
-def _settled(rounds: Sequence[PatronRound]) -> list[SettledWager]:
+def settled_of(rounds: Sequence[PatronRound]) -> list[SettledWager]:
+    """The day's test's records of floor rounds."""
     return [
         SettledWager(
             r.table_id,
@@ -89,7 +90,7 @@ def measure(seed: int, days: int, tables: int, rounds_a_day: int) -> Mapping[str
     for i, day in enumerate(played):
         today = by_day[day]
         rules = {(t, day): RULES for t in {r.table_id for r in today}}
-        for patron, _, p_value in session_p_values(_settled(today), rules):
+        for patron, _, p_value in session_p_values(settled_of(today), rules):
             rates[style_of(patron)].sessions += 1
             rates[style_of(patron)].sessions_past += p_value <= NOMINAL
         window = [r for d in played[max(0, i - WINDOW_DAYS) : i + 1] for r in by_day[d]]
@@ -107,7 +108,7 @@ def table(rates: Mapping[str, Rates], days: int, tables: int, rounds_a_day: int)
     header = (
         f"Clean floors: {days} gaming days x {tables} tables x {rounds_a_day} rounds, one "
         f"patron of each progression a table, the same patrons every day.\n\n"
-        f"| progression | day's rank test, sessions at p <= {NOMINAL} | accumulated "
+        f"| progression | day's test, sessions at p <= {NOMINAL} | accumulated "
         f"informed, looks reaching {1 / NOMINAL:.0f} | card preview, looks reaching "
         f"{1 / NOMINAL:.0f} | alarms at {EVIDENCE_FALSE_ALARM_RATE} per patron-year |\n"
         "|---|---|---|---|---|"

@@ -4,8 +4,8 @@ exact test, its invariants, and its recall and false-alarm rate on emulated gami
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import random
+from collections import Counter
 from datetime import date
 from fractions import Fraction
 
@@ -20,15 +20,17 @@ from pipeline.patterns.informed import (
     DEFAULT_FALSE_ALARM_RATE,
     SettledWager,
     informed_betting,
-    stake_ranks,
-    upper_tail,
+    session_p_values,
     win_probability,
 )
 from pipeline.replay.findings import Severity
 from pipeline.rules.codes import rule
 from pipeline.rules.settlement import Result, Wager
 from pipeline.simulate.faults import FaultKind
+from tests.patterns.calibration import settled_of, style_of
 from tests.patterns.emulated import CLEAN_DAYS, clean_days, faulty_days, settled_wagers
+from tests.patterns.floors import RULES as FLOOR_RULES
+from tests.patterns.floors import clean_floor
 
 CATALOG = load_catalog()
 CLASSIC = CATALOG["pb-5-classic"]
@@ -96,37 +98,25 @@ def test_a_wager_the_table_does_not_offer_has_no_odds() -> None:
         win_probability(CATALOG["cf-5"], Wager.TIE)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(-4, 4), st.booleans(), st.sampled_from((0.1, 0.45, 0.5, 0.9))),
-        min_size=1,
-        max_size=9,
-    )
-)
-def test_the_tail_is_exact(rounds: list[tuple[int, bool, float]]) -> None:
-    """The dynamic programme equals the brute-force sum over every win/lose pattern."""
-    scores = [s for s, _, _ in rounds]
-    wins = [w for _, w, _ in rounds]
-    p = [q for _, _, q in rounds]
-    observed = sum(s for s, w in zip(scores, wins, strict=True) if w)
-    brute = 0.0
-    for pattern in itertools.product((False, True), repeat=len(rounds)):
-        if sum(s for s, w in zip(scores, pattern, strict=True) if w) >= observed:
-            weight = 1.0
-            for q, w in zip(p, pattern, strict=True):
-                weight *= q if w else 1 - q
-            brute += weight
-    assert upper_tail(scores, wins, p) == pytest.approx(min(1.0, brute), rel=1e-9, abs=1e-12)
-
-
-def test_mismatched_inputs_are_refused() -> None:
-    with pytest.raises(ValueError, match="one of each per wager"):
-        upper_tail([1, -1], [True], [0.5, 0.5])
-
-
-def test_ranks_are_dense_and_ignore_amounts() -> None:
-    assert stake_ranks([2_500, 100_000, 2_500, 5_000]) == [1, 3, 1, 2]
+@pytest.mark.rule(CODE)
+def test_betting_progressions_stay_within_the_nominal_rate() -> None:
+    """NJ-PATTERN-INFORMED-BETTING (N.J.A.C. 19:47-3.2(d)): on clean floors of 20 gaming days
+    whose patrons double after losses (martingale), after wins (paroli), follow the last
+    winner or bet at random sizes, at most 3 of each progression's 80 sessions reach
+    p <= 1 % (a 1 % test exceeds that by chance with probability under 1 %; the ranks of the
+    session's stakes reached it on 2.5 % of martingale sessions)."""
+    rounds = clean_floor(7, 20, 4, 200)
+    past: Counter[str] = Counter()
+    sessions: Counter[str] = Counter()
+    for day in sorted({r.gaming_date for r in rounds}):
+        today = [r for r in rounds if r.gaming_date == day]
+        rules = {(r.table_id, day): FLOOR_RULES for r in today}
+        for patron, _, p_value in session_p_values(settled_of(today), rules):
+            sessions[style_of(patron)] += 1
+            past[style_of(patron)] += p_value <= 0.01
+    assert set(sessions) == {"flat", "martingale", "paroli", "trend", "whale"}
+    assert all(count == 80 for count in sessions.values())
+    assert max(past.values()) <= 3, past
 
 
 # --- findings ------------------------------------------------------------------------------
@@ -160,9 +150,15 @@ def test_large_stakes_on_losses_do_not_alarm() -> None:
     assert informed_betting(records, RULES, false_alarm_rate=0.5) == []
 
 
-def test_a_patron_who_wins_every_round_is_lucky_not_informed() -> None:
-    """Winning often at every stake is luck: the centred statistic is 0 whatever the stakes."""
-    records = [dataclasses.replace(r, result=Result.WIN) for r in follows_outcomes()]
+def test_a_patron_who_wins_at_the_odds_rate_at_every_stake_does_not_alarm() -> None:
+    """NJ-PATTERN-INFORMED-BETTING (N.J.A.C. 19:47-3.2(d)): large stakes that win half the
+    time, as the small ones do, know nothing."""
+    records = [
+        dataclasses.replace(r, result=Result.WIN if n % 2 else Result.LOSE)
+        if r.stake_cents == 50_000
+        else r
+        for n, r in enumerate(follows_outcomes())
+    ]
     assert informed_betting(records, RULES, false_alarm_rate=0.5) == []
 
 
@@ -232,16 +228,18 @@ def _records(drawn: list[tuple[str, int, Result, bool]]) -> list[SettledWager]:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(outcomes, st.booleans()), min_size=1, max_size=200), stakes)
-def test_a_patron_with_constant_stakes_never_alarms(
-    drawn: list[tuple[Result, bool]], stake: int
+@given(sessions, st.sampled_from((2, 3, 10)))
+def test_the_stakes_unit_does_not_change_findings(
+    drawn: list[tuple[str, int, Result, bool]], times: int
 ) -> None:
-    """Whatever the outcomes, constant stakes predict nothing, even at a 99 % alarm rate."""
-    records = [
-        wager(n, stake, result, side=Wager.BANKER if banker else Wager.PLAYER)
-        for n, (result, banker) in enumerate(drawn)
+    """NJ-PATTERN-INFORMED-BETTING (N.J.A.C. 19:47-3.2(d)): a stake weighs by its place among
+    the patron's earlier stakes, not its amount: every stake multiplied alarms the same
+    patrons."""
+    records = [*_records(drawn), *follows_outcomes(30, "PAT-1")]
+    scaled = [dataclasses.replace(r, stake_cents=r.stake_cents * times) for r in records]
+    assert [f.patron_id for f in informed_betting(records, RULES, 0.2)] == [
+        f.patron_id for f in informed_betting(scaled, RULES, 0.2)
     ]
-    assert informed_betting(records, RULES, false_alarm_rate=0.99) == []
 
 
 @settings(max_examples=40, deadline=None)
