@@ -112,7 +112,8 @@ WITH today AS (
     GROUP BY ALL
 )
 SELECT s.table_id, s.gaming_date, s.round_id, s.patron_id, s.seat, s.wager, s.stake_cents,
-       s.expected_result, s.source_event_ids, t.rules_id, f.shoe_id, f.position, f.rank
+       s.expected_result, coalesce(s.source_event_ids, []) AS source_event_ids, t.rules_id,
+       f.shoe_id, coalesce(f.position, -1) AS position, f.rank
 FROM settlements s
 JOIN today USING (patron_id)
 JOIN table_day_summary t USING (table_id, gaming_date)
@@ -181,6 +182,20 @@ JOIN dealers d USING (table_id, gaming_date, round_id)
 LEFT JOIN charged v USING (table_id, gaming_date, round_id, seat)
 WHERE d.dealer_id IS NOT NULL
 ORDER BY s.gaming_date, s.table_id, s.round_id, s.seat
+"""
+
+_ERRED_SEAT_ROUNDS = f"""
+SELECT * FROM ({_SEAT_ROUNDS}) WHERE actual_cents <> expected_cents
+ORDER BY gaming_date, table_id, round_id, seat
+"""
+
+_PAIR_COUNTS = f"""
+SELECT dealer_id, patron_id, count(*) AS seat_rounds,
+       count(*) FILTER (WHERE actual_cents <> expected_cents) AS erred,
+       count(*) FILTER (WHERE actual_cents > expected_cents) AS in_patron_favour
+FROM ({_SEAT_ROUNDS})
+GROUP BY dealer_id, patron_id
+ORDER BY dealer_id, patron_id
 """
 
 _REQUESTS = """
@@ -367,35 +382,88 @@ def scored_wagers(
     ]
 
 
-def patron_window(
-    ledger: Ledger, first: date, day: date, wagers: Sequence[str]
-) -> list[tuple[str, date, str, str, int, str, int, str, tuple[str, ...], str, Any, Any, Any]]:
+class PatronWindow(NamedTuple):
+    """The decided wagers of :func:`patron_window` as columns, row by row in the order dealt
+    (a window holds hundreds of thousands): text columns are object arrays, ``gaming_date``
+    is ``datetime64[D]``, ``position`` is -1 and ``shoe_id`` and ``rank`` None for a round
+    whose cards the ledger lacks. Row ``i``'s source events are
+    ``event_ids[event_offsets[i]:event_offsets[i + 1]]``."""
+
+    table_id: npt.NDArray[np.object_]
+    gaming_date: npt.NDArray[np.datetime64]
+    round_id: npt.NDArray[np.object_]
+    patron_id: npt.NDArray[np.object_]
+    seat: npt.NDArray[np.int64]
+    wager: npt.NDArray[np.object_]
+    stake_cents: npt.NDArray[np.int64]
+    expected_result: npt.NDArray[np.object_]
+    rules_id: npt.NDArray[np.object_]
+    shoe_id: npt.NDArray[np.object_]
+    position: npt.NDArray[np.int64]
+    rank: npt.NDArray[np.object_]
+    event_ids: npt.NDArray[np.object_]
+    event_offsets: npt.NDArray[np.int64]
+
+
+def patron_window(ledger: Ledger, first: date, day: date, wagers: Sequence[str]) -> PatronWindow:
     """Every decided wager of ``wagers`` from ``first`` to ``day`` of the patrons with one on
-    ``day``, in the order dealt, with the round's first card: ``(table_id, gaming_date,
-    round_id, patron_id, seat, wager, stake_cents, expected_result, source_event_ids,
-    rules_id, shoe_id, first_position, first_rank)`` (the last three None for a round whose
-    cards the ledger lacks)."""
-    return [
-        (t, d, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id, *first)
-        for t, d, r, p, seat, w, stake, result, events, rules_id, *first in ledger.con.execute(
-            _PATRON_WINDOW, {"first": first, "day": day, "wagers": sorted(wagers)}
-        ).fetchall()
-    ]
+    ``day``, in the order dealt, with the round's first card (its shoe, position and rank),
+    as columns: read through Arrow, since a window's rows as Python tuples cost ten times
+    the query."""
+    rows = ledger.con.sql(
+        _PATRON_WINDOW, params={"first": first, "day": day, "wagers": sorted(wagers)}
+    ).to_arrow_table()
+
+    def column(name: str, dtype: Any = None) -> Any:
+        return np.asarray(rows.column(name).to_numpy(), dtype)
+
+    events = rows.column("source_event_ids").combine_chunks()
+    offsets = np.asarray(events.offsets.to_numpy(), np.int64)
+    return PatronWindow(
+        table_id=column("table_id", object),
+        gaming_date=column("gaming_date").astype("datetime64[D]"),
+        round_id=column("round_id", object),
+        patron_id=column("patron_id", object),
+        seat=column("seat", np.int64),
+        wager=column("wager", object),
+        stake_cents=column("stake_cents", np.int64),
+        expected_result=column("expected_result", object),
+        rules_id=column("rules_id", object),
+        shoe_id=column("shoe_id", object),
+        position=column("position", np.int64),
+        rank=column("rank", object),
+        event_ids=np.asarray(events.flatten().to_numpy(zero_copy_only=False), object),
+        event_offsets=offsets - offsets[0] if len(offsets) else np.zeros(1, np.int64),
+    )
 
 
 # ---------------------------------------------------------------------- dealer-patron pairs
 def seat_rounds(
-    ledger: Ledger, first: date, day: date
+    ledger: Ledger, first: date, day: date, erred_only: bool = False
 ) -> list[tuple[str, date, str, int, str, str, int, int, tuple[str, ...]]]:
-    """One record per seat with a patron in a round from ``first`` to ``day``, with its
-    dealer (carried forward from the table's opening dealer) and the money the rules give
-    against the money moved (:mod:`pipeline.patterns.pairs` says which columns and why):
-    ``(table_id, gaming_date, round_id, seat, dealer_id, patron_id, expected_cents,
-    actual_cents, event_ids)``."""
+    """One record per seat with a patron in a round from ``first`` to ``day`` (with
+    ``erred_only``, only those where the money moved differs from the money the rules
+    give), with its dealer (carried forward from the table's opening dealer) and the money
+    the rules give against the money moved (:mod:`pipeline.patterns.pairs` says which
+    columns and why): ``(table_id, gaming_date, round_id, seat, dealer_id, patron_id,
+    expected_cents, actual_cents, event_ids)``."""
+    sql = _ERRED_SEAT_ROUNDS if erred_only else _SEAT_ROUNDS
     return [
         (t, d, r, int(seat), dealer, patron, int(expected), int(actual), tuple(events or ()))
         for t, d, r, seat, dealer, patron, expected, actual, events in ledger.con.execute(
-            _SEAT_ROUNDS, {"first": first, "day": day}
+            sql, {"first": first, "day": day}
+        ).fetchall()
+    ]
+
+
+def pair_counts(ledger: Ledger, first: date, day: date) -> list[tuple[str, str, int, int, int]]:
+    """Each dealer-patron pair's seat-rounds from ``first`` to ``day`` as counts, the window's
+    seat-rounds being too many to read one by one: ``(dealer_id, patron_id, seat_rounds,
+    erred, in_patron_favour)``, by :func:`seat_rounds`' money."""
+    return [
+        (str(dealer), str(patron), int(dealt), int(erred), int(favour))
+        for dealer, patron, dealt, erred, favour in ledger.con.execute(
+            _PAIR_COUNTS, {"first": first, "day": day}
         ).fetchall()
     ]
 

@@ -68,16 +68,16 @@ patron's requests of the window to turn cards or to keep or change the shoe
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from pipeline.oracle.enumeration import outcome_counts, shoe_counts
 from pipeline.patterns.requests import RecordedRequest, requests_text
@@ -129,6 +129,99 @@ class PatronRound:
     event_ids: tuple[str, ...]
 
 
+Objects = npt.NDArray[np.object_]
+
+
+@dataclass(frozen=True, eq=False)
+class WindowRounds:
+    """The window's :class:`PatronRound` rows as columns, in the order dealt: a window holds
+    hundreds of thousands, and the tests score them as arrays. ``rounds[i]`` is row ``i`` as
+    a :class:`PatronRound` (an alarm's rounds are read that way). ``next_card`` is -1 and the
+    row of ``next_card_odds`` NaN where the shoe's cards cannot tell the next card. Row
+    ``i``'s events are ``event_ids[event_starts[i]:event_ends[i]]``."""
+
+    table_id: Objects
+    gaming_date: npt.NDArray[np.datetime64]
+    round_id: Objects
+    patron_id: Objects
+    seat: npt.NDArray[np.int64]
+    game: Objects
+    decks: npt.NDArray[np.int64]
+    wager: Objects
+    stake_cents: npt.NDArray[np.int64]
+    result: Objects
+    win_probability: npt.NDArray[np.float64]
+    next_card: npt.NDArray[np.int64]
+    next_card_odds: npt.NDArray[np.float64]
+    event_ids: Objects
+    event_starts: npt.NDArray[np.int64]
+    event_ends: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, rounds: Iterable[PatronRound]) -> WindowRounds:
+        rows = list(rounds)
+        events = [r.event_ids for r in rows]
+        ends = np.cumsum([len(ids) for ids in events], dtype=np.int64)
+
+        def objects(values: Iterable[object]) -> Objects:
+            column = np.empty(len(rows), object)
+            column[:] = list(values)
+            return column
+
+        return cls(
+            table_id=objects(r.table_id for r in rows),
+            gaming_date=np.array([r.gaming_date for r in rows], "datetime64[D]"),
+            round_id=objects(r.round_id for r in rows),
+            patron_id=objects(r.patron_id for r in rows),
+            seat=np.array([r.seat for r in rows], np.int64),
+            game=objects(r.game for r in rows),
+            decks=np.array([r.decks for r in rows], np.int64),
+            wager=objects(r.wager for r in rows),
+            stake_cents=np.array([r.stake_cents for r in rows], np.int64),
+            result=objects(r.result for r in rows),
+            win_probability=np.array([r.win_probability for r in rows], np.float64),
+            next_card=np.array(
+                [-1 if r.next_card is None else r.next_card for r in rows], np.int64
+            ),
+            next_card_odds=np.array(
+                [r.next_card_odds or (math.nan,) * len(VALUES) for r in rows], np.float64
+            ).reshape(len(rows), len(VALUES)),
+            event_ids=np.array([e for ids in events for e in ids], object),
+            event_starts=ends - np.array([len(ids) for ids in events], np.int64),
+            event_ends=ends,
+        )
+
+    def __len__(self) -> int:
+        return len(self.stake_cents)
+
+    def __getitem__(self, i: int) -> PatronRound:
+        seen = int(self.next_card[i]) >= 0
+        return PatronRound(
+            table_id=str(self.table_id[i]),
+            gaming_date=self.gaming_date[i].astype(date),
+            round_id=str(self.round_id[i]),
+            patron_id=str(self.patron_id[i]),
+            seat=int(self.seat[i]),
+            game=self.game[i],
+            decks=int(self.decks[i]),
+            wager=self.wager[i],
+            stake_cents=int(self.stake_cents[i]),
+            result=self.result[i],
+            win_probability=float(self.win_probability[i]),
+            next_card=int(self.next_card[i]) if seen else None,
+            next_card_odds=tuple(self.next_card_odds[i].tolist()) if seen else None,
+            event_ids=tuple(
+                str(e) for e in self.event_ids[self.event_starts[i] : self.event_ends[i]]
+            ),
+        )
+
+    def __iter__(self) -> Iterator[PatronRound]:
+        return (self[i] for i in range(len(self)))
+
+    def rows(self, at: npt.NDArray[np.intp]) -> tuple[PatronRound, ...]:
+        return tuple(self[int(i)] for i in at)
+
+
 def next_card_odds(decks: int, seen: Sequence[int]) -> tuple[float, ...] | None:
     """The probability of each value 0-9 being the next card of a shoe of ``decks`` decks
     whose dealt cards so far include ``seen[v]`` of value ``v``: the cards not yet seen are
@@ -156,18 +249,27 @@ def card_edges(game: Game, decks: int) -> tuple[float, ...]:
     return tuple(edges)
 
 
-def stake_weights(stakes: Sequence[int]) -> npt.NDArray[np.float64]:
+_WEIGHT_BLOCK = 512
+"""Stakes compared pairwise at a time when weighing (a block's square of comparisons)."""
+
+
+def stake_weights(stakes: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Each stake's share of the stakes *before* it that it equals or tops (1: the patron's
     largest yet; 1/2 for the first): known before the round is dealt, so a weight never
-    looks ahead."""
-    earlier: list[int] = []
+    looks ahead. Counted a block at a time: the earlier blocks' stakes sorted and searched,
+    the block's own compared pairwise."""
+    stakes = np.asarray(stakes, np.int64)
     weights = np.empty(len(stakes))
-    for i, stake in enumerate(stakes):
-        if not earlier:
-            weights[i] = 0.5
-        else:
-            weights[i] = bisect.bisect_right(earlier, stake) / len(earlier)
-        bisect.insort(earlier, stake)
+    earlier = np.empty(0, np.int64)
+    for start in range(0, len(stakes), _WEIGHT_BLOCK):
+        block = stakes[start : start + _WEIGHT_BLOCK]
+        below = np.searchsorted(earlier, block, side="right")
+        below += np.tril(block[None, :] <= block[:, None], k=-1).sum(axis=1)
+        before = start + np.arange(len(block))
+        weights[start : start + len(block)] = np.where(
+            before == 0, 0.5, below / np.maximum(before, 1)
+        )
+        earlier = np.sort(np.concatenate([earlier, block]), kind="stable")
     return weights
 
 
@@ -211,60 +313,78 @@ def alarm_log_wealth(rate: float) -> float:
     return math.log(TESTS_PER_LOOK * LOOKS_PER_YEAR / rate)
 
 
-def tested_rounds(rounds: Iterable[PatronRound]) -> dict[str, list[PatronRound]]:
-    """Each patron's rounds the tests score, in the order given (dealt): one main wager a
+def tested_rounds(rounds: WindowRounds) -> dict[str, npt.NDArray[np.intp]]:
+    """Each patron's rows the tests score, in the order given (dealt): one main wager a
     round, a Chemin de Fer Banker's wager left out."""
-    by_patron: dict[str, list[PatronRound]] = defaultdict(list)
-    sides: dict[tuple[str, str, str], int] = defaultdict(int)
-    kept = [
-        r
-        for r in rounds
-        if r.wager in (Wager.BANKER, Wager.PLAYER)
-        and r.result in (Result.WIN, Result.LOSE)
-        and not (r.game is Game.CHEMIN_DE_FER and r.wager is Wager.BANKER)
-    ]
-    for r in kept:
-        sides[r.patron_id, r.table_id, r.round_id] += 1
-    for r in kept:
-        if sides[r.patron_id, r.table_id, r.round_id] == 1:
-            by_patron[r.patron_id].append(r)
-    return by_patron
+    banker = rounds.wager == Wager.BANKER
+    main = (banker | (rounds.wager == Wager.PLAYER)) & (
+        (rounds.result == Result.WIN) | (rounds.result == Result.LOSE)
+    )
+    main &= ~(banker & (rounds.game == Game.CHEMIN_DE_FER))
+    kept = np.flatnonzero(main)
+    both_sides = pd.DataFrame(
+        {
+            "patron": rounds.patron_id[kept],
+            "table": rounds.table_id[kept],
+            "round": rounds.round_id[kept],
+        }
+    ).duplicated(keep=False)
+    kept = kept[~both_sides.to_numpy()]
+    by_patron = pd.Series(kept).groupby(rounds.patron_id[kept], sort=True).indices
+    return {str(patron): kept[at] for patron, at in by_patron.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, eq=False)
 class PatronEvidence:
-    """Both test martingales of one patron over the window's rounds."""
+    """Both test martingales of one patron over the window's rounds: ``informed_at`` and
+    ``preview_at`` are the rows of ``rounds`` each scored, in order."""
 
     patron_id: str
-    informed_rounds: tuple[PatronRound, ...]
+    rounds: WindowRounds
+    informed_at: npt.NDArray[np.intp]
     informed: Wealth
-    preview_rounds: tuple[PatronRound, ...]
+    preview_at: npt.NDArray[np.intp]
     preview: Wealth | None
     """None: no round of the window has a next card the shoe's cards can tell."""
 
+    @property
+    def informed_rounds(self) -> tuple[PatronRound, ...]:
+        return self.rounds.rows(self.informed_at)
 
-def patron_evidence(rounds: Iterable[PatronRound], day: date) -> list[PatronEvidence]:
+    @property
+    def preview_rounds(self) -> tuple[PatronRound, ...]:
+        return self.rounds.rows(self.preview_at)
+
+
+def patron_evidence(
+    rounds: WindowRounds | Iterable[PatronRound], day: date
+) -> list[PatronEvidence]:
     """The evidence of each patron who played ``day``, over their ``rounds`` of the window (in
     the order dealt)."""
+    if not isinstance(rounds, WindowRounds):
+        rounds = WindowRounds.of(rounds)
+    today = np.datetime64(day, "D")
+    steps = preview_steps(rounds)
+    won = (rounds.result == Result.WIN).astype(np.float64)
     evidence = []
-    for patron, played in sorted(tested_rounds(rounds).items()):
-        if not any(r.gaming_date == day for r in played):
+    for patron, played in tested_rounds(rounds).items():
+        if not (rounds.gaming_date[played] == today).any():
             continue
-        weights = stake_weights([r.stake_cents for r in played])
-        p_win = np.array([r.win_probability for r in played])
-        won = np.array([1.0 if r.result is Result.WIN else 0.0 for r in played])
-        seen = [i for i, r in enumerate(played) if r.next_card is not None]
-        previewed = tuple(played[i] for i in seen)
+        weights = stake_weights(rounds.stake_cents[played])
+        p_win = rounds.win_probability[played]
+        seen = rounds.next_card[played] >= 0
         preview = None
-        if seen:
-            steps = np.array([_preview_step(r) for r in previewed])
-            preview = mixture_wealth(steps, weights[seen], PREVIEW_LAMBDAS, np.ones(len(seen)))
+        if seen.any():
+            preview = mixture_wealth(
+                steps[played[seen]], weights[seen], PREVIEW_LAMBDAS, np.ones(int(seen.sum()))
+            )
         evidence.append(
             PatronEvidence(
                 patron,
-                tuple(played),
-                mixture_wealth(won - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win),
-                previewed,
+                rounds,
+                played,
+                mixture_wealth(won[played] - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win),
+                played[seen],
                 preview,
             )
         )
@@ -272,7 +392,7 @@ def patron_evidence(rounds: Iterable[PatronRound], day: date) -> list[PatronEvid
 
 
 def accumulated_evidence(
-    rounds: Iterable[PatronRound],
+    rounds: WindowRounds | Iterable[PatronRound],
     day: date,
     rate: float,
     window_days: int,
@@ -304,12 +424,20 @@ def accumulated_evidence(
     return findings
 
 
-def _preview_step(r: PatronRound) -> float:
-    edges = card_edges(r.game, r.decks)
-    assert r.next_card is not None and r.next_card_odds is not None
-    mean = sum(q * e for q, e in zip(r.next_card_odds, edges, strict=True))
-    side = 1.0 if r.wager is Wager.PLAYER else -1.0
-    return side * (edges[r.next_card] - mean) / (max(edges) - min(edges))
+def preview_steps(rounds: WindowRounds) -> npt.NDArray[np.float64]:
+    """Each row's card-preview step ``d (E(v) - mu) / B`` (the module docstring): NaN where
+    the next card is unknown."""
+    steps = np.full(len(rounds), np.nan)
+    seen = rounds.next_card >= 0
+    for game, decks in {
+        (g, int(d)) for g, d in zip(rounds.game[seen], rounds.decks[seen], strict=True)
+    }:
+        at = np.flatnonzero(seen & (rounds.game == game) & (rounds.decks == decks))
+        edges = np.array(card_edges(game, decks))
+        mean = rounds.next_card_odds[at] @ edges
+        side = np.where(rounds.wager[at] == Wager.PLAYER, 1.0, -1.0)
+        steps[at] = side * (edges[rounds.next_card[at]] - mean) / (edges.max() - edges.min())
+    return steps
 
 
 def _carried(played: Sequence[PatronRound], wealth: Wealth) -> tuple[str, str, tuple[str, ...]]:

@@ -108,25 +108,34 @@ class DealtSeatRound:
 
 
 @dataclass(frozen=True, slots=True)
+class PairCounts:
+    """A dealer-patron pair's seat-rounds of the window, counted: all, those whose money
+    differs from what the rules give, and those in the patron's favour."""
+
+    dealer_id: str
+    patron_id: str
+    seat_rounds: int
+    erred: int
+    in_patron_favour: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Pair:
     dealer_id: str
     patron_id: str
     dealt: int  # N: the dealer's seat-rounds
     errors: int  # E
     favourable: int  # F
-    rounds: tuple[DealtSeatRound, ...]  # the pair's seat-rounds
-
-    @property
-    def erred(self) -> list[DealtSeatRound]:
-        return [r for r in self.rounds if r.erred]
+    seat_rounds: int  # n: the pair's seat-rounds
+    erred: tuple[DealtSeatRound, ...]  # the pair's erred seat-rounds, in the order dealt
 
     @property
     def in_favour(self) -> list[DealtSeatRound]:
-        return [r for r in self.rounds if r.patron_gain_cents > 0]
+        return [r for r in self.erred if r.patron_gain_cents > 0]
 
     def p_values(self) -> tuple[float, float]:
         """Upper tails of the pair's errors and favourable errors among the dealer's."""
-        n = len(self.rounds)
+        n = self.seat_rounds
         return (
             hypergeometric_tail(len(self.erred), self.dealt, self.errors, n),
             hypergeometric_tail(len(self.in_favour), self.dealt, self.favourable, n),
@@ -156,20 +165,37 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-def _pairs(records: Iterable[DealtSeatRound]) -> list[_Pair]:
-    by_dealer: dict[str, list[DealtSeatRound]] = defaultdict(list)
+def pair_counts(records: Iterable[DealtSeatRound]) -> list[PairCounts]:
+    """Each dealer-patron pair of ``records``, counted."""
+    counted: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in records:
-        by_dealer[r.dealer_id].append(r)
+        counts = counted[r.dealer_id, r.patron_id]
+        counts[0] += 1
+        counts[1] += r.erred
+        counts[2] += r.patron_gain_cents > 0
+    return [PairCounts(d, p, *counts) for (d, p), counts in sorted(counted.items())]
+
+
+def _pairs(counts: Iterable[PairCounts], erred: Iterable[DealtSeatRound]) -> list[_Pair]:
+    by_dealer: dict[str, list[PairCounts]] = defaultdict(list)
+    for c in counts:
+        by_dealer[c.dealer_id].append(c)
+    erred_by_pair: dict[tuple[str, str], list[DealtSeatRound]] = defaultdict(list)
+    for r in erred:
+        erred_by_pair[r.dealer_id, r.patron_id].append(r)
     pairs = []
-    for dealer, rounds in sorted(by_dealer.items()):
-        errors = sum(r.erred for r in rounds)
-        favourable = sum(r.patron_gain_cents > 0 for r in rounds)
-        by_patron: dict[str, list[DealtSeatRound]] = defaultdict(list)
-        for r in rounds:
-            by_patron[r.patron_id].append(r)
-        for patron, theirs in sorted(by_patron.items()):
-            ordered = tuple(sorted(theirs, key=lambda r: (r.gaming_date, r.table_id, r.round_id)))
-            pairs.append(_Pair(dealer, patron, len(rounds), errors, favourable, ordered))
+    for dealer, theirs in sorted(by_dealer.items()):
+        errors = sum(c.erred for c in theirs)
+        favourable = sum(c.in_patron_favour for c in theirs)
+        dealt = sum(c.seat_rounds for c in theirs)
+        for c in sorted(theirs, key=lambda c: c.patron_id):
+            ordered = sorted(
+                erred_by_pair[dealer, c.patron_id],
+                key=lambda r: (r.gaming_date, r.table_id, r.round_id),
+            )
+            pairs.append(
+                _Pair(dealer, c.patron_id, dealt, errors, favourable, c.seat_rounds, tuple(ordered))
+            )
     return pairs
 
 
@@ -179,12 +205,23 @@ def dealer_patron_pairs(
     """One finding per dealer-patron pair whose errors, or errors in the patron's favour,
     concentrate beyond the dealer's own rate, at a family-wise false-alarm rate of
     ``false_alarm_rate`` over the call (one window of gaming days)."""
+    records = list(records)
+    return pair_findings(pair_counts(records), [r for r in records if r.erred], false_alarm_rate)
+
+
+def pair_findings(
+    counts: Iterable[PairCounts],
+    erred: Iterable[DealtSeatRound],
+    false_alarm_rate: float = DEFAULT_FALSE_ALARM_RATE,
+) -> list[Finding]:
+    """:func:`dealer_patron_pairs` from the window's pairs counted and its erred seat-rounds
+    alone (the others only count)."""
     if not 0.0 < false_alarm_rate < 1.0:
         raise ValueError(
             f"the dealer-patron false-alarm rate must be between 0 and 1, got "
             f"{false_alarm_rate}; the default is {DEFAULT_FALSE_ALARM_RATE}"
         )
-    pairs = _pairs(records)
+    pairs = _pairs(counts, erred)
     tests = 2 * len(pairs)
     threshold = false_alarm_rate / max(1, tests)
     findings = []
@@ -197,7 +234,7 @@ def dealer_patron_pairs(
 
 def _finding(pair: _Pair, concentrated: float, favoured: float, rate: float, tests: int) -> Finding:
     erred = pair.erred
-    share = len(pair.rounds) / pair.dealt
+    share = pair.seat_rounds / pair.dealt
     gain = sum(r.patron_gain_cents for r in erred)
     days = sorted({r.gaming_date for r in erred})
     table = Counter(r.table_id for r in erred).most_common(1)[0][0]
@@ -210,7 +247,7 @@ def _finding(pair: _Pair, concentrated: float, favoured: float, rate: float, tes
         f"Dealer {pair.dealer_id}'s payout and vigorish errors gather on patron "
         f"{pair.patron_id}: {len(erred)} of the dealer's {pair.errors} errors "
         f"({len(pair.in_favour)} of {pair.favourable} in the patron's favour) fell on the "
-        f"{len(pair.rounds)} of {pair.dealt} seat-rounds ({share:.1%}) this patron played with "
+        f"{pair.seat_rounds} of {pair.dealt} seat-rounds ({share:.1%}) this patron played with "
         f"this dealer from {days[0]} to {days[-1]}, {_signed(gain)} to the patron in all; by "
         f"chance with probability {concentrated:.1e} (errors) and {favoured:.1e} (in the "
         f"patron's favour). Review these settlements: {listed}{more}. Honest dealing raises "
@@ -237,5 +274,8 @@ __all__: Sequence[str] = (
     "CODE",
     "DEFAULT_FALSE_ALARM_RATE",
     "DealtSeatRound",
+    "PairCounts",
     "dealer_patron_pairs",
+    "pair_counts",
+    "pair_findings",
 )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 import numpy as np
+import numpy.typing as npt
 
 from pipeline.config.catalog import Catalog
 from pipeline.config.patterns import PatternSettings
@@ -36,11 +37,12 @@ from pipeline.ledger import pattern_inputs as ledger_patterns
 from pipeline.ledger.columns import Delivery
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
+from pipeline.oracle.enumeration import shoe_counts
 from pipeline.patterns import informed
 from pipeline.patterns.chance import CARDS_PER_DECK
-from pipeline.patterns.evidence import PatronRound, accumulated_evidence, next_card_odds
+from pipeline.patterns.evidence import WindowRounds, accumulated_evidence
 from pipeline.patterns.informed import SettledWager, TableDay, informed_betting, win_probability
-from pipeline.patterns.pairs import DealtSeatRound, dealer_patron_pairs
+from pipeline.patterns.pairs import DealtSeatRound, PairCounts, pair_findings
 from pipeline.patterns.requests import RecordedRequest, turn_request_findings
 from pipeline.patterns.slugs import (
     Bet,
@@ -50,7 +52,7 @@ from pipeline.patterns.slugs import (
     slug_finding,
 )
 from pipeline.replay.findings import Finding
-from pipeline.rules.cards import RANKS, SUITS, Rank, card_value
+from pipeline.rules.cards import RANKS, SUITS, card_value
 from pipeline.rules.codes import PATTERN_CODES, code_for
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
@@ -186,22 +188,17 @@ def settled_wagers(
 
 _FACE_VALUES = np.array([card_value(rank) for rank in RANKS for _ in SUITS] + [-1], np.int64)
 """A face number's card value (:func:`pipeline.patterns.slugs.face`); -1 (no face) last."""
+_RANK_VALUES = {rank.name: card_value(rank) for rank in RANKS}
 
 
-class SeenCards:
-    """How many cards of each value 0-9 the ledger read from a shoe before each position:
-    counted once per shoe, so each of its rounds costs a lookup."""
-
-    def __init__(self, shoe: ShoeDeal) -> None:
-        values = _FACE_VALUES[shoe.faces]
-        counted = np.zeros((len(values) + 1, 10), np.int64)
-        known = values >= 0
-        counted[1:][np.flatnonzero(known), values[known]] = 1
-        self.positions = shoe.positions
-        self.running = np.cumsum(counted, axis=0)
-
-    def before(self, position: int) -> list[int]:
-        return [int(n) for n in self.running[np.searchsorted(self.positions, position)]]
+def seen_before(shoe: ShoeDeal, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """How many cards of each value 0-9 the ledger read from ``shoe`` before each of
+    ``positions``: one row per position."""
+    values = _FACE_VALUES[shoe.faces]
+    counted = np.zeros((len(values) + 1, 10), np.int64)
+    known = values >= 0
+    counted[1:][np.flatnonzero(known), values[known]] = 1
+    return np.cumsum(counted, axis=0)[np.searchsorted(shoe.positions, positions)]
 
 
 def patron_rounds(
@@ -210,63 +207,72 @@ def patron_rounds(
     day: date,
     shoes: Sequence[ShoeDeal],
     catalog: Mapping[str, TableRules],
-) -> list[PatronRound]:
+) -> WindowRounds:
     """The window's decided Banker and Player wagers of the patrons who played ``day``, in the
     order dealt, with each round's first card and the odds of each value coming next given the
     cards its shoe dealt before it (:mod:`pipeline.patterns.evidence`). A round whose first
     card, or whose shoe's make-up, the ledger cannot tell has no next card; a table whose
     rules the catalog does not hold is left out (its replay reported that)."""
+    read = ledger_patterns.patron_window(
+        ledger, first, day, [Wager.BANKER.value, Wager.PLAYER.value]
+    )
+    kept = np.flatnonzero(np.isin(read.rules_id, list(catalog)))
+    ids, by_rules = np.unique(read.rules_id[kept], return_inverse=True)
+    rules = [catalog[str(i)] for i in ids]
+    wagers = {w.value: w for w in Wager}
+    results = {r.value: r for r in Result}
+    wager = np.array([wagers[w] for w in read.wager[kept]], object)
+    player = wager == Wager.PLAYER
+    win = np.array(
+        [[float(win_probability(r, w)) for w in (Wager.BANKER, Wager.PLAYER)] for r in rules]
+    ).reshape(len(rules), 2)
+    decks = np.array([r.decks for r in rules], np.int64)[by_rules]
+    next_card = np.full(len(kept), -1, np.int64)
+    odds = np.full((len(kept), 10), np.nan)
     by_key = {s.key: s for s in shoes}
-    seen: dict[tuple[str, date, str], SeenCards] = {}
-    rounds = []
-    for (
-        table_id,
-        gaming_date,
-        round_id,
-        patron,
-        seat,
-        wager,
-        stake,
-        result,
-        events,
-        rules_id,
-        shoe_id,
-        position,
-        rank,
-    ) in ledger_patterns.patron_window(ledger, first, day, [w.value for w in informed.TESTS]):
-        rules = catalog.get(rules_id)
-        if rules is None or Wager(wager) not in (Wager.BANKER, Wager.PLAYER):
-            continue
-        shoe = by_key.get((table_id, gaming_date, shoe_id))
-        odds = None
-        # the odds are exact only for a shoe of whole decks, as its rules declare them
-        if (
-            shoe is not None
-            and rank in Rank.__members__
-            and shoe.cards_in_shoe == rules.decks * CARDS_PER_DECK
-        ):
-            if shoe.key not in seen:
-                seen[shoe.key] = SeenCards(shoe)
-            odds = next_card_odds(rules.decks, seen[shoe.key].before(position))
-        rounds.append(
-            PatronRound(
-                table_id=table_id,
-                gaming_date=gaming_date,
-                round_id=round_id,
-                patron_id=patron,
-                seat=seat,
-                game=rules.game,
-                decks=rules.decks,
-                wager=Wager(wager),
-                stake_cents=stake,
-                result=Result(result),
-                win_probability=float(win_probability(rules, Wager(wager))),
-                next_card=card_value(Rank[rank]) if odds is not None else None,
-                next_card_odds=odds,
-                event_ids=events,
-            )
+    shoe_of = [
+        by_key.get((t, d, s)) if s is not None else None
+        for t, d, s in zip(
+            read.table_id[kept],
+            read.gaming_date[kept].astype(date),
+            read.shoe_id[kept],
+            strict=True,
         )
-    return rounds
+    ]
+    rows_of: dict[tuple[str, date, str], list[int]] = defaultdict(list)
+    for row, shoe in enumerate(shoe_of):
+        # the odds are exact only for a shoe of whole decks, as its rules declare them
+        if shoe is not None and shoe.cards_in_shoe == decks[row] * CARDS_PER_DECK:
+            rows_of[shoe.key].append(row)
+    for key, listed in rows_of.items():
+        at = np.array(listed, np.intp)
+        left = np.array(shoe_counts(int(decks[at[0]])), np.int64) - seen_before(
+            by_key[key], read.position[kept[at]]
+        )
+        total = left.sum(axis=1)
+        value = np.array([_RANK_VALUES.get(r, -1) for r in read.rank[kept[at]]], np.int64)
+        # more cards seen than the shoe holds is a misread: no odds
+        told = (value >= 0) & (total > 0) & (left.min(axis=1) >= 0)
+        next_card[at[told]] = value[told]
+        odds[at[told]] = left[told] / total[told, None]
+    return WindowRounds(
+        table_id=read.table_id[kept],
+        gaming_date=read.gaming_date[kept],
+        round_id=read.round_id[kept],
+        patron_id=read.patron_id[kept],
+        seat=read.seat[kept],
+        game=np.array([r.game for r in rules], object)[by_rules],
+        decks=decks,
+        wager=wager,
+        stake_cents=read.stake_cents[kept],
+        result=np.array([results[r] for r in read.expected_result[kept]], object),
+        win_probability=win[by_rules, player.astype(np.intp)],
+        next_card=next_card,
+        next_card_odds=odds,
+        event_ids=read.event_ids,
+        event_starts=read.event_offsets[:-1][kept],
+        event_ends=read.event_offsets[1:][kept],
+    )
 
 
 def recorded_requests(ledger: Ledger, first: date, day: date) -> list[RecordedRequest]:
@@ -275,9 +281,15 @@ def recorded_requests(ledger: Ledger, first: date, day: date) -> list[RecordedRe
     return [RecordedRequest(*row) for row in ledger_patterns.patron_requests(ledger, first, day)]
 
 
-def dealt_seat_rounds(ledger: Ledger, first: date, day: date) -> list[DealtSeatRound]:
-    """Every seat with a patron in a round dealt from ``first`` to ``day``, with its dealer."""
-    return [DealtSeatRound(*row) for row in ledger_patterns.seat_rounds(ledger, first, day)]
+def dealt_seat_rounds(
+    ledger: Ledger, first: date, day: date, erred_only: bool = False
+) -> list[DealtSeatRound]:
+    """Every seat with a patron in a round dealt from ``first`` to ``day``, with its dealer
+    (with ``erred_only``, those whose money differs from what the rules give)."""
+    return [
+        DealtSeatRound(*row)
+        for row in ledger_patterns.seat_rounds(ledger, first, day, erred_only=erred_only)
+    ]
 
 
 def shifted(day: date, days: int) -> date:
@@ -432,13 +444,14 @@ def find_patterns(
         requests,
     )
     findings += turn_request_findings(requests, day)
-    seat_rounds = dealt_seat_rounds(ledger, first, day)
+    pairs = [PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, first, day)]
+    erred = dealt_seat_rounds(ledger, first, day, erred_only=True)
     # A pair is tested over the whole window but reported on the days its errors happen: a
     # window that only reaches back to them said so on their own day.
-    erred_today = {i for r in seat_rounds if r.gaming_date == day and r.erred for i in r.event_ids}
+    erred_today = {i for r in erred if r.gaming_date == day for i in r.event_ids}
     findings += [
         f
-        for f in dealer_patron_pairs(seat_rounds, settings.pairs_false_alarm_rate)
+        for f in pair_findings(pairs, erred, settings.pairs_false_alarm_rate)
         if erred_today.intersection(f.event_ids)
     ]
     tables = (
@@ -456,7 +469,7 @@ def find_patterns(
         len(new),
         len(shoes),
         len(wagers),
-        len(seat_rounds),
+        sum(p.seat_rounds for p in pairs),
         tuple(findings),
         time.perf_counter() - started,
     )

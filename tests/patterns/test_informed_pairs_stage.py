@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from dashboards.slugs import slug_exceptions
+from pipeline.ledger import pattern_inputs
 from pipeline.ledger.notices import pending_notices
 from pipeline.ledger.store import Ledger
+from pipeline.patterns.pairs import PairCounts, pair_counts
 from pipeline.patterns.stage import (
     dealt_seat_rounds,
     find_patterns,
@@ -154,6 +156,8 @@ def test_the_ledger_records_match_what_the_replay_derived(faulty: tuple[Path, Pa
             [FIRST],
         ).fetchone()
         seat_rounds = dealt_seat_rounds(ledger, FIRST, FIRST)
+        erred_read = dealt_seat_rounds(ledger, FIRST, FIRST, erred_only=True)
+        counted = [PairCounts(*row) for row in pattern_inputs.pair_counts(ledger, FIRST, FIRST)]
         seats = ledger.con.execute(
             "SELECT count(*) FROM (SELECT DISTINCT table_id, round_id, seat FROM settlements "
             "WHERE gaming_date = ? AND patron_id IS NOT NULL)",
@@ -174,6 +178,8 @@ def test_the_ledger_records_match_what_the_replay_derived(faulty: tuple[Path, Pa
     erred = [r for r in seat_rounds if r.erred]
     assert payout_errors is not None and len(erred) == payout_errors[0] > 0
     assert all(r.event_ids for r in erred)
+    # the stage reads the pairs counted and only the erred seat-rounds one by one
+    assert erred_read == erred and counted == pair_counts(seat_rounds)
 
 
 def test_a_patrons_window_is_every_decided_wager_with_its_next_card(
