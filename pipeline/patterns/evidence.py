@@ -41,8 +41,8 @@ Why a test martingale and not a pooled p-value
   nothing.
 * It is valid under any betting progression: the weights use only stakes made and outcomes
   seen before the round, so a martingale bettor or a trend follower, however their stakes
-  follow their past, cannot make it alarm (the day's rank test, which ranks a session's
-  stakes after the fact, can: :mod:`.informed`).
+  follow their past, cannot make it alarm (the day's test, :mod:`.informed`, scores one
+  session with the same martingale for the same reason).
 * Evidence from different tables and days multiplies, and the evidence of the card-preview
   test is exact given the cards the shoe had dealt.
 
