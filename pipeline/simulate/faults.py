@@ -56,6 +56,10 @@ class FaultKind(enum.Enum):
     LATE_ACCEPTANCE = "late_acceptance"  # 24: Chemin de Fer: a partial wager against the
     # Banker accepted after "No More Bets"
     OVERSTATED_FORM = "overstated_form"  # 25: a Form documenting more than its seat deferred
+    OFFER_ORDER = "offer_order"  # 26: Chemin de Fer, at a table whose pit records declined
+    # offers: the cut or the bank taken by a seat out of the offer order (a seat passed over
+    # without a decline), or the Banker who passed the bank voluntarily bidding for it in the
+    # first round after nobody accepted it
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -78,6 +82,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.BANCO_SETTLEMENT: 0.02,  # per Chemin de Fer round with a wager against the Banker
     FaultKind.LATE_ACCEPTANCE: 0.02,  # per Chemin de Fer bank covered in part by two partials
     FaultKind.OVERSTATED_FORM: 0.15,  # per Form documenting a deferral
+    FaultKind.OFFER_ORDER: 0.05,  # per Chemin de Fer shoe cut or bank passed, seats to pass over
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     FaultKind.CARDS_HANDED: 0.005,  # per hand handed to a player, with another seat wagering
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
@@ -175,6 +180,7 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
         FaultKind.BANCO_SETTLEMENT,
         FaultKind.LATE_ACCEPTANCE,
         FaultKind.OVERSTATED_FORM,
+        FaultKind.OFFER_ORDER,
     }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
@@ -183,7 +189,8 @@ stream of its own, derived from the seed, so adding it leaves every other decisi
 day as it was. Such a fault changes recorded amounts and the order of events, never how many
 events the table emits: each event draws its time and id from the table's stream. The patient
 cheats (:data:`PATTERN_KINDS`) are the exception: switched on, they seat a patron of their
-own, which changes their table's day from then on."""
+own, which changes their table's day from then on; so does ``offer_order`` where it gives the
+bank to another seat, or to the bidding."""
 
 
 class FaultPlan:
