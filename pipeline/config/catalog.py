@@ -87,6 +87,8 @@ def choices_to_state(entry: Mapping[str, Any]) -> frozenset[str]:
 RECORDING_SETTINGS: Mapping[str, str] = {
     "records_no_more_bets": 'the pit terminal records "No More Bets" (BettingClosed) in every '
     "round it deals",
+    "records_declined_offers": "the pit terminal records every offer of the cut or of the bank "
+    "declined in turn (OfferDeclined)",
 }
 """What a table's devices record beyond what every device sends, so that its absence is a
 finding: each is written ``true`` or ``false``, and left out it is ``false``."""

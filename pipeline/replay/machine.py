@@ -47,6 +47,7 @@ from pipeline.replay.checks import (
 from pipeline.replay.checks.bank_passing import BankPassing
 from pipeline.replay.checks.disclosed import disclosed_discards_face_down
 from pipeline.replay.checks.error_cards import error_what
+from pipeline.replay.checks.offers import OfferOrder
 from pipeline.replay.checks.settlement import recorded_steps
 from pipeline.replay.findings import Finding, Severity, money
 from pipeline.replay.forms import FormControl
@@ -166,6 +167,8 @@ class TableReplay:
         self.bank = Bank()
         """Chemin de Fer's bank (4.5-4.7, 4.11)."""
         self.bank_passing = BankPassing()
+        self.offers = OfferOrder(table_id)
+        """Chemin de Fer's offers of the cut and the bank in turn (4.4(c), 4.11(b)-(d))."""
         self.carried: CarriedCard | None = None
         self.last_batch: str | None = None
         """The two-batch shuffler's batch of the last shoe started (7.1(d)4)."""
@@ -280,9 +283,18 @@ class TableReplay:
             handler = _HANDLERS.get(event.payload_type)
             if handler is not None:
                 handler(self, event)
-            for flag in self.bank_passing.apply(event, event.round_id in incomplete):
+            lost = event.round_id in incomplete
+            for flag in (
+                *self.offers.apply(event, lost, self.bank_passing),
+                *self.bank_passing.apply(event, lost),
+            ):
                 self.find(
-                    flag.code, flag.severity, flag.message, event_ids=flag.event_ids, seat=flag.seat
+                    flag.code,
+                    flag.severity,
+                    flag.message,
+                    event_ids=flag.event_ids,
+                    seat=flag.seat,
+                    round_id=flag.round_id,
                 )
 
     def finish(self, sequenced: Sequenced) -> ReplayResult:
@@ -331,6 +343,7 @@ class TableReplay:
                 between_rounds=True,
             )
         self._posted_limits(e)
+        self.offers.records_declines = self.rules.records_declined_offers
         self.summary.rules_id = rules_id
         self.summary.game = self.rules.game.value
         self.summary.pit = str(e.get("pit"))
@@ -430,6 +443,11 @@ class TableReplay:
         round: granting it is the casino's to decide. What it prepares shows across the days a
         patron plays, so the pattern stage reads the requests from the deliveries
         (:mod:`pipeline.patterns.stage`) and the replay has nothing to do with them."""
+
+    def on_OfferDeclined(self, e: TableEvent) -> None:
+        """An offer of the cut, a partial wager or the bank declined in turn (schema id 7)
+        changes nothing in a round: :class:`~pipeline.replay.checks.offers.OfferOrder` reads it
+        with the event that records who accepted (4.4(c), 4.11(b)-(c))."""
 
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:

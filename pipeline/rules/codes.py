@@ -205,6 +205,11 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
      "The stack is offered to be cut to the participants, from the highest-numbered seat "
      "clockwise, until one accepts; if none does, the dealer cuts: a cut recorded from a seat "
      "where no participant sat was made by nobody the stack could be offered to."),
+    ("CF-4.4c-CUT-ORDER", "4.4(c)",
+     "The stack is offered to be cut beginning with the participant seated in the highest "
+     "number position, clockwise, to each participant until one accepts: at a table whose pit "
+     "records declined offers (records_declined_offers), a participant passed over without a "
+     "decline was not offered the cut in turn."),
     ("CF-4.4e-BURN", "4.4(d)-(e)",
      "Cut at least 10 from either end, second cutting card at least 14 from the back, burn "
      "the first card and its count."),
@@ -281,6 +286,15 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.11b-PASSED-TO", "4.11(b)",
      "A bank the Banker had to give up goes to the seated participant to the Banker's right, "
      "then counterclockwise, who accepts it; that participant is the next Banker."),
+    ("CF-4.11b-OFFER-ORDER", "4.11(b)-(d)",
+     "A relinquished bank is offered to the seated participant to the right of the previous "
+     "Banker, then to each other counterclockwise, until one accepts: at a table whose pit "
+     "records declined offers (records_declined_offers), a participant passed over without a "
+     "decline was not offered the bank in turn."),
+    ("CF-4.11c-PASSER-BID", "4.11(c)",
+     "When nobody accepts a voluntarily passed bank on its terms and it goes to the highest "
+     "offer, the participant who passed the bank takes no part in the first round of that "
+     "bidding."),
     ("CF-4.11c-VOLUNTARY-PASS", "4.11(c)",
      "A voluntarily passed bank goes to the first taker who matches up to twice the last "
      "wager, else the highest bidder."),

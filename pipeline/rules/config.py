@@ -122,6 +122,11 @@ class TableRules:
     it deals: the dealer announces it at the commencement of each round (3.7(b), 4.7(d)-(e),
     7.7(b)), but a device that sends no record cannot be told from a dealer who did not
     announce; only where it does is a round without the record a finding."""
+    records_declined_offers: bool = False
+    """Whether the table's pit terminal records every offer declined in turn (OfferDeclined):
+    Chemin de Fer's cut (4.4(c)) and relinquished bank (4.11(b)-(c)) are offered round the
+    table until one accepts, and only where each decline is on record is a participant passed
+    over without one a finding."""
 
     def __hash__(self) -> int:
         # Settlement looks the rules up (offered wagers) for every wager; hashing the id alone

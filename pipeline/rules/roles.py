@@ -77,6 +77,53 @@ def offer_reaches(passer: int, receiver: int | None, seat: int, seats: Iterable[
     return seat in order and order.index(seat) <= order.index(receiver)
 
 
+def bank_offer_order(passer: int, seated: Iterable[int], passed_by: int | None = None) -> list[int]:
+    """The seats a relinquished bank is offered to, in order, until one accepts
+    (``CF-4.11b-OFFER-ORDER``). N.J.A.C. 19:47-4.11(b): "it shall be offered to the seated
+    participant to the right of the previous Banker and then to each other seated participant,
+    moving counterclockwise around the table"; 4.11(c) offers a voluntarily passed bank in the
+    same order. 4.11(d): a passed bank that is defeated is transferred "as it would have been
+    ... had it not been voluntarily passed": ``passed_by`` is the Banker who passed it
+    voluntarily, from whose right the offer then starts. Neither the Banker giving the bank up
+    (``passer``) nor the one who passed it is offered it."""
+    start = passer if passed_by is None else passed_by
+    return [seat for seat in counterclockwise_from(start, seated) if seat not in (passer, start)]
+
+
+def cut_offer_order(seated: Iterable[int]) -> list[int]:
+    """The seats the stack is offered to for the cut, in order, until one accepts
+    (``CF-4.4c-CUT-ORDER``). N.J.A.C. 19:47-4.4(c): "The dealer shall begin with the
+    participant seated in the highest number position at the table ... and working clockwise
+    around the table, shall offer the stack to each participant until a participant accepts
+    the cut. If no participant accepts the cut, the dealer shall cut the cards." Seats are
+    numbered counterclockwise, so clockwise is descending seat number."""
+    return sorted(set(seated), reverse=True)
+
+
+def passed_over(
+    order: Sequence[int], taker: int | None, declined: Iterable[int]
+) -> tuple[int, ...]:
+    """The seats an offer made in ``order`` "until a participant accepts" went past without
+    their declining it: every seat before ``taker`` that did not decline, or every seat of
+    ``order`` when nobody took the offer (``None``: the dealer cut, or the bank goes to the
+    bidding). Empty: the offer went round in turn (N.J.A.C. 19:47-4.4(c), 4.11(b)-(c)). A
+    ``taker`` the order never reaches is passed over by nobody here: who may take an offer at
+    all is the rule of ``CF-4.11b-PASSED-TO`` and of the cut offered to the seated."""
+    if taker is not None and taker not in order:
+        return ()
+    reached = order if taker is None else order[: order.index(taker)]
+    said_no = set(declined)
+    return tuple(seat for seat in reached if seat not in said_no)
+
+
+def may_bid_in_first_round(seat: int, passer: int) -> bool:
+    """N.J.A.C. 19:47-4.11(c) (``CF-4.11c-PASSER-BID``): when no participant accepts a bank
+    passed voluntarily on its terms, "the participant offering to wager the highest amount on
+    the next hand shall become the new Banker provided however that the participant who passed
+    the Bank shall not be permitted to take part in the first round of such bidding"."""
+    return seat != passer
+
+
 def seats_to_hand(
     procedure: HandingProcedure, on_hand: Mapping[int, Cents], on_other_hand: Mapping[int, Cents]
 ) -> tuple[int, ...] | None:

@@ -59,6 +59,10 @@ class FaultKind(enum.Enum):
     CROSS_PIT_SLUG = "cross_pit_slug"  # 26: a slug of 20-30 cards a table of another pit dealt,
     # carried by a confederate into a new shoe, the confederate betting the outcomes it deals
     # (found across the property's pits by the pattern stage, pipeline.patterns.slugs)
+    OFFER_ORDER = "offer_order"  # 27: Chemin de Fer, at a table whose pit records declined
+    # offers: the cut or the bank taken by a seat out of the offer order (a seat passed over
+    # without a decline), or the Banker who passed the bank voluntarily bidding for it in the
+    # first round after nobody accepted it
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -81,6 +85,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.BANCO_SETTLEMENT: 0.02,  # per Chemin de Fer round with a wager against the Banker
     FaultKind.LATE_ACCEPTANCE: 0.02,  # per Chemin de Fer bank covered in part by two partials
     FaultKind.OVERSTATED_FORM: 0.15,  # per Form documenting a deferral
+    FaultKind.OFFER_ORDER: 0.05,  # per Chemin de Fer shoe cut or bank passed, seats to pass over
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     FaultKind.CARDS_HANDED: 0.005,  # per hand handed to a player, with another seat wagering
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
@@ -184,6 +189,7 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
         FaultKind.LATE_ACCEPTANCE,
         FaultKind.OVERSTATED_FORM,
         FaultKind.CROSS_PIT_SLUG,
+        FaultKind.OFFER_ORDER,
     }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
@@ -193,7 +199,7 @@ day as it was. Such a fault changes recorded amounts and the order of events, ne
 events the table emits: each event draws its time and id from the table's stream. The patient
 cheats and the confederate of a slug carried across pits (:data:`PATTERN_KINDS`) are the
 exception: switched on, they seat a patron of their own, which changes their table's day from
-then on."""
+then on; so does ``offer_order`` where it gives the bank to another seat, or to the bidding."""
 
 
 class FaultPlan:

@@ -36,10 +36,11 @@ from pipeline.rules.roles import (
     BancoOffer,
     Coverage,
     banco_priority,
+    bank_offer_order,
     banker_by_bid,
-    counterclockwise_from,
     cover_bank,
     curator_must_pass,
+    cut_offer_order,
     dominant_player,
     priority_breach,
     seats_to_hand,
@@ -291,6 +292,12 @@ class TableEmulator:
         (the ``late_acceptance`` fault): it covers nothing (4.7(e))."""
         self._put_up_beyond: PutUpBeyondAcceptance | None = None
         """This round's wager against the Banker put up beyond what was accepted, if any."""
+        self.declines = random.Random(f"{rng.getstate()[1][:8]!r}:declines")
+        """The stream the pit's records of declined offers draw their ids from (emitted at the
+        moment of the event before them), so recording them leaves the table's day as it was."""
+        self.passer_bidding: int | None = None
+        """The Banker who passed the bank voluntarily and, nobody accepting it, bids in the first
+        round for it (the ``offer_order`` fault, 4.11(c))."""
         self._if_settled: list[InjectedFault] = []
         """Faults of the round in play the replay reads only in a hand settled: a void hand
         returns every wager, whatever was accepted and when."""
@@ -748,7 +755,7 @@ class TableEmulator:
             batch=batch,
             cards_in_shoe=declared_cards,
             shuffled_by=self.dealer,
-            cut_by_seat=self.rng.choice(sorted(self.seated)) if self.seated else None,
+            cut_by_seat=self._offer_cut(shoe_id),
         )
         shoe = Shoe(shoe_id, cards, 0, len(cards) - cut_from_back, batch=batch)
         shoe.slug = slug
@@ -759,6 +766,35 @@ class TableEmulator:
         for _ in range(burn):
             self._deal_card(shoe, None, "BURN")
         return shoe
+
+    def _offer_cut(self, shoe_id: str) -> int | None:
+        """4.4(c): a seated participant accepts the cut (the dealer cuts at an empty table);
+        where the pit records declined offers, the participants offered the stack before,
+        highest number first and clockwise, decline it on record. The ``offer_order`` fault
+        leaves one of them out: passed over."""
+        cut_by = self.rng.choice(sorted(self.seated)) if self.seated else None
+        if cut_by is None or not self.rules.records_declined_offers:
+            return cut_by
+        order = cut_offer_order(self.seated)
+        before = order[: order.index(cut_by)]
+        if before and self.faults.roll(FaultKind.OFFER_ORDER):
+            skipped = self.faults.draws(FaultKind.OFFER_ORDER).choice(before)
+            before.remove(skipped)
+            self._fault(
+                FaultKind.OFFER_ORDER,
+                f"seat {cut_by} cut shoe {shoe_id}; seat {skipped}, offered the stack before it, "
+                "was passed over without declining",
+                "CF-4.4c-CUT-ORDER",
+                seat=skipped,
+            )
+        self._decline("CUT", before, shoe_id=shoe_id)
+        return cut_by
+
+    def _decline(self, offer: str, seats: list[int], **where: str | None) -> None:
+        for seat in seats:
+            self.out.emit_with(
+                self.declines, self.dev.pit, "OfferDeclined", offer=offer, seat=seat, **where
+            )
 
     def _false_shuffle(self, cards: list[Card], batch: str | None) -> PlantedSlug | None:
         """The false shuffle, when it is rolled: a run of the cards the batch's last shoe
@@ -1708,6 +1744,9 @@ class TableEmulator:
         elif self.banker_seat is None or self.banker_seat not in self.seated:
             bidders = self.rng.sample(sorted(self.seated), k=min(3, len(self.seated) - 1))
             bids = {s: self.seated[s].unit_cents * self.rng.choice((2, 4, 6)) for s in bidders}
+            passer, self.passer_bidding = self.passer_bidding, None
+            if passer in self.seated and passer not in bids:
+                bids[passer] = self.seated[passer].unit_cents
             for seat in sorted(bids):
                 out.emit(pit, "BankBid", seat=seat, amount_cents=bids[seat], shoe_id=self.shoe_id)
             self.banker_seat = banker_by_bid(bids)
@@ -1918,11 +1957,8 @@ class TableEmulator:
             mandatory = curator_must_pass(outcome)
             # 4.11(d): a passed bank, defeated, goes on from the right of the Banker who passed
             # it voluntarily, as 4.11(b) would have sent it had it not been passed.
-            start = previous
-            if mandatory and self.volunteered_by is not None:
-                start = self.volunteered_by
-            order = counterclockwise_from(
-                start, (s for s in self.seated if s not in (previous, start))
+            order = bank_offer_order(
+                previous, self.seated, self.volunteered_by if mandatory else None
             )
             to_seat = order[0] if order else None
             recorded = to_seat
@@ -1938,6 +1974,8 @@ class TableEmulator:
                     "CF-4.11b-PASSED-TO",
                     seat=previous,
                 )
+            elif to_seat is not None:
+                to_seat = recorded = self._offer_bank(round_id, previous, order, mandatory)
             self.out.emit(
                 self.dev.pit,
                 "BankPassed",
@@ -1949,3 +1987,38 @@ class TableEmulator:
             self.passed_bank_wager = self.banker_last_wager
             self.banker_seat = to_seat
             self.banker_last_wager = None
+
+    def _offer_bank(
+        self, round_id: str, passer: int, order: list[int], mandatory: bool
+    ) -> int | None:
+        """Who takes the bank offered in ``order`` (4.11(b)-(d)): the first, honestly. The
+        ``offer_order`` fault, where the pit records declined offers, gives it to the second,
+        the first passed over without a decline; or, for a voluntary pass, has every seat
+        decline it and its passer bid in the first round of the bidding (4.11(c))."""
+        if (
+            not self.rules.records_declined_offers
+            or len(order) < 2
+            or not self.faults.roll(FaultKind.OFFER_ORDER)
+        ):
+            return order[0]
+        if not mandatory and self.faults.draws(FaultKind.OFFER_ORDER).random() < 0.5:
+            self._decline("BANK", order, round_id=round_id, shoe_id=self.shoe_id)
+            self.passer_bidding = passer
+            self._fault(
+                FaultKind.OFFER_ORDER,
+                f"seat {passer} passed the bank voluntarily, nobody accepted it, and seat "
+                f"{passer} bid in the first round of the bidding",
+                "CF-4.11c-PASSER-BID",
+                round_id=round_id,
+                seat=passer,
+            )
+            return None
+        self._fault(
+            FaultKind.OFFER_ORDER,
+            f"the bank seat {passer} gave up went to seat {order[1]}; seat {order[0]}, offered "
+            "it first, was passed over without declining",
+            "CF-4.11b-OFFER-ORDER",
+            round_id=round_id,
+            seat=order[0],
+        )
+        return order[1]

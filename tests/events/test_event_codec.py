@@ -467,7 +467,7 @@ def test_sound_messages_decode_at_once_as_one_by_one(codec: EventCodec) -> None:
         pytest.param(lambda m: m + b"\x00", id="trailing byte"),
         pytest.param(lambda m: m[:-1], id="cut short"),
         pytest.param(lambda m: m[:5], id="header only"),
-        pytest.param(lambda m: b"\x00\x00\x00\x00\x07" + m[5:], id="another schema id"),
+        pytest.param(lambda m: b"\x00\x00\x00\x00\x63" + m[5:], id="an unregistered schema id"),
         pytest.param(lambda m: b"\x01" + m[1:], id="bad magic"),
         pytest.param(lambda m: m[:6] + m[6:42].upper() + m[42:], id="non-canonical uuid"),
     ],

@@ -381,8 +381,8 @@ def test_data_written_under_every_earlier_id_decodes_with_the_latest_reader(
 ) -> None:
     """An archived event of any payload type an earlier id knew, written by a device on that
     id, decodes unchanged with the current pipeline's reader (BancoCalled, schema id 4,
-    CardsHandedTo, schema id 5, and PatronRequest, schema id 6, are appended event types: nothing
-    an older device wrote changes meaning)."""
+    CardsHandedTo, schema id 5, PatronRequest, schema id 6, and OfferDeclined, schema id 7, are
+    appended event types: nothing an older device wrote changes meaning)."""
     old_device = EventCodec(REGISTERED, reader_schema_id=old_id)
     names = collect_names(old_device.schema)
     kind = data.draw(st.sampled_from(old_device.payload_types))
@@ -400,97 +400,80 @@ def test_data_written_under_every_earlier_id_decodes_with_the_latest_reader(
     assert decoded["event_id"] == event["event_id"]
 
 
-def test_cards_handed_to_is_schema_id_5_and_backward_only() -> None:
-    """N.J.A.C. 19:47-3.7(d), 7.7(c)3: who was handed a hand's cards is recorded from schema id 5,
-    appended to the payload union (rule 4 of the policy). The pipeline reads it and every event
-    a device on id 4 writes; a consumer still on id 4 refuses it as SCHEMA_MISMATCH instead of
-    reading it as another event, so producers send it only after every consumer runs id 5."""
-    assert "CardsHandedTo" not in EventCodec(REGISTERED, reader_schema_id=4).payload_types
-    assert policy_violations(REGISTERED.document(4), REGISTERED.document(5)) == []
-    new_device, pipeline = EventCodec(REGISTERED, reader_schema_id=5), EventCodec(REGISTERED)
-    handed = new_device.make_event(
-        "PB-01", "PB-01-pit", 9, NOW, "CardsHandedTo",
-        round_id="PB-01-R7", hand="PLAYER", third_card=False, seat=3, patron_id="PAT-0042",
-    )  # fmt: skip
-    data = new_device.encode(handed)
-    assert data[1:5] == (5).to_bytes(4, "big")
-    assert pipeline.decode(data)["payload"] == (
-        "nj.baccarat.v1.CardsHandedTo",
-        {
-            "round_id": "PB-01-R7",
-            "hand": "PLAYER",
-            "third_card": False,
-            "seat": 3,
-            "patron_id": "PAT-0042",
-        },
+@dataclasses.dataclass(frozen=True)
+class AppendedEvent:
+    """An event type appended to the payload union at ``schema_id`` (rule 4 of the policy):
+    ``new`` is one event of it, ``old`` one event the id before it already knew."""
+
+    schema_id: int
+    new: tuple[str, dict[str, Any]]
+    old: tuple[str, dict[str, Any]]
+
+
+HOSTILE_DETAIL = "turn the 7s, 8s & 9s <b>face</b>'; DROP TABLE deliveries; --"
+
+APPENDED_EVENTS = (
+    # N.J.A.C. 19:47-3.7(d), 7.7(c)3: who was handed a hand's cards.
+    AppendedEvent(
+        5,
+        ("CardsHandedTo", {"round_id": "PB-01-R7", "hand": "PLAYER", "third_card": False,
+                           "seat": 3, "patron_id": "PAT-0042"}),
+        ("HandOption", {"round_id": "CF-01-R2", "hand": "BANKER", "drew": True, "points": 5,
+                        "seat": 6}),
+    ),
+    # A patron's request to turn cards or to keep or change the shoe (what prepares edge
+    # sorting, against 3.5(a) and 3.6(a)), its free-text detail read byte for byte.
+    AppendedEvent(
+        6,
+        ("PatronRequest", {"round_id": None, "seat": 5, "patron_id": "PAT-0042",
+                           "request": "TURN_CARDS", "detail": HOSTILE_DETAIL, "granted": True}),
+        ("CardsHandedTo", {"round_id": "PB-01-R7", "hand": "BANKER", "third_card": True,
+                           "seat": 3, "patron_id": None}),
+    ),
+    # Chemin de Fer 4.4(c), 4.7(d), 4.11(b)-(c): an offer of the cut, a partial wager or the
+    # bank declined, which shows the order the offers went round the table.
+    AppendedEvent(
+        7,
+        ("OfferDeclined", {"offer": "BANK", "seat": 4, "round_id": "CF-01-R9",
+                           "shoe_id": "CF-01-S02"}),
+        ("PatronRequest", {"round_id": "CF-01-R9", "seat": 2, "patron_id": None,
+                           "request": "CHANGE_SHOE", "detail": None, "granted": False}),
+    ),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("appended", APPENDED_EVENTS, ids=lambda a: a.new[0])
+def test_an_appended_event_type_is_backward_only(appended: AppendedEvent) -> None:
+    """An event type appended to the payload union (rule 4 of the policy): the pipeline reads
+    it and every event a device on the id before writes; a consumer still on the id before
+    refuses it as SCHEMA_MISMATCH instead of reading it as another event, so producers send it
+    only after every consumer runs the new id. CardsHandedTo (N.J.A.C. 19:47-3.7(d), 7.7(c)3)
+    from schema id 5, PatronRequest (3.5(a), 3.6(a)) from id 6, OfferDeclined (4.4(c), 4.7(d),
+    4.11(b)-(c)) from id 7."""
+    new_id, before = appended.schema_id, appended.schema_id - 1
+    (new_kind, new_fields), (old_kind, old_fields) = appended.new, appended.old
+    assert new_kind not in EventCodec(REGISTERED, reader_schema_id=before).payload_types
+    assert policy_violations(REGISTERED.document(before), REGISTERED.document(new_id)) == []
+    new_device, pipeline = EventCodec(REGISTERED, reader_schema_id=new_id), EventCodec(REGISTERED)
+    data = new_device.encode(
+        new_device.make_event("CF-01", "CF-01-pit", 9, NOW, new_kind, **new_fields)
     )
+    assert data[1:5] == new_id.to_bytes(4, "big")
+    assert pipeline.decode(data)["payload"] == (f"nj.baccarat.v1.{new_kind}", new_fields)
     with pytest.raises(EventDecodeError) as caught:
-        EventCodec(REGISTERED, reader_schema_id=4).decode(data)
-    assert caught.value.reason is DecodeReason.SCHEMA_MISMATCH and caught.value.schema_id == 5
+        EventCodec(REGISTERED, reader_schema_id=before).decode(data)
+    assert caught.value.reason is DecodeReason.SCHEMA_MISMATCH and caught.value.schema_id == new_id
 
-    old_device = EventCodec(REGISTERED, reader_schema_id=4)
-    option = old_device.make_event(
-        "CF-01", "CF-01-pit", 4, NOW, "HandOption",
-        round_id="CF-01-R2", hand="BANKER", drew=True, points=5, seat=6,
-    )  # fmt: skip
-    from_old = old_device.encode(option)
-    assert from_old[1:5] == (4).to_bytes(4, "big")
-    assert pipeline.decode(from_old)["payload"][1] == {
-        "round_id": "CF-01-R2",
-        "hand": "BANKER",
-        "drew": True,
-        "points": 5,
-        "seat": 6,
-    }
-
-
-def test_patron_request_is_schema_id_6_and_backward_only() -> None:
-    """A patron's request to turn cards or to keep or change the shoe (what prepares edge
-    sorting, against N.J.A.C. 19:47-3.5(a) and 3.6(a)) is recorded from schema id 6, appended
-    to the payload union (rule 4 of the policy) with the open enum PatronRequestKind. The
-    pipeline reads it, its free-text detail byte for byte, and every event a device on id 5
-    writes; a consumer still on id 5 refuses it as SCHEMA_MISMATCH instead of reading it as
-    another event."""
-    assert REGISTERED.id_for_latest() == 6
-    assert policy_violations(REGISTERED.document(5), REGISTERED.document(6)) == []
-    new_device, pipeline = EventCodec(REGISTERED, reader_schema_id=6), EventCodec(REGISTERED)
-    detail = "turn the 7s, 8s & 9s <b>face</b>'; DROP TABLE deliveries; --"
-    request = new_device.make_event(
-        "PB-01", "PB-01-pit", 12, NOW, "PatronRequest",
-        round_id=None, seat=5, patron_id="PAT-0042", request="TURN_CARDS", detail=detail,
-        granted=True,
-    )  # fmt: skip
-    data = new_device.encode(request)
-    assert data[1:5] == (6).to_bytes(4, "big")
-    assert pipeline.decode(data)["payload"] == (
-        "nj.baccarat.v1.PatronRequest",
-        {
-            "round_id": None,
-            "seat": 5,
-            "patron_id": "PAT-0042",
-            "request": "TURN_CARDS",
-            "detail": detail,
-            "granted": True,
-        },
+    old_device = EventCodec(REGISTERED, reader_schema_id=before)
+    from_old = old_device.encode(
+        old_device.make_event("CF-01", "CF-01-pit", 4, NOW, old_kind, **old_fields)
     )
-    with pytest.raises(EventDecodeError) as caught:
-        EventCodec(REGISTERED, reader_schema_id=5).decode(data)
-    assert caught.value.reason is DecodeReason.SCHEMA_MISMATCH and caught.value.schema_id == 6
+    assert from_old[1:5] == before.to_bytes(4, "big")
+    assert pipeline.decode(from_old)["payload"] == (f"nj.baccarat.v1.{old_kind}", old_fields)
 
-    old_device = EventCodec(REGISTERED, reader_schema_id=5)
-    handed = old_device.make_event(
-        "PB-01", "PB-01-pit", 9, NOW, "CardsHandedTo",
-        round_id="PB-01-R7", hand="BANKER", third_card=True, seat=3, patron_id=None,
-    )  # fmt: skip
-    from_old = old_device.encode(handed)
-    assert from_old[1:5] == (5).to_bytes(4, "big")
-    assert pipeline.decode(from_old)["payload"] == (
-        "nj.baccarat.v1.CardsHandedTo",
-        {
-            "round_id": "PB-01-R7",
-            "hand": "BANKER",
-            "third_card": True,
-            "seat": 3,
-            "patron_id": None,
-        },
-    )
+
+def test_offer_declined_is_the_latest_id() -> None:
+    """OfferDeclined (Chemin de Fer, N.J.A.C. 19:47-4.4(c), 4.11(b)-(c)) is what schema id 7
+    added, and id 7 is the latest the pipeline reads."""
+    assert REGISTERED.id_for_latest() == 7
+    assert "OfferDeclined" in EventCodec(REGISTERED).payload_types

@@ -27,7 +27,7 @@ PAYLOAD_TYPES = default_codec().payload_types
 
 
 def test_every_payload_type_is_covered() -> None:
-    assert len(PAYLOAD_TYPES) == 35
+    assert len(PAYLOAD_TYPES) == 36
 
 
 @pytest.mark.parametrize("kind", PAYLOAD_TYPES)

@@ -47,6 +47,7 @@ ENUMS: dict[str, list[str]] = {
         "BANK_UNCOVERED_WITHDRAWN",
     ],
     "PatronRequestKind": ["TURN_CARDS", "KEEP_CARDS", "CHANGE_SHOE", "AUTOMATIC_SHUFFLER", "OTHER"],
+    "OfferKind": ["BANK", "PARTIAL_WAGER", "CUT"],
 }  # fmt: skip
 
 # Field types the brief fixes. "?T" is ["null", T] with default null; "date" is int/date.
@@ -146,6 +147,9 @@ REQUIRED_FIELDS: dict[str, dict[str, str]] = {
     "PatronRequest": {
         "round_id": "?string", "seat": "int", "patron_id": "?string",
         "request": "PatronRequestKind", "detail": "?string", "granted": "boolean",
+    },
+    "OfferDeclined": {
+        "offer": "OfferKind", "seat": "int", "round_id": "?string", "shoe_id": "?string",
     },
 }  # fmt: skip
 
@@ -255,7 +259,7 @@ def test_payload_union_holds_every_record_in_published_order(codec: EventCodec) 
         "CompVigFormVoided", "FormSeriesReceived", "FormOriginalCounted",
         "FormDuplicateReceived", "BankBid", "BankerWager", "PlayerBancoWager", "BankPassed",
         "HandOption", "CuratorChanged", "BancoCalled", "CardsHandedTo",
-        "PatronRequest",
+        "PatronRequest", "OfferDeclined",
     )  # fmt: skip
     assert set(codec.payload_types) == set(REQUIRED_FIELDS)
 

@@ -51,7 +51,7 @@ from pipeline.rules.irregularities import (
     unrectified_outcome,
 )
 from pipeline.rules.outcome import RoundOutcome, Winner, outcome_of
-from pipeline.rules.roles import counterclockwise_from
+from pipeline.rules.roles import counterclockwise_from, cut_offer_order
 from pipeline.rules.settlement import Result, Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.settlement_order import settlement_sequence
 from pipeline.rules.variants import variant
@@ -344,12 +344,16 @@ class TableDayBuilder:
         shuffle_method: str | None = None,
         batch: str | None = None,
         cut_by_seat: int | None = None,
+        cut_declined: Iterable[int] | None = None,
     ) -> str:
         """ShoeStarted, then the burn cards (3.5(e)): ``burn`` lists them, first card first.
         The dealer cuts unless ``cut_by_seat`` names the participant who accepted the cut
         (3.5(c)); seat that participant first.
         The shoe is shuffled by the table's filed option unless ``shuffle_method`` says
         otherwise; a two-batch shuffler alternates batches A and B unless ``batch`` is given.
+        At a table whose pit records declined offers, the participants offered the cut before
+        the one who cut (all of them when the dealer cut) decline it first (4.4(c)), unless
+        ``cut_declined`` names the seats that declined.
         Without ``cut_card_from_back`` the cutting card is placed where a round with
         ``cut_card=True`` meets it (70 cards from the back if none does), as 3.5(e) and
         3.8(e) read together require."""
@@ -361,6 +365,11 @@ class TableDayBuilder:
         decks = self.rules.decks if decks is None else decks
         if cards_in_shoe is None:
             cards_in_shoe = (decks // 2 if two_batch else decks) * 52
+        if cut_declined is None and self.rules.records_declined_offers:
+            order = cut_offer_order(self.seated)
+            cut_declined = order if cut_by_seat not in order else order[: order.index(cut_by_seat)]
+        for seat in cut_declined or ():
+            self.emit("pit", "OfferDeclined", offer="CUT", seat=seat, shoe_id=self.shoe_id)
         started = self.emit(
             "shoe",
             "ShoeStarted",

@@ -125,6 +125,19 @@ FINDINGS: dict[str, Callable[[str], Finding]] = {
 RAISED = sorted(FINDINGS)
 
 
+def mirrored_citation(code: str) -> str:
+    """7.x, naming the 3.x section it mirrors."""
+    return f"N.J.A.C. 19:47-{MINIBACCARAT_MIRRORS[code]} (mirrors {rule(code).section})"
+
+
+CITED_BY_GAME: dict[Game, Callable[[str], str]] = {
+    Game.MINIBACCARAT: mirrored_citation,
+    Game.PUNTO_BANCO: lambda code: rule(code).citation,
+}
+"""The citation a finding under a mirrored code carries at each game's table."""
+
+
+@pytest.mark.parametrize("game", CITED_BY_GAME, ids=lambda game: game.value)
 @pytest.mark.parametrize("code", RAISED)
 @pytest.mark.rule(
     "PB-3.2a1-BANKER",
@@ -140,42 +153,20 @@ RAISED = sorted(FINDINGS)
     "PB-3.7d-PROCEDURE",
     "PB-3.7d-HIGHEST-WAGER",
 )
-def test_a_minibaccarat_finding_cites_the_section_of_subchapter_7(code: str) -> None:
-    """N.J.A.C. 19:47-7.2(a)1-4, 7.3(a)-(b), (g) (settlements), 7.3(c)4 (the deferral
-    deadline), 7.3(c)3i-vi (the Forms), 7.7(c) (the deal order, the dealing procedure filed),
-    7.7(c)3i-ii (the hands handed to the highest wagers): the finding keeps its Punto
-    Banco code (PB-3.3c4-DEFERRED-DEADLINE...), and its section, as the ledger stores it, and
-    its message cite the 7.x section naming the 3.x one it mirrors."""
-    f = FINDINGS[code](RULES_IDS[Game.MINIBACCARAT])
-    cited = f"N.J.A.C. 19:47-{MINIBACCARAT_MIRRORS[code]} (mirrors {rule(code).section})"
-    assert (f.code, f.game, f.section) == (code, Game.MINIBACCARAT, cited)
+def test_a_finding_cites_its_game_s_own_section(code: str, game: Game) -> None:
+    """At a Minibaccarat table, N.J.A.C. 19:47-7.2(a)1-4, 7.3(a)-(b), (g) (settlements),
+    7.3(c)4 (the deferral deadline), 7.3(c)3i-vi (the Forms), 7.7(c) (the deal order, the
+    dealing procedure filed), 7.7(c)3i-ii (the hands handed to the highest wagers): the
+    finding keeps its Punto Banco code (PB-3.3c4-DEFERRED-DEADLINE...), and its section, as the
+    ledger stores it, and its message cite the 7.x section naming the 3.x one it mirrors. At a
+    Punto Banco table, 3.2(a), 3.3(a)-(c), (f), 3.7(c): the same error is the same code with its
+    own section and no mirror (PB-3.2a1-BANKER, PB-3.3c3-COMP-FORM...)."""
+    f = FINDINGS[code](RULES_IDS[game])
+    cited = CITED_BY_GAME[game](code)
+    assert (f.code, f.game, f.section) == (code, game, cited)
     assert f"({cited})" in f.message
-    assert "19:47-3." not in f.message
-
-
-@pytest.mark.parametrize("code", RAISED)
-@pytest.mark.rule(
-    "PB-3.2a1-BANKER",
-    "PB-3.3a-PLAYER",
-    "PB-3.3b-TIE",
-    "PB-3.3f-TOTAL-CARDS",
-    "PB-3.3c4-DEFERRED-DEADLINE",
-    "PB-3.3c3-COMP-FORM",
-    "PB-3.3c3ii-FORM-SEQUENCE",
-    "PB-3.3c3iv-FORM-MATCH",
-    "PB-3.3c3vi-FORM-VOID",
-    "PB-3.7c-DEAL-ORDER",
-    "PB-3.7d-PROCEDURE",
-    "PB-3.7d-HIGHEST-WAGER",
-)
-def test_the_same_punto_banco_finding_still_cites_subchapter_3(code: str) -> None:
-    """N.J.A.C. 19:47-3.2(a), 3.3(a)-(c), (f), 3.7(c): at a Punto Banco table the same error is
-    the same code with its own section in the finding and the message, and no mirror
-    (PB-3.2a1-BANKER, PB-3.3c3-COMP-FORM...)."""
-    f = FINDINGS[code](RULES_IDS[Game.PUNTO_BANCO])
-    assert (f.code, f.game, f.section) == (code, Game.PUNTO_BANCO, rule(code).citation)
-    assert f"({rule(code).citation})" in f.message
-    assert "mirrors" not in f.message
+    other_subchapter = "19:47-3." if game is Game.MINIBACCARAT else "mirrors"
+    assert other_subchapter not in f.message
 
 
 @pytest.mark.rule("PB-3.3c2-VIG-DEFERRED", "PB-3.3c3vii-COMPLIMENTARY")

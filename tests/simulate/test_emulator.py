@@ -360,6 +360,28 @@ def test_a_bank_given_past_the_call_owed_it_is_found_by_the_replay() -> None:
     assert findings == injected
 
 
+@pytest.mark.rule("CF-4.4c-CUT-ORDER", "CF-4.11b-OFFER-ORDER", "CF-4.11c-PASSER-BID")
+def test_offers_out_of_turn_are_found_by_the_replay() -> None:
+    """N.J.A.C. 19:47-4.4(c), 4.11(b)-(c): the ``offer_order`` fault passes a seat over for the
+    cut or the bank, without its decline on record, or has the Banker who passed the bank bid
+    for it in the first round; the replay of the emulated events reports each under the code
+    its ground truth names, at its table, round and seat, and nothing else."""
+    catalog = load_catalog()
+    day = simulate(6, 3, seed=31, rates={FaultKind.OFFER_ORDER: 0.5}, gaming_date=DAY)
+    findings = {
+        (f.code, f.table_id, f.round_id, f.seat)
+        for table_id, events in day.events_by_table.items()
+        for f in replay_table(table_id, events, catalog).findings
+    }
+    injected = {(f.rule_code, f.table_id, f.round_id, f.seat) for f in day.faults}
+    assert {code for code, *_ in injected} == {
+        "CF-4.4c-CUT-ORDER",
+        "CF-4.11b-OFFER-ORDER",
+        "CF-4.11c-PASSER-BID",
+    }
+    assert findings == injected
+
+
 CHEMIN_DE_FER_MONEY_KINDS = (
     FaultKind.BANCO_SETTLEMENT,
     FaultKind.LATE_ACCEPTANCE,
@@ -406,8 +428,9 @@ def test_kinds_on_their_own_streams_leave_the_rest_of_the_day_as_it_was() -> Non
         for k, r in DEFAULT_RATES.items()
         if k not in PATTERN_KINDS | OWN_STREAMS | {FaultKind.DEVICE}
     }
-    # the patient cheats seat a patron of their own, which changes their table's day after it
-    switched_on = OWN_STREAMS - PATTERN_KINDS
+    # the patient cheats seat a patron of their own, and offer_order gives a bank to another
+    # seat or to the bidding, which changes their table's day after it
+    switched_on = OWN_STREAMS - PATTERN_KINDS - {FaultKind.OFFER_ORDER}
     rates = {**without, **dict.fromkeys(switched_on, 0.5)}
     with_them = simulate(6, 3, seed=100, rates=rates, gaming_date=DAY)
     before = simulate(6, 3, seed=100, rates=without, gaming_date=DAY)

@@ -1,0 +1,68 @@
+"""Chemin de Fer's offers made in turn until one accepts: the cut, N.J.A.C. 19:47-4.4(c), and a
+relinquished bank, 4.11(b)-(d), with the passer kept out of the first round of bidding,
+4.11(c)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.rules.roles import (
+    bank_offer_order,
+    cut_offer_order,
+    may_bid_in_first_round,
+    passed_over,
+)
+
+
+@pytest.mark.rule("CF-4.4c-CUT-ORDER")
+def test_the_cut_is_offered_from_the_highest_seat_clockwise() -> None:
+    """CF-4.4c-CUT-ORDER, N.J.A.C. 19:47-4.4(c): "begin with the participant seated in the
+    highest number position ... and working clockwise": seats 7, 4, 2 in that order. Seat 2
+    cuts legally after 7 and 4 declined; seat 2 cutting after only 7 declined passes over 4;
+    the dealer cuts only when all three declined."""
+    order = cut_offer_order([2, 7, 4])
+    assert order == [7, 4, 2]
+    assert passed_over(order, 2, [7, 4]) == ()
+    assert passed_over(order, 7, []) == ()
+    assert passed_over(order, 2, [7]) == (4,)
+    assert passed_over(order, None, [7, 4, 2]) == ()
+    assert passed_over(order, None, [7]) == (4, 2)
+
+
+@pytest.mark.rule("CF-4.11b-OFFER-ORDER")
+def test_the_bank_is_offered_from_the_banker_s_right_counterclockwise() -> None:
+    """CF-4.11b-OFFER-ORDER, N.J.A.C. 19:47-4.11(b): offered "to the seated participant to the
+    right of the previous Banker and then to each other seated participant, moving
+    counterclockwise": from seat 5, seats 6, 1, 3, never 5 itself. Seat 1 takes it legally
+    after seat 6 declined; taking it with no decline from seat 6 passes 6 over."""
+    order = bank_offer_order(5, [1, 3, 5, 6])
+    assert order == [6, 1, 3]
+    assert passed_over(order, 1, [6]) == ()
+    assert passed_over(order, 6, []) == ()
+    assert passed_over(order, 1, []) == (6,)
+    assert passed_over(order, 3, [1]) == (6,)
+
+
+@pytest.mark.rule("CF-4.11b-OFFER-ORDER")
+def test_a_defeated_passed_bank_is_offered_from_the_right_of_its_passer() -> None:
+    """CF-4.11b-OFFER-ORDER, N.J.A.C. 19:47-4.11(d): seat 1 passed the bank voluntarily, seat 3
+    lost it; it is offered "as it would have been ... had it not been voluntarily passed":
+    from seat 1's right, to seats 5 and 6, passing both seat 3 and seat 1."""
+    assert bank_offer_order(3, [1, 3, 5, 6], passed_by=1) == [5, 6]
+
+
+@pytest.mark.rule("CF-4.11b-OFFER-ORDER")
+def test_a_taker_the_offer_never_reaches_passes_nobody_over() -> None:
+    """CF-4.11b-OFFER-ORDER, N.J.A.C. 19:47-4.11(b): a bank recorded as taken by the Banker who
+    gave it up is not in the order at all; that is CF-4.11b-PASSED-TO's finding, and nobody is
+    passed over on its account."""
+    assert passed_over(bank_offer_order(5, [1, 5, 6]), 5, []) == ()
+
+
+@pytest.mark.rule("CF-4.11c-PASSER-BID")
+def test_the_passer_takes_no_part_in_the_first_round_of_bidding() -> None:
+    """CF-4.11c-PASSER-BID, N.J.A.C. 19:47-4.11(c): "the participant who passed the Bank shall
+    not be permitted to take part in the first round of such bidding"; every other participant
+    may bid."""
+    assert may_bid_in_first_round(3, passer=5)
+    assert not may_bid_in_first_round(5, passer=5)
