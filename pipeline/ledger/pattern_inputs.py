@@ -91,8 +91,9 @@ ORDER BY round_id, seat, wager
 
 _SETTLED = """
 SELECT s.table_id, s.round_id, s.patron_id, s.seat, s.wager, s.stake_cents, s.expected_result,
-       s.source_event_ids, t.rules_id
+       s.source_event_ids, t.rules_id, coalesce(r.started_at, 0) AS started_at
 FROM settlements s JOIN table_day_summary t USING (table_id, gaming_date)
+LEFT JOIN rounds r USING (table_id, gaming_date, round_id)
 WHERE s.gaming_date = $day AND s.patron_id IS NOT NULL AND s.expected_result IS NOT NULL
       AND list_contains($wagers::VARCHAR[], s.wager)
 ORDER BY s.table_id, s.round_id, s.seat, s.wager
@@ -370,13 +371,14 @@ def tables_in_pits_of(ledger: Ledger, first: date, day: date, tables: Sequence[s
 # ---------------------------------------------------------------------- informed betting
 def scored_wagers(
     ledger: Ledger, day: date, wagers: Sequence[str]
-) -> list[tuple[str, str, str, int, str, int, str, tuple[str, ...], str]]:
+) -> list[tuple[str, str, str, int, str, int, str, tuple[str, ...], str, int]]:
     """The day's settled wagers with a patron, of ``wagers``, with the result the cards gave
-    them and the rules their table played: ``(table_id, round_id, patron_id, seat, wager,
-    stake_cents, expected_result, source_event_ids, rules_id)``."""
+    them, the rules their table played and when their round started: ``(table_id, round_id,
+    patron_id, seat, wager, stake_cents, expected_result, source_event_ids, rules_id,
+    started_at)``."""
     return [
-        (t, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id)
-        for t, r, p, seat, w, stake, result, events, rules_id in ledger.con.execute(
+        (t, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id, int(at))
+        for t, r, p, seat, w, stake, result, events, rules_id, at in ledger.con.execute(
             _SETTLED, {"day": day, "wagers": sorted(wagers)}
         ).fetchall()
     ]

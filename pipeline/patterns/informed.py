@@ -13,8 +13,8 @@ wager. Their decided wagers (a Banker or Player wager void on a tie, 3.2(a)1iii,
 dragon 7 push, 3.3(h), decides nothing and is left out; so does a round in which the patron
 bet both Banker and Player, one of which is sure to win; and so does a Chemin de Fer Banker's
 wager, whose size the rules tie to the bank's previous wagers, 4.6(b), so that it tells past
-outcomes, not the next) are scored in the order dealt (their round ids, which a table numbers
-by shoe and round) by the test martingale of the accumulated evidence
+outcomes, not the next) are scored in the order dealt (when each round started, then its round
+id) by the test martingale of the accumulated evidence
 (:func:`pipeline.patterns.evidence.mixture_wealth`): a product of factors
 ``1 + lambda * w_i * (W_i - p_i)``, ``W_i`` whether the wager won, ``p_i`` its exact
 probability of winning a decided round from the odds oracle (:func:`win_probability`, every
@@ -111,6 +111,9 @@ class SettledWager:
     stake_cents: Cents
     result: Result
     event_ids: tuple[str, ...]
+    started_at: int = 0
+    """When the round started (microseconds since the Unix epoch): the order dealt, which a
+    round id only suggests."""
 
 
 TableDay = tuple[str, date]
@@ -187,7 +190,8 @@ def _tests(
             ) from None
         if variant(rules.game).participant_bank:
             rounds = [r for r in rounds if r.wager is not Wager.BANKER]
-        test = _Test(rules, name, tuple(sorted(rounds, key=lambda r: (r.round_id, r.wager.value))))
+        dealt = sorted(rounds, key=lambda r: (r.started_at, r.round_id, r.wager.value))
+        test = _Test(rules, name, tuple(dealt))
         if test.testable:
             tests.append(test)
     return tests

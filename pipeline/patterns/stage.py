@@ -166,6 +166,7 @@ def settled_wagers(
         result,
         events,
         rules_id,
+        started_at,
     ) in ledger_patterns.scored_wagers(ledger, day, [w.value for w in informed.TESTS]):
         if rules_id not in catalog:
             continue
@@ -181,6 +182,7 @@ def settled_wagers(
                 stake,
                 Result(result),
                 events,
+                started_at,
             )
         )
     return wagers, rules

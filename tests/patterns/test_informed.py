@@ -291,3 +291,16 @@ def test_the_false_alarm_rate_on_clean_days_is_within_the_stated_one() -> None:
     assert len(days) == CLEAN_DAYS >= 30
     alarmed_days = sum(bool(informed_betting(settled_wagers(d), d.rules)) for d in days)
     assert alarmed_days / len(days) <= DEFAULT_FALSE_ALARM_RATE
+
+
+def test_a_session_is_scored_in_the_order_dealt_not_by_round_id() -> None:
+    """NJ-PATTERN-INFORMED-BETTING (N.J.A.C. 19:47-3.2(d)): each stake is weighed against the
+    stakes made before it, so the order is when the rounds started; round ids that sort
+    otherwise (a device's numbering) change nothing."""
+    dealt = [dataclasses.replace(r, started_at=n) for n, r in enumerate(follows_outcomes())]
+    renumbered = [
+        dataclasses.replace(r, round_id=f"S01-R{len(dealt) - n:03d}") for n, r in enumerate(dealt)
+    ]
+    by_round_id = [dataclasses.replace(r, started_at=0) for r in renumbered]
+    assert session_p_values(renumbered, RULES) == session_p_values(dealt, RULES)
+    assert session_p_values(by_round_id, RULES) != session_p_values(dealt, RULES)
