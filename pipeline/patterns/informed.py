@@ -56,10 +56,9 @@ Input
 One :class:`SettledWager` per settled wager. The patterns stage fills them from the ledger's
 ``settlements`` table: ``table_id``, ``gaming_date``, ``round_id``, ``seat``, ``patron_id``,
 ``wager``, ``stake_cents``, ``expected_result`` (the result by the cards, not what the dealer
-recorded) and ``source_event_ids``; rows without a ``patron_id`` are skipped. A session is a
-patron's rounds at one table on one gaming day: the statistic does not depend on the order of
-the rounds, and a patron who leaves and comes back the same day only adds rounds on both sides
-of the comparison.
+recorded), ``source_event_ids`` and when the round started (``rounds.started_at``, the
+order dealt); rows without a ``patron_id`` are skipped. A session is a patron's rounds at one
+table on one gaming day: a patron who leaves and comes back the same day continues it.
 """
 
 from __future__ import annotations
