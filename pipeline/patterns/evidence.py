@@ -292,15 +292,13 @@ def mixture_wealth(
     """The running log-wealth of the average, over every stake power and ``lambda``, of the
     products of ``1 + lambda * w * step``, each ``lambda * w`` cut to ``limits`` (the largest
     bet that keeps the factor non-negative, known before the round)."""
-    logs = []
-    for power in STAKE_POWERS:
-        w = weights**power
-        for lam in lambdas:
-            bet = np.clip(lam * w, -limits, limits)
-            with np.errstate(divide="ignore"):
-                logs.append(np.cumsum(np.log(np.maximum(1.0 + bet * steps, 0.0))))
-    paths = np.vstack(logs)
-    mixture = np.logaddexp.reduce(paths, axis=0) - math.log(len(logs))
+    powers = np.array(STAKE_POWERS, np.float64)[:, None, None]
+    bets = np.array(lambdas, np.float64)[None, :, None] * weights[None, None, :] ** powers
+    bets = np.clip(bets, -limits, limits)
+    with np.errstate(divide="ignore"):
+        paths = np.cumsum(np.log(np.maximum(1.0 + bets * steps, 0.0)), axis=2)
+    paths = paths.reshape(len(STAKE_POWERS) * len(lambdas), len(steps))
+    mixture = np.logaddexp.reduce(paths, axis=0) - math.log(len(paths))
     peak_at = int(np.argmax(mixture))
     best = int(np.argmax(paths[:, peak_at]))
     contributions = np.diff(paths[best, : peak_at + 1], prepend=0.0)

@@ -30,6 +30,7 @@ from datetime import date, timedelta
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from pipeline.config.catalog import Catalog
 from pipeline.config.patterns import PatternSettings
@@ -232,24 +233,20 @@ def patron_rounds(
     next_card = np.full(len(kept), -1, np.int64)
     odds = np.full((len(kept), 10), np.nan)
     by_key = {s.key: s for s in shoes}
-    shoe_of = [
-        by_key.get((t, d, s)) if s is not None else None
-        for t, d, s in zip(
-            read.table_id[kept],
-            read.gaming_date[kept].astype(date),
-            read.shoe_id[kept],
-            strict=True,
-        )
-    ]
-    rows_of: dict[tuple[str, date, str], list[int]] = defaultdict(list)
-    for row, shoe in enumerate(shoe_of):
+    dealt_from = pd.DataFrame(
+        {
+            "table": read.table_id[kept],
+            "day": read.gaming_date[kept],
+            "shoe": read.shoe_id[kept],
+        }
+    ).groupby(["table", "day", "shoe"], sort=False)
+    for (table_id, when, shoe_id), at in dealt_from.indices.items():
+        shoe = by_key.get((table_id, pd.Timestamp(when).date(), shoe_id))
         # the odds are exact only for a shoe of whole decks, as its rules declare them
-        if shoe is not None and shoe.cards_in_shoe == decks[row] * CARDS_PER_DECK:
-            rows_of[shoe.key].append(row)
-    for key, listed in rows_of.items():
-        at = np.array(listed, np.intp)
+        if shoe is None or shoe.cards_in_shoe != decks[at[0]] * CARDS_PER_DECK:
+            continue
         left = np.array(shoe_counts(int(decks[at[0]])), np.int64) - seen_before(
-            by_key[key], read.position[kept[at]]
+            shoe, read.position[kept[at]]
         )
         total = left.sum(axis=1)
         value = np.array([_RANK_VALUES.get(r, -1) for r in read.rank[kept[at]]], np.int64)
