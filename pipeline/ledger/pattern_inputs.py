@@ -125,7 +125,7 @@ WHERE s.gaming_date BETWEEN $first AND $day
 ORDER BY s.gaming_date, r.started_at, s.table_id, s.round_id, s.seat, s.wager
 """
 
-_SEAT_ROUNDS = """
+_DEALT_SEAT_ROUNDS = """
 WITH moved AS (
     -- what settling each wager moves to the patron, due and recorded, vigorish aside: the
     -- payout less the stake of a losing wager (pipeline.rules.settlement.moved_to_patron),
@@ -171,33 +171,42 @@ WITH moved AS (
     JOIN table_day_summary t USING (table_id, gaming_date)
     LEFT JOIN changes c USING (table_id, gaming_date, round_id)
     WHERE r.gaming_date BETWEEN $first AND $day
+), dealt AS (
+    SELECT s.*, d.dealer_id, s.paid_cents - coalesce(v.vig_cents, 0) AS actual_cents,
+           v.vig_cents, v.vig_events
+    FROM seat_rounds s
+    JOIN dealers d USING (table_id, gaming_date, round_id)
+    LEFT JOIN charged v USING (table_id, gaming_date, round_id, seat)
+    WHERE d.dealer_id IS NOT NULL
 )
-SELECT s.table_id, s.gaming_date, s.round_id, s.seat, d.dealer_id, s.patron_id,
-       s.expected_cents, s.paid_cents - coalesce(v.vig_cents, 0) AS actual_cents,
-       list_sort(list_distinct(list_concat(
-           coalesce(s.wrong_paid, []),
-           CASE WHEN coalesce(v.vig_cents, 0) <> s.vig_due_cents THEN v.vig_events END
-       ))) AS event_ids
-FROM seat_rounds s
-JOIN dealers d USING (table_id, gaming_date, round_id)
-LEFT JOIN charged v USING (table_id, gaming_date, round_id, seat)
-WHERE d.dealer_id IS NOT NULL
-ORDER BY s.gaming_date, s.table_id, s.round_id, s.seat
 """
 
-_ERRED_SEAT_ROUNDS = f"""
-SELECT * FROM ({_SEAT_ROUNDS}) WHERE actual_cents <> expected_cents
+_SEAT_ROUNDS = (
+    _DEALT_SEAT_ROUNDS
+    + """
+SELECT table_id, gaming_date, round_id, seat, dealer_id, patron_id, expected_cents,
+       actual_cents,
+       list_sort(list_distinct(list_concat(
+           coalesce(wrong_paid, []),
+           CASE WHEN coalesce(vig_cents, 0) <> vig_due_cents THEN vig_events END
+       ))) AS event_ids
+FROM dealt
+WHERE $erred_only = false OR actual_cents <> expected_cents
 ORDER BY gaming_date, table_id, round_id, seat
 """
+)
 
-_PAIR_COUNTS = f"""
+_PAIR_COUNTS = (
+    _DEALT_SEAT_ROUNDS
+    + """
 SELECT dealer_id, patron_id, count(*) AS seat_rounds,
        count(*) FILTER (WHERE actual_cents <> expected_cents) AS erred,
        count(*) FILTER (WHERE actual_cents > expected_cents) AS in_patron_favour
-FROM ({_SEAT_ROUNDS})
+FROM dealt
 GROUP BY dealer_id, patron_id
 ORDER BY dealer_id, patron_id
 """
+)
 
 _REQUESTS = """
 WITH requests AS (
@@ -449,11 +458,10 @@ def seat_rounds(
     the rules give against the money moved (:mod:`pipeline.patterns.pairs` says which
     columns and why): ``(table_id, gaming_date, round_id, seat, dealer_id, patron_id,
     expected_cents, actual_cents, event_ids)``."""
-    sql = _ERRED_SEAT_ROUNDS if erred_only else _SEAT_ROUNDS
     return [
         (t, d, r, int(seat), dealer, patron, int(expected), int(actual), tuple(events or ()))
         for t, d, r, seat, dealer, patron, expected, actual, events in ledger.con.execute(
-            sql, {"first": first, "day": day}
+            _SEAT_ROUNDS, {"first": first, "day": day, "erred_only": erred_only}
         ).fetchall()
     ]
 
