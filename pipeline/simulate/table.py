@@ -283,6 +283,10 @@ class TableEmulator:
         self.volunteered_by: int | None = None
         """The Banker who passed the bank voluntarily (the first, of several passes in a row),
         until the passed bank is defeated or its Banker leaves (4.11(d))."""
+        self.volunteered_unclear = False
+        """Whether the seat a defeated passed bank goes on from is one the replay leaves
+        unjudged: the bank was passed voluntarily again, or its first passer left (4.11(d)
+        does not say)."""
         self.shoe_id: str | None = None
         self._covering = cover_bank(0, 0, (), None)
         # Punto Banco's curator (3.6, 3.11); None: the dealer, or play has not commenced
@@ -295,9 +299,10 @@ class TableEmulator:
         self.declines = random.Random(f"{rng.getstate()[1][:8]!r}:declines")
         """The stream the pit's records of declined offers draw their ids from (emitted at the
         moment of the event before them), so recording them leaves the table's day as it was."""
-        self.passer_bidding: int | None = None
-        """The Banker who passed the bank voluntarily and, nobody accepting it, bids in the first
-        round for it (the ``offer_order`` fault, 4.11(c))."""
+        self.passer_bidding: tuple[int, str] | None = None
+        """The seat of the Banker who passed the bank voluntarily and, nobody accepting it,
+        bids in the first round for it (the ``offer_order`` fault, 4.11(c)), and the round after
+        which it passed."""
         self._if_settled: list[InjectedFault] = []
         """Faults of the round in play the replay reads only in a hand settled: a void hand
         returns every wager, whatever was accepted and when."""
@@ -439,10 +444,12 @@ class TableEmulator:
         self._resolve_deferred(seat, deadline="patron leaves")
         patron = self.seated.pop(seat)
         self.out.emit(self.dev.pit, "PatronLeft", seat=seat, patron_id=patron.patron_id)
+        if self.volunteered_by == seat:
+            self.volunteered_unclear = True
         if self.banker_seat == seat:
             self.banker_seat = None
             self.banker_last_wager = None
-            self.volunteered_by = None
+            self.volunteered_by, self.volunteered_unclear = None, False
         if self.suivi_seat == seat:
             self.suivi_seat = None
 
@@ -1744,9 +1751,19 @@ class TableEmulator:
         elif self.banker_seat is None or self.banker_seat not in self.seated:
             bidders = self.rng.sample(sorted(self.seated), k=min(3, len(self.seated) - 1))
             bids = {s: self.seated[s].unit_cents * self.rng.choice((2, 4, 6)) for s in bidders}
-            passer, self.passer_bidding = self.passer_bidding, None
-            if passer in self.seated and passer not in bids:
-                bids[passer] = self.seated[passer].unit_cents
+            if self.passer_bidding is not None:
+                (passer, passed_after), self.passer_bidding = self.passer_bidding, None
+                bids.pop(passer, None)  # whoever sits there now bids only by the fault
+                if passer in self.seated:
+                    bids[passer] = self.seated[passer].unit_cents
+                    self._fault(
+                        FaultKind.OFFER_ORDER,
+                        f"seat {passer} passed the bank voluntarily, nobody accepted it, and "
+                        f"seat {passer} bid in the first round of the bidding",
+                        "CF-4.11c-PASSER-BID",
+                        round_id=passed_after,
+                        seat=passer,
+                    )
             for seat in sorted(bids):
                 out.emit(pit, "BankBid", seat=seat, amount_cents=bids[seat], shoe_id=self.shoe_id)
             self.banker_seat = banker_by_bid(bids)
@@ -1962,10 +1979,14 @@ class TableEmulator:
             )
             to_seat = order[0] if order else None
             recorded = to_seat
+            # an offer order the replay cannot tell is no place for the offer_order fault
+            judged = not (mandatory and self.volunteered_unclear)
             if mandatory:
-                self.volunteered_by = None
+                self.volunteered_by, self.volunteered_unclear = None, False
             elif self.volunteered_by is None:
                 self.volunteered_by = previous
+            else:
+                self.volunteered_unclear = True
             if mandatory and to_seat is not None and self.faults.roll(FaultKind.BANK):
                 recorded = previous  # the pit records the pass back to the Banker who lost
                 self._fault(
@@ -1975,7 +1996,7 @@ class TableEmulator:
                     seat=previous,
                 )
             elif to_seat is not None:
-                to_seat = recorded = self._offer_bank(round_id, previous, order, mandatory)
+                to_seat = recorded = self._offer_bank(round_id, previous, order, mandatory, judged)
             self.out.emit(
                 self.dev.pit,
                 "BankPassed",
@@ -1989,7 +2010,7 @@ class TableEmulator:
             self.banker_last_wager = None
 
     def _offer_bank(
-        self, round_id: str, passer: int, order: list[int], mandatory: bool
+        self, round_id: str, passer: int, order: list[int], mandatory: bool, judged: bool
     ) -> int | None:
         """Who takes the bank offered in ``order`` (4.11(b)-(d)): the first, honestly. The
         ``offer_order`` fault, where the pit records declined offers, gives it to the second,
@@ -1998,20 +2019,13 @@ class TableEmulator:
         if (
             not self.rules.records_declined_offers
             or len(order) < 2
+            or not judged
             or not self.faults.roll(FaultKind.OFFER_ORDER)
         ):
             return order[0]
         if not mandatory and self.faults.draws(FaultKind.OFFER_ORDER).random() < 0.5:
             self._decline("BANK", order, round_id=round_id, shoe_id=self.shoe_id)
-            self.passer_bidding = passer
-            self._fault(
-                FaultKind.OFFER_ORDER,
-                f"seat {passer} passed the bank voluntarily, nobody accepted it, and seat "
-                f"{passer} bid in the first round of the bidding",
-                "CF-4.11c-PASSER-BID",
-                round_id=round_id,
-                seat=passer,
-            )
+            self.passer_bidding = (passer, round_id)
             return None
         self._fault(
             FaultKind.OFFER_ORDER,
