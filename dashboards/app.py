@@ -18,19 +18,22 @@ import streamlit as st  # noqa: E402
 
 from dashboards import links  # noqa: E402
 from dashboards.ui import sidebar  # noqa: E402
-from pipeline.config.dashboard_links import QUEUE_PATH  # noqa: E402
 
 PAGES = Path(__file__).resolve().parent / "views"  # not pages/: that name means MPA v1
 
 st.set_page_config(page_title="Baccarat audit", page_icon=":material/casino:", layout="wide")
 
 
-def page(name: str, title: str, url: str, icon: str, *, at_root: bool = False) -> st.Page:
-    """A page of ``views/``; ``at_root``: the hidden default page Streamlit serves at ``/``."""
+def page(
+    name: str, title: str, icon: str, *, url: str | None = None, at_root: bool = False
+) -> st.Page:
+    """A page of ``views/``, served at its path in :data:`dashboards.links.PAGE_PATHS` (the
+    links in grids point there) unless ``url`` says otherwise; ``at_root``: the hidden
+    default page Streamlit serves at ``/``."""
     return st.Page(
         PAGES / f"{name}.py",
         title=title,
-        url_path=url,
+        url_path=url or links.PAGE_PATHS[f"views/{name}.py"],
         icon=icon,
         default=at_root,
         visibility="hidden" if at_root else "visible",
@@ -47,22 +50,22 @@ navigation = st.navigation(
     {
         "Surveillance": [
             # /exceptions first: a link to the queue's script names the first page running it
-            page(*QUEUE, QUEUE_PATH, ":material/report:"),
-            page(*QUEUE, "queue-at-root", ":material/report:", at_root=True),
-            page("table_board", "Table board", "tables", ":material/table_restaurant:"),
-            page("round_reconstruction", "Round reconstruction", "round", ":material/style:"),
-            page("roads", "Roads", "roads", ":material/grid_on:"),
-            page("statistics", "Statistical alarms", "statistics", ":material/query_stats:"),
-            page("slugs", "False shuffles", "slugs", ":material/shuffle:"),
+            page(*QUEUE, ":material/report:"),
+            page(*QUEUE, ":material/report:", url="queue-at-root", at_root=True),
+            page("table_board", "Table board", ":material/table_restaurant:"),
+            page("round_reconstruction", "Round reconstruction", ":material/style:"),
+            page("roads", "Roads", ":material/grid_on:"),
+            page("statistics", "Statistical alarms", ":material/query_stats:"),
+            page("slugs", "False shuffles", ":material/shuffle:"),
         ],
         "Accounting": [
-            page("close", "Gaming-day close", "close", ":material/receipt_long:"),
-            page("forms", "Form register", "forms", ":material/assignment:"),
+            page("close", "Gaming-day close", ":material/receipt_long:"),
+            page("forms", "Form register", ":material/assignment:"),
         ],
         "Compliance": [
-            page("search", "Search", "search", ":material/search:"),
-            page("investigator", "Patrons and dealers", "people", ":material/person_search:"),
-            page("trail", "Trail and evidence bundle", "trail", ":material/inventory_2:"),
+            page("search", "Search", ":material/search:"),
+            page("investigator", "Patrons and dealers", ":material/person_search:"),
+            page("trail", "Trail and evidence bundle", ":material/inventory_2:"),
         ],
     }
 )

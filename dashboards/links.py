@@ -14,20 +14,27 @@ or Forward, a link pasted): :func:`note_arrival` sees that at the start of a run
 it again instead of keeping the ones of the view left. A page writes its state with
 :func:`keep`, which leaves the URL alone when nothing changed: every change of the query string
 is an entry in the browser's history, and an entry too many makes Back seem to do nothing.
+
+In a grid (``st.dataframe``) an id is a cell of a link column (:func:`in_grid`): the cell holds
+the URL of the id's page (:func:`url_of`, built from the same :class:`Link`, every character
+of the id percent-encoded) and shows the id decoded from it, as text drawn on the grid's
+canvas, never as markup.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
+from urllib.parse import quote, urlencode
 
 import pandas as pd
 import streamlit as st
 
 from pipeline.config.dashboard_links import DAY_PARAM as DAY_PARAM
-from pipeline.config.dashboard_links import EXCEPTION_PARAM
+from pipeline.config.dashboard_links import EXCEPTION_PARAM, QUEUE_PATH
 from pipeline.safe_text import markdown_text
 
 _SEEN_KEY = "_url_seen"
@@ -64,6 +71,34 @@ KINDS: dict[str, Kind] = {
 patron or a dealer their record, a shoe its roads, a Form serial the Form in the register,
 an exception itself on the queue, a round's trail its raw events and evidence bundle, a
 dealer's exceptions the queue filtered to the dealer."""
+
+
+PAGE_PATHS: dict[str, str] = {
+    "views/exception_queue.py": QUEUE_PATH,
+    "views/table_board.py": "tables",
+    "views/round_reconstruction.py": "round",
+    "views/roads.py": "roads",
+    "views/statistics.py": "statistics",
+    "views/slugs.py": "slugs",
+    "views/close.py": "close",
+    "views/forms.py": "forms",
+    "views/search.py": "search",
+    "views/investigator.py": "people",
+    "views/trail.py": "trail",
+}
+"""Each page's script and the path it is served at (its ``url_path`` in ``dashboards/app.py``,
+which takes it from here)."""
+
+ID_COLUMNS: dict[str, str] = {
+    "table_id": "table",
+    "round_id": "round",
+    "patron_id": "patron",
+    "dealer_id": "dealer",
+    "shoe_id": "shoe",
+    "serial": "serial",
+    "exception_id": "exception",
+}
+"""A grid's id columns, by the ledger's column names, and the kind of id each holds."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +145,76 @@ def of_row(ids: Mapping[str, object], day: date | None, table: object = None) ->
     ]
 
 
+def url_of(link: Link) -> str:
+    """``link`` as a URL relative to the page showing it (every page is served beside the
+    others, under the dashboards' base path): the page's path and the query, each character
+    of an id that is not a letter, a digit or ``_.-~`` percent-encoded (a space too, as
+    ``%20``), so that an id can become neither another parameter nor another address."""
+    return f"{PAGE_PATHS[link.page]}?{urlencode(link.query, quote_via=quote)}"
+
+
+def id_pattern(kind: str) -> str:
+    """The regular expression by which a link column shows, of a URL of :func:`url_of` for
+    an id of ``kind``, the id itself: its parameter's value, which the grid decodes."""
+    return f"[?&]{KINDS[kind].param}=([^&#]*)"
+
+
+def in_grid(
+    frame: pd.DataFrame,
+    day: date | None,
+    column_config: Mapping[str, Any] | None = None,
+    columns: Collection[str] | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``frame`` with each id column (:data:`ID_COLUMNS`; only those among ``columns`` when
+    given) holding the URL of each id's page, and ``column_config`` with a link column for
+    each, showing the id and keeping the label, width and help ``column_config`` gave it.
+
+    Each link carries the row's own gaming day (its ``gaming_date``) where the frame has
+    one, else ``day``; a shoe's link carries the row's table."""
+    config = dict(column_config or {})
+    linked = [c for c in frame.columns if c in ID_COLUMNS and (columns is None or c in columns)]
+    if not linked:
+        return frame, config
+    days = (
+        [_day_of(d, day) for d in frame["gaming_date"]]
+        if "gaming_date" in frame
+        else [day] * len(frame)
+    )
+    tables = list(frame["table_id"]) if "table_id" in frame else [None] * len(frame)
+    out = frame.copy()
+    for column in linked:
+        kind = ID_COLUMNS[column]
+        out[column] = [
+            url_of(link_to(kind, _id_text(v), d, **({"table": t} if kind == "shoe" else {})))
+            if has_id(v)
+            else None
+            for v, d, t in zip(frame[column], days, tables, strict=True)
+        ]
+        given = config.get(column) or {}
+        config[column] = st.column_config.LinkColumn(
+            given.get("label") or column,
+            width=given.get("width"),
+            help=given.get("help") or f"opens the {KINDS[kind].noun.lower()}'s page",
+            display_text=id_pattern(kind),
+            alignment="left",
+        )
+    return out, config
+
+
+def _day_of(value: object, fallback: date | None) -> date | None:
+    """A row's gaming day (a date, or a timestamp as pandas reads a DATE), else ``fallback``."""
+    stamp = pd.Timestamp(str(value)) if has_id(value) else pd.NaT
+    return fallback if pd.isna(stamp) else stamp.date()
+
+
+def _id_text(value: object) -> object:
+    """An id as its page names it: a Form serial a pandas float (a column with a missing
+    serial) names as the whole number it is."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def has_id(value: object) -> bool:
     """Whether a cell holds an id to link (not missing, not NaN)."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
@@ -137,6 +242,27 @@ def from_url(keys: Iterable[str]) -> bool:
         for key in keys:
             st.session_state.pop(key, None)
     return news
+
+
+def take(
+    key: str,
+    param: str,
+    options: Collection[str] | Mapping[str, object],
+    unknown: Callable[[str], str] | None = None,
+) -> None:
+    """Before the widget ``key`` is made, unless it already holds a value: take it from the
+    URL's ``param`` when the URL's text is one of ``options`` (ids, or text in the URL ->
+    the widget's value; a link must not smuggle in another). Text that is none of them is named
+    in a warning, ``unknown`` given it escaped (:func:`~pipeline.safe_text.markdown_text`)
+    and saying what was looked for where, and what to do; without ``unknown`` such a
+    parameter is ignored quietly. The widget then shows its default."""
+    wanted = st.query_params.get(param)
+    if key in st.session_state or not wanted:
+        return
+    if wanted in options:
+        st.session_state[key] = options[wanted] if isinstance(options, Mapping) else wanted
+    elif unknown is not None:
+        st.warning(unknown(markdown_text(wanted)), icon=":material/link_off:")
 
 
 def keep(

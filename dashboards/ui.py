@@ -25,7 +25,7 @@ act, and no name typed into a box is recorded.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -512,17 +512,37 @@ not Streamlit's default "None", which reads as a device string."""
 DAY_COLUMN = st.column_config.DateColumn("gaming day", format="YYYY-MM-DD")
 
 
-def ledger_table(df: pd.DataFrame, key: str, **column_config: Any) -> None:
-    """Ledger rows as a table: cents as dollars (:func:`dollars`, :func:`money_config`), the
-    gaming day as a date, and ``column_config`` for the frame's own columns."""
+def ledger_table(df: pd.DataFrame, key: str, day: date | None = None, **column_config: Any) -> None:
+    """Ledger rows as a table (:func:`grid`, its ids links on ``day`` or the row's own gaming
+    day): cents as dollars (:func:`dollars`, :func:`money_config`), the gaming day as a date,
+    and ``column_config`` for the frame's own columns."""
     view = dollars(df)
-    st.dataframe(
+    grid(
         view,
-        hide_index=True,
-        width="stretch",
-        key=key,
-        placeholder=EMPTY_CELL,
+        key,
+        day,
         column_config={**money_config(view), "gaming_date": DAY_COLUMN, **column_config},
+    )
+
+
+def grid(
+    df: pd.DataFrame,
+    key: str,
+    day: date | None,
+    column_config: dict[str, Any] | None = None,
+    linked: Collection[str] | None = None,
+    **options: Any,
+) -> Any:
+    """``df`` as a grid (``st.dataframe`` with ``options``) whose id columns (those of
+    :data:`dashboards.links.ID_COLUMNS`, or only ``linked``) are links to their pages on
+    ``day`` (:func:`dashboards.links.in_grid`); returns what ``st.dataframe`` returns (the
+    selection, for a grid that selects)."""
+    shown, config = links.in_grid(df, day, column_config, linked)
+    return st.dataframe(
+        shown,
+        **{"hide_index": True, "width": "stretch", "placeholder": EMPTY_CELL, **options},
+        key=key,
+        column_config=config,
     )
 
 

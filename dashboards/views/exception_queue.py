@@ -70,19 +70,18 @@ def headline(shown: str) -> None:
                 "it into the queue below."
             )
             at_stake = map(triage.at_stake_cents, early["expected_cents"], early["actual_cents"])
-            st.dataframe(
+            # only the table links: the ledger does not hold the round or the exception yet
+            ui.grid(
                 early.assign(
                     new=early["exception_id"].isin(news.new),
-                    table_id=ui.visible_cells(early["table_id"]),
                     round_id=ui.visible_cells(early["round_id"]),
                     message=ui.visible_cells(early["message"]),
                     announced=ui.local_times(early["announced"]),
                     at_stake=[None if cents is None else cents / 100 for cents in at_stake],
                 )[UNCONFIRMED_COLUMNS],
-                hide_index=True,
-                width="stretch",
-                key="unconfirmed_rows",
-                placeholder=ui.EMPTY_CELL,
+                "unconfirmed_rows",
+                day,
+                linked=["table_id"],
                 column_config={
                     "new": st.column_config.CheckboxColumn("new"),
                     "at_stake": st.column_config.NumberColumn("at stake", format="dollar"),
@@ -210,14 +209,13 @@ QUEUE_COLUMNS = ["new", "severity", "code", "table_id", "status", "held_by", "me
 table = rows[QUEUE_COLUMNS]
 table = table.assign(occurred=ui.local_times(table["occurred"]))
 ticked = triage.ticked([str(i) for i in table["exception_id"]])
-st.dataframe(
+# a click on an id opens its page; a click beside it, or on the row's box, selects the row
+ui.grid(
     table,
-    hide_index=True,
-    width="stretch",
-    key=triage.GRID_KEY,
+    triage.GRID_KEY,
+    day,
     on_select="rerun",
     selection_mode="multi-row",
-    placeholder=ui.EMPTY_CELL,
     column_config={
         "new": st.column_config.CheckboxColumn(
             "new", width=45, help="not seen since you last looked"
@@ -353,12 +351,10 @@ st.markdown(
     help=f"Times on the casino's clock ({ui.casino_zone().key}); money in dollars.",
 )
 events = events.assign(occurred=ui.local_times(events["occurred"]))
-st.dataframe(
+ui.grid(
     events,
-    hide_index=True,
-    width="stretch",
-    key="evidence",
-    placeholder=ui.EMPTY_CELL,
+    "evidence",
+    day,
     column_config={
         "occurred": st.column_config.DatetimeColumn(
             ui.local_label("occurred"), format="HH:mm:ss.SSS"
@@ -376,5 +372,5 @@ if history.empty:
 else:
     # a missing assignee is NaN once the ledger's records and the journal's are merged
     shown = history.assign(assignee=ui.visible_cells(history["assignee"]))
-    st.dataframe(shown, hide_index=True, width="stretch", key="history", placeholder=ui.EMPTY_CELL)
+    ui.grid(shown, "history", day)
 ui.ack_form(ctx, [(str(chosen), str(row["table_id"]))], on_recorded=triage.forget_choice)

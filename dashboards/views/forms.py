@@ -40,10 +40,7 @@ if wanted:
     else:
         st.subheader(f"Form {markdown_text(wanted)}")
         view = ui.dollars(linked)
-        st.dataframe(
-            view, hide_index=True, width="stretch", key="linked_form",
-            column_config=ui.money_config(view),
-        )  # fmt: skip
+        ui.grid(view, "linked_form", day, column_config=ui.money_config(view))
         links.show_all(
             [
                 *links.of_row(
@@ -62,27 +59,26 @@ m[3].metric("Missing serials", len(register.missing))
 m[4].metric("Unmatched copies", len(register.unmatched))
 
 st.subheader("Series")
-st.dataframe(register.series, hide_index=True, width="stretch", key="series")
+ui.grid(register.series, "series", day)
 
 st.subheader("Missing serials")
 st.caption("Serials skipped below the highest one used in a series: neither issued nor voided.")
 if register.missing.empty:
     st.success("None.")
 else:
-    st.dataframe(register.missing, hide_index=True, key="missing")
+    # a missing serial was never issued: it has no Form to open
+    ui.grid(register.missing, "missing", day, linked=["table_id"])
 
 st.subheader("Unmatched originals and duplicates")
 if register.unmatched.empty:
     st.success("Every original has its duplicate and they agree.")
 else:
     view = ui.dollars(register.unmatched)
-    st.dataframe(view, hide_index=True, key="unmatched", column_config=ui.money_config(view))
+    ui.grid(view, "unmatched", day, column_config=ui.money_config(view))
 
 st.subheader("Forms")
 forms = ui.dollars(register.forms)
-st.dataframe(
-    forms, hide_index=True, width="stretch", key="forms", column_config=ui.money_config(forms)
-)
+ui.grid(forms, "forms", day, column_config=ui.money_config(forms))
 st.download_button(
     "Forms (CSV)",
     ui.csv_download(register.forms),

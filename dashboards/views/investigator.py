@@ -3,6 +3,11 @@ holds. A link can carry the choice (``?patron=...`` or ``?dealer=...``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import altair as alt
+import pandas as pd
 import streamlit as st
 
 from dashboards import charts, links, profiles, ui
@@ -22,28 +27,172 @@ st.caption(
 patron_ids, dealer_ids = ui.people(ctx.snapshot)
 
 
-def _chosen(key: str, kind: str, options: list[str]) -> None:
-    """A choice a link carries, if it is one of the options (never an arbitrary string);
-    one that is not is named."""
-    wanted = st.query_params.get(links.KINDS[kind].param)
-    if key in st.session_state or not wanted:
+@dataclass(frozen=True)
+class Record:
+    """What a tab reads of the one person chosen, across every gaming day."""
+
+    metrics: dict[str, str | int]
+    chart: alt.LayerChart | None
+    chart_title: str
+    """Markdown above the chart."""
+    grids: list[tuple[str | None, str, pd.DataFrame]]
+    """Each grid's heading (Markdown; None: none), widget key and ledger rows."""
+
+
+@dataclass(frozen=True)
+class Person:
+    """A tab of one kind of person: whom it offers, how it reads one, and what it adds."""
+
+    kind: str
+    """The id's kind (:data:`dashboards.links.KINDS`), also the URL's parameter."""
+    label: str
+    nobody: str
+    """Said when the ledger names no one of the kind."""
+    ids: list[str]
+    per_row: int
+    """Figures side by side."""
+    read: Callable[[str], Record]
+    more: Callable[[str], None] | None = None
+    """What the tab shows after the record (the dealer's gaming day)."""
+
+    @property
+    def key(self) -> str:
+        return f"inv_{self.kind}"
+
+
+def patron_record(patron: str) -> Record:
+    """A patron's play: handle, net result and vigorish by gaming day, Forms, exceptions."""
+    with ctx.ledger() as ledger:
+        days = history.patron_days(ledger, patron)
+        forms = history.patron_forms(ledger, patron)
+        findings = history.patron_exceptions(ledger, patron)
+        played = history.patron_rounds(ledger, patron)
+    return Record(
+        {
+            "Handle": ui.fmt_money(int(days["handle_cents"].sum())),
+            "Net result": ui.fmt_money(int(days["net_cents"].sum())),
+            "Vigorish": ui.fmt_money(int(days["vig_cents"].sum())),
+            "Gaming days": len(days),
+            "Forms": int(days["forms"].sum()),
+            "Exceptions": int(days["exceptions"].sum()),
+        },
+        charts.patron_play(played, ui.casino_zone()),
+        "**Stakes and running result, round by round** (times on the casino's clock, "
+        f"{ui.casino_zone().key}, in each round's tooltip)",
+        [
+            (None, "inv_patron_days", days),
+            ("**Complimentary Vigorish Forms**", "inv_patron_forms", forms),
+            ("**Exceptions naming the patron**", "inv_patron_exceptions", findings),
+        ],
+    )
+
+
+def dealer_record(dealer: str) -> Record:
+    """A dealer's record: rounds dealt and exceptions in them by gaming day and rule code,
+    against every other dealer."""
+    with ctx.ledger() as ledger:
+        dealt = profiles.dealer_days(ledger, dealer)
+        codes = profiles.dealer_codes(ledger, dealer)
+    rounds = int(dealt["rounds"].sum())
+    found = int(dealt["exceptions"].sum())
+    return Record(
+        {
+            "Gaming days": len(dealt),
+            "Rounds dealt": f"{rounds:,}",
+            "Exceptions": found,
+            "Per 1,000 rounds": f"{1000 * found / rounds:.1f}" if rounds else "-",
+        },
+        charts.dealer_peers(ui.dealer_peers(ctx.snapshot), dealer),
+        "**Exceptions per 1,000 rounds dealt, against every other dealer**",
+        [
+            (None, "inv_dealer_days", dealt),
+            ("**Exceptions by rule code**", "inv_dealer_codes", codes),
+        ],
+    )
+
+
+def dealer_day(dealer: str) -> None:
+    """The rounds the dealer dealt on the sidebar's gaming day, and the exceptions in them."""
+    if ctx.day is None:
         return
-    if wanted in options:
-        st.session_state[key] = wanted
-    else:
-        st.warning(
-            f"No {kind} {markdown_text(wanted)} in the ledger: the link may be mistyped or from "
-            f"another ledger. Showing {markdown_text(options[0])}; choose another below.",
-            icon=":material/link_off:",
-        )
+    with ctx.ledger() as ledger:
+        that_day = history.dealer_day(ledger, dealer, ctx.day)
+    st.subheader(f"Gaming day {ctx.day.isoformat()}")
+    if that_day.rounds.empty:
+        st.caption("The dealer dealt no round on this gaming day.")
+        return
+    tables = list(dict.fromkeys(that_day.rounds["table_id"]))
+    st.caption(
+        f"{len(that_day.rounds):,} rounds dealt at {len(tables)} table(s), "
+        f"{len(that_day.exceptions)} exception(s) in them."
+    )
+    links.show_all(
+        [
+            *(links.link_to("table", table, ctx.day) for table in tables),
+            links.link_to("dealer_exceptions", dealer, ctx.day),
+        ]
+    )
+    rounds_dealt = that_day.rounds
+    ui.ledger_table(
+        rounds_dealt.assign(
+            started=ui.local_times(q.micros_series(rounds_dealt["started_at"]))
+        ).drop(columns=["started_at"]),
+        "inv_dealer_rounds",
+        ctx.day,
+        started=st.column_config.DatetimeColumn(ui.local_label("started"), format="HH:mm:ss"),
+    )
+    st.markdown("**Exceptions in the rounds dealt**")
+    ui.ledger_table(that_day.exceptions, "inv_dealer_exceptions", ctx.day)
 
 
-links.from_url(["inv_patron", "inv_dealer"])
+PEOPLE = (
+    Person("patron", "Patron", "No patron wagered or was named on a Form.", patron_ids, 3,
+           patron_record),
+    Person("dealer", "Dealer", "No dealer is named on a played round.", dealer_ids, 4,
+           dealer_record, dealer_day),
+)  # fmt: skip
+
+
+def show(person: Person) -> None:
+    """The tab of ``person``'s kind: choose one (kept in the URL), then their record."""
+    if not person.ids:
+        st.info(person.nobody)
+        return
+    links.take(
+        person.key,
+        links.KINDS[person.kind].param,
+        person.ids,
+        lambda wanted: (
+            f"No {person.kind} {wanted} in the ledger: the link may be mistyped or from "
+            f"another ledger. Showing {markdown_text(person.ids[0])}; choose another below."
+        ),
+    )
+    chosen = st.selectbox(person.label, person.ids, key=person.key, format_func=visible)
+    links.keep({person.kind: chosen}, {person.kind: person.ids[0]})
+    record = person.read(chosen)
+    figures = list(record.metrics.items())
+    for row in range(0, len(figures), person.per_row):
+        for column, (label, value) in zip(
+            st.columns(person.per_row), figures[row : row + person.per_row], strict=False
+        ):
+            column.metric(label, value)
+    if record.chart is not None:
+        st.markdown(record.chart_title)
+        st.altair_chart(record.chart, width="stretch", key=f"{person.key}_chart")
+    for heading, key, rows in record.grids:
+        if heading is not None:
+            st.markdown(heading)
+        ui.ledger_table(rows, key, ctx.day)
+    if person.more is not None:
+        person.more(chosen)
+
+
+links.from_url([person.key for person in PEOPLE])
 TABS = ("Patron profile", "Dealer report", "Unresolved across days")
 TAB_KEY = "inv_tab"
-for choice in ("inv_patron", "inv_dealer"):  # a tab not run drops its widgets' state
-    if choice in st.session_state:
-        st.session_state[choice] = st.session_state[choice]
+for person in PEOPLE:  # a tab not run drops its widgets' state
+    if person.key in st.session_state:
+        st.session_state[person.key] = st.session_state[person.key]
 # Only the open tab runs: the three together read the whole ledger, patrons, dealers and
 # every day's exceptions, and drew seven grids on a first visit (the slowest first load).
 patron_tab, dealer_tab, queue_tab = st.tabs(
@@ -52,95 +201,10 @@ patron_tab, dealer_tab, queue_tab = st.tabs(
     on_change="rerun",
     default=TABS[1] if "dealer" in st.query_params and "patron" not in st.query_params else None,
 )
-
-if patron_tab.open:
-    with patron_tab:
-        if not patron_ids:
-            st.info("No patron wagered or was named on a Form.")
-        else:
-            _chosen("inv_patron", "patron", patron_ids)
-            patron = st.selectbox("Patron", patron_ids, key="inv_patron", format_func=visible)
-            links.keep({"patron": patron}, {"patron": patron_ids[0]})
-            with ctx.ledger() as ledger:
-                days = history.patron_days(ledger, patron)
-                forms = history.patron_forms(ledger, patron)
-                findings = history.patron_exceptions(ledger, patron)
-                played = history.patron_rounds(ledger, patron)
-            m = [*st.columns(3), *st.columns(3)]
-            m[0].metric("Handle", ui.fmt_money(int(days["handle_cents"].sum())))
-            m[1].metric("Net result", ui.fmt_money(int(days["net_cents"].sum())))
-            m[2].metric("Vigorish", ui.fmt_money(int(days["vig_cents"].sum())))
-            m[3].metric("Gaming days", len(days))
-            m[4].metric("Forms", int(days["forms"].sum()))
-            m[5].metric("Exceptions", int(days["exceptions"].sum()))
-            play = charts.patron_play(played, ui.casino_zone())
-            if play is not None:
-                st.markdown(
-                    f"**Stakes and running result, round by round** (times on the casino's clock, "
-                    f"{ui.casino_zone().key}, in each round's tooltip)"
-                )
-                st.altair_chart(play, width="stretch", key="inv_patron_play")
-            ui.ledger_table(days, "inv_patron_days")
-            st.markdown("**Complimentary Vigorish Forms**")
-            ui.ledger_table(forms, "inv_patron_forms")
-            st.markdown("**Exceptions naming the patron**")
-            ui.ledger_table(findings, "inv_patron_exceptions")
-
-if dealer_tab.open:
-    with dealer_tab:
-        if not dealer_ids:
-            st.info("No dealer is named on a played round.")
-        else:
-            _chosen("inv_dealer", "dealer", dealer_ids)
-            dealer = st.selectbox("Dealer", dealer_ids, key="inv_dealer", format_func=visible)
-            links.keep({"dealer": dealer}, {"dealer": dealer_ids[0]})
-            with ctx.ledger() as ledger:
-                dealt = profiles.dealer_days(ledger, dealer)
-                codes = profiles.dealer_codes(ledger, dealer)
-            rounds = int(dealt["rounds"].sum())
-            found = int(dealt["exceptions"].sum())
-            d = st.columns(4)
-            d[0].metric("Gaming days", len(dealt))
-            d[1].metric("Rounds dealt", f"{rounds:,}")
-            d[2].metric("Exceptions", found)
-            d[3].metric("Per 1,000 rounds", f"{1000 * found / rounds:.1f}" if rounds else "-")
-            against = charts.dealer_peers(ui.dealer_peers(ctx.snapshot), dealer)
-            if against is not None:
-                st.markdown("**Exceptions per 1,000 rounds dealt, against every other dealer**")
-                st.altair_chart(against, width="stretch", key="inv_dealer_peers")
-            ui.ledger_table(dealt, "inv_dealer_days")
-            st.markdown("**Exceptions by rule code**")
-            st.dataframe(codes, hide_index=True, width="stretch", key="inv_dealer_codes")
-            if ctx.day is not None:
-                with ctx.ledger() as ledger:
-                    that_day = history.dealer_day(ledger, dealer, ctx.day)
-                st.subheader(f"Gaming day {ctx.day.isoformat()}")
-                if that_day.rounds.empty:
-                    st.caption("The dealer dealt no round on this gaming day.")
-                else:
-                    tables = list(dict.fromkeys(that_day.rounds["table_id"]))
-                    st.caption(
-                        f"{len(that_day.rounds):,} rounds dealt at {len(tables)} table(s), "
-                        f"{len(that_day.exceptions)} exception(s) in them."
-                    )
-                    links.show_all(
-                        [
-                            *(links.link_to("table", table, ctx.day) for table in tables),
-                            links.link_to("dealer_exceptions", dealer, ctx.day),
-                        ]
-                    )
-                    rounds_dealt = that_day.rounds
-                    ui.ledger_table(
-                        rounds_dealt.assign(
-                            started=ui.local_times(q.micros_series(rounds_dealt["started_at"]))
-                        ).drop(columns=["started_at"]),
-                        "inv_dealer_rounds",
-                        started=st.column_config.DatetimeColumn(
-                            ui.local_label("started"), format="HH:mm:ss"
-                        ),
-                    )
-                    st.markdown("**Exceptions in the rounds dealt**")
-                    ui.ledger_table(that_day.exceptions, "inv_dealer_exceptions")
+for person, tab in zip(PEOPLE, (patron_tab, dealer_tab), strict=True):
+    if tab.open:
+        with tab:
+            show(person)
 
 if queue_tab.open:
     with queue_tab:

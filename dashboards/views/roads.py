@@ -35,29 +35,24 @@ with ctx.ledger() as ledger:
         st.info("No tables on this gaming day.")
         st.stop()
     links.from_url(["roads_table", "roads_shoe"])
-    wanted_table = st.query_params.get("table")
-    wanted_shoe = st.query_params.get(links.KINDS["shoe"].param)
-    if "roads_table" not in st.session_state and wanted_table:
-        if wanted_table in tables:
-            st.session_state["roads_table"] = wanted_table
-        else:
-            st.warning(
-                f"No table {markdown_text(wanted_table)} on gaming day {day.isoformat()}: "
-                "choose one below.",
-                icon=":material/link_off:",
-            )
+    links.take(
+        "roads_table",
+        "table",
+        tables,
+        lambda wanted: f"No table {wanted} on gaming day {day.isoformat()}: choose one below.",
+    )
     c1, c2 = st.columns(2)
     table_id = c1.selectbox("Table", tables, key="roads_table", format_func=visible)
     shoe_ids = q.shoes(ledger, day, table_id)
-    if "roads_shoe" not in st.session_state and wanted_shoe:
-        if wanted_shoe in shoe_ids:
-            st.session_state["roads_shoe"] = wanted_shoe
-        else:
-            st.warning(
-                f"No shoe {markdown_text(wanted_shoe)} at table {markdown_text(table_id)} on "
-                f"gaming day {day.isoformat()}: choose one below.",
-                icon=":material/link_off:",
-            )
+    links.take(
+        "roads_shoe",
+        links.KINDS["shoe"].param,
+        shoe_ids,
+        lambda wanted: (
+            f"No shoe {wanted} at table {markdown_text(table_id)} on gaming day "
+            f"{day.isoformat()}: choose one below."
+        ),
+    )
     shoe_id = c2.selectbox("Shoe", shoe_ids, key="roads_shoe", format_func=visible)
     links.keep({"table": table_id, "shoe": shoe_id}, {"table": tables[0], "shoe": shoe_ids[0]})
     played = q.rounds(ledger, day, table_id, shoe_id)

@@ -218,15 +218,11 @@ st.markdown("**Exceptions in this round**")
 if exceptions.empty:
     st.caption("None.")
 else:
-    st.dataframe(exceptions, hide_index=True, key="round_exceptions")
+    ui.grid(exceptions, "round_exceptions", round_day)
     links.show_all(
         links.link_to("exception", exception_id, round_day)
         for exception_id in exceptions["exception_id"]
     )
 
 with st.expander(f"Raw events ({len(events)})"):
-    st.dataframe(
-        events.assign(occurred=ui.local_times(events["occurred"])),
-        hide_index=True,
-        key="round_events",
-    )
+    ui.grid(events.assign(occurred=ui.local_times(events["occurred"])), "round_events", round_day)

@@ -66,7 +66,7 @@ first = query.page * q.SEARCH_PAGE
 st.subheader(f"Rounds ({found.rounds_total:,} match)")
 if not found.summary.empty:
     st.caption("Every matching round, by gaming day and table.")
-    ui.ledger_table(found.summary, "s_summary")
+    ui.ledger_table(found.summary, "s_summary", day)
 if pages > 1:
     st.number_input(f"Page of {q.SEARCH_PAGE} rounds (1-{pages})", 1, pages, key="s_page", step=1)
 if len(found.rounds):
@@ -75,12 +75,13 @@ rounds = found.rounds.drop(columns=["started_at"])
 ui.ledger_table(
     rounds.assign(started=ui.local_times(rounds["started"])),
     "s_rounds",
+    day,
     started=st.column_config.DatetimeColumn(ui.local_label("started"), format="YYYY-MM-DD HH:mm"),
 )
 st.subheader(f"Complimentary Vigorish Forms ({len(found.forms)})")
-ui.ledger_table(found.forms, "s_forms")
+ui.ledger_table(found.forms, "s_forms", day)
 st.subheader(f"Exceptions ({len(found.exceptions)})")
-ui.ledger_table(found.exceptions.drop(columns=["started_at"]), "s_exceptions")
+ui.ledger_table(found.exceptions.drop(columns=["started_at"]), "s_exceptions", day)
 
 st.markdown("**Follow the trail** of a round or a Form listed above (raw events to exceptions)")
 links.show_all(

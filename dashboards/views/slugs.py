@@ -30,16 +30,15 @@ with ctx.ledger() as ledger:
         for row in found.itertuples()
     }
     links.from_url(["slug_pick"])
-    wanted = st.query_params.get(links.KINDS["exception"].param)
-    if "slug_pick" not in st.session_state and wanted:
-        if wanted in labels:
-            st.session_state["slug_pick"] = wanted
-        else:
-            st.warning(
-                f"No false shuffle {markdown_text(wanted)} on gaming day {day.isoformat()}: "
-                "the link may be mistyped or of another day.",
-                icon=":material/link_off:",
-            )
+    links.take(
+        "slug_pick",
+        links.KINDS["exception"].param,
+        labels,
+        lambda wanted: (
+            f"No false shuffle {wanted} on gaming day {day.isoformat()}: the link may be "
+            "mistyped or of another day."
+        ),
+    )
     chosen = st.selectbox(
         "Slug", list(labels), key="slug_pick", format_func=lambda key: visible(labels[key])
     )
@@ -71,17 +70,15 @@ m[3].metric("Staked", ui.fmt_money(row["staked_cents"]))
 left, right = st.columns(2)
 with left:
     st.subheader(f"Shoe {visible(row['shoe_id'])} (table {visible(row['table_id'])})")
-    st.dataframe(cards.slug, hide_index=True, width="stretch", key="slug_cards")
+    ui.grid(cards.slug, "slug_cards", day)
 with right:
     st.subheader(
         f"Earlier shoe {visible(cards.earlier_shoe or '?')} (table "
         f"{visible(cards.earlier_table or '?')}, {cards.earlier_day})"
     )
-    st.dataframe(cards.earlier, hide_index=True, width="stretch", key="earlier_cards")
+    ui.grid(cards.earlier, "earlier_cards", cards.earlier_day)
 
 st.subheader("Wagers on the rounds dealt from the run")
 view = ui.dollars(bets)
-st.dataframe(
-    view, hide_index=True, width="stretch", key="slug_bets", column_config=ui.money_config(view)
-)
+ui.grid(view, "slug_bets", day, column_config=ui.money_config(view))
 ui.ack_form(ctx, [(str(row["exception_id"]), str(row["table_id"]))], key="slug_ack")

@@ -1,10 +1,13 @@
-"""Surveillance: outcome frequencies and hold against the exact odds. Where to look harder."""
+"""Surveillance: outcome frequencies and hold against the exact odds. Where to look harder.
+
+What the page shows (grouped per shoe or table, the alarm level, only the rows that alarm)
+lives in the URL beside the gaming day (:mod:`dashboards.links`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, ui
+from dashboards import charts, links, ui
 
 ctx = ui.current()
 day = ui.require_day(ctx)
@@ -20,10 +23,28 @@ st.caption(
     "interval (normal approximation). Simulated and incomplete rounds are left out."
 )
 
+ALPHAS = (0.001, 0.005, 0.01, 0.05)
+ALPHA_DEFAULT = 0.01
+ONLY = "1"  # ?only=1: only the rows that alarm
+# The view lives in the URL (?per=table&alpha=0.05&only=1): Back, Forward and a copied link
+# give it again; a value the page does not offer is left out.
+links.from_url(["stats_per", "alpha", "stats_only"])
+links.take("stats_per", "per", ui.STATISTICS_PER)
+links.take("alpha", "alpha", {str(a): a for a in ALPHAS})
+links.take("stats_only", "only", {ONLY: True})
 c1, c2, c3 = st.columns(3)
 per = c1.radio("Per", list(ui.STATISTICS_PER), horizontal=True, key="stats_per")
-alpha = c2.select_slider("Alarm level (p below)", [0.001, 0.005, 0.01, 0.05], 0.01, key="alpha")
+alpha = c2.select_slider(
+    "Alarm level (p below)",
+    list(ALPHAS),
+    None if "alpha" in st.session_state else ALPHA_DEFAULT,
+    key="alpha",
+)
 only = c3.checkbox("Only rows that alarm", key="stats_only")
+links.keep(
+    {"per": per, "alpha": str(alpha), "only": ONLY if only else None},
+    {"per": ui.STATISTICS_PER[0], "alpha": str(ALPHA_DEFAULT)},
+)
 
 outcomes, hold = ui.statistics(ctx, day, per)
 if not outcomes.empty and "p_bpt" in outcomes:
@@ -41,11 +62,10 @@ st.caption(
     f"alone; {int(outcomes['alarm'].sum())} raised."
 )
 shown = outcomes[outcomes["alarm"]] if only else outcomes
-st.dataframe(
+ui.grid(
     shown,
-    hide_index=True,
-    width="stretch",
-    key="outcomes",
+    "outcomes",
+    day,
     column_config={
         "alarm": st.column_config.CheckboxColumn("Alarm"),
         "table_id": st.column_config.TextColumn("Table"),
@@ -65,11 +85,10 @@ shown_hold = ui.dollars(hold[hold["alarm"]] if only else hold)
 band = charts.hold_band(shown_hold, per)
 if band is not None:
     st.altair_chart(band, width="stretch", key="hold_band")
-st.dataframe(
+ui.grid(
     shown_hold,
-    hide_index=True,
-    width="stretch",
-    key="hold",
+    "hold",
+    day,
     column_config={
         **ui.money_config(shown_hold),
         "alarm": st.column_config.CheckboxColumn("Outside 95 %"),

@@ -71,12 +71,13 @@ st.subheader("Every table")
 links.show_all(links.link_to("table", table_id, day) for table_id in board["table_id"])
 
 view = board.assign(
+    shoe_id=board["current_shoe"],
     shoe=[
-        f"{s} ({'ended' if ended else 'in play'}, {r} rounds)" if isinstance(s, str) else "-"
+        f"{'ended' if ended else 'in play'}, {r} rounds" if isinstance(s, str) else None
         for s, ended, r in zip(
             board["current_shoe"], board["shoe_ended"], board["shoe_rounds"], strict=True
         )
-    ]
+    ],
 )
 view = ui.dollars(
     view[
@@ -88,6 +89,7 @@ view = ui.dollars(
             "dealer_id",
             "shoes",
             "rounds",
+            "shoe_id",
             "shoe",
             "shoe_progress",
             "open_exceptions",
@@ -99,13 +101,14 @@ view = ui.dollars(
         ]
     ]
 )
-st.dataframe(
+ui.grid(
     view,
-    hide_index=True,
-    width="stretch",
-    key="board",
+    "board",
+    day,
     column_config={
         **ui.money_config(view),
+        "shoe_id": st.column_config.TextColumn("last shoe"),
+        "shoe": st.column_config.TextColumn("last shoe's state"),
         "shoe_progress": st.column_config.ProgressColumn(
             "shoe progress", min_value=0.0, max_value=1.0, format="percent"
         ),

@@ -14,7 +14,7 @@ from pipeline.config.roles import Action
 from pipeline.safe_text import file_stem, markdown_text
 
 ctx = ui.current()
-ui.require_day(ctx)
+day = ui.require_day(ctx)
 st.title("Trail and evidence bundle")
 st.caption(
     "Raw events as the devices delivered them → the rows the replay derived → the "
@@ -55,33 +55,30 @@ if found.events.empty and all(df.empty for df in found.derived.values()):
     st.stop()
 
 st.subheader(f"1. Raw events ({len(found.events)})")
-st.dataframe(
+ui.grid(
     found.events.assign(occurred=ui.local_times(found.events["occurred"])).drop(
         columns=["occurred_at"]
     ),
-    hide_index=True,
-    width="stretch",
-    key="t_events",
+    "t_events",
+    day,
 )
 st.subheader("2. Derived rows")
 for table, df in found.derived.items():
     with st.expander(f"{table} ({len(df)})", expanded=table in ("rounds", "comp_vig_forms")):
-        st.dataframe(df, hide_index=True, width="stretch", key=f"t_{table}")
+        ui.grid(df, f"t_{table}", day)
 st.subheader(f"3. Exceptions ({len(found.exceptions)})")
-st.dataframe(
+ui.grid(
     found.exceptions[["exception_id", "severity", "code", "section", "seat", "message"]]
     if not found.exceptions.empty
     else found.exceptions,
-    hide_index=True,
-    width="stretch",
-    key="t_exceptions",
+    "t_exceptions",
+    day,
 )
 st.subheader(f"4. Acknowledgements and assignments ({len(found.acknowledgements)})")
-st.dataframe(
+ui.grid(
     found.acknowledgements.assign(assignee=ui.visible_cells(found.acknowledgements["assignee"])),
-    hide_index=True,
-    width="stretch",
-    key="t_acks",
+    "t_acks",
+    day,
 )
 
 st.subheader("Evidence bundle")

@@ -10,7 +10,9 @@ import atexit
 import contextlib
 import functools
 import io
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -18,7 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
 
+import pandas as pd
 import pytest
 from streamlit.runtime import context as st_context
 
@@ -151,3 +156,35 @@ def request_from(
     )
     client = FakeClient(pairs, remote_ip)
     monkeypatch.setattr(st_context, "_get_client_context", lambda: client)
+
+
+def link_columns(grid: Any) -> dict[str, str]:
+    """An AppTest grid's link columns: name -> the pattern that picks, out of each cell's
+    URL, the text the cell shows (``LinkColumn``'s ``display_text``)."""
+    config: dict[str, dict[str, Any]] = json.loads(grid.proto.columns or "{}")
+    return {
+        name: spec["type_config"]["display_text"]
+        for name, spec in config.items()
+        if spec.get("type_config", {}).get("type") == "link"
+    }
+
+
+def shown_text(url: str | None, pattern: str) -> str | None:
+    """What a link cell holding ``url`` shows, worked out as the grid's script does: the
+    pattern's first group, percent-decoded (``decodeURIComponent``, a ``+`` as a space)."""
+    if url is None:
+        return None
+    found = re.search(pattern, url)
+    assert found is not None, f"{url!r} does not match {pattern!r}: the cell would show the URL"
+    return unquote(found.group(1).replace("+", "%20"))
+
+
+def grid_rows(grid: Any) -> pd.DataFrame:
+    """An AppTest grid's rows as a person reads them: each link column's cell as the id it
+    shows rather than the URL it holds."""
+    frame = grid.value
+    assert isinstance(frame, pd.DataFrame)
+    shown = frame.copy()
+    for name, pattern in link_columns(grid).items():
+        shown[name] = [None if pd.isna(u) else shown_text(str(u), pattern) for u in frame[name]]
+    return shown

@@ -192,3 +192,66 @@ def test_queue_exception_round_patron_and_back_to_the_same_queue(
         assert code in shown_in(browser, "stMultiSelect", "Rule code"), "the filter was lost"
         opened = shown_in(browser, "stSelectbox", "Inspect exception")
         assert round_id in opened and code in opened, "the queue opened another exception"
+
+
+GRID = "[...document.querySelectorAll('canvas')].find(c => c.querySelector('tbody td'))"
+"""The page's first grid: its canvas, which holds the table it keeps for screen readers."""
+GRID_LINKS = f"""(() => {{
+  const grid = {GRID};
+  if (!grid) {{ return null; }}
+  grid.scrollIntoView({{block: 'center'}});
+  const box = grid.getBoundingClientRect();
+  window.__opened = [];  // the grid opens a link in a new tab; the test follows it in this one
+  window.open = (url) => {{ window.__opened.push(new URL(url, location.href).href); return null; }};
+  return {{left: box.left, right: box.right, top: box.top}};
+}})()"""
+GRID_HEADER_PX = GRID_ROW_PX = 35
+"""The grid's header and row heights (Streamlit's default)."""
+
+
+def links_in_first_row(browser: Browser) -> list[str]:
+    """Click, as a person does, every link the page's first grid draws in its first row,
+    left to right, and return the URLs they open: the mouse runs along the row, and where
+    the grid shows the pointer (over a link's text) it clicks."""
+    deadline = time.monotonic() + PAGE_TIMEOUT
+    while (box := browser.evaluate(GRID_LINKS)) is None:
+        assert time.monotonic() < deadline, "no grid on the page"
+        time.sleep(0.2)  # the grid's script loads after the page's run
+    time.sleep(0.5)  # and it draws once laid out
+    y = box["top"] + GRID_HEADER_PX + GRID_ROW_PX / 2
+    over_link = False
+    x = box["left"] + 2
+    while x < box["right"] - 2:
+        browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+        time.sleep(0.03)
+        pointer = browser.evaluate(f"{GRID}.style.cursor") == "pointer"
+        if pointer and not over_link:
+            browser.press(x, y)
+        over_link = pointer
+        x += 6
+    opened: list[str] = browser.evaluate("window.__opened")
+    return opened
+
+
+def test_an_id_in_a_grid_opens_its_page(browser: Browser, tmp_path: Path) -> None:
+    """On the table board, the ids in the grid are links (N.J.A.C. 19:47-2.14: the table and
+    the dealer at it): a click on the dealer's id opens the dealer's record with the dealer
+    chosen, and a click on the table's id opens its exceptions, on the board's gaming day."""
+    with served_ledger(tmp_path) as (base, _db):
+        day = DAY.isoformat()
+        open_page(browser, f"{base}/tables?day={day}", "Table board", "Every table")
+        opened = links_in_first_row(browser)
+        paths = [url.removeprefix(base + "/").split("?")[0] for url in opened]
+        assert paths[:2] == ["exceptions", "people"], opened  # table first, then its dealer
+        params = []
+        for url, heading in zip(
+            opened[:2], ("Exception queue", "Patrons and dealers"), strict=True
+        ):
+            open_page(browser, url, heading)
+            assert browser.heading() == heading
+            params.append(url_params(browser))
+        table, dealer = params[0]["table"][0], params[1]["dealer"][0]
+        assert params[0]["day"] == params[1]["day"] == [day]
+        assert dealer in shown_in(browser, "stSelectbox", "Dealer")
+        open_page(browser, opened[0], "Exception queue", "Inspect exception")
+        assert table in shown_in(browser, "stMultiSelect", "Table")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy
+from dashboard_data import APP, DAY, grid_rows, ledger_copy
 from kafka import KafkaProducer
 from streamlit.testing.v1 import AppTest
 
@@ -143,14 +143,14 @@ def unconfirmed_rows(at: AppTest) -> pd.DataFrame | None:
     """The rows of the unconfirmed panel, if the page shows it."""
     if not any(UNCONFIRMED in m.value for m in at.markdown):
         return None
-    frames = [d.value for d in at.dataframe if "announced" in d.value.columns]
+    frames = [grid_rows(d) for d in at.dataframe if "announced" in d.value.columns]
     assert len(frames) == 1
     rows: pd.DataFrame = frames[0]
     return rows
 
 
 def queue_ids(at: AppTest) -> set[str]:
-    queue = next(d.value for d in at.dataframe if "held_by" in d.value.columns)
+    queue = next(grid_rows(d) for d in at.dataframe if "held_by" in d.value.columns)
     return set(queue["exception_id"])
 
 

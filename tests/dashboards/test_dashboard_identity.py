@@ -11,7 +11,15 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, installation_roles, ledger_copy, request_from, trust_localhost
+from dashboard_data import (
+    APP,
+    DAY,
+    grid_rows,
+    installation_roles,
+    ledger_copy,
+    request_from,
+    trust_localhost,
+)
 from streamlit.testing.v1 import AppTest
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -76,8 +84,7 @@ def _critical(db: Path) -> str:
 
 
 def _status(at: AppTest, exception_id: str) -> str:
-    frame = at.dataframe[0].value
-    assert isinstance(frame, pd.DataFrame)
+    frame = grid_rows(at.dataframe[0])
     return str(frame.set_index("exception_id").loc[exception_id, "status"])
 
 

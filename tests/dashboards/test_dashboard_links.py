@@ -15,7 +15,15 @@ from urllib.parse import parse_qs
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy, trust_localhost
+from dashboard_data import (
+    APP,
+    DAY,
+    grid_rows,
+    ledger_copy,
+    link_columns,
+    shown_text,
+    trust_localhost,
+)
 from markdown_it import MarkdownIt
 from streamlit.runtime.state.query_params import process_query_params
 from streamlit.testing.v1 import AppTest
@@ -146,8 +154,8 @@ def test_a_url_from_outside_sets_the_view_again(ledger: Path) -> None:
     """Back or Forward changes the URL under a page that is open: the queue shows the
     exception and the filters the URL names, not those it showed before."""
     at = opened("exception_queue", severity="CRITICAL", day=DAY.isoformat())
-    grid = at.dataframe[0].value
-    assert isinstance(grid, pd.DataFrame) and len(grid) > 1
+    grid = grid_rows(at.dataframe[0])
+    assert len(grid) > 1
     first, second = (str(i) for i in grid["exception_id"].iloc[:2])
     assert at.selectbox(key="inspect").value == first
     at.selectbox(key="inspect").set_value(second).run()
@@ -172,7 +180,7 @@ def test_the_dealer_report_shows_the_dealers_day(ledger: Path) -> None:
     at = opened("investigator", dealer=dealer_id, day=DAY.isoformat())
     assert at.selectbox(key="inv_dealer").value == dealer_id
     assert any(str(s.value) == f"Gaming day {DAY.isoformat()}" for s in at.subheader)
-    frames = [d.value for d in at.dataframe]
+    frames = [grid_rows(d) for d in at.dataframe]
     (dealt,) = [f for f in frames if {"round_id", "round_number", "exceptions"} <= set(f.columns)]
     assert len(dealt) > 0 and (dealt["exceptions"] >= 0).all()
     labels = [label for label, _ in page_links(at)]
@@ -198,3 +206,114 @@ def test_the_table_board_keeps_its_filters_in_the_url_and_links_each_table(
     )
     linked = [p["table"][0] for label, p in page_links(again) if label.startswith("Table ")]
     assert sorted(linked) == list(tables)
+
+
+def test_an_id_in_a_grid_is_a_link_that_carries_and_shows_exactly_it() -> None:
+    """Whatever a device calls a table, round, patron, dealer, shoe, Form serial (N.J.A.C.
+    19:47-2.14, 19:47-3.3(c)3) or an exception, its cell in a grid holds a URL of only
+    encoded characters that opens its page with exactly that id, on the row's own gaming day,
+    and the cell shows the id decoded from it; a missing id is an empty cell."""
+    other_day = DAY.replace(day=DAY.day - 1)
+    frame = pd.DataFrame({column: [*HOSTILE_IDS, None] for column in links.ID_COLUMNS})
+    frame["gaming_date"] = [DAY] * (len(HOSTILE_IDS) - 1) + [other_day, None]
+    shown, config = links.in_grid(frame, DAY, {"table_id": {"label": "table", "width": 60}})
+    assert config["table_id"]["label"] == "table" and config["table_id"]["width"] == 60
+    for column, kind in links.ID_COLUMNS.items():
+        target = links.KINDS[kind]
+        pattern = config[column]["type_config"]["display_text"]
+        assert pd.isna(shown[column].iloc[-1])
+        for row, hostile in enumerate(HOSTILE_IDS):
+            url = shown[column].iloc[row]
+            path, _, query = url.partition("?")
+            assert path == links.PAGE_PATHS[target.page], (column, hostile)
+            assert set(query) <= SAFE_QUERY - {"+"}, (column, hostile, query)
+            decoded = parse_qs(query, keep_blank_values=True)
+            assert decoded[target.param] == [hostile]
+            assert shown_text(url, pattern) == hostile, (column, hostile)
+            day = other_day if row == len(HOSTILE_IDS) - 1 else DAY
+            assert decoded[links.DAY_PARAM] == [day.isoformat()]
+            if kind == "shoe":
+                assert decoded["table"] == [frame["table_id"].iloc[row]]
+    only_tables, config = links.in_grid(frame, DAY, columns=["table_id"])
+    assert set(link_columns_of(config)) == {"table_id"}
+    assert only_tables["round_id"].equals(frame["round_id"])
+
+
+def link_columns_of(config: dict[str, Any]) -> list[str]:
+    return [name for name, spec in config.items() if spec["type_config"]["type"] == "link"]
+
+
+PAGES_WITH_GRIDS = {
+    "exception_queue": {},
+    "table_board": {},
+    "forms": {},
+    "statistics": {},
+    "investigator": {},
+    "search": {"table": "T01"},
+}
+"""Pages whose grids name ids, and the query that opens each with rows in its grids (the
+false shuffles' page: tests/dashboards/test_dashboard_slugs.py, on a day with one)."""
+UNLINKED = {("missing", "serial")}
+"""A grid's id column left as text (its key and column): a missing Form serial was never
+issued, so there is no Form to open."""
+
+
+@pytest.mark.parametrize("page", sorted(PAGES_WITH_GRIDS))
+def test_every_id_column_of_every_grid_links_to_its_page(ledger: Path, page: str) -> None:
+    """On every page, each id column of each grid (N.J.A.C. 19:47-2.14's table, round,
+    shoe and dealer; 19:47-3.3(c)3's Form serial; patrons and exceptions) is a link column
+    whose cells open the id's page with the id the cell shows, on a gaming day."""
+    at = opened(page, day=DAY.isoformat(), **PAGES_WITH_GRIDS[page])
+    checked = 0
+    for grid in at.dataframe:
+        frame, shown = grid.value, grid_rows(grid)
+        linked = link_columns(grid)
+        key = grid.proto.id.rsplit("-", 1)[-1]
+        for column in set(frame.columns) & set(links.ID_COLUMNS):
+            if (key, column) in UNLINKED:
+                assert column not in linked
+                continue
+            assert column in linked, (page, key, column)
+            target = links.KINDS[links.ID_COLUMNS[column]]
+            for url, text in zip(frame[column], shown[column], strict=True):
+                if pd.isna(url):
+                    continue
+                path, _, query = str(url).partition("?")
+                decoded = parse_qs(query, keep_blank_values=True)
+                assert path == links.PAGE_PATHS[target.page]
+                assert decoded[target.param] == [text] and links.DAY_PARAM in decoded
+                checked += 1
+    assert checked > 0, f"{page}: no id in any grid"
+
+
+def test_the_statistics_page_keeps_its_view_in_the_url(ledger: Path) -> None:
+    """The statistical alarms' view (per table or shoe, the alarm level, only the rows that
+    alarm: N.J.A.C. 19:47-3.9's outcomes and the hold against the exact odds) goes into the
+    URL as it is chosen; a link carrying it opens the page so, and Back (the URL before)
+    sets it again. A value the page does not offer is left out, never taken."""
+    at = opened("statistics", day=DAY.isoformat())
+    assert {"per", "alpha", "only"}.isdisjoint(at.query_params), "a bare view stays bare"
+    at.radio(key="stats_per").set_value("table").run()
+    at.select_slider(key="alpha").set_value(0.05).run()
+    at.checkbox(key="stats_only").check().run()
+    assert (at.query_params["per"], at.query_params["alpha"]) == ("table", "0.05")
+    assert at.query_params["only"] == "1"
+    assert "shoe_id" not in grid_rows(at.dataframe[0]).columns
+
+    again = opened("statistics", day=DAY.isoformat(), per="table", alpha="0.05", only="1")
+    assert again.radio(key="stats_per").value == "table"
+    assert again.select_slider(key="alpha").value == 0.05
+    assert again.checkbox(key="stats_only").value is True
+    again.query_params.pop("only")  # Back: the URL before the box was ticked
+    again.query_params["per"] = "shoe"
+    again.run()
+    assert again.checkbox(key="stats_only").value is False
+    assert again.radio(key="stats_per").value == "shoe"
+    assert again.select_slider(key="alpha").value == 0.05
+
+    odd = opened("statistics", day=DAY.isoformat(), per="<b>pit</b>", alpha="0.5", only="yes")
+    assert odd.radio(key="stats_per").value == "shoe"
+    assert odd.select_slider(key="alpha").value == 0.01
+    assert odd.checkbox(key="stats_only").value is False
+    assert (odd.query_params["per"], odd.query_params["alpha"]) == ("shoe", "0.01")  # as shown
+    assert "only" not in odd.query_params

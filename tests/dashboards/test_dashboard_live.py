@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy
+from dashboard_data import APP, DAY, grid_rows, ledger_copy
 from streamlit.testing.v1 import AppTest
 
 from pipeline.ledger.notices import record_notices
@@ -67,7 +67,7 @@ def test_the_queue_marks_an_exception_that_arrived_since_the_user_looked(ledger:
     assert "1 new CRITICAL exception(s)" in banner
     where = f"at table {markdown_text('T01')}, round {markdown_text('R-LIVE-1')}"
     assert f"PB-3.10b-SETTLEMENT {where}" in banner
-    rows = at.dataframe[0].value
+    rows = grid_rows(at.dataframe[0])
     assert isinstance(rows, pd.DataFrame)
     assert rows.iloc[0]["exception_id"] == "live-critical-1" and bool(rows.iloc[0]["new"])
     assert int(rows["new"].sum()) == 1
@@ -75,7 +75,7 @@ def test_the_queue_marks_an_exception_that_arrived_since_the_user_looked(ledger:
     at.button(key="queue-seen").click()
     run(at)
     assert metric(at, "New since you looked") == "0" and not at.error
-    rows = at.dataframe[0].value
+    rows = grid_rows(at.dataframe[0])
     assert not rows["new"].any()
 
 
@@ -98,7 +98,7 @@ def test_the_table_board_counts_new_exceptions_per_table(ledger: Path) -> None:
     run(at)
     assert metric(at, "New since you looked") == "2"
     assert not at.error, "nothing CRITICAL arrived: no red banner"
-    board = at.dataframe[0].value
+    board = grid_rows(at.dataframe[0])
     assert isinstance(board, pd.DataFrame)
     assert dict(zip(board["table_id"], board["new_exceptions"], strict=True))["T01"] == 2
     assert int(board["new_exceptions"].sum()) == 2
@@ -115,7 +115,7 @@ def test_the_tone_is_a_short_wav_made_locally() -> None:
 def test_a_new_exception_does_not_move_the_one_being_inspected(ledger: Path) -> None:
     at = run(AppTest.from_file(str(APP), default_timeout=TIMEOUT))
     options = list(at.selectbox(key="inspect").options)
-    at.selectbox(key="inspect").set_value(at.dataframe[0].value.iloc[2]["exception_id"])
+    at.selectbox(key="inspect").set_value(grid_rows(at.dataframe[0]).iloc[2]["exception_id"])
     run(at)
     inspected = at.selectbox(key="inspect").value
     add_exception(ledger, "live-critical-2")
@@ -134,7 +134,7 @@ def test_on_a_streamed_ledger_only_what_the_feed_announced_is_new(ledger: Path) 
         record_notices(writer, [("T01", DAY)], provisional=["live-in-play"])
     run(at)
     assert metric(at, "New since you looked") == "1"
-    rows = at.dataframe[0].value
+    rows = grid_rows(at.dataframe[0])
     assert list(rows.loc[rows["new"], "exception_id"]) == ["live-final"]
 
 
@@ -149,7 +149,7 @@ def test_exceptions_of_a_round_in_play_are_neither_listed_nor_counted(ledger: Pa
             "DELETE FROM deliveries WHERE table_id = 'T01' AND payload_type = 'TableClosed'"
         )  # T01 is still open
     at = run(AppTest.from_file(str(APP), default_timeout=TIMEOUT))
-    total = len(at.dataframe[0].value)
+    total = len(grid_rows(at.dataframe[0]))
     add_exception(ledger, "live-final")
     add_exception(ledger, "live-in-play")
     add_exception(ledger, "closed-table-held", table_id="T02")
@@ -158,7 +158,7 @@ def test_exceptions_of_a_round_in_play_are_neither_listed_nor_counted(ledger: Pa
             writer, [("T01", DAY), ("T02", DAY)], provisional=["live-in-play", "closed-table-held"]
         )
     run(at)
-    listed = set(at.dataframe[0].value["exception_id"])
+    listed = set(grid_rows(at.dataframe[0])["exception_id"])
     assert {"live-final", "closed-table-held"} <= listed and "live-in-play" not in listed
     assert metric(at, "Shown") == f"{total + 2} of {total + 2}"
     assert any("Not listed or counted: 1 exception(s) of rounds still in play" in c.value

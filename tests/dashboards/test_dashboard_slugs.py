@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY
+from dashboard_data import APP, DAY, grid_rows, link_columns
 from streamlit.testing.v1 import AppTest
 
 from pipeline.cli import main
@@ -50,9 +50,7 @@ def _page() -> AppTest:
 
 
 def _frame(at: AppTest, index: int) -> pd.DataFrame:
-    value = at.dataframe[index].value
-    assert isinstance(value, pd.DataFrame)
-    return value
+    return grid_rows(at.dataframe[index])
 
 
 def test_the_slug_is_shown_card_for_card_beside_the_shoe_it_repeats(ledger: Path) -> None:
@@ -74,6 +72,8 @@ def test_the_slug_is_shown_card_for_card_beside_the_shoe_it_repeats(ledger: Path
     assert len(bets) > 0
     assert set(bets["round_id"]) <= set(slug["round_id"].dropna())
     assert {"seat", "patron_id", "wager", "stake", "result", "paid"} <= set(bets.columns)
+    # each round and patron a wager names opens its page (tests/dashboards/test_dashboard_links)
+    assert {"round_id", "patron_id"} <= set(link_columns(at.dataframe[2]))
     assert "Review the shuffle" in "\n".join(str(m.value) for m in at.markdown)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, DAY, ledger_copy, request_from, trust_localhost
+from dashboard_data import APP, DAY, grid_rows, ledger_copy, request_from, trust_localhost
 from streamlit.testing.v1 import AppTest
 
 from dashboards import triage
@@ -43,9 +43,7 @@ def opened(**params: str | list[str]) -> AppTest:
 
 
 def rows_of(at: AppTest) -> pd.DataFrame:
-    frame = at.dataframe[0].value
-    assert isinstance(frame, pd.DataFrame)
-    return frame
+    return grid_rows(at.dataframe[0])
 
 
 def exceptions(db: Path) -> pd.DataFrame:

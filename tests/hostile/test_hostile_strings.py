@@ -38,7 +38,12 @@ from pipeline.quality.docs import remote_references, unsafe_markup
 from pipeline.quality.run import run_quality
 from pipeline.reports.seals import ANCHOR_FILE
 from pipeline.safe_text import FORMULA_LEADERS, file_stem, html_text, visible
-from tests.dashboards.dashboard_data import request_from, trust_localhost
+from tests.dashboards.dashboard_data import (
+    link_columns,
+    request_from,
+    shown_text,
+    trust_localhost,
+)
 from tests.hostile.corpus import DAY, TABLE_IDS, hostile_events, write_events
 from tests.tampering import rows_in_the_file
 
@@ -464,6 +469,40 @@ def test_exceptions_of_hostile_tables_show_as_text(day: HostileDay, dashboards: 
         assert _page_problems(at) == []
     for label in ids:
         assert visible(label) == label  # option labels show bidi overrides, not obey them
+
+
+def test_ids_in_hostile_grids_are_links_that_carry_them_as_data(
+    day: HostileDay, dashboards: Path
+) -> None:
+    """In every grid of the queue, the table board and the Form register, each id a hostile
+    device sent (N.J.A.C. 19:47-2.14's table, round, shoe, dealer; 19:47-3.3(c)3's Form
+    serial) is a link whose URL holds only encoded characters and gives its page exactly an
+    id the ledger holds, the one the cell shows."""
+    with Ledger(dashboards, read_only=True) as ledger:
+        known = {
+            str(v)
+            for column, table in (("table_id", "rounds"), ("round_id", "rounds"),
+                                  ("dealer_id", "table_day_summary"), ("serial", "comp_vig_forms"),
+                                  ("exception_id", "exceptions"), ("shoe_id", "rounds"),
+                                  ("patron_id", "wagers"))
+            for (v,) in ledger.con.execute(f"SELECT DISTINCT {column} FROM {table}").fetchall()
+        }  # fmt: skip
+    safe = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~%=&?/")
+    hostile = 0
+    for name in ("exception_queue", "table_board", "forms"):
+        at = _page(name)
+        assert not at.exception, [e.value for e in at.exception]
+        for grid in at.dataframe:
+            for column, pattern in link_columns(grid).items():
+                for url in grid.value[column].dropna():
+                    assert set(url) <= safe, (name, column, url)
+                    shown = shown_text(url, pattern)
+                    param = re.search(r"\[\?&\](\w+)=", pattern)
+                    assert param is not None
+                    query = parse_qs(url.partition("?")[2], keep_blank_values=True)
+                    assert query[param.group(1)] == [shown] and shown in known, (name, url)
+                    hostile += re.fullmatch(r"[\w-]*", shown, re.ASCII) is None
+    assert hostile > 0, "no hostile id reached a grid"
 
 
 # ---------------------------------------------------------------------- refusals, SQL
