@@ -72,14 +72,16 @@ deferral at all, 3.3(c)2-3, 4.10(c)): the complimentary counts only the deferral
 
 _SEAT_ROUNDS = """
 WITH settled AS (
-    SELECT table_id, round_id, seat, rule_code,
-        sum(CASE recorded_result WHEN 'LOSE' THEN stake_cents
-            WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END) AS recorded_win,
-        sum(CASE expected_result WHEN 'LOSE' THEN stake_cents
-            WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END) AS expected_win,
-        coalesce(sum(recorded_paid_cents), 0) AS recorded_paid,
-        coalesce(sum(expected_paid_cents), 0) AS expected_paid
-    FROM settlements WHERE gaming_date = $day GROUP BY ALL
+    SELECT table_id, round_id, seat, rule_code, source_event_ids,
+        CASE recorded_result WHEN 'LOSE' THEN stake_cents
+            WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END AS recorded_win,
+        CASE expected_result WHEN 'LOSE' THEN stake_cents
+            WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END AS expected_win,
+        coalesce(recorded_paid_cents, 0) AS recorded_paid,
+        coalesce(expected_paid_cents, 0) AS expected_paid,
+        CASE recorded_result WHEN 'LOSE' THEN stake_cents ELSE 0 END
+            - CASE expected_result WHEN 'LOSE' THEN stake_cents ELSE 0 END AS stake_collected
+    FROM settlements WHERE gaming_date = $day
 ),
 charged AS (
     SELECT table_id, round_id, seat, sum(amount_cents) AS recorded
@@ -135,30 +137,33 @@ def figure_sides(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
 def money_findings(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
     """The findings that explain each table's figure differences, by figure and code: how many
     and the sum of their ``actual - expected`` cents. A settlement's finding (its own rule code,
-    at its round and seat) states what settling moved to the patron, due and recorded, so it
-    explains the house's win (with the sign turned) and, where the payout differs, the paid;
-    a vigorish finding is the one whose amounts are its seat's vigorish due and charged in the
-    round; a Form's, one of :data:`FORM_DOCUMENTING_CODES` stating more documented than
-    deferred."""
+    at its round and seat, citing the wager's settlement events) states what settling moved to
+    the patron, due and recorded, so it explains the house's win (with the sign turned) and,
+    where the payout differs, the paid: what moved less the stake, where the stake was
+    collected though due back or given back though due to the house (a winning wager recorded
+    lost, or a losing one recorded won and paid, 3.3, 4.10(b), 7.3); a vigorish finding is the
+    one whose amounts are its seat's vigorish due and charged in the round; a Form's, one of
+    :data:`FORM_DOCUMENTING_CODES` stating more documented than deferred."""
     return _rows(
         ledger,
         _SEAT_ROUNDS
         + """
         , on_settlements AS (
-            SELECT DISTINCT e.exception_id, e.table_id, e.code,
-                e.actual_cents - e.expected_cents AS moved,
-                bool_or(s.recorded_win <> s.expected_win) AS win,
-                bool_or(s.recorded_paid <> s.expected_paid) AS paid
+            SELECT e.exception_id, e.table_id, e.code,
+                e.actual_cents - e.expected_cents AS moved, s.stake_collected,
+                s.recorded_win <> s.expected_win AS win,
+                s.recorded_paid <> s.expected_paid AS paid
             FROM findings e JOIN settled s ON e.table_id = s.table_id
                 AND e.round_id = s.round_id AND e.seat = s.seat AND e.code = s.rule_code
+                AND len(s.source_event_ids) > 0
+                AND list_has_all(e.source_event_ids, s.source_event_ids)
                 AND e.expected_cents = -s.expected_win AND e.actual_cents = -s.recorded_win
-            GROUP BY ALL
         )
         SELECT table_id, 'win' AS figure, code, count(*) AS findings, -sum(moved) AS cents
         FROM on_settlements WHERE win GROUP BY ALL
         UNION ALL
-        SELECT table_id, 'paid', code, count(*), sum(moved) FROM on_settlements WHERE paid
-        GROUP BY ALL
+        SELECT table_id, 'paid', code, count(*), sum(moved + stake_collected)
+        FROM on_settlements WHERE paid GROUP BY ALL
         UNION ALL
         SELECT e.table_id, 'vigorish', e.code, count(DISTINCT e.exception_id),
             sum(e.actual_cents - e.expected_cents)

@@ -90,8 +90,11 @@ def reconciliation(ledger: Ledger, gaming_date: date) -> list[dict[str, Any]]:
     cards, their difference, and the money findings that explain it
     (:func:`pipeline.ledger.figures.money_findings`): their codes with counts and the sum of
     their amounts (``actual - expected``; for the win, the house's side of what settling
-    moved to the patron). ``unexplained_cents`` is the difference no finding's amount covers:
-    zero when every difference is a finding's, as it must be."""
+    moved to the patron; for the paid, what moved less a stake collected or given back
+    against the cards, as a round settled as if the other side had won does). Findings that
+    cancel (a Chemin de Fer Banker's wager and the wagers against it, flipped together) are
+    named on a difference of zero. ``unexplained_cents`` is the difference no finding's
+    amount covers: zero when every difference is a finding's, as it must be."""
     sides = figures.figure_sides(ledger, gaming_date)
     found = figures.money_findings(ledger, gaming_date)
     tables = sorted({row["table_id"] for row in sides})

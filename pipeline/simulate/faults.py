@@ -63,6 +63,8 @@ class FaultKind(enum.Enum):
     # offers: the cut or the bank taken by a seat out of the offer order (a seat passed over
     # without a decline), or the Banker who passed the bank voluntarily bidding for it in the
     # first round after nobody accepted it
+    FLIPPED_RESULT = "flipped_result"  # 28: a round settled as if the other side had won:
+    # winning wagers collected, losing ones paid, vigorish charged as that result would owe it
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -88,6 +90,7 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.OFFER_ORDER: 0.05,  # per Chemin de Fer shoe cut or bank passed, seats to pass over
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     FaultKind.CARDS_HANDED: 0.005,  # per hand handed to a player, with another seat wagering
+    FaultKind.FLIPPED_RESULT: 0.002,  # per round won by a side, without another fault in it
     # per table: its dealer colludes, decided once per seed and table, so the same dealer
     # colludes every day; one gaming day holds enough of the pair's overpayments for the
     # pattern stage (6-table demo days of 6 and 24 hours, seeds 1-3: every pair found)
@@ -190,6 +193,7 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
         FaultKind.OVERSTATED_FORM,
         FaultKind.CROSS_PIT_SLUG,
         FaultKind.OFFER_ORDER,
+        FaultKind.FLIPPED_RESULT,
     }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
@@ -199,7 +203,9 @@ day as it was. Such a fault changes recorded amounts and the order of events, ne
 events the table emits: each event draws its time and id from the table's stream. The patient
 cheats and the confederate of a slug carried across pits (:data:`PATTERN_KINDS`) are the
 exception: switched on, they seat a patron of their own, which changes their table's day from
-then on; so does ``offer_order`` where it gives the bank to another seat, or to the bidding."""
+then on; so does ``offer_order`` where it gives the bank to another seat, or to the bidding,
+and ``flipped_result`` where the flipped result owes vigorish the true one does not (or the
+reverse): the vigorish is an event more (or less)."""
 
 
 class FaultPlan:

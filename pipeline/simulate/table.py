@@ -105,6 +105,17 @@ def collusive_overpayment(paid: Cents) -> Cents:
     return max(100, paid // 20)
 
 
+def other_side_won(outcome: RoundOutcome) -> RoundOutcome:
+    """What a ``flipped_result`` dealer settles: the round as if the other side had won, each
+    hand holding the other's count and cards (so a bonus wager pays the other hand's margin)."""
+    return RoundOutcome(
+        player_points=outcome.banker_points,
+        banker_points=outcome.player_points,
+        player_cards=outcome.banker_cards,
+        banker_cards=outcome.player_cards,
+    )
+
+
 BANKER_MISDEAL_RATE = 0.02
 """Per Chemin de Fer hand: the Banker misdeals in one of the ways of 4.12(a)-(d), (i) and the pit
 reports it. It happens on a clean day too; only handling it against the rule is a fault."""
@@ -1550,19 +1561,25 @@ class TableEmulator:
         for fault in self._if_settled:
             self.faults.record(fault)
         self._if_settled.clear()
-        by_seat = {seat: settle_seat(self.rules, outcome, s) for seat, s in stakes.items()}
+        flipped = self._flips(round_id, outcome)
+        settled_as = other_side_won(outcome) if flipped else outcome
+        by_seat = {seat: settle_seat(self.rules, settled_as, s) for seat, s in stakes.items()}
+        if flipped:
+            self._flipped_faults(round_id, outcome, stakes, by_seat)
         recorded: list[tuple[str, int, str]] = []
         """The steps 3.10(b) places, as recorded: (LOSE | PAY | VIG, seat, event id)."""
 
         def settle(step: str, seat: int, results: tuple[Result, ...]) -> None:
             for s in by_seat[seat]:
                 if s.result in results:
-                    event_id = self._emit_settlement(round_id, seat, s)
+                    event_id = self._emit_settlement(round_id, seat, s, may_err=not flipped)
                     if step != "VOID":
                         recorded.append((step, seat, event_id))
 
         def vigorish(seat: int) -> None:
-            event_id = self._vigorish(round_id, seat, by_seat[seat], stakes[seat])
+            event_id = self._vigorish(
+                round_id, seat, by_seat[seat], stakes[seat], may_err=not flipped
+            )
             if event_id is not None:
                 recorded.append(("VIG", seat, event_id))
 
@@ -1575,6 +1592,60 @@ class TableEmulator:
         for step, seat in settlement_sequence(self.rules.settlement_procedure.value, by_seat):
             steps[step](seat)
         self._departure_shown(recorded)
+
+    def _flips(self, round_id: str, outcome: RoundOutcome) -> bool:
+        """Whether the dealer settles this round as if the other side had won (the
+        ``flipped_result`` fault): only a round a side won, and none whose other faults the
+        flip would change the findings of (a flipped round is its dealer's only slip)."""
+        return (
+            outcome.winner is not Winner.TIE
+            and not any(f.round_id == round_id for f in self.faults.injected)
+            and self.faults.roll(FaultKind.FLIPPED_RESULT)
+        )
+
+    def _flipped_faults(
+        self,
+        round_id: str,
+        outcome: RoundOutcome,
+        stakes: dict[int, dict[Wager, Cents]],
+        flipped: dict[int, tuple[Settlement, ...]],
+    ) -> None:
+        """The ground truth of a flipped round: a line per wager whose result or payout the
+        flip changed, under the rule the cards settle it by, and one per seat whose vigorish
+        the flip changed, under the vigorish rule (3.3(c), 4.10(c), 7.3(c)): charged on a
+        Banker wager that lost, or not on one that won."""
+        for seat, recorded in flipped.items():
+            due = settle_seat(self.rules, outcome, stakes[seat])
+            for right, wrong in zip(due, recorded, strict=True):
+                if (right.result, right.paid_cents) == (wrong.result, wrong.paid_cents):
+                    continue
+                self._fault(
+                    FaultKind.FLIPPED_RESULT,
+                    f"{right.wager.value} wager of {money(right.stake_cents)} should "
+                    f"{right.result.value.lower()} and be paid {money(right.paid_cents)}; "
+                    f"settled {wrong.result.value} paying {money(wrong.paid_cents)}",
+                    self._as_accepted(seat, right).rule_code,
+                    round_id=round_id,
+                    seat=seat,
+                )
+            vig_due, vig_charged = (sum(s.vig_cents for s in x) for x in (due, recorded))
+            if vig_due != vig_charged:
+                self._fault(
+                    FaultKind.FLIPPED_RESULT,
+                    f"vigorish of {money(vig_charged)} charged instead of {money(vig_due)}",
+                    code_for(self.game, "vig"),
+                    round_id=round_id,
+                    seat=seat,
+                )
+
+    def _as_accepted(self, seat: int, s: Settlement) -> Settlement:
+        """``s`` under ``CF-4.7a-ACCEPTED`` where it settles a wager put up beyond what the pit
+        accepted against the bank (the ``banco_settlement`` fault's seat): any error in its
+        settlement breaks the rule on the amount accepted."""
+        beyond = self._put_up_beyond
+        if beyond is None or beyond.seat != seat or s.wager is not Wager.PLAYER:
+            return s
+        return replace(s, rule_code=ACCEPTED_CODE)
 
     def _departure_shown(self, recorded: list[tuple[str, int, str]]) -> None:
         """The PIT fault: this table files and keeps to another settlement procedure than the
@@ -1594,31 +1665,37 @@ class TableEmulator:
         )
         self.pit_procedure = None  # one fault: the table-day's departure, shown
 
-    def _emit_settlement(self, round_id: str, seat: int, s: Settlement) -> str:
-        beyond = self._put_up_beyond
-        if beyond is None or beyond.seat != seat or s.wager is not Wager.PLAYER:
-            beyond = None
-        else:  # any fault of this settlement breaks the rule on the amount accepted
-            s = replace(s, rule_code=ACCEPTED_CODE)
+    def _emit_settlement(self, round_id: str, seat: int, s: Settlement, *, may_err: bool) -> str:
+        """Record ``s``; unless ``may_err`` is false, with the dealer's slips each kind rolls
+        for (a payout over or under, a losing stake returned, a collusive overpayment, a
+        wager against the bank settled on more or less than accepted)."""
+        s = self._as_accepted(seat, s)
+        beyond = self._put_up_beyond if s.rule_code == ACCEPTED_CODE else None
         paid = s.paid_cents
         patron_id = self._patron_id(seat)
         overpaid = (
-            s.result is Result.WIN
+            may_err
+            and s.result is Result.WIN
             and paid > 0
             and patron_id is not None
             and patron_id == self.confederate
             and self.faults.rng.random() < COLLUSION_SHARE
         )
         fault = (
-            not overpaid
+            may_err
+            and not overpaid
             and s.result is Result.WIN
             and paid > 0
             and self.faults.roll(FaultKind.PAYOUT)
         )
         # a losing stake given back as if the wager were void: money, though nothing is paid
-        returned = s.result is Result.LOSE and self.faults.roll(FaultKind.RETURNED_STAKE)
+        returned = (
+            may_err and s.result is Result.LOSE and self.faults.roll(FaultKind.RETURNED_STAKE)
+        )
         # a win settled on another amount than accepted, unless the dealer errs otherwise here
-        misstated = beyond if s.result is Result.WIN and not (overpaid or fault) else None
+        misstated = (
+            beyond if may_err and s.result is Result.WIN and not (overpaid or fault) else None
+        )
         if overpaid:
             paid += collusive_overpayment(paid)
         elif fault:
@@ -1689,15 +1766,18 @@ class TableEmulator:
         seat: int,
         settlements: tuple[Settlement, ...],
         stakes: dict[Wager, Cents],
+        *,
+        may_err: bool,
     ) -> str | None:
         """3.3(c)2: collect now or defer with a marker button; 4.10(c) Chemin de Fer and
         7.3(d) tie vigorish are always collected at once. The id of the event that collected
-        or marked it; ``None`` when nothing was."""
+        or marked it; ``None`` when nothing was. Unless ``may_err`` is false, the
+        ``vigorish`` fault may get the amount wrong."""
         due = sum(s.vig_cents for s in settlements)
         if due == 0:
             return None
         owed = due
-        if self.faults.roll(FaultKind.VIGORISH):
+        if may_err and self.faults.roll(FaultKind.VIGORISH):
             banker_stake = stakes.get(Wager.BANKER, 0)
             other_pct = replace(self.rules, vig_percent=9 - self.rules.vig_percent)
             other_rounding = replace(self.rules, vig_rounding=not self.rules.vig_rounding)

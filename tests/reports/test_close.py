@@ -150,6 +150,36 @@ def test_each_difference_is_the_amounts_of_the_findings_that_explain_it(tmp_path
     assert "CF-4.7a-ACCEPTED" in rows[("all tables", "win")]["findings"]
 
 
+@pytest.mark.rule("PB-3.2a1-BANKER", "PB-3.3a-PLAYER", "PB-3.3c-VIG", "CF-4.7g-PLAYER")
+def test_a_day_of_rounds_settled_as_if_the_other_side_won_reconciles_to_the_cent(
+    tmp_path: Path,
+) -> None:
+    """N.J.A.C. 19:47-3.3, 4.10(b)-(c), 7.3: on a day whose dealers settle rounds as if the
+    other side had won (winning wagers collected, losing ones paid, vigorish charged by the
+    flipped result), the close explains every figure's difference with the findings' amounts,
+    0 cents left over: a flip moves the stake as well as the payout, and the paid figure counts
+    only the payout."""
+    result = simulate(6, 2, 5, parse_faults("flipped_result=0.05"), DAY)
+    flips = [f.detail for f in result.faults]
+    paths = write_simulation(result, tmp_path, DAY)
+    with Ledger(tmp_path / "ledger.duckdb") as ledger:
+        ingest_paths(ledger, paths, DEFAULT_CATALOG)
+        report = close(ledger, tmp_path / "reports").report
+    assert any("should win" in d and "settled LOSE" in d for d in flips), flips
+    assert any("should lose" in d and "settled WIN" in d for d in flips), flips
+    rows = {(r["table_id"], r["figure"]): r for r in report["reconciliation"]}
+    assert [r for r in rows.values() if r["unexplained_cents"] != 0] == []
+    for figure, code in (
+        ("win", "PB-3.3a-PLAYER"),
+        ("paid", "PB-3.3a-PLAYER"),
+        ("vigorish", "PB-3.3c-VIG"),
+    ):
+        day = rows[("all tables", figure)]
+        assert day["difference_cents"] != 0, day
+        assert day["explained_cents"] == day["difference_cents"], day
+        assert code in day["findings"], day
+
+
 def test_close_writes_reports_and_refuses_a_second_close(ledger_path: Path, tmp_path: Path) -> None:
     with Ledger(ledger_path) as ledger:
         first = close(ledger, tmp_path / "r")

@@ -428,9 +428,10 @@ def test_kinds_on_their_own_streams_leave_the_rest_of_the_day_as_it_was() -> Non
         for k, r in DEFAULT_RATES.items()
         if k not in PATTERN_KINDS | OWN_STREAMS | {FaultKind.DEVICE}
     }
-    # the patient cheats seat a patron of their own, and offer_order gives a bank to another
-    # seat or to the bidding, which changes their table's day after it
-    switched_on = OWN_STREAMS - PATTERN_KINDS - {FaultKind.OFFER_ORDER}
+    # the patient cheats seat a patron of their own, offer_order gives a bank to another seat
+    # or to the bidding, and flipped_result charges vigorish the cards do not owe (or not the
+    # vigorish they do, an event more or less), which changes their table's day after it
+    switched_on = OWN_STREAMS - PATTERN_KINDS - {FaultKind.OFFER_ORDER, FaultKind.FLIPPED_RESULT}
     rates = {**without, **dict.fromkeys(switched_on, 0.5)}
     with_them = simulate(6, 3, seed=100, rates=rates, gaming_date=DAY)
     before = simulate(6, 3, seed=100, rates=without, gaming_date=DAY)

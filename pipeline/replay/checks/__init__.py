@@ -248,6 +248,7 @@ from pipeline.replay.checks import (  # noqa: E402,F401
     error_cards,
     handed,
     last_hand,
+    late_wagers,
     settlement,
     voided,
     voids,

@@ -1,54 +1,23 @@
 """Betting closes with the first card (3.2(d) with 3.7(b), 4.7(e) with 4.8(d), 7.2(d) with
-7.7(b)): "No More Bets" is announced before "Cards", so a wager made, increased or withdrawn
-after the round's first card is late whether or not the pit terminal recorded the
-announcement, and whenever it recorded it. At a table whose pit terminal records the
-announcement in every round (``records_no_more_bets``), a round without it is a finding too."""
+7.7(b)): "No More Bets" is announced before "Cards". A wager moved after the round's first card
+is late whether or not the pit terminal recorded the announcement, and whenever it recorded it
+(:mod:`~pipeline.replay.checks.late_wagers`); here, the announcement itself: recorded after the
+cards, or, at a table whose pit terminal records it in every round (``records_no_more_bets``),
+not recorded at all."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from pipeline.replay.checks import Flag, Phase, RoundView, round_check
-from pipeline.replay.findings import Severity, money
-
-
-@round_check(when=Phase.SETTLED)
-def no_wager_after_the_first_card(view: RoundView) -> Iterator[Flag]:
-    """3.2(d)/3.7(b), 4.7(e)/4.8(d), 7.2(d)/7.7(b): the first card closes betting. A wager
-    event the replay applied after the round's first card (in the devices' own sequence,
-    merged by time) and not after a recorded "No More Bets" (those the "No More Bets" check
-    reports)."""
-    rnd = view.round
-    if rnd.first_card is None:
-        return
-    closed = (
-        'no "No More Bets" was recorded'
-        if rnd.betting_closed is None
-        else f'"No More Bets" was recorded only after it (event {rnd.betting_closed})'
-    )
-    for e in rnd.after_first_card:
-        seat = int(e.get("seat"))
-        verb = "withdrew" if e.payload_type == "WagerWithdrawn" else "wagered"
-        yield Flag(
-            "bets_after_cards",
-            Severity.HIGH,
-            f"Seat {seat} {verb} {money(int(e.get('amount_cents')))} on {e.get('wager')} in "
-            f"round {rnd.round_id} after the round's first card was dealt (event "
-            f"{rnd.first_card}); {closed}. Betting closes before the cards "
-            f"({view.citation('bets_after_cards')}): the late amount is not honoured, and the "
-            'pit terminal records "No More Bets" before the deal.',
-            seat=seat,
-            expected=0,  # the late amount is not honoured
-            actual=int(e.get("amount_cents")),
-            event_ids=(rnd.first_card, e.event_id),
-        )
+from pipeline.replay.findings import Severity
 
 
 @round_check(when=Phase.SETTLED)
 def no_more_bets_before_the_cards(view: RoundView) -> Iterator[Flag]:
     """3.2(d)/3.7(b), 4.7(e)/4.8(d), 7.2(d)/7.7(b): "No More Bets" is announced before
     "Cards". One recorded after the round's first card is the procedure not kept, whether or
-    not a wager moved in between (one that did is :func:`no_wager_after_the_first_card`'s
+    not a wager moved in between (one that did is ``no_wager_after_the_first_card``'s
     finding, which names the late record)."""
     rnd = view.round
     if rnd.closed_after_cards is None or rnd.after_first_card or rnd.first_card is None:
@@ -70,7 +39,7 @@ def no_more_bets_on_record(view: RoundView) -> Iterator[Flag]:
     commencement of each round. Where the table's pit terminal records it in every round
     (``records_no_more_bets``), a round dealt and settled without the record was dealt without
     the announcement. A round where a wager then moved after the first card is
-    :func:`no_wager_after_the_first_card`'s finding, which names the missing record."""
+    ``no_wager_after_the_first_card``'s finding, which names the missing record."""
     rnd = view.round
     if not view.rules.records_no_more_bets or rnd.betting_closed is not None:
         return

@@ -1,6 +1,8 @@
-"""Chemin de Fer money and control of the hands: the Banker wagers before the cards (4.6(a)),
-the bank is covered only before "No More Bets", the Banker withdraws and stakes exactly what the
-rest leaves (4.7(e)), and the Dominant Player controls the Player's Hand (4.8(c))."""
+"""Chemin de Fer money and control of the hands: the Banker withdraws and stakes exactly what
+the wagers accepted against the bank leave (4.7(e)), and the Dominant Player controls the
+Player's Hand (4.8(c)). A Banker's wager after the cards (4.6(a)) and a wager against the Banker
+accepted after "No More Bets" (4.7(e)) are late wagers
+(:mod:`~pipeline.replay.checks.late_wagers`)."""
 
 from __future__ import annotations
 
@@ -27,11 +29,12 @@ UNCOVERED_WITHDRAWN = "BANK_UNCOVERED_WITHDRAWN"
 WITHDRAWN = "CF-4.7e-WITHDRAWN"
 
 
-def _banker_wager(view: RoundView) -> TableEvent | None:
+def banker_wager(view: RoundView) -> TableEvent | None:
+    """The round's Banker's wager (the bank put up, 4.6(a)), if one is on record."""
     return next((e for e in view.round.bank if e.payload_type == "BankerWager"), None)
 
 
-def _accepted(view: RoundView) -> list[BancoOffer]:
+def accepted_offers(view: RoundView) -> list[BancoOffer]:
     """The wagers against the Banker recorded for the round, in the order recorded."""
     return [
         BancoOffer(
@@ -42,36 +45,11 @@ def _accepted(view: RoundView) -> list[BancoOffer]:
 
 
 @round_check(when=Phase.SETTLED, games=BANK_GAMES)
-@round_check(when=Phase.VOIDED, games=BANK_GAMES)
-@round_check(when=Phase.MISDEALT, games=BANK_GAMES)
-def banker_wager_placed_before_the_cards(view: RoundView) -> Iterator[Flag]:
-    """4.6(a): "Immediately prior to dealing the cards, the Banker shall place a wager in
-    support of the Banker's Hand": a Banker's wager recorded after the round's first card (in
-    the devices' own sequence, merged by time) was made on a hand already being dealt."""
-    rnd = view.round
-    for e in rnd.banker_wagers_after_cards:
-        seat = int(e.get("seat"))
-        yield Flag(
-            "CF-4.6a-BANKER-BEFORE-CARDS",
-            Severity.HIGH,
-            f"The Banker at seat {seat} recorded a wager of {money(int(e.get('amount_cents')))} "
-            f"in round {rnd.round_id} (event {e.event_id}) after the round's first card was "
-            f"dealt (event {rnd.first_card}); the Banker wagers immediately before the cards "
-            f"({view.citation('CF-4.6a-BANKER-BEFORE-CARDS')}). Check with surveillance when "
-            "the bank was put up, and the pit terminal's record of it.",
-            seat=seat,
-            expected=0,  # a wager on a hand already being dealt is not the bank's
-            actual=int(e.get("amount_cents")),
-            event_ids=(e.event_id, *((rnd.first_card,) if rnd.first_card else ())),
-        )
-
-
-@round_check(when=Phase.SETTLED, games=BANK_GAMES)
 def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
     """4.7(e): the Banker withdraws what nobody covered, so the Banker's wager that wins, loses
     and owes vigorish is the bank less its uncovered part. A $1,000 bank covered for $400 is a
     $400 Banker wager: it wins $400 and owes vigorish on $400, not on $1,000."""
-    banker = _banker_wager(view)
+    banker = banker_wager(view)
     outcome = view.outcome
     if banker is None or outcome is None:
         return
@@ -108,7 +86,7 @@ def banker_stake_is_the_covered_bank(view: RoundView) -> Iterator[Flag]:
 
 def _covered(view: RoundView, bank: int) -> int:
     """4.7(a), (e): the part of a ``bank`` the wagers accepted before "No More Bets" cover."""
-    return min(bank, sum(o.amount_cents for o in _accepted(view)))
+    return min(bank, sum(o.amount_cents for o in accepted_offers(view)))
 
 
 def _withdrawn(view: RoundView) -> list[TableEvent]:
@@ -120,35 +98,10 @@ def _withdrawn(view: RoundView) -> list[TableEvent]:
 
 
 @round_check(when=Phase.SETTLED, games=BANK_GAMES)
-def the_bank_is_covered_before_no_more_bets(view: RoundView) -> Iterator[Flag]:
-    """4.7(e): wagers against the Banker are accepted before "No More Bets"; one accepted
-    after it (or after the first card) covers nothing: not the Banker's stake, not the part
-    withdrawn."""
-    banker = _banker_wager(view)
-    covered = sum(o.amount_cents for o in _accepted(view))
-    closed = view.round.betting_closed or view.round.first_card
-    for e in view.round.late_acceptances:
-        seat, amount = int(e.get("seat")), int(e.get("amount_cents"))
-        bank = f" of the {money(int(banker.get('amount_cents')))} bank" if banker else ""
-        yield Flag(
-            "no_more_bets",
-            Severity.HIGH,
-            f"Seat {seat}'s {str(e.get('action')).replace('_', ' ').lower()} wager of "
-            f'{money(amount)} against the Banker was accepted after "No More Bets" '
-            f"({view.citation('no_more_bets')}); it covers nothing: {money(covered)}{bank} was "
-            "covered in time. Return it, and settle the round on the wagers accepted before.",
-            seat=seat,
-            expected=0,
-            actual=amount,
-            event_ids=tuple(x for x in (closed, e.event_id) if x),
-        )
-
-
-@round_check(when=Phase.SETTLED, games=BANK_GAMES)
 def the_uncovered_part_is_withdrawn(view: RoundView) -> Iterator[Flag]:
     """4.7(e): the Banker withdraws the part of the bank not covered before "No More Bets":
     the amount recorded as withdrawn is the bank less the wagers accepted in time."""
-    banker, withdrawn = _banker_wager(view), _withdrawn(view)
+    banker, withdrawn = banker_wager(view), _withdrawn(view)
     if banker is None or not withdrawn:
         return
     seat, bank = int(banker.get("seat")), int(banker.get("amount_cents"))
@@ -174,10 +127,10 @@ def dominant_player_controls_the_players_hand(view: RoundView) -> Iterator[Flag]
     """4.8(c): the Player's Hand's choices are the Dominant Player's: the banco suivi or banco
     seul wagerer, else the highest wager against the Banker, nearest the Banker
     counterclockwise on equal ones."""
-    banker = _banker_wager(view)
+    banker = banker_wager(view)
     if banker is None:
         return
-    dominant = dominant_player(int(banker.get("seat")), _accepted(view))
+    dominant = dominant_player(int(banker.get("seat")), accepted_offers(view))
     for option in view.round.options:
         chooser = option.get("seat")
         if option.get("hand") != "PLAYER" or chooser is None or int(chooser) == dominant:

@@ -1,6 +1,7 @@
-"""The wagers of a round: none after "No More Bets" (3.2(d), 4.7(e), 7.2(d)), only those the
-table offers (3.2(b), 4.6(a)-4.7(a), 7.2(b)), within the table's limits (8.2), and a bonus
-wager only beside a Banker or Player wager where the casino requires it (3.2(b))."""
+"""The wagers of a round: only those the table offers (3.2(b), 4.6(a)-4.7(a), 7.2(b)), within
+the table's limits (8.2), and a bonus wager only beside a Banker or Player wager where the
+casino requires it (3.2(b)). None moves after "No More Bets" (3.2(d), 4.7(e), 7.2(d)): those
+are late wagers (:mod:`~pipeline.replay.checks.late_wagers`)."""
 
 from __future__ import annotations
 
@@ -18,26 +19,6 @@ def _standing(view: RoundView) -> Iterator[tuple[int, Wager, int]]:
     for (seat, wager), amount in view.round.wagers.items():
         if amount > 0:
             yield seat, wager, amount
-
-
-@round_check(when=Phase.SETTLED)
-def nothing_wagered_after_no_more_bets(view: RoundView) -> Iterator[Flag]:
-    """3.2(d), 4.7(e), 7.2(d): no wager is made, increased or withdrawn after "No More
-    Bets"."""
-    rnd = view.round
-    for e in rnd.late:
-        seat = int(e.get("seat"))
-        yield Flag(
-            "no_more_bets",
-            Severity.HIGH,
-            f"Seat {seat} {e.payload_type.replace('Wager', 'wager ').lower()} "
-            f'{money(int(e.get("amount_cents")))} on {e.get("wager")} after "No More '
-            f'Bets" ({view.cite("no_more_bets")}).',
-            seat=seat,
-            expected=0,  # nothing moves after "No More Bets"
-            actual=int(e.get("amount_cents")),
-            event_ids=tuple(x for x in (rnd.betting_closed, e.event_id) if x),
-        )
 
 
 @round_check(when=Phase.SETTLED)
