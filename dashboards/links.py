@@ -19,7 +19,7 @@ is an entry in the browser's history, and an entry too many makes Back seem to d
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -137,6 +137,29 @@ def from_url(keys: Iterable[str]) -> bool:
         for key in keys:
             st.session_state.pop(key, None)
     return news
+
+
+def restore_choices(filters: Mapping[str, tuple[str, Sequence[str]]]) -> None:
+    """Before a page's multiselect filters (widget key -> its URL parameter and the values
+    offered): when the URL came from outside the page (:func:`from_url`) or a filter has no
+    value yet, take its values from the URL, only among those offered (a link never chooses
+    a value the ledger does not hold)."""
+    from_url(filters)
+    for key, (param, offered) in filters.items():
+        if key not in st.session_state:
+            st.session_state[key] = [v for v in st.query_params.get_all(param) if v in offered]
+
+
+def restore_tab(key: str, param: str, tabs: Mapping[str, str]) -> None:
+    """Before a page's ``st.tabs`` (``key``; ``tabs``: each tab's value in the URL's
+    ``param`` -> its label): when the URL came from outside the page or no tab is open yet,
+    open the one the URL names (none named: the first). Set through the widget's state, not
+    ``st.tabs(default=...)``: a default that follows the URL would make the tabs another
+    widget whenever the URL changes, and drop the tab just chosen."""
+    from_url([key])
+    label = tabs.get(st.query_params.get(param) or "")
+    if key not in st.session_state and label is not None:
+        st.session_state[key] = label
 
 
 def keep(
