@@ -217,7 +217,8 @@ st.markdown("**Exceptions in this round**")
 if exceptions.empty:
     st.caption("None.")
 else:
-    st.dataframe(exceptions, hide_index=True, key="round_exceptions")
+    # a few rows: a plain table, so the page's first paint loads no data grid
+    st.table(exceptions, hide_index=True)
     links.show_all(
         links.link_to("exception", exception_id, round_day)
         for exception_id in exceptions["exception_id"]
