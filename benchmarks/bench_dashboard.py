@@ -3,6 +3,7 @@ same data measured in the same run (issue "dashboards and reports": under 2 s pe
 
     python benchmarks/bench_dashboard.py [--tables 24] [--hours 24] [--faults SPEC]
                                          [--db LEDGER] [--repeat 5] [--no-browser]
+                                         [--pages close,round_reconstruction]
     python benchmarks/bench_dashboard.py --smoke   # 1 table, 1 hour, no browser, no file
 
 For each page:
@@ -176,12 +177,16 @@ def baselines(db: Path, journal: AckJournal, round_id: str) -> dict[str, Callabl
     }
 
 
-def apptest(repeat: int) -> dict[str, dict[str, Any]]:
+Page = tuple[str, str, str]
+"""A page's script name, its address and its title."""
+
+
+def apptest(repeat: int, pages: tuple[Page, ...]) -> dict[str, dict[str, Any]]:
     from streamlit.testing.v1 import AppTest
 
     out: dict[str, dict[str, Any]] = {}
     at = AppTest.from_file(str(APP), default_timeout=300)
-    for page, _, _ in PAGES:
+    for page, _, _ in pages:
         if page != "exception_queue":
             at.switch_page(f"views/{page}.py")
         started = time.perf_counter()
@@ -214,7 +219,7 @@ def fresh_first_load(url: str, title: str) -> float:
         return time.perf_counter() - started
 
 
-def browser(db: Path, repeat: int) -> dict[str, Any] | str:
+def browser(db: Path, repeat: int, pages: tuple[Page, ...]) -> dict[str, Any] | str:
     try:
         from _chromium import CHROMIUM, chromium, free_port
     except ImportError as err:  # websockets missing
@@ -228,17 +233,18 @@ def browser(db: Path, repeat: int) -> dict[str, Any] | str:
     out["text_page_first_load_s"] = text_s
     acks = Path(os.environ["BACCARAT_ACKS"])
     with running_dashboard(db, free_port(), acks=acks) as base:
-        for page, url, title in PAGES:
+        for page, url, title in pages:
             first = fresh_first_load(f"{base}/{url}", title)
             out[page] = {"first_load_s": first, "over_text_page": first / text_s}
-        # the root serves the queue too (a hidden twin of the page): its own first load
-        out["exception_queue"]["root_first_load_s"] = fresh_first_load(
-            f"{base}/", "Exception queue"
-        )
+        if "exception_queue" in out:
+            # the root serves the queue too (a hidden twin of the page): its own first load
+            out["exception_queue"]["root_first_load_s"] = fresh_first_load(
+                f"{base}/", "Exception queue"
+            )
         with chromium() as b:
             b.navigate(f"{base}/search")
             until(b, "Search")
-            for page, _, title in PAGES:
+            for page, _, title in pages:
                 other = "Search" if title != "Search" else "Form register"
                 samples = []
                 for _ in range(repeat):
@@ -262,7 +268,19 @@ def main() -> int:
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--faults", default=PASSING_FAULTS, help="the emulated day's faults")
     parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+    parser.add_argument(
+        "--pages",
+        type=lambda names: names.split(","),
+        default=[page for page, _, _ in PAGES],
+        help="measure only these pages (comma-separated script names, as in the table); "
+        "the results file is then not written",
+    )
     args = parser.parse_args()
+    unknown = set(args.pages) - {page for page, _, _ in PAGES}
+    if unknown:
+        parser.error(f"no page(s) {sorted(unknown)}; the pages: {[p for p, _, _ in PAGES]}")
+    pages = tuple(p for p in PAGES if p[0] in args.pages)
+    partial = len(pages) < len(PAGES)
     if args.smoke:
         args.tables, args.hours, args.repeat, args.no_browser = 1, 1.0, 1, True
 
@@ -296,40 +314,45 @@ def main() -> int:
 
     base = {}
     for page, fn in baselines(db, journal, round_id).items():
+        if page not in args.pages:
+            continue
         fn()  # warm the odds models and DuckDB's caches like the pages' first runs do
         times, _ = timed(fn, args.repeat)
         base[page] = summary(times)
-    pages = apptest(args.repeat)
-    web = "skipped: --no-browser" if args.no_browser else browser(db, args.repeat)
+    measured_pages = apptest(args.repeat, pages)
+    web = "skipped: --no-browser" if args.no_browser else browser(db, args.repeat, pages)
 
     results: dict[str, Any] = {}
     print(
         f"\n{'page':<22}{'baseline':>10}{'cold':>9}{'warm':>9}{'ratio':>8}"
         f"{'browser 1st':>13}{'/text':>7}{'in app':>9}"
     )
-    for page, _, _ in PAGES:
-        warm = pages[page]["warm_median_s"]
+    for page, _, _ in pages:
+        warm = measured_pages[page]["warm_median_s"]
         first_s = web[page]["first_load_s"] if isinstance(web, dict) else None
         over_text = web[page]["over_text_page"] if isinstance(web, dict) else None
         web_s = web[page]["in_app_median_s"] if isinstance(web, dict) else None
         root_s = web[page].get("root_first_load_s") if isinstance(web, dict) else None
-        slowest = max(pages[page]["cold_s"], warm, web_s or 0.0, first_s or 0.0, root_s or 0.0)
+        slowest = max(
+            measured_pages[page]["cold_s"], warm, web_s or 0.0, first_s or 0.0, root_s or 0.0
+        )
         results[page] = {
             "baseline_queries": base[page],
-            "apptest": pages[page],
+            "apptest": measured_pages[page],
             "browser": web[page] if isinstance(web, dict) else web,
             "warm_over_baseline": warm / base[page]["median_s"] if base[page]["median_s"] else None,
             "under_target": slowest < TARGET_SECONDS,
         }
         print(
-            f"{page:<22}{base[page]['median_s']:>9.3f}s{pages[page]['cold_s']:>8.3f}s"
+            f"{page:<22}{base[page]['median_s']:>9.3f}s{measured_pages[page]['cold_s']:>8.3f}s"
             f"{warm:>8.3f}s{results[page]['warm_over_baseline'] or 0:>7.1f}x"
             f"{(f'{first_s:.3f}s' if first_s is not None else '-'):>13}"
             f"{(f'{over_text:.1f}x' if over_text is not None else '-'):>7}"
             f"{(f'{web_s:.3f}s' if web_s is not None else '-'):>9}"
         )
-    if isinstance(web, dict):
+    if isinstance(web, dict) and "exception_queue" in web:
         print(f"{'/ (opens the queue)':<22}{web['exception_queue']['root_first_load_s']:>52.3f}s")
+    if isinstance(web, dict):
         print(f"{'text-only page':<22}{web['text_page_first_load_s']:>52.3f}s")
     ok = all(r["under_target"] for r in results.values())
     load_at_end = os.getloadavg()[0]
@@ -354,7 +377,10 @@ def main() -> int:
         ),
         "pages": results,
     }
-    path = "not saved (--smoke)" if args.smoke else save("dashboard", measured)
+    if args.smoke or partial:
+        path = f"not saved ({'--smoke' if args.smoke else '--pages'})"
+    else:
+        path = str(save("dashboard", measured))
     print(f"load average (1 min): {load_at_start:.1f} at the start, {load_at_end:.1f} at the end")
     print(f"\n{'every page under' if ok else 'NOT every page under'} {TARGET_SECONDS} s; {path}")
     return 0 if ok or args.smoke else 1  # a smoke run proves it runs, not how fast

@@ -24,7 +24,7 @@ canvas, never as markup.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -263,6 +263,29 @@ def take(
         st.session_state[key] = options[wanted] if isinstance(options, Mapping) else wanted
     elif unknown is not None:
         st.warning(unknown(markdown_text(wanted)), icon=":material/link_off:")
+
+
+def restore_choices(filters: Mapping[str, tuple[str, Sequence[str]]]) -> None:
+    """Before a page's multiselect filters (widget key -> its URL parameter and the values
+    offered): when the URL came from outside the page (:func:`from_url`) or a filter has no
+    value yet, take its values from the URL, only among those offered (a link never chooses
+    a value the ledger does not hold)."""
+    from_url(filters)
+    for key, (param, offered) in filters.items():
+        if key not in st.session_state:
+            st.session_state[key] = [v for v in st.query_params.get_all(param) if v in offered]
+
+
+def restore_tab(key: str, param: str, tabs: Mapping[str, str]) -> None:
+    """Before a page's ``st.tabs`` (``key``; ``tabs``: each tab's value in the URL's
+    ``param`` -> its label): when the URL came from outside the page or no tab is open yet,
+    open the one the URL names (none named: the first). Set through the widget's state, not
+    ``st.tabs(default=...)``: a default that follows the URL would make the tabs another
+    widget whenever the URL changes, and drop the tab just chosen."""
+    from_url([key])
+    label = tabs.get(st.query_params.get(param) or "")
+    if key not in st.session_state and label is not None:
+        st.session_state[key] = label
 
 
 def keep(

@@ -86,7 +86,6 @@ with ctx.ledger() as ledger:
     cards = q.round_cards(ledger, table_id, rid)
     settlements = q.round_settlements(ledger, table_id, rid)
     exceptions = q.round_exceptions(ledger, table_id, rid)
-    events = q.round_events(ledger, table_id, rid)
 
 # the round the page starts on by itself stays out of a bare link (a history entry too many)
 links.keep({ROUND_PARAM: rid}, {ROUND_PARAM: st.session_state.get(START_KEY)})
@@ -218,11 +217,21 @@ st.markdown("**Exceptions in this round**")
 if exceptions.empty:
     st.caption("None.")
 else:
-    ui.grid(exceptions, "round_exceptions", round_day)
+    # a few rows: a plain table, so the page's first paint loads no data grid (their links
+    # follow it)
+    st.table(exceptions, hide_index=True)
     links.show_all(
         links.link_to("exception", exception_id, round_day)
         for exception_id in exceptions["exception_id"]
     )
 
-with st.expander(f"Raw events ({len(events)})"):
-    ui.grid(events.assign(occurred=ui.local_times(events["occurred"])), "round_events", round_day)
+# The raw events are read only while shown: the round's deliveries are a scan of the day's
+# events, and their grid was part of every first paint of the page though folded away.
+raw = st.expander("Raw events", key="round_raw_events", on_change="rerun")
+if raw.open:
+    with raw, ctx.ledger() as ledger:
+        events = q.round_events(ledger, table_id, rid)
+        st.caption(f"{len(events)} event(s) as the devices delivered them")
+        ui.grid(
+            events.assign(occurred=ui.local_times(events["occurred"])), "round_events", round_day
+        )

@@ -34,10 +34,7 @@ pits = sorted(str(p) for p in board["pit"].dropna().unique())
 games = sorted(str(g) for g in board["game"].dropna().unique())
 # Filter widget key -> its URL parameter and the values a link may choose among.
 FILTERS = {"board_pit": ("pit", pits), "board_game": ("game", games)}
-links.from_url(FILTERS)
-for key, (param, offered) in FILTERS.items():
-    if key not in st.session_state:
-        st.session_state[key] = [v for v in st.query_params.get_all(param) if v in offered]
+links.restore_choices(FILTERS)
 chosen = st.multiselect("Pit", pits, key="board_pit", format_func=visible)
 chosen_games = st.multiselect("Game", games, key="board_game")
 links.keep({"pit": chosen, "game": chosen_games}, {"pit": [], "game": []})

@@ -169,7 +169,9 @@ def chromium(binary: Path = CHROMIUM) -> Iterator[Browser]:
         assert process.stderr is not None
         stderr = process.stderr
         threading.Thread(target=lambda: [None for _ in stderr], daemon=True).start()  # drain
-        with connect(url, max_size=None, open_timeout=20) as ws:
+        # no keepalive pings: the socket is local, and a Chromium busy on a loaded machine
+        # answering a ping late is no reason to drop the test
+        with connect(url, max_size=None, open_timeout=20, ping_interval=None) as ws:
             ws.send(json.dumps({"id": 1, "method": "Target.createTarget", "params": {"url": ""}}))
             target = _reply(ws, 1)["targetId"]
             ws.send(

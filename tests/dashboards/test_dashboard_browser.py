@@ -19,8 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium
-from dashboard_data import DAY, SETTLED_WRONGLY, served_ledger
+from _chromium import Browser
+from browser_harness import BROWSER_TESTS
+from dashboard_data import DAY, SETTLED_WRONGLY
 
 from dashboards import queries as q
 from dashboards.reconstruct import reconstruct
@@ -30,14 +31,7 @@ from pipeline.replay.findings import money
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.games import Game
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),  # one server and one browser for the module
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 VIEWS = (
     ("exceptions", "Exception queue"),
@@ -52,18 +46,6 @@ VIEWS = (
     ("people", "Patrons and dealers"),
     ("trail", "Trail and evidence bundle"),
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    with served_ledger(tmp_path_factory.mktemp("browser-ledger")) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")
@@ -88,9 +70,9 @@ def _open(browser: Browser, url: str, *needles: str) -> str:
 
 
 def test_exception_queue_in_chromium(
-    server: tuple[str, Path], browser: Browser, shots: Path
+    served_dashboard: tuple[str, Path], browser: Browser, shots: Path
 ) -> None:
-    base, db = server
+    base, db = served_dashboard
     with Ledger(db, read_only=True) as ledger:
         rows = q.exceptions(ledger, DAY, AckJournal(db.with_suffix(".none.jsonl")))
     chosen = rows[rows["round_id"].notna()].iloc[0]
@@ -111,11 +93,11 @@ def test_exception_queue_in_chromium(
 
 
 def test_a_link_to_the_root_opens_the_queue_with_its_filters(
-    server: tuple[str, Path], browser: Browser
+    served_dashboard: tuple[str, Path], browser: Browser
 ) -> None:
     """Links written before the queue had its own address (``/?code=...``) still open it,
     with their filters and open exception, and without a "Page not found" notice."""
-    base, db = server
+    base, db = served_dashboard
     with Ledger(db, read_only=True) as ledger:
         rows = q.exceptions(ledger, DAY, AckJournal(db.with_suffix(".none.jsonl")))
     chosen = rows[rows["round_id"].notna()].iloc[0]
@@ -130,9 +112,9 @@ def test_a_link_to_the_root_opens_the_queue_with_its_filters(
 
 
 def test_round_reconstruction_in_chromium(
-    server: tuple[str, Path], browser: Browser, shots: Path
+    served_dashboard: tuple[str, Path], browser: Browser, shots: Path
 ) -> None:
-    base, db = server
+    base, db = served_dashboard
     with Ledger(db, read_only=True) as ledger:
         (round_id, table_id, game) = ledger.con.execute(
             "SELECT e.round_id, e.table_id, s.game FROM exceptions e JOIN table_day_summary s "
@@ -163,9 +145,9 @@ def test_round_reconstruction_in_chromium(
 
 
 def test_every_view_renders_in_chromium(
-    server: tuple[str, Path], browser: Browser, shots: Path
+    served_dashboard: tuple[str, Path], browser: Browser, shots: Path
 ) -> None:
-    base, db = server
+    base, db = served_dashboard
     with Ledger(db, read_only=True) as ledger:
         (round_id, patron) = ledger.con.execute(
             "SELECT round_id, patron_id FROM exceptions WHERE round_id IS NOT NULL AND "

@@ -85,7 +85,7 @@ def test_the_close_draws_hold_by_pit_and_table_against_the_exact_expectation(
     ledger: tuple[Path, date],
 ) -> None:
     db, day = ledger
-    at = _page("close")
+    at = _page("close", close_tab="Hold against expectation")
     with Ledger(db, read_only=True) as open_ledger:
         tables = set(open_ledger.tables_of_day(day))
     for title, names in (("Table", tables), ("Pit", None)):

@@ -10,27 +10,26 @@ Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-from _chromium import CHROMIUM, Browser, chromium
-from dashboard_data import DAY, served_ledger
-from test_dashboard_journeys_browser import PAGE_TIMEOUT, centre_of, open_page
+from _chromium import Browser
+from browser_harness import (
+    BROWSER_TESTS,
+    PAGE_TIMEOUT,
+    choose,
+    follow,
+    open_page,
+    page_links,
+    shown_in,
+    through_history,
+    url_params,
+)
+from dashboard_data import DAY
 
 from pipeline.ledger.store import Ledger
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 ROUND_IDS = {"Table": "table", "Shoe": "shoe", "Dealer": "dealer", "Patron": "patron",
              "Trail": "round", "Exception": "exception"}  # fmt: skip
@@ -40,85 +39,6 @@ OPENS = {"Table": "Exception queue", "Shoe": "Roads", "Dealer": "Patrons and dea
          "Patron": "Patrons and dealers", "Trail": "Trail and evidence bundle",
          "Exception": "Exception queue"}  # fmt: skip
 """The page each kind of link opens (its heading)."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
-
-
-def url_params(browser: Browser) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = browser.evaluate(
-        "(() => { const p = new URLSearchParams(location.search); const o = {};"
-        " for (const [k, v] of p) { (o[k] = o[k] || []).push(v); } return o; })()"
-    )
-    return found
-
-
-def page_links(browser: Browser) -> list[dict[str, Any]]:
-    """The page's links to other pages: label, path and query parameters."""
-    found: list[dict[str, Any]] = browser.evaluate(
-        "[...document.querySelectorAll('[data-testid=stPageLink-NavLink]')].map(a => {"
-        " const u = new URL(a.href); const o = {};"
-        " for (const [k, v] of u.searchParams) { (o[k] = o[k] || []).push(v); }"
-        " return {label: a.innerText.trim(), path: u.pathname, params: o}; })"
-    )
-    return found
-
-
-def follow(browser: Browser, label: str, *needles: str) -> str:
-    """Click the page link labelled ``label``, as a person does, and wait for its page."""
-    finder = (
-        "[...document.querySelectorAll('[data-testid=stPageLink-NavLink]')]"
-        f".find(a => a.innerText.trim() === {json.dumps(label)})"
-    )
-    point = centre_of(browser, finder)
-    assert point is not None, f"no link {label!r}"
-    browser.press(**point)
-    text: str = browser.wait_for(*needles, timeout=PAGE_TIMEOUT)
-    return text
-
-
-def back(browser: Browser, *needles: str) -> str:
-    """The browser's Back button, and the page it returns to."""
-    browser.evaluate("history.back()")
-    time.sleep(0.5)
-    text: str = browser.wait_for(*needles, timeout=PAGE_TIMEOUT)
-    return text
-
-
-def choose(browser: Browser, label: str, needle: str) -> None:
-    """Choose the option containing ``needle`` in the select box labelled ``label``: click
-    it, type, click the option."""
-    box = f"document.querySelector('input[aria-label^={json.dumps(label)}]')"
-    point = centre_of(browser, box)
-    assert point is not None, f"no select box labelled {label!r}"
-    browser.press(**point)
-    browser.call("Input.insertText", text=needle)
-    option = (
-        "[...document.querySelectorAll('[role=option]')]"
-        f".find(o => o.innerText.includes({json.dumps(needle)}))"
-    )
-    deadline = time.monotonic() + PAGE_TIMEOUT
-    while (point := centre_of(browser, option)) is None:
-        assert time.monotonic() < deadline, f"{label!r} never offered {needle!r}"
-        time.sleep(0.1)
-    browser.press(**point)
-    time.sleep(0.5)
-    browser.wait_for()
-
-
-def shown_in(browser: Browser, testid: str, label: str) -> str:
-    """What the widget (``stSelectbox``, ``stMultiSelect``) labelled ``label`` shows: its
-    text and the value of its input box."""
-    found: str = browser.evaluate(
-        f"(() => {{ const c = [...document.querySelectorAll('[data-testid={testid}]')]"
-        f".find(e => e.innerText.startsWith({json.dumps(label)})); if (!c) {{ return ''; }}"
-        " return [c.innerText, ...[...c.querySelectorAll('input')].map(i => i.value)]"
-        ".join(' '); })()"
-    )
-    return found
 
 
 def a_round_with_everything(db: Path) -> tuple[str, str, str, str]:
@@ -146,52 +66,52 @@ def a_round_with_everything(db: Path) -> tuple[str, str, str, str]:
 
 
 def test_queue_exception_round_patron_and_back_to_the_same_queue(
-    browser: Browser, tmp_path: Path
+    browser: Browser, served_dashboard: tuple[str, Path]
 ) -> None:
     """The analyst filters the queue by rule code, opens one exception, follows its round,
     checks each id of the round opens its page (N.J.A.C. 19:47-3.9: the round as dealt;
     table, shoe, dealer, patron, trail and exception each one click away), follows a patron,
     then presses Back twice: the queue shows the same filter and the same exception."""
-    with served_ledger(tmp_path) as (base, db):
-        code, exception_id, round_id, patron = a_round_with_everything(db)
-        day = DAY.isoformat()
-        open_page(browser, f"{base}/exceptions?code={code}&day={day}", "Inspect exception")
-        choose(browser, "Inspect exception", round_id)
-        browser.wait_for(f"Round {round_id}")
-        queue_url = url_params(browser)
-        assert queue_url == {"code": [code], "day": [day], "exception": [exception_id]}
+    base, db = served_dashboard
+    code, exception_id, round_id, patron = a_round_with_everything(db)
+    day = DAY.isoformat()
+    open_page(browser, f"{base}/exceptions?code={code}&day={day}", "Inspect exception")
+    choose(browser, "Inspect exception", round_id)
+    browser.wait_for(f"Round {round_id}")
+    queue_url = url_params(browser)
+    assert queue_url == {"code": [code], "day": [day], "exception": [exception_id]}
 
-        follow(browser, f"Round {round_id}", "Round reconstruction", "Draw rules, recomputed")
+    follow(browser, f"Round {round_id}", "Round reconstruction", "Draw rules, recomputed")
+    assert url_params(browser)["round"] == [round_id]
+    linked = page_links(browser)
+    kinds = {link["label"].split(" ")[0] for link in linked}
+    assert set(ROUND_IDS) <= kinds, linked
+    assert all(link["params"].get("day") == [day] for link in linked)
+    assert {"label": f"Patron {patron}", "path": "/people",
+            "params": {"patron": [patron], "day": [day]}} in linked  # fmt: skip
+
+    for kind, opens in OPENS.items():
+        if kind == "Patron":
+            continue  # followed last, to go Back from it to the queue
+        link = next(x for x in linked if x["label"].split(" ")[0] == kind)
+        follow(browser, link["label"], opens)
+        assert browser.heading() == opens
+        param = ROUND_IDS[kind]
+        assert url_params(browser)[param] == link["params"][param], kind
+        through_history(browser, -1, "Draw rules, recomputed", round_id)
         assert url_params(browser)["round"] == [round_id]
-        linked = page_links(browser)
-        kinds = {link["label"].split(" ")[0] for link in linked}
-        assert set(ROUND_IDS) <= kinds, linked
-        assert all(link["params"].get("day") == [day] for link in linked)
-        assert {"label": f"Patron {patron}", "path": "/people",
-                "params": {"patron": [patron], "day": [day]}} in linked  # fmt: skip
 
-        for kind, opens in OPENS.items():
-            if kind == "Patron":
-                continue  # followed last, to go Back from it to the queue
-            link = next(x for x in linked if x["label"].split(" ")[0] == kind)
-            follow(browser, link["label"], opens)
-            assert browser.heading() == opens
-            param = ROUND_IDS[kind]
-            assert url_params(browser)[param] == link["params"][param], kind
-            back(browser, "Draw rules, recomputed", round_id)
-            assert url_params(browser)["round"] == [round_id]
+    follow(browser, f"Patron {patron}", "Patrons and dealers", "Exceptions naming")
+    assert url_params(browser)["patron"] == [patron]
+    assert patron in shown_in(browser, "stSelectbox", "Patron")
 
-        follow(browser, f"Patron {patron}", "Patrons and dealers", "Exceptions naming")
-        assert url_params(browser)["patron"] == [patron]
-        assert patron in shown_in(browser, "stSelectbox", "Patron")
-
-        back(browser, "Round reconstruction", "Draw rules, recomputed", round_id)
-        assert url_params(browser)["round"] == [round_id]
-        back(browser, "Exception queue", "Inspect exception", f"Round {round_id}")
-        assert url_params(browser) == queue_url
-        assert code in shown_in(browser, "stMultiSelect", "Rule code"), "the filter was lost"
-        opened = shown_in(browser, "stSelectbox", "Inspect exception")
-        assert round_id in opened and code in opened, "the queue opened another exception"
+    through_history(browser, -1, "Round reconstruction", "Draw rules, recomputed", round_id)
+    assert url_params(browser)["round"] == [round_id]
+    through_history(browser, -1, "Exception queue", "Inspect exception", f"Round {round_id}")
+    assert url_params(browser) == queue_url
+    assert code in shown_in(browser, "stMultiSelect", "Rule code"), "the filter was lost"
+    opened = shown_in(browser, "stSelectbox", "Inspect exception")
+    assert round_id in opened and code in opened, "the queue opened another exception"
 
 
 GRID = "[...document.querySelectorAll('canvas')].find(c => c.querySelector('tbody td'))"
@@ -233,25 +153,25 @@ def links_in_first_row(browser: Browser) -> list[str]:
     return opened
 
 
-def test_an_id_in_a_grid_opens_its_page(browser: Browser, tmp_path: Path) -> None:
+def test_an_id_in_a_grid_opens_its_page(
+    browser: Browser, served_dashboard: tuple[str, Path]
+) -> None:
     """On the table board, the ids in the grid are links (N.J.A.C. 19:47-2.14: the table and
     the dealer at it): a click on the dealer's id opens the dealer's record with the dealer
     chosen, and a click on the table's id opens its exceptions, on the board's gaming day."""
-    with served_ledger(tmp_path) as (base, _db):
-        day = DAY.isoformat()
-        open_page(browser, f"{base}/tables?day={day}", "Table board", "Every table")
-        opened = links_in_first_row(browser)
-        paths = [url.removeprefix(base + "/").split("?")[0] for url in opened]
-        assert paths[:2] == ["exceptions", "people"], opened  # table first, then its dealer
-        params = []
-        for url, heading in zip(
-            opened[:2], ("Exception queue", "Patrons and dealers"), strict=True
-        ):
-            open_page(browser, url, heading)
-            assert browser.heading() == heading
-            params.append(url_params(browser))
-        table, dealer = params[0]["table"][0], params[1]["dealer"][0]
-        assert params[0]["day"] == params[1]["day"] == [day]
-        assert dealer in shown_in(browser, "stSelectbox", "Dealer")
-        open_page(browser, opened[0], "Exception queue", "Inspect exception")
-        assert table in shown_in(browser, "stMultiSelect", "Table")
+    base, _db = served_dashboard
+    day = DAY.isoformat()
+    open_page(browser, f"{base}/tables?day={day}", "Table board", "Every table")
+    opened = links_in_first_row(browser)
+    paths = [url.removeprefix(base + "/").split("?")[0] for url in opened]
+    assert paths[:2] == ["exceptions", "people"], opened  # table first, then its dealer
+    params = []
+    for url, heading in zip(opened[:2], ("Exception queue", "Patrons and dealers"), strict=True):
+        open_page(browser, url, heading)
+        assert browser.heading() == heading
+        params.append(url_params(browser))
+    table, dealer = params[0]["table"][0], params[1]["dealer"][0]
+    assert params[0]["day"] == params[1]["day"] == [day]
+    assert dealer in shown_in(browser, "stSelectbox", "Dealer")
+    open_page(browser, opened[0], "Exception queue", "Inspect exception")
+    assert table in shown_in(browser, "stMultiSelect", "Table")

@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 import io
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
+from _chromium import Browser, free_port
+from browser_harness import BROWSER_TESTS
 from dashboard_data import DAY
 from test_dashboard_feed import topics_of_its_own
 
@@ -26,14 +26,7 @@ from dashboards.server import running_dashboard
 from pipeline.cli import main
 from pipeline.ledger.store import Ledger
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 SHOWS_WITHIN = 20.0
 """Seconds from the ledger's change to the page showing it: the live check runs every
@@ -43,12 +36,6 @@ OPEN_BEFORE = 3.0
 turn with the feed on (1 s here), whose refresher ends while there is no ledger."""
 NO_LEDGER = "no ledger here yet"
 NO_DAY = "Nothing to show until a gaming day has been replayed"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 def cli(*argv: str) -> None:

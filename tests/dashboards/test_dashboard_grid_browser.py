@@ -13,23 +13,16 @@ Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium
-from dashboard_data import served_ledger
+from _chromium import Browser
+from browser_harness import BROWSER_TESTS
 
 from dashboards import triage
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 WIDTH, HEIGHT = 1600, 900
 HEADER_PX = ROW_PX = 35
@@ -50,19 +43,19 @@ GRID_LAYOUT = f"""(() => {{
 
 
 @pytest.fixture(scope="module")
-def queue_layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def queue_layout(browser: Browser, served_dashboard: tuple[str, Path]) -> dict[str, Any]:
     """The queue grid as Chromium lays it out on a 1600 x 900 screen, with the default
     filters (open and escalated exceptions)."""
-    with served_ledger(tmp_path_factory.mktemp("grid-ledger")) as (base, _db), chromium() as b:
-        screen(b)
-        b.navigate(f"{base}/exceptions")
-        b.wait_for("Exception queue", "Shown", "Inspect exception", timeout=90)
-        deadline = time.monotonic() + DRAWN_WITHIN
-        layout = b.evaluate(GRID_LAYOUT)
-        while not (layout and layout["rows"]) and time.monotonic() < deadline:
-            time.sleep(0.2)  # the grid fills its table once it has drawn, after the run
-            layout = b.evaluate(GRID_LAYOUT)
-        yield layout
+    base, _db = served_dashboard
+    screen(browser)
+    browser.navigate(f"{base}/exceptions")
+    browser.wait_for("Exception queue", "Shown", "Inspect exception", timeout=90)
+    deadline = time.monotonic() + DRAWN_WITHIN
+    layout: dict[str, Any] = browser.evaluate(GRID_LAYOUT)
+    while not (layout and layout["rows"]) and time.monotonic() < deadline:
+        time.sleep(0.2)  # the grid fills its table once it has drawn, after the run
+        layout = browser.evaluate(GRID_LAYOUT)
+    return layout
 
 
 def screen(browser: Browser) -> None:

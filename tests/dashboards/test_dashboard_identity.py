@@ -277,7 +277,9 @@ def test_the_last_action_stands_in_the_queue_and_the_close(
     at.multiselect(key="f_status").set_value(["ESCALATED"]).run()
     assert _status(at, target) == "ESCALATED"
     at = _app("close")
-    blocking = at.dataframe[3].value
+    at.session_state["close_tab"] = "Exceptions that block the close"
+    at.run()
+    blocking = at.dataframe[0].value
     assert isinstance(blocking, pd.DataFrame)
     assert target in set(blocking["exception_id"])
 

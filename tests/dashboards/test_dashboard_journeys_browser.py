@@ -1,11 +1,15 @@
 """Each user's journey through the dashboards in Chromium, as that user signs in (the proxy's
 user header from localhost, which each test's installation is set to trust; the packaged
-roles file trusts no proxy):
+roles file trusts no proxy), each with the checks every journey makes
+(:class:`browser_harness.Journey`): no page shows a traceback, nothing stays selected after
+an action, and every link on the pages visited opens a page that is not an error.
 
 - the analyst triages three exceptions on the queue (acknowledges two, escalates one) and
   sees a new one, published on the exceptions topic, arrive without a click;
 - the accountant reviews the gaming-day close: the figures are the ledger's, the count of
-  what blocks the close is right, and the downloads hold the ledger's figures;
+  what blocks the close is right, and the downloads hold the ledger's figures; and on the
+  autumn gaming day of 25 hours closes, reopens with a reason and closes again, each
+  revision's report kept and the reopen's notice in between;
 - the investigator goes from a patron's profile to one of the patron's rounds, builds its
   evidence bundle on the trail page and downloads it, and the bundle verifies.
 
@@ -18,168 +22,40 @@ import contextlib
 import csv
 import io
 import json
-import time
+import shutil
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import DAY, ledger_copy, shown_text, trust_localhost
+from _chromium import Browser
+from browser_harness import (
+    BROWSER_TESTS,
+    Journey,
+    choose,
+    click,
+    downloaded,
+    grid_rows,
+    shown_in,
+    signed_in,
+    through_history,
+    type_into,
+    url_params,
+)
+from dashboard_data import AUTUMN_DAY, DAY, built_ledger, ledger_copy, shown_text
 from test_dashboard_feed import NOTICE, UNCONFIRMED, publish, topics_of_its_own
 
 from dashboards import links
-from dashboards.server import running_dashboard
 from pipeline.bundle.acks import AckJournal
 from pipeline.bundle.export import verify_bundle
+from pipeline.cli import main
 from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 from pipeline.reports.close import day_report
-from pipeline.stream.settings import KafkaSettings
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 ARRIVES_WITHIN = 15.0
 """Seconds for the live feed to show a published exception (as in the live browser test)."""
-PAGE_TIMEOUT = 90.0
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        b.call("Network.enable")
-        yield b
-
-
-@contextlib.contextmanager
-def signed_in(
-    browser: Browser, user: str, directory: Path, feed: KafkaSettings | None = None
-) -> Iterator[tuple[str, Path]]:
-    """A private ledger copy served on a free port (following the exceptions topic of
-    ``feed``, if given), the browser signed in as ``user``: the base URL and the ledger."""
-    db = ledger_copy(directory, tables=3, hours=2.0)
-    trust_localhost()  # the server reads this test's installation
-    browser.call("Network.setExtraHTTPHeaders", headers={"X-Forwarded-User": user})
-    with (
-        (directory / "streamlit.log").open("w") as log,
-        running_dashboard(db, free_port(), log=log, feed=feed) as base,
-    ):
-        yield base, db
-
-
-def open_page(browser: Browser, url: str, *needles: str) -> str:
-    browser.navigate(url)
-    text: str = browser.wait_for(*needles, timeout=PAGE_TIMEOUT)
-    return text
-
-
-def type_into(browser: Browser, label: str, value: str, within: str = "body") -> None:
-    """Type ``value`` into the text box labelled ``label`` (the first inside the element
-    matching ``within``), as React hears a person type."""
-    done = browser.evaluate(
-        f"""(() => {{
-        const scope = document.querySelector({json.dumps(within)});
-        const box = scope && scope.querySelector('textarea[aria-label={json.dumps(label)}], '
-            + 'input[aria-label={json.dumps(label)}]');
-        if (!box) {{ return false; }}
-        const proto = box.tagName === 'TEXTAREA' ? HTMLTextAreaElement : HTMLInputElement;
-        const setter = Object.getOwnPropertyDescriptor(proto.prototype, 'value').set;
-        setter.call(box, {json.dumps(value)});
-        box.dispatchEvent(new Event('input', {{bubbles: true}}));
-        box.dispatchEvent(new Event('change', {{bubbles: true}}));
-        return true; }})()"""
-    )
-    assert done, f"no text box labelled {label!r}"
-
-
-def downloaded(browser: Browser, button: str, directory: Path, name: str) -> Path:
-    """Click the download button ``button`` and wait for its file ``name`` in ``directory``."""
-    browser.call("Page.setDownloadBehavior", behavior="allow", downloadPath=str(directory))
-    click(browser, "[data-testid=stDownloadButton] button", button)
-    path = directory / name
-    deadline = time.monotonic() + 30
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{button!r} downloaded no {name}"
-        time.sleep(0.2)
-    return path
-
-
-def grid_rows(browser: Browser, *columns: str, timeout: float = 15) -> list[dict[str, str]]:
-    """The rows of the one dataframe on the page headed by exactly these ``columns``, read
-    from the table Streamlit's grid keeps in the page for screen readers (the grid itself
-    is drawn on a canvas). The grid fills that table once drawn, and draws only the rows in
-    view: each grid is scrolled into view, as a reader scrolls down to it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        tables = browser.evaluate(
-            "[...document.querySelectorAll('[data-testid=stDataFrame]')].map(g => {"
-            " g.scrollIntoView({block: 'center'});"
-            " return [...g.querySelectorAll('table tr')]"
-            ".map(r => [...r.children].map(c => c.innerText.trim())); })"
-        )
-        found = [body for header, *body in filter(None, tables) if header == list(columns)]
-        if len(found) == 1 or time.monotonic() > deadline:
-            break
-        time.sleep(0.3)
-    assert len(found) == 1, f"{len(found)} tables headed {columns} on the page"
-    return [dict(zip(columns, row, strict=True)) for row in found[0]]
-
-
-def click(browser: Browser, selector: str, text: str) -> None:
-    """Click the element matching ``selector`` whose visible text is ``text``."""
-    done = browser.evaluate(
-        f"""(() => {{
-        const e = [...document.querySelectorAll({json.dumps(selector)})]
-            .find(x => x.innerText.trim() === {json.dumps(text)});
-        if (e) {{ e.click(); }} return !!e; }})()"""
-    )
-    assert done, f"nothing to click: {selector} {text!r}"
-
-
-def centre_of(browser: Browser, finder: str) -> dict[str, float] | None:
-    """The viewport centre of the element the JavaScript expression ``finder`` yields,
-    scrolled into view first; None while there is none."""
-    point: dict[str, float] | None = browser.evaluate(
-        f"""(() => {{ const e = {finder}; if (!e) {{ return null; }}
-        e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
-        return {{x: r.left + r.width / 2, y: r.top + r.height / 2}}; }})()"""
-    )
-    return point
-
-
-def pick(browser: Browser, label: str, needle: str) -> None:
-    """Pick the option containing ``needle`` in the multiselect whose label starts with
-    ``label``, as a person does: click the box, type, click the option."""
-    box = f"document.querySelector('input[aria-label^={json.dumps(label)}]')"
-    point = centre_of(browser, box)
-    assert point is not None, f"no multiselect labelled {label!r}"
-    browser.press(**point)
-    browser.call("Input.insertText", text=needle)
-    option = (
-        f"[...document.querySelectorAll('[role=option]')]"
-        f".find(o => o.innerText.includes({json.dumps(needle)}))"
-    )
-    deadline = time.monotonic() + PAGE_TIMEOUT
-    while (point := centre_of(browser, option)) is None:
-        assert time.monotonic() < deadline, f"{label!r} never offered {needle!r}"
-        time.sleep(0.1)
-    browser.press(**point)
-    # A pick reruns the page's script (the first also opens the exception); a second pick
-    # typed while that rerun redraws the box is lost, so wait until the box holds the pick.
-    held = (
-        f"({box}.closest('[data-testid=stMultiSelect]').innerText.includes({json.dumps(needle)}))"
-    )
-    while not browser.evaluate(held):
-        assert time.monotonic() < deadline, f"{label!r} never held {needle!r}"
-        time.sleep(0.1)
-    browser.wait_for()
 
 
 def test_the_analyst_triages_three_exceptions_and_sees_a_new_one_arrive(
@@ -205,22 +81,24 @@ def test_the_analyst_triages_three_exceptions_and_sees_a_new_one_arrive(
         assert len(open_ids) == 3
         together, escalated = open_ids[:2], open_ids[2]
         note = "journey: acknowledged together"
+        journey = Journey(browser, base)
 
-        open_page(browser, f"{base}/exceptions", "Exception queue", "Act on several")
+        journey.open("/exceptions", "Exception queue", "Act on several")
         for exception_id in together:
-            pick(browser, "Act on several", exception_id)
-        browser.wait_for("2 selected", "Record for all 2", *together)
+            choose(browser, "Act on several", exception_id)
+        journey.arrived("2 selected", "Record for all 2", *together)
         type_into(browser, "Note (why; required)", note, within=".st-key-bulk-note")
         click(browser, "button", "Record for all 2")
-        text = browser.wait_for("ACKNOWLEDGE of 2 exceptions", "recorded by demo-analyst")
+        text = journey.acted("ACKNOWLEDGE of 2 exceptions", "recorded by demo-analyst")
         assert f"({', '.join(together)})" in text
+        assert "2 selected" not in text, "the picks survive the action"
         assert_toast_in_window(browser, together[0])
 
-        open_page(browser, f"{base}/exceptions?exception={escalated}", "Note (why; required)")
+        journey.open(f"/exceptions?exception={escalated}", "Note (why; required)")
         click(browser, "[data-testid=stRadio] label", "Escalate")
         type_into(browser, "Note (why; required)", f"journey: escalate {escalated}")
         click(browser, "button", "Record")
-        browser.wait_for(f"ESCALATE of exception {escalated} recorded by demo-analyst")
+        journey.acted(f"ESCALATE of exception {escalated} recorded by demo-analyst")
         assert_toast_in_window(browser, escalated)
 
         journal = db.with_name(f"{db.stem}.acknowledgements.jsonl")
@@ -231,11 +109,13 @@ def test_the_analyst_triages_three_exceptions_and_sees_a_new_one_arrive(
         ]
         assert {r["actor"] for r in records} == {"demo-analyst"}
 
-        open_page(browser, f"{base}/exceptions", "Exception queue", "New since you looked")
+        journey.open("/exceptions", "Exception queue", "New since you looked")
         assert UNCONFIRMED not in browser.text()
         publish(settings, NOTICE)
         text = browser.wait_for(UNCONFIRMED, timeout=ARRIVES_WITHIN, poll=0.2)
         assert "1 new CRITICAL exception(s)" in text
+        journey.arrived()
+        journey.links_answer()
 
 
 def assert_toast_in_window(browser: Browser, exception_id: str) -> None:
@@ -269,7 +149,8 @@ def test_the_accountant_reviews_the_close(browser: Browser, tmp_path: Path) -> N
             table_id=str(report["blocking_exceptions"][0]["table_id"]),
             gaming_date=DAY,
         )
-        text = open_page(browser, f"{base}/close", "Gaming-day close", "Downloads")
+        journey = Journey(browser, base)
+        journey.open("/close", "Gaming-day close", "Per table")
 
         totals = report["totals"]
         metrics = dict(
@@ -287,6 +168,7 @@ def test_the_accountant_reviews_the_close(browser: Browser, tmp_path: Path) -> N
             "Uncollected (no Form)": money(totals["vig_uncollected_cents"]),
             "Complimentary (Forms)": money(totals["comp_vig_cents"]),
         }
+        text = journey.open("/close?tab=blocking", "Critical exceptions without")
         assert f"({len(blocking)} block there)" in text
         assert f"leave {len(blocking) - 1} blocking once imported" in text
         # the grid puts only the rows in view into the page: those are blocking, the one
@@ -299,6 +181,7 @@ def test_the_accountant_reviews_the_close(browser: Browser, tmp_path: Path) -> N
         }
         assert shown and shown <= set(blocking[1:])
 
+        journey.open("/close?tab=downloads", "Day report (Excel)")
         labels = browser.evaluate(
             "[...document.querySelectorAll('[data-testid=stDownloadButton]')]"
             ".map(b => b.innerText.trim())"
@@ -319,6 +202,111 @@ def test_the_accountant_reviews_the_close(browser: Browser, tmp_path: Path) -> N
         }
         assert sum(int(r["win_cents"]) for r in rows) == totals["win_cents"]
 
+        # the view is in the URL: Back and Forward return to the pit and the tab left
+        pit = str(report["tables"][0]["pit"])
+        journey.open("/close", "Gaming-day close", "Per table")
+        choose(browser, "Pit", pit)
+        click(browser, "[role=tab]", "Win by wager type")
+        journey.arrived("Recorded against expected")
+        assert url_params(browser) == {"pit": [pit], "tab": ["wagers"]}
+        through_history(browser, -1, "Per table")
+        assert url_params(browser) == {"pit": [pit]}
+        assert pit in shown_in(browser, "stMultiSelect", "Pit")
+        through_history(browser, -1, "Per table")
+        assert url_params(browser) == {}
+        assert pit not in shown_in(browser, "stMultiSelect", "Pit")
+        through_history(browser, 1, "Per table")
+        through_history(browser, 1, "Recorded against expected")
+        journey.arrived()
+        assert url_params(browser) == {"pit": [pit], "tab": ["wagers"]}
+        assert pit in shown_in(browser, "stMultiSelect", "Pit")
+        journey.links_answer()
+
+
+PAGES = {
+    "exceptions": "Exception queue",
+    "tables": "Table board",
+    "round": "Round reconstruction",
+    "roads": "Roads",
+    "statistics": "Statistical alarms",
+    "slugs": "False shuffles",
+    "close": "Gaming-day close",
+    "forms": "Form register",
+    "search": "Search",
+    "people": "Patrons and dealers",
+    "trail": "Trail and evidence bundle",
+}
+"""Every page, by its address, and its heading."""
+
+
+def cli(*argv: object) -> None:
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main([str(a) for a in argv])
+    assert code in (0, 1), (
+        f"baccarat-audit {' '.join(map(str, argv))} exited {code}"
+    )  # 1: closed, blocked
+
+
+def sealed_digest(document: Path) -> str:
+    """The start of the report digest a close's JSON file holds, as the close page shows it."""
+    digest: str = json.loads(document.read_bytes())["report_sha256"]
+    return digest[:16]
+
+
+def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """On 2026-10-31, the gaming day of 25 hours (New York's clocks go back in its night),
+    closed once: the close page serves revision 1's sealed report; reopened with a reason,
+    the page says the figures are a draft again and the day's latest report is the notice
+    naming the reason, revision 1's files kept; closed again, the page serves revision 2,
+    which states the reopen. Every page of the day renders on the way, without a traceback
+    (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close reports it)."""
+    directory = tmp_path / "ledger"
+    db = ledger_copy(directory, tables=2, hours=25.0, day=AUTUMN_DAY)
+    reports = directory / "reports"
+    for sealed in (built_ledger(2, 25.0, day=AUTUMN_DAY).parent / "reports").glob("close-*"):
+        shutil.copyfile(sealed, reports / sealed.name)  # the first close's own files
+    day = AUTUMN_DAY.isoformat()
+    stem = f"close-{day}"
+    reason = "count sheet of pit 2 keyed again"
+    with signed_in(browser, "demo-controller", tmp_path, db=db) as (base, _):
+        journey = Journey(browser, base)
+        for path, heading in PAGES.items():
+            journey.open(f"/{path}?day={day}", heading)
+            assert day in shown_in(browser, "stSelectbox", "Gaming day"), path
+        text = journey.open(f"/close?day={day}&tab=downloads", "Closed ", "Day report (HTML)")
+        assert sealed_digest(reports / f"{stem}.r1.json") in text
+        first = downloaded(browser, "Day report (HTML)", tmp_path / "r1", f"{stem}.r1.html")
+        assert first.read_bytes() == (reports / f"{stem}.r1.html").read_bytes()
+
+        cli("reopen", "--db", db, "--gaming-day", day, "--reason", reason,
+            "--actor", "demo-controller")  # fmt: skip
+        text = journey.open(f"/close?day={day}&tab=downloads", "was reopened", "Day report")
+        assert f"Gaming day {day} was reopened: these figures are a draft again." in text
+        notice = (reports / f"{stem}.html").read_text(encoding="utf-8")
+        assert f"Gaming day close {day}: REOPENED" in notice and reason in notice
+        assert not (reports / f"{stem}.xlsx").exists(), "an unnumbered file still says CLOSED"
+        assert sorted(p.name for p in reports.glob(f"{stem}.r*")) == [
+            f"{stem}.r1.{suffix}" for suffix in ("csv", "html", "json", "xlsx")
+        ]
+        draft = downloaded(browser, "Day report (HTML)", tmp_path / "draft", f"{stem}-draft.html")
+        assert "DRAFT: this gaming day is not closed" in draft.read_text(encoding="utf-8")
+
+        cli("close", "--db", db, "--gaming-day", day, "--out", reports,
+            "--actor", "demo-controller")  # fmt: skip
+        text = journey.open(f"/close?day={day}&tab=downloads", "Closed ", "Day report (HTML)")
+        assert "was reopened" not in text
+        assert sealed_digest(reports / f"{stem}.r2.json") in text
+        second = downloaded(browser, "Day report (HTML)", tmp_path / "r2", f"{stem}.r2.html")
+        page = second.read_text(encoding="utf-8")
+        assert second.read_bytes() == (reports / f"{stem}.r2.html").read_bytes()
+        assert f"Gaming day close {day}, revision 2" in page and reason in page
+        assert "25 hours" in page
+        assert (reports / f"{stem}.r1.html").read_bytes() == first.read_bytes(), "r1 rewritten"
+        journey.acted("Gaming-day close")
+        journey.links_answer()
+
 
 def test_the_investigator_goes_from_a_patron_to_a_verified_bundle(
     browser: Browser, tmp_path: Path
@@ -333,7 +321,8 @@ def test_the_investigator_goes_from_a_patron_to_a_verified_bundle(
                 "SELECT patron_id, count(*) FROM exceptions WHERE patron_id IS NOT NULL "
                 "GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1"
             ).fetchone() or ("", 0)
-        open_page(browser, f"{base}/people?patron={patron}", "Exceptions naming the patron")
+        journey = Journey(browser, base)
+        journey.open(f"/people?patron={patron}", "Exceptions naming the patron")
         findings = grid_rows(
             browser, "gaming day", "table_id", "round_id", "seat", "severity", "code", "message"
         )
@@ -348,10 +337,10 @@ def test_the_investigator_goes_from_a_patron_to_a_verified_bundle(
             ).fetchone()
         assert seats is not None and seats[0] > 0, f"{patron} did not wager in {round_id}"
 
-        text = open_page(browser, f"{base}/trail?round={round_id}", "Build evidence bundle")
+        text = journey.open(f"/trail?round={round_id}", "Build evidence bundle")
         assert "Nothing in the ledger for round" not in text
         click(browser, "button", "Build evidence bundle")
-        text = browser.wait_for("sha256 ", timeout=PAGE_TIMEOUT)
+        text = journey.acted("sha256 ")
         name = next(w for w in text.split() if w.endswith(f"-{round_id}.zip"))
         digest = text.split("sha256 ", 1)[1].split()[0]
         bundle = downloaded(browser, f"Download {name}", tmp_path / "downloads", name)
@@ -360,3 +349,4 @@ def test_the_investigator_goes_from_a_patron_to_a_verified_bundle(
             wagers = list(csv.DictReader(io.TextIOWrapper(f, "utf-8")))
         assert {w["round_id"] for w in wagers} == {round_id}
         assert patron in {w["patron_id"] for w in wagers}
+        journey.links_answer()

@@ -9,50 +9,31 @@ Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
-from dashboard_data import ledger_copy, served_ledger
+from _chromium import Browser, free_port
+from browser_harness import BROWSER_TESTS
+from dashboard_data import ledger_copy
 from test_dashboard_feed import NOTICE, UNCONFIRMED, commit, publish, topics_of_its_own
 from test_dashboard_live import add_exception
 
 from dashboards.server import running_dashboard
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 ARRIVES_WITHIN = 15.0
 """Seconds: the page checks the ledger every second; the rest is the snapshot copy and the
 page's rerun on a machine shared with other test runs."""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    with served_ledger(tmp_path_factory.mktemp("live-ledger")) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
-
-
 @pytest.mark.parametrize(
     ("url", "title"), [("exceptions", "Exception queue"), ("tables", "Table board")]
 )
 def test_a_new_critical_exception_appears_without_a_click(
-    server: tuple[str, Path], browser: Browser, url: str, title: str, tmp_path: Path
+    served_dashboard: tuple[str, Path], browser: Browser, url: str, title: str, tmp_path: Path
 ) -> None:
-    base, db = server
+    base, db = served_dashboard
     browser.navigate(f"{base}/{url}")
     browser.wait_for(title, "New since you looked", timeout=90)
     assert "new CRITICAL exception(s)" not in browser.text()

@@ -10,39 +10,22 @@ Needs Debian's Chromium: ``apt-get install -y --no-install-recommends chromium``
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from _chromium import CHROMIUM, Browser, chromium
+from _chromium import Browser
+from browser_harness import BROWSER_TESTS, Journey, click, signed_in, ticked_rows, type_into
 from dashboard_data import DAY
-from test_dashboard_journeys_browser import click, open_page, signed_in, type_into
 
 from dashboards import queries as q
 from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 GRID = ".st-key-queue"
 HEADER_PX = 35
 ROW_PX = 35
 """The queue grid's header and row heights (Streamlit's default row height)."""
-SETTLES_WITHIN = 5.0
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        b.call("Network.enable")
-        yield b
 
 
 def tick(browser: Browser, row: int) -> None:
@@ -58,28 +41,9 @@ def tick(browser: Browser, row: int) -> None:
     browser.wait_for()
 
 
-def ticked_rows(browser: Browser) -> int:
-    """How many rows the grid shows ticked (its table for screen readers says so)."""
-    return int(
-        browser.evaluate(
-            f"[...document.querySelectorAll('{GRID} table tr[aria-selected=true]')].length"
-        )
-    )
-
-
 def opened(browser: Browser) -> str:
     """The exception open on the page (the link names it)."""
     return str(browser.evaluate("new URLSearchParams(location.search).get('exception')"))
-
-
-def settled_with_nothing_ticked(browser: Browser) -> str:
-    """The page once the grid shows no tick (within :data:`SETTLES_WITHIN`)."""
-    deadline = time.monotonic() + SETTLES_WITHIN
-    while ticked_rows(browser) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert ticked_rows(browser) == 0, "rows are still ticked after the action"
-    text: str = browser.wait_for()
-    return text
 
 
 def test_an_action_applies_to_the_rows_ticked_and_clears_the_ticks(
@@ -101,17 +65,16 @@ def test_an_action_applies_to_the_rows_ticked_and_clears_the_ticks(
                 assignee="demo-analyst" if action == "ASSIGN" else None,
             )  # fmt: skip
 
-        open_page(browser, f"{base}/exceptions", "Exception queue", "Act on several")
+        journey = Journey(browser, base)
+        journey.open("/exceptions", "Exception queue", "Act on several")
         for row in range(3):
             tick(browser, row)
         text = browser.wait_for("3 selected", "Record for all 3")
         assert all(f"({i})" in text for i in order[:3]), "the rows ticked are the first three"
         type_into(browser, "Note (why; required)", "three at once", within=".st-key-bulk-note")
         click(browser, "button", "Record for all 3")
-        browser.wait_for("ACKNOWLEDGE of 3 exceptions", "recorded by demo-analyst")
-
-        text = settled_with_nothing_ticked(browser)
-        assert "3 selected" not in text and "Record for all" not in text
+        text = journey.acted("ACKNOWLEDGE of 3 exceptions", "recorded by demo-analyst")
+        assert "3 selected" not in text
         assert "Live updates pause" not in text, "nothing chosen: the queue follows the ledger"
         records = journal.records()
         assert [(r.exception_id, r.action) for r in records[2:]] == [
@@ -120,12 +83,10 @@ def test_an_action_applies_to_the_rows_ticked_and_clears_the_ticks(
 
         tick(browser, 0)  # now the escalated one: a single tick opens it
         browser.wait_for("· ESCALATED")
-        assert ticked_rows(browser) == 1
+        assert ticked_rows(browser, GRID) == 1
         assert opened(browser) == escalated
         type_into(browser, "Note (why; required)", "explained", within=".st-key-ack-note")
         click(browser, "button", "Record")
-        browser.wait_for(f"ACKNOWLEDGE of exception {escalated} recorded by demo-analyst")
-
-        settled_with_nothing_ticked(browser)
+        journey.acted(f"ACKNOWLEDGE of exception {escalated} recorded by demo-analyst")
         records = journal.records()
         assert [(r.exception_id, r.action) for r in records[5:]] == [(escalated, "ACKNOWLEDGE")]

@@ -13,34 +13,21 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
+from _chromium import Browser, free_port
+from browser_harness import BROWSER_TESTS
 from dashboard_data import ROOT
 
 from pipeline.ledger.store import Ledger
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 FREED_WITHIN = 10.0
 """Seconds from the signal until the port can be bound again: Streamlit's own stop on
 SIGTERM (sessions closed, the listening socket released) on a shared machine."""
 STARTS_WITHIN = 90.0
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 def port_is_free(port: int) -> bool:

@@ -13,20 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _chromium import CHROMIUM, Browser, chromium, free_port
+from _chromium import Browser, free_port
+from browser_harness import BROWSER_TESTS
 from dashboard_data import installation_copy, ledger_copy
 
 from dashboards.server import running_dashboard
 from pipeline.config.installation import INSTALLATION_ENV
 from pipeline.config.roles import DEFAULT_ROLES
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 USERS = '\n[users]\ndemo-analyst = ["analyst"]\n'
 ONLY_THE_PROXY_HOST = '\ntrusted_proxies = ["10.0.0.0/24"]\n' + USERS
@@ -35,7 +30,7 @@ LOCALHOST = '\ntrusted_proxies = ["127.0.0.1", "::1"]\n' + USERS
 
 @pytest.fixture(scope="module")
 def served(
-    tmp_path_factory: pytest.TempPathFactory,
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, Path, Browser]]:
     directory = tmp_path_factory.mktemp("sign-in")
     db = ledger_copy(directory, tables=3, hours=2.0)
@@ -45,8 +40,7 @@ def served(
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(INSTALLATION_ENV, str(root))
         log = (directory / "streamlit.log").open("w")
-        with log, running_dashboard(db, free_port(), log=log) as base, chromium() as browser:
-            browser.call("Network.enable")
+        with log, running_dashboard(db, free_port(), log=log) as base:
             yield base, roles, browser
 
 
