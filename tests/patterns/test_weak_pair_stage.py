@@ -4,8 +4,8 @@ or returns the patron's losing stake, on about a tenth of the patron's decided w
 day) among the dealers' ordinary payout and vigorish slips, ingested, replayed and searched as
 ``baccarat-audit replay`` does. Each error is the replay's CRITICAL settlement finding on its
 day; the pair is NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.3, 3.10(b)) once the days' errors
-stand together, named on the day its window crosses the bar even without an error that day,
-and no other pair is named.
+stand together, and no other pair is named. The print counts the pairs first named on a day
+without an error of their own (the window crossing the bar on a quiet day).
 
 ``BACCARAT_WEAK_PAIR_SEEDS=N`` runs N seeds (default 2; the README's figures use 20).
 """
