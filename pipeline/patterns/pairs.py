@@ -54,13 +54,24 @@ from the ledger over the window of gaming days
 
 Money is compared, not finding codes: a winning Banker wager's payout and its vigorish are
 judged under the same code, so a code cannot say which way an error went.
+
+Reporting across gaming days
+----------------------------
+The stage searches one gaming day at a time, each over its own window, and a pair's evidence
+grows with the days: a weak pair (a few errors a day) can cross the bar on a day when it had
+no error of its own. :func:`reported_pair_findings` reports a pair alarming over the day's
+window on the day it first crosses the bar (it did not alarm over the window ending the day
+before) and again on each day that adds one of its errors; an alarm carried on without a new
+error is not repeated. The window ending the day before is read only when a pair alarms
+without an error of the day, from the day's window less the day plus the day before it
+(:func:`window_moved_back`): two days' counts, not another window's.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -216,6 +227,13 @@ def pair_findings(
 ) -> list[Finding]:
     """:func:`dealer_patron_pairs` from the window's pairs counted and its erred seat-rounds
     alone (the others only count)."""
+    return list(_alarms(counts, erred, false_alarm_rate).values())
+
+
+def _alarms(
+    counts: Iterable[PairCounts], erred: Iterable[DealtSeatRound], false_alarm_rate: float
+) -> dict[tuple[str, str], Finding]:
+    """The finding of each alarming pair of the window, by ``(dealer_id, patron_id)``."""
     if not 0.0 < false_alarm_rate < 1.0:
         raise ValueError(
             f"the dealer-patron false-alarm rate must be between 0 and 1, got "
@@ -224,12 +242,54 @@ def pair_findings(
     pairs = _pairs(counts, erred)
     tests = 2 * len(pairs)
     threshold = false_alarm_rate / max(1, tests)
-    findings = []
+    alarms = {}
     for pair in pairs:
         concentrated, favoured = pair.p_values()
         if min(concentrated, favoured) <= threshold:
-            findings.append(_finding(pair, concentrated, favoured, false_alarm_rate, tests))
-    return findings
+            alarms[pair.dealer_id, pair.patron_id] = _finding(
+                pair, concentrated, favoured, false_alarm_rate, tests
+            )
+    return alarms
+
+
+EarlierWindow = Callable[[], tuple[Iterable[PairCounts], Iterable[DealtSeatRound]]]
+"""Reads the pairs counted and the erred seat-rounds of the window ending the day before."""
+
+
+def reported_pair_findings(
+    counts: Iterable[PairCounts],
+    erred: Iterable[DealtSeatRound],
+    day: date,
+    window_before: EarlierWindow,
+    false_alarm_rate: float = DEFAULT_FALSE_ALARM_RATE,
+) -> list[Finding]:
+    """The findings of ``day``: each pair alarming over the window ending ``day`` that had an
+    error on ``day`` or did not alarm over the window ending the day before (it crossed the
+    bar on ``day``). ``window_before`` is called only when an alarming pair had no error on
+    ``day``."""
+    erred = list(erred)
+    alarms = _alarms(counts, erred, false_alarm_rate)
+    erred_today = {(r.dealer_id, r.patron_id) for r in erred if r.gaming_date == day}
+    carried = alarms.keys() - erred_today
+    if carried:
+        carried &= _alarms(*window_before(), false_alarm_rate).keys()
+    return [finding for pair, finding in alarms.items() if pair not in carried]
+
+
+def window_moved_back(
+    counts: Iterable[PairCounts], last_day: Iterable[PairCounts], day_before: Iterable[PairCounts]
+) -> list[PairCounts]:
+    """The pairs of a window counted one day earlier: ``counts`` less those of the window's
+    last day, plus those of the day before its first. A seat-round belongs to one gaming day
+    and its dealer is carried within its table-day, so the counts of days add up."""
+    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for sign, counted in ((1, counts), (-1, last_day), (1, day_before)):
+        for c in counted:
+            total = totals[c.dealer_id, c.patron_id]
+            total[0] += sign * c.seat_rounds
+            total[1] += sign * c.erred
+            total[2] += sign * c.in_patron_favour
+    return [PairCounts(d, p, *t) for (d, p), t in sorted(totals.items()) if t[0] > 0]
 
 
 def _finding(pair: _Pair, concentrated: float, favoured: float, rate: float, tests: int) -> Finding:
@@ -278,4 +338,6 @@ __all__: Sequence[str] = (
     "dealer_patron_pairs",
     "pair_counts",
     "pair_findings",
+    "reported_pair_findings",
+    "window_moved_back",
 )

@@ -11,7 +11,8 @@ settlements, vigorish) for ``window_days`` earlier gaming days and the day itsel
 analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`):
 false shuffles (:mod:`.slugs`) search the day's shoes against the window's; informed
 betting (:mod:`.informed`) tests the day's settled wagers; dealer-patron pairs
-(:mod:`.pairs`) test the window's seat-rounds; the patrons' requests about the cards or
+(:mod:`.pairs`) test the window's seat-rounds, a pair reported on the day it crosses the bar
+and on each day that adds one of its errors; the patrons' requests about the cards or
 the shoe (:mod:`.requests`) are named by a card-preview alarm, and a granted request to turn
 cards is an exception of its day. It writes only the day's exceptions with a
 pattern code (:meth:`Ledger.replace_pattern_findings`) in one transaction, with their
@@ -43,7 +44,12 @@ from pipeline.patterns import informed
 from pipeline.patterns.chance import CARDS_PER_DECK
 from pipeline.patterns.evidence import WindowRounds, accumulated_evidence
 from pipeline.patterns.informed import SettledWager, TableDay, informed_betting, win_probability
-from pipeline.patterns.pairs import DealtSeatRound, PairCounts, pair_findings
+from pipeline.patterns.pairs import (
+    DealtSeatRound,
+    PairCounts,
+    reported_pair_findings,
+    window_moved_back,
+)
 from pipeline.patterns.requests import RecordedRequest, turn_request_findings
 from pipeline.patterns.slugs import (
     Bet,
@@ -291,6 +297,31 @@ def dealt_seat_rounds(
     ]
 
 
+def pairs_of_window_before(
+    ledger: Ledger,
+    first: date,
+    day: date,
+    pairs: Sequence[PairCounts],
+    erred: Sequence[DealtSeatRound],
+) -> tuple[list[PairCounts], list[DealtSeatRound]]:
+    """The pairs counted and the erred seat-rounds of the window ending the day before
+    ``day``, from those of the window from ``first`` to ``day``: ``day``'s counts and the
+    day before ``first`` read, not the window again."""
+    before = shifted(first, -1)
+    day_before: list[PairCounts] = []
+    erred_before: list[DealtSeatRound] = []
+    if before < first:  # at the calendar's first date there is no day before the window
+        day_before = [
+            PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, before, before)
+        ]
+        erred_before = dealt_seat_rounds(ledger, before, before, erred_only=True)
+    last_day = [PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, day, day)]
+    return (
+        window_moved_back(pairs, last_day, day_before),
+        [r for r in erred if r.gaming_date != day] + erred_before,
+    )
+
+
 def shifted(day: date, days: int) -> date:
     """``day`` moved by ``days``, stopping at the first or last date there is: a gaming day
     at the calendar's end (dated by an event time no device could have sent) has a window
@@ -445,14 +476,13 @@ def find_patterns(
     findings += turn_request_findings(requests, day)
     pairs = [PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, first, day)]
     erred = dealt_seat_rounds(ledger, first, day, erred_only=True)
-    # A pair is tested over the whole window but reported on the days its errors happen: a
-    # window that only reaches back to them said so on their own day.
-    erred_today = {i for r in erred if r.gaming_date == day for i in r.event_ids}
-    findings += [
-        f
-        for f in pair_findings(pairs, erred, settings.pairs_false_alarm_rate)
-        if erred_today.intersection(f.event_ids)
-    ]
+    findings += reported_pair_findings(
+        pairs,
+        erred,
+        day,
+        lambda: pairs_of_window_before(ledger, first, day, pairs, erred),
+        settings.pairs_false_alarm_rate,
+    )
     tables = (
         {s.table_id for s in new}
         | {f.table_id for f in findings}

@@ -65,6 +65,9 @@ class FaultKind(enum.Enum):
     # first round after nobody accepted it
     FLIPPED_RESULT = "flipped_result"  # 28: a round settled as if the other side had won:
     # winning wagers collected, losing ones paid, vigorish charged as that result would owe it
+    WEAK_PAIR = "weak_pair"  # 29: a dealer who now and then overpays one patron, or returns the
+    # patron's losing stake, back at the dealer's table every day (found by the pair's errors
+    # of several days together, pipeline.patterns.pairs)
 
 
 DEFAULT_RATES: Mapping[FaultKind, float] = {
@@ -107,6 +110,9 @@ PATTERN_RATES: Mapping[FaultKind, float] = {
     # per shoe of a table another pit's table can carry a slug from (TablePlan.carried_from):
     # such a table emulates that one again to know its cards, which costs a table's emulation
     FaultKind.CROSS_PIT_SLUG: 0.1,
+    # per table, decided once per seed and table like the patient cheats: the same dealer and
+    # patron every day
+    FaultKind.WEAK_PAIR: 0.3,
 }
 """Faults chosen by name (``--faults informed_betting``), not by ``all``, per opportunity: a
 patron sitting down is informed. ``all`` means "everything one gaming day's audit finds", and
@@ -114,7 +120,8 @@ the informed-betting test does not find every informed patron of a full floor's 
 corrected for every patron's test of the day (Bonferroni), so the more patrons a day has the
 stronger the evidence it needs (the 6-table, 24-hour demo day: 13 of 14 found; the one
 missed at p = 8e-4 against a bar of 7e-5 on a 6-table, 4-hour day). The patient cheats are
-found by the evidence of several days together, never on their first day. A slug carried
+found by the evidence of several days together, never on their first day, and a weak
+dealer-patron pair mostly so (its errors are too few for one day's test). A slug carried
 across pits is left out of ``all`` for its cost (see its rate)."""
 
 
@@ -126,6 +133,7 @@ PATTERN_KINDS: frozenset[FaultKind] = frozenset(
         FaultKind.PATIENT_INFORMED,
         FaultKind.EDGE_SORTER,
         FaultKind.CROSS_PIT_SLUG,
+        FaultKind.WEAK_PAIR,
     }
 )
 """Kinds only the pattern stage finds (:mod:`pipeline.patterns`), across shoes and days: a
@@ -164,6 +172,7 @@ class InjectedFault:
     payout code and its round and seat (the replay finds it like any ``payout`` fault), and one
     line per day for the pair with ``NJ-PATTERN-DEALER-PATRON`` and no round (found once the
     patterns stage's window holds enough of the pair's errors; its detail names the pair).
+    A ``weak_pair`` is written the same way, its pair's line naming the patron.
     """
 
     kind: str
@@ -194,6 +203,7 @@ OWN_STREAMS: frozenset[FaultKind] = frozenset(
         FaultKind.CROSS_PIT_SLUG,
         FaultKind.OFFER_ORDER,
         FaultKind.FLIPPED_RESULT,
+        FaultKind.WEAK_PAIR,
     }
 )
 """Kinds added after seeds were chosen for what their days show (the tests' faulty days, the
@@ -202,10 +212,10 @@ stream of its own, derived from the seed, so adding it leaves every other decisi
 day as it was. Such a fault changes recorded amounts and the order of events, never how many
 events the table emits: each event draws its time and id from the table's stream. The patient
 cheats and the confederate of a slug carried across pits (:data:`PATTERN_KINDS`) are the
-exception: switched on, they seat a patron of their own, which changes their table's day from
-then on; so does ``offer_order`` where it gives the bank to another seat, or to the bidding,
-and ``flipped_result`` where the flipped result owes vigorish the true one does not (or the
-reverse): the vigorish is an event more (or less)."""
+exception, with the weak pair's patron: switched on, they seat a patron of their own, which
+changes their table's day from then on; so does ``offer_order`` where it gives the bank to
+another seat, or to the bidding, and ``flipped_result`` where the flipped result owes
+vigorish the true one does not (or the reverse): the vigorish is an event more (or less)."""
 
 
 class FaultPlan:

@@ -98,6 +98,12 @@ COLLUSION_SHARE = 0.15
 dealer overpays, by :func:`collusive_overpayment`; the confederate plays
 :data:`CONFEDERATE_ROUNDS` rounds a day at the dealer's table, from its opening."""
 CONFEDERATE_ROUNDS = 200
+WEAK_PAIR_SHARE = 0.1
+"""``weak_pair``'s effect size: the share of its patron's decided wagers (won or lost) the
+dealer settles in the patron's favour, a win overpaid by :func:`collusive_overpayment` or a
+losing stake returned; the patron plays :data:`WEAK_PAIR_ROUNDS` rounds a day at the dealer's
+table, from its opening: a few errors a day, too few for one day's test."""
+WEAK_PAIR_ROUNDS = 20
 
 
 def collusive_overpayment(paid: Cents) -> Cents:
@@ -278,6 +284,18 @@ class TableEmulator:
                 and faults.roll(kind)
             ):
                 self.patient = (kind, f"PAT-{faults.draws(kind).randint(800_000, 899_999)}")
+        # A weak pair, from the kind's own stream (seeded without the date): the same dealer at
+        # the same table with the same patron every day, slipping on rounds of the day's own.
+        self.weak_partner: str | None = None
+        if (
+            self.confederate is None
+            and not variant(self.game).participant_bank
+            and faults.roll(FaultKind.WEAK_PAIR)
+        ):
+            own = faults.draws(FaultKind.WEAK_PAIR)
+            self.dealer = f"DLR-{own.randint(100, 999)}"
+            self.weak_partner = f"PAT-{own.randint(700_000, 799_999)}"
+            self.weak_slips = random.Random(f"{own.getrandbits(64)}:{gaming_date}")
         self.pit_boss = f"PB-{rng.randint(10, 99)}"
         self.pit_clerk = f"PC-{rng.randint(10, 99)}"
         self.shoe_number = 0
@@ -358,6 +376,8 @@ class TableEmulator:
             self._seat_patron(seat, confederate=i == 0 and self.confederate is not None)
         if self.patient is not None:
             self._seat_patron(min(set(SEATS[self.game]) - set(self.seated)), patient=True)
+        if self.weak_partner is not None:
+            self._seat_patron(min(set(SEATS[self.game]) - set(self.seated)), weak_partner=True)
         if variant(self.game).curator:
             self._offer_shoe(after_round=None)  # 3.6(b): the commencement of play
         while out.clock_micros < self.closes_at:
@@ -383,6 +403,16 @@ class TableEmulator:
                 PATIENT_CODES[kind],
                 patron_id=patron_id,
             )
+        if self.weak_partner is not None:
+            self._fault(
+                FaultKind.WEAK_PAIR,
+                f"dealer {self.dealer} overpays patron {self.weak_partner}, or returns the "
+                f"patron's losing stake, on about {WEAK_PAIR_SHARE:.0%} of the patron's decided "
+                f"wagers, {WEAK_PAIR_ROUNDS} rounds a day (named once days of errors stand "
+                "together)",
+                DEALER_PATRON_CODE,
+                patron_id=self.weak_partner,
+            )
         if self.confederate is not None:
             self._fault(
                 FaultKind.COLLUSION,
@@ -393,9 +423,18 @@ class TableEmulator:
         return out
 
     # ------------------------------------------------------------------ patrons
-    def _seat_patron(self, seat: int, confederate: bool = False, patient: bool = False) -> None:
+    def _seat_patron(
+        self,
+        seat: int,
+        confederate: bool = False,
+        patient: bool = False,
+        weak_partner: bool = False,
+    ) -> None:
         patron = new_patron(self.rng, next(self.patron_numbers), seat, self.rules)
-        if patient and self.patient is not None:
+        if weak_partner and self.weak_partner is not None:
+            patron.patron_id = self.weak_partner
+            patron.rounds_left = WEAK_PAIR_ROUNDS
+        elif patient and self.patient is not None:
             kind, patron.patron_id = self.patient
             patron.rounds_left = PATIENT_ROUNDS
             patron.patient_share = PATIENT_SHARE if kind is FaultKind.PATIENT_INFORMED else 0.0
@@ -1673,13 +1712,22 @@ class TableEmulator:
         beyond = self._put_up_beyond if s.rule_code == ACCEPTED_CODE else None
         paid = s.paid_cents
         patron_id = self._patron_id(seat)
+        # the weak pair's dealer slips on a share of the patron's decided wagers either way
+        slipped = (
+            s.result in (Result.WIN, Result.LOSE)
+            and patron_id is not None
+            and patron_id == self.weak_partner
+            and self.weak_slips.random() < WEAK_PAIR_SHARE
+        )
         overpaid = (
             may_err
             and s.result is Result.WIN
             and paid > 0
             and patron_id is not None
-            and patron_id == self.confederate
-            and self.faults.rng.random() < COLLUSION_SHARE
+            and (
+                slipped
+                or (patron_id == self.confederate and self.faults.rng.random() < COLLUSION_SHARE)
+            )
         )
         fault = (
             may_err
@@ -1690,7 +1738,9 @@ class TableEmulator:
         )
         # a losing stake given back as if the wager were void: money, though nothing is paid
         returned = (
-            may_err and s.result is Result.LOSE and self.faults.roll(FaultKind.RETURNED_STAKE)
+            may_err
+            and s.result is Result.LOSE
+            and (slipped or self.faults.roll(FaultKind.RETURNED_STAKE))
         )
         # a win settled on another amount than accepted, unless the dealer errs otherwise here
         misstated = (
@@ -1715,9 +1765,15 @@ class TableEmulator:
         )
         if returned:
             self._fault(
-                FaultKind.RETURNED_STAKE,
+                FaultKind.WEAK_PAIR if slipped else FaultKind.RETURNED_STAKE,
                 f"{s.wager.value} lost its {money(s.stake_cents)} stake, recorded VOID and "
-                "returned",
+                "returned"
+                + (
+                    f" by dealer {self.dealer} to patron {patron_id} (a settlement finding; the "
+                    f"pair's {DEALER_PATRON_CODE} is its own line)"
+                    if slipped
+                    else ""
+                ),
                 s.rule_code,
                 round_id=round_id,
                 seat=seat,
@@ -1725,7 +1781,7 @@ class TableEmulator:
             )
         if overpaid:
             self._fault(
-                FaultKind.COLLUSION,
+                FaultKind.WEAK_PAIR if slipped else FaultKind.COLLUSION,
                 f"dealer {self.dealer} overpaid patron {patron_id} by "
                 f"{money(paid - s.paid_cents)}: {s.wager.value} paid {money(paid)} instead of "
                 f"{money(s.paid_cents)} (a payout finding; the pair's {DEALER_PATRON_CODE} is its "

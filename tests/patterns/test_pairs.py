@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from collections.abc import Sequence
 from datetime import date, timedelta
 
 import pytest
@@ -16,8 +17,13 @@ from pipeline.patterns.pairs import (
     CODE,
     DEFAULT_FALSE_ALARM_RATE,
     DealtSeatRound,
+    PairCounts,
     dealer_patron_pairs,
     hypergeometric_tail,
+    pair_counts,
+    pair_findings,
+    reported_pair_findings,
+    window_moved_back,
 )
 from pipeline.replay.findings import Severity
 from pipeline.rules.codes import rule
@@ -154,6 +160,103 @@ def test_a_few_overpayments_over_a_week_stay_below_the_bar() -> None:
 def test_a_false_alarm_rate_outside_0_1_is_refused(rate: float) -> None:
     with pytest.raises(ValueError, match="between 0 and 1, got"):
         dealer_patron_pairs(colluding_week(), false_alarm_rate=rate)
+
+
+# --- reporting across gaming days -----------------------------------------------------------
+
+
+def weak_pair_days(clean_seat_rounds: int = 1_000) -> list[DealtSeatRound]:
+    """Days 0-2: one dealer deals 100 seat-rounds a day among ten patrons, overpays PAT-07
+    three times and underpays others eight times; day 3: ``clean_seat_rounds`` seat-rounds of
+    the others without an error and without PAT-07. The dealer's share of seat-rounds dealt to
+    PAT-07 shrinks on day 3, so the same three overpayments weigh more over the window ending
+    it than over the one ending day 2."""
+    records = [seat_round(n, f"PAT-{n % 10:02d}", day=n // 100) for n in range(300)]
+    confederate = [i for i, r in enumerate(records) if r.patron_id == "PAT-07"]
+    others = [i for i, r in enumerate(records) if r.patron_id != "PAT-07"]
+    for i in confederate[:9:3]:
+        records[i] = dataclasses.replace(records[i], actual_cents=5_300, event_ids=(f"over-{i}",))
+    for i in others[:80:10]:
+        records[i] = dataclasses.replace(records[i], actual_cents=4_700, event_ids=(f"under-{i}",))
+    patrons = [f"PAT-{k:02d}" for k in range(10) if k != 7]
+    records += [
+        seat_round(300 + n, patrons[n % len(patrons)], day=3) for n in range(clean_seat_rounds)
+    ]
+    return records
+
+
+def window(records: Sequence[DealtSeatRound], first: int, last: int) -> list[DealtSeatRound]:
+    return [r for r in records if first <= (r.gaming_date - DAY).days <= last]
+
+
+def counted(records: Sequence[DealtSeatRound]) -> tuple[list[PairCounts], list[DealtSeatRound]]:
+    return pair_counts(records), [r for r in records if r.erred]
+
+
+def never_read() -> tuple[list[PairCounts], list[DealtSeatRound]]:
+    raise AssertionError("the window ending the day before was read for a pair that erred today")
+
+
+@pytest.mark.rule(CODE)
+def test_a_pair_crossing_the_bar_on_a_day_without_its_own_error_is_reported_that_day() -> None:
+    """NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.3, 3.10(b)): a pair that did not alarm over
+    the window ending day 2 and alarms over the one ending day 3, with no error of its own on
+    day 3, is reported on day 3, citing its errors of the earlier days."""
+    records = weak_pair_days()
+    assert pair_findings(*counted(window(records, 0, 2))) == []
+    [finding] = reported_pair_findings(
+        *counted(window(records, 0, 3)),
+        DAY + timedelta(days=3),
+        lambda: counted(window(records, -1, 2)),
+    )
+    assert finding.code == CODE and finding.patron_id == "PAT-07"
+    assert set(finding.event_ids) == {i for r in records for i in r.event_ids if "over" in i}
+
+
+@pytest.mark.rule(CODE)
+def test_a_pair_alarming_the_day_before_and_adding_no_error_is_not_reported_again() -> None:
+    """NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.3, 3.10(b)): once reported, a pair whose
+    evidence only carries on (day 4 adds clean seat-rounds, no error of the pair) is not
+    repeated."""
+    records = weak_pair_days() + [seat_round(2_000 + n, "PAT-01", day=4) for n in range(100)]
+    assert pair_findings(*counted(window(records, 0, 3)))
+    assert pair_findings(*counted(window(records, 0, 4)))
+    reported = reported_pair_findings(
+        *counted(window(records, 0, 4)),
+        DAY + timedelta(days=4),
+        lambda: counted(window(records, -1, 3)),
+    )
+    assert reported == []
+
+
+@pytest.mark.rule(CODE)
+def test_a_day_adding_an_error_of_an_alarming_pair_reports_it_without_the_day_before() -> None:
+    """NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.3, 3.10(b)): a pair alarming over the window
+    is reported again on each day with an error of its own, and the window ending the day
+    before is not read for it."""
+    overpaid = dataclasses.replace(
+        seat_round(3_000, "PAT-07", day=4), actual_cents=5_300, event_ids=("over-day-4",)
+    )
+    records = [*weak_pair_days(), overpaid]
+    [finding] = reported_pair_findings(
+        *counted(window(records, 0, 4)), DAY + timedelta(days=4), never_read
+    )
+    assert finding.patron_id == "PAT-07" and "over-day-4" in finding.event_ids
+
+
+@pytest.mark.rule(CODE)
+def test_a_window_moved_back_a_day_counts_what_that_window_holds() -> None:
+    """NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.3, 3.10(b)): the window ending the day before,
+    from the day's window less its last day plus the day before its first, counts exactly
+    the seat-rounds of that window (a pair only in the day left out is gone)."""
+    records = [*colluding_week(), seat_round(9_000, "PAT-LAST", day=6)]
+    moved = window_moved_back(
+        pair_counts(window(records, 1, 6)),
+        pair_counts(window(records, 6, 6)),
+        pair_counts(window(records, 0, 0)),
+    )
+    assert moved == pair_counts(window(records, 0, 5))
+    assert "PAT-LAST" not in {c.patron_id for c in moved}
 
 
 # --- invariants ------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ the emulator and the replay cannot share a mistake unnoticed.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -28,6 +28,7 @@ from pipeline.simulate.faults import (
     parse_faults,
 )
 from pipeline.simulate.run import plan_floor, simulate
+from pipeline.simulate.table import DEALER_PATRON_CODE, WEAK_PAIR_SHARE
 
 DAY = date(2026, 11, 24)
 
@@ -216,14 +217,15 @@ def test_parse_faults(spec: str) -> None:
 def test_informed_betting_is_chosen_by_name_not_by_all() -> None:
     """Every kind has a default rate; ``all`` holds every kind one gaming day's audit finds,
     the false shuffles and colluding dealers its pattern stage finds among them; informed
-    betting, which one full floor's day does not always show, the patient cheats, which
-    no single day shows, and a slug carried across pits, which emulates its source table
-    twice, are chosen by name."""
+    betting, which one full floor's day does not always show, the patient cheats and the
+    weak dealer-patron pair, which a single day seldom or never shows, and a slug carried
+    across pits, which emulates its source table twice, are chosen by name."""
     by_name = {
         FaultKind.INFORMED_BETTING,
         FaultKind.PATIENT_INFORMED,
         FaultKind.EDGE_SORTER,
         FaultKind.CROSS_PIT_SLUG,
+        FaultKind.WEAK_PAIR,
     }
     assert set(DEFAULT_RATES) | set(PATTERN_RATES) == set(FaultKind)
     assert not set(DEFAULT_RATES) & set(PATTERN_RATES)
@@ -236,11 +238,57 @@ def test_informed_betting_is_chosen_by_name_not_by_all() -> None:
         FaultKind.PATIENT_INFORMED,
         FaultKind.EDGE_SORTER,
         FaultKind.CROSS_PIT_SLUG,
+        FaultKind.WEAK_PAIR,
     } == PATTERN_KINDS
     assert parse_faults("informed_betting,collusion=0.5") == {
         FaultKind.INFORMED_BETTING: PATTERN_RATES[FaultKind.INFORMED_BETTING],
         FaultKind.COLLUSION: 0.5,
     }
+
+
+def test_a_weak_pair_is_the_same_dealer_and_patron_every_day_slipping_either_way() -> None:
+    """``weak_pair`` (NJ-PATTERN-DEALER-PATRON; N.J.A.C. 19:47-3.3, 3.10(b)): each day the
+    same dealer opens the same table and the same patron sits there; the dealer overpays the
+    patron's wins and returns the patron's losing stakes on about a tenth of the patron's
+    decided wagers, each a line of its own at its round and seat, and the pair's line names the
+    dealer, the table and the patron."""
+    days = [
+        simulate(4, 4, seed=21, rates={FaultKind.WEAK_PAIR: 1.0}, gaming_date=DAY + timedelta(n))
+        for n in range(2)
+    ]
+    pairs = [
+        {
+            (f.table_id, f.patron_id, f.detail)
+            for f in day.faults
+            if f.kind == FaultKind.WEAK_PAIR.value and f.rule_code == DEALER_PATRON_CODE
+        }
+        for day in days
+    ]
+    assert pairs[0] and pairs[0] == pairs[1]
+    slips = decided = 0
+    for day in days:
+        errors = {
+            f.event_ids[0]: f
+            for f in day.faults
+            if f.kind == FaultKind.WEAK_PAIR.value and f.rule_code != DEALER_PATRON_CODE
+        }
+        for table_id, patron_id, detail in pairs[0]:
+            events = day.events_by_table[table_id]
+            [opened] = [e for e in events if e.payload_type == "TableOpened"]
+            assert f"dealer {opened.get('dealer_id')} " in detail
+            settled = [
+                e
+                for e in events
+                if e.payload_type == "WagerSettled" and e.get("patron_id") == patron_id
+            ]
+            mine = [errors[e.event_id] for e in settled if e.event_id in errors]
+            assert all(f.round_id and f.seat for f in mine)
+            slips += len(mine)
+            decided += sum(
+                e.get("outcome") in ("WIN", "LOSE") or e.event_id in errors for e in settled
+            )
+        assert {"overpaid" in f.detail for f in errors.values()} == {True, False}
+    assert 0.5 * WEAK_PAIR_SHARE <= slips / decided <= 2 * WEAK_PAIR_SHARE
 
 
 def test_parse_faults_rejects_unknown_kind() -> None:
