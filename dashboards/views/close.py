@@ -20,6 +20,7 @@ from pipeline.reports.pits import pit_sections, pit_subtotals
 from pipeline.reports.spreadsheet import workbook
 from pipeline.safe_text import markdown_text, visible
 
+# each tab's value in the URL's ``tab`` parameter, and its label
 TABS = {
     "figures": "Per pit and table",
     "hold": "Hold against expectation",
@@ -27,7 +28,6 @@ TABS = {
     "blocking": "Exceptions that block the close",
     "downloads": "Downloads",
 }
-"""Each tab's value in the URL's ``tab`` parameter, and its label."""
 TAB_KEY = "close_tab"
 
 ctx = ui.current()
