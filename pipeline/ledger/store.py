@@ -391,26 +391,30 @@ class Ledger:
         """Insert the deliveries of ``relation`` not stored yet (by their key); return the
         table-days they touched, with the fingerprints of those added to each, and how many
         were inserted."""
-        sources = [
-            r[0] for r in self.con.execute(f"SELECT DISTINCT source FROM {relation}").fetchall()
-        ]
+        ((sources, first, last),) = self.con.execute(
+            f"SELECT list(DISTINCT source), min(occurrence), max(occurrence) FROM {relation}"
+        ).fetchall()
         if not sources:
             return {}, 0
         # Constant sources let zone maps skip the stored deliveries of every other source: the
-        # ledger grows by a file or a partition's batch at a time. Only the open days' are
-        # compared: a delivery for a closed day was held apart before it came here.
+        # ledger grows by a file or a partition's batch at a time. A stored delivery with an
+        # incoming one's key has its occurrence (for a Kafka message, its offset), so only
+        # those within the batch's are compared: the stream's day so far is not hashed again
+        # for each batch. Only the open days' are compared: a delivery for a closed day was
+        # held apart before it came here.
         stored = (
             f"(SELECT {DELIVERY_KEY_SQL} FROM {self.stored('deliveries')} WHERE source IN "
-            f"({', '.join('?' * len(sources))}))"
+            f"({', '.join('?' * len(sources))}) AND occurrence BETWEEN ? AND ?)"
         )
+        params = [*sources, first, last]
         new = f"{relation} i ANTI JOIN {stored} d USING ({DELIVERY_KEY_SQL})"
         added = self.con.execute(
             f"SELECT i.table_id, i.gaming_date, {_FINGERPRINT_SQL.format(prefix='i.')} "
             f"FROM {new} GROUP BY ALL",
-            sources,
+            params,
         ).fetchall()
         inserted = self.con.execute(
-            f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", sources
+            f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", params
         ).fetchone()
         return (
             {(str(t), d): (int(n), int(h)) for t, d, n, h in added},
