@@ -35,4 +35,9 @@ def stored_table(source: Source, table: str) -> str:
     """``table`` in the ledger file itself, for a write, or a read that needs its own rows
     (their ``rowid``): the name alone reads the view that adds the archived days
     (:mod:`pipeline.ledger.working_store`)."""
-    return f"{ledger_database(source)}.main.{table}"
+    return table_of(ledger_database(source), table)
+
+
+def table_of(database: str, table: str) -> str:
+    """``table`` of the quoted ``database`` (:func:`ledger_database`)."""
+    return f"{database}.main.{table}"

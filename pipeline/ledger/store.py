@@ -43,7 +43,7 @@ from pipeline.ledger.columns import (
     exception_rows,
 )
 from pipeline.ledger.columns import Delivery as Delivery
-from pipeline.ledger.connection import stored_table
+from pipeline.ledger.connection import ledger_database, table_of
 from pipeline.ledger.migrations import MIGRATIONS
 from pipeline.ledger.tables import DERIVED_TABLES, REPLAYED_TABLES
 from pipeline.ledger.working_store import shadow, shadowed_state, stored_columns
@@ -149,6 +149,11 @@ def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResul
     return result
 
 
+LOG_PER_CHECKPOINT = "64MB"
+"""How much write-ahead log a writer of many batches lets grow before DuckDB checkpoints it
+(:meth:`Ledger.checkpoint_per_batches`)."""
+
+
 class Ledger:
     """A connection to the ledger file. Writers migrate it; readers open it read-only."""
 
@@ -160,6 +165,8 @@ class Ledger:
         self.path = Path(path)
         self._lent = lent
         self._column_names: dict[str, tuple[str, ...]] = {}
+        self._database: str | None = None
+        """The connection's name of the ledger's database, quoted (:meth:`stored`)."""
         self._cursors: dict[int, tuple[int, duckdb.DuckDBPyConnection]] = {}
         """Each thread's cursor (:meth:`cursor`), with the archived days its views read."""
         self._key = self.path.resolve()
@@ -232,8 +239,13 @@ class Ledger:
 
     def stored(self, table: str) -> str:
         """``table`` in the working store itself, for a write: the name alone reads the
-        view that adds the archived days (:mod:`pipeline.ledger.working_store`)."""
-        return stored_table(self.con, table)
+        view that adds the archived days (:mod:`pipeline.ledger.working_store`). The
+        connection's database is named after the file once, when it opens: a live batch
+        names a stored table some forty times, and asking each time was a query each."""
+        con = self.con
+        if self._database is None:
+            self._database = ledger_database(con)
+        return table_of(self._database, table)
 
     def __enter__(self) -> Ledger:
         return self
@@ -336,7 +348,7 @@ class Ledger:
         third of the writer's time for a 24-table day). Restored after, then a checkpoint
         when the load succeeded."""
         self.con.execute("SET threads = 1")
-        self.con.execute("SET checkpoint_threshold = '64MB'")
+        self.checkpoint_per_batches()
         try:
             yield
         finally:
@@ -346,6 +358,14 @@ class Ledger:
         # batches): DuckDB then checkpoints after it
         with suppress(duckdb.TransactionException):
             self.con.execute("CHECKPOINT")
+
+    def checkpoint_per_batches(self) -> None:
+        """Checkpoint per :data:`LOG_PER_CHECKPOINT` of log rather than DuckDB's 16 MB, for a
+        writer of many batches (a load of files, the stream): each checkpoint recompresses
+        the row groups written since the last, and a live batch's commit that crossed 16 MB
+        paid for it (measured: half the stream's commit time on a 24-hour day). The setting
+        holds for every connection of this process to the file."""
+        self.con.execute(f"SET checkpoint_threshold = '{LOG_PER_CHECKPOINT}'")
 
     # ------------------------------------------------------------------ raw deliveries
     def add_deliveries(
@@ -371,26 +391,30 @@ class Ledger:
         """Insert the deliveries of ``relation`` not stored yet (by their key); return the
         table-days they touched, with the fingerprints of those added to each, and how many
         were inserted."""
-        sources = [
-            r[0] for r in self.con.execute(f"SELECT DISTINCT source FROM {relation}").fetchall()
-        ]
+        ((sources, first, last),) = self.con.execute(
+            f"SELECT list(DISTINCT source), min(occurrence), max(occurrence) FROM {relation}"
+        ).fetchall()
         if not sources:
             return {}, 0
         # Constant sources let zone maps skip the stored deliveries of every other source: the
-        # ledger grows by a file or a partition's batch at a time. Only the open days' are
-        # compared: a delivery for a closed day was held apart before it came here.
+        # ledger grows by a file or a partition's batch at a time. A stored delivery with an
+        # incoming one's key has its occurrence (for a Kafka message, its offset), so only
+        # those within the batch's are compared: the stream's day so far is not hashed again
+        # for each batch. Only the open days' are compared: a delivery for a closed day was
+        # held apart before it came here.
         stored = (
             f"(SELECT {DELIVERY_KEY_SQL} FROM {self.stored('deliveries')} WHERE source IN "
-            f"({', '.join('?' * len(sources))}))"
+            f"({', '.join('?' * len(sources))}) AND occurrence BETWEEN ? AND ?)"
         )
+        params = [*sources, first, last]
         new = f"{relation} i ANTI JOIN {stored} d USING ({DELIVERY_KEY_SQL})"
         added = self.con.execute(
             f"SELECT i.table_id, i.gaming_date, {_FINGERPRINT_SQL.format(prefix='i.')} "
             f"FROM {new} GROUP BY ALL",
-            sources,
+            params,
         ).fetchall()
         inserted = self.con.execute(
-            f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", sources
+            f"INSERT INTO {self.stored('deliveries')} SELECT i.* FROM {new}", params
         ).fetchone()
         return (
             {(str(t), d): (int(n), int(h)) for t, d, n, h in added},

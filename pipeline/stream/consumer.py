@@ -89,7 +89,13 @@ from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
 from pipeline.stream.closes import CloseServer
-from pipeline.stream.ledgers import OneLedger, PartitionLedgers, PartitionShards, ShardDirectory
+from pipeline.stream.ledgers import (
+    OneLedger,
+    PartitionLedgers,
+    PartitionShards,
+    ShardDirectory,
+    open_for_batches,
+)
 from pipeline.stream.notices import NoticePublisher, notice_days
 from pipeline.stream.reach import wait_for_broker
 from pipeline.stream.resume import LogProbe, check_continuation, check_resume
@@ -630,7 +636,7 @@ def run_consumer(
     else:
         path = ledger
         ledgers = OneLedger(
-            lambda: retrying(lambda: Ledger(path), f"opening the ledger {path}"),
+            lambda: retrying(lambda: open_for_batches(Path(path)), f"opening the ledger {path}"),
             lend_every,
             copy_every if closes is not None else 0.0,
         )

@@ -270,6 +270,17 @@ class OneLedger(PartitionLedgers):
             self._ledger = None
 
 
+def open_for_batches(path: Path) -> Ledger:
+    """A ledger opened for the stream's batches (:meth:`Ledger.checkpoint_per_batches`)."""
+    ledger = Ledger(path)
+    try:
+        ledger.checkpoint_per_batches()
+    except BaseException:
+        ledger.close()
+        raise
+    return ledger
+
+
 class PartitionShards(PartitionLedgers):
     """Each partition into its own ledger file in a shard directory."""
 
@@ -284,7 +295,7 @@ class PartitionShards(PartitionLedgers):
             return True
         if self.merge_requested(partition):
             return False
-        self._open[partition] = Ledger(shard_path(self.directory, self.topic, partition))
+        self._open[partition] = open_for_batches(shard_path(self.directory, self.topic, partition))
         return True
 
     def release(self, partition: int) -> None:

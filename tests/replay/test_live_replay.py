@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pipeline.config.catalog import load_catalog
 from pipeline.events.model import TableEvent
-from pipeline.replay.live import CHECKPOINT_SPACING, LiveReplay
+from pipeline.replay.live import CHECKPOINT_EVERY, CHECKPOINT_SPACING, LiveReplay
 from pipeline.replay.machine import UnknownRulesError, replay_table
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -116,6 +116,26 @@ def test_a_late_event_goes_back_to_a_checkpoint_not_to_the_first_event() -> None
     result = live.result()
     assert result == replay_table("T01", so_far, CATALOG)
     assert gaps == {"NJ-DATA-GAP"}
+    assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
+
+
+@pytest.mark.rule("NJ-DATA-GAP", "NJ-DATA-REORDERED")
+def test_a_late_event_after_a_big_batch_goes_back_within_it() -> None:
+    """N.J.A.C. 19:47-3.7-3.10: the day's events but one arrive in one big batch, then the
+    one held back, from near its end (NJ-DATA-GAP filled, NJ-DATA-REORDERED): the machine
+    goes back to a checkpoint taken inside the big batch, not to its start, and gives what
+    replaying the whole day gives."""
+    events = delivered("none", "T01")
+    assert len(events) > 2 * CHECKPOINT_EVERY
+    late = events.pop(len(events) - 400)
+    live = LiveReplay("T01", CATALOG)
+    live.add(events)
+    assert "NJ-DATA-GAP" in {f.code for f in live.result().findings}
+    live.add([late])
+    result = live.result()
+    assert live.restarts == 1
+    assert 0 < live.reapplied < CHECKPOINT_EVERY + 400
+    assert result == replay_table("T01", [*events, late], CATALOG)
     assert "NJ-DATA-REORDERED" in {f.code for f in result.findings}
 
 
