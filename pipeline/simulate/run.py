@@ -237,10 +237,12 @@ def _count_from(start: int) -> Iterator[int]:
         n += 1
 
 
-def _rounds_banco_priority_rests_on(events: list[TableEvent], faulted: set[str | None]) -> set[str]:
-    """The rounds since the bank last passed before each round of ``faulted`` (banco priority
-    faults): who may call "Banco Suivi" (4.7(b)) is who equaled and lost the Banker's last
-    decisive coup among them, so a gap in one of them withholds the fault's judgment."""
+def _rounds_since_the_bank_passed(events: list[TableEvent], faulted: set[str | None]) -> set[str]:
+    """The rounds since the bank last passed before each round of ``faulted``: who may call
+    "Banco Suivi" (4.7(b), a banco priority fault) is who equaled and lost the Banker's last
+    decisive coup among them, and who was seated to be offered a relinquished bank in turn
+    (4.11(b), an offer order fault) may have changed in a gap among them, so a gap in one of
+    them withholds the fault's judgment."""
     rests_on: set[str] = set()
     since_pass: list[str] = []
     for event in events:
@@ -257,15 +259,19 @@ def _device_faults(events: list[TableEvent], plan: FaultPlan, table_id: str) -> 
     """10: what unreliable devices and networks do to a correct stream.
 
     Drops are only taken inside rounds that carry no other injected fault, nor in the rounds
-    another fault's finding rests on (:func:`_rounds_banco_priority_rests_on`), so the replay
+    another fault's finding rests on (:func:`_rounds_since_the_bank_passed`), so the replay
     can attribute the gap to one round and every other fault stays observable.
     """
     if not plan.rates.get(FaultKind.DEVICE):
         return events
     faulted_rounds = {f.round_id for f in plan.injected if f.round_id}
-    faulted_rounds |= _rounds_banco_priority_rests_on(
+    faulted_rounds |= _rounds_since_the_bank_passed(
         events,
-        {f.round_id for f in plan.injected if f.kind == FaultKind.BANCO_PRIORITY.value},
+        {
+            f.round_id
+            for f in plan.injected
+            if f.kind in (FaultKind.BANCO_PRIORITY.value, FaultKind.OFFER_ORDER.value)
+        },
     )
     out = list(events)
     by_device: dict[str, list[int]] = {}
