@@ -122,14 +122,7 @@ if opened["figures"].open:
                 pit_view, hide_index=True, key="pits", column_config=ui.money_config(pit_view)
             )
         st.subheader("Per table")
-        table_view = ui.dollars(tables)
-        st.dataframe(
-            table_view,
-            hide_index=True,
-            width="stretch",
-            key="tables",
-            column_config=ui.money_config(table_view),
-        )
+        ui.ledger_table(tables, "tables", day)
 
 if opened["hold"].open:
     with opened["hold"]:
@@ -156,14 +149,7 @@ if opened["hold"].open:
 if opened["wagers"].open:
     with opened["wagers"]:
         shown_wagers = by_wager[by_wager["table_id"].isin(list(shown_tables))]
-        wager_view = ui.dollars(shown_wagers)
-        st.dataframe(
-            wager_view,
-            hide_index=True,
-            width="stretch",
-            key="by_wager",
-            column_config=ui.money_config(wager_view),
-        )
+        ui.ledger_table(shown_wagers, "by_wager", day)
         st.caption(
             "Recorded against expected from the cards: expected is what the rules pay on the "
             "dealt cards; a difference is money an exception explains (see the exception "
