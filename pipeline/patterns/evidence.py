@@ -222,16 +222,27 @@ class WindowRounds:
         return tuple(self[int(i)] for i in at)
 
 
+def next_card_odds_of(
+    decks: int, seen: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """For each row of ``seen`` (how many cards of each value 0-9 a shoe of ``decks`` decks
+    had dealt), the probability of each value being the next card, and whether the row has
+    odds at all: the cards not yet seen are equally likely in every order after a proper
+    shuffle (3.5(a)), so the next one is any of them alike. A row that saw more cards than
+    the shoe holds (a misread) has none: its odds are NaN."""
+    left = np.array(shoe_counts(decks), np.int64) - seen
+    total = left.sum(axis=1)
+    told = (total > 0) & (left.min(axis=1) >= 0)
+    odds = np.full(left.shape, np.nan)
+    odds[told] = left[told] / total[told, None]
+    return odds, told
+
+
 def next_card_odds(decks: int, seen: Sequence[int]) -> tuple[float, ...] | None:
-    """The probability of each value 0-9 being the next card of a shoe of ``decks`` decks
-    whose dealt cards so far include ``seen[v]`` of value ``v``: the cards not yet seen are
-    equally likely in every order after a proper shuffle (3.5(a)), so the next one is any of
-    them alike. None when more cards were seen than the shoe holds (a misread)."""
-    left = [full - count for full, count in zip(shoe_counts(decks), seen, strict=True)]
-    total = sum(left)
-    if total <= 0 or min(left) < 0:
-        return None
-    return tuple(count / total for count in left)
+    """:func:`next_card_odds_of` for one shoe: None when more cards were seen than the shoe
+    holds (a misread)."""
+    odds, told = next_card_odds_of(decks, np.array([seen], np.int64).reshape(1, len(VALUES)))
+    return tuple(odds[0].tolist()) if told[0] else None
 
 
 @lru_cache(maxsize=8)

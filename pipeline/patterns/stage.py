@@ -39,10 +39,9 @@ from pipeline.ledger import pattern_inputs as ledger_patterns
 from pipeline.ledger.columns import Delivery
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
-from pipeline.oracle.enumeration import shoe_counts
 from pipeline.patterns import informed
 from pipeline.patterns.chance import CARDS_PER_DECK
-from pipeline.patterns.evidence import WindowRounds, accumulated_evidence
+from pipeline.patterns.evidence import WindowRounds, accumulated_evidence, next_card_odds_of
 from pipeline.patterns.informed import SettledWager, TableDay, informed_betting, win_probability
 from pipeline.patterns.pairs import (
     DealtSeatRound,
@@ -251,15 +250,13 @@ def patron_rounds(
         # the odds are exact only for a shoe of whole decks, as its rules declare them
         if shoe is None or shoe.cards_in_shoe != decks[at[0]] * CARDS_PER_DECK:
             continue
-        left = np.array(shoe_counts(int(decks[at[0]])), np.int64) - seen_before(
-            shoe, read.position[kept[at]]
+        shoe_odds, told = next_card_odds_of(
+            int(decks[at[0]]), seen_before(shoe, read.position[kept[at]])
         )
-        total = left.sum(axis=1)
         value = np.array([_RANK_VALUES.get(r, -1) for r in read.rank[kept[at]]], np.int64)
-        # more cards seen than the shoe holds is a misread: no odds
-        told = (value >= 0) & (total > 0) & (left.min(axis=1) >= 0)
+        told &= value >= 0
         next_card[at[told]] = value[told]
-        odds[at[told]] = left[told] / total[told, None]
+        odds[at[told]] = shoe_odds[told]
     return WindowRounds(
         table_id=read.table_id[kept],
         gaming_date=read.gaming_date[kept],
