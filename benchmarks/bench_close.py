@@ -1,9 +1,20 @@
 """The gaming-day close (quality gate, seals, reports) against the replay of the same day in
 the same run (issue 13: the close costs at most half of the replay; its peak memory stays
-under 1 GB whatever the number of tables).
+under 1 GB whatever the number of tables), and how the day's replay+close scales with worker
+processes (issue 26: no serial step over 3 minutes projected at 500 tables).
 
     python benchmarks/bench_close.py [--tables 6 24 96] [--hours 24] [--seed 3] [--faults all]
+    python benchmarks/bench_close.py --tables 96 --workers 1 2 --save-as close-workers
     python benchmarks/bench_close.py --smoke        # 1 table, 1 hour: that it still runs
+
+With ``--workers`` the replay runs once per worker count (the counts alternating, the first
+count's replay feeding the close), each into its own fresh ledger. Each replay reports its
+wall time and where its CPU went: the worker processes (decoding and replaying files: the
+part more cores share) and the main process (the ledger's single writer and the pattern
+stage: serial). From the run with the most workers the serial steps (writer, pattern stage,
+close) are projected linearly to 500 tables, and the day's wall time to 8 and 16 cores as
+the serial steps plus the workers' CPU shared by the cores (the writer overlaps the decoding,
+so this is an upper bound).
 
 For each size the day is emulated to Avro files once, then two child processes run one
 after the other, each measured on its own (wall time, peak RSS): the replay
@@ -18,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -42,9 +54,15 @@ def _peak_rss_mb() -> float:
     return max(own, workers) / 1024  # ru_maxrss is in kB on Linux
 
 
-def _replay(files: Path, db: Path) -> dict[str, Any]:
+def _cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _replay(files: Path, db: Path, workers: Path) -> dict[str, Any]:
     """The replay as ``baccarat-audit replay`` runs it: the files, then the pattern stage
-    over the days they touched (which the close would otherwise run itself)."""
+    over the days they touched (which the close would otherwise run itself). ``workers`` is
+    the worker count (a path only because every child argument is one)."""
     from pipeline.cli import find_patterns_after
     from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
     from pipeline.ingest.files import ingest_files
@@ -52,10 +70,46 @@ def _replay(files: Path, db: Path) -> dict[str, Any]:
 
     paths = sorted(files.rglob("*.avro"))
     started = time.perf_counter()
+    main_cpu = _cpu_seconds(resource.RUSAGE_SELF)
     with Ledger(db) as ledger:
-        report = ingest_files(ledger, paths, DEFAULT_CATALOG)
+        report = ingest_files(ledger, paths, DEFAULT_CATALOG, workers=int(workers.name))
+        loaded = time.perf_counter()
+        load_main_cpu = _cpu_seconds(resource.RUSAGE_SELF) - main_cpu
         find_patterns_after(ledger, report.table_days, load_catalog())
-    return {"seconds": time.perf_counter() - started, "events": report.deliveries}
+    return {
+        "seconds": time.perf_counter() - started,
+        "events": report.deliveries,
+        "workers": int(workers.name),
+        "load_seconds": loaded - started,
+        "patterns_seconds": time.perf_counter() - loaded,
+        # the pool's processes have been reaped when ingest_files returns
+        "workers_cpu_s": _cpu_seconds(resource.RUSAGE_CHILDREN),
+        "load_main_cpu_s": load_main_cpu,
+    }
+
+
+def _projection(run: dict[str, Any], tables: int) -> dict[str, Any]:
+    """The serial steps and the day's wall time at 500 tables, linear in the tables from the
+    replay with the most workers (its main process did only the serial writing)."""
+    scale = 500 / tables
+    replay = max(run["replays"], key=lambda r: r["workers"])
+    serial = {
+        "writer_s": replay["load_main_cpu_s"] * scale,
+        "patterns_s": replay["patterns_seconds"] * scale,
+        "close_s": run["close"]["seconds"] * scale,
+    }
+    shared = replay["workers_cpu_s"] * scale
+    return {
+        "tables": 500,
+        "serial": serial,
+        "longest_serial_step_s": max(serial.values()),
+        "day_wall_s": {
+            str(cores): max(serial["writer_s"], shared / cores)
+            + serial["patterns_s"]
+            + serial["close_s"]
+            for cores in (2, 8, 16)
+        },
+    }
 
 
 def _close(db: Path, out: Path) -> dict[str, Any]:
@@ -101,25 +155,58 @@ def _child(step: str, *args: Path) -> dict[str, Any]:
     return measured
 
 
-def measure(tables: int, hours: float, seed: int, faults: str, work: Path) -> dict[str, Any]:
+def measure(
+    tables: int, hours: float, seed: int, faults: str, workers: list[int], work: Path
+) -> dict[str, Any]:
     from pipeline.simulate.faults import parse_faults
     from pipeline.simulate.sinks import simulate_to_files
 
     files = work / f"day-{tables}"
     simulate_to_files(tables, hours, seed, parse_faults(faults), DAY, files)
-    db = work / f"ledger-{tables}.duckdb"
-    replay = _child("replay", files, db)
-    close = _child("close", db, work / f"reports-{tables}")
-    return {
+    replays = [
+        _child("replay", files, work / f"ledger-{tables}-{n}.duckdb", Path(str(n))) for n in workers
+    ]
+    replay = replays[0]
+    close = _child(
+        "close", work / f"ledger-{tables}-{workers[0]}.duckdb", work / f"reports-{tables}"
+    )
+    run = {
         "tables": tables,
         "hours": hours,
         "events": replay["events"],
         "replay": replay,
+        "replays": replays,
         "close": close,
         "close_to_replay": close["seconds"] / replay["seconds"],
         "close_peak_rss_mb": close["peak_rss_mb"],
         "close_peak_rss_bytes_per_event": close["peak_rss_mb"] * 2**20 / replay["events"],
     }
+    if len(workers) > 1:
+        one = next(r for r in replays if r["workers"] == min(workers))
+        most = next(r for r in replays if r["workers"] == max(workers))
+        run["replay_close_wall_ratio"] = (most["seconds"] + close["seconds"]) / (
+            one["seconds"] + close["seconds"]
+        )
+        run["at_500_tables"] = _projection(run, tables)
+    return run
+
+
+def _workers_summary(run: dict[str, Any]) -> str:
+    replays = "; ".join(
+        f"{r['workers']} workers {r['seconds']:.2f} s (workers' CPU {r['workers_cpu_s']:.2f} s, "
+        f"writer {r['load_main_cpu_s']:.2f} s, patterns {r['patterns_seconds']:.2f} s)"
+        for r in run["replays"]
+    )
+    at_500 = run["at_500_tables"]
+    serial = at_500["serial"]
+    walls = ", ".join(f"{cores} cores {s:.0f} s" for cores, s in at_500["day_wall_s"].items())
+    return (
+        f"  replay: {replays}\n"
+        f"  replay+close wall, most workers against fewest: {run['replay_close_wall_ratio']:.2f}\n"
+        f"  at 500 tables: writer {serial['writer_s']:.0f} s, patterns "
+        f"{serial['patterns_s']:.0f} s, close {serial['close_s']:.0f} s (longest serial step "
+        f"{at_500['longest_serial_step_s']:.0f} s, target <= 180); the day: {walls}"
+    )
 
 
 def main() -> int:
@@ -129,7 +216,16 @@ def main() -> int:
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--faults", default="all")
-    parser.add_argument("--smoke", action="store_true", help="1 table, 1 hour; saves nothing")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[os.cpu_count() or 1],
+        help="worker counts to replay with, each into its own ledger (default: one per core)",
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="1 table, 1 hour, workers 1 and 2; saves nothing"
+    )
     parser.add_argument(
         "--save-as", default="close", help="results file name (e.g. close-main for a baseline)"
     )
@@ -142,9 +238,10 @@ def main() -> int:
         print(json.dumps({**measured, "peak_rss_mb": _peak_rss_mb()}))
         return 0
     sizes, hours = ([1], 1.0) if args.smoke else (args.tables, args.hours)
+    workers = [1, 2] if args.smoke else args.workers
     work = Path(tempfile.mkdtemp(prefix="bench-close-"))
     try:
-        runs = [measure(t, hours, args.seed, args.faults, work) for t in sizes]
+        runs = [measure(t, hours, args.seed, args.faults, workers, work) for t in sizes]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for r in runs:
@@ -156,6 +253,8 @@ def main() -> int:
             f"{r['close']['quality_gate']['peak_rss_mb']:.0f} MB): "
             f"close/replay {r['close_to_replay']:.2f} (target <= 0.5)"
         )
+        if "at_500_tables" in r:
+            print(_workers_summary(r))
     if not args.smoke:
         path = save(
             args.save_as,
@@ -164,6 +263,7 @@ def main() -> int:
                 "seed": args.seed,
                 "faults": args.faults,
                 "runs": runs,
+                "workers": workers,
                 "note": "replay = ingest_files of the emulated day and the pattern stage over it "
                 "(as baccarat-audit replay) into a fresh ledger (worker "
                 "processes included in its peak RSS); close = the quality gate (validate_day "
