@@ -249,6 +249,14 @@ def priority_breach(
     return PriorityBreach(owed, "CF-4.7d-PARTIAL" if accepted and not full else owed.option_code)
 
 
+def partial_offer_order(banker_seat: int, seated: Iterable[int]) -> list[int]:
+    """The seats a part of the Banker's wager is offered to, in order, until the partial wagers
+    cover it (``CF-4.7d-PARTIAL-ORDER``). N.J.A.C. 19:47-4.7(d): "beginning with one seated to
+    the immediate right of the Banker and moving counterclockwise around the table"; the
+    Banker is not one of "the remaining participants" (4.7(a))."""
+    return [seat for seat in counterclockwise_from(banker_seat, seated) if seat != banker_seat]
+
+
 def partial_wagers_passed_over(
     banker_seat: int,
     banker_wager: Cents,
@@ -279,10 +287,10 @@ def partial_wagers_passed_over(
         return ()
     if not accepted or sum(o.amount_cents for o in accepted) < banker_wager:
         return ()
-    takers = {o.seat for o in accepted} - {banker_seat}  # 4.7(a): "the remaining participants"
+    takers = {o.seat for o in accepted} - {banker_seat}
     if not takers:
         return ()
-    order = counterclockwise_from(banker_seat, {*seated, *takers} - {banker_seat})
+    order = partial_offer_order(banker_seat, {*seated, *takers})
     last = max(takers, key=order.index)
     return passed_over(order, last, {*takers, *declined})
 

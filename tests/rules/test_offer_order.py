@@ -13,6 +13,7 @@ from pipeline.rules.roles import (
     bank_offer_order,
     cut_offer_order,
     may_bid_in_first_round,
+    partial_offer_order,
     partial_wagers_passed_over,
     passed_over,
 )
@@ -45,6 +46,7 @@ def test_partial_wagers_are_offered_from_the_banker_s_immediate_right() -> None:
     declined; a seat after the last partial wager (seat 2 when 5 and 1 cover it) is left
     nothing in turn."""
     seated = [1, 2, 4, 5]
+    assert partial_offer_order(4, seated) == [5, 1, 2]
     covered = parts((1, 50_000), (2, 50_000))
     assert partial_wagers_passed_over(4, 100_000, seated, covered, [], None, []) == (5,)
     assert partial_wagers_passed_over(4, 100_000, seated, covered, [], None, [5]) == ()

@@ -35,9 +35,9 @@ from pipeline.rules.codes import rule
 from pipeline.rules.roles import (
     BancoKind,
     bank_offer_order,
-    counterclockwise_from,
     cut_offer_order,
     may_bid_in_first_round,
+    partial_offer_order,
     partial_wagers_passed_over,
     passed_over,
 )
@@ -114,8 +114,8 @@ class OfferOrder:
         )
         if not skipped:
             return
-        takers = counterclockwise_from(banker, {o.seat for o in accepted})
-        order = counterclockwise_from(banker, {*self.seated_at_bank, *takers} - {banker})
+        takers = partial_offer_order(banker, {o.seat for o in accepted})
+        order = partial_offer_order(banker, {*self.seated_at_bank, *takers})
         yield Flag(
             PARTIAL_ORDER,
             Severity.MEDIUM,
