@@ -12,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
-from pipeline.replay.checks import BANCO_ACTIONS, Flag, standing_acceptances
+from pipeline.replay.checks import Flag, standing_banco_offers, whole_bank_calls
 from pipeline.replay.findings import Severity, money
 from pipeline.replay.state import RoundState
 from pipeline.rules.codes import rule
 from pipeline.rules.outcome import RoundOutcome, Winner
 from pipeline.rules.roles import (
-    BancoCall,
     BancoKind,
     BancoOffer,
     banker_by_bid,
@@ -29,8 +28,6 @@ from pipeline.rules.roles import (
 )
 
 BANK_PASS = "CF-4.11a1-BANK-PASS"
-WHOLE_BANK_CALLS = {k.value: k for k in (BancoKind.SUIVI, BancoKind.SEUL)}
-"""A ``BancoCalled``'s call symbols that claim the whole bank (4.7(b), (c))."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,12 +156,7 @@ class Bank:
         flags: list[Flag] = []
         bank = int(banker_wager.get("amount_cents"))
         seat = int(banker_wager.get("seat"))
-        accepted = [
-            BancoOffer(
-                int(e.get("seat")), BANCO_ACTIONS[str(e.get("action"))], int(e.get("amount_cents"))
-            )
-            for e in standing_acceptances(rnd)
-        ]
+        accepted = standing_banco_offers(rnd)
         covered = sum(o.amount_cents for o in accepted)
         ids = tuple(e.event_id for e in (banker_wager, *offers))
         if covered > bank:
@@ -230,11 +222,7 @@ class Bank:
         Player's Hand's choices is one finding, this one, not two.
         """
         announced = [e for e in rnd.bank if e.payload_type == "BancoCalled"]
-        calls = [
-            BancoCall(int(e.get("seat")), WHOLE_BANK_CALLS[str(e.get("call"))])
-            for e in announced
-            if e.get("call") in WHOLE_BANK_CALLS
-        ]
+        calls = [call for _, call in whole_bank_calls(rnd)]
         suivi_called = any(c.kind is BancoKind.SUIVI for c in calls) or any(
             o.kind is BancoKind.SUIVI for o in accepted
         )

@@ -168,7 +168,8 @@ class TableReplay:
         """Chemin de Fer's bank (4.5-4.7, 4.11)."""
         self.bank_passing = BankPassing()
         self.offers = OfferOrder(table_id)
-        """Chemin de Fer's offers of the cut and the bank in turn (4.4(c), 4.11(b)-(d))."""
+        """Chemin de Fer's offers of the cut, the bank and partial wagers in turn (4.4(c),
+        4.7(d), 4.11(b)-(d))."""
         self.carried: CarriedCard | None = None
         self.last_batch: str | None = None
         """The two-batch shuffler's batch of the last shoe started (7.1(d)4)."""
@@ -447,7 +448,8 @@ class TableReplay:
     def on_OfferDeclined(self, e: TableEvent) -> None:
         """An offer of the cut, a partial wager or the bank declined in turn (schema id 7)
         changes nothing in a round: :class:`~pipeline.replay.checks.offers.OfferOrder` reads it
-        with the event that records who accepted (4.4(c), 4.11(b)-(c))."""
+        with the event that records who accepted (4.4(c), 4.11(b)-(c)), or when the round of
+        the partial wagers ends (4.7(d))."""
 
     # ------------------------------------------------------------------ shoe
     def on_ShoeStarted(self, e: TableEvent) -> None:
@@ -1326,6 +1328,13 @@ class TableReplay:
         player = tuple(c.card for c in rnd.cards if c.hand == "PLAYER")
         banker = tuple(c.card for c in rnd.cards if c.hand == "BANKER")
         incomplete = rnd.round_id in self.incomplete
+        if variant(rules.game).participant_bank:
+            # 4.7(d) is read before the round's settlement moves the bank's banco suivi on
+            self._report(
+                self.offers.partial_wagers(
+                    rnd, incomplete, self.bank.suivi_seat, self.bank.suivi_known
+                )
+            )
         if incomplete:
             self.bank.events_lost()
         status = "INCOMPLETE" if incomplete else "COMPLETE"

@@ -246,6 +246,12 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("CF-4.7d-PARTIAL", "4.7(d)",
      "Partial wagers against the Banker are taken only when nobody exercised banco suivi or "
      "banco seul."),
+    ("CF-4.7d-PARTIAL-ORDER", "4.7(d)",
+     "Partial wagers are offered beginning with the participant seated to the immediate right "
+     "of the Banker, counterclockwise, until they equal the Banker's wager: at a table whose "
+     "pit records declined offers (records_declined_offers), a participant before the last "
+     "partial wager of a bank covered whole who neither wagered nor declined on record was "
+     "passed over."),
     ("CF-4.7e-WITHDRAWN", "4.7(e)",
      "The Banker withdraws the part of the bank not covered before \"No More Bets\": the "
      "amount recorded as withdrawn is the bank less the wagers accepted against it."),

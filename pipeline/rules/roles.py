@@ -249,6 +249,52 @@ def priority_breach(
     return PriorityBreach(owed, "CF-4.7d-PARTIAL" if accepted and not full else owed.option_code)
 
 
+def partial_offer_order(banker_seat: int, seated: Iterable[int]) -> list[int]:
+    """The seats a part of the Banker's wager is offered to, in order, until the partial wagers
+    cover it (``CF-4.7d-PARTIAL-ORDER``). N.J.A.C. 19:47-4.7(d): "beginning with one seated to
+    the immediate right of the Banker and moving counterclockwise around the table"; the
+    Banker is not one of "the remaining participants" (4.7(a))."""
+    return [seat for seat in counterclockwise_from(banker_seat, seated) if seat != banker_seat]
+
+
+def partial_wagers_passed_over(
+    banker_seat: int,
+    banker_wager: Cents,
+    seated: Iterable[int],
+    accepted: Sequence[BancoOffer],
+    calls: Iterable[BancoCall],
+    suivi_seat: int | None,
+    declined: Iterable[int],
+) -> tuple[int, ...]:
+    """The participants the partial wagers against the Banker passed over
+    (``CF-4.7d-PARTIAL-ORDER``). N.J.A.C. 19:47-4.7(d): "If the options granted by subsections
+    (b) and (c) of this section are not exercised, each participant, beginning with one seated
+    to the immediate right of the Banker and moving counterclockwise around the table, shall
+    have the right to make a wager against a part of the wager made by the Banker. Such wagers
+    shall be accepted until the amount of the partial wagers, taken in the aggregate, equals
+    the amount of the wager made by the Banker or until the dealer announces 'No More Bets.'"
+
+    When the partial wagers ``accepted`` cover the whole ``banker_wager``, every ``seated``
+    participant before the last of them in that order either made one or ``declined`` one on
+    record; the others are returned, passed over for a later seat. Nothing is returned when
+    the bank was left uncovered in part: "No More Bets" ended the offer with room left on the
+    bank, so the order deprived nobody. Nor when 4.7(b)-(c) owed the whole bank to a call
+    (:func:`banco_priority`, partial wagers taken instead are ``CF-4.7d-PARTIAL``), or a wager
+    for the whole bank was accepted: then no partial wager was offered."""
+    if any(o.kind is not BancoKind.PARTIAL for o in accepted):
+        return ()
+    if banco_priority(banker_seat, calls, suivi_seat) is not None:
+        return ()
+    if not accepted or sum(o.amount_cents for o in accepted) < banker_wager:
+        return ()
+    takers = {o.seat for o in accepted} - {banker_seat}
+    if not takers:
+        return ()
+    order = partial_offer_order(banker_seat, {*seated, *takers})
+    last = max(takers, key=order.index)
+    return passed_over(order, last, {*takers, *declined})
+
+
 @dataclass(frozen=True, slots=True)
 class Coverage:
     accepted: tuple[BancoOffer, ...]

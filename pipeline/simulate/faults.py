@@ -60,9 +60,9 @@ class FaultKind(enum.Enum):
     # carried by a confederate into a new shoe, the confederate betting the outcomes it deals
     # (found across the property's pits by the pattern stage, pipeline.patterns.slugs)
     OFFER_ORDER = "offer_order"  # 27: Chemin de Fer, at a table whose pit records declined
-    # offers: the cut or the bank taken by a seat out of the offer order (a seat passed over
-    # without a decline), or the Banker who passed the bank voluntarily bidding for it in the
-    # first round after nobody accepted it
+    # offers: the cut, the bank or a part of a bank covered whole by partial wagers taken by a
+    # seat out of the offer order (a seat passed over without a decline), or the Banker who
+    # passed the bank voluntarily bidding for it in the first round after nobody accepted it
     FLIPPED_RESULT = "flipped_result"  # 28: a round settled as if the other side had won:
     # winning wagers collected, losing ones paid, vigorish charged as that result would owe it
     WEAK_PAIR = "weak_pair"  # 29: a dealer who now and then overpays one patron, or returns the
@@ -90,7 +90,9 @@ DEFAULT_RATES: Mapping[FaultKind, float] = {
     FaultKind.BANCO_SETTLEMENT: 0.02,  # per Chemin de Fer round with a wager against the Banker
     FaultKind.LATE_ACCEPTANCE: 0.02,  # per Chemin de Fer bank covered in part by two partials
     FaultKind.OVERSTATED_FORM: 0.15,  # per Form documenting a deferral
-    FaultKind.OFFER_ORDER: 0.05,  # per Chemin de Fer shoe cut or bank passed, seats to pass over
+    # per Chemin de Fer shoe cut, bank passed or bank covered whole by partial wagers, with
+    # seats to pass over
+    FaultKind.OFFER_ORDER: 0.05,
     FaultKind.LAST_HAND_NOT_VOIDED: 0.2,  # per last hand a card can be found face up in
     FaultKind.CARDS_HANDED: 0.005,  # per hand handed to a player, with another seat wagering
     FaultKind.FLIPPED_RESULT: 0.002,  # per round won by a side, without another fault in it
@@ -214,7 +216,8 @@ events the table emits: each event draws its time and id from the table's stream
 cheats and the confederate of a slug carried across pits (:data:`PATTERN_KINDS`) are the
 exception, with the weak pair's patron: switched on, they seat a patron of their own, which
 changes their table's day from then on; so does ``offer_order`` where it gives the bank to
-another seat, or to the bidding, and ``flipped_result`` where the flipped result owes
+another seat, or to the bidding, or a part of the bank to the seats after the one it passes
+over, and ``flipped_result`` where the flipped result owes
 vigorish the true one does not (or the reverse): the vigorish is an event more (or less)."""
 
 

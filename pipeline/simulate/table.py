@@ -1929,16 +1929,11 @@ class TableEmulator:
             offers = [self.rng.choice(instead)] if instead else self._partial_offers(others, wager)
         elif not calls:
             offers = self._partial_offers(others, wager)
-        coverage = cover_bank(banker, wager, offers, self.suivi_seat)
-        while short := [
-            o for o in coverage.accepted if o.amount_cents < self.rules.min_wager_cents
-        ]:
-            # 8.2: what is left of the bank may be less than the table minimum; nobody may wager
-            # that little, so it stays uncovered and the Banker withdraws it (4.7(e)).
-            offers = [o for o in offers if o.seat != short[0].seat]
-            coverage = cover_bank(banker, wager, offers, self.suivi_seat)
+        coverage = self._cover(banker, wager, offers)
         if passed_over is not None:
             self._banco_priority_fault(round_id, banker, calls, coverage)
+        elif not calls:
+            coverage = self._pass_over_a_partial(round_id, banker, wager, offers, coverage)
         coverage = self._plan_late_acceptance(banker, coverage)
         for offer in coverage.accepted:
             out.emit(
@@ -1994,6 +1989,54 @@ class TableEmulator:
                     amount_cents=amount,
                 )
         return stakes
+
+    def _cover(self, banker: int, wager: Cents, offers: list[BancoOffer]) -> Coverage:
+        """The wagers against the Banker that stand (4.7(a)-(e)) among ``offers``."""
+        coverage = cover_bank(banker, wager, offers, self.suivi_seat)
+        while short := [
+            o for o in coverage.accepted if o.amount_cents < self.rules.min_wager_cents
+        ]:
+            # 8.2: what is left of the bank may be less than the table minimum; nobody may wager
+            # that little, so it stays uncovered and the Banker withdraws it (4.7(e)).
+            offers = [o for o in offers if o.seat != short[0].seat]
+            coverage = cover_bank(banker, wager, offers, self.suivi_seat)
+        return coverage
+
+    def _pass_over_a_partial(
+        self,
+        round_id: str,
+        banker: int,
+        wager: Cents,
+        offers: list[BancoOffer],
+        coverage: Coverage,
+    ) -> Coverage:
+        """4.7(d): partial wagers are offered from the Banker's immediate right
+        counterclockwise until they cover the bank. Every emulated participant wagers a part
+        when offered one, so an honest round has no decline before the last partial wager to
+        record. The ``offer_order`` fault, where the pit records declined offers and partial
+        wagers cover the whole bank, has the dealer skip a participant before the last of
+        them, without a decline, and the seats after it cover the bank: the coverage taken."""
+        if (
+            not self.rules.records_declined_offers
+            or coverage.uncovered_cents
+            or len(coverage.accepted) < 2
+            or not self.faults.roll(FaultKind.OFFER_ORDER)
+        ):
+            return coverage
+        skipped = self.faults.draws(FaultKind.OFFER_ORDER).choice(coverage.accepted[:-1]).seat
+        taken = self._cover(banker, wager, [o for o in offers if o.seat != skipped])
+        if taken.uncovered_cents:
+            return coverage  # the seats after it cannot cover the bank: nobody is left out
+        self._fault(
+            FaultKind.OFFER_ORDER,
+            f"seat {skipped} was passed over for a part of seat {banker}'s bank of "
+            f"{money(wager)}, without declining; seat(s) "
+            f"{', '.join(str(o.seat) for o in taken.accepted)} covered it",
+            "CF-4.7d-PARTIAL-ORDER",
+            round_id=round_id,
+            seat=skipped,
+        )
+        return taken
 
     def _plan_late_acceptance(self, banker: int, coverage: Coverage) -> Coverage:
         """The ``late_acceptance`` fault, when rolled for a bank that partial wagers cover in

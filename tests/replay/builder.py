@@ -573,7 +573,8 @@ class TableDayBuilder:
         steps, ``cut_card`` the cutting card appears (then "last hand" is announced unless
         ``last_hand=False``), ``simulated`` a 3.12(c)3 round with no wagers. Chemin de Fer:
         ``bank`` = {"seat", "amount", "bids": {seat: cents}, "calls": [(seat, "BANCO_SUIVI" or
-        "BANCO_SEUL")] announced (``BancoCalled``, accepted or not), "banco": [(seat, action,
+        "BANCO_SEUL")] announced (``BancoCalled``, accepted or not), "partial_declined": [seat]
+        declining a partial wager in turn (``OfferDeclined``, 4.7(d)), "banco": [(seat, action,
         cents|None)] accepted, "late_banco": [(seat, action, cents)] accepted after "No More
         Bets" (with ``betting_closed="before cards"``), "wager_after_cards": True records the
         Banker's wager once the cards are dealt}; the bank passes when the Banker's Hand loses
@@ -595,6 +596,7 @@ class TableDayBuilder:
                 int(s) for s, _, _ in (*bank.get("banco", ()), *bank.get("late_banco", ()))
             }
             bank_seats |= {int(s) for s, _ in bank.get("calls", ())}
+            bank_seats |= {int(s) for s in bank.get("partial_declined", ())}
         self._ensure_seated(
             [*wagers, *(s for s, _, _ in (*late_wagers, *after_cards)), *bank_seats]
             if not simulated
@@ -815,6 +817,15 @@ class TableDayBuilder:
         for seat, call in bank.get("calls", ()):
             handle.calls.append(
                 self.emit("pit", "BancoCalled", round_id=handle.round_id, seat=seat, call=call)
+            )
+        for seat in bank.get("partial_declined", ()):
+            self.emit(
+                "pit",
+                "OfferDeclined",
+                offer="PARTIAL_WAGER",
+                seat=seat,
+                round_id=handle.round_id,
+                shoe_id=self.shoe_id,
             )
         covered = 0
         players: dict[int, Mapping[str, int]] = {}

@@ -1,7 +1,8 @@
 """Chemin de Fer's offers in turn, read from the declines the pit records (OfferDeclined,
-schema id 7): the cut from the highest-numbered seat clockwise (4.4(c)), a relinquished bank
-from the previous Banker's right counterclockwise (4.11(b)-(c)), and the passer kept out of the
-first round of bidding for a bank nobody accepted (4.11(c))."""
+schema id 7): the cut from the highest-numbered seat clockwise (4.4(c)), partial wagers from the
+Banker's immediate right counterclockwise (4.7(d)), a relinquished bank from the previous
+Banker's right counterclockwise (4.11(b)-(c)), and the passer kept out of the first round of
+bidding for a bank nobody accepted (4.11(c))."""
 
 from __future__ import annotations
 
@@ -79,6 +80,109 @@ def test_a_table_that_records_no_declines_is_not_judged_on_the_cut_order() -> No
     b.shoe(cut_by_seat=2)
     b.end_shoe()
     assert b.replay().findings == []
+
+
+# ---------------------------------------------------------------------- 4.7(d)
+def partials(*wagers: tuple[int, int], declined: tuple[int, ...] = ()) -> dict[str, Any]:
+    """A $1,000 bank at seat 1 offered in parts: each (seat, cents) of ``wagers`` accepted,
+    each seat of ``declined`` declining on record first."""
+    return {
+        "seat": 1,
+        "amount": 100_000,
+        "partial_declined": declined,
+        "banco": [(seat, "PARTIAL", cents) for seat, cents in wagers],
+    }
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER")
+def test_partial_wagers_taken_in_turn_are_clean() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d): from the Banker's immediate right seats 2
+    and 3 wager $400 and $600 against seat 1's $1,000 bank and cover it; seats 4 and 5 are left
+    nothing, in turn. Then seat 2 declines on record and seats 3 and 4 cover the bank. Nothing
+    is found."""
+    b = cf(1, 2, 3, 4, 5)
+    b.round(**BANKER_WINS, bank=partials((2, 40_000), (3, 60_000)))
+    b.round(**BANKER_WINS, bank=partials((3, 40_000), (4, 60_000), declined=(2,)))
+    b.end_shoe()
+    assert b.replay().findings == []
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER")
+def test_a_participant_passed_over_for_a_part_of_the_bank() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d): seats 3 and 4 cover seat 1's whole bank,
+    but seat 2, at the Banker's immediate right, neither wagered nor declined on record: the
+    part it had the right to went to seat 4. One finding names the round, the seat passed
+    over, the seats that took the bank and the section."""
+    b = cf(1, 2, 3, 4, 5)
+    handle = b.round(**BANKER_WINS, bank=partials((3, 40_000), (4, 60_000)))
+    b.end_shoe()
+    f = only(b.replay())
+    assert (f.code, f.severity, f.seat, f.round_id, f.event_ids) == (
+        "CF-4.7d-PARTIAL-ORDER",
+        Severity.MEDIUM,
+        2,
+        handle.round_id,
+        (handle.banker_wager, *handle.banco),
+    )
+    assert f.message == (
+        f"Table T04, round {handle.round_id}: partial wagers by seat(s) 3, 4 covered the whole "
+        f"bank of $1,000.00 at seat 1 (event {handle.banker_wager}), but seat(s) 2, offered a "
+        "part before the last of them in turn, neither wagered nor declined on record; from "
+        "the Banker's immediate right counterclockwise the offer goes to seats 2, 3, 4, 5 until "
+        "the bank is covered (N.J.A.C. 19:47-4.7(d)). Check with surveillance whether a part of "
+        "the bank was offered to them, and have the pit terminal record each participant who "
+        "declines it."
+    )
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER")
+def test_the_offer_goes_round_past_the_highest_seat() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d): the Banker sits at seat 4, so the offer
+    goes to seats 5, 1 and 2 in that order. Seat 5 declines and seats 1 and 2 cover the bank:
+    clean. With seat 1's decline on record instead of seat 5's, seat 5 was passed over."""
+    clean = cf(1, 2, 4, 5)
+    clean.round(
+        **BANKER_WINS,
+        bank={**partials((1, 50_000), (2, 50_000)), "seat": 4, "partial_declined": (5,)},
+    )
+    clean.end_shoe()
+    assert clean.replay().findings == []
+    b = cf(1, 2, 4, 5)
+    b.round(
+        **BANKER_WINS,
+        bank={**partials((1, 50_000), (2, 50_000)), "seat": 4, "partial_declined": (1,)},
+    )
+    b.end_shoe()
+    assert only(b.replay(), "CF-4.7d-PARTIAL-ORDER").seat == 5
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER")
+def test_a_bank_left_uncovered_at_no_more_bets_deprived_nobody() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d)-(e): partial wagers are accepted "until
+    [they] equal the amount of the wager made by the Banker or until the dealer announces 'No
+    More Bets'". Seat 3's $400 is all that covers seat 1's $1,000 when "No More Bets" is
+    called, and seat 2 declined nothing on record: the bank kept room for seat 2's wager, so
+    the order of the offer took nothing from it. Nothing is found; the Banker withdraws the
+    $600 uncovered (4.7(e))."""
+    b = cf(1, 2, 3)
+    b.round(**BANKER_WINS, bank=partials((3, 40_000)))
+    b.end_shoe()
+    assert b.replay().findings == []
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL", "CF-4.7d-PARTIAL-ORDER")
+def test_partial_wagers_taken_past_a_banco_call_are_judged_on_priority_alone() -> None:
+    """CF-4.7d-PARTIAL, N.J.A.C. 19:47-4.7(c)-(d): seat 2 calls "Banco Seul", exercising the
+    option of 4.7(c), and seats 3 and 4 cover the bank with partial wagers instead. Partial
+    wagers were not due at all, so their order is not judged: the one finding is the call
+    passed over, not a participant passed over in the partial wagers' turn."""
+    b = cf(1, 2, 3, 4)
+    b.round(
+        **BANKER_WINS,
+        bank={**partials((3, 40_000), (4, 60_000)), "calls": [(2, "BANCO_SEUL")]},
+    )
+    b.end_shoe()
+    assert [(f.code, f.seat) for f in b.replay().findings] == [("CF-4.7d-PARTIAL", 2)]
 
 
 # ---------------------------------------------------------------------- 4.11(b)-(c)

@@ -1,15 +1,20 @@
-"""Chemin de Fer's offers made in turn until one accepts: the cut, N.J.A.C. 19:47-4.4(c), and a
-relinquished bank, 4.11(b)-(d), with the passer kept out of the first round of bidding,
-4.11(c)."""
+"""Chemin de Fer's offers made in turn until one accepts: the cut, N.J.A.C. 19:47-4.4(c), partial
+wagers against the Banker until they cover the bank, 4.7(d), and a relinquished bank,
+4.11(b)-(d), with the passer kept out of the first round of bidding, 4.11(c)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pipeline.rules.roles import (
+    BancoCall,
+    BancoKind,
+    BancoOffer,
     bank_offer_order,
     cut_offer_order,
     may_bid_in_first_round,
+    partial_offer_order,
+    partial_wagers_passed_over,
     passed_over,
 )
 
@@ -27,6 +32,50 @@ def test_the_cut_is_offered_from_the_highest_seat_clockwise() -> None:
     assert passed_over(order, 2, [7]) == (4,)
     assert passed_over(order, None, [7, 4, 2]) == ()
     assert passed_over(order, None, [7]) == (4, 2)
+
+
+def parts(*wagers: tuple[int, int]) -> list[BancoOffer]:
+    return [BancoOffer(seat, BancoKind.PARTIAL, cents) for seat, cents in wagers]
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER")
+def test_partial_wagers_are_offered_from_the_banker_s_immediate_right() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d): "beginning with one seated to the
+    immediate right of the Banker and moving counterclockwise": with the Banker at seat 4, the
+    order is 5, 1, 2. Seats 1 and 2 covering the $1,000 bank pass seat 5 over unless it
+    declined; a seat after the last partial wager (seat 2 when 5 and 1 cover it) is left
+    nothing in turn."""
+    seated = [1, 2, 4, 5]
+    assert partial_offer_order(4, seated) == [5, 1, 2]
+    covered = parts((1, 50_000), (2, 50_000))
+    assert partial_wagers_passed_over(4, 100_000, seated, covered, [], None, []) == (5,)
+    assert partial_wagers_passed_over(4, 100_000, seated, covered, [], None, [5]) == ()
+    first = parts((5, 50_000), (1, 50_000))
+    assert partial_wagers_passed_over(4, 100_000, seated, first, [], None, []) == ()
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER")
+def test_a_bank_not_covered_whole_passes_nobody_over() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d): partial wagers are accepted until they
+    equal the Banker's wager "or until the dealer announces 'No More Bets'"; a bank left
+    uncovered in part had room for the seat without a wager, so nobody was passed over."""
+    assert partial_wagers_passed_over(1, 100_000, [1, 2, 3], parts((3, 40_000)), [], None, []) == ()
+
+
+@pytest.mark.rule("CF-4.7d-PARTIAL-ORDER", "CF-4.7d-PARTIAL")
+def test_partial_wagers_are_judged_only_when_neither_option_was_exercised() -> None:
+    """CF-4.7d-PARTIAL-ORDER, N.J.A.C. 19:47-4.7(d): "If the options granted by subsections (b)
+    and (c) ... are not exercised". Seat 2's "Banco Seul" (4.7(c)) or, from the participant who
+    equaled and lost the last coup, "Banco Suivi" (4.7(b)) owed it the whole bank: partial
+    wagers taken instead are CF-4.7d-PARTIAL's, not an order of partial wagers. A "Banco
+    Suivi" from anyone else exercises no option, and the partial wagers are judged."""
+    seated, covered = [1, 2, 3, 4], parts((3, 40_000), (4, 60_000))
+    seul, suivi = BancoCall(2, BancoKind.SEUL), BancoCall(2, BancoKind.SUIVI)
+    assert partial_wagers_passed_over(1, 100_000, seated, covered, [seul], None, []) == ()
+    assert partial_wagers_passed_over(1, 100_000, seated, covered, [suivi], 2, []) == ()
+    assert partial_wagers_passed_over(1, 100_000, seated, covered, [suivi], 4, []) == (2,)
+    whole = [BancoOffer(2, BancoKind.SEUL, 100_000)]
+    assert partial_wagers_passed_over(1, 100_000, seated, whole, [], None, []) == ()
 
 
 @pytest.mark.rule("CF-4.11b-OFFER-ORDER")

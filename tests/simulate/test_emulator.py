@@ -408,12 +408,15 @@ def test_a_bank_given_past_the_call_owed_it_is_found_by_the_replay() -> None:
     assert findings == injected
 
 
-@pytest.mark.rule("CF-4.4c-CUT-ORDER", "CF-4.11b-OFFER-ORDER", "CF-4.11c-PASSER-BID")
+@pytest.mark.rule(
+    "CF-4.4c-CUT-ORDER", "CF-4.7d-PARTIAL-ORDER", "CF-4.11b-OFFER-ORDER", "CF-4.11c-PASSER-BID"
+)
 def test_offers_out_of_turn_are_found_by_the_replay() -> None:
-    """N.J.A.C. 19:47-4.4(c), 4.11(b)-(c): the ``offer_order`` fault passes a seat over for the
-    cut or the bank, without its decline on record, or has the Banker who passed the bank bid
-    for it in the first round; the replay of the emulated events reports each under the code
-    its ground truth names, at its table, round and seat, and nothing else."""
+    """N.J.A.C. 19:47-4.4(c), 4.7(d), 4.11(b)-(c): the ``offer_order`` fault passes a seat over
+    for the cut, a part of a bank partial wagers cover whole, or the bank, without its decline
+    on record, or has the Banker who passed the bank bid for it in the first round; the replay
+    of the emulated events reports each under the code its ground truth names, at its table,
+    round and seat, and nothing else."""
     catalog = load_catalog()
     day = simulate(6, 3, seed=31, rates={FaultKind.OFFER_ORDER: 0.5}, gaming_date=DAY)
     findings = {
@@ -424,6 +427,7 @@ def test_offers_out_of_turn_are_found_by_the_replay() -> None:
     injected = {(f.rule_code, f.table_id, f.round_id, f.seat) for f in day.faults}
     assert {code for code, *_ in injected} == {
         "CF-4.4c-CUT-ORDER",
+        "CF-4.7d-PARTIAL-ORDER",
         "CF-4.11b-OFFER-ORDER",
         "CF-4.11c-PASSER-BID",
     }

@@ -31,7 +31,7 @@ from pipeline.rules.codes import code_for, rule_in
 from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.outcome import RoundOutcome
-from pipeline.rules.roles import BancoKind
+from pipeline.rules.roles import BancoCall, BancoKind, BancoOffer
 from pipeline.rules.settlement import Settlement, Wager, offered_wagers, settle_seat
 from pipeline.rules.variants import Variant, variant
 
@@ -151,6 +151,31 @@ def standing_acceptances(rnd: RoundState) -> list[TableEvent]:
         if e.payload_type == "PlayerBancoWager"
         and e.get("action") in BANCO_ACTIONS
         and e.event_id not in late
+    ]
+
+
+def standing_banco_offers(rnd: RoundState) -> list[BancoOffer]:
+    """The wagers against the Banker that stand (:func:`standing_acceptances`), as the rules
+    read them."""
+    return [
+        BancoOffer(
+            int(e.get("seat")), BANCO_ACTIONS[str(e.get("action"))], int(e.get("amount_cents"))
+        )
+        for e in standing_acceptances(rnd)
+    ]
+
+
+WHOLE_BANK_CALLS: Mapping[str, BancoKind] = {k.value: k for k in (BancoKind.SUIVI, BancoKind.SEUL)}
+"""A ``BancoCalled``'s call symbols that claim the whole bank (4.7(b), (c))."""
+
+
+def whole_bank_calls(rnd: RoundState) -> list[tuple[TableEvent, BancoCall]]:
+    """The round's announcements to take the whole bank (``BancoCalled``, 4.7(b)-(c)),
+    accepted or not, each with its event."""
+    return [
+        (e, BancoCall(int(e.get("seat")), WHOLE_BANK_CALLS[str(e.get("call"))]))
+        for e in rnd.bank
+        if e.payload_type == "BancoCalled" and e.get("call") in WHOLE_BANK_CALLS
     ]
 
 

@@ -7,10 +7,13 @@ The pit terminal records each participant who declines an offer (``OfferDeclined
 ``BankPassed`` naming who took the bank. Only a table whose rules say its pit records every
 decline (``records_declined_offers``) is judged on the order of its offers: elsewhere a
 participant passed over cannot be told from one who declined unrecorded. A seat taken by a
-move up in turn misses that turn (4.11(e)) and is not owed the offer. A declined partial wager
-(4.7(d)) is kept on record; who covered the bank, and in which order, is judged from the wagers
-accepted (``CF-4.7b-SUIVI``). The passer's bid in the first round needs no decline on record:
-any table is judged on it.
+move up in turn misses that turn (4.11(e)) and is not owed the offer. The partial wagers
+against the Banker (4.7(d)) are judged when their round ends, from the wagers accepted before
+"No More Bets" and the declines of the round: a bank they covered whole went past no
+participant without a partial wager or a decline (``CF-4.7d-PARTIAL-ORDER``); which wagers
+stand, and whether partial wagers were due at all, is the bank's to judge
+(``CF-4.7b-SUIVI``, ``CF-4.7d-PARTIAL``). The passer's bid in the first round needs no
+decline on record: any table is judged on it.
 """
 
 from __future__ import annotations
@@ -19,20 +22,30 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from pipeline.events.model import TableEvent
-from pipeline.replay.checks import Flag
+from pipeline.replay.checks import (
+    Flag,
+    standing_acceptances,
+    standing_banco_offers,
+    whole_bank_calls,
+)
 from pipeline.replay.checks.bank_passing import BankPassing
-from pipeline.replay.findings import Severity
+from pipeline.replay.findings import Severity, money
+from pipeline.replay.state import RoundState
 from pipeline.rules.codes import rule
 from pipeline.rules.roles import (
+    BancoKind,
     bank_offer_order,
     cut_offer_order,
     may_bid_in_first_round,
+    partial_offer_order,
+    partial_wagers_passed_over,
     passed_over,
 )
 
 CUT_ORDER = "CF-4.4c-CUT-ORDER"
 BANK_ORDER = "CF-4.11b-OFFER-ORDER"
 PASSER_BID = "CF-4.11c-PASSER-BID"
+PARTIAL_ORDER = "CF-4.7d-PARTIAL-ORDER"
 
 
 @dataclass
@@ -45,6 +58,9 @@ class OfferOrder:
     first_bidding: TableEvent | None = None
     """A voluntary pass nobody accepted: its first round of bidding runs until the bank is
     awarded (the next ``BankerWager``)."""
+    seated_at_bank: frozenset[int] = frozenset()
+    """Who sat when the round's Banker wagered: the participants partial wagers are offered
+    to (4.7(d))."""
 
     def apply(self, e: TableEvent, lost: bool, passing: BankPassing) -> Iterator[Flag]:
         """The flags ``e`` raises; ``passing`` is the bank's passing as it stood before ``e``
@@ -65,6 +81,60 @@ class OfferOrder:
         elif kind == "BankerWager":
             self.first_bidding = None
             self.declined.pop("BANK", None)
+            self.seated_at_bank = frozenset(passing.seated)
+
+    def partial_wagers(
+        self, rnd: RoundState, lost: bool, suivi_seat: int | None, suivi_known: bool
+    ) -> Iterator[Flag]:
+        """4.7(d), when ``rnd`` ends: partial wagers that covered the whole bank were offered
+        from the Banker's immediate right counterclockwise, every participant before the last
+        of them having wagered or declined on record. ``lost``: the round lost events (a
+        decline may be among them); ``suivi_seat`` and ``suivi_known`` are the bank's: who may
+        call "Banco Suivi" (4.7(b)), and whether that is known."""
+        declined = [
+            d for d in self.declined.pop("PARTIAL_WAGER", []) if d.get("round_id") == rnd.round_id
+        ]
+        banker_wager = next((e for e in rnd.bank if e.payload_type == "BankerWager"), None)
+        if not self.records_declines or lost or banker_wager is None:
+            return
+        calls = [call for _, call in whole_bank_calls(rnd)]
+        if not suivi_known and any(c.kind is BancoKind.SUIVI for c in calls):
+            return  # whether the "suivi" exercised 4.7(b) is lost with the previous round
+        taken = standing_acceptances(rnd)
+        accepted = standing_banco_offers(rnd)
+        banker, bank = int(banker_wager.get("seat")), int(banker_wager.get("amount_cents"))
+        skipped = partial_wagers_passed_over(
+            banker,
+            bank,
+            self.seated_at_bank,
+            accepted,
+            calls,
+            suivi_seat,
+            (int(d.get("seat")) for d in declined),
+        )
+        if not skipped:
+            return
+        takers = partial_offer_order(banker, {o.seat for o in accepted})
+        order = partial_offer_order(banker, {*self.seated_at_bank, *takers})
+        yield Flag(
+            PARTIAL_ORDER,
+            Severity.MEDIUM,
+            f"Table {self.table_id}, round {rnd.round_id}: partial wagers by seat(s) "
+            f"{_seats(takers)} covered the whole bank of {money(bank)} at seat {banker} "
+            f"(event {banker_wager.event_id}), but seat(s) {_seats(skipped)}, offered a part "
+            "before the last of them in turn, neither wagered nor declined on record; from the "
+            f"Banker's immediate right counterclockwise the offer goes to seats {_seats(order)} "
+            f"until the bank is covered ({rule(PARTIAL_ORDER).citation}). Check with "
+            "surveillance whether a part of the bank was offered to them, and have the pit "
+            "terminal record each participant who declines it.",
+            seat=skipped[0],
+            round_id=rnd.round_id,
+            event_ids=(
+                banker_wager.event_id,
+                *(e.event_id for e in taken),
+                *(d.event_id for d in declined),
+            ),
+        )
 
     def _cut(
         self, e: TableEvent, seated: Iterable[int], declined: list[TableEvent]
