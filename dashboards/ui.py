@@ -453,6 +453,88 @@ def close_figures(snap: Snapshot, day: date) -> CloseFigures:
     return _close_figures(snap.key, str(snap.path), day, str(ledger_path()))
 
 
+class RoundStart(NamedTuple):
+    """What the round reconstruction offers on a gaming day before a round is chosen."""
+
+    tables: list[str]
+    """The day's tables (:func:`dashboards.queries.table_days`)."""
+    first_exception: tuple[str, str, str] | None
+    """(table, shoe, round) of the day's most severe exception that names a round
+    (:func:`dashboards.queries.first_exception_round`): where the page opens."""
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _round_start(snapshot_key: str, snapshot_path: str, day: date) -> RoundStart:
+    with read_copy(Path(snapshot_path)) as ledger:
+        tables = [str(t) for t in q.table_days(ledger, day)["table_id"]]
+        return RoundStart(tables, q.first_exception_round(ledger, day))
+
+
+def round_start(snap: Snapshot, day: date) -> RoundStart:
+    """The round reconstruction's tables and opening round of ``day`` (:class:`RoundStart`),
+    once per snapshot. The warm start (:mod:`dashboards.warm`) asks first for the latest
+    day, with the opening round's table and play (:func:`table_rounds`,
+    :func:`round_play`)."""
+    return _round_start(snap.key, str(snap.path), day)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _table_rounds(
+    snapshot_key: str, snapshot_path: str, day: date, table_id: str
+) -> tuple[list[str], pd.DataFrame]:
+    with read_copy(Path(snapshot_path)) as ledger:
+        return q.shoes(ledger, day, table_id), q.rounds(ledger, day, table_id)
+
+
+def table_rounds(snap: Snapshot, day: date, table_id: str) -> tuple[list[str], pd.DataFrame]:
+    """A table-day's shoes in the order their first round started and its rounds in the
+    order they started (:func:`dashboards.queries.shoes`, :func:`~dashboards.queries.rounds`),
+    once per snapshot: choosing another shoe of the table reads nothing again."""
+    return _table_rounds(snap.key, str(snap.path), day, table_id)
+
+
+class RoundPlay(NamedTuple):
+    """What the round reconstruction reads of one round."""
+
+    info: dict[str, Any]
+    """The round's row with its table-day's game, rules, pit and dealer
+    (:func:`dashboards.queries.round_row`)."""
+    cards: pd.DataFrame
+    settlements: pd.DataFrame
+    """Every wager, expected against recorded (:func:`dashboards.queries.round_settlements`)."""
+    exceptions: pd.DataFrame
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _round_play(snapshot_key: str, snapshot_path: str, round_id: str) -> RoundPlay | None:
+    with read_copy(Path(snapshot_path)) as ledger:
+        info = q.round_row(ledger, round_id)
+        if info is None:
+            return None
+        table_id, rid = str(info["table_id"]), str(info["round_id"])
+        return RoundPlay(
+            info,
+            q.round_cards(ledger, table_id, rid),
+            q.round_settlements(ledger, table_id, rid),
+            q.round_exceptions(ledger, table_id, rid),
+        )
+
+
+def round_play(snap: Snapshot, round_id: str) -> RoundPlay | None:
+    """The round ``round_id`` as the snapshot holds it (:class:`RoundPlay`; None: no such
+    round), once per snapshot: its four questions were most of the page's first run."""
+    return _round_play(snap.key, str(snap.path), round_id)
+
+
+def precompute_round_start(snap: Snapshot, day: date) -> None:
+    """Fill the round reconstruction's caches for ``day``'s opening round before any page
+    asks (the warm start, :mod:`dashboards.warm`)."""
+    first = round_start(snap, day).first_exception
+    if first is not None:
+        table_rounds(snap, day, first[0])
+        round_play(snap, first[2])
+
+
 def gaming_day() -> GamingDay:
     """The casino's gaming day (start and time zone), from the rule catalog."""
     return gaming_day_of(alarms.rules_catalog())
@@ -494,11 +576,12 @@ def dollars(df: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFr
     """Copy of ``df`` with ``*_cents`` columns (or ``columns``) as dollar floats, renamed
     without the suffix."""
     out = df.copy()
-    for column in columns or [c for c in df.columns if str(c).endswith("_cents")]:
-        if column in out:
-            out[column] = pd.to_numeric(out[column], errors="coerce") / 100
-            out = out.rename(columns={column: str(column).removesuffix("_cents")})
-    return out
+    wanted = columns or [c for c in df.columns if str(c).endswith("_cents")]
+    chosen = [c for c in wanted if c in out]
+    for column in chosen:
+        out[column] = pd.to_numeric(out[column], errors="coerce") / 100
+    # one rename for all: a rename per column copied the frame once per column
+    return out.rename(columns={c: str(c).removesuffix("_cents") for c in chosen})
 
 
 MONEY_WORDS = ("handle", "win", "vig", "paid", "stake", "amount", "comp", "difference", "net")

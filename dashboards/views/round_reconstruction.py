@@ -27,65 +27,63 @@ CHOICE_KEYS = ("round_id_input", "round_table", "round_shoe", "round_pick")
 START_KEY = "_round_start"
 ROUND_PARAM = links.KINDS["round"].param
 links.from_url(CHOICE_KEYS)
-with ctx.ledger() as ledger:
-    tables = list(q.table_days(ledger, day)["table_id"])
-    wanted = None
-    if "round_id_input" not in st.session_state:
-        wanted = st.query_params.get(ROUND_PARAM)
-    if wanted:
-        st.session_state["round_id_input"] = wanted
-    elif "round_table" not in st.session_state:
-        # Opened without a choice: start on the day's most severe exception's round.
-        start = q.first_exception_round(ledger, day)
-        if start is not None and start[0] in tables:
-            st.session_state["round_table"] = start[0]
-            st.session_state["round_shoe"] = start[1]
-            st.session_state["round_pick"] = start[2]
-            st.session_state[START_KEY] = start[2]
-    typed = st.text_input(
-        "Round id", key="round_id_input", help="Leave empty to choose by table and shoe."
+# each read is once per snapshot (ui.round_start, ui.table_rounds, ui.round_play), and the
+# warm start makes those of the latest day's opening round: a first visit asks no question
+opening = ui.round_start(ctx.snapshot, day)
+tables = opening.tables
+wanted = None
+if "round_id_input" not in st.session_state:
+    wanted = st.query_params.get(ROUND_PARAM)
+if wanted:
+    st.session_state["round_id_input"] = wanted
+elif "round_table" not in st.session_state:
+    # Opened without a choice: start on the day's most severe exception's round.
+    start = opening.first_exception
+    if start is not None and start[0] in tables:
+        st.session_state["round_table"] = start[0]
+        st.session_state["round_shoe"] = start[1]
+        st.session_state["round_pick"] = start[2]
+        st.session_state[START_KEY] = start[2]
+typed = st.text_input(
+    "Round id", key="round_id_input", help="Leave empty to choose by table and shoe."
+)
+# a device's round id is taken as typed (it may hold any character, a tab included);
+# stray whitespace around a pasted id is forgiven only when the id as typed is unknown
+round_id: str | None = typed if typed.strip() else None
+if round_id is None and tables:
+    c1, c2, c3 = st.columns(3)
+    table_id = c1.selectbox("Table", tables, key="round_table", format_func=visible)
+    shoe_ids, table_rounds = ui.table_rounds(ctx.snapshot, day, table_id)
+    shoe_id = (
+        c2.selectbox("Shoe", shoe_ids, key="round_shoe", format_func=visible) if shoe_ids else None
     )
-    # a device's round id is taken as typed (it may hold any character, a tab included);
-    # stray whitespace around a pasted id is forgiven only when the id as typed is unknown
-    round_id: str | None = typed if typed.strip() else None
-    if round_id is None and tables:
-        c1, c2, c3 = st.columns(3)
-        table_id = c1.selectbox("Table", tables, key="round_table", format_func=visible)
-        shoe_ids = q.shoes(ledger, day, table_id)
-        shoe_id = (
-            c2.selectbox("Shoe", shoe_ids, key="round_shoe", format_func=visible)
-            if shoe_ids
-            else None
+    listing = table_rounds[table_rounds["shoe_id"] == shoe_id] if shoe_id else table_rounds
+    if not listing.empty:
+        labels = {
+            r.round_id: f"#{r.round_number} {r.winner or r.status} "
+            f"{r.player_points}-{r.banker_points} ({r.total_cards} cards)"
+            + (" simulated" if r.simulated else "")
+            for r in listing.itertuples()
+        }
+        round_id = c3.selectbox(
+            "Round", list(labels), format_func=labels.__getitem__, key="round_pick"
         )
-        listing = q.rounds(ledger, day, table_id, shoe_id)
-        if not listing.empty:
-            labels = {
-                r.round_id: f"#{r.round_number} {r.winner or r.status} "
-                f"{r.player_points}-{r.banker_points} ({r.total_cards} cards)"
-                + (" simulated" if r.simulated else "")
-                for r in listing.itertuples()
-            }
-            round_id = c3.selectbox(
-                "Round", list(labels), format_func=labels.__getitem__, key="round_pick"
-            )
-    info = q.round_row(ledger, round_id) if round_id else None
-    if info is None and round_id and round_id != round_id.strip():
-        info = q.round_row(ledger, round_id.strip())
-    if info is None:
-        if round_id:
-            st.warning(
-                f"No round {markdown_text(round_id)} in the ledger: the id may be mistyped or "
-                "from another ledger. Choose a round by table and shoe (empty the Round id).",
-                icon=":material/link_off:",
-            )
-        else:
-            st.info("Choose a round, or type its id.")
-        st.stop()
-    table_id = str(info["table_id"])
-    rid = str(info["round_id"])
-    cards = q.round_cards(ledger, table_id, rid)
-    settlements = q.round_settlements(ledger, table_id, rid)
-    exceptions = q.round_exceptions(ledger, table_id, rid)
+play = ui.round_play(ctx.snapshot, round_id) if round_id else None
+if play is None and round_id and round_id != round_id.strip():
+    play = ui.round_play(ctx.snapshot, round_id.strip())
+if play is None:
+    if round_id:
+        st.warning(
+            f"No round {markdown_text(round_id)} in the ledger: the id may be mistyped or "
+            "from another ledger. Choose a round by table and shoe (empty the Round id).",
+            icon=":material/link_off:",
+        )
+    else:
+        st.info("Choose a round, or type its id.")
+    st.stop()
+info, cards, settlements, exceptions = play
+table_id = str(info["table_id"])
+rid = str(info["round_id"])
 
 # the round the page starts on by itself stays out of a bare link (a history entry too many)
 links.keep({ROUND_PARAM: rid}, {ROUND_PARAM: st.session_state.get(START_KEY)})

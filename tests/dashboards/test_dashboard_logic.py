@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 from dashboard_data import DAY, ledger_copy
 
@@ -458,6 +459,46 @@ def test_the_warm_start_leaves_the_first_queue_nothing_to_read(
     assert ids and set(queue.labels.picks) == set(queue.labels.titles) == set(ids)
     with pytest.raises(AssertionError, match="read again"):  # another day: a miss
         ui.exception_queue(snapshot(), DAY + timedelta(days=1))
+
+
+def test_the_warm_start_leaves_the_first_round_reconstruction_nothing_to_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm start reads the round the reconstruction opens on (the latest day's most
+    severe exception's: its cards dealt under N.J.A.C. 19:47-3.7 and drawn under 3.9, its
+    settlements under 3.3), its table's shoes and rounds and the day's tables; the page's
+    first run must find them cached for that snapshot, as the ledger holds them, and read
+    another round afresh."""
+    from dashboards import warm
+
+    monkeypatch.setenv("BACCARAT_DB", str(ledger_copy(tmp_path / "warm")))
+    assert warm.warm_ledger() == DAY
+    with reader(snapshot()) as ledger:
+        first = q.first_exception_round(ledger, DAY)
+        assert first is not None
+        table_id, shoe_id, round_id = first
+        tables = list(q.table_days(ledger, DAY)["table_id"])
+        shoes = q.shoes(ledger, DAY, table_id)
+        of_shoe = list(q.rounds(ledger, DAY, table_id, shoe_id)["round_id"])
+        cards = q.round_cards(ledger, table_id, round_id)
+        settlements = q.round_settlements(ledger, table_id, round_id)
+        another = next(r for r in q.rounds(ledger, DAY, table_id)["round_id"] if r != round_id)
+
+    def read_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the snapshot was read again after the warm start")
+
+    for question in ("table_days", "first_exception_round", "shoes", "rounds", "round_row"):
+        monkeypatch.setattr(q, question, read_again)
+    assert ui.round_start(snapshot(), DAY) == ui.RoundStart(tables, first)
+    cached_shoes, table_rounds = ui.table_rounds(snapshot(), DAY, table_id)
+    assert cached_shoes == shoes
+    assert list(table_rounds[table_rounds["shoe_id"] == shoe_id]["round_id"]) == of_shoe
+    play = ui.round_play(snapshot(), round_id)
+    assert play is not None and play.info["round_id"] == round_id
+    pd.testing.assert_frame_equal(play.cards, cards)
+    pd.testing.assert_frame_equal(play.settlements, settlements)
+    with pytest.raises(AssertionError, match="read again"):  # another round: a miss
+        ui.round_play(snapshot(), str(another))
 
 
 def test_the_warm_start_without_a_ledger_leaves_the_pages_to_say_why(
