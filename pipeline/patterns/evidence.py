@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -319,6 +319,11 @@ def mixture_wealth(
 def alarm_log_wealth(rate: float) -> float:
     """The log-wealth at which a patron alarms for a false-alarm rate of ``rate`` per patron
     per year (see the module docstring)."""
+    if not 0.0 < rate < 1.0:
+        raise ValueError(
+            f"the evidence false-alarm rate must be between 0 and 1 per patron per year, got "
+            f"{rate}; set [patterns] evidence_false_alarm_rate in the rule catalog"
+        )
     return math.log(TESTS_PER_LOOK * LOOKS_PER_YEAR / rate)
 
 
@@ -341,6 +346,69 @@ def tested_rounds(rounds: WindowRounds) -> dict[str, npt.NDArray[np.intp]]:
     kept = kept[~both_sides.to_numpy()]
     by_patron = pd.Series(kept).groupby(rounds.patron_id[kept], sort=True).indices
     return {str(patron): kept[at] for patron, at in by_patron.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredRounds:
+    """A patron's tested rounds (:func:`tested_rounds`) as the two martingales score them, in
+    the order dealt: the stake, whether the wager won, its exact probability of winning a
+    decided round and its card-preview step (:func:`preview_steps`; NaN where the next card
+    is unknown). What a gaming day carries to the days whose window holds it: these numbers
+    and the order are all the tests read of a round, so a patron's rounds of the window are
+    the days' :class:`ScoredRounds` end to end."""
+
+    stake_cents: npt.NDArray[np.int64]
+    won: npt.NDArray[np.bool_]
+    win_probability: npt.NDArray[np.float64]
+    preview_step: npt.NDArray[np.float64]
+
+    @classmethod
+    def joined(cls, parts: Sequence[ScoredRounds]) -> ScoredRounds:
+        """``parts`` end to end (a patron's days in order)."""
+        return cls(
+            np.concatenate([p.stake_cents for p in parts]).astype(np.int64),
+            np.concatenate([p.won for p in parts]).astype(np.bool_),
+            np.concatenate([p.win_probability for p in parts]).astype(np.float64),
+            np.concatenate([p.preview_step for p in parts]).astype(np.float64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.stake_cents)
+
+    def wealths(self) -> tuple[Wealth, Wealth | None]:
+        """The informed-betting martingale's path over every round and the card-preview one's
+        over the rounds whose next card is known (None: no such round): each round weighed
+        by the stakes before it among all the rounds (:func:`stake_weights`)."""
+        weights = stake_weights(self.stake_cents)
+        p_win = self.win_probability
+        informed = mixture_wealth(
+            self.won.astype(np.float64) - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win
+        )
+        seen = ~np.isnan(self.preview_step)
+        if not seen.any():
+            return informed, None
+        preview = mixture_wealth(
+            self.preview_step[seen], weights[seen], PREVIEW_LAMBDAS, np.ones(int(seen.sum()))
+        )
+        return informed, preview
+
+
+def scored_rounds(rounds: WindowRounds) -> dict[str, tuple[npt.NDArray[np.intp], ScoredRounds]]:
+    """Each patron's tested rows of ``rounds`` (:func:`tested_rounds`) and their scores."""
+    steps = preview_steps(rounds)
+    won = rounds.result == Result.WIN
+    return {
+        patron: (
+            played,
+            ScoredRounds(
+                rounds.stake_cents[played],
+                won[played].astype(np.bool_),
+                rounds.win_probability[played],
+                steps[played],
+            ),
+        )
+        for patron, played in tested_rounds(rounds).items()
+    }
 
 
 @dataclass(frozen=True, eq=False)
@@ -373,31 +441,42 @@ def patron_evidence(
     if not isinstance(rounds, WindowRounds):
         rounds = WindowRounds.of(rounds)
     today = np.datetime64(day, "D")
-    steps = preview_steps(rounds)
-    won = (rounds.result == Result.WIN).astype(np.float64)
     evidence = []
-    for patron, played in tested_rounds(rounds).items():
+    for patron, (played, scored) in scored_rounds(rounds).items():
         if not (rounds.gaming_date[played] == today).any():
             continue
-        weights = stake_weights(rounds.stake_cents[played])
-        p_win = rounds.win_probability[played]
-        seen = rounds.next_card[played] >= 0
-        preview = None
-        if seen.any():
-            preview = mixture_wealth(
-                steps[played[seen]], weights[seen], PREVIEW_LAMBDAS, np.ones(int(seen.sum()))
-            )
+        informed, preview = scored.wealths()
         evidence.append(
             PatronEvidence(
                 patron,
                 rounds,
                 played,
-                mixture_wealth(won[played] - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win),
-                played[seen],
+                informed,
+                played[~np.isnan(scored.preview_step)],
                 preview,
             )
         )
     return evidence
+
+
+CARRIED_MARGIN = 1e-6
+"""How far below the bar a patron's evidence from carried days is still searched again over
+the window's rows: the carried steps may differ from the window's in the last bits (a dot
+product summed in another order), never by this much."""
+
+
+def patrons_near_the_bar(carried: Mapping[str, ScoredRounds], rate: float) -> list[str]:
+    """The patrons whose evidence over their carried rounds of the window (each patron's
+    days' :class:`ScoredRounds` joined) reaches the bar of ``rate``, or comes within
+    :data:`CARRIED_MARGIN` of it: the only ones an alarm can name, whose rounds the stage
+    reads in full (:func:`accumulated_evidence`); every other patron is clear."""
+    bar = alarm_log_wealth(rate) - CARRIED_MARGIN
+    near = []
+    for patron, scored in sorted(carried.items()):
+        informed, preview = scored.wealths()
+        if informed.log_peak >= bar or (preview is not None and preview.log_peak >= bar):
+            near.append(patron)
+    return near
 
 
 def accumulated_evidence(
@@ -411,11 +490,6 @@ def accumulated_evidence(
     ``day``, over their ``rounds`` of the window (in the order dealt), at ``rate`` false
     alarms per patron per year. A card-preview alarm names the patron's ``requests`` of the
     window about the cards or the shoe (:mod:`.requests`); they change no test and no bar."""
-    if not 0.0 < rate < 1.0:
-        raise ValueError(
-            f"the evidence false-alarm rate must be between 0 and 1 per patron per year, got "
-            f"{rate}; set [patterns] evidence_false_alarm_rate in the rule catalog"
-        )
     bar = alarm_log_wealth(rate)
     asked: dict[str | None, list[RecordedRequest]] = defaultdict(list)
     for request in requests:
