@@ -261,27 +261,48 @@ def card_edges(game: Game, decks: int) -> tuple[float, ...]:
 
 
 _WEIGHT_BLOCK = 512
-"""Stakes compared pairwise at a time when weighing (a block's square of comparisons)."""
+"""Stakes compared pairwise at a time when weighing (a block's square of comparisons); a
+patron with at most this many distinct stakes (nearly every one: stakes are multiples of a
+unit) is counted by value instead."""
 
 
 def stake_weights(stakes: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Each stake's share of the stakes *before* it that it equals or tops (1: the patron's
     largest yet; 1/2 for the first): known before the round is dealt, so a weight never
-    looks ahead. Counted a block at a time: the earlier blocks' stakes sorted and searched,
-    the block's own compared pairwise."""
+    looks ahead. With few distinct stakes, counted by value (how many of each value came
+    before each stake, summed up to its own); otherwise a block at a time: the earlier
+    blocks' stakes sorted and searched, the block's own compared pairwise."""
     stakes = np.asarray(stakes, np.int64)
-    weights = np.empty(len(stakes))
+    values, codes = np.unique(stakes, return_inverse=True)
+    if len(values) <= _WEIGHT_BLOCK:
+        below = _at_most_before_by_value(codes.reshape(-1), len(values))
+    else:
+        below = _at_most_before_by_block(stakes)
+    before = np.arange(len(stakes))
+    return np.where(before == 0, 0.5, below / np.maximum(before, 1))
+
+
+def _at_most_before_by_value(codes: npt.NDArray[np.intp], values: int) -> npt.NDArray[np.int64]:
+    """How many stakes before each were at most it, from the stakes' ranks among ``values``
+    distinct ones."""
+    rows = np.arange(len(codes))
+    each = np.zeros((len(codes), values), np.int64)
+    each[rows, codes] = 1
+    seen = np.cumsum(each, axis=0) - each
+    return np.cumsum(seen, axis=1)[rows, codes]
+
+
+def _at_most_before_by_block(stakes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """How many stakes before each were at most it, a block of stakes at a time."""
+    below = np.empty(len(stakes), np.int64)
     earlier = np.empty(0, np.int64)
     for start in range(0, len(stakes), _WEIGHT_BLOCK):
         block = stakes[start : start + _WEIGHT_BLOCK]
-        below = np.searchsorted(earlier, block, side="right")
-        below += np.tril(block[None, :] <= block[:, None], k=-1).sum(axis=1)
-        before = start + np.arange(len(block))
-        weights[start : start + len(block)] = np.where(
-            before == 0, 0.5, below / np.maximum(before, 1)
-        )
+        counted = np.searchsorted(earlier, block, side="right")
+        counted += np.tril(block[None, :] <= block[:, None], k=-1).sum(axis=1)
+        below[start : start + len(block)] = counted
         earlier = np.sort(np.concatenate([earlier, block]), kind="stable")
-    return weights
+    return below
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,21 +315,33 @@ class Wealth:
     contributions: npt.NDArray[np.float64]
 
 
-def mixture_wealth(
+def component_paths(
     steps: npt.NDArray[np.float64],
     weights: npt.NDArray[np.float64],
     lambdas: Sequence[float],
-    limits: npt.NDArray[np.float64],
-) -> Wealth:
-    """The running log-wealth of the average, over every stake power and ``lambda``, of the
-    products of ``1 + lambda * w * step``, each ``lambda * w`` cut to ``limits`` (the largest
-    bet that keeps the factor non-negative, known before the round)."""
+    limits: npt.NDArray[np.float64] | float,
+) -> npt.NDArray[np.float64]:
+    """The running log-wealth of each component of the mixture (every stake power and
+    ``lambda``, a row each): the products of ``1 + lambda * w * step``, each ``lambda * w``
+    cut to ``limits`` (the largest bet that keeps the factor non-negative, known before the
+    round)."""
     powers = np.array(STAKE_POWERS, np.float64)[:, None, None]
     bets = np.array(lambdas, np.float64)[None, :, None] * weights[None, None, :] ** powers
     bets = np.clip(bets, -limits, limits)
     with np.errstate(divide="ignore"):
         paths = np.cumsum(np.log(np.maximum(1.0 + bets * steps, 0.0)), axis=2)
-    paths = paths.reshape(len(STAKE_POWERS) * len(lambdas), len(steps))
+    return paths.reshape(len(STAKE_POWERS) * len(lambdas), len(steps))
+
+
+def mixture_wealth(
+    steps: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    lambdas: Sequence[float],
+    limits: npt.NDArray[np.float64] | float,
+) -> Wealth:
+    """The running log-wealth of the average, over every stake power and ``lambda``, of the
+    products of ``1 + lambda * w * step`` (:func:`component_paths`)."""
+    paths = component_paths(steps, weights, lambdas, limits)
     mixture = np.logaddexp.reduce(paths, axis=0) - math.log(len(paths))
     peak_at = int(np.argmax(mixture))
     best = int(np.argmax(paths[:, peak_at]))
@@ -379,18 +412,38 @@ class ScoredRounds:
         """The informed-betting martingale's path over every round and the card-preview one's
         over the rounds whose next card is known (None: no such round): each round weighed
         by the stakes before it among all the rounds (:func:`stake_weights`)."""
+        informed, preview = self._tests()
+        return mixture_wealth(*informed), None if preview is None else mixture_wealth(*preview)
+
+    def highest_component(self) -> float:
+        """The highest log-wealth any one component of either mixture reaches: a mixture is
+        their average, so neither test's peak (:meth:`wealths`) is ever above it."""
+        return max(
+            float(component_paths(*test).max(initial=0.0))
+            for test in self._tests()
+            if test is not None
+        )
+
+    def _tests(self) -> tuple[_Test, _Test | None]:
+        """Each test's steps, weights, grid of ``lambda`` and limits."""
         weights = stake_weights(self.stake_cents)
         p_win = self.win_probability
-        informed = mixture_wealth(
-            self.won.astype(np.float64) - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win
-        )
+        informed = (self.won.astype(np.float64) - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win)
         seen = ~np.isnan(self.preview_step)
         if not seen.any():
             return informed, None
-        preview = mixture_wealth(
-            self.preview_step[seen], weights[seen], PREVIEW_LAMBDAS, np.ones(int(seen.sum()))
+        preview = (
+            self.preview_step[seen],
+            weights[seen],
+            PREVIEW_LAMBDAS,
+            np.ones(int(seen.sum())),
         )
         return informed, preview
+
+
+_Test = tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], Sequence[float], npt.NDArray[np.float64]
+]
 
 
 def scored_rounds(rounds: WindowRounds) -> dict[str, tuple[npt.NDArray[np.intp], ScoredRounds]]:
@@ -466,17 +519,13 @@ product summed in another order), never by this much."""
 
 
 def patrons_near_the_bar(carried: Mapping[str, ScoredRounds], rate: float) -> list[str]:
-    """The patrons whose evidence over their carried rounds of the window (each patron's
-    days' :class:`ScoredRounds` joined) reaches the bar of ``rate``, or comes within
-    :data:`CARRIED_MARGIN` of it: the only ones an alarm can name, whose rounds the stage
-    reads in full (:func:`accumulated_evidence`); every other patron is clear."""
+    """The patrons one of whose martingales' components reaches the bar of ``rate`` over
+    their carried rounds of the window (each patron's days' :class:`ScoredRounds` joined),
+    or comes within :data:`CARRIED_MARGIN` of it: the only ones an alarm can name (a
+    mixture never tops its highest component), whose rounds the stage reads in full
+    (:func:`accumulated_evidence`); every other patron is clear."""
     bar = alarm_log_wealth(rate) - CARRIED_MARGIN
-    near = []
-    for patron, scored in sorted(carried.items()):
-        informed, preview = scored.wealths()
-        if informed.log_peak >= bar or (preview is not None and preview.log_peak >= bar):
-            near.append(patron)
-    return near
+    return [p for p, scored in sorted(carried.items()) if scored.highest_component() >= bar]
 
 
 def accumulated_evidence(
