@@ -624,6 +624,14 @@ def carry_day(ledger: Ledger, day: date, inputs_sha256: str, rounds: pa.Table) -
         )
 
 
+def forget_carried(ledger: Ledger, day: date) -> None:
+    """Drop what ``day`` carries, so that the next search of a window holding it carries it
+    again from its rows (what a day's first search does)."""
+    with ledger.transaction() as con:
+        for table in ("carried_days", "patron_day_rounds", "pair_day_counts"):
+            con.execute(f"DELETE FROM {table} WHERE gaming_date = ?", [day])
+
+
 def forget_carried_before(ledger: Ledger, first: date) -> None:
     """Drop what the gaming days before ``first`` carry: no window searched from now on
     holds them (a search of an earlier day carries them again)."""
