@@ -7,8 +7,11 @@ itself (:mod:`pipeline.patterns.stage` composes them into the analysers' records
 nothing here): false shuffles (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)) read the shoes and
 cards, informed betting the settled wagers, dealer-patron pairs (N.J.A.C. 19:47-3.3,
 3.10(b); 4.10; 7.3) the seat-rounds, and card preview the patrons' requests to turn cards or
-to keep or change the shoe (3.5(a), 3.6(a)). Rows come back as plain tuples in the order each
-question's docstring gives.
+to keep or change the shoe (3.5(a), 3.6(a)). What each gaming day carries to the windows
+holding it (its patrons' scored rounds, its dealer-patron pairs counted, and a digest of what
+they were derived from: ``patron_day_rounds``, ``pair_day_counts``, ``carried_days``) is
+written and read here too. Rows come back as plain tuples in the order each question's
+docstring gives.
 """
 
 from __future__ import annotations

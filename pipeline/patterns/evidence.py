@@ -55,6 +55,21 @@ starting wealth: a patron is looked at on at most 366 gaming days a year, with t
 and Bonferroni over those looks (each a test martingale of its own, however they overlap)
 bounds the chance that a fair patron alarms in a year by ``rate``.
 
+Carried from day to day
+-----------------------
+What a test reads of a round is its stake, whether it won, its exact probability of winning
+and its card-preview step (:class:`ScoredRounds`), and each of these depends on the round's
+own table-day alone. So each gaming day carries those numbers of its patrons' rounds to the
+days whose window holds it (:func:`pipeline.patterns.stage.carry_window`), and the stage
+scores a patron's window from them instead of reading the window's rows again. They are
+per round, not a few numbers per day: a weight is the stake's share of the *window's*
+earlier stakes, so when the window drops its first day every later round's weight, and so
+its factor, changes; a martingale's state at the end of a day is not the next window's. A
+mixture never tops its highest component (:meth:`ScoredRounds.highest_component`), so a
+patron whose components all stay below the bar is clear; a patron near it has the window's
+rows read and scored as above, so an alarm, its figures and the days and rounds it cites
+are those of the window's rows.
+
 Input
 -----
 One :class:`PatronRound` per decided Banker or Player wager of a patron who played the day,

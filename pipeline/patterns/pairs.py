@@ -55,6 +55,12 @@ from the ledger over the window of gaming days
 Money is compared, not finding codes: a winning Banker wager's payout and its vigorish are
 judged under the same code, so a code cannot say which way an error went.
 
+The tests need only the counts (``N``, ``E``, ``F`` of the dealer, ``n``, ``e``, ``f`` of the
+pair: :class:`PairCounts`), and the counts of gaming days add up, since a seat-round belongs
+to one day and its dealer is carried within its table-day. So each day carries its pairs
+counted (:func:`pipeline.patterns.stage.carry_window`), a window's counts are its days'
+summed, and the erred seat-rounds, which only an alarm cites, are read when a pair alarms.
+
 Reporting across gaming days
 ----------------------------
 The stage searches one gaming day at a time, each over its own window, and a pair's evidence

@@ -8,7 +8,11 @@ shoes each batch ends for slugs alone (:func:`search_ended_shoes`).
 
 It reads what the replays derived (cards in shoe order, the shoes' declarations,
 settlements, vigorish) for ``window_days`` earlier gaming days and the day itself, each
-analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`):
+analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`);
+the accumulated evidence and the dealer-patron pairs read, for every day of the window,
+what that day carries (:func:`carry_window`: its patrons' scored rounds, its pairs counted,
+each computed once from the day's own rows and again when they change) rather than the
+window's rows:
 false shuffles (:mod:`.slugs`) search the day's shoes against the window's; informed
 betting (:mod:`.informed`) tests the day's settled wagers; dealer-patron pairs
 (:mod:`.pairs`) test the window's seat-rounds, a pair reported on the day it crosses the bar
