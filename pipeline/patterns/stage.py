@@ -232,9 +232,9 @@ def patron_rounds(
     """The window's decided Banker and Player wagers of the patrons who played ``day`` (of
     ``patrons``; None: of every patron), in the order dealt, with each round's first card
     and the odds of each value coming next given the cards its shoe dealt before it
-    (:mod:`pipeline.patterns.evidence`). A round whose first
-    card, or whose shoe's make-up, the ledger cannot tell has no next card; a table whose
-    rules the catalog does not hold is left out (its replay reported that)."""
+    (:mod:`pipeline.patterns.evidence`). A round whose first card, or whose shoe's make-up,
+    the ledger cannot tell has no next card; a table whose rules the catalog does not hold
+    is left out (its replay reported that)."""
     read = ledger_patterns.patron_window(
         ledger, first, day, [Wager.BANKER.value, Wager.PLAYER.value], patrons
     )
