@@ -128,6 +128,9 @@ ARROW_TYPES: dict[str, pa.DataType] = {
     "BOOLEAN": pa.bool_(),
     "INTEGER": pa.int32(),
     "BIGINT": pa.int64(),
+    "BIGINT[]": pa.list_(pa.int64()),
+    "BOOLEAN[]": pa.list_(pa.bool_()),
+    "DOUBLE[]": pa.list_(pa.float64()),
     "DATE": pa.date32(),
     "TIMESTAMP": pa.timestamp("us"),
 }

@@ -477,4 +477,38 @@ CREATE TABLE IF NOT EXISTS archived_days (
 ALTER TABLE archived_days ADD COLUMN IF NOT EXISTS columns_json VARCHAR;
 """,
     ),
+    (
+        23,
+        "carried evidence: each gaming day's contribution to the pattern stage's windows",
+        # the pattern stage reads a day's scored rounds per patron and its dealer-patron
+        # pairs counted from here for every day of its window but the day itself, instead of
+        # the window's rows (pipeline.patterns.carried); carried_days digests what each
+        # day's rows were derived from, so a day loaded or replayed again is carried again.
+        # Written to run again over itself, as 17
+        """
+CREATE TABLE IF NOT EXISTS carried_days (
+    gaming_date DATE PRIMARY KEY,
+    inputs_sha256 VARCHAR NOT NULL,
+    carried_at TIMESTAMP NOT NULL
+);
+CREATE TABLE IF NOT EXISTS patron_day_rounds (
+    gaming_date DATE NOT NULL,
+    patron_id VARCHAR NOT NULL,
+    stakes_cents BIGINT[],
+    won BOOLEAN[],
+    win_probability DOUBLE[],
+    preview_steps DOUBLE[],
+    PRIMARY KEY (gaming_date, patron_id)
+);
+CREATE TABLE IF NOT EXISTS pair_day_counts (
+    gaming_date DATE NOT NULL,
+    dealer_id VARCHAR NOT NULL,
+    patron_id VARCHAR NOT NULL,
+    seat_rounds BIGINT NOT NULL,
+    erred BIGINT NOT NULL,
+    in_patron_favour BIGINT NOT NULL,
+    PRIMARY KEY (gaming_date, dealer_id, patron_id)
+);
+""",
+    ),
 )

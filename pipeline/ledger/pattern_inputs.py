@@ -7,20 +7,26 @@ itself (:mod:`pipeline.patterns.stage` composes them into the analysers' records
 nothing here): false shuffles (N.J.A.C. 19:47-3.5(a)1, 4.4(a)1, 7.5(a)) read the shoes and
 cards, informed betting the settled wagers, dealer-patron pairs (N.J.A.C. 19:47-3.3,
 3.10(b); 4.10; 7.3) the seat-rounds, and card preview the patrons' requests to turn cards or
-to keep or change the shoe (3.5(a), 3.6(a)). Rows come back as plain tuples in the order each
-question's docstring gives.
+to keep or change the shoe (3.5(a), 3.6(a)). What each gaming day carries to the windows
+holding it (its patrons' scored rounds, its dealer-patron pairs counted, and a digest of what
+they were derived from: ``patron_day_rounds``, ``pair_day_counts``, ``carried_days``) is
+written and read here too. Rows come back as plain tuples in the order each question's
+docstring gives.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger.columns import arrow_schema
 from pipeline.ledger.store import Ledger
 from pipeline.rules.cards import RANKS, SUITS
 from pipeline.rules.codes import PATTERN_CODES
@@ -104,6 +110,7 @@ WITH today AS (
     SELECT DISTINCT patron_id FROM settlements
     WHERE gaming_date = $day AND patron_id IS NOT NULL
           AND list_contains($wagers::VARCHAR[], wager) AND expected_result IN ('WIN', 'LOSE')
+          AND ($patrons::VARCHAR[] IS NULL OR list_contains($patrons::VARCHAR[], patron_id))
 ), first_cards AS (
     -- the round's first card: the one the shoe dealt next when its wagers closed
     SELECT table_id, gaming_date, round_id, shoe_id, min(position) AS position,
@@ -385,11 +392,14 @@ def scored_wagers(
     them, the rules their table played and when their round started: ``(table_id, round_id,
     patron_id, seat, wager, stake_cents, expected_result, source_event_ids, rules_id,
     started_at)``."""
+    # read through Arrow as columns: a day's tens of thousands of rows as DuckDB's tuples
+    # cost more than the query
+    rows = ledger.con.sql(_SETTLED, params={"day": day, "wagers": sorted(wagers)}).to_arrow_table()
     return [
         (t, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id, int(at))
-        for t, r, p, seat, w, stake, result, events, rules_id, at in ledger.con.execute(
-            _SETTLED, {"day": day, "wagers": sorted(wagers)}
-        ).fetchall()
+        for t, r, p, seat, w, stake, result, events, rules_id, at in zip(
+            *(rows.column(n).to_pylist() for n in rows.column_names), strict=True
+        )
     ]
 
 
@@ -416,14 +426,24 @@ class PatronWindow(NamedTuple):
     event_offsets: npt.NDArray[np.int64]
 
 
-def patron_window(ledger: Ledger, first: date, day: date, wagers: Sequence[str]) -> PatronWindow:
+def patron_window(
+    ledger: Ledger,
+    first: date,
+    day: date,
+    wagers: Sequence[str],
+    patrons: Iterable[str] | None = None,
+) -> PatronWindow:
     """Every decided wager of ``wagers`` from ``first`` to ``day`` of the patrons with one on
-    ``day``, in the order dealt, with the round's first card (its shoe, position and rank),
-    as columns: read through Arrow, since a window's rows as Python tuples cost ten times
-    the query."""
-    rows = ledger.con.sql(
-        _PATRON_WINDOW, params={"first": first, "day": day, "wagers": sorted(wagers)}
-    ).to_arrow_table()
+    ``day`` (of ``patrons``; None: of every patron), in the order dealt, with the round's
+    first card (its shoe, position and rank), as columns: read through Arrow, since a
+    window's rows as Python tuples cost ten times the query."""
+    params = {
+        "first": first,
+        "day": day,
+        "wagers": sorted(wagers),
+        "patrons": None if patrons is None else sorted(patrons),
+    }
+    rows = ledger.con.sql(_PATRON_WINDOW, params=params).to_arrow_table()
 
     def column(name: str, dtype: Any = None) -> Any:
         return np.asarray(rows.column(name).to_numpy(), dtype)
@@ -518,3 +538,163 @@ def tables_with_pattern_findings(ledger: Ledger, day: date) -> set[str]:
     """The tables with a pattern exception (:data:`~pipeline.rules.codes.PATTERN_CODES`) on
     ``day``."""
     return ledger_exceptions.tables_with_codes(ledger.con, day, sorted(PATTERN_CODES))
+
+
+# ---------------------------------------------------------------------- carried evidence
+_DAY_STATES = """
+WITH replays AS (
+    SELECT gaming_date, count(*) AS table_days,
+           sum(hash(table_id, gaming_date, replayed_at)) AS replayed
+    FROM table_day_summary WHERE gaming_date BETWEEN $first AND $day
+    GROUP BY gaming_date
+), delivered AS (
+    SELECT gaming_date, count(*) AS deliveries
+    FROM deliveries WHERE gaming_date BETWEEN $first AND $day
+    GROUP BY gaming_date
+)
+SELECT gaming_date, coalesce(table_days, 0), coalesce(replayed, 0), coalesce(deliveries, 0)
+FROM replays FULL JOIN delivered USING (gaming_date)
+ORDER BY gaming_date
+"""
+
+_DAY_PAIR_COUNTS = (
+    _DEALT_SEAT_ROUNDS
+    + """
+SELECT gaming_date, dealer_id, patron_id, count(*) AS seat_rounds,
+       count(*) FILTER (WHERE actual_cents <> expected_cents) AS erred,
+       count(*) FILTER (WHERE actual_cents > expected_cents) AS in_patron_favour
+FROM dealt
+GROUP BY gaming_date, dealer_id, patron_id
+"""
+)
+
+_CARRIED_PAIR_COUNTS = """
+SELECT dealer_id, patron_id, sum(seat_rounds)::BIGINT, sum(erred)::BIGINT,
+       sum(in_patron_favour)::BIGINT
+FROM pair_day_counts WHERE gaming_date BETWEEN $first AND $day
+GROUP BY dealer_id, patron_id
+ORDER BY dealer_id, patron_id
+"""
+
+_CARRIED_ROUNDS = """
+SELECT patron_id, stakes_cents, won, win_probability, preview_steps
+FROM patron_day_rounds
+WHERE gaming_date BETWEEN $first AND $day
+      AND patron_id IN (SELECT patron_id FROM patron_day_rounds WHERE gaming_date = $day)
+ORDER BY patron_id, gaming_date
+"""
+
+
+def day_states(ledger: Ledger, first: date, day: date) -> dict[date, tuple[int, int, int]]:
+    """What each gaming day from ``first`` to ``day`` with rows was derived from: its
+    table-days, when each was last derived (every load or replay of a table-day derives it
+    again) and its deliveries, as ``(table_days, replayed, deliveries)``."""
+    return {
+        d: (int(table_days), int(replayed), int(delivered))
+        for d, table_days, replayed, delivered in ledger.con.execute(
+            _DAY_STATES, {"first": first, "day": day}
+        ).fetchall()
+    }
+
+
+def carried_inputs(ledger: Ledger, first: date, day: date) -> dict[date, str]:
+    """The digest of what each gaming day from ``first`` to ``day`` was carried from
+    (:func:`carry_day`); a day never carried is missing."""
+    return {
+        d: str(inputs)
+        for d, inputs in ledger.con.execute(
+            "SELECT gaming_date, inputs_sha256 FROM carried_days WHERE gaming_date BETWEEN ? AND ?",
+            [first, day],
+        ).fetchall()
+    }
+
+
+def carry_day(ledger: Ledger, day: date, inputs_sha256: str, rounds: pa.Table) -> None:
+    """Replace what ``day`` carries to the windows that hold it, in one transaction: its
+    patrons' scored rounds (``rounds``, rows of ``patron_day_rounds`` without the date), its
+    dealer-patron pairs counted from its seat-rounds (:func:`pair_counts`' money), and the
+    digest of what they were derived from."""
+    dated = rounds.add_column(0, "gaming_date", pa.array([day] * rounds.num_rows, pa.date32()))
+    with ledger.transaction() as con:
+        for table in ("patron_day_rounds", "pair_day_counts"):
+            con.execute(f"DELETE FROM {table} WHERE gaming_date = ?", [day])
+        con.register("carried_rounds", dated.cast(arrow_schema("patron_day_rounds")))
+        try:
+            con.execute("INSERT INTO patron_day_rounds SELECT * FROM carried_rounds")
+        finally:
+            con.unregister("carried_rounds")
+        con.execute(f"INSERT INTO pair_day_counts {_DAY_PAIR_COUNTS}", {"first": day, "day": day})
+        con.execute(
+            "INSERT OR REPLACE INTO carried_days VALUES (?, ?, ?)",
+            [day, inputs_sha256, datetime.now(UTC).replace(tzinfo=None)],
+        )
+
+
+def forget_carried(ledger: Ledger, day: date) -> None:
+    """Drop what ``day`` carries, so that the next search of a window holding it carries it
+    again from its rows (what a day's first search does)."""
+    with ledger.transaction() as con:
+        for table in ("carried_days", "patron_day_rounds", "pair_day_counts"):
+            con.execute(f"DELETE FROM {table} WHERE gaming_date = ?", [day])
+
+
+def forget_carried_before(ledger: Ledger, first: date) -> None:
+    """Drop what the gaming days before ``first`` carry: no window searched from now on
+    holds them (a search of an earlier day carries them again)."""
+    with ledger.transaction() as con:
+        for table in ("carried_days", "patron_day_rounds", "pair_day_counts"):
+            con.execute(f"DELETE FROM {table} WHERE gaming_date < ?", [first])
+
+
+class CarriedRounds(NamedTuple):
+    """The scored rounds carried from ``first`` to ``day`` of the patrons with one on
+    ``day``, each patron's days end to end in order: patron ``patron_id[i]``'s rounds are
+    rows ``offsets[i]:offsets[i + 1]`` of the columns."""
+
+    patron_id: list[str]
+    offsets: npt.NDArray[np.int64]
+    stakes_cents: npt.NDArray[np.int64]
+    won: npt.NDArray[np.bool_]
+    win_probability: npt.NDArray[np.float64]
+    preview_steps: npt.NDArray[np.float64]
+
+
+def carried_rounds(ledger: Ledger, first: date, day: date) -> CarriedRounds:
+    """The rounds the days from ``first`` to ``day`` carry (:func:`carry_day`) of the
+    patrons with a scored round on ``day``, read through Arrow as columns."""
+    rows = ledger.con.sql(_CARRIED_ROUNDS, params={"first": first, "day": day}).to_arrow_table()
+    patrons = rows.column("patron_id").to_pylist()
+    # a patron's days are adjacent rows: the patron's rounds run from the first day's start
+    # to the last day's end
+    starts = np.flatnonzero([True] + [a != b for a, b in itertools.pairwise(patrons)])
+
+    def flat(name: str, dtype: Any) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:
+        lists = rows.column(name).combine_chunks()
+        offsets = np.asarray(lists.offsets.to_numpy(), np.int64)
+        values = np.asarray(lists.flatten().to_numpy(zero_copy_only=False), dtype)
+        return values, offsets - (offsets[0] if len(offsets) else 0)
+
+    stakes, offsets = flat("stakes_cents", np.int64)
+    bounds = offsets[np.append(starts, len(patrons))] if patrons else np.zeros(1, np.int64)
+    return CarriedRounds(
+        patron_id=[patrons[i] for i in starts],
+        offsets=bounds,
+        stakes_cents=stakes,
+        won=flat("won", np.bool_)[0],
+        win_probability=flat("win_probability", np.float64)[0],
+        preview_steps=flat("preview_steps", np.float64)[0],
+    )
+
+
+def carried_pair_counts(
+    ledger: Ledger, first: date, day: date
+) -> list[tuple[str, str, int, int, int]]:
+    """:func:`pair_counts` of the window from ``first`` to ``day``, summed from what its days
+    carry (a seat-round belongs to one gaming day, and its dealer is carried within its
+    table-day, so the counts of days add up)."""
+    return [
+        (str(dealer), str(patron), int(dealt), int(erred), int(favour))
+        for dealer, patron, dealt, erred, favour in ledger.con.execute(
+            _CARRIED_PAIR_COUNTS, {"first": first, "day": day}
+        ).fetchall()
+    ]

@@ -491,6 +491,41 @@ TABLES: tuple[Table, ...] = (
         "it only when the day's rows changed since; the exceptions it wrote are sealed",
     ),
     _declare(
+        "carried_days",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, inputs_sha256 VARCHAR NOT NULL, carried_at TIMESTAMP NOT NULL
+        """,
+        key=("gaming_date",),
+        unsealed_because="what each gaming day's carried evidence (patron_day_rounds, "
+        "pair_day_counts) was computed from, so a day replayed again is carried again; the "
+        "exceptions the pattern stage finds from it are sealed",
+    ),
+    _declare(
+        "patron_day_rounds",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, patron_id VARCHAR NOT NULL, stakes_cents BIGINT[],
+        won BOOLEAN[], win_probability DOUBLE[], preview_steps DOUBLE[]
+        """,
+        key=("gaming_date", "patron_id"),
+        unsealed_because="each patron's tested rounds of a gaming day as the accumulated "
+        "evidence scores them, carried to the days whose window holds the day; derived "
+        "from sealed settlements and cards, and carried again when they change",
+    ),
+    _declare(
+        "pair_day_counts",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, dealer_id VARCHAR NOT NULL, patron_id VARCHAR NOT NULL,
+        seat_rounds BIGINT NOT NULL, erred BIGINT NOT NULL, in_patron_favour BIGINT NOT NULL
+        """,
+        key=("gaming_date", "dealer_id", "patron_id"),
+        unsealed_because="each dealer-patron pair's seat-rounds of a gaming day, counted and "
+        "carried to the days whose window holds the day; derived from sealed settlements, "
+        "and carried again when they change",
+    ),
+    _declare(
         "archived_days",
         Kind.WORKING,
         """

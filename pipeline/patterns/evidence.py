@@ -55,6 +55,21 @@ starting wealth: a patron is looked at on at most 366 gaming days a year, with t
 and Bonferroni over those looks (each a test martingale of its own, however they overlap)
 bounds the chance that a fair patron alarms in a year by ``rate``.
 
+Carried from day to day
+-----------------------
+What a test reads of a round is its stake, whether it won, its exact probability of winning
+and its card-preview step (:class:`ScoredRounds`), and each of these depends on the round's
+own table-day alone. So each gaming day carries those numbers of its patrons' rounds to the
+days whose window holds it (:func:`pipeline.patterns.stage.carry_window`), and the stage
+scores a patron's window from them instead of reading the window's rows again. They are
+per round, not a few numbers per day: a weight is the stake's share of the *window's*
+earlier stakes, so when the window drops its first day every later round's weight, and so
+its factor, changes; a martingale's state at the end of a day is not the next window's. A
+mixture never tops its highest component (:meth:`ScoredRounds.highest_component`), so a
+patron whose components all stay below the bar is clear; a patron near it has the window's
+rows read and scored as above, so an alarm, its figures and the days and rounds it cites
+are those of the window's rows.
+
 Input
 -----
 One :class:`PatronRound` per decided Banker or Player wager of a patron who played the day,
@@ -70,7 +85,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -261,27 +276,48 @@ def card_edges(game: Game, decks: int) -> tuple[float, ...]:
 
 
 _WEIGHT_BLOCK = 512
-"""Stakes compared pairwise at a time when weighing (a block's square of comparisons)."""
+"""Stakes compared pairwise at a time when weighing (a block's square of comparisons); a
+patron with at most this many distinct stakes (nearly every one: stakes are multiples of a
+unit) is counted by value instead."""
 
 
 def stake_weights(stakes: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Each stake's share of the stakes *before* it that it equals or tops (1: the patron's
     largest yet; 1/2 for the first): known before the round is dealt, so a weight never
-    looks ahead. Counted a block at a time: the earlier blocks' stakes sorted and searched,
-    the block's own compared pairwise."""
+    looks ahead. With few distinct stakes, counted by value (how many of each value came
+    before each stake, summed up to its own); otherwise a block at a time: the earlier
+    blocks' stakes sorted and searched, the block's own compared pairwise."""
     stakes = np.asarray(stakes, np.int64)
-    weights = np.empty(len(stakes))
+    values, codes = np.unique(stakes, return_inverse=True)
+    if len(values) <= _WEIGHT_BLOCK:
+        below = _at_most_before_by_value(codes.reshape(-1), len(values))
+    else:
+        below = _at_most_before_by_block(stakes)
+    before = np.arange(len(stakes))
+    return np.where(before == 0, 0.5, below / np.maximum(before, 1))
+
+
+def _at_most_before_by_value(codes: npt.NDArray[np.intp], values: int) -> npt.NDArray[np.int64]:
+    """How many stakes before each were at most it, from the stakes' ranks among ``values``
+    distinct ones."""
+    rows = np.arange(len(codes))
+    each = np.zeros((len(codes), values), np.int64)
+    each[rows, codes] = 1
+    seen = np.cumsum(each, axis=0) - each
+    return np.cumsum(seen, axis=1)[rows, codes]
+
+
+def _at_most_before_by_block(stakes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """How many stakes before each were at most it, a block of stakes at a time."""
+    below = np.empty(len(stakes), np.int64)
     earlier = np.empty(0, np.int64)
     for start in range(0, len(stakes), _WEIGHT_BLOCK):
         block = stakes[start : start + _WEIGHT_BLOCK]
-        below = np.searchsorted(earlier, block, side="right")
-        below += np.tril(block[None, :] <= block[:, None], k=-1).sum(axis=1)
-        before = start + np.arange(len(block))
-        weights[start : start + len(block)] = np.where(
-            before == 0, 0.5, below / np.maximum(before, 1)
-        )
+        counted = np.searchsorted(earlier, block, side="right")
+        counted += np.tril(block[None, :] <= block[:, None], k=-1).sum(axis=1)
+        below[start : start + len(block)] = counted
         earlier = np.sort(np.concatenate([earlier, block]), kind="stable")
-    return weights
+    return below
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,21 +330,33 @@ class Wealth:
     contributions: npt.NDArray[np.float64]
 
 
-def mixture_wealth(
+def component_paths(
     steps: npt.NDArray[np.float64],
     weights: npt.NDArray[np.float64],
     lambdas: Sequence[float],
-    limits: npt.NDArray[np.float64],
-) -> Wealth:
-    """The running log-wealth of the average, over every stake power and ``lambda``, of the
-    products of ``1 + lambda * w * step``, each ``lambda * w`` cut to ``limits`` (the largest
-    bet that keeps the factor non-negative, known before the round)."""
+    limits: npt.NDArray[np.float64] | float,
+) -> npt.NDArray[np.float64]:
+    """The running log-wealth of each component of the mixture (every stake power and
+    ``lambda``, a row each): the products of ``1 + lambda * w * step``, each ``lambda * w``
+    cut to ``limits`` (the largest bet that keeps the factor non-negative, known before the
+    round)."""
     powers = np.array(STAKE_POWERS, np.float64)[:, None, None]
     bets = np.array(lambdas, np.float64)[None, :, None] * weights[None, None, :] ** powers
     bets = np.clip(bets, -limits, limits)
     with np.errstate(divide="ignore"):
         paths = np.cumsum(np.log(np.maximum(1.0 + bets * steps, 0.0)), axis=2)
-    paths = paths.reshape(len(STAKE_POWERS) * len(lambdas), len(steps))
+    return paths.reshape(len(STAKE_POWERS) * len(lambdas), len(steps))
+
+
+def mixture_wealth(
+    steps: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    lambdas: Sequence[float],
+    limits: npt.NDArray[np.float64] | float,
+) -> Wealth:
+    """The running log-wealth of the average, over every stake power and ``lambda``, of the
+    products of ``1 + lambda * w * step`` (:func:`component_paths`)."""
+    paths = component_paths(steps, weights, lambdas, limits)
     mixture = np.logaddexp.reduce(paths, axis=0) - math.log(len(paths))
     peak_at = int(np.argmax(mixture))
     best = int(np.argmax(paths[:, peak_at]))
@@ -319,6 +367,11 @@ def mixture_wealth(
 def alarm_log_wealth(rate: float) -> float:
     """The log-wealth at which a patron alarms for a false-alarm rate of ``rate`` per patron
     per year (see the module docstring)."""
+    if not 0.0 < rate < 1.0:
+        raise ValueError(
+            f"the evidence false-alarm rate must be between 0 and 1 per patron per year, got "
+            f"{rate}; set [patterns] evidence_false_alarm_rate in the rule catalog"
+        )
     return math.log(TESTS_PER_LOOK * LOOKS_PER_YEAR / rate)
 
 
@@ -341,6 +394,89 @@ def tested_rounds(rounds: WindowRounds) -> dict[str, npt.NDArray[np.intp]]:
     kept = kept[~both_sides.to_numpy()]
     by_patron = pd.Series(kept).groupby(rounds.patron_id[kept], sort=True).indices
     return {str(patron): kept[at] for patron, at in by_patron.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredRounds:
+    """A patron's tested rounds (:func:`tested_rounds`) as the two martingales score them, in
+    the order dealt: the stake, whether the wager won, its exact probability of winning a
+    decided round and its card-preview step (:func:`preview_steps`; NaN where the next card
+    is unknown). What a gaming day carries to the days whose window holds it: these numbers
+    and the order are all the tests read of a round, so a patron's rounds of the window are
+    the days' :class:`ScoredRounds` end to end."""
+
+    stake_cents: npt.NDArray[np.int64]
+    won: npt.NDArray[np.bool_]
+    win_probability: npt.NDArray[np.float64]
+    preview_step: npt.NDArray[np.float64]
+
+    @classmethod
+    def joined(cls, parts: Sequence[ScoredRounds]) -> ScoredRounds:
+        """``parts`` end to end (a patron's days in order)."""
+        return cls(
+            np.concatenate([p.stake_cents for p in parts]).astype(np.int64),
+            np.concatenate([p.won for p in parts]).astype(np.bool_),
+            np.concatenate([p.win_probability for p in parts]).astype(np.float64),
+            np.concatenate([p.preview_step for p in parts]).astype(np.float64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.stake_cents)
+
+    def wealths(self) -> tuple[Wealth, Wealth | None]:
+        """The informed-betting martingale's path over every round and the card-preview one's
+        over the rounds whose next card is known (None: no such round): each round weighed
+        by the stakes before it among all the rounds (:func:`stake_weights`)."""
+        informed, preview = self._tests()
+        return mixture_wealth(*informed), None if preview is None else mixture_wealth(*preview)
+
+    def highest_component(self) -> float:
+        """The highest log-wealth any one component of either mixture reaches: a mixture is
+        their average, so neither test's peak (:meth:`wealths`) is ever above it."""
+        return max(
+            float(component_paths(*test).max(initial=0.0))
+            for test in self._tests()
+            if test is not None
+        )
+
+    def _tests(self) -> tuple[_Test, _Test | None]:
+        """Each test's steps, weights, grid of ``lambda`` and limits."""
+        weights = stake_weights(self.stake_cents)
+        p_win = self.win_probability
+        informed = (self.won.astype(np.float64) - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win)
+        seen = ~np.isnan(self.preview_step)
+        if not seen.any():
+            return informed, None
+        preview = (
+            self.preview_step[seen],
+            weights[seen],
+            PREVIEW_LAMBDAS,
+            np.ones(int(seen.sum())),
+        )
+        return informed, preview
+
+
+_Test = tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], Sequence[float], npt.NDArray[np.float64]
+]
+
+
+def scored_rounds(rounds: WindowRounds) -> dict[str, tuple[npt.NDArray[np.intp], ScoredRounds]]:
+    """Each patron's tested rows of ``rounds`` (:func:`tested_rounds`) and their scores."""
+    steps = preview_steps(rounds)
+    won = rounds.result == Result.WIN
+    return {
+        patron: (
+            played,
+            ScoredRounds(
+                rounds.stake_cents[played],
+                won[played].astype(np.bool_),
+                rounds.win_probability[played],
+                steps[played],
+            ),
+        )
+        for patron, played in tested_rounds(rounds).items()
+    }
 
 
 @dataclass(frozen=True, eq=False)
@@ -373,31 +509,38 @@ def patron_evidence(
     if not isinstance(rounds, WindowRounds):
         rounds = WindowRounds.of(rounds)
     today = np.datetime64(day, "D")
-    steps = preview_steps(rounds)
-    won = (rounds.result == Result.WIN).astype(np.float64)
     evidence = []
-    for patron, played in tested_rounds(rounds).items():
+    for patron, (played, scored) in scored_rounds(rounds).items():
         if not (rounds.gaming_date[played] == today).any():
             continue
-        weights = stake_weights(rounds.stake_cents[played])
-        p_win = rounds.win_probability[played]
-        seen = rounds.next_card[played] >= 0
-        preview = None
-        if seen.any():
-            preview = mixture_wealth(
-                steps[played[seen]], weights[seen], PREVIEW_LAMBDAS, np.ones(int(seen.sum()))
-            )
+        informed, preview = scored.wealths()
         evidence.append(
             PatronEvidence(
                 patron,
                 rounds,
                 played,
-                mixture_wealth(won[played] - p_win, weights, INFORMED_LAMBDAS, 1.0 / p_win),
-                played[seen],
+                informed,
+                played[~np.isnan(scored.preview_step)],
                 preview,
             )
         )
     return evidence
+
+
+CARRIED_MARGIN = 1e-6
+"""How far below the bar a patron's evidence from carried days is still searched again over
+the window's rows: the carried steps may differ from the window's in the last bits (a dot
+product summed in another order), never by this much."""
+
+
+def patrons_near_the_bar(carried: Mapping[str, ScoredRounds], rate: float) -> list[str]:
+    """The patrons one of whose martingales' components reaches the bar of ``rate`` over
+    their carried rounds of the window (each patron's days' :class:`ScoredRounds` joined),
+    or comes within :data:`CARRIED_MARGIN` of it: the only ones an alarm can name (a
+    mixture never tops its highest component), whose rounds the stage reads in full
+    (:func:`accumulated_evidence`); every other patron is clear."""
+    bar = alarm_log_wealth(rate) - CARRIED_MARGIN
+    return [p for p, scored in sorted(carried.items()) if scored.highest_component() >= bar]
 
 
 def accumulated_evidence(
@@ -411,11 +554,6 @@ def accumulated_evidence(
     ``day``, over their ``rounds`` of the window (in the order dealt), at ``rate`` false
     alarms per patron per year. A card-preview alarm names the patron's ``requests`` of the
     window about the cards or the shoe (:mod:`.requests`); they change no test and no bar."""
-    if not 0.0 < rate < 1.0:
-        raise ValueError(
-            f"the evidence false-alarm rate must be between 0 and 1 per patron per year, got "
-            f"{rate}; set [patterns] evidence_false_alarm_rate in the rule catalog"
-        )
     bar = alarm_log_wealth(rate)
     asked: dict[str | None, list[RecordedRequest]] = defaultdict(list)
     for request in requests:

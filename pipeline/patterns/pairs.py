@@ -55,6 +55,12 @@ from the ledger over the window of gaming days
 Money is compared, not finding codes: a winning Banker wager's payout and its vigorish are
 judged under the same code, so a code cannot say which way an error went.
 
+The tests need only the counts (``N``, ``E``, ``F`` of the dealer, ``n``, ``e``, ``f`` of the
+pair: :class:`PairCounts`), and the counts of gaming days add up, since a seat-round belongs
+to one day and its dealer is carried within its table-day. So each day carries its pairs
+counted (:func:`pipeline.patterns.stage.carry_window`), a window's counts are its days'
+summed, and the erred seat-rounds, which only an alarm cites, are read when a pair alarms.
+
 Reporting across gaming days
 ----------------------------
 The stage searches one gaming day at a time, each over its own window, and a pair's evidence
@@ -71,7 +77,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -138,18 +144,15 @@ class _Pair:
     errors: int  # E
     favourable: int  # F
     seat_rounds: int  # n: the pair's seat-rounds
-    erred: tuple[DealtSeatRound, ...]  # the pair's erred seat-rounds, in the order dealt
-
-    @property
-    def in_favour(self) -> list[DealtSeatRound]:
-        return [r for r in self.erred if r.patron_gain_cents > 0]
+    erred: int  # e: the pair's erred seat-rounds
+    in_favour: int  # f: those in the patron's favour
 
     def p_values(self) -> tuple[float, float]:
         """Upper tails of the pair's errors and favourable errors among the dealer's."""
         n = self.seat_rounds
         return (
-            hypergeometric_tail(len(self.erred), self.dealt, self.errors, n),
-            hypergeometric_tail(len(self.in_favour), self.dealt, self.favourable, n),
+            hypergeometric_tail(self.erred, self.dealt, self.errors, n),
+            hypergeometric_tail(self.in_favour, self.dealt, self.favourable, n),
         )
 
 
@@ -187,25 +190,27 @@ def pair_counts(records: Iterable[DealtSeatRound]) -> list[PairCounts]:
     return [PairCounts(d, p, *counts) for (d, p), counts in sorted(counted.items())]
 
 
-def _pairs(counts: Iterable[PairCounts], erred: Iterable[DealtSeatRound]) -> list[_Pair]:
+def _pairs(counts: Iterable[PairCounts]) -> list[_Pair]:
     by_dealer: dict[str, list[PairCounts]] = defaultdict(list)
     for c in counts:
         by_dealer[c.dealer_id].append(c)
-    erred_by_pair: dict[tuple[str, str], list[DealtSeatRound]] = defaultdict(list)
-    for r in erred:
-        erred_by_pair[r.dealer_id, r.patron_id].append(r)
     pairs = []
     for dealer, theirs in sorted(by_dealer.items()):
         errors = sum(c.erred for c in theirs)
         favourable = sum(c.in_patron_favour for c in theirs)
         dealt = sum(c.seat_rounds for c in theirs)
         for c in sorted(theirs, key=lambda c: c.patron_id):
-            ordered = sorted(
-                erred_by_pair[dealer, c.patron_id],
-                key=lambda r: (r.gaming_date, r.table_id, r.round_id),
-            )
             pairs.append(
-                _Pair(dealer, c.patron_id, dealt, errors, favourable, c.seat_rounds, tuple(ordered))
+                _Pair(
+                    dealer,
+                    c.patron_id,
+                    dealt,
+                    errors,
+                    favourable,
+                    c.seat_rounds,
+                    c.erred,
+                    c.in_patron_favour,
+                )
             )
     return pairs
 
@@ -227,53 +232,82 @@ def pair_findings(
 ) -> list[Finding]:
     """:func:`dealer_patron_pairs` from the window's pairs counted and its erred seat-rounds
     alone (the others only count)."""
-    return list(_alarms(counts, erred, false_alarm_rate).values())
+    return list(_findings(_alarms(counts, false_alarm_rate), erred, false_alarm_rate).values())
 
 
-def _alarms(
-    counts: Iterable[PairCounts], erred: Iterable[DealtSeatRound], false_alarm_rate: float
-) -> dict[tuple[str, str], Finding]:
-    """The finding of each alarming pair of the window, by ``(dealer_id, patron_id)``."""
+@dataclass(frozen=True, slots=True)
+class _Alarm:
+    pair: _Pair
+    concentrated: float
+    favoured: float
+    tests: int
+
+
+def _alarms(counts: Iterable[PairCounts], false_alarm_rate: float) -> dict[tuple[str, str], _Alarm]:
+    """Each alarming pair of the window, by ``(dealer_id, patron_id)``: the counts alone
+    decide (the pair's errors are its erred seat-rounds counted)."""
     if not 0.0 < false_alarm_rate < 1.0:
         raise ValueError(
             f"the dealer-patron false-alarm rate must be between 0 and 1, got "
             f"{false_alarm_rate}; the default is {DEFAULT_FALSE_ALARM_RATE}"
         )
-    pairs = _pairs(counts, erred)
+    pairs = _pairs(counts)
     tests = 2 * len(pairs)
     threshold = false_alarm_rate / max(1, tests)
     alarms = {}
     for pair in pairs:
         concentrated, favoured = pair.p_values()
         if min(concentrated, favoured) <= threshold:
-            alarms[pair.dealer_id, pair.patron_id] = _finding(
-                pair, concentrated, favoured, false_alarm_rate, tests
-            )
+            alarms[pair.dealer_id, pair.patron_id] = _Alarm(pair, concentrated, favoured, tests)
     return alarms
 
 
-EarlierWindow = Callable[[], tuple[Iterable[PairCounts], Iterable[DealtSeatRound]]]
-"""Reads the pairs counted and the erred seat-rounds of the window ending the day before."""
+def _findings(
+    alarms: Mapping[tuple[str, str], _Alarm], erred: Iterable[DealtSeatRound], rate: float
+) -> dict[tuple[str, str], Finding]:
+    """The finding of each alarm, citing its pair's erred seat-rounds of ``erred`` in the
+    order dealt."""
+    erred_by_pair: dict[tuple[str, str], list[DealtSeatRound]] = defaultdict(list)
+    for r in erred:
+        if (r.dealer_id, r.patron_id) in alarms:
+            erred_by_pair[r.dealer_id, r.patron_id].append(r)
+    return {
+        key: _finding(
+            alarm,
+            sorted(erred_by_pair[key], key=lambda r: (r.gaming_date, r.table_id, r.round_id)),
+            rate,
+        )
+        for key, alarm in alarms.items()
+    }
+
+
+EarlierWindow = Callable[[], Iterable[PairCounts]]
+"""Reads the pairs counted of the window ending the day before."""
+ErredSeatRounds = Callable[[], Iterable[DealtSeatRound]]
+"""Reads the window's erred seat-rounds (those an alarm cites)."""
 
 
 def reported_pair_findings(
     counts: Iterable[PairCounts],
-    erred: Iterable[DealtSeatRound],
+    erred: ErredSeatRounds,
     day: date,
     window_before: EarlierWindow,
     false_alarm_rate: float = DEFAULT_FALSE_ALARM_RATE,
 ) -> list[Finding]:
     """The findings of ``day``: each pair alarming over the window ending ``day`` that had an
     error on ``day`` or did not alarm over the window ending the day before (it crossed the
-    bar on ``day``). ``window_before`` is called only when an alarming pair had no error on
-    ``day``."""
-    erred = list(erred)
-    alarms = _alarms(counts, erred, false_alarm_rate)
-    erred_today = {(r.dealer_id, r.patron_id) for r in erred if r.gaming_date == day}
+    bar on ``day``). ``erred`` is called only when a pair alarms, ``window_before`` only
+    when an alarming pair had no error on ``day``."""
+    alarms = _alarms(counts, false_alarm_rate)
+    if not alarms:
+        return []
+    cited = [r for r in erred() if (r.dealer_id, r.patron_id) in alarms]
+    findings = _findings(alarms, cited, false_alarm_rate)
+    erred_today = {(r.dealer_id, r.patron_id) for r in cited if r.gaming_date == day}
     carried = alarms.keys() - erred_today
     if carried:
-        carried &= _alarms(*window_before(), false_alarm_rate).keys()
-    return [finding for pair, finding in alarms.items() if pair not in carried]
+        carried &= _alarms(window_before(), false_alarm_rate).keys()
+    return [finding for pair, finding in findings.items() if pair not in carried]
 
 
 def window_moved_back(
@@ -292,8 +326,9 @@ def window_moved_back(
     return [PairCounts(d, p, *t) for (d, p), t in sorted(totals.items()) if t[0] > 0]
 
 
-def _finding(pair: _Pair, concentrated: float, favoured: float, rate: float, tests: int) -> Finding:
-    erred = pair.erred
+def _finding(alarm: _Alarm, erred: Sequence[DealtSeatRound], rate: float) -> Finding:
+    pair, concentrated, favoured = alarm.pair, alarm.concentrated, alarm.favoured
+    in_favour = [r for r in erred if r.patron_gain_cents > 0]
     share = pair.seat_rounds / pair.dealt
     gain = sum(r.patron_gain_cents for r in erred)
     days = sorted({r.gaming_date for r in erred})
@@ -306,12 +341,12 @@ def _finding(pair: _Pair, concentrated: float, favoured: float, rate: float, tes
     message = (
         f"Dealer {pair.dealer_id}'s payout and vigorish errors gather on patron "
         f"{pair.patron_id}: {len(erred)} of the dealer's {pair.errors} errors "
-        f"({len(pair.in_favour)} of {pair.favourable} in the patron's favour) fell on the "
+        f"({len(in_favour)} of {pair.favourable} in the patron's favour) fell on the "
         f"{pair.seat_rounds} of {pair.dealt} seat-rounds ({share:.1%}) this patron played with "
         f"this dealer from {days[0]} to {days[-1]}, {_signed(gain)} to the patron in all; by "
         f"chance with probability {concentrated:.1e} (errors) and {favoured:.1e} (in the "
         f"patron's favour). Review these settlements: {listed}{more}. Honest dealing raises "
-        f"this alert on at most {rate:.1%} of windows (Bonferroni over {tests} dealer-patron "
+        f"this alert on at most {rate:.1%} of windows (Bonferroni over {alarm.tests} dealer-patron "
         "tests)."
     )
     return Finding(

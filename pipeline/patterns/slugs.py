@@ -190,23 +190,31 @@ def _grams(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDA
     return packed[starts], starts
 
 
+def _joined(arrays: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    return np.concatenate(arrays).astype(np.int64) if arrays else np.empty(0, np.int64)
+
+
 class _PitIndex:
     """The cards of every shoe of one index (a pit's, or the property's), concatenated with
     gaps, and its sorted runs."""
 
     def __init__(self, shoes: Sequence[ShoeDeal]) -> None:
         self.shoes = list(shoes)
-        parts: list[npt.NDArray[np.int64]] = []
-        cards: list[npt.NDArray[np.int64]] = []
-        owners: list[npt.NDArray[np.intp]] = []
-        for number, shoe in enumerate(self.shoes):
-            codes, at = _codes(shoe, _GAP)
-            parts += [codes, np.array([_GAP], np.int64)]
-            cards += [at, np.array([-1], np.int64)]
-            owners.append(np.full(len(codes) + 1, number, np.intp))
-        self.codes = np.concatenate(parts) if parts else np.empty(0, np.int64)
-        self.card_at = np.concatenate(cards) if cards else np.empty(0, np.int64)
-        self.owner = np.concatenate(owners) if owners else np.empty(0, np.intp)
+        # every shoe's :func:`_codes` end to end, each followed by a gap, built at once: a
+        # window holds thousands of shoes
+        sizes = np.array([len(s.faces) for s in self.shoes], np.int64)
+        faces = _joined([s.faces for s in self.shoes])
+        positions = _joined([s.positions for s in self.shoes])
+        shoe = np.repeat(np.arange(len(self.shoes)), sizes)
+        jumped = np.zeros(len(faces), np.bool_)
+        jumped[1:] = (np.diff(positions) != 1) & (shoe[1:] == shoe[:-1])
+        at = np.arange(len(faces)) + np.cumsum(jumped) + shoe
+        gaps = np.bincount(shoe[jumped], minlength=len(self.shoes)).astype(np.int64)
+        self.codes = np.full(len(faces) + int(jumped.sum()) + len(self.shoes), _GAP, np.int64)
+        self.codes[at] = np.where(faces >= 0, faces, _GAP)
+        self.card_at = np.full(len(self.codes), -1, np.int64)
+        self.card_at[at] = np.arange(len(faces)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        self.owner = np.repeat(np.arange(len(self.shoes)), sizes + gaps + 1)
         grams, starts = _grams(self.codes)
         order = np.argsort(grams, kind="stable")
         self.grams, self.starts = grams[order], starts[order]

@@ -8,7 +8,11 @@ shoes each batch ends for slugs alone (:func:`search_ended_shoes`).
 
 It reads what the replays derived (cards in shoe order, the shoes' declarations,
 settlements, vigorish) for ``window_days`` earlier gaming days and the day itself, each
-analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`):
+analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`);
+the accumulated evidence and the dealer-patron pairs read, for every day of the window,
+what that day carries (:func:`carry_window`: its patrons' scored rounds, its pairs counted,
+each computed once from the day's own rows and again when they change) rather than the
+window's rows:
 false shuffles (:mod:`.slugs`) search the day's shoes against the window's; informed
 betting (:mod:`.informed`) tests the day's settled wagers; dealer-patron pairs
 (:mod:`.pairs`) test the window's seat-rounds, a pair reported on the day it crosses the bar
@@ -32,6 +36,7 @@ from datetime import date, timedelta
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
 from pipeline.config.catalog import Catalog
 from pipeline.config.patterns import PatternSettings
@@ -41,7 +46,14 @@ from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import Ledger
 from pipeline.patterns import informed
 from pipeline.patterns.chance import CARDS_PER_DECK
-from pipeline.patterns.evidence import WindowRounds, accumulated_evidence, next_card_odds_of
+from pipeline.patterns.evidence import (
+    ScoredRounds,
+    WindowRounds,
+    accumulated_evidence,
+    next_card_odds_of,
+    patrons_near_the_bar,
+    scored_rounds,
+)
 from pipeline.patterns.informed import SettledWager, TableDay, informed_betting, win_probability
 from pipeline.patterns.pairs import (
     DealtSeatRound,
@@ -215,14 +227,16 @@ def patron_rounds(
     day: date,
     shoes: Sequence[ShoeDeal],
     catalog: Mapping[str, TableRules],
+    patrons: Iterable[str] | None = None,
 ) -> WindowRounds:
-    """The window's decided Banker and Player wagers of the patrons who played ``day``, in the
-    order dealt, with each round's first card and the odds of each value coming next given the
-    cards its shoe dealt before it (:mod:`pipeline.patterns.evidence`). A round whose first
-    card, or whose shoe's make-up, the ledger cannot tell has no next card; a table whose
-    rules the catalog does not hold is left out (its replay reported that)."""
+    """The window's decided Banker and Player wagers of the patrons who played ``day`` (of
+    ``patrons``; None: of every patron), in the order dealt, with each round's first card
+    and the odds of each value coming next given the cards its shoe dealt before it
+    (:mod:`pipeline.patterns.evidence`). A round whose first card, or whose shoe's make-up,
+    the ledger cannot tell has no next card; a table whose rules the catalog does not hold
+    is left out (its replay reported that)."""
     read = ledger_patterns.patron_window(
-        ledger, first, day, [Wager.BANKER.value, Wager.PLAYER.value]
+        ledger, first, day, [Wager.BANKER.value, Wager.PLAYER.value], patrons
     )
     kept = np.flatnonzero(np.isin(read.rules_id, list(catalog)))
     ids, by_rules = np.unique(read.rules_id[kept], return_inverse=True)
@@ -295,27 +309,113 @@ def dealt_seat_rounds(
 
 
 def pairs_of_window_before(
-    ledger: Ledger,
-    first: date,
-    day: date,
-    pairs: Sequence[PairCounts],
-    erred: Sequence[DealtSeatRound],
-) -> tuple[list[PairCounts], list[DealtSeatRound]]:
-    """The pairs counted and the erred seat-rounds of the window ending the day before
-    ``day``, from those of the window from ``first`` to ``day``: ``day``'s counts and the
-    day before ``first`` read, not the window again."""
+    ledger: Ledger, first: date, day: date, pairs: Sequence[PairCounts]
+) -> list[PairCounts]:
+    """The pairs counted of the window ending the day before ``day``, from those of the
+    window from ``first`` to ``day``: ``day``'s counts and the day before ``first`` read, not
+    the window again."""
     before = shifted(first, -1)
     day_before: list[PairCounts] = []
-    erred_before: list[DealtSeatRound] = []
     if before < first:  # at the calendar's first date there is no day before the window
         day_before = [
             PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, before, before)
         ]
-        erred_before = dealt_seat_rounds(ledger, before, before, erred_only=True)
-    last_day = [PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, day, day)]
-    return (
-        window_moved_back(pairs, last_day, day_before),
-        [r for r in erred if r.gaming_date != day] + erred_before,
+    last_day = [PairCounts(*row) for row in ledger_patterns.carried_pair_counts(ledger, day, day)]
+    return window_moved_back(pairs, last_day, day_before)
+
+
+def carry_window(
+    ledger: Ledger,
+    first: date,
+    day: date,
+    shoes: Sequence[ShoeDeal],
+    catalog: Mapping[str, TableRules],
+) -> int:
+    """Carry each gaming day from ``first`` to ``day`` whose rows changed since it was last
+    carried (or that never was): its patrons' scored rounds
+    (:class:`~pipeline.patterns.evidence.ScoredRounds`, from its own rows and shoes) and its
+    dealer-patron pairs counted, which the windows holding it read instead of its rows. A
+    day loaded or replayed again (its deliveries or its table-days' derivation changed) is
+    carried again; the other days carry what they carried, since a day's contribution
+    depends on its own rows alone. Days before ``first`` are forgotten. The number of days
+    carried."""
+    rules = hashlib.sha256(repr(sorted((k, repr(v)) for k, v in catalog.items())).encode())
+    states = ledger_patterns.day_states(ledger, first, day)
+    stored = ledger_patterns.carried_inputs(ledger, first, day)
+    carried = 0
+    when = first
+    while when <= day:
+        inputs = hashlib.sha256(
+            f"{when}|{states.get(when, (0, 0, 0))}|{rules.hexdigest()}".encode()
+        ).hexdigest()
+        if stored.get(when) != inputs:
+            of_day = [s for s in shoes if s.gaming_date == when]
+            scored = scored_rounds(patron_rounds(ledger, when, when, of_day, catalog))
+            ledger_patterns.carry_day(ledger, when, inputs, _carried_table(scored))
+            carried += 1
+        if when == date.max:
+            break
+        when += timedelta(days=1)
+    ledger_patterns.forget_carried_before(ledger, first)
+    return carried
+
+
+def _carried_table(
+    scored: Mapping[str, tuple[npt.NDArray[np.intp], ScoredRounds]],
+) -> pa.Table:
+    """A day's scored rounds as rows of ``patron_day_rounds`` without the date."""
+    patrons = sorted(scored)
+    return pa.table(
+        {
+            "patron_id": pa.array(patrons, pa.string()),
+            "stakes_cents": [scored[p][1].stake_cents.tolist() for p in patrons],
+            "won": [scored[p][1].won.tolist() for p in patrons],
+            "win_probability": [scored[p][1].win_probability.tolist() for p in patrons],
+            "preview_steps": [scored[p][1].preview_step.tolist() for p in patrons],
+        }
+    )
+
+
+def carried_scores(ledger: Ledger, first: date, day: date) -> dict[str, ScoredRounds]:
+    """The scored rounds the days from ``first`` to ``day`` carry (:func:`carry_window`) of
+    each patron with one on ``day``, the patron's days end to end."""
+    read = ledger_patterns.carried_rounds(ledger, first, day)
+    return {
+        patron: ScoredRounds(
+            read.stakes_cents[start:end],
+            read.won[start:end],
+            read.win_probability[start:end],
+            read.preview_steps[start:end],
+        )
+        for patron, start, end in zip(
+            read.patron_id, read.offsets[:-1].tolist(), read.offsets[1:].tolist(), strict=True
+        )
+    }
+
+
+def evidence_findings(
+    ledger: Ledger,
+    first: date,
+    day: date,
+    shoes: Sequence[ShoeDeal],
+    catalog: Mapping[str, TableRules],
+    settings: PatternSettings,
+    requests: Sequence[RecordedRequest],
+) -> list[Finding]:
+    """The card-preview and accumulated informed-betting alarms of ``day``
+    (:func:`~pipeline.patterns.evidence.accumulated_evidence`): each patron's evidence is
+    scored over the rounds the window's days carry, and only a patron whose evidence reaches
+    the bar has the window's rows read, to be scored and cited as they are."""
+    rate = settings.evidence_false_alarm_rate
+    near = patrons_near_the_bar(carried_scores(ledger, first, day), rate)
+    if not near:
+        return []
+    return accumulated_evidence(
+        patron_rounds(ledger, first, day, shoes, catalog, near),
+        day,
+        rate,
+        settings.window_days,
+        requests,
     )
 
 
@@ -463,21 +563,15 @@ def find_patterns(
     wagers, rules = settled_wagers(ledger, day, catalog)
     findings += informed_betting(wagers, rules, settings.informed_false_alarm_rate)
     requests = recorded_requests(ledger, first, day)
-    findings += accumulated_evidence(
-        patron_rounds(ledger, first, day, shoes, catalog),
-        day,
-        settings.evidence_false_alarm_rate,
-        settings.window_days,
-        requests,
-    )
+    carry_window(ledger, first, day, shoes, catalog)
+    findings += evidence_findings(ledger, first, day, shoes, catalog, settings, requests)
     findings += turn_request_findings(requests, day)
-    pairs = [PairCounts(*row) for row in ledger_patterns.pair_counts(ledger, first, day)]
-    erred = dealt_seat_rounds(ledger, first, day, erred_only=True)
+    pairs = [PairCounts(*row) for row in ledger_patterns.carried_pair_counts(ledger, first, day)]
     findings += reported_pair_findings(
         pairs,
-        erred,
+        lambda: dealt_seat_rounds(ledger, first, day, erred_only=True),
         day,
-        lambda: pairs_of_window_before(ledger, first, day, pairs, erred),
+        lambda: pairs_of_window_before(ledger, first, day, pairs),
         settings.pairs_false_alarm_rate,
     )
     tables = (

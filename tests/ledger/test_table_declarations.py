@@ -165,6 +165,9 @@ def test_the_other_lists_are_pinned() -> None:
         "alert_channels",
         "alert_deliveries",
         "pattern_runs",
+        "carried_days",
+        "patron_day_rounds",
+        "pair_day_counts",
         "archived_days",
         "archive_manifests",
     ]

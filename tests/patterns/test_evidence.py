@@ -112,6 +112,19 @@ def test_a_stake_weight_never_looks_ahead(stakes: list[int], later: int) -> None
     assert all(0 <= w <= 1 for w in stake_weights(stakes))
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([1, 3, 40, 5_000]), st.integers(1, 1_500))
+def test_a_stake_weight_is_its_share_of_the_stakes_before_it(
+    seed: int, distinct: int, rounds: int
+) -> None:
+    """The weight of 3.2(d)'s stake made before the cards: the share of the earlier stakes it
+    equals or tops, whether the patron has a few distinct stakes (counted by value) or more
+    than a block of them (counted a block at a time)."""
+    stakes = np.random.default_rng(seed).integers(1, distinct + 1, rounds) * 500
+    expected = [0.5] + [int((stakes[:i] <= stakes[i]).sum()) / i for i in range(1, len(stakes))]
+    assert stake_weights(stakes).tolist() == expected
+
+
 def test_a_wealth_that_a_fair_bettor_cannot_grow_stays_low() -> None:
     """No step means no evidence: a mixture over zero steps stays at its start."""
     wealth = mixture_wealth(np.zeros(50), np.full(50, 0.5), PREVIEW_LAMBDAS, np.ones(50))

@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pytest
 
 from pipeline.ledger.pattern_inputs import FACE_SQL
+from pipeline.patterns import slugs
 from pipeline.patterns.chance import GRAM, any_run_probability, run_probability
 from pipeline.patterns.slugs import (
     Bet,
@@ -332,3 +333,29 @@ def test_the_ledger_reads_the_same_faces_as_the_search() -> None:
     in_sql = [row[0] for row in con.execute(f"SELECT {FACE_SQL} FROM cards").fetchall()]
     assert in_sql == [face(r, s or "") for r, s in cards[:-1]] + [-1]
     assert sorted(in_sql[:52]) == list(range(52)) and in_sql[52:] == [-1, -1, -1]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_index_holds_each_shoe_as_its_own_codes(seed: int) -> None:
+    """N.J.A.C. 19:47-3.5(a)1: the index of many shoes, built at once, holds each shoe's cards
+    as the shoe alone gives them (a gap where its positions skip or a card has no face, one
+    after each shoe), so a run is found in a window of thousands of shoes as in one."""
+    rng = random.Random(seed)
+    shoes = [
+        shoe(
+            f"S{n}",
+            shuffled(rng, decks=1),
+            dealt=rng.randrange(0, 52),
+            skip=frozenset(rng.sample(range(52), rng.randrange(0, 6))),
+        )
+        for n in range(rng.randrange(1, 8))
+    ]
+    shoes[0] = replace(shoes[0], faces=np.where(shoes[0].faces % 7 == 0, -1, shoes[0].faces))
+    index = slugs._PitIndex(shoes)
+    alone = [slugs._codes(s, slugs._GAP) for s in shoes]
+    gap = np.array([-1], np.int64)
+    codes = np.concatenate([part for c, _ in alone for part in (c, gap)])
+    cards = np.concatenate([part for _, a in alone for part in (a, gap)])
+    assert index.codes.tolist() == codes.tolist()
+    assert index.card_at.tolist() == cards.tolist()
+    assert index.owner.tolist() == [n for n, (c, _) in enumerate(alone) for _ in range(len(c) + 1)]
