@@ -149,6 +149,17 @@ def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResul
     return result
 
 
+_WIN_SUMS = (
+    "sum((CASE t.expected_result WHEN 'LOSE' THEN t.stake_cents "
+    "WHEN 'WIN' THEN -t.expected_paid_cents ELSE 0 END){sign}), "
+    "sum((CASE t.recorded_result WHEN 'LOSE' THEN t.stake_cents "
+    "WHEN 'WIN' THEN -t.recorded_paid_cents ELSE 0 END){sign})"
+)
+"""A wager's win for the house, expected and recorded, as the sums over its settlements
+``t`` (each taken ``{sign}``: nothing, or times a column saying whether it is added or
+withdrawn): a lost stake is won, a payout is lost."""
+
+
 LOG_PER_CHECKPOINT = "64MB"
 """How much write-ahead log a writer of many batches lets grow before DuckDB checkpoints it
 (:meth:`Ledger.checkpoint_per_batches`)."""
@@ -711,7 +722,8 @@ class Ledger:
         """Bring table-days' rows to their results when the ledger holds the rows of an
         earlier result of the same live replay (:mod:`pipeline.ingest.live`): in each table
         of :data:`~pipeline.replay.rows.APPENDED_ROWS`, delete the ``withdrawn`` rows and
-        insert the ``added`` ones; rebuild the other derived tables from ``result``. Each
+        insert the ``added`` ones; add their change to each wager's win
+        (:meth:`_add_win_changes`); rebuild the other derived tables from ``result``. Each
         ledger table takes one statement for all the table-days: a statement's fixed cost,
         paid per table-day, was most of a live batch's time. Call inside
         :meth:`transaction`.
@@ -737,13 +749,19 @@ class Ledger:
             ]
             if new:
                 self._insert_relation(table, arrow_rows(new))
-        rebuilt = {
-            table: arrow_rows(rows)
-            for table, rows_of in DERIVED_ROWS.items()
-            if table not in APPENDED_ROWS
-            and (rows := [row for u in done for row in rows_of(*u.key, u.result)])
-        }
-        self._write_derived([u.key for u in done], rebuilt, keep=APPENDED_ROWS)
+        recount = self._add_win_changes(done)
+        for keep, group in (
+            ((*APPENDED_ROWS, "table_day_win"), [u for u in done if u.key not in recount]),
+            (APPENDED_ROWS, [u for u in done if u.key in recount]),
+        ):
+            if group:
+                rebuilt = {
+                    table: arrow_rows(rows)
+                    for table, rows_of in DERIVED_ROWS.items()
+                    if table not in APPENDED_ROWS
+                    and (rows := [row for u in group for row in rows_of(*u.key, u.result)])
+                }
+                self._write_derived([u.key for u in group], rebuilt, keep=keep)
         return refused
 
     def _delete_exactly(self, table: str, rows: Sequence[Row]) -> set[TableDay]:
@@ -795,7 +813,8 @@ class Ledger:
     ) -> None:
         """Replace these table-days' rows of every derived table but those in ``keep`` with
         ``tables`` (the pattern stage's exceptions stay: they are the gaming day's, replaced by
-        :meth:`replace_pattern_findings`), recount their win, and note their
+        :meth:`replace_pattern_findings`), recount their win from their settlements
+        (unless ``keep`` holds ``table_day_win``), and note their
         gaming days as :meth:`unjudged_days` (their pits are judged again by
         :func:`pipeline.ingest.pits.judge_pits`)."""
         table_ids, dates = sorted({t for t, _ in days}), sorted({d for _, d in days})
@@ -827,23 +846,74 @@ class Ledger:
             for table, rows in tables.items():
                 self._insert_relation(table, rows)
             self._note_redeliveries(days)
-            self.con.execute(
-                f"""
-                INSERT INTO {self.stored("table_day_win")}
-                SELECT t.table_id, t.gaming_date, t.wager,
-                  sum(CASE t.expected_result WHEN 'LOSE' THEN t.stake_cents
-                       WHEN 'WIN' THEN -t.expected_paid_cents ELSE 0 END),
-                  sum(CASE t.recorded_result WHEN 'LOSE' THEN t.stake_cents
-                       WHEN 'WIN' THEN -t.recorded_paid_cents ELSE 0 END)
-                FROM {self.stored("settlements")} t SEMI JOIN written_days k
-                  ON t.table_id = k.table_id AND t.gaming_date = k.gaming_date
-                WHERE {prune}
-                GROUP BY ALL""",
-                [*table_ids, *dates],
-            )
+            if "table_day_win" not in keep:
+                self.con.execute(
+                    f"""
+                    INSERT INTO {self.stored("table_day_win")}
+                    SELECT t.table_id, t.gaming_date, t.wager, {_WIN_SUMS.format(sign="")}
+                    FROM {self.stored("settlements")} t SEMI JOIN written_days k
+                      ON t.table_id = k.table_id AND t.gaming_date = k.gaming_date
+                    WHERE {prune}
+                    GROUP BY ALL""",
+                    [*table_ids, *dates],
+                )
         finally:
             self.con.unregister("written_days")
         self._unjudged.update(dates)
+
+    def _add_win_changes(self, updates: Sequence[TableDayUpdate]) -> set[TableDay]:
+        """Add to the table-days' ``table_day_win`` what their added settlements win and take
+        away what their withdrawn ones won, one statement for all of them, where that change
+        alone decides the sums: every changed settlement's recorded win is known (a sum of no
+        known wins is NULL, not 0, so a WIN without its recorded payment can leave it either)
+        and no wager loses more settlements than it gains (its row might have to go).
+        Returns the table-days it could not decide, whose win :meth:`_write_derived` counts
+        again from all their settlements. Summing only the change keeps a live batch's cost
+        to its own size: counting a table-day's win again from all its settlements made
+        every batch cost the day so far."""
+        changed: list[Row] = []
+        undecided: set[TableDay] = set()
+        for update in updates:
+            signed = ((1, update.added), (-1, update.withdrawn))
+            settled = {sign: lists.get("settlements", ()) for sign, lists in signed}
+            balance = Counter(s.wager for s in settled[1])
+            balance.subtract(s.wager for s in settled[-1])
+            unknown_win = any(
+                s.recorded_result == "WIN" and s.recorded_paid_cents is None
+                for rows in settled.values()
+                for s in rows
+            )
+            if unknown_win or min(balance.values(), default=0) < 0:
+                undecided.add(update.key)
+                continue
+            for sign, rows in settled.items():
+                as_rows = _rows_only(update.key[0], {"settlements": rows})
+                changed += [
+                    (*row, sign) for row in DERIVED_ROWS["settlements"](*update.key, as_rows)
+                ]
+        if not changed:
+            return undecided
+        self.con.register(
+            "settlement_changes",
+            pa.Table.from_arrays(
+                arrow_rows(changed).columns, names=[*self._columns("settlements"), "sign"]
+            ),
+        )
+        try:
+            # a NULL recorded win had no known win among its settlements: the change's are
+            self.con.execute(
+                f"""
+                INSERT INTO {self.stored("table_day_win")}
+                SELECT t.table_id, t.gaming_date, t.wager, {_WIN_SUMS.format(sign=" * t.sign")}
+                FROM settlement_changes t GROUP BY ALL
+                ON CONFLICT (table_id, gaming_date, wager) DO UPDATE SET
+                  expected_win_cents = expected_win_cents + excluded.expected_win_cents,
+                  recorded_win_cents =
+                    coalesce(recorded_win_cents, 0) + excluded.recorded_win_cents"""
+            )
+        finally:
+            self.con.unregister("settlement_changes")
+        return undecided
 
     def unjudged_days(self) -> set[date]:
         """The gaming days whose table-days were written (or whose exceptions changed) since
