@@ -55,9 +55,17 @@ FROM started s JOIN table_day_summary t USING (table_id, gaming_date)
 WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
 """
 
+_OF_SHOES = (
+    "($shoe_tables::VARCHAR[] IS NULL OR EXISTS (SELECT 1 FROM (SELECT "
+    "unnest($shoe_tables::VARCHAR[]) AS t, unnest($shoe_dates::DATE[]) AS d, "
+    "unnest($shoe_ids::VARCHAR[]) AS s) WHERE t = table_id AND d = gaming_date AND s = shoe_id))"
+)
+"""Only the rows of the shoes ``($shoe_tables[i], $shoe_dates[i], $shoe_ids[i])`` (NULL: of
+every shoe)."""
+
 _IN_WINDOW = (
     "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL "
-    f"AND {_OF_TABLES}"
+    f"AND {_OF_TABLES} AND {_OF_SHOES}"
 )
 _CARDS = f"""
 SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position,
@@ -297,11 +305,21 @@ class WindowCards(NamedTuple):
 
 
 def window_cards(
-    ledger: Ledger, first: date, day: date, tables: Iterable[str] | None = None
+    ledger: Ledger,
+    first: date,
+    day: date,
+    tables: Iterable[str] | None = None,
+    shoes: Sequence[tuple[str, date, str]] | None = None,
 ) -> WindowCards:
-    """The cards dealt from ``first`` to ``day`` (of ``tables``; None: of every table), as
-    numbers, shoe by shoe in shoe order."""
-    window = _window(first, day, tables)
+    """The cards dealt from ``first`` to ``day`` (of ``tables``; None: of every table; and of
+    ``shoes``, ``(table_id, gaming_date, shoe_id)``; None: of every shoe), as numbers, shoe
+    by shoe in shoe order."""
+    window = {
+        **_window(first, day, tables),
+        "shoe_tables": None if shoes is None else [t for t, _, _ in shoes],
+        "shoe_dates": None if shoes is None else [d for _, d, _ in shoes],
+        "shoe_ids": None if shoes is None else [s for _, _, s in shoes],
+    }
     cards = ledger.con.execute(_CARDS, window).fetchnumpy()
     shoe = np.asarray(cards["shoe"], np.int64)
     ends = np.searchsorted(shoe, np.arange(shoe[-1] + 2 if len(shoe) else 1))

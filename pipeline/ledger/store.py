@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import orjson
@@ -110,6 +110,16 @@ class Merged:
     """Earlier dead letters of the batch's input file that its sound version resolved."""
 
 
+class CardChanges(NamedTuple):
+    """Where a connection wrote rows of the ``cards`` table (:meth:`Ledger.take_card_changes`)."""
+
+    table_days: set[TableDay]
+    """Table-days whose every card row was written again."""
+    shoes: set[tuple[str, date, str]]
+    """``(table_id, gaming_date, shoe_id)`` of the shoes some of whose card rows were added
+    or withdrawn."""
+
+
 @dataclass(frozen=True)
 class TableDayUpdate:
     """A table-day's rows to bring to ``result`` from those of an earlier result of the same
@@ -189,6 +199,8 @@ class Ledger:
         self._unjudged: set[date] = set()
         """Gaming days whose table-days were written since their pits were last judged
         (:func:`pipeline.ingest.pits.judge_pits` judges them, in the same transaction)."""
+        self._card_changes = CardChanges(set(), set())
+        """What this connection wrote of the ``cards`` table since :meth:`take_card_changes`."""
         if read_only and not self.path.exists():
             raise LedgerError(
                 f"{self.path}: no ledger here yet; run `baccarat-audit demo` or "
@@ -718,6 +730,14 @@ class Ledger:
         key = (table_id, gaming_date)
         self._write_derived([key], derived_tables(table_id, gaming_date, result))
 
+    def take_card_changes(self) -> CardChanges:
+        """Where this connection wrote card rows since it was last asked (a rolled-back
+        transaction's writes included): what keeps the cards it read earlier, as the
+        pattern stage's slug search does across a stream's batches, the same as the
+        ledger's. The writer holds the file, so no other process writes it meanwhile."""
+        changes, self._card_changes = self._card_changes, CardChanges(set(), set())
+        return changes
+
     def update_table_days(self, updates: Sequence[TableDayUpdate]) -> set[TableDay]:
         """Bring table-days' rows to their results when the ledger holds the rows of an
         earlier result of the same live replay (:mod:`pipeline.ingest.live`): in each table
@@ -732,6 +752,12 @@ class Ledger:
         some of their rows may be deleted by then and nothing was added; the caller must
         :meth:`replace_table_day` them (which deletes them all).
         """
+        self._card_changes.shoes.update(
+            (*u.key, card.shoe_id)
+            for u in updates
+            for rows in (u.added, u.withdrawn)
+            for card in rows.get("cards", ())
+        )
         gone = {u.key: _rows_only(u.key[0], u.withdrawn) for u in updates}
         refused: set[TableDay] = set()
         for table in APPENDED_ROWS:
@@ -819,6 +845,8 @@ class Ledger:
         :func:`pipeline.ingest.pits.judge_pits`)."""
         table_ids, dates = sorted({t for t, _ in days}), sorted({d for _, d in days})
         self._refuse_closed(dates)
+        if "cards" not in keep:
+            self._card_changes.table_days.update(days)
         # the constant lists let zone maps skip other table-days; the join keeps the pairs
         prune = (
             f"t.table_id IN ({_placeholders(table_ids)}) "

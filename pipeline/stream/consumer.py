@@ -84,7 +84,7 @@ from pipeline.ingest.stage import LoadReport, load_batch
 from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.notices import record_notices
 from pipeline.ledger.store import CLOSED_GAMING_DAY, Delivery, Ledger
-from pipeline.patterns.stage import search_ended_shoes, settings_of, shoes_ended
+from pipeline.patterns.stage import KnownShoes, search_ended_shoes, settings_of, shoes_ended
 from pipeline.rules.config import TableRules
 from pipeline.rules.gaming_day import GamingDay
 from pipeline.stream.alerts import AlertDispatcher
@@ -668,6 +668,7 @@ def run_consumer(
         listener = AssignmentListener(consumer)
         partitions = _Partitions(consumer, ledgers, settings, retry_policy, report, codec)
         live = LiveTableDays(catalog)
+        known_shoes = KnownShoes()
         subscribed_at = time.monotonic()
         consumer.subscribe([topic], listener=listener)
         last_activity: float | None = None
@@ -708,6 +709,7 @@ def run_consumer(
                 _process_batch(
                     records, codec, ledgers, live, settings, dlq, notices, consumer, report,
                     closing=closing,
+                    known_shoes=known_shoes,
                     polled_at=polled_at,
                     on_batch=on_batch,
                     fault_hook=fault_hook,
@@ -825,6 +827,7 @@ def _process_batch(
     report: ConsumerReport,
     *,
     closing: set[date],
+    known_shoes: KnownShoes,
     polled_at: float,
     on_batch: Callable[[BatchReport], None] | None,
     fault_hook: FaultHook | None,
@@ -866,7 +869,7 @@ def _process_batch(
     table_days: list[tuple[str, date]] = []
     events = dead_letters = exceptions = 0
     for ledger, decoded in shares:
-        loaded = _load_share(ledger, decoded, live, group, topic, fault, retrying)
+        loaded = _load_share(ledger, decoded, live, known_shoes, group, topic, fault, retrying)
         next_offsets.update(decoded.next_offsets)
         table_days += loaded.table_days
         events += len(decoded.deliveries)
@@ -910,13 +913,14 @@ def _load_share(
     ledger: Ledger,
     decoded: _Decoded,
     live: LiveTableDays,
+    known_shoes: KnownShoes,
     group: str,
     topic: str,
     fault: Callable[[str], None],
     retrying: Callable[[Callable[[], Any], str], Any],
 ) -> LoadReport:
     """One ledger transaction: deliveries, dead letters, replayed table-days, offsets,
-    exception notices."""
+    exception notices, the slugs of the shoes the batch ended."""
 
     def store_offsets(tx: Ledger) -> None:
         current = tx.stored_offsets(group, topic)
@@ -927,20 +931,24 @@ def _load_share(
         # the shoes that ended in the batch are searched for slugs now, not at the close
         ended = shoes_ended(tx, decoded.deliveries)
         if ended:
-            search_ended_shoes(tx, ended, settings_of(live.catalog))
+            search_ended_shoes(tx, ended, settings_of(live.catalog), known_shoes)
         fault(FaultPoint.BEFORE_COMMIT)
 
-    loaded: LoadReport = retrying(
-        lambda: load_batch(
-            ledger,
-            decoded.deliveries,
-            decoded.dead_letters,
-            live.catalog,
-            live=live,
-            in_same_transaction=store_offsets,
-        ),
-        f"loading a batch into {ledger.path}",
-    )
+    def load() -> LoadReport:
+        try:
+            return load_batch(
+                ledger,
+                decoded.deliveries,
+                decoded.dead_letters,
+                live.catalog,
+                live=live,
+                in_same_transaction=store_offsets,
+            )
+        except BaseException:
+            known_shoes.forget()  # cards read inside the transaction rolled back
+            raise
+
+    loaded: LoadReport = retrying(load, f"loading a batch into {ledger.path}")
     return loaded
 
 
