@@ -794,18 +794,30 @@ class Ledger:
         """Delete ``rows`` (every column equal, NULLs included; the first two columns are the
         table-day) from ``table``; return the table-days where what was deleted is not
         exactly their ``rows``, each once."""
-        same = " AND ".join(
-            f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(self._columns(table))
-        )
+        columns = self._columns(table)
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(columns))
         tables, days = sorted({row[0] for row in rows}), sorted({row[1] for row in rows})
+        # the constant lists let zone maps skip the row groups of other table-days, and the
+        # rounds' spare the join the day's other rows (a day's rows grow, a batch's do not)
+        where = [
+            f"t.table_id IN ({_placeholders(tables)})",
+            f"t.gaming_date IN ({_placeholders(days)})",
+        ]
+        params: list[Any] = [*tables, *days]
+        if "round_id" in columns:
+            at = columns.index("round_id")
+            rounds = sorted({row[at] for row in rows if row[at] is not None})
+            either = [f"t.round_id IN ({_placeholders(rounds)})"] if rounds else []
+            if any(row[at] is None for row in rows):
+                either.append("t.round_id IS NULL")
+            where.append(f"({' OR '.join(either)})")
+            params += rounds
         self.con.register("withdrawn_rows", arrow_rows(rows))
         try:
-            # the constant lists let zone maps skip the row groups of other table-days
             deleted = self.con.execute(
                 f"DELETE FROM {self.stored(table)} t USING withdrawn_rows w "
-                f"WHERE t.table_id IN ({_placeholders(tables)}) "
-                f"AND t.gaming_date IN ({_placeholders(days)}) AND {same} RETURNING t.*",
-                [*tables, *days],
+                f"WHERE {' AND '.join(where)} AND {same} RETURNING t.*",
+                params,
             ).fetchall()
         finally:
             self.con.unregister("withdrawn_rows")
