@@ -133,6 +133,28 @@ class TableDayUpdate:
     """Rows written last time that ``result`` does not hold at their place (the round then
     in play, or every row after the first that a machine started over gave differently),
     to delete first."""
+    written: ReplayResult
+    """The result whose rows the ledger holds: of the tables rebuilt whole, only the rows
+    that differ from ``result``'s are deleted and inserted."""
+
+
+_DIFFED: tuple[str, ...] = tuple(
+    table for table in DERIVED_ROWS if table not in APPENDED_ROWS and table != "table_day_summary"
+)
+"""The tables a live table-day's replay rebuilds whole whose rows :meth:`Ledger.update_table_days`
+changes one by one (a table-day's exceptions grow with its day; a batch changes a few).
+Its summary is replaced: the ledger recounts its exceptions after it is written, so the row
+the ledger holds is not the one written."""
+
+
+def _row_changes(before: Sequence[Row], after: Sequence[Row]) -> tuple[list[Row], list[Row]]:
+    """The rows of ``before`` that ``after`` lacks, and those ``after`` adds (as multisets)."""
+    old, new = Counter(map(_hashable, before)), Counter(map(_hashable, after))
+    row_of = {_hashable(row): row for row in (*before, *after)}
+    return (
+        [row_of[key] for key, times in (old - new).items() for _ in range(times)],
+        [row_of[key] for key, times in (new - old).items() for _ in range(times)],
+    )
 
 
 def _fields_from_json(text: str) -> dict[str, Any]:
@@ -758,45 +780,58 @@ class Ledger:
             for rows in (u.added, u.withdrawn)
             for card in rows.get("cards", ())
         )
-        gone = {u.key: _rows_only(u.key[0], u.withdrawn) for u in updates}
-        refused: set[TableDay] = set()
+        removed: dict[str, list[Row]] = {}
+        added: dict[str, dict[TableDay, list[Row]]] = {}
         for table in APPENDED_ROWS:
-            rows = [row for u in updates for row in DERIVED_ROWS[table](*u.key, gone[u.key])]
+            rows_of = DERIVED_ROWS[table]
+            removed[table] = [
+                row for u in updates for row in rows_of(*u.key, _rows_only(u.key[0], u.withdrawn))
+            ]
+            added[table] = {u.key: rows_of(*u.key, _rows_only(u.key[0], u.added)) for u in updates}
+        for table in _DIFFED:
+            rows_of, added[table] = DERIVED_ROWS[table], {}
+            removed[table] = []
+            for u in updates:
+                gone, came = _row_changes(rows_of(*u.key, u.written), rows_of(*u.key, u.result))
+                removed[table] += gone
+                added[table][u.key] = came
+        refused: set[TableDay] = set()
+        for table, rows in removed.items():
             if rows:
                 refused |= self._delete_exactly(table, rows)
         done = [u for u in updates if u.key not in refused]
         if not done:
             return refused
-        for table in APPENDED_ROWS:
-            new = [
-                row
-                for u in done
-                for row in DERIVED_ROWS[table](*u.key, _rows_only(u.key[0], u.added))
-            ]
+        for table, rows_by_day in added.items():
+            new = [row for u in done for row in rows_by_day[u.key]]
             if new:
                 self._insert_relation(table, arrow_rows(new))
         recount = self._add_win_changes(done)
+        written = (*APPENDED_ROWS, *_DIFFED)
         for keep, group in (
-            ((*APPENDED_ROWS, "table_day_win"), [u for u in done if u.key not in recount]),
-            (APPENDED_ROWS, [u for u in done if u.key in recount]),
+            ((*written, "table_day_win"), [u for u in done if u.key not in recount]),
+            (written, [u for u in done if u.key in recount]),
         ):
             if group:
                 rebuilt = {
                     table: arrow_rows(rows)
                     for table, rows_of in DERIVED_ROWS.items()
-                    if table not in APPENDED_ROWS
+                    if table not in written
                     and (rows := [row for u in group for row in rows_of(*u.key, u.result)])
                 }
                 self._write_derived([u.key for u in group], rebuilt, keep=keep)
         return refused
 
     def _delete_exactly(self, table: str, rows: Sequence[Row]) -> set[TableDay]:
-        """Delete ``rows`` (every column equal, NULLs included; the first two columns are the
-        table-day) from ``table``; return the table-days where what was deleted is not
-        exactly their ``rows``, each once."""
+        """Delete ``rows`` (every column equal, NULLs included) from ``table``; return the
+        table-days where what was deleted is not exactly their ``rows``, each once."""
         columns = self._columns(table)
         same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(columns))
-        tables, days = sorted({row[0] for row in rows}), sorted({row[1] for row in rows})
+        table_at, day_at = columns.index("table_id"), columns.index("gaming_date")
+        tables, days = (
+            sorted({row[table_at] for row in rows}),
+            sorted({row[day_at] for row in rows}),
+        )
         # the constant lists let zone maps skip the row groups of other table-days, and the
         # rounds' spare the join the day's other rows (a day's rows grow, a batch's do not)
         where = [
@@ -822,7 +857,7 @@ class Ledger:
         finally:
             self.con.unregister("withdrawn_rows")
         wanted, found = Counter(map(_hashable, rows)), Counter(map(_hashable, deleted))
-        return {(row[0], row[1]) for row in (wanted - found) + (found - wanted)}
+        return {(row[table_at], row[day_at]) for row in (wanted - found) + (found - wanted)}
 
     def _refuse_closed(self, days: Iterable[date]) -> None:
         """:class:`LedgerError` when any of ``days`` is closed: its rows are sealed (and read

@@ -139,8 +139,8 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         judge_pits(ledger)
         written = snapshot(ledger)
         both = [
-            TableDayUpdate(first, result, again, again),
-            TableDayUpdate(second, other, others_again, others_again),
+            TableDayUpdate(first, result, again, again, result),
+            TableDayUpdate(second, other, others_again, others_again, other),
         ]
         assert ledger.update_table_days(both) == set()
         judge_pits(ledger)
@@ -148,8 +148,8 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         stranger = replace(last_round, round_id="R-never-dealt")
         refused = ledger.update_table_days(
             [
-                TableDayUpdate(first, result, {}, {"rounds": [stranger]}),
-                TableDayUpdate(second, other, {}, others_again),
+                TableDayUpdate(first, result, {}, {"rounds": [stranger]}, result),
+                TableDayUpdate(second, other, {}, others_again, other),
             ]
         )
         assert refused == {first}
@@ -160,7 +160,9 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         assert withdrawn == [(0,)], "the sound table-day was not updated with the refused one"
         ledger.replace_table_day(*second, other)
         twice = {"cards": [its_cards[0], its_cards[0]]}
-        assert ledger.update_table_days([TableDayUpdate(first, result, {}, twice)]) == {first}
+        assert ledger.update_table_days([TableDayUpdate(first, result, {}, twice, result)]) == {
+            first
+        }
         ledger.replace_table_day(*first, result)
         judge_pits(ledger)
         assert snapshot(ledger) == written
@@ -213,7 +215,8 @@ def test_the_win_follows_the_settlements_changed(
         ]
         for added, withdrawn in changes:
             assert (
-                ledger.update_table_days([TableDayUpdate(key, result, added, withdrawn)]) == set()
+                ledger.update_table_days([TableDayUpdate(key, result, added, withdrawn, result)])
+                == set()
             )
             assert win() == ledger.con.execute(WIN_FROM_SETTLEMENTS, list(key)).fetchall()
         assert win() == written
