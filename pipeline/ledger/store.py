@@ -754,9 +754,11 @@ class Ledger:
 
     def take_card_changes(self) -> CardChanges:
         """Where this connection wrote card rows since it was last asked (a rolled-back
-        transaction's writes included): what keeps the cards it read earlier, as the
-        pattern stage's slug search does across a stream's batches, the same as the
-        ledger's. The writer holds the file, so no other process writes it meanwhile."""
+        transaction's writes included). A reader that keeps cards it read across
+        transactions (the stream's slug search:
+        :class:`~pipeline.patterns.stage.KnownShoes`) reads these shoes and table-days again
+        to stay the same as the ledger; the writer holds the file, so no other process
+        writes it meanwhile."""
         changes, self._card_changes = self._card_changes, CardChanges(set(), set())
         return changes
 
@@ -765,12 +767,13 @@ class Ledger:
         earlier result of the same live replay (:mod:`pipeline.ingest.live`): in each table
         of :data:`~pipeline.replay.rows.APPENDED_ROWS`, delete the ``withdrawn`` rows and
         insert the ``added`` ones; add their change to each wager's win
-        (:meth:`_add_win_changes`); rebuild the other derived tables from ``result``. Each
+        (:meth:`_add_win_changes`); in the tables of :data:`_DIFFED`, delete the rows of
+        ``written`` that ``result`` lacks and insert those it adds; replace the summary. Each
         ledger table takes one statement for all the table-days: a statement's fixed cost,
         paid per table-day, was most of a live batch's time. Call inside
         :meth:`transaction`.
 
-        Returns the table-days whose withdrawn rows were not in the ledger exactly once:
+        Returns the table-days whose rows to delete were not in the ledger exactly once:
         some of their rows may be deleted by then and nothing was added; the caller must
         :meth:`replace_table_day` them (which deletes them all).
         """
