@@ -8,8 +8,9 @@ its own size.
 
 Its rows are written the same way: a batch inserts the rows of the rounds it ended and
 replaces those of the round in play
-(:meth:`~pipeline.ledger.store.Ledger.update_table_days`); the small tables (Forms,
-exceptions, the summary) are rebuilt whole. A machine that started over (a late event, a new
+(:meth:`~pipeline.ledger.store.Ledger.update_table_days`); of the tables a replay rebuilds
+whole (Forms, practices, exceptions) only the rows that differ from the last result written
+are, and the summary is replaced. A machine that started over (a late event, a new
 gap) still rewrites only the rows from the first one that differs from those written: the
 rows before the late event come out the same, and rewriting the whole table-day made each
 restart cost the day so far (CPU per event grew with the day's length).
@@ -48,14 +49,15 @@ def _arrival(delivery: Delivery) -> Arrival:
 
 @dataclass
 class _Written:
-    """What the ledger holds of a live replay's rows: the rows of each
-    :data:`~pipeline.replay.rows.APPENDED_ROWS` list of the result written, and how many at
-    the start of each were the machine's (final until it starts over; the rest are the round
-    then in play, to withdraw next time)."""
+    """What the ledger holds of a live replay's rows: the result written, the rows of each
+    of its :data:`~pipeline.replay.rows.APPENDED_ROWS` lists, and how many at the start of
+    each were the machine's (final until it starts over; the rest are the round then in
+    play, to withdraw next time)."""
 
     restarts: int
     settled: dict[str, int]
     rows: dict[str, list[Any]]
+    result: ReplayResult
 
 
 def _same_start(written: Sequence[Any], now: Sequence[Any]) -> int:
@@ -208,9 +210,10 @@ class LiveTableDays:
                         result,
                         {n: rows[n][kept[n] :] for n in APPENDED_ROWS},
                         {n: before.rows[n][kept[n] :] for n in APPENDED_ROWS},
+                        before.result,
                     )
                 )
-            cached.written = _Written(restarts, dict(settled), rows)
+            cached.written = _Written(restarts, dict(settled), rows, result)
         refused = ledger.update_table_days(updates)
         for update in updates:
             if update.key in refused:

@@ -61,9 +61,15 @@ FROM started s JOIN table_day_summary t USING (table_id, gaming_date)
 WHERE s.shoe_id IS NOT NULL AND s.cards_in_shoe > 0
 """
 
+_OF_SHOES = (
+    "AND (table_id, gaming_date, shoe_id) IN (SELECT unnest($shoe_tables::VARCHAR[]), "
+    "unnest($shoe_dates::DATE[]), unnest($shoe_ids::VARCHAR[]))"
+)
+"""Only the rows of the shoes ``($shoe_tables[i], $shoe_dates[i], $shoe_ids[i])``."""
+
 _IN_WINDOW = (
     "gaming_date BETWEEN $first AND $day AND shoe_id IS NOT NULL AND position IS NOT NULL "
-    f"AND {_OF_TABLES}"
+    f"AND {_OF_TABLES} {{of_shoes}}"
 )
 _CARDS = f"""
 SELECT dense_rank() OVER (ORDER BY table_id, gaming_date, shoe_id) - 1 AS shoe, position,
@@ -75,7 +81,7 @@ GROUP BY table_id, gaming_date, shoe_id, position
 ORDER BY shoe, position
 """
 """Every card of the window as numbers, shoe by shoe (numbered as :data:`_CARD_SHOES` lists
-them) in shoe order."""
+them) in shoe order; ``{of_shoes}``: nothing, or :data:`_OF_SHOES`."""
 _CARD_SHOES = (
     f"SELECT DISTINCT table_id, gaming_date, shoe_id FROM cards WHERE {_IN_WINDOW} ORDER BY ALL"
 )
@@ -251,6 +257,8 @@ WITH batch AS (
            json_extract_string(d.fields_json, '$.shoe_id') AS shoe_id
     FROM deliveries d SEMI JOIN batch b ON d.source = b.source AND d.position = b.position
     WHERE d.payload_type IN ('ShoeStarted', 'ShoeEnded')
+      -- the batch's span of positions lets zone maps skip the day's other deliveries
+      AND d.position BETWEEN list_min($positions::BIGINT[]) AND list_max($positions::BIGINT[])
 ), started AS (
     SELECT table_id, gaming_date, json_extract_string(fields_json, '$.shoe_id') AS shoe_id,
            min(occurred_at) AS started_at
@@ -304,17 +312,32 @@ class WindowCards(NamedTuple):
 
 
 def window_cards(
-    ledger: Ledger, first: date, day: date, tables: Iterable[str] | None = None
+    ledger: Ledger,
+    first: date,
+    day: date,
+    tables: Iterable[str] | None = None,
+    shoes: Sequence[tuple[str, date, str]] | None = None,
 ) -> WindowCards:
-    """The cards dealt from ``first`` to ``day`` (of ``tables``; None: of every table), as
-    numbers, shoe by shoe in shoe order."""
+    """The cards dealt from ``first`` to ``day`` (of ``tables``; None: of every table; and of
+    ``shoes``, ``(table_id, gaming_date, shoe_id)``; None: of every shoe), as numbers, shoe
+    by shoe in shoe order."""
     window = _window(first, day, tables)
-    cards = ledger.con.execute(_CARDS, window).fetchnumpy()
+    # the shoes as a condition of their own: an "all shoes" alternative in the same
+    # condition would keep it from narrowing the scan
+    of_shoes = ""
+    if shoes is not None:
+        of_shoes = _OF_SHOES
+        window["shoe_tables"] = [t for t, _, _ in shoes]
+        window["shoe_dates"] = [d for _, d, _ in shoes]
+        window["shoe_ids"] = [s for _, _, s in shoes]
+    cards = ledger.con.execute(_CARDS.format(of_shoes=of_shoes), window).fetchnumpy()
     shoe = np.asarray(cards["shoe"], np.int64)
     ends = np.searchsorted(shoe, np.arange(shoe[-1] + 2 if len(shoe) else 1))
     spans = {
         (str(t), d, str(s)): (int(ends[n]), int(ends[n + 1]))
-        for n, (t, d, s) in enumerate(ledger.con.execute(_CARD_SHOES, window).fetchall())
+        for n, (t, d, s) in enumerate(
+            ledger.con.execute(_CARD_SHOES.format(of_shoes=of_shoes), window).fetchall()
+        )
     }
     return WindowCards(
         np.asarray(cards["position"], np.int64), np.asarray(cards["face"], np.int64), spans

@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import orjson
@@ -110,6 +110,16 @@ class Merged:
     """Earlier dead letters of the batch's input file that its sound version resolved."""
 
 
+class CardChanges(NamedTuple):
+    """Where a connection wrote rows of the ``cards`` table (:meth:`Ledger.take_card_changes`)."""
+
+    table_days: set[TableDay]
+    """Table-days whose every card row was written again."""
+    shoes: set[tuple[str, date, str]]
+    """``(table_id, gaming_date, shoe_id)`` of the shoes some of whose card rows were added
+    or withdrawn."""
+
+
 @dataclass(frozen=True)
 class TableDayUpdate:
     """A table-day's rows to bring to ``result`` from those of an earlier result of the same
@@ -123,6 +133,28 @@ class TableDayUpdate:
     """Rows written last time that ``result`` does not hold at their place (the round then
     in play, or every row after the first that a machine started over gave differently),
     to delete first."""
+    written: ReplayResult
+    """The result whose rows the ledger holds: of the tables rebuilt whole, only the rows
+    that differ from ``result``'s are deleted and inserted."""
+
+
+_DIFFED: tuple[str, ...] = tuple(
+    table for table in DERIVED_ROWS if table not in APPENDED_ROWS and table != "table_day_summary"
+)
+"""The tables a live table-day's replay rebuilds whole whose rows :meth:`Ledger.update_table_days`
+changes one by one (a table-day's exceptions grow with its day; a batch changes a few).
+Its summary is replaced: the ledger recounts its exceptions after it is written, so the row
+the ledger holds is not the one written."""
+
+
+def _row_changes(before: Sequence[Row], after: Sequence[Row]) -> tuple[list[Row], list[Row]]:
+    """The rows of ``before`` that ``after`` lacks, and those ``after`` adds (as multisets)."""
+    old, new = Counter(map(_hashable, before)), Counter(map(_hashable, after))
+    row_of = {_hashable(row): row for row in (*before, *after)}
+    return (
+        [row_of[key] for key, times in (old - new).items() for _ in range(times)],
+        [row_of[key] for key, times in (new - old).items() for _ in range(times)],
+    )
 
 
 def _fields_from_json(text: str) -> dict[str, Any]:
@@ -147,6 +179,17 @@ def _rows_only(table_id: str, lists: Mapping[str, Sequence[Any]]) -> ReplayResul
     for name, rows in lists.items():
         setattr(result, name, list(rows))
     return result
+
+
+_WIN_SUMS = (
+    "sum((CASE t.expected_result WHEN 'LOSE' THEN t.stake_cents "
+    "WHEN 'WIN' THEN -t.expected_paid_cents ELSE 0 END){sign}), "
+    "sum((CASE t.recorded_result WHEN 'LOSE' THEN t.stake_cents "
+    "WHEN 'WIN' THEN -t.recorded_paid_cents ELSE 0 END){sign})"
+)
+"""A wager's win for the house, expected and recorded, as the sums over its settlements
+``t`` (each taken ``{sign}``: nothing, or times a column saying whether it is added or
+withdrawn): a lost stake is won, a payout is lost."""
 
 
 LOG_PER_CHECKPOINT = "64MB"
@@ -178,6 +221,8 @@ class Ledger:
         self._unjudged: set[date] = set()
         """Gaming days whose table-days were written since their pits were last judged
         (:func:`pipeline.ingest.pits.judge_pits` judges them, in the same transaction)."""
+        self._card_changes = CardChanges(set(), set())
+        """What this connection wrote of the ``cards`` table since :meth:`take_card_changes`."""
         if read_only and not self.path.exists():
             raise LedgerError(
                 f"{self.path}: no ledger here yet; run `baccarat-audit demo` or "
@@ -707,66 +752,115 @@ class Ledger:
         key = (table_id, gaming_date)
         self._write_derived([key], derived_tables(table_id, gaming_date, result))
 
+    def take_card_changes(self) -> CardChanges:
+        """Where this connection wrote card rows since it was last asked (a rolled-back
+        transaction's writes included). A reader that keeps cards it read across
+        transactions (the stream's slug search:
+        :class:`~pipeline.patterns.stage.KnownShoes`) reads these shoes and table-days again
+        to stay the same as the ledger; the writer holds the file, so no other process
+        writes it meanwhile."""
+        changes, self._card_changes = self._card_changes, CardChanges(set(), set())
+        return changes
+
     def update_table_days(self, updates: Sequence[TableDayUpdate]) -> set[TableDay]:
         """Bring table-days' rows to their results when the ledger holds the rows of an
         earlier result of the same live replay (:mod:`pipeline.ingest.live`): in each table
         of :data:`~pipeline.replay.rows.APPENDED_ROWS`, delete the ``withdrawn`` rows and
-        insert the ``added`` ones; rebuild the other derived tables from ``result``. Each
+        insert the ``added`` ones; add their change to each wager's win
+        (:meth:`_add_win_changes`); in the tables of :data:`_DIFFED`, delete the rows of
+        ``written`` that ``result`` lacks and insert those it adds; replace the summary. Each
         ledger table takes one statement for all the table-days: a statement's fixed cost,
         paid per table-day, was most of a live batch's time. Call inside
         :meth:`transaction`.
 
-        Returns the table-days whose withdrawn rows were not in the ledger exactly once:
+        Returns the table-days whose rows to delete were not in the ledger exactly once:
         some of their rows may be deleted by then and nothing was added; the caller must
         :meth:`replace_table_day` them (which deletes them all).
         """
-        gone = {u.key: _rows_only(u.key[0], u.withdrawn) for u in updates}
-        refused: set[TableDay] = set()
+        self._card_changes.shoes.update(
+            (*u.key, card.shoe_id)
+            for u in updates
+            for rows in (u.added, u.withdrawn)
+            for card in rows.get("cards", ())
+        )
+        removed: dict[str, list[Row]] = {}
+        added: dict[str, dict[TableDay, list[Row]]] = {}
         for table in APPENDED_ROWS:
-            rows = [row for u in updates for row in DERIVED_ROWS[table](*u.key, gone[u.key])]
+            rows_of = DERIVED_ROWS[table]
+            removed[table] = [
+                row for u in updates for row in rows_of(*u.key, _rows_only(u.key[0], u.withdrawn))
+            ]
+            added[table] = {u.key: rows_of(*u.key, _rows_only(u.key[0], u.added)) for u in updates}
+        for table in _DIFFED:
+            rows_of, added[table] = DERIVED_ROWS[table], {}
+            removed[table] = []
+            for u in updates:
+                gone, came = _row_changes(rows_of(*u.key, u.written), rows_of(*u.key, u.result))
+                removed[table] += gone
+                added[table][u.key] = came
+        refused: set[TableDay] = set()
+        for table, rows in removed.items():
             if rows:
                 refused |= self._delete_exactly(table, rows)
         done = [u for u in updates if u.key not in refused]
         if not done:
             return refused
-        for table in APPENDED_ROWS:
-            new = [
-                row
-                for u in done
-                for row in DERIVED_ROWS[table](*u.key, _rows_only(u.key[0], u.added))
-            ]
+        for table, rows_by_day in added.items():
+            new = [row for u in done for row in rows_by_day[u.key]]
             if new:
                 self._insert_relation(table, arrow_rows(new))
-        rebuilt = {
-            table: arrow_rows(rows)
-            for table, rows_of in DERIVED_ROWS.items()
-            if table not in APPENDED_ROWS
-            and (rows := [row for u in done for row in rows_of(*u.key, u.result)])
-        }
-        self._write_derived([u.key for u in done], rebuilt, keep=APPENDED_ROWS)
+        recount = self._add_win_changes(done)
+        written = (*APPENDED_ROWS, *_DIFFED)
+        for keep, group in (
+            ((*written, "table_day_win"), [u for u in done if u.key not in recount]),
+            (written, [u for u in done if u.key in recount]),
+        ):
+            if group:
+                rebuilt = {
+                    table: arrow_rows(rows)
+                    for table, rows_of in DERIVED_ROWS.items()
+                    if table not in written
+                    and (rows := [row for u in group for row in rows_of(*u.key, u.result)])
+                }
+                self._write_derived([u.key for u in group], rebuilt, keep=keep)
         return refused
 
     def _delete_exactly(self, table: str, rows: Sequence[Row]) -> set[TableDay]:
-        """Delete ``rows`` (every column equal, NULLs included; the first two columns are the
-        table-day) from ``table``; return the table-days where what was deleted is not
-        exactly their ``rows``, each once."""
-        same = " AND ".join(
-            f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(self._columns(table))
+        """Delete ``rows`` (every column equal, NULLs included) from ``table``; return the
+        table-days where what was deleted is not exactly their ``rows``, each once."""
+        columns = self._columns(table)
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM w.c{i}" for i, c in enumerate(columns))
+        table_at, day_at = columns.index("table_id"), columns.index("gaming_date")
+        tables, days = (
+            sorted({row[table_at] for row in rows}),
+            sorted({row[day_at] for row in rows}),
         )
-        tables, days = sorted({row[0] for row in rows}), sorted({row[1] for row in rows})
+        # the constant lists let zone maps skip the row groups of other table-days, and the
+        # rounds' spare the join the day's other rows (a day's rows grow, a batch's do not)
+        where = [
+            f"t.table_id IN ({_placeholders(tables)})",
+            f"t.gaming_date IN ({_placeholders(days)})",
+        ]
+        params: list[Any] = [*tables, *days]
+        if "round_id" in columns:
+            at = columns.index("round_id")
+            rounds = sorted({row[at] for row in rows if row[at] is not None})
+            either = [f"t.round_id IN ({_placeholders(rounds)})"] if rounds else []
+            if any(row[at] is None for row in rows):
+                either.append("t.round_id IS NULL")
+            where.append(f"({' OR '.join(either)})")
+            params += rounds
         self.con.register("withdrawn_rows", arrow_rows(rows))
         try:
-            # the constant lists let zone maps skip the row groups of other table-days
             deleted = self.con.execute(
                 f"DELETE FROM {self.stored(table)} t USING withdrawn_rows w "
-                f"WHERE t.table_id IN ({_placeholders(tables)}) "
-                f"AND t.gaming_date IN ({_placeholders(days)}) AND {same} RETURNING t.*",
-                [*tables, *days],
+                f"WHERE {' AND '.join(where)} AND {same} RETURNING t.*",
+                params,
             ).fetchall()
         finally:
             self.con.unregister("withdrawn_rows")
         wanted, found = Counter(map(_hashable, rows)), Counter(map(_hashable, deleted))
-        return {(row[0], row[1]) for row in (wanted - found) + (found - wanted)}
+        return {(row[table_at], row[day_at]) for row in (wanted - found) + (found - wanted)}
 
     def _refuse_closed(self, days: Iterable[date]) -> None:
         """:class:`LedgerError` when any of ``days`` is closed: its rows are sealed (and read
@@ -795,11 +889,14 @@ class Ledger:
     ) -> None:
         """Replace these table-days' rows of every derived table but those in ``keep`` with
         ``tables`` (the pattern stage's exceptions stay: they are the gaming day's, replaced by
-        :meth:`replace_pattern_findings`), recount their win, and note their
+        :meth:`replace_pattern_findings`), recount their win from their settlements
+        (unless ``keep`` holds ``table_day_win``), and note their
         gaming days as :meth:`unjudged_days` (their pits are judged again by
         :func:`pipeline.ingest.pits.judge_pits`)."""
         table_ids, dates = sorted({t for t, _ in days}), sorted({d for _, d in days})
         self._refuse_closed(dates)
+        if "cards" not in keep:
+            self._card_changes.table_days.update(days)
         # the constant lists let zone maps skip other table-days; the join keeps the pairs
         prune = (
             f"t.table_id IN ({_placeholders(table_ids)}) "
@@ -827,23 +924,74 @@ class Ledger:
             for table, rows in tables.items():
                 self._insert_relation(table, rows)
             self._note_redeliveries(days)
-            self.con.execute(
-                f"""
-                INSERT INTO {self.stored("table_day_win")}
-                SELECT t.table_id, t.gaming_date, t.wager,
-                  sum(CASE t.expected_result WHEN 'LOSE' THEN t.stake_cents
-                       WHEN 'WIN' THEN -t.expected_paid_cents ELSE 0 END),
-                  sum(CASE t.recorded_result WHEN 'LOSE' THEN t.stake_cents
-                       WHEN 'WIN' THEN -t.recorded_paid_cents ELSE 0 END)
-                FROM {self.stored("settlements")} t SEMI JOIN written_days k
-                  ON t.table_id = k.table_id AND t.gaming_date = k.gaming_date
-                WHERE {prune}
-                GROUP BY ALL""",
-                [*table_ids, *dates],
-            )
+            if "table_day_win" not in keep:
+                self.con.execute(
+                    f"""
+                    INSERT INTO {self.stored("table_day_win")}
+                    SELECT t.table_id, t.gaming_date, t.wager, {_WIN_SUMS.format(sign="")}
+                    FROM {self.stored("settlements")} t SEMI JOIN written_days k
+                      ON t.table_id = k.table_id AND t.gaming_date = k.gaming_date
+                    WHERE {prune}
+                    GROUP BY ALL""",
+                    [*table_ids, *dates],
+                )
         finally:
             self.con.unregister("written_days")
         self._unjudged.update(dates)
+
+    def _add_win_changes(self, updates: Sequence[TableDayUpdate]) -> set[TableDay]:
+        """Add to the table-days' ``table_day_win`` what their added settlements win and take
+        away what their withdrawn ones won, one statement for all of them, where that change
+        alone decides the sums: every changed settlement's recorded win is known (a sum of no
+        known wins is NULL, not 0, so a WIN without its recorded payment can leave it either)
+        and no wager loses more settlements than it gains (its row might have to go).
+        Returns the table-days it could not decide, whose win :meth:`_write_derived` counts
+        again from all their settlements. Summing only the change keeps a live batch's cost
+        to its own size: counting a table-day's win again from all its settlements made
+        every batch cost the day so far."""
+        changed: list[Row] = []
+        undecided: set[TableDay] = set()
+        for update in updates:
+            signed = ((1, update.added), (-1, update.withdrawn))
+            settled = {sign: lists.get("settlements", ()) for sign, lists in signed}
+            balance = Counter(s.wager for s in settled[1])
+            balance.subtract(s.wager for s in settled[-1])
+            unknown_win = any(
+                s.recorded_result == "WIN" and s.recorded_paid_cents is None
+                for rows in settled.values()
+                for s in rows
+            )
+            if unknown_win or min(balance.values(), default=0) < 0:
+                undecided.add(update.key)
+                continue
+            for sign, rows in settled.items():
+                as_rows = _rows_only(update.key[0], {"settlements": rows})
+                changed += [
+                    (*row, sign) for row in DERIVED_ROWS["settlements"](*update.key, as_rows)
+                ]
+        if not changed:
+            return undecided
+        self.con.register(
+            "settlement_changes",
+            pa.Table.from_arrays(
+                arrow_rows(changed).columns, names=[*self._columns("settlements"), "sign"]
+            ),
+        )
+        try:
+            # a NULL recorded win had no known win among its settlements: the change's are
+            self.con.execute(
+                f"""
+                INSERT INTO {self.stored("table_day_win")}
+                SELECT t.table_id, t.gaming_date, t.wager, {_WIN_SUMS.format(sign=" * t.sign")}
+                FROM settlement_changes t GROUP BY ALL
+                ON CONFLICT (table_id, gaming_date, wager) DO UPDATE SET
+                  expected_win_cents = expected_win_cents + excluded.expected_win_cents,
+                  recorded_win_cents =
+                    coalesce(recorded_win_cents, 0) + excluded.recorded_win_cents"""
+            )
+        finally:
+            self.con.unregister("settlement_changes")
+        return undecided
 
     def unjudged_days(self) -> set[date]:
         """The gaming days whose table-days were written (or whose exceptions changed) since

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import time
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +78,9 @@ from pipeline.rules.config import TableRules
 from pipeline.rules.games import Game
 from pipeline.rules.settlement import Result, Wager
 
+ShoeKey = tuple[str, date, str]
+"""``(table_id, gaming_date, shoe_id)``: a device may number its shoes afresh every day."""
+
 SLUG_CODES = frozenset(code_for(game, "false_shuffle") for game in Game)
 """The codes of a slug, one per game (:func:`~pipeline.patterns.slugs.slug_finding`)."""
 
@@ -111,23 +116,35 @@ def settings_of(catalog: Mapping[str, TableRules]) -> PatternSettings:
 
 
 def shoes_of(
-    ledger: Ledger, first: date, day: date, tables: Iterable[str] | None = None
+    ledger: Ledger,
+    first: date,
+    day: date,
+    tables: Iterable[str] | None = None,
+    known: dict[ShoeKey, ShoeCards] | None = None,
 ) -> list[ShoeDeal]:
     """Every shoe dealt from ``first`` to ``day`` (of ``tables``; None: of every table), with
-    its cards in shoe order."""
-    cards = ledger_patterns.window_cards(ledger, first, day, tables)
+    its cards in shoe order. ``known``: the cards of shoes read before, as the ledger still
+    holds them (:class:`KnownShoes`); only the other shoes' cards are read, and added to it."""
+    declared = ledger_patterns.declared_shoes(ledger, first, day, tables)
+    unread = [(t, d, s) for t, d, s, *_ in declared if (t, d, s) not in known] if known else None
+    cards: Mapping[ShoeKey, ShoeCards] = {} if known is None else known
+    if unread is None or unread:
+        read = ledger_patterns.window_cards(ledger, first, day, tables, unread)
+        fresh = {
+            key: ShoeCards(read.positions[start:end], read.faces[start:end])
+            for key, (start, end) in read.spans.items()
+        }
+        if known is None:
+            cards = fresh
+        else:
+            # copies: a slice kept would keep every card read with it
+            known.update(
+                (key, ShoeCards(c.positions.copy(), c.faces.copy())) for key, c in fresh.items()
+            )
     shoes = []
-    for (
-        table_id,
-        gaming_date,
-        shoe_id,
-        started_at,
-        cards_in_shoe,
-        pit,
-        game,
-    ) in ledger_patterns.declared_shoes(ledger, first, day, tables):
-        span = cards.spans.get((table_id, gaming_date, shoe_id))
-        if span is None:
+    for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game in declared:
+        dealt = cards.get((table_id, gaming_date, shoe_id))
+        if dealt is None:
             continue
         shoes.append(
             ShoeDeal(
@@ -138,11 +155,45 @@ def shoes_of(
                 gaming_date=gaming_date,
                 started_at=started_at,
                 cards_in_shoe=cards_in_shoe,
-                positions=cards.positions[span[0] : span[1]],
-                faces=cards.faces[span[0] : span[1]],
+                positions=dealt.positions,
+                faces=dealt.faces,
             )
         )
     return shoes
+
+
+class ShoeCards(NamedTuple):
+    """A shoe's cards as :func:`~pipeline.ledger.pattern_inputs.window_cards` reads them."""
+
+    positions: npt.NDArray[np.int64]
+    faces: npt.NDArray[np.int64]
+
+
+class KnownShoes:
+    """The cards of the shoes a stream's searches of ended shoes read, kept across its batches
+    for each ledger connection, so that each batch reads only the shoes whose cards it does
+    not hold: the shoes that just ended and those still being dealt, not every shoe of their
+    pits' window again. A shoe whose card rows the connection wrote since (a late card, a
+    table-day replayed again: :meth:`~pipeline.ledger.store.Ledger.take_card_changes`) is
+    read again, as is every shoe for a connection opened again; :meth:`forget` after a
+    failed batch."""
+
+    def __init__(self) -> None:
+        self._by_ledger: weakref.WeakKeyDictionary[Ledger, dict[ShoeKey, ShoeCards]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def of(self, ledger: Ledger) -> dict[ShoeKey, ShoeCards]:
+        """The cards held that ``ledger`` holds as they are (to be added to)."""
+        changes = ledger.take_card_changes()
+        cards = self._by_ledger.setdefault(ledger, {})
+        for key in [k for k in cards if k in changes.shoes or (k[0], k[1]) in changes.table_days]:
+            del cards[key]
+        return cards
+
+    def forget(self) -> None:
+        """Hold nothing: every shoe is read again."""
+        self._by_ledger.clear()
 
 
 def dealt_cards(ledger: Ledger, shoe: ShoeDeal, positions: Sequence[int]) -> list[DealtCard]:
@@ -515,7 +566,10 @@ class SlugSearch:
 
 
 def search_ended_shoes(
-    ledger: Ledger, ended: Sequence[tuple[str, date, str]], settings: PatternSettings
+    ledger: Ledger,
+    ended: Sequence[tuple[str, date, str]],
+    settings: PatternSettings,
+    known: KnownShoes | None = None,
 ) -> SlugSearch:
     """Search the shoes that just ended (``(table_id, gaming_date, shoe_id)``) for slugs
     against the shoes of their pits dealt before them in the window, and replace those shoes'
@@ -524,7 +578,7 @@ def search_ended_shoes(
     the window's shoes of those pits only, so a batch costs its ended shoes, not the day. The
     day's full search (:func:`find_patterns`, at the latest by the close) searches every
     shoe again, against every pit's shoes as they ended (a slug carried across pits), and
-    replaces these."""
+    replaces these. ``known``: the cards of shoes an earlier batch read, kept."""
     closed = ledger.closed_days()
     by_day: dict[date, set[tuple[str, str]]] = defaultdict(set)
     for table_id, day, shoe_id in ended:
@@ -535,7 +589,7 @@ def search_ended_shoes(
         first = shifted(day, -settings.window_days)
         tables = {t for t, _ in keys}
         scope = tables | ledger_patterns.tables_in_pits_of(ledger, first, day, sorted(tables))
-        shoes = shoes_of(ledger, first, day, scope)
+        shoes = shoes_of(ledger, first, day, scope, None if known is None else known.of(ledger))
         searched = {(s.table_id, s.shoe_id) for s in shoes if s.gaming_date == day} & keys
         new = [s for s in shoes if s.gaming_date == day and (s.table_id, s.shoe_id) in searched]
         earlier = [s for s in shoes if s not in new]

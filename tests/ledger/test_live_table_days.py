@@ -139,8 +139,8 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         judge_pits(ledger)
         written = snapshot(ledger)
         both = [
-            TableDayUpdate(first, result, again, again),
-            TableDayUpdate(second, other, others_again, others_again),
+            TableDayUpdate(first, result, again, again, result),
+            TableDayUpdate(second, other, others_again, others_again, other),
         ]
         assert ledger.update_table_days(both) == set()
         judge_pits(ledger)
@@ -148,8 +148,8 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         stranger = replace(last_round, round_id="R-never-dealt")
         refused = ledger.update_table_days(
             [
-                TableDayUpdate(first, result, {}, {"rounds": [stranger]}),
-                TableDayUpdate(second, other, {}, others_again),
+                TableDayUpdate(first, result, {}, {"rounds": [stranger]}, result),
+                TableDayUpdate(second, other, {}, others_again, other),
             ]
         )
         assert refused == {first}
@@ -160,10 +160,67 @@ def test_rows_are_withdrawn_only_when_each_is_there_exactly_once(
         assert withdrawn == [(0,)], "the sound table-day was not updated with the refused one"
         ledger.replace_table_day(*second, other)
         twice = {"cards": [its_cards[0], its_cards[0]]}
-        assert ledger.update_table_days([TableDayUpdate(first, result, {}, twice)]) == {first}
+        assert ledger.update_table_days([TableDayUpdate(first, result, {}, twice, result)]) == {
+            first
+        }
         ledger.replace_table_day(*first, result)
         judge_pits(ledger)
         assert snapshot(ledger) == written
+
+
+WIN_FROM_SETTLEMENTS = """
+    SELECT wager,
+      sum(CASE expected_result WHEN 'LOSE' THEN stake_cents
+          WHEN 'WIN' THEN -expected_paid_cents ELSE 0 END),
+      sum(CASE recorded_result WHEN 'LOSE' THEN stake_cents
+          WHEN 'WIN' THEN -recorded_paid_cents ELSE 0 END)
+    FROM settlements WHERE table_id = ? AND gaming_date = ? GROUP BY wager ORDER BY wager"""
+
+
+def test_the_win_follows_the_settlements_changed(
+    tmp_path: Path, day: dict[str, list[TableEvent]]
+) -> None:
+    """Ledger invariant 2 for the incremental write: a table-day's win per wager (the
+    close's win, N.J.A.C. 19:47-3.3 settlements summed) is what its settlements in the ledger
+    sum to, whether an update's change decides it (settlements withdrawn and added again, or
+    only added) or leaves it to a count of all of them (a wager losing settlements, a WIN
+    without its recorded payment, whose sum may be NULL)."""
+    table_id, events = next(iter(day.items()))
+    key = (table_id, gaming_day_of().date_of(events[0].occurred_at))
+    result = replay_table(table_id, events, CATALOG)
+    last = next(
+        r for r in reversed(result.rounds) if r.round_id in {s.round_id for s in result.settlements}
+    )
+    its = [s for s in result.settlements if s.round_id == last.round_id]
+    unpaid = replace(its[0], round_id="R-unpaid", recorded_result="WIN", recorded_paid_cents=None)
+    lost = replace(its[0], round_id="R-lost", recorded_result="LOSE", expected_result="LOSE")
+
+    def win() -> list[tuple[object, ...]]:
+        return ledger.con.execute(
+            "SELECT wager, expected_win_cents, recorded_win_cents FROM table_day_win "
+            "WHERE table_id = ? AND gaming_date = ? ORDER BY wager",
+            list(key),
+        ).fetchall()
+
+    with Ledger(tmp_path / "l.duckdb") as ledger, ledger.transaction():
+        ledger.replace_table_day(*key, result)
+        written = win()
+        changes: list[tuple[dict[str, list[Any]], dict[str, list[Any]]]] = [
+            ({"settlements": its}, {"settlements": its}),
+            ({}, {"settlements": its}),
+            ({"settlements": its}, {}),
+            ({"settlements": [lost]}, {}),
+            ({"settlements": [unpaid]}, {}),
+            ({}, {"settlements": [unpaid, lost]}),
+        ]
+        for added, withdrawn in changes:
+            assert (
+                ledger.update_table_days([TableDayUpdate(key, result, added, withdrawn, result)])
+                == set()
+            )
+            assert win() == ledger.con.execute(WIN_FROM_SETTLEMENTS, list(key)).fetchall()
+        assert win() == written
+        judge_pits(ledger)
 
 
 def test_only_the_newest_gaming_day_is_kept(tmp_path: Path) -> None:

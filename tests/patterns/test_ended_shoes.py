@@ -16,16 +16,19 @@ from flows.steps import replay_table_day
 from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.events.model import TableEvent
+from pipeline.ingest.pits import judge_pits
 from pipeline.ledger.columns import Delivery
 from pipeline.ledger.store import Ledger
 from pipeline.patterns.stage import (
     SLUG_CODES,
+    KnownShoes,
     find_patterns,
     find_patterns_if_changed,
     patterns_current,
     search_ended_shoes,
     shoes_ended,
 )
+from pipeline.replay.machine import replay_table
 from pipeline.rules.codes import PATTERN_CODES
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
@@ -98,6 +101,38 @@ def test_the_shoes_a_batch_ends_are_searched_alone(ledger: Ledger) -> None:
         with ledger.transaction():
             search_ended_shoes(ledger, ended[:1], SETTINGS)
         assert rows(ledger, PATTERN_CODES - SLUG_CODES) == others
+
+
+def test_shoes_known_from_earlier_batches_find_what_a_full_read_finds(ledger: Ledger) -> None:
+    """PB-3.5a1-SLUG (N.J.A.C. 19:47-3.5(a)1) as a stream searches: the cards of the shoes
+    earlier batches read are kept, and the slugs found are those of reading every shoe of the
+    pits again, also after a table-day's cards were written again (its shoes are read
+    again, not taken from what was kept)."""
+
+    def slugs(known: KnownShoes | None) -> list[str]:
+        with ledger.transaction():
+            found = search_ended_shoes(ledger, ended, SETTINGS, known).findings
+        return sorted(f.finding_id for f in found)
+
+    with ledger:
+        ended = shoes_ended(ledger, stored(ledger, "ShoeEnded"))
+        known = KnownShoes()
+        for one in ended:  # a batch per shoe ended
+            with ledger.transaction():
+                search_ended_shoes(ledger, [one], SETTINGS, known)
+        kept = rows(ledger, SLUG_CODES)
+        with ledger.transaction():
+            search_ended_shoes(ledger, ended, SETTINGS)
+        assert rows(ledger, SLUG_CODES) == kept
+        before = slugs(known)
+        assert before == slugs(None)
+        without_cards = replay_table("T01", ledger.events_for("T01", DAY), CATALOG)
+        without_cards.cards = []
+        with ledger.transaction():
+            ledger.replace_table_day("T01", DAY, without_cards)
+            judge_pits(ledger)
+        after = slugs(known)
+        assert after == slugs(None) != before
 
 
 def test_a_shoe_without_shoe_ended_ends_at_the_next_shoe_started(ledger: Ledger) -> None:
