@@ -512,8 +512,8 @@ def _write_day_file(
     (:data:`ROW_GROUP_BYTES`), as the table's properties say (codec, level; Iceberg's field
     ids in its schema), and return it (none for a day without rows) and the rows written.
     pyiceberg's own writer holds a partitioned table's rows all at once, several times over
-    as it converts them; a day's deliveries alone are gigabytes at 96 tables. A write that
-    fails leaves a file no snapshot lists, as a failed Iceberg write does."""
+    as it converts them (a day's deliveries alone are 1.2 GB of Arrow at 96 tables). A write
+    that fails leaves a file no snapshot lists, as a failed Iceberg write does."""
     schema = iceberg.schema()
     arrow_schema = schema.as_arrow()
     groups = _row_groups(batch.cast(arrow_schema) for batch in rows if batch.num_rows)
