@@ -97,8 +97,9 @@ MANIFEST_VERSION = 1
 
 _READ_CHUNK = 1 << 20
 
-ARCHIVE_BATCH_ROWS = 65_536
-"""Rows of a sealed table read from the ledger at a time."""
+ARCHIVE_BATCH_ROWS = 16_384
+"""Rows of a sealed table read from the ledger at a time. DuckDB reads ahead of the
+batch asked for: at 48 tables, 65,536-row batches raise the close's peak by 75 MB more."""
 
 ROW_GROUP_BYTES = 64 << 20
 """Arrow bytes of a sealed table's rows written to the day's Parquet file as one row group:
