@@ -492,3 +492,24 @@ def test_a_column_declared_after_the_archive_was_made_is_added_to_it(tmp_path: P
     assert "note" not in archive.table("rounds").schema().column_names
     archive.writable(grown)
     assert archive.table("rounds").schema().column_names[-1] == "note"
+
+
+def test_a_day_larger_than_a_row_group_is_one_data_file_of_several_row_groups(
+    emulated: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The archive holds a row group of a table's day at a time, never the whole day
+    (:data:`ROW_GROUP_BYTES`), and still writes the day as one data file per table, whose
+    rows are the ledger's."""
+    monkeypatch.setattr("pipeline.ledger.archive.ARCHIVE_BATCH_ROWS", 64)
+    monkeypatch.setattr("pipeline.ledger.archive.ROW_GROUP_BYTES", 16 << 10)
+    path = closed_ledger(emulated, tmp_path / "day", close)
+    with Ledger(path) as ledger:
+        manifest = the_manifest(ledger)
+    assert all(len(table.files) <= 1 for table in manifest.tables)
+    deliveries = manifest.table("deliveries")
+    (file,) = deliveries.files
+    parquet = pq.ParquetFile(path.parent / "archive" / "warehouse" / file.path).metadata
+    assert parquet.num_row_groups > 1
+    assert parquet.num_rows == file.records == deliveries.rows
+    archived_rows = read_day(open_archive(path), "deliveries", DAY)
+    assert canonical(archived_rows) == canonical(ledger_rows(path, "deliveries"))
