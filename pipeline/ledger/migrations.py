@@ -511,4 +511,27 @@ CREATE TABLE IF NOT EXISTS pair_day_counts (
 );
 """,
     ),
+    (
+        24,
+        "carried shoes: each gaming day's shoes as the slug search compares them",
+        # the slug search reads the cards of every shoe of its window but the day's own from
+        # here, as numbers, instead of the window's card rows (pipeline.patterns.stage
+        # carry_window). The days carried before hold no shoes, so every day is carried
+        # again. Written to run again over itself, as 17
+        """
+CREATE TABLE IF NOT EXISTS carried_shoes (
+    gaming_date DATE NOT NULL,
+    table_id VARCHAR NOT NULL,
+    shoe_id VARCHAR NOT NULL,
+    started_at BIGINT NOT NULL,
+    cards_in_shoe INTEGER NOT NULL,
+    pit VARCHAR NOT NULL,
+    game VARCHAR NOT NULL,
+    positions BIGINT[] NOT NULL,
+    faces BIGINT[] NOT NULL,
+    PRIMARY KEY (gaming_date, table_id, shoe_id)
+);
+DELETE FROM carried_days;
+""",
+    ),
 )

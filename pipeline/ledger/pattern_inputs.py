@@ -9,7 +9,8 @@ cards, informed betting the settled wagers, dealer-patron pairs (N.J.A.C. 19:47-
 3.10(b); 4.10; 7.3) the seat-rounds, and card preview the patrons' requests to turn cards or
 to keep or change the shoe (3.5(a), 3.6(a)). What each gaming day carries to the windows
 holding it (its patrons' scored rounds, its dealer-patron pairs counted, and a digest of what
-they were derived from: ``patron_day_rounds``, ``pair_day_counts``, ``carried_days``) is
+they were derived from: ``patron_day_rounds``, ``pair_day_counts``, ``carried_days``; and
+its shoes as the slug search compares them, ``carried_shoes``) is
 written and read here too. Rows come back as plain tuples in the order each question's
 docstring gives.
 """
@@ -632,20 +633,33 @@ def carried_inputs(ledger: Ledger, first: date, day: date) -> dict[date, str]:
     }
 
 
-def carry_day(ledger: Ledger, day: date, inputs_sha256: str, rounds: pa.Table) -> None:
+_CARRIED = ("carried_days", "patron_day_rounds", "pair_day_counts", "carried_shoes")
+"""Every table of what a gaming day carries to the windows holding it."""
+
+
+def _dated(rows: pa.Table, day: date, table: str) -> pa.Table:
+    """``rows`` of ``table`` without the date, dated ``day``, in its declared columns."""
+    dated = rows.add_column(0, "gaming_date", pa.array([day] * rows.num_rows, pa.date32()))
+    return dated.cast(arrow_schema(table))
+
+
+def carry_day(
+    ledger: Ledger, day: date, inputs_sha256: str, rounds: pa.Table, shoes: pa.Table
+) -> None:
     """Replace what ``day`` carries to the windows that hold it, in one transaction: its
     patrons' scored rounds (``rounds``, rows of ``patron_day_rounds`` without the date), its
-    dealer-patron pairs counted from its seat-rounds (:func:`pair_counts`' money), and the
-    digest of what they were derived from."""
-    dated = rounds.add_column(0, "gaming_date", pa.array([day] * rounds.num_rows, pa.date32()))
+    shoes as the slug search compares them (``shoes``, rows of ``carried_shoes`` without the
+    date), its dealer-patron pairs counted from its seat-rounds (:func:`pair_counts`' money),
+    and the digest of what they were derived from."""
     with ledger.transaction() as con:
-        for table in ("patron_day_rounds", "pair_day_counts"):
+        for table in _CARRIED[1:]:
             con.execute(f"DELETE FROM {table} WHERE gaming_date = ?", [day])
-        con.register("carried_rounds", dated.cast(arrow_schema("patron_day_rounds")))
-        try:
-            con.execute("INSERT INTO patron_day_rounds SELECT * FROM carried_rounds")
-        finally:
-            con.unregister("carried_rounds")
+        for table, rows in (("patron_day_rounds", rounds), ("carried_shoes", shoes)):
+            con.register("carried_rows", _dated(rows, day, table))
+            try:
+                con.execute(f"INSERT INTO {table} SELECT * FROM carried_rows")
+            finally:
+                con.unregister("carried_rows")
         con.execute(f"INSERT INTO pair_day_counts {_DAY_PAIR_COUNTS}", {"first": day, "day": day})
         con.execute(
             "INSERT OR REPLACE INTO carried_days VALUES (?, ?, ?)",
@@ -657,7 +671,7 @@ def forget_carried(ledger: Ledger, day: date) -> None:
     """Drop what ``day`` carries, so that the next search of a window holding it carries it
     again from its rows (what a day's first search does)."""
     with ledger.transaction() as con:
-        for table in ("carried_days", "patron_day_rounds", "pair_day_counts"):
+        for table in _CARRIED:
             con.execute(f"DELETE FROM {table} WHERE gaming_date = ?", [day])
 
 
@@ -665,7 +679,7 @@ def forget_carried_before(ledger: Ledger, first: date) -> None:
     """Drop what the gaming days before ``first`` carry: no window searched from now on
     holds them (a search of an earlier day carries them again)."""
     with ledger.transaction() as con:
-        for table in ("carried_days", "patron_day_rounds", "pair_day_counts"):
+        for table in _CARRIED:
             con.execute(f"DELETE FROM {table} WHERE gaming_date < ?", [first])
 
 
@@ -721,3 +735,49 @@ def carried_pair_counts(
             _CARRIED_PAIR_COUNTS, {"first": first, "day": day}
         ).fetchall()
     ]
+
+
+class CarriedShoes(NamedTuple):
+    """The shoes the days of a window carry (:func:`carry_day`), as columns: shoe ``i``'s
+    cards are ``positions[offsets[i]:offsets[i + 1]]`` and ``faces[...]`` alike."""
+
+    table_id: list[str]
+    gaming_date: list[date]
+    shoe_id: list[str]
+    started_at: list[int]
+    cards_in_shoe: list[int]
+    pit: list[str]
+    game: list[str]
+    offsets: npt.NDArray[np.int64]
+    positions: npt.NDArray[np.int64]
+    faces: npt.NDArray[np.int64]
+
+
+def carried_shoes(ledger: Ledger, first: date, last: date) -> CarriedShoes:
+    """The shoes the days from ``first`` to ``last`` carry, read through Arrow as columns: a
+    window holds thousands of shoes and millions of cards."""
+    rows = ledger.con.sql(
+        "SELECT * EXCLUDE (gaming_date), gaming_date FROM carried_shoes "
+        "WHERE gaming_date BETWEEN $first AND $last ORDER BY gaming_date, table_id, shoe_id",
+        params={"first": first, "last": last},
+    ).to_arrow_table()
+
+    def flat(name: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        lists = rows.column(name).combine_chunks()
+        offsets = np.asarray(lists.offsets.to_numpy(), np.int64)
+        values = np.asarray(lists.flatten().to_numpy(zero_copy_only=False), np.int64)
+        return values, offsets - (offsets[0] if len(offsets) else 0)
+
+    positions, offsets = flat("positions")
+    return CarriedShoes(
+        table_id=rows.column("table_id").to_pylist(),
+        gaming_date=rows.column("gaming_date").to_pylist(),
+        shoe_id=rows.column("shoe_id").to_pylist(),
+        started_at=rows.column("started_at").to_pylist(),
+        cards_in_shoe=rows.column("cards_in_shoe").to_pylist(),
+        pit=rows.column("pit").to_pylist(),
+        game=rows.column("game").to_pylist(),
+        offsets=offsets if rows.num_rows else np.zeros(1, np.int64),
+        positions=positions,
+        faces=flat("faces")[0],
+    )

@@ -498,8 +498,8 @@ TABLES: tuple[Table, ...] = (
         """,
         key=("gaming_date",),
         unsealed_because="what each gaming day's carried evidence (patron_day_rounds, "
-        "pair_day_counts) was computed from, so a day replayed again is carried again; the "
-        "exceptions the pattern stage finds from it are sealed",
+        "pair_day_counts, carried_shoes) was computed from, so a day replayed again is "
+        "carried again; the exceptions the pattern stage finds from it are sealed",
     ),
     _declare(
         "patron_day_rounds",
@@ -524,6 +524,19 @@ TABLES: tuple[Table, ...] = (
         unsealed_because="each dealer-patron pair's seat-rounds of a gaming day, counted and "
         "carried to the days whose window holds the day; derived from sealed settlements, "
         "and carried again when they change",
+    ),
+    _declare(
+        "carried_shoes",
+        Kind.WORKING,
+        """
+        gaming_date DATE NOT NULL, table_id VARCHAR NOT NULL, shoe_id VARCHAR NOT NULL,
+        started_at BIGINT NOT NULL, cards_in_shoe INTEGER NOT NULL, pit VARCHAR NOT NULL,
+        game VARCHAR NOT NULL, positions BIGINT[] NOT NULL, faces BIGINT[] NOT NULL
+        """,
+        key=("gaming_date", "table_id", "shoe_id"),
+        unsealed_because="each shoe of a gaming day as the slug search compares it (its "
+        "cards' positions and faces as numbers), carried to the days whose window holds the "
+        "day; derived from sealed cards, and carried again when they change",
     ),
     _declare(
         "archived_days",

@@ -28,9 +28,10 @@ rate is the most a clean shoe is reported with, per shoe searched.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -245,57 +246,59 @@ def find_slugs(
     (``across_pits``) one against every shoe of the property, which reports only the runs
     carried from another pit (a run within the pit is the first search's). The first costs
     only the pit's shoes, so a stream can run it alone as each shoe ends and its exceptions
-    stay the same when the day's full search adds the second."""
+    stay the same when the day's full search adds the second. Both look their runs up in one
+    index of the shoes: a run of the pit is in the property's index too, at the same place
+    in its shoe, so each search keeps the hits in the shoes it compares with and counts the
+    pairs of positions of those shoes alone. The runs within the pits come first, pit by
+    pit, then those carried across pits."""
     if not 0 < false_alarm_rate <= MAX_FALSE_ALARM_RATE:
         raise ValueError(
             f"false-alarm rate {false_alarm_rate!r} must be within (0, {MAX_FALSE_ALARM_RATE}]: "
             f"runs shorter than {GRAM} cards are not indexed"
         )
-    new, earlier = list(new), list(earlier)
-    half = false_alarm_rate / 2
-    found = _search(new, earlier, half, lambda shoe: shoe.scope)
-    if across_pits:
-        found += [
-            slug
-            for slug in _search(new, earlier, half, lambda shoe: "the property")
-            if slug.earlier.scope != slug.shoe.scope
-        ]
-    return found
-
-
-def _search(
-    new: Sequence[ShoeDeal],
-    earlier: Sequence[ShoeDeal],
-    false_alarm_rate: float,
-    index_of: Callable[[ShoeDeal], str],
-) -> list[Slug]:
-    """The runs of ``new`` in the shoes before them of the index ``index_of`` names."""
     everyone = {s.key: s for s in earlier}
     searched = {s.key: s for s in new}
     everyone.update(searched)
-    by_scope: dict[str, list[ShoeDeal]] = {}
-    for shoe in sorted(everyone.values(), key=lambda s: (s.started_at, s.key)):
-        by_scope.setdefault(index_of(shoe), []).append(shoe)
-    found: list[Slug] = []
-    for scope in sorted({index_of(s) for s in searched.values()}):
-        index = _PitIndex(by_scope[scope])
-        dealt_before = 0
-        for number, shoe in enumerate(index.shoes):
-            if shoe.key in searched:
-                found += _slugs_of(index, number, dealt_before, false_alarm_rate)
-            dealt_before += len(shoe.faces)
-    return found
+    scopes = {s.scope for s in searched.values()}
+    compared = [s for s in everyone.values() if across_pits or s.scope in scopes]
+    index = _PitIndex(sorted(compared, key=lambda s: (s.started_at, s.key)))
+    scope_of = np.array([s.scope for s in index.shoes], object)
+    sizes = np.array([len(s.faces) for s in index.shoes], np.int64)
+    half = false_alarm_rate / 2
+    within: dict[str, list[Slug]] = {}
+    across: list[Slug] = []
+    for number, shoe in enumerate(index.shoes):
+        if shoe.key not in searched:
+            continue
+        same = scope_of[:number] == shoe.scope
+        pit_cards = int(sizes[:number][same].sum())
+        runs = _runs_of(index, number, same)
+        within.setdefault(shoe.scope, []).extend(
+            _reported(index, number, runs, same_pit=True, cards=pit_cards, rate=half)
+        )
+        if across_pits:
+            across += _reported(
+                index, number, runs, same_pit=False, cards=int(sizes[:number].sum()), rate=half
+            )
+    return [slug for scope in sorted(within) for slug in within[scope]] + across
 
 
-def _slugs_of(
-    index: _PitIndex, number: int, earlier_cards: int, false_alarm_rate: float
-) -> list[Slug]:
-    """The reportable runs of shoe ``number`` of ``index`` in the shoes before it, which
-    hold ``earlier_cards`` cards."""
+class _Runs(NamedTuple):
+    """The maximal runs a shoe of the index repeats from the shoes before it: where each
+    starts in the shoe's :func:`_codes` and in the index, its length, and whether the
+    earlier shoe is of the shoe's own pit."""
+
+    starts: list[int]
+    earlier_starts: list[int]
+    lengths: list[int]
+    same_pit: list[bool]
+    card_at: npt.NDArray[np.int64]
+
+
+def _runs_of(index: _PitIndex, number: int, same: npt.NDArray[np.bool_]) -> _Runs:
+    """Every maximal run shoe ``number`` of ``index`` repeats from a shoe before it (``same``:
+    which of those are of its pit)."""
     shoe = index.shoes[number]
-    pairs = len(shoe.faces) * earlier_cards
-    if not pairs:
-        return []
     codes, card_at = _codes(shoe, _NEW_GAP)
     grams, starts = _grams(codes)
     which, there = index.hits(grams)
@@ -305,24 +308,41 @@ def _slugs_of(
     # a hit that continues a match of the cards before it lies inside a run found once
     inside = (here > 0) & (there > 0)
     inside[inside] = codes[here[inside] - 1] == index.codes[there[inside] - 1]
-    slugs = []
-    for start, at in zip(here[~inside].tolist(), there[~inside].tolist(), strict=True):
+    here, there = here[~inside].tolist(), there[~inside].tolist()
+    lengths = []
+    for start, at in zip(here, there, strict=True):
         length = GRAM  # gaps of the two sides differ, so a run never crosses one
         while start + length < len(codes) and codes[start + length] == index.codes[at + length]:
             length += 1
-        if pairs * any_run_probability(length, shoe.cards_in_shoe) > false_alarm_rate:
-            continue
-        slugs.append(
-            Slug(
-                shoe=shoe,
-                start=int(card_at[start]),
-                earlier=index.shoes[int(index.owner[at])],
-                earlier_start=int(index.card_at[at]),
-                length=length,
-                pairs=pairs,
-            )
+        lengths.append(length)
+    same_pit = same[index.owner[np.asarray(there, np.intp)]].tolist() if there else []
+    return _Runs(here, there, lengths, same_pit, card_at)
+
+
+def _reported(
+    index: _PitIndex, number: int, runs: _Runs, same_pit: bool, cards: int, rate: float
+) -> list[Slug]:
+    """The runs of shoe ``number`` from earlier shoes of its pit (``same_pit``) or of the
+    other pits whose chance over the pairs of positions compared with ``cards`` earlier
+    cards is at most ``rate``."""
+    shoe = index.shoes[number]
+    pairs = len(shoe.faces) * cards
+    if not pairs:
+        return []
+    return [
+        Slug(
+            shoe=shoe,
+            start=int(runs.card_at[start]),
+            earlier=index.shoes[int(index.owner[at])],
+            earlier_start=int(index.card_at[at]),
+            length=length,
+            pairs=pairs,
         )
-    return slugs
+        for start, at, length, of_pit in zip(
+            runs.starts, runs.earlier_starts, runs.lengths, runs.same_pit, strict=True
+        )
+        if of_pit == same_pit and pairs * any_run_probability(length, shoe.cards_in_shoe) <= rate
+    ]
 
 
 def _positions(positions: npt.NDArray[np.int64]) -> str:

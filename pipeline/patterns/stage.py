@@ -9,10 +9,10 @@ shoes each batch ends for slugs alone (:func:`search_ended_shoes`).
 It reads what the replays derived (cards in shoe order, the shoes' declarations,
 settlements, vigorish) for ``window_days`` earlier gaming days and the day itself, each
 analyser's records in one question to the ledger (:mod:`pipeline.ledger.pattern_inputs`);
-the accumulated evidence and the dealer-patron pairs read, for every day of the window,
-what that day carries (:func:`carry_window`: its patrons' scored rounds, its pairs counted,
-each computed once from the day's own rows and again when they change) rather than the
-window's rows:
+the slug search, the accumulated evidence and the dealer-patron pairs read, for every
+earlier day of the window, what that day carries (:func:`carry_window`: its shoes' cards as
+numbers, its patrons' scored rounds, its pairs counted, each computed once from the day's
+own rows and again when they change) rather than the window's rows:
 false shuffles (:mod:`.slugs`) search the day's shoes against the window's; informed
 betting (:mod:`.informed`) tests the day's settled wagers; dealer-patron pairs
 (:mod:`.pairs`) test the window's seat-rounds, a pair reported on the day it crosses the bar
@@ -384,15 +384,18 @@ def carry_window(
 ) -> int:
     """Carry each gaming day from ``first`` to ``day`` whose rows changed since it was last
     carried (or that never was): its patrons' scored rounds
-    (:class:`~pipeline.patterns.evidence.ScoredRounds`, from its own rows and shoes) and its
+    (:class:`~pipeline.patterns.evidence.ScoredRounds`, from its own rows and shoes), its
+    shoes as the slug search compares them (:func:`carried_window_shoes`) and its
     dealer-patron pairs counted, which the windows holding it read instead of its rows. A
     day loaded or replayed again (its deliveries or its table-days' derivation changed) is
     carried again; the other days carry what they carried, since a day's contribution
-    depends on its own rows alone. Days before ``first`` are forgotten. The number of days
-    carried."""
+    depends on its own rows alone. Days before ``first`` are forgotten. ``shoes``: the shoes
+    already read (:func:`shoes_of`) of the days they are dealt on; another day carried has
+    its shoes read. The number of days carried."""
     rules = hashlib.sha256(repr(sorted((k, repr(v)) for k, v in catalog.items())).encode())
     states = ledger_patterns.day_states(ledger, first, day)
     stored = ledger_patterns.carried_inputs(ledger, first, day)
+    read = {s.gaming_date for s in shoes}
     carried = 0
     when = first
     while when <= day:
@@ -400,9 +403,15 @@ def carry_window(
             f"{when}|{states.get(when, (0, 0, 0))}|{rules.hexdigest()}".encode()
         ).hexdigest()
         if stored.get(when) != inputs:
-            of_day = [s for s in shoes if s.gaming_date == when]
+            of_day = (
+                [s for s in shoes if s.gaming_date == when]
+                if when in read
+                else shoes_of(ledger, when, when)
+            )
             scored = scored_rounds(patron_rounds(ledger, when, when, of_day, catalog))
-            ledger_patterns.carry_day(ledger, when, inputs, _carried_table(scored))
+            ledger_patterns.carry_day(
+                ledger, when, inputs, _carried_table(scored), _carried_shoes_table(of_day)
+            )
             carried += 1
         if when == date.max:
             break
@@ -425,6 +434,55 @@ def _carried_table(
             "preview_steps": [scored[p][1].preview_step.tolist() for p in patrons],
         }
     )
+
+
+def _carried_shoes_table(shoes: Sequence[ShoeDeal]) -> pa.Table:
+    """A day's shoes as rows of ``carried_shoes`` without the date."""
+    return pa.table(
+        {
+            "table_id": pa.array([s.table_id for s in shoes], pa.string()),
+            "shoe_id": pa.array([s.shoe_id for s in shoes], pa.string()),
+            "started_at": pa.array([s.started_at for s in shoes], pa.int64()),
+            "cards_in_shoe": pa.array([s.cards_in_shoe for s in shoes], pa.int32()),
+            "pit": pa.array([s.pit for s in shoes], pa.string()),
+            "game": pa.array([s.game.value for s in shoes], pa.string()),
+            "positions": pa.array([s.positions for s in shoes], pa.list_(pa.int64())),
+            "faces": pa.array([s.faces for s in shoes], pa.list_(pa.int64())),
+        }
+    )
+
+
+def carried_window_shoes(ledger: Ledger, first: date, last: date) -> list[ShoeDeal]:
+    """The shoes the days from ``first`` to ``last`` carry (:func:`carry_window`), as
+    :func:`shoes_of` reads them from their cards: the slug search of a day reads its
+    window's shoes as numbers, not the window's card rows again."""
+    read = ledger_patterns.carried_shoes(ledger, first, last)
+    bounds = read.offsets.tolist()
+    return [
+        ShoeDeal(
+            table_id=table_id,
+            pit=pit,
+            game=Game(game),
+            shoe_id=shoe_id,
+            gaming_date=gaming_date,
+            started_at=started_at,
+            cards_in_shoe=cards_in_shoe,
+            positions=read.positions[start:end],
+            faces=read.faces[start:end],
+        )
+        for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game, start, end in zip(
+            read.table_id,
+            read.gaming_date,
+            read.shoe_id,
+            read.started_at,
+            read.cards_in_shoe,
+            read.pit,
+            read.game,
+            bounds[:-1],
+            bounds[1:],
+            strict=True,
+        )
+    ]
 
 
 def carried_scores(ledger: Ledger, first: date, day: date) -> dict[str, ScoredRounds]:
@@ -611,13 +669,14 @@ def find_patterns(
     started = time.perf_counter()
     inputs = pattern_inputs(ledger, day, settings)
     first = shifted(day, -settings.window_days)
-    shoes = shoes_of(ledger, first, day)
-    new = [s for s in shoes if s.gaming_date == day]
-    findings = slug_findings(ledger, new, [s for s in shoes if s.gaming_date != day], settings)
+    new = shoes_of(ledger, day, day)
+    carry_window(ledger, first, day, new, catalog)
+    earlier = carried_window_shoes(ledger, first, shifted(day, -1)) if first < day else []
+    shoes = [*earlier, *new]
+    findings = slug_findings(ledger, new, earlier, settings)
     wagers, rules = settled_wagers(ledger, day, catalog)
     findings += informed_betting(wagers, rules, settings.informed_false_alarm_rate)
     requests = recorded_requests(ledger, first, day)
-    carry_window(ledger, first, day, shoes, catalog)
     findings += evidence_findings(ledger, first, day, shoes, catalog, settings, requests)
     findings += turn_request_findings(requests, day)
     pairs = [PairCounts(*row) for row in ledger_patterns.carried_pair_counts(ledger, first, day)]

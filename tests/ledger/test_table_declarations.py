@@ -168,6 +168,7 @@ def test_the_other_lists_are_pinned() -> None:
         "carried_days",
         "patron_day_rounds",
         "pair_day_counts",
+        "carried_shoes",
         "archived_days",
         "archive_manifests",
     ]

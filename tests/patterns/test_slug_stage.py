@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from datetime import date, timedelta
@@ -24,7 +25,16 @@ from pipeline.config.catalog import DEFAULT_CATALOG, load_catalog
 from pipeline.config.patterns import PatternSettings
 from pipeline.ledger.notices import pending_notices
 from pipeline.ledger.store import Ledger
-from pipeline.patterns.stage import days_to_search, find_patterns
+from pipeline.patterns.slugs import Slug, find_slugs
+from pipeline.patterns.stage import (
+    SLUG_CODES,
+    carried_window_shoes,
+    days_to_search,
+    find_patterns,
+    shifted,
+    shoes_of,
+    slug_findings,
+)
 from pipeline.reports.close import close_gaming_day
 from pipeline.reports.groundtruth import compare
 from pipeline.reports.verify import verify
@@ -81,6 +91,82 @@ def pattern_rows(ledger: Ledger) -> list[tuple[object, ...]]:
         "ORDER BY gaming_date, exception_id",
         [sorted(PATTERN_CODES)],
     ).fetchall()
+
+
+def _described(slugs: list[Slug]) -> list[tuple[object, ...]]:
+    return [
+        (
+            slug.shoe.key,
+            slug.shoe.scope,
+            slug.start,
+            slug.earlier.key,
+            slug.earlier.scope,
+            slug.earlier_start,
+            slug.length,
+            slug.pairs,
+            slug.positions.tolist(),
+            slug.earlier_positions.tolist(),
+            slug.chance_bound,
+        )
+        for slug in slugs
+    ]
+
+
+def assert_carried_search_is_the_reference(
+    ledger: Ledger, day: date, settings: PatternSettings
+) -> int:
+    """The stage's search of ``day`` against the shoes its window's days carry finds what the
+    search against the window's shoes read from their cards finds (the reference): the same
+    slugs at the same positions of the same shoes, the same pairs compared per shoe (so the
+    same false-alarm rate per shoe) and the same exceptions, message for message. The
+    number of slugs."""
+    first = shifted(day, -settings.window_days)
+    window = shoes_of(ledger, first, day)
+    new = [s for s in window if s.gaming_date == day]
+    earlier = [s for s in window if s.gaming_date != day]
+    rate = settings.slug_false_alarm_rate
+    find_patterns(ledger, day, settings, CATALOG)
+    carried = carried_window_shoes(ledger, first, shifted(day, -1))
+    assert sorted((s.key, s.scope, s.game, s.started_at, s.cards_in_shoe) for s in carried) == (
+        sorted((s.key, s.scope, s.game, s.started_at, s.cards_in_shoe) for s in earlier)
+    ), day
+    by_key = {s.key: s for s in earlier}
+    for shoe in carried:
+        assert shoe.positions.tolist() == by_key[shoe.key].positions.tolist(), shoe.key
+        assert shoe.faces.tolist() == by_key[shoe.key].faces.tolist(), shoe.key
+    reference = find_slugs(new, earlier, rate)
+    assert _described(find_slugs(shoes_of(ledger, day, day), carried, rate)) == _described(
+        reference
+    ), day
+    stored = ledger.con.execute(
+        "SELECT message, source_event_ids FROM exceptions WHERE gaming_date = ? "
+        "AND list_contains(?::VARCHAR[], code) ORDER BY exception_id",
+        [day, sorted(SLUG_CODES)],
+    ).fetchall()
+    expected = slug_findings(ledger, new, earlier, settings)
+    assert sorted((m, list(e)) for m, e in stored) == sorted(
+        (f.message, list(f.event_ids)) for f in expected
+    ), day
+    return len(reference)
+
+
+@pytest.mark.parametrize("window_days", [1, 7])
+def test_the_search_against_carried_shoes_is_the_search_against_their_cards(
+    slugged: tuple[Path, Path], window_days: int, tmp_path: Path
+) -> None:
+    """PB-3.5a1-SLUG, MB-7.5a-SLUG (N.J.A.C. 19:47-3.5(a)1, 7.5(a)): every gaming day of the
+    ledger (a copy: the searches write), searched against what its window's days carry,
+    gives the reference search's slugs, pairs compared and exceptions, with a window that
+    drops a day and one that holds them all."""
+    db = tmp_path / "ledger.duckdb"
+    shutil.copyfile(slugged[0], db)
+    settings = replace(SETTINGS, window_days=window_days)
+    with Ledger(db) as ledger:
+        found = [
+            assert_carried_search_is_the_reference(ledger, FIRST + timedelta(days=n), settings)
+            for n in range(3)
+        ]
+    assert sum(found[1:]) > 0, "the planted slugs must be found for the comparison to matter"
 
 
 def test_every_planted_slug_is_found_and_nothing_else(slugged: tuple[Path, Path]) -> None:

@@ -359,3 +359,89 @@ def test_the_index_holds_each_shoe_as_its_own_codes(seed: int) -> None:
     assert index.codes.tolist() == codes.tolist()
     assert index.card_at.tolist() == cards.tolist()
     assert index.owner.tolist() == [n for n, (c, _) in enumerate(alone) for _ in range(len(c) + 1)]
+
+
+def pairwise_slugs(
+    new: list[ShoeDeal], earlier: list[ShoeDeal], rate: float
+) -> set[tuple[str, int, str, int, int, int]]:
+    """The reference: every new shoe compared card by card with every shoe started before
+    it, a maximal run kept at half the rate over the pairs of positions of its pit's earlier
+    shoes (the same pit) or of the property's (another pit)."""
+    everyone = sorted({s.key: s for s in [*earlier, *new]}.values(), key=lambda s: s.started_at)
+    found = set()
+    for number, mine in enumerate(everyone):
+        if mine not in new:
+            continue
+        before = everyone[:number]
+        codes, card_at = slugs._codes(mine, slugs._NEW_GAP)
+        for other in before:
+            same_pit = other.scope == mine.scope
+            cards = sum(len(o.faces) for o in before if not same_pit or o.scope == mine.scope)
+            pairs = len(mine.faces) * cards
+            theirs, their_card_at = slugs._codes(other, slugs._GAP)
+            for i in range(len(codes)):
+                for j in range(len(theirs)):
+                    if i and j and codes[i - 1] == theirs[j - 1]:
+                        continue  # inside a longer run
+                    length = 0
+                    while (
+                        i + length < len(codes)
+                        and j + length < len(theirs)
+                        and codes[i + length] == theirs[j + length]
+                    ):
+                        length += 1
+                    if (
+                        length >= GRAM
+                        and pairs * any_run_probability(length, mine.cards_in_shoe) <= rate / 2
+                    ):
+                        found.add(
+                            (
+                                mine.shoe_id,
+                                int(card_at[i]),
+                                other.shoe_id,
+                                int(their_card_at[j]),
+                                length,
+                                pairs,
+                            )
+                        )
+    return found
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_index_finds_what_every_pair_of_shoes_compared_finds(seed: int) -> None:
+    """PB-3.5a1-SLUG (N.J.A.C. 19:47-3.5(a)1): the search of the pits and of the property,
+    both looked up in one index, finds exactly the runs that comparing every new shoe with
+    every earlier shoe card by card finds, each with the pairs of positions of its own
+    search (the pit's or the property's), the runs of each pit before those across pits;
+    kept to the pits, it finds the runs within them alone."""
+    rng = random.Random(seed)
+    sources = [shuffled(rng, decks=1) for _ in range(4)]
+    earlier = [
+        shoe(f"E{n}", cards, table=f"T0{n}", pit=f"PIT-{n % 2}", started_at=n, dealt=52)
+        for n, cards in enumerate(sources)
+    ]
+    new = []
+    for n in range(4):
+        cards = shuffled(rng, decks=1)
+        source = sources[rng.randrange(4)]
+        start, length = rng.randrange(0, 20), rng.randrange(14, 24)
+        cards = [c for c in cards if c not in source[start : start + length]]
+        cards[10:10] = source[start : start + length]
+        new.append(
+            shoe(f"N{n}", cards, table=f"T0{n}", pit=f"PIT-{n % 2}", started_at=10 + n, dealt=52)
+        )
+    rate = RATE
+    found = find_slugs(new, earlier, rate)
+    assert {
+        (s.shoe.shoe_id, s.start, s.earlier.shoe_id, s.earlier_start, s.length, s.pairs)
+        for s in found
+    } == pairwise_slugs(new, earlier, rate)
+    assert len(found) >= 4
+    same_pit = [s.earlier.scope == s.shoe.scope for s in found]
+    assert same_pit == sorted(same_pit, reverse=True)
+    assert [s.shoe.scope for s in found if s.earlier.scope == s.shoe.scope] == sorted(
+        s.shoe.scope for s in found if s.earlier.scope == s.shoe.scope
+    )
+    assert [(s.shoe.key, s.start) for s in find_slugs(new, earlier, rate, across_pits=False)] == [
+        (s.shoe.key, s.start) for s in found if s.earlier.scope == s.shoe.scope
+    ]
