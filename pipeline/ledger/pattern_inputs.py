@@ -703,7 +703,7 @@ def carried_rounds(ledger: Ledger, first: date, day: date) -> CarriedRounds:
     patrons = rows.column("patron_id").to_pylist()
     # a patron's days are adjacent rows: the patron's rounds run from the first day's start
     # to the last day's end
-    starts = np.flatnonzero([True] + [a != b for a, b in itertools.pairwise(patrons)])
+    starts = np.flatnonzero([a != b for a, b in itertools.pairwise([None, *patrons])])
 
     def flat(name: str, dtype: Any) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:
         lists = rows.column(name).combine_chunks()
