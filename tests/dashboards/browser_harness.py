@@ -156,6 +156,17 @@ def shown_in(browser: Browser, testid: str, label: str) -> str:
     return found
 
 
+def shown_in_when_drawn(browser: Browser, testid: str, label: str, expected: str) -> str:
+    """:func:`shown_in`, once it shows ``expected`` or the page's time is up: a page's
+    heading can be drawn before its sidebar's widgets on a loaded machine."""
+    deadline = time.monotonic() + PAGE_TIMEOUT
+    while expected not in (found := shown_in(browser, testid, label)):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    return found
+
+
 def url_params(browser: Browser) -> dict[str, list[str]]:
     found: dict[str, list[str]] = browser.evaluate(
         "(() => { const p = new URLSearchParams(location.search); const o = {};"

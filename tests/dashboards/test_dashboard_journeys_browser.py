@@ -36,6 +36,7 @@ from browser_harness import (
     downloaded,
     grid_rows,
     shown_in,
+    shown_in_when_drawn,
     signed_in,
     through_history,
     type_into,
@@ -274,7 +275,7 @@ def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
         journey = Journey(browser, base)
         for path, heading in PAGES.items():
             journey.open(f"/{path}?day={day}", heading)
-            assert day in shown_in(browser, "stSelectbox", "Gaming day"), path
+            assert day in shown_in_when_drawn(browser, "stSelectbox", "Gaming day", day), path
         text = journey.open(f"/close?day={day}&tab=downloads", "Closed ", "Day report (HTML)")
         assert sealed_digest(reports / f"{stem}.r1.json") in text
         first = downloaded(browser, "Day report (HTML)", tmp_path / "r1", f"{stem}.r1.html")
