@@ -1,5 +1,5 @@
 """The betting tests' false-alarm rates on clean floors, by betting progression: what the
-README's pattern table gives.
+calibration table of docs/patterns.md gives.
 
 Every table of a :func:`~tests.patterns.floors.clean_floor` seats one patron of each
 progression (flat, martingale, paroli, trend-following, whale), the same patrons every day.

@@ -3,7 +3,7 @@
 
 The cheats are played card by card on floors written apart from the emulator
 (:mod:`tests.patterns.floors`). ``EVIDENCE_DAYS=N`` measures the clean floors over ``N`` gaming
-days (default 20; the README's figures use 100).
+days (default 20; the figures in docs/patterns.md use 100).
 """
 
 from __future__ import annotations

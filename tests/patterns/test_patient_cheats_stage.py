@@ -7,7 +7,7 @@ does. One day is not enough evidence; the days together name them
 the edge sorter's granted request to turn cards is named the day it is made
 (NJ-PATTERN-CARD-TURN-REQUEST, 3.5(a), 3.6(a)), and nothing else is raised about anyone.
 
-``BACCARAT_PATIENT_SEEDS=N`` runs N seeds (default 2; the README's figures use 20).
+``BACCARAT_PATIENT_SEEDS=N`` runs N seeds (default 2; the figures in docs/patterns.md use 20).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ day; the pair is NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.3, 3.10(b)) once the
 stand together, and no other pair is named. The print counts the pairs first named on a day
 without an error of their own (the window crossing the bar on a quiet day).
 
-``BACCARAT_WEAK_PAIR_SEEDS=N`` runs N seeds (default 2; the README's figures use 20).
+``BACCARAT_WEAK_PAIR_SEEDS=N`` runs N seeds (default 2; the figures in docs/patterns.md use 20).
 """
 
 from __future__ import annotations
