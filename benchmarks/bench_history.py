@@ -13,8 +13,12 @@ child. After every day: the ledger file's size, the archive's size on disk, and 
 dashboard's first page and a refresh take and how many bytes that refresh copies. At the end,
 a patron's and a dealer's history across every day.
 
-Every figure is reported as a ratio to day 1 of the same run (and day N to day 10, where the
-pattern window is full), so the machine's speed cancels out.
+Every figure is reported as a ratio to day 1 of the same run. On a shared machine the load
+drifts over a run of hours, so each checkpoint day (10, 30 and the last) is also replayed and
+closed into a fresh installation's empty ledger right after the accumulated one: the ratio of
+the two, measured minutes apart, is what the days stored before cost, and the checkpoints'
+ratios to each other (day 30's against day 10's) are its growth once the pattern window is
+full.
 """
 
 from __future__ import annotations
@@ -76,6 +80,23 @@ def one_day(number: int, args: argparse.Namespace, work: Path, db: Path) -> dict
     day = FIRST_DAY + timedelta(days=number - 1)
     files = work / f"events-{day}"
     simulate_to_files(args.tables, args.hours, number, parse_faults(args.faults), day, files)
+    measured = audited_day(number, day, files, work, db)
+    if number in {*CHECKPOINTS, args.days} and number > 1:
+        fresh = work / "fresh"
+        fresh.mkdir()
+        alone = audited_day(number, day, files, fresh, fresh / "ledger.duckdb")
+        shutil.rmtree(fresh)
+        measured["fresh"] = {k: alone[k] for k in FRESH_FIELDS}
+    shutil.rmtree(files)
+    return measured
+
+
+FRESH_FIELDS = ("replay_cpu_s", "close_cpu_s", "day_cpu_s", "first_page_s")
+
+
+def audited_day(number: int, day: date, files: Path, work: Path, db: Path) -> dict[str, Any]:
+    """``files`` replayed into ``db`` and the day closed, each in its own process, then what a
+    reader of ``db`` pays."""
     replay_cpu, replay_wall, replayed = _cli("replay", "--db", str(db), str(files))
     close_cpu, close_wall, _ = _cli(
         "close",
@@ -90,7 +111,6 @@ def one_day(number: int, args: argparse.Namespace, work: Path, db: Path) -> dict
         "--actor",
         ACTOR,
     )
-    shutil.rmtree(files)
     events = int(replayed["events_new"])
     return {
         "day": number,
@@ -115,6 +135,7 @@ def reader_costs(db: Path, day: date) -> dict[str, Any]:
     from dashboards.source import journal, reader, snapshot
     from pipeline.ledger.snapshots import remove_copy, take_copy
 
+    os.environ["BACCARAT_DB"] = str(db)  # the dashboards' journal is the ledger's
     started = time.perf_counter()
     with reader(snapshot(db)) as ledger:
         acks = journal(ledger.ledger_id)
@@ -150,6 +171,12 @@ def ratios(days: list[dict[str, Any]], field: str) -> dict[str, float]:
     return {f"day {d['day']}": d[field] / base for d in days if d["day"] in shown}
 
 
+def fresh_ratios(days: list[dict[str, Any]], field: str) -> dict[str, float]:
+    """``field`` on each checkpoint day as a ratio to the same day audited into an empty
+    ledger minutes later."""
+    return {f"day {d['day']}": d[field] / (d["fresh"][field] or 1) for d in days if "fresh" in d}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=24)
@@ -164,7 +191,6 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-history-"))
     demo_installation()
     db = work / "ledger.duckdb"
-    os.environ["BACCARAT_DB"] = str(db)  # the dashboards' journal is the ledger's
     try:
         days = []
         stored = 0
@@ -188,7 +214,9 @@ def main() -> int:
         field: ratios(days, field)
         for field in ("day_cpu_s", "first_page_s", "refresh_s", "refresh_bytes")
     }
+    against_fresh = {field: fresh_ratios(days, field) for field in FRESH_FIELDS}
     print(f"{args.tables} tables x {args.days} days, ratios to day 1: {json.dumps(summary)}")
+    print(f"checkpoints against the same day in an empty ledger: {json.dumps(against_fresh)}")
     print(
         f"patron history {found['patron_history_s']:.2f} s, dealer history "
         f"{found['dealer_history_s']:.2f} s over {args.days} days"
@@ -205,6 +233,7 @@ def main() -> int:
             "faults": args.faults,
             "days": days,
             "ratios_to_day_1": summary,
+            "ratios_to_a_fresh_ledger": against_fresh,
             "histories": found,
         },
     )
