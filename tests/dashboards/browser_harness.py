@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from _chromium import CHROMIUM, Browser, free_port
+from _header_proxy import header_proxy
 from dashboard_data import ledger_copy, trust_localhost
 
 from dashboards.server import running_dashboard
@@ -58,11 +59,12 @@ def signed_in(
     to trust: the base URL and the ledger."""
     ledger = db if db is not None else ledger_copy(directory, tables=3, hours=2.0)
     trust_localhost()  # the server reads this test's installation
-    browser.call("Network.setExtraHTTPHeaders", headers={"X-Forwarded-User": user})
     with (
         (directory / "streamlit.log").open("w") as log,
-        running_dashboard(ledger, free_port(), log=log, feed=feed) as base,
+        running_dashboard(ledger, free_port(), log=log, feed=feed) as served,
+        header_proxy(served) as (base, proxy),
     ):
+        proxy.headers["X-Forwarded-User"] = user
         yield base, ledger
 
 
