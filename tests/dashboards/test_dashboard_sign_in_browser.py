@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 from _chromium import Browser, free_port
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 from dashboard_data import installation_copy, ledger_copy
 
 from dashboards.server import running_dashboard
 from pipeline.config.installation import INSTALLATION_ENV
 from pipeline.config.roles import DEFAULT_ROLES
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 USERS = '\n[users]\ndemo-analyst = ["analyst"]\n'
 ONLY_THE_PROXY_HOST = '\ntrusted_proxies = ["10.0.0.0/24"]\n' + USERS
