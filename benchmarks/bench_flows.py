@@ -1,7 +1,7 @@
 """Benchmark the Prefect orchestration overhead of the nightly audit on a warm local server.
 
     python benchmarks/bench_flows.py [--tables 6] [--hours 2] [--repeats 5] [--keep-server]
-    python benchmarks/bench_flows.py --smoke   # 1 table, 30 minutes, one repeat, no warm-up, no file
+    python benchmarks/bench_flows.py --smoke   # 1 table, 30 min, one repeat, no warm-up, no file
 
 Emulates one gaming day into Avro files, starts (or reuses) the local Prefect server of
 :mod:`flows.server` under a temporary PREFECT_HOME, warms both paths up once (imports, flow

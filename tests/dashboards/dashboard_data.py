@@ -52,9 +52,9 @@ round page marks "NO"."""
 
 AUTUMN_DAY = date(2026, 10, 31)
 """The gaming day of 25 hours: New York's clocks go back at 2 a.m. on 1 November 2026."""
-ON_THE_AUTUMN_LEDGER = pytest.mark.xdist_group("autumn-day-ledger")
-"""The mark of the tests that read the autumn day's emulated ledger (:func:`built_ledger` of
-2 tables for 25 hours, about a minute to build, once per process): ``--dist loadgroup``
+AUTUMN_LEDGER_GROUP = "autumn-day-ledger"
+"""The xdist group of the tests that read the autumn day's emulated ledger (:func:`built_ledger`
+of 2 tables for 25 hours, about a minute to build, once per process): ``--dist loadgroup``
 keeps them on one worker, which builds it once."""
 
 

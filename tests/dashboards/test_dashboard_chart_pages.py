@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, AUTUMN_DAY, DAY, ON_THE_AUTUMN_LEDGER, ledger_copy
+from dashboard_data import APP, AUTUMN_DAY, AUTUMN_LEDGER_GROUP, DAY, ledger_copy
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
@@ -32,7 +32,12 @@ DAYS = {"ordinary day": (DAY, 3, 3.0), "autumn day of 25 hours": (AUTUMN_DAY, 2,
 
 @pytest.fixture(
     params=[
-        pytest.param(name, marks=[ON_THE_AUTUMN_LEDGER] if DAYS[name][0] == AUTUMN_DAY else [])
+        pytest.param(
+            name,
+            marks=[pytest.mark.xdist_group(AUTUMN_LEDGER_GROUP)]
+            if DAYS[name][0] == AUTUMN_DAY
+            else [],
+        )
         for name in DAYS
     ]
 )

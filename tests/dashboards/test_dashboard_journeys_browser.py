@@ -44,8 +44,8 @@ from browser_harness import (
 )
 from dashboard_data import (
     AUTUMN_DAY,
+    AUTUMN_LEDGER_GROUP,
     DAY,
-    ON_THE_AUTUMN_LEDGER,
     built_ledger,
     ledger_copy,
     shown_text,
@@ -61,6 +61,8 @@ from pipeline.replay.findings import money
 from pipeline.reports.close import day_report
 
 pytestmark = browser_tests(None)  # each journey serves its own copy of a ledger
+ON_THE_AUTUMN_LEDGER: pytest.MarkDecorator = pytest.mark.xdist_group(AUTUMN_LEDGER_GROUP)
+"""On the worker that runs every test of the autumn day's ledger, which it builds once."""
 
 ARRIVES_WITHIN = 15.0
 """Seconds for the live feed to show a published exception (as in the live browser test)."""
