@@ -27,15 +27,24 @@ from dashboard_data import ledger_copy, trust_localhost
 from dashboards.server import running_dashboard
 from pipeline.stream.settings import KafkaSettings
 
-BROWSER_TESTS = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group("chromium"),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
-    ),
-]
-"""The marks of a test module that drives Chromium (its ``pytestmark``)."""
+
+def browser_tests(group: str | None) -> list[pytest.MarkDecorator]:
+    """The marks of a test module that drives Chromium (its ``pytestmark``). ``group``: the
+    xdist group of a module whose tests share its browser and served ledger (module-scoped
+    fixtures, ``conftest.py``), so that ``--dist loadgroup`` keeps them on one worker; None
+    for a module whose tests each serve a ledger of their own, which may run on either
+    worker. (One group for every browser test put several minutes of the suite on one
+    worker.)"""
+    in_group = [] if group is None else [pytest.mark.xdist_group(group)]
+    return [
+        pytest.mark.slow,
+        *in_group,
+        pytest.mark.skipif(
+            not CHROMIUM.exists(),
+            reason=f"{CHROMIUM} not found: apt-get install -y --no-install-recommends chromium",
+        ),
+    ]
+
 
 PAGE_TIMEOUT = 90.0
 """Seconds a page may take to run and paint on a machine shared with other test runs."""

@@ -52,6 +52,10 @@ round page marks "NO"."""
 
 AUTUMN_DAY = date(2026, 10, 31)
 """The gaming day of 25 hours: New York's clocks go back at 2 a.m. on 1 November 2026."""
+AUTUMN_LEDGER_GROUP = "autumn-day-ledger"
+"""The xdist group of the tests that read the autumn day's emulated ledger (:func:`built_ledger`
+of 2 tables for 25 hours, about a minute to build, once per process): ``--dist loadgroup``
+keeps them on one worker, which builds it once."""
 
 
 @functools.cache

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import Browser
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 from dashboard_data import DAY, SETTLED_WRONGLY
 
 from dashboards import queries as q
@@ -31,7 +31,7 @@ from pipeline.replay.findings import money
 from pipeline.rules.codes import RULE_CODES
 from pipeline.rules.games import Game
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 VIEWS = (
     ("exceptions", "Exception queue"),

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from dashboard_data import APP, AUTUMN_DAY, DAY, ledger_copy
+from dashboard_data import APP, AUTUMN_DAY, AUTUMN_LEDGER_GROUP, DAY, ledger_copy
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
@@ -30,7 +30,17 @@ CHART_KEY = "per_hour_open"
 DAYS = {"ordinary day": (DAY, 3, 3.0), "autumn day of 25 hours": (AUTUMN_DAY, 2, 25.0)}
 
 
-@pytest.fixture(params=list(DAYS))
+@pytest.fixture(
+    params=[
+        pytest.param(
+            name,
+            marks=[pytest.mark.xdist_group(AUTUMN_LEDGER_GROUP)]
+            if DAYS[name][0] == AUTUMN_DAY
+            else [],
+        )
+        for name in DAYS
+    ]
+)
 def ledger(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Path, date]]:

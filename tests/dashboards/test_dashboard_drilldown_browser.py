@@ -15,8 +15,8 @@ from pathlib import Path
 
 from _chromium import Browser
 from browser_harness import (
-    BROWSER_TESTS,
     PAGE_TIMEOUT,
+    browser_tests,
     choose,
     follow,
     open_page,
@@ -29,7 +29,7 @@ from dashboard_data import DAY
 
 from pipeline.ledger.store import Ledger
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 ROUND_IDS = {"Table": "table", "Shoe": "shoe", "Dealer": "dealer", "Patron": "patron",
              "Trail": "round", "Exception": "exception"}  # fmt: skip

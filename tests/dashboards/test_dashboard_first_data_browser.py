@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from _chromium import Browser, free_port
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 from dashboard_data import DAY
 from test_dashboard_feed import topics_of_its_own
 
@@ -26,7 +26,7 @@ from dashboards.server import running_dashboard
 from pipeline.cli import main
 from pipeline.ledger.store import Ledger
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 SHOWS_WITHIN = 20.0
 """Seconds from the ledger's change to the page showing it: the live check runs every

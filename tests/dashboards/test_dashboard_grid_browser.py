@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 from _chromium import Browser
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 
 from dashboards import triage
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 WIDTH, HEIGHT = 1600, 900
 HEADER_PX = ROW_PX = 35

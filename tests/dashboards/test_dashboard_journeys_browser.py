@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from _chromium import Browser
 from browser_harness import (
-    BROWSER_TESTS,
     Journey,
+    browser_tests,
     choose,
     click,
     downloaded,
@@ -42,7 +42,14 @@ from browser_harness import (
     type_into,
     url_params,
 )
-from dashboard_data import AUTUMN_DAY, DAY, built_ledger, ledger_copy, shown_text
+from dashboard_data import (
+    AUTUMN_DAY,
+    AUTUMN_LEDGER_GROUP,
+    DAY,
+    built_ledger,
+    ledger_copy,
+    shown_text,
+)
 from test_dashboard_feed import NOTICE, UNCONFIRMED, publish, topics_of_its_own
 
 from dashboards import links
@@ -53,7 +60,9 @@ from pipeline.ledger.store import Ledger
 from pipeline.replay.findings import money
 from pipeline.reports.close import day_report
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(None)  # each journey serves its own copy of a ledger
+ON_THE_AUTUMN_LEDGER: pytest.MarkDecorator = pytest.mark.xdist_group(AUTUMN_LEDGER_GROUP)
+"""On the worker that runs every test of the autumn day's ledger, which it builds once."""
 
 ARRIVES_WITHIN = 15.0
 """Seconds for the live feed to show a published exception (as in the live browser test)."""
@@ -254,6 +263,7 @@ def sealed_digest(document: Path) -> str:
     return digest[:16]
 
 
+@ON_THE_AUTUMN_LEDGER
 def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
     browser: Browser, tmp_path: Path
 ) -> None:

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 from _chromium import Browser, free_port
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 from dashboard_data import ledger_copy
 from test_dashboard_feed import NOTICE, UNCONFIRMED, commit, publish, topics_of_its_own
 from test_dashboard_live import add_exception
 
 from dashboards.server import running_dashboard
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 ARRIVES_WITHIN = 15.0
 """Seconds: the page checks the ledger every second; the rest is the snapshot copy and the

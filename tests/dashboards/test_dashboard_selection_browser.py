@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 
 from _chromium import Browser
-from browser_harness import BROWSER_TESTS, Journey, click, signed_in, ticked_rows, type_into
+from browser_harness import Journey, browser_tests, click, signed_in, ticked_rows, type_into
 from dashboard_data import DAY
 
 from dashboards import queries as q
 from pipeline.bundle.acks import AckJournal
 from pipeline.ledger.store import Ledger
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 GRID = ".st-key-queue"
 HEADER_PX = 35

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from _chromium import Browser, free_port
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 from dashboard_data import ROOT
 
 from pipeline.ledger.store import Ledger
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 FREED_WITHIN = 10.0
 """Seconds from the signal until the port can be bound again: Streamlit's own stop on

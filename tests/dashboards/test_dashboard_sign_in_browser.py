@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from _chromium import Browser, free_port
 from _header_proxy import HeaderProxy, header_proxy
-from browser_harness import BROWSER_TESTS
+from browser_harness import browser_tests
 from dashboard_data import installation_copy, ledger_copy
 
 from dashboards.server import running_dashboard
 from pipeline.config.installation import INSTALLATION_ENV
 from pipeline.config.roles import DEFAULT_ROLES
 
-pytestmark = BROWSER_TESTS
+pytestmark = browser_tests(__name__)
 
 Served = tuple[str, Path, Browser, HeaderProxy]
 """The served dashboard's base URL (through the proxy), its roles file, the browser, and the
