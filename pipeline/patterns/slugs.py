@@ -327,15 +327,15 @@ def _runs_of(
     index: _PitIndex,
     number: int,
     same: npt.NDArray[np.bool_],
-    shoe: _ShoeRuns,
+    searched: _ShoeRuns,
     which: npt.NDArray[np.intp],
     there: npt.NDArray[np.intp],
 ) -> _Runs:
-    """Every maximal run shoe ``number`` of ``index`` repeats from a shoe before it (``same``:
-    which of those are of its pit), from the positions of the index holding each of its
-    runs (:meth:`_PitIndex.hits`: ``which`` of ``shoe.grams``, ``there``)."""
-    codes = shoe.codes
-    here = shoe.starts[which]
+    """Every maximal run shoe ``number`` of ``index`` (``searched``: its runs) repeats from a
+    shoe before it (``same``: which of those are of its pit), from the positions of the index
+    holding each of its runs (:meth:`_PitIndex.hits`: ``which`` of them, ``there``)."""
+    codes = searched.codes
+    here = searched.starts[which]
     before = index.owner[there] < number
     here, there = here[before], there[before]
     # a hit that continues a match of the cards before it lies inside a run found once
@@ -349,7 +349,7 @@ def _runs_of(
             length += 1
         lengths.append(length)
     same_pit = same[index.owner[there[~inside]]].tolist()
-    return _Runs(starts, earlier_starts, lengths, same_pit, shoe.card_at)
+    return _Runs(starts, earlier_starts, lengths, same_pit, searched.card_at)
 
 
 def _reported(
