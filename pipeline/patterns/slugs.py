@@ -7,12 +7,12 @@ watched those cards dealt know the outcomes of the rounds dealt from it again. N
 round shows this; comparing the card order of shoes does.
 
 How: every shoe's cards, in shoe order, are indexed by their k-card runs (``GRAM`` cards
-packed into one integer, exact, no hash collisions); a new shoe's runs are looked up in the
-sorted index of the earlier shoes of the property (every table of every pit: a slug can be
-carried from a Minibaccarat pit to a Punto Banco one), and
-every hit that starts a match is extended to the maximal run. The cost is a sort of the
-window's cards and a binary search per card of the new shoe, never a comparison of every
-pair of shoes.
+packed into one integer, exact, no hash collisions); the runs of the earlier shoes of the
+property (every table of every pit: a slug can be carried from a Minibaccarat pit to a Punto
+Banco one) that the new shoes also deal are picked out by a table of the new shoes' runs,
+and every hit that starts a match is extended to the maximal run. The cost is one look-up
+per card of the window and a sort of the day's runs, never a sort of the window's runs nor
+a comparison of every pair of shoes.
 
 When: under a proper shuffle of ``N`` cards holding at most ``D`` copies of each card, the
 probability that ``L`` given positions of the new shoe hold a given sequence of cards is
@@ -27,6 +27,7 @@ rate is the most a clean shoe is reported with, per shoe searched.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -182,12 +183,12 @@ def _grams(codes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDA
     """Every run of GRAM cards without a gap, packed into one integer, and where it starts."""
     if len(codes) < GRAM:
         return np.empty(0, np.int64), np.empty(0, np.intp)
-    windows = np.lib.stride_tricks.sliding_window_view(codes, GRAM)
-    whole = (windows >= 0).all(axis=1)
-    packed = np.zeros(len(windows), np.int64)
-    for column in range(GRAM):
-        packed = (packed << _BITS) | np.where(whole, windows[:, column], 0)
-    starts = np.flatnonzero(whole)
+    runs = len(codes) - GRAM + 1
+    # the i-th card of every run as one column: a window's millions of cards packed in a few
+    # passes (a run holding a gap packs to nonsense, and is dropped)
+    columns = [codes[i : i + runs] for i in range(GRAM)]
+    starts = np.flatnonzero(functools.reduce(np.minimum, columns) >= 0)
+    packed = functools.reduce(lambda run, card: (run << _BITS) | card, columns)
     return packed[starts], starts
 
 
@@ -197,7 +198,7 @@ def _joined(arrays: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
 
 class _PitIndex:
     """The cards of every shoe of one index (a pit's, or the property's), concatenated with
-    gaps, and its sorted runs."""
+    gaps, and its runs in that order."""
 
     def __init__(self, shoes: Sequence[ShoeDeal]) -> None:
         self.shoes = list(shoes)
@@ -216,20 +217,26 @@ class _PitIndex:
         self.card_at = np.full(len(self.codes), -1, np.int64)
         self.card_at[at] = np.arange(len(faces)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
         self.owner = np.repeat(np.arange(len(self.shoes)), sizes + gaps + 1)
-        grams, starts = _grams(self.codes)
-        order = np.argsort(grams, kind="stable")
-        self.grams, self.starts = grams[order], starts[order]
+        self.grams, self.starts = _grams(self.codes)
 
     def hits(
         self, grams: npt.NDArray[np.int64]
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-        """For each run of ``grams`` (by index), every position of the index holding it."""
-        low = np.searchsorted(self.grams, grams, side="left")
-        high = np.searchsorted(self.grams, grams, side="right")
-        counts = high - low
-        which = np.repeat(np.arange(len(grams)), counts)
+        """For each run of ``grams`` (by index), every position of the index holding it: by
+        run, then by position."""
+        # the runs searched are a day's, the index's a window's: the window's runs are looked
+        # up in a table of the day's (a run packs into GRAM * _BITS = 24 bits) rather than
+        # sorted, and only the few the day also deals are matched to the day's, sorted
+        held = np.flatnonzero(np.isin(self.grams, grams, kind="table"))
+        order = np.argsort(grams, kind="stable")
+        ranked = grams[order]
+        low = np.searchsorted(ranked, self.grams[held], side="left")
+        counts = np.searchsorted(ranked, self.grams[held], side="right") - low
         within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        return which, self.starts[np.repeat(low, counts) + within]
+        which = order[np.repeat(low, counts) + within]
+        there = np.repeat(self.starts[held], counts)
+        by_run = np.lexsort((there, which))
+        return which[by_run], there[by_run]
 
 
 def find_slugs(
@@ -267,12 +274,18 @@ def find_slugs(
     half = false_alarm_rate / 2
     within: dict[str, list[Slug]] = {}
     across: list[Slug] = []
-    for number, shoe in enumerate(index.shoes):
-        if shoe.key not in searched:
-            continue
+    numbers = [n for n, s in enumerate(index.shoes) if s.key in searched]
+    dealt = [_ShoeRuns.of(index.shoes[n]) for n in numbers]
+    # every searched shoe's runs looked up at once: one pass over the index
+    which, there = index.hits(_joined([d.grams for d in dealt]))
+    firsts = np.cumsum([0] + [len(d.grams) for d in dealt])
+    cuts = np.searchsorted(which, firsts).tolist()
+    for at, (number, runs_of_shoe) in enumerate(zip(numbers, dealt, strict=True)):
+        shoe = index.shoes[number]
         same = scope_of[:number] == shoe.scope
         pit_cards = int(sizes[:number][same].sum())
-        runs = _runs_of(index, number, same)
+        hits = slice(cuts[at], cuts[at + 1])
+        runs = _runs_of(index, number, same, runs_of_shoe, which[hits] - firsts[at], there[hits])
         within.setdefault(shoe.scope, []).extend(
             _reported(index, number, runs, same_pit=True, cards=pit_cards, rate=half)
         )
@@ -295,28 +308,48 @@ class _Runs(NamedTuple):
     card_at: npt.NDArray[np.int64]
 
 
-def _runs_of(index: _PitIndex, number: int, same: npt.NDArray[np.bool_]) -> _Runs:
-    """Every maximal run shoe ``number`` of ``index`` repeats from a shoe before it (``same``:
-    which of those are of its pit)."""
-    shoe = index.shoes[number]
-    codes, card_at = _codes(shoe, _NEW_GAP)
-    grams, starts = _grams(codes)
-    which, there = index.hits(grams)
-    here = starts[which]
+class _ShoeRuns(NamedTuple):
+    """A searched shoe's :func:`_codes` (with :data:`_NEW_GAP`, which matches nothing), the
+    card of each, and its runs (:func:`_grams`) and where they start."""
+
+    codes: npt.NDArray[np.int64]
+    card_at: npt.NDArray[np.int64]
+    grams: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.intp]
+
+    @classmethod
+    def of(cls, shoe: ShoeDeal) -> _ShoeRuns:
+        codes, card_at = _codes(shoe, _NEW_GAP)
+        return cls(codes, card_at, *_grams(codes))
+
+
+def _runs_of(
+    index: _PitIndex,
+    number: int,
+    same: npt.NDArray[np.bool_],
+    searched: _ShoeRuns,
+    which: npt.NDArray[np.intp],
+    there: npt.NDArray[np.intp],
+) -> _Runs:
+    """Every maximal run shoe ``number`` of ``index`` (``searched``: its runs) repeats from a
+    shoe before it (``same``: which of those are of its pit), from the positions of the index
+    holding each of its runs (:meth:`_PitIndex.hits`: ``which`` of them, ``there``)."""
+    codes = searched.codes
+    here = searched.starts[which]
     before = index.owner[there] < number
     here, there = here[before], there[before]
     # a hit that continues a match of the cards before it lies inside a run found once
     inside = (here > 0) & (there > 0)
     inside[inside] = codes[here[inside] - 1] == index.codes[there[inside] - 1]
-    here, there = here[~inside].tolist(), there[~inside].tolist()
+    starts, earlier_starts = here[~inside].tolist(), there[~inside].tolist()
     lengths = []
-    for start, at in zip(here, there, strict=True):
+    for start, at in zip(starts, earlier_starts, strict=True):
         length = GRAM  # gaps of the two sides differ, so a run never crosses one
         while start + length < len(codes) and codes[start + length] == index.codes[at + length]:
             length += 1
         lengths.append(length)
-    same_pit = same[index.owner[np.asarray(there, np.intp)]].tolist() if there else []
-    return _Runs(here, there, lengths, same_pit, card_at)
+    same_pit = same[index.owner[there[~inside]]].tolist()
+    return _Runs(starts, earlier_starts, lengths, same_pit, searched.card_at)
 
 
 def _reported(

@@ -141,25 +141,37 @@ def shoes_of(
             known.update(
                 (key, ShoeCards(c.positions.copy(), c.faces.copy())) for key, c in fresh.items()
             )
-    shoes = []
-    for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game in declared:
-        dealt = cards.get((table_id, gaming_date, shoe_id))
-        if dealt is None:
-            continue
-        shoes.append(
-            ShoeDeal(
-                table_id=table_id,
-                pit=pit,
-                game=Game(game),
-                shoe_id=shoe_id,
-                gaming_date=gaming_date,
-                started_at=started_at,
-                cards_in_shoe=cards_in_shoe,
-                positions=dealt.positions,
-                faces=dealt.faces,
-            )
-        )
-    return shoes
+    return [
+        declared_shoe(declaration, dealt.positions, dealt.faces)
+        for declaration in declared
+        if (dealt := cards.get(declaration[:3])) is not None
+    ]
+
+
+ShoeDeclaration = tuple[str, date, str, int, int, str | None, str]
+"""A shoe as its ``ShoeStarted`` and its table-day declare it: ``(table_id, gaming_date,
+shoe_id, started_at, cards_in_shoe, pit, game)``."""
+
+
+def declared_shoe(
+    declaration: ShoeDeclaration,
+    positions: npt.NDArray[np.int64],
+    faces: npt.NDArray[np.int64],
+) -> ShoeDeal:
+    """A shoe as the slug search compares it: its declaration and its cards (positions and
+    faces, in shoe order), read from its card rows or from what its day carries."""
+    table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game = declaration
+    return ShoeDeal(
+        table_id=table_id,
+        pit=pit,
+        game=Game(game),
+        shoe_id=shoe_id,
+        gaming_date=gaming_date,
+        started_at=started_at,
+        cards_in_shoe=cards_in_shoe,
+        positions=positions,
+        faces=faces,
+    )
 
 
 class ShoeCards(NamedTuple):
@@ -458,30 +470,19 @@ def carried_window_shoes(ledger: Ledger, first: date, last: date) -> list[ShoeDe
     window's shoes as numbers, not the window's card rows again."""
     read = ledger_patterns.carried_shoes(ledger, first, last)
     bounds = read.offsets.tolist()
+    declarations = zip(
+        read.table_id,
+        read.gaming_date,
+        read.shoe_id,
+        read.started_at,
+        read.cards_in_shoe,
+        read.pit,
+        read.game,
+        strict=True,
+    )
     return [
-        ShoeDeal(
-            table_id=table_id,
-            pit=pit,
-            game=Game(game),
-            shoe_id=shoe_id,
-            gaming_date=gaming_date,
-            started_at=started_at,
-            cards_in_shoe=cards_in_shoe,
-            positions=read.positions[start:end],
-            faces=read.faces[start:end],
-        )
-        for table_id, gaming_date, shoe_id, started_at, cards_in_shoe, pit, game, start, end in zip(
-            read.table_id,
-            read.gaming_date,
-            read.shoe_id,
-            read.started_at,
-            read.cards_in_shoe,
-            read.pit,
-            read.game,
-            bounds[:-1],
-            bounds[1:],
-            strict=True,
-        )
+        declared_shoe(declaration, read.positions[start:end], read.faces[start:end])
+        for declaration, start, end in zip(declarations, bounds[:-1], bounds[1:], strict=True)
     ]
 
 

@@ -14,6 +14,8 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.ledger.pattern_inputs import FACE_SQL
 from pipeline.patterns import slugs
@@ -359,6 +361,47 @@ def test_the_index_holds_each_shoe_as_its_own_codes(seed: int) -> None:
     assert index.codes.tolist() == codes.tolist()
     assert index.card_at.tolist() == cards.tolist()
     assert index.owner.tolist() == [n for n, (c, _) in enumerate(alone) for _ in range(len(c) + 1)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(-1, 5), max_size=14), min_size=1, max_size=5),
+    st.lists(st.integers(-1, 5), max_size=14),
+)
+def test_the_index_finds_every_position_holding_each_run_in_order(
+    shoes_faces: list[list[int]], searched_faces: list[int]
+) -> None:
+    """N.J.A.C. 19:47-3.5(a)1: the index's look-up of a day's runs (a table of them, the
+    window's runs never sorted) gives, run by run, every position of the index whose next
+    GRAM cards are that run, in the index's order; a few faces (-1: a card nobody can name)
+    make runs repeat often."""
+    shoes = [
+        replace(
+            shoe(f"S{n}", []),
+            positions=np.arange(len(faces), dtype=np.int64),
+            faces=np.array(faces, np.int64),
+        )
+        for n, faces in enumerate(shoes_faces)
+    ]
+    index = slugs._PitIndex(shoes)
+    searched = replace(
+        shoe("N", []),
+        positions=np.arange(len(searched_faces), dtype=np.int64),
+        faces=np.array(searched_faces, np.int64),
+    )
+    searched_codes = slugs._codes(searched, slugs._NEW_GAP)[0]
+    grams, starts = slugs._grams(searched_codes)
+    runs = [searched_codes[start : start + GRAM].tolist() for start in starts]
+    codes = index.codes.tolist()
+    held = [
+        (which, at)
+        for which, run in enumerate(runs)
+        for at in range(len(codes) - GRAM + 1)
+        if codes[at : at + GRAM] == run
+    ]
+    assert all(min(run) >= 0 for run in runs)
+    which, there = index.hits(grams)
+    assert list(zip(which.tolist(), there.tolist(), strict=True)) == held
 
 
 def pairwise_slugs(
