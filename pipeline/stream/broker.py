@@ -335,7 +335,9 @@ def run_broker(port: int = 9092) -> int:
     def _interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    stopping = (signal.SIGTERM, signal.SIGHUP)
+    # SIGINT too: a process started in the background of a shell inherits SIGINT ignored, and
+    # Python then leaves it ignored; Ctrl-C and `kill -INT` must stop the broker all the same
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {signum: signal.signal(signum, _interrupt) for signum in stopping}
     cmd = tansu_command(port)
     proc = _spawn(cmd, env=_child_env(colour=True))
