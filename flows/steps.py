@@ -337,6 +337,7 @@ def close_day(
     (:mod:`pipeline.config.roles`; the operating-system account running the flow must be
     allowed to act as it under ``[accounts]``), who must be allowed to close (and to accept
     quality failures, when asked to): a terminal error otherwise."""
+    from pipeline.ledger.working_store import compact
     from pipeline.reports.close import close_gaming_day
 
     stage(f"close {gaming_date}")
@@ -370,7 +371,9 @@ def close_day(
             closed.report,
         )
 
-    return with_ledger(db, close)
+    closed = with_ledger(db, close)
+    compact(db)  # the day's rows left the file: its readers copy the open days only
+    return closed
 
 
 # ---------------------------------------------------------------------- quality

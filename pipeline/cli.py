@@ -413,6 +413,7 @@ def _closed_here(args: argparse.Namespace, request: CloseRequest, actor: Actor) 
     """The close run by this command, no stream serving the ledger; the closes a stream that
     stopped took and left unanswered are answered first, and said."""
     from pipeline.ledger.store import Ledger
+    from pipeline.ledger.working_store import compact
     from pipeline.stream.closes import answer_left_over
 
     catalog = load_catalog(args.rules)
@@ -421,9 +422,11 @@ def _closed_here(args: argparse.Namespace, request: CloseRequest, actor: Actor) 
             print(f"baccarat-audit close: a close request left over: {told}", file=sys.stderr)
         with progress(f"closing gaming day {args.gaming_day}"):
             try:
-                return request.close(ledger, args.out, actor, catalog)
+                closed = request.close(ledger, args.out, actor, catalog)
             except OSError as err:  # ReportsNotWrittenError says what happens after the seal
                 raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
+    compact(args.db)  # the day's rows left the file: its readers copy the open days only
+    return closed
 
 
 def _closed_by_stream(

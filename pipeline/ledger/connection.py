@@ -28,7 +28,12 @@ def ledger_database(source: Source) -> str:
     for a statement."""
     # fetched to the end: a result left open keeps the connection from registering rows
     ((name,),) = connection_of(source).execute("SELECT current_database()").fetchall()
-    return '"' + str(name).replace('"', '""') + '"'
+    return quoted_name(str(name))
+
+
+def quoted_name(name: str) -> str:
+    """A database's, schema's or table's name quoted for a statement."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def stored_table(source: Source, table: str) -> str:

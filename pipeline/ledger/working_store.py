@@ -29,13 +29,23 @@ again, and its archive's files stay as the earlier seal's trail (Iceberg time tr
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import TypeAlias
 
 import duckdb
 
-from pipeline.ledger.connection import Source, connection_of, stored_table
+from pipeline.ledger.connection import (
+    Source,
+    connection_of,
+    quoted_name,
+    stored_table,
+    table_of,
+)
 from pipeline.ledger.tables import ARCHIVED, LEAVING, Table, day_scope
 from pipeline.safe_text import sql_literal
 
@@ -307,3 +317,131 @@ def move_in(ledger: Source, gaming_date: date) -> None:
         con.execute(f"INSERT INTO {target} {rows}")
     con.execute(f"DELETE FROM {ARCHIVED_DAYS} WHERE gaming_date = ?", [gaming_date])
     shadow(con)
+
+
+_CATALOG = (
+    "SELECT 'table', table_name, sql FROM duckdb_tables() WHERE database_name = $db",
+    "SELECT 'view', view_name, sql FROM duckdb_views() WHERE database_name = $db AND NOT internal",
+    "SELECT 'sequence', sequence_name, "
+    "format('{} {} {}', start_value, increment_by, last_value) "
+    "FROM duckdb_sequences() WHERE database_name = $db",
+    "SELECT 'index', index_name, sql FROM duckdb_indexes() WHERE database_name = $db",
+    "SELECT 'constraint', table_name, format('{} {}', constraint_type, constraint_text) "
+    "FROM duckdb_constraints() WHERE database_name = $db",
+    "SELECT 'macro', function_name, macro_definition FROM duckdb_functions() "
+    "WHERE database_name = $db AND NOT internal",
+)
+"""What a database holds besides rows, each as (kind, name, definition)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """What :func:`compact` did to a ledger file: its size before and after (bytes), or why
+    it left the file as it was (``skipped``)."""
+
+    before: int
+    after: int
+    skipped: str | None = None
+
+
+_ALONE: dict[str, str | bool | int | float | list[str]] = {"checkpoint_threshold": "1GB"}
+"""The configuration :func:`compact` opens the ledger with: any setting other connections do
+not have, for DuckDB refuses a second connection of one process to a file open with another
+configuration (and with this one it checkpoints only when told to)."""
+
+
+def _catalog(con: duckdb.DuckDBPyConnection, database: str) -> list[tuple[str, ...]]:
+    return sorted(
+        tuple(map(str, row))
+        for sql in _CATALOG
+        for row in con.execute(sql, {"db": database}).fetchall()
+    )
+
+
+def _contents(con: duckdb.DuckDBPyConnection, database: str) -> list[tuple[str, ...]]:
+    """Every table's name, row count and a digest of its rows, and the catalog."""
+    counted = []
+    for (table,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY 1", [database]
+    ).fetchall():
+        name = table_of(quoted_name(database), quoted_name(str(table)))
+        ((rows, digest),) = con.execute(
+            f"SELECT count(*), coalesce(bit_xor(hash(t)), 0) FROM {name} AS t"
+        ).fetchall()
+        counted.append(("rows", str(table), f"{rows} {digest}"))
+    return counted + _catalog(con, database)
+
+
+def compact(path: Path) -> Compaction:
+    """Rewrite the ledger file at ``path`` without the free space the closes left in it.
+
+    A close moves its day's rows out to the archive (:func:`move_out`); DuckDB reuses the
+    blocks they held but does not give them back, so the file stays as large as the largest
+    open day made it, and every reader's snapshot (:mod:`pipeline.ledger.snapshots`) copies
+    the free space too. So when any block is free, the database is copied (``COPY FROM
+    DATABASE``: tables, constraints, sequences with their values) into a new file beside it,
+    which replaces the old one once its tables, rows and catalog are found identical. A
+    compaction that fails leaves the ledger as it was and says why (``skipped``): the close
+    that asked for it is done either way.
+
+    Only a ledger nobody holds is rewritten: the file is opened for writing (DuckDB's lock:
+    no other process has it open) with a setting no other connection of this process can
+    share (so none has it open either), and the new file takes its name while that lock is
+    held; a process opening the ledger meanwhile is refused, as by any writer, and opens the
+    new file when it tries again. A ledger held elsewhere (a stream running a close beside
+    its batches) is left as it is (``skipped`` says why): its free space is reused by the
+    next day's rows, and the next close that holds the file alone compacts it. So is a file
+    another account owns: the new file would be this account's."""
+    owned = path.stat()
+    before = owned.st_size
+    if owned.st_uid != os.geteuid():  # the new file would change hands
+        return Compaction(before, before, f"the file belongs to account {owned.st_uid}")
+    try:
+        con = duckdb.connect(str(path), config=_ALONE)
+    except duckdb.Error as err:
+        return Compaction(before, before, f"the ledger is held by another connection ({err})")
+    target = path.with_name(f".{path.name}.compacting")
+    try:
+        return _compacted(con, path, target)
+    except (duckdb.Error, OSError) as err:
+        return Compaction(before, before, f"the copy failed ({type(err).__name__}: {err})")
+    finally:
+        con.close()
+        target.unlink(missing_ok=True)
+
+
+def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> Compaction:
+    """:func:`compact`'s copy, made through ``con``, the ledger's connection of its own."""
+    before = path.stat().st_size
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")  # the old file is left untouched
+    database = str(con.execute("SELECT current_database()").fetchall()[0][0])
+    con.execute("CHECKPOINT")
+    ((total, free),) = con.execute(
+        "SELECT total_blocks, free_blocks FROM pragma_database_size() WHERE database_name = ?",
+        [database],
+    ).fetchall()
+    if not free:
+        return Compaction(before, before, f"none of its {total} blocks is free")
+    if _wal(path).exists():
+        return Compaction(before, before, "its write-ahead log was not checkpointed")
+    for leftover in (target, _wal(target)):
+        leftover.unlink(missing_ok=True)  # from a compaction stopped in the middle
+    con.execute(f"ATTACH {sql_literal(str(target))} AS {_COPY}")
+    try:
+        con.execute(f"COPY FROM DATABASE {quoted_name(database)} TO {_COPY}")
+        con.execute(f"CHECKPOINT {_COPY}")
+        same = _contents(con, database) == _contents(con, _COPY)
+    finally:
+        con.execute(f"DETACH {_COPY}")
+    if not same or _wal(target).exists():
+        return Compaction(before, before, "the copy did not hold the same tables and rows")
+    target.chmod(stat.S_IMODE(path.stat().st_mode))
+    target.replace(path)
+    return Compaction(before, path.stat().st_size)
+
+
+_COPY = "compacted_ledger"
+
+
+def _wal(path: Path) -> Path:
+    return path.with_name(path.name + ".wal")

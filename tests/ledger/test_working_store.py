@@ -8,11 +8,14 @@ into the embedded Iceberg archive, the ledger file opened with plain DuckDB.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipeline.cli import ingest_paths, main, write_simulation
@@ -32,7 +35,9 @@ from pipeline.ledger.store import Ledger
 from pipeline.ledger.tables import ARCHIVED
 from pipeline.ledger.working_store import (
     ArchivedDays,
+    Compaction,
     archived_days,
+    compact,
     file_columns,
     keeps_row_digests,
     move_out,
@@ -369,3 +374,119 @@ def test_another_connection_of_the_process_follows_a_close_and_a_reopen(ledger: 
         assert working_rows(stream, "rounds", DAY) == 0
         assert ledger_rows(stream, "rounds", DAY) == rounds
         assert check(stream).problems == []
+
+
+def free_blocks(path: Path) -> int:
+    """How many of the ledger file's blocks are free."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        ((free,),) = con.execute(
+            "SELECT free_blocks FROM pragma_database_size() "
+            "WHERE database_name = current_database()"
+        ).fetchall()
+    finally:
+        con.close()
+    return int(free)
+
+
+def file_contents(path: Path) -> list[tuple[object, ...]]:
+    """Every stored table's rows (sorted) and the file's catalog, read with plain DuckDB."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [str(t) for (t,) in con.execute("SHOW TABLES").fetchall()]
+        rows = [
+            (t, sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall()))) for t in tables
+        ]
+        catalog = (
+            con.execute("SELECT table_name, sql FROM duckdb_tables() ORDER BY 1").fetchall()
+            + con.execute(
+                "SELECT sequence_name, last_value FROM duckdb_sequences() ORDER BY 1"
+            ).fetchall()
+            + con.execute(
+                "SELECT table_name, constraint_text FROM duckdb_constraints() ORDER BY 1, 2"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    return [*rows, *catalog]
+
+
+def test_a_compacted_ledger_holds_the_same_rows_in_less_space_and_still_verifies(
+    ledger: Ledger,
+) -> None:
+    """The close moved the first day's rows out; the blocks they held stay in the file as
+    free space, which every reader's snapshot would copy. Compacted, the file holds the same
+    tables, rows, constraints and sequences without it, and every sealed day verifies."""
+    ledger.close()
+    assert free_blocks(ledger.path) > 0  # what the close left
+    size, contents = ledger.path.stat().st_size, file_contents(ledger.path)
+    done = compact(ledger.path)
+    assert done == Compaction(size, ledger.path.stat().st_size) and done.after < size
+    assert free_blocks(ledger.path) == 0
+    assert file_contents(ledger.path) == contents
+    with Ledger(ledger.path) as reopened:
+        assert check(reopened).problems == []
+        assert working_rows(reopened, "rounds", NEXT_DAY) > 0
+    assert compact(ledger.path).skipped is not None  # nothing left to give back
+    assert sorted(p.name for p in ledger.path.parent.iterdir() if "compact" in p.name) == []
+
+
+def test_the_close_command_compacts_the_ledger_it_closed(
+    two_days: list[Path], tmp_path: Path
+) -> None:
+    db = tmp_path / LEDGER
+    with Ledger(db) as ledger:
+        ingest_paths(ledger, two_days, DEFAULT_CATALOG)
+    closing = ["close", "--db", str(db), "--gaming-day", str(DAY), "--out", str(tmp_path / "r")]
+    assert main([*closing, "--actor", "demo-controller", "--accept-quality-failures", "test"]) in (
+        0,
+        1,
+    )
+    assert free_blocks(db) == 0
+    with Ledger(db, read_only=True) as ledger:
+        assert list(archived_days(ledger)) == [DAY]
+        assert check(ledger).problems == []
+
+
+def test_a_ledger_someone_holds_is_not_compacted(ledger: Ledger, tmp_path: Path) -> None:
+    """Held by a connection of this process, or read by another process: the file is left
+    byte for byte as it was, and the compaction says why."""
+    held = compact(ledger.path)
+    assert held.skipped is not None and "held by another connection" in held.skipped
+    ledger.close()
+    before = ledger.path.read_bytes()
+    reader = subprocess.Popen(
+        [sys.executable, "-c", HOLD_READ_ONLY, str(ledger.path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
+        refused = compact(ledger.path)
+    finally:
+        reader.communicate("")
+    assert refused.skipped is not None and "held by another connection" in refused.skipped
+    assert ledger.path.read_bytes() == before
+
+
+HOLD_READ_ONLY = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+print("open", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_compaction_stopped_in_the_middle_leaves_the_ledger_whole(ledger: Ledger) -> None:
+    """A stopped compaction leaves at most its unfinished copy beside the ledger, never in its
+    place; the next one removes it and compacts."""
+    ledger.close()
+    leftover = ledger.path.with_name(f".{ledger.path.name}.compacting")
+    leftover.write_bytes(b"half a copy")
+    with Ledger(ledger.path, read_only=True) as reader:
+        assert check(reader).problems == []
+    assert compact(ledger.path).skipped is None
+    assert not leftover.exists()
+    with Ledger(ledger.path, read_only=True) as reader:
+        assert check(reader).problems == []
