@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -17,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyiceberg.catalog import Catalog
 from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.table.update import update_table_metadata
 
 from pipeline.cli import ingest_paths, main, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
@@ -479,6 +481,50 @@ def test_a_day_check_reads_only_that_days_files(tmp_path: Path) -> None:
         for t in last.tables
         for f in t.files
     ]
+
+
+def test_a_days_commit_costs_the_same_whatever_the_days_archived_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: a day's archive works each table's metadata (every snapshot, one per day,
+    all kept for the seals) out as often on the fourth day as on the first, once per change
+    it stages rather than at each of pyiceberg's reads, and leaves no metadata file behind
+    that the table does not list; every day archived before still verifies, and the snapshot
+    its seal names still reads its rows."""
+    worked_out: list[int] = []
+
+    def counted(base: Any, updates: Any, *args: Any, **kwargs: Any) -> Any:
+        worked_out.append(len(base.snapshots))
+        return update_table_metadata(base, updates, *args, **kwargs)
+
+    monkeypatch.setattr("pipeline.ledger.archive.update_table_metadata", counted)
+    days = [DAY + timedelta(days=i) for i in range(4)]
+    archive = open_archive(tmp_path / LEDGER)
+    manifests, per_day = {}, []
+    with Ledger(tmp_path / LEDGER) as ledger:
+        for i, day in enumerate(days):
+            events = simulate(1, 0.25, 40 + i, parse_faults("none"), day)
+            ingest_paths(ledger, write_simulation(events, tmp_path / "sim", day), DEFAULT_CATALOG)
+            worked_out.clear()
+            manifests[day] = archive_day(ledger, day, datetime(2026, 12, 5, 6, i), archive=archive)
+            per_day.append(len(worked_out))
+            # every table's snapshots grow by the day's one: the copies worked out had them all
+            assert min(worked_out) == i
+    # worked out before its append is staged and after; the first day also stages each new
+    # table's name mapping
+    assert per_day[1:] == [2 * len(ARCHIVED)] * (len(days) - 1)
+    assert per_day[0] == 3 * len(ARCHIVED)
+    for day, manifest in manifests.items():
+        assert archive_problems(archive, manifest, day) == []
+        for sealed in manifest.tables:
+            then = read_day(archive, sealed.table, day, snapshot_id=sealed.snapshot_id)
+            assert then.num_rows == sealed.rows
+    for table in ARCHIVED:
+        metadata = archive.table(table.name).metadata
+        listed = {entry.metadata_file for entry in metadata.metadata_log}
+        folder = tmp_path / "archive" / "warehouse" / "baccarat" / table.name / "metadata"
+        on_disk = {p.as_uri() for p in folder.glob("*.metadata.json")}
+        assert len(on_disk - listed) == 1, f"{table.name}: only the current one is not listed"
 
 
 # ---------------------------------------------------------------------- schema evolution
