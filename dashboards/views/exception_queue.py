@@ -363,15 +363,16 @@ ids_of_row = {
 links.show_all(links.of_row(ids_of_row, day, table=row["table_id"]))
 
 st.markdown("**Evidence: the events this exception rests on**")
-with ctx.ledger() as ledger:
-    event_ids = [] if row["source_event_ids"] is None else list(row["source_event_ids"])
-    events = q.evidence(ledger, str(row["table_id"]), event_ids)
-    lines = q.evidence_lines(ledger, str(row["table_id"]), event_ids, ui.casino_zone())
+cited = ui.evidence(
+    ctx.snapshot,
+    str(row["table_id"]),
+    [] if row["source_event_ids"] is None else list(row["source_event_ids"]),
+)
 st.markdown(
-    "\n".join(f"- {markdown_text(line)}" for line in lines) or "No event is cited.",
+    "\n".join(f"- {markdown_text(line)}" for line in cited.lines) or "No event is cited.",
     help=f"Times on the casino's clock ({ui.casino_zone().key}); money in dollars.",
 )
-events = events.assign(occurred=ui.local_times(events["occurred"]))
+events = cited.events.assign(occurred=ui.local_times(cited.events["occurred"]))
 ui.grid(
     events,
     "evidence",
