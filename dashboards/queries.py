@@ -218,6 +218,15 @@ def evidence_lines(
 
 # ---------------------------------------------------------------------- table board
 def table_board(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
+    """Per table of a gaming day: :func:`board_rows` with its open exceptions
+    (:func:`with_open_exceptions`)."""
+    return with_open_exceptions(board_rows(ledger, day), exceptions(ledger, day, journal))
+
+
+def board_rows(ledger: Ledger, day: date) -> pd.DataFrame:
+    """Per table of a gaming day: its game, dealer, shoes, rounds, the last shoe's progress,
+    handle, win and hold; what the ledger alone holds, the same for a snapshot whatever is
+    acknowledged later (so a page can cache it)."""
     df = day_board.board(ledger, day)
     df["shoe_progress"] = [
         min(1.0, dealt / total) if total else 0.0
@@ -227,13 +236,20 @@ def table_board(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
         round(100 * w / h, 3) if h else None
         for w, h in zip(df["win_cents"], df["handle_cents"], strict=True)
     ]
-    ex = exceptions(ledger, day, journal)
-    open_ex = ex[ex["status"] != "ACKNOWLEDGED"]
+    return df
+
+
+def with_open_exceptions(board: pd.DataFrame, exceptions: pd.DataFrame) -> pd.DataFrame:
+    """``board`` (:func:`board_rows`) with each table's exceptions not acknowledged
+    (``open_exceptions``) and the CRITICAL ones among them (``open_critical``), of
+    ``exceptions`` with their status (:func:`with_status`)."""
+    open_ex = exceptions[exceptions["status"] != "ACKNOWLEDGED"]
     counts = open_ex.groupby("table_id").size()
     critical = open_ex[open_ex["severity"] == "CRITICAL"].groupby("table_id").size()
-    df["open_exceptions"] = [int(counts.get(t, 0)) for t in df["table_id"]]
-    df["open_critical"] = [int(critical.get(t, 0)) for t in df["table_id"]]
-    return df
+    return board.assign(
+        open_exceptions=[int(counts.get(t, 0)) for t in board["table_id"]],
+        open_critical=[int(critical.get(t, 0)) for t in board["table_id"]],
+    )
 
 
 # ---------------------------------------------------------------------- rounds
@@ -333,12 +349,6 @@ def trail(
     rows.events.insert(7, "occurred", micros_series(rows.events["occurred_at"]))
     acks = ack_history(ledger, journal, [str(e) for e in rows.exceptions["exception_id"]])
     return Trail(rows.events, rows.derived, rows.exceptions, acks)
-
-
-def exception_tables(ledger: Ledger, day: date) -> pd.DataFrame:
-    """Each exception of a gaming day with its table, round and severity (what the table
-    board needs to mark the new ones)."""
-    return frame(ledger, *ledger_exceptions.tables_of_day(day))
 
 
 def announced_exceptions(ledger: Ledger, day: date) -> set[str] | None:

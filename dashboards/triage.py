@@ -4,7 +4,7 @@ what each exception puts at stake and how long it has waited."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
@@ -94,6 +94,7 @@ def to_url(defaults: dict[str, list[str]]) -> None:
 
 GRID_KEY = "queue"
 PICKS_KEY = "act_on"
+FIND_KEY = "find_picks"
 OPENED_BY_CLICK_KEY = "_clicked"
 _SHOWN_KEY = "_queue_shown"
 _RECORDED_KEY = "_queue_recorded"
@@ -155,11 +156,13 @@ def keep_picks(offered: Collection[str]) -> None:
 
 
 class Labels(NamedTuple):
-    """Per exception id, its name in the queue's pick list (``picks``: code, table and id) and
-    in the list that opens one (``titles``: severity, code, table, where, message)."""
+    """Per exception id, its name in the queue's pick list (``picks``: code, table and id), in
+    the list that opens one (``titles``: severity, code, table, where, message) and what a
+    search of them reads (``search``: both, with the whole message, in lower case)."""
 
     picks: dict[str, str]
     titles: dict[str, str]
+    search: dict[str, str]
 
 
 LABEL_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id", "serial", "shoe_id",
@@ -169,7 +172,7 @@ LABEL_COLUMNS = ["exception_id", "severity", "code", "table_id", "round_id", "se
 def labels(rows: pd.DataFrame) -> Labels:
     """The :class:`Labels` of the exceptions ``rows`` (:func:`dashboards.queries.exceptions`);
     option labels are plain text, so visible() shows what a bidi override would hide."""
-    picks, titles = {}, {}
+    picks, titles, search = {}, {}, {}
     # records, not iterrows(): a Series per row made these labels a third of the page's run
     for r in rows[LABEL_COLUMNS].to_dict("records"):
         exception_id = str(r["exception_id"])
@@ -183,7 +186,10 @@ def labels(rows: pd.DataFrame) -> Labels:
                 sep=" ",
             )
         )
-    return Labels(picks, titles)
+        search[exception_id] = " ".join(
+            (picks[exception_id], titles[exception_id], visible(str(r["message"])))
+        ).casefold()
+    return Labels(picks, titles, search)
 
 
 def _where(r: Mapping[str, Any]) -> str:
@@ -192,6 +198,33 @@ def _where(r: Mapping[str, Any]) -> str:
         if value is not None and not pd.isna(value):
             return str(value)
     return ""
+
+
+PICK_LIMIT = 100
+"""At most how many exceptions the queue's two lists (the bulk pick list and the one that
+opens an exception) offer besides those already chosen: a list of a 24-table day's 1,453
+exceptions held up the page's first screen in the browser, where a person reads the first
+rows; :func:`offered` reaches any other by the words typed to find it."""
+
+
+class Offer(NamedTuple):
+    """What the queue's two lists offer (:func:`offered`)."""
+
+    ids: list[str]
+    """The exceptions offered, in the queue's order."""
+    matching: int
+    """How many of the rows shown hold the words typed to find (all of them, without)."""
+
+
+def offered(ids: Sequence[str], labels: Labels, find: str, kept: Iterable[str | None]) -> Offer:
+    """The exceptions the queue's lists offer, in the order of ``ids`` (the rows shown): the
+    first :data:`PICK_LIMIT` whose labels (:class:`Labels`) hold every word of ``find``,
+    whatever the case (of all the rows when none does, or ``find`` is blank), and those of
+    ``kept`` among ``ids`` (picked, ticked, opened or linked) wherever they are."""
+    words = find.casefold().split()
+    found = [i for i in ids if all(w in labels.search[i] for w in words)]
+    wanted = set((found or ids)[:PICK_LIMIT]) | set(kept)
+    return Offer([i for i in ids if i in wanted], len(found))
 
 
 def at_stake_cents(expected: Any, actual: Any) -> int | None:

@@ -54,23 +54,24 @@ def warm_models() -> int:
 
 def warm_ledger() -> date | None:
     """Take the ledger's read-only snapshot (:func:`dashboards.source.snapshot`), compute the
-    statistical alarms and read the exception queue's rows, the close's figures and the
-    round reconstruction's opening round of the gaming day the sidebar opens on (the
-    latest), and the patrons and dealers the investigator chooses from and the dealers'
-    rates, so the first visitor waits neither for the file copy (a 24-table day is about
-    190 MB) nor for the slowest page runs; returns that day. Without a ledger, or with a
-    file DuckDB cannot read as one (None), the server starts all the same and the pages say
-    what is wrong, as before; a ledger changed by the time a page runs is copied and
-    computed again by that page."""
+    statistical alarms and read the exception queue's rows and its first exception's
+    evidence, the table board's tables, the close's figures and the round reconstruction's
+    opening round of the gaming day the sidebar opens on (the latest), and the patrons and
+    dealers the investigator chooses from and the dealers' rates, so the first visitor waits
+    neither for the file copy (a 24-table day is about 190 MB) nor for the slowest page runs;
+    returns that day. Without a ledger, or with a file DuckDB cannot read as one (None), the
+    server starts all the same and the pages say what is wrong, as before; a ledger changed
+    by the time a page runs is copied and computed again by that page."""
     from dashboards.source import LedgerUnavailable, snapshot
     from dashboards.ui import (
         close_figures,
         dealer_peers,
-        exception_queue,
         gaming_dates,
         people,
+        precompute_queue,
         precompute_round_start,
         precompute_statistics,
+        table_board,
     )
     from pipeline.ledger.snapshots import ReadError
 
@@ -81,7 +82,8 @@ def warm_ledger() -> date | None:
         dealer_peers(snap)
         if days:
             precompute_statistics(snap, days[0])
-            exception_queue(snap, days[0])
+            precompute_queue(snap, days[0])
+            table_board(snap, days[0])
             close_figures(snap, days[0])
             precompute_round_start(snap, days[0])
     except (LedgerUnavailable, ReadError):

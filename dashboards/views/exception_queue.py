@@ -254,14 +254,36 @@ if rows.empty:
     st.stop()
 
 ids = list(rows["exception_id"])
-picks = {i: queue.labels.picks[i] for i in ids}
+wanted = st.query_params.get(triage.EXCEPTION_PARAM)
 # The grid's row checkboxes are drawn on a canvas that a keyboard or a screen reader cannot
-# reach; this list picks the same rows for the same bulk form.
-triage.keep_picks(picks)
+# reach; the pick list below picks the same rows for the same bulk form, and the words typed
+# here bring any exception shown into both lists.
+find = st.text_input(
+    "Find exceptions for the lists below: words of their code, table, round, id or message",
+    key=triage.FIND_KEY,
+)
+triage.keep_picks(ids)
+offer = triage.offered(
+    ids,
+    queue.labels,
+    find,
+    [*ticked, *st.session_state.get(triage.PICKS_KEY, []), st.session_state.get("inspect"), wanted],
+)
+if find.strip() and not offer.matching:
+    st.caption(
+        f'No exception shown matches "{markdown_text(find)}": the lists offer the first '
+        f"{triage.PICK_LIMIT}. Check the words, or clear the filters above."
+    )
+elif offer.matching > triage.PICK_LIMIT:
+    st.caption(
+        f"The lists offer the first {triage.PICK_LIMIT} of the {offer.matching} exceptions "
+        f"{'that match' if find.strip() else 'shown'}, and those chosen: type words above "
+        "to reach the others."
+    )
 typed = st.multiselect(
     "Act on several: pick exceptions by code, table or id (or tick rows in the table)",
-    options=list(picks),
-    format_func=picks.__getitem__,
+    options=offer.ids,
+    format_func=queue.labels.picks.__getitem__,
     key=triage.PICKS_KEY,
 )
 chosen_rows = list(dict.fromkeys([*ticked, *typed]))
@@ -282,7 +304,6 @@ if len(chosen_rows) > 1:
     )
     st.divider()
 
-wanted = st.query_params.get(triage.EXCEPTION_PARAM)
 if wanted and wanted not in ids and "inspect" not in st.session_state:
     hidden = all_rows.loc[all_rows["exception_id"] == wanted, "status"]
     with ctx.ledger() as ledger:
@@ -290,13 +311,13 @@ if wanted and wanted not in ids and "inspect" not in st.session_state:
     why = triage.stale_link(
         wanted, day, held_on, withdrawn, None if hidden.empty else str(hidden.iloc[0])
     )
-    st.session_state["_stale_link"] = (why, ids[0])  # said until another one is opened
-index = ids.index(wanted) if wanted in ids else 0
+    st.session_state["_stale_link"] = (why, offer.ids[0])  # said until another one is opened
+index = offer.ids.index(wanted) if wanted in offer.ids else 0
 
 
 chosen = st.selectbox(
     "Inspect exception",
-    ids,
+    offer.ids,
     index=index,
     format_func=queue.labels.titles.__getitem__,
     key="inspect",
@@ -342,15 +363,16 @@ ids_of_row = {
 links.show_all(links.of_row(ids_of_row, day, table=row["table_id"]))
 
 st.markdown("**Evidence: the events this exception rests on**")
-with ctx.ledger() as ledger:
-    event_ids = [] if row["source_event_ids"] is None else list(row["source_event_ids"])
-    events = q.evidence(ledger, str(row["table_id"]), event_ids)
-    lines = q.evidence_lines(ledger, str(row["table_id"]), event_ids, ui.casino_zone())
+cited = ui.evidence(
+    ctx.snapshot,
+    str(row["table_id"]),
+    [] if row["source_event_ids"] is None else list(row["source_event_ids"]),
+)
 st.markdown(
-    "\n".join(f"- {markdown_text(line)}" for line in lines) or "No event is cited.",
+    "\n".join(f"- {markdown_text(line)}" for line in cited.lines) or "No event is cited.",
     help=f"Times on the casino's clock ({ui.casino_zone().key}); money in dollars.",
 )
-events = events.assign(occurred=ui.local_times(events["occurred"]))
+events = cited.events.assign(occurred=ui.local_times(cited.events["occurred"]))
 ui.grid(
     events,
     "evidence",

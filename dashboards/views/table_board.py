@@ -8,7 +8,6 @@ import streamlit as st
 
 from dashboards import floor, links, live, ui
 from dashboards import queries as q
-from pipeline.ledger import day_board
 from pipeline.safe_text import visible
 
 ctx = ui.current()
@@ -21,12 +20,11 @@ st.caption(
 )
 
 live.follow(ctx.snapshot.key)
-with ctx.ledger() as ledger:
-    board = q.table_board(ledger, day, ctx.journal)
-    facts = day_board.floor_facts(ledger, day)
-    found = q.exception_tables(ledger, day)
-    announced = q.announced_exceptions(ledger, day)
-new_since = live.NewSince(day, found["exception_id"], announced)
+read = ui.table_board(ctx.snapshot, day)
+found, facts = read.exceptions, read.facts
+acks = q.with_journal(read.acks, ctx.journal, list(found["exception_id"]))
+board = q.with_open_exceptions(read.tables, q.with_status(found, acks))
+new_since = live.NewSince(day, found["exception_id"], read.announced)
 new_per_table = found[found["exception_id"].isin(new_since.new)]["table_id"].value_counts()
 board = board.assign(new_exceptions=[int(new_per_table.get(t, 0)) for t in board["table_id"]])
 

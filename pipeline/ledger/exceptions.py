@@ -467,15 +467,6 @@ def of_trail(key: str, value: Any) -> Question:
     )
 
 
-def tables_of_day(day: date) -> Question:
-    """Each exception of a gaming day with its table, round, code and severity."""
-    return Question(
-        "SELECT exception_id, table_id, round_id, code, severity FROM exceptions "
-        "WHERE gaming_date = ? ORDER BY severity_rank DESC, table_id, exception_id",
-        [day],
-    )
-
-
 def first_day_of(exception_id: str) -> Question:
     """The gaming day that holds an exception (``day``: NULL when none does)."""
     return Question(

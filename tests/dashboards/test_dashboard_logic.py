@@ -30,6 +30,7 @@ from dashboards.source import Snapshot, reader, snapshot
 from dashboards.stats import chi2_sf, goodness_of_fit, hold_check, round_model
 from pipeline.bundle.acks import AckJournal
 from pipeline.config.catalog import load_catalog
+from pipeline.ledger import day_board
 from pipeline.ledger.snapshots import CopyWriter, asked_at, open_writers_folder
 from pipeline.ledger.store import Ledger
 from pipeline.oracle import odds
@@ -451,14 +452,50 @@ def test_the_warm_start_leaves_the_first_queue_nothing_to_read(
     def read_again(*args: object, **kwargs: object) -> None:
         raise AssertionError("the snapshot was read again after the warm start")
 
-    monkeypatch.setattr(q, "exception_rows", read_again)
-    monkeypatch.setattr(q, "gaming_dates", read_again)
+    with reader(snapshot()) as ledger:
+        first = q.exception_rows(ledger, DAY).iloc[0]
+        table_id, cited = str(first["table_id"]), list(first["source_event_ids"])
+        events = q.evidence(ledger, table_id, cited)
+    for question in ("exception_rows", "gaming_dates", "evidence", "evidence_lines"):
+        monkeypatch.setattr(q, question, read_again)
     assert ui.gaming_dates(snapshot())[0] == DAY
     queue = ui.exception_queue(snapshot(), DAY)
     ids = list(queue.rows["exception_id"])
     assert ids and set(queue.labels.picks) == set(queue.labels.titles) == set(ids)
+    assert ids[0] == first["exception_id"], "the first exception, which the page opens"
+    opened = ui.evidence(snapshot(), table_id, cited)
+    pd.testing.assert_frame_equal(opened.events, events)
+    assert opened.lines, "its evidence told as lines"
     with pytest.raises(AssertionError, match="read again"):  # another day: a miss
         ui.exception_queue(snapshot(), DAY + timedelta(days=1))
+
+
+def test_the_warm_start_leaves_the_first_table_board_nothing_to_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm start reads the latest day's tables (their rounds and hold, the win of
+    N.J.A.C. 19:47-3.3 settlements over handle), their last events and exceptions; the
+    board's first run must find them cached for that snapshot, as the ledger holds them."""
+    from dashboards import warm
+
+    monkeypatch.setenv("BACCARAT_DB", str(ledger_copy(tmp_path / "warm")))
+    assert warm.warm_ledger() == DAY
+    with reader(snapshot()) as ledger:
+        tables = q.board_rows(ledger, DAY)
+        exceptions = q.exception_rows(ledger, DAY)
+
+    def read_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the snapshot was read again after the warm start")
+
+    for question in ("board_rows", "exception_rows", "stored_acks", "announced_exceptions"):
+        monkeypatch.setattr(q, question, read_again)
+    monkeypatch.setattr(day_board, "floor_facts", read_again)
+    board = ui.table_board(snapshot(), DAY)
+    pd.testing.assert_frame_equal(board.tables, tables)
+    pd.testing.assert_frame_equal(board.exceptions, exceptions)
+    assert set(board.facts["table_id"]) == set(tables["table_id"])
+    with pytest.raises(AssertionError, match="read again"):  # another day: a miss
+        ui.table_board(snapshot(), DAY + timedelta(days=1))
 
 
 def test_the_warm_start_leaves_the_first_round_reconstruction_nothing_to_read(

@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from dashboard_data import APP, DAY, grid_rows, ledger_copy, request_from, trust_localhost
+from hypothesis import given
+from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
 
 from dashboards import triage
@@ -169,6 +171,97 @@ def test_exceptions_picked_from_the_list_are_acknowledged_with_one_note(
     assert sorted(r.exception_id for r in records) == sorted(chosen)
     assert {r.note for r in records} == {"picked by keyboard"}
     assert not set(chosen) & set(at.multiselect(key="act_on").value)
+
+
+def test_words_typed_bring_any_exception_into_both_lists_by_keyboard(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: the lists offer the first rows, not a whole day's (their options were most of
+    the queue's first screen in the browser); the words typed above them reach any other
+    row, which stays offered once picked and opened after the words are cleared."""
+    monkeypatch.setattr(triage, "PICK_LIMIT", 2)
+    at = opened()
+    ids = [str(i) for i in rows_of(at)["exception_id"]]
+    assert len(ids) > 3
+    assert offered(at) == ids[:2]
+    assert len(at.selectbox(key="inspect").options) == 2
+    assert any(f"first 2 of the {len(ids)} exceptions shown" in c.value for c in at.caption)
+    last = ids[-1]
+    at.text_input(key=triage.FIND_KEY).input(last.upper()).run()
+    assert offered(at) == [ids[0], last], "the open one stays offered"
+    at.multiselect(key=triage.PICKS_KEY).set_value([last]).run()
+    assert at.selectbox(key="inspect").value == last, "one pick opens it"
+    at.text_input(key=triage.FIND_KEY).input("").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.multiselect(key=triage.PICKS_KEY).value == [last]
+    assert offered(at) == [*ids[:2], last]
+    assert len(at.selectbox(key="inspect").options) == 3
+    assert at.selectbox(key="inspect").value == last
+    assert at.query_params["exception"] == last
+    at.text_input(key=triage.FIND_KEY).input("no such words").run()
+    assert any("No exception shown matches" in c.value for c in at.caption)
+
+
+def offered(at: AppTest) -> list[str]:
+    """The exceptions the pick list offers, by the id each label ends with."""
+    return [o.rsplit("(", 1)[1].rstrip(")") for o in at.multiselect(key=triage.PICKS_KEY).options]
+
+
+def labelled(count: int) -> tuple[list[str], triage.Labels]:
+    """``count`` exceptions in the queue's order, every third a payout's on table T02."""
+    codes = ["PB-4.7-PAYOUT" if n % 3 == 0 else "CF-4.10c-VIG" for n in range(count)]
+    rows = pd.DataFrame(
+        {
+            "exception_id": [f"e{n:04d}" for n in range(count)],
+            "severity": ["CRITICAL"] * count,
+            "code": codes,
+            "table_id": ["T02" if n % 3 == 0 else "T01" for n in range(count)],
+            "round_id": [f"R-{n}" for n in range(count)],
+            "serial": pd.array([None] * count, dtype="Int64"),
+            "shoe_id": ["S-1"] * count,
+            "message": [f"Payout short by ${n}.00 on seat 2" for n in range(count)],
+        }
+    )
+    return list(rows["exception_id"]), triage.labels(rows)
+
+
+def test_the_lists_offer_the_first_rows_and_those_chosen_wherever_they_are() -> None:
+    ids, labels = labelled(triage.PICK_LIMIT * 3)
+    offer = triage.offered(ids, labels, "", [ids[-1], None, "gone-from-the-rows"])
+    assert offer.ids == [*ids[: triage.PICK_LIMIT], ids[-1]]
+    assert offer.matching == len(ids)
+
+
+def test_every_word_typed_must_match_whatever_the_case_the_whole_message_read() -> None:
+    ids, labels = labelled(triage.PICK_LIMIT * 3)
+    offer = triage.offered(ids, labels, "  t02   PAYOUT short BY $297.00 ", [])
+    assert offer.ids == ["e0297"] and offer.matching == 1
+    payouts = triage.offered(ids, labels, "pb-4.7", [ids[1]])
+    assert payouts.matching == triage.PICK_LIMIT
+    assert payouts.ids == sorted([ids[1], *ids[::3]])
+    nothing = triage.offered(ids, labels, "T03", [])
+    assert nothing.matching == 0 and nothing.ids == ids[: triage.PICK_LIMIT], "the first rows"
+
+
+@given(
+    count=hst.integers(0, 250),
+    find=hst.sampled_from(["", "t01", "T02 payout", "e01", "$1", "seat 2", "none such"]),
+    kept=hst.lists(hst.integers(-5, 260), max_size=6),
+)
+def test_what_the_lists_offer_is_in_the_queue_order_and_never_drops_a_choice(
+    count: int, find: str, kept: list[int]
+) -> None:
+    ids, labels = labelled(count)
+    chosen = [f"e{k:04d}" for k in kept]
+    offer = triage.offered(ids, labels, find, chosen)
+    assert offer.ids == [i for i in ids if i in set(offer.ids)], "the queue's order, once each"
+    assert set(chosen) & set(ids) <= set(offer.ids)
+    words = find.casefold().split()
+    matching = [i for i in ids if all(w in labels.search[i] for w in words)]
+    assert offer.matching == len(matching)
+    window = (matching or ids)[: triage.PICK_LIMIT]
+    assert set(window) <= set(offer.ids), "the first rows that match, else the first rows"
+    assert set(offer.ids) - set(chosen) <= set(window)
 
 
 def test_each_row_shows_the_money_at_stake_and_its_age(ledger: Path) -> None:
