@@ -185,7 +185,7 @@ TABLES: tuple[Table, ...] = (
         player_cards VARCHAR, banker_cards VARCHAR, player_points INTEGER,
         banker_points INTEGER, winner VARCHAR, total_cards INTEGER, is_natural BOOLEAN,
         dragon_7 BOOLEAN, announced VARCHAR, options_taken VARCHAR, started_at BIGINT,
-        source_event_id VARCHAR
+        source_event_id VARCHAR, dealer_id VARCHAR
         """,
         key=("table_id", "round_id"),
         day_rows=ON_THE_DAY,
