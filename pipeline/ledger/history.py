@@ -24,6 +24,7 @@ from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.round_evidence import with_event_text
 from pipeline.ledger.snapshots import frame
 from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import stored_columns
 
 
 def acknowledgements(ledger: Ledger) -> pd.DataFrame:
@@ -68,13 +69,21 @@ class SearchResult:
     """Every matching round counted by gaming day and table: rounds, handle, exceptions."""
 
 
+def _rounds_name_dealers(ledger: Ledger) -> bool:
+    """Whether the ledger's rounds have their dealer column: one opened read-only that no
+    writer has migrated since migration 25 has not."""
+    columns = stored_columns(ledger.cursor()).get("rounds", [])
+    return any(name == "dealer_id" for name, _ in columns)
+
+
 def days_without_dealers(ledger: Ledger) -> list[date]:
     """The gaming days, in order, with rounds whose row names no dealer: rows derived before
     rows recorded it (migration 25), or a round started before any dealer was named."""
+    unnamed = "WHERE dealer_id IS NULL" if _rounds_name_dealers(ledger) else ""
     return [
         day
         for (day,) in ledger.cursor()
-        .execute("SELECT DISTINCT gaming_date FROM rounds WHERE dealer_id IS NULL ORDER BY 1")
+        .execute(f"SELECT DISTINCT gaming_date FROM rounds {unnamed} ORDER BY 1")
         .fetchall()
     ]
 
@@ -89,6 +98,7 @@ def _round_dealers(ledger: Ledger) -> tuple[str, list[date]]:
     before rows recorded it, from the round's RoundStarted deliveries, else the table-day's.
     So a dealer's record of the days derived since reads no delivery."""
     days = days_without_dealers(ledger)
+    recorded = "r.dealer_id" if _rounds_name_dealers(ledger) else "NULL"
     named, join = "NULL", ""
     if days:
         named = "n.dealer_id"
@@ -105,7 +115,7 @@ def _round_dealers(ledger: Ledger) -> tuple[str, list[date]]:
         f"""
     round_dealers AS (
         SELECT r.table_id, r.gaming_date, r.round_id, r.simulated,
-               coalesce(r.dealer_id, {named}, s.dealer_id) AS dealer_id
+               coalesce({recorded}, {named}, s.dealer_id) AS dealer_id
         FROM rounds r
         LEFT JOIN table_day_summary s USING (table_id, gaming_date){join}
     )""",

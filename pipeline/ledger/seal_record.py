@@ -46,7 +46,7 @@ from pipeline.config.keys import Keyring, Signer, legacy_authentic
 from pipeline.ledger.connection import Source, connection_of, stored_table
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import Ledger, LedgerError
-from pipeline.ledger.tables import day_scope
+from pipeline.ledger.tables import day_scope, sealed_columns_added_after
 from pipeline.ledger.working_store import stored_columns
 from pipeline.witness.checkpoint import chain_link
 
@@ -267,10 +267,9 @@ def _row_digest(row_text: str | None) -> str:
     return f"sha256({ROW_TEXTS[row_text]})"
 
 
-COLUMNS_ADDED_SINCE_SEALS_NAMED_THEM: dict[str, tuple[str, ...]] = {"rounds": ("dealer_id",)}
-"""The columns added to a sealed table since seal entries began naming the columns they
-digested (``table_columns_json``, migration 15), by table: an entry that names none digested
-its rows without them (``rounds.dealer_id``: migration 25)."""
+SEAL_NAMES_COLUMNS = 15
+"""The migration since which a seal entry names the columns it digested
+(``table_columns_json``)."""
 
 
 @dataclass(frozen=True)
@@ -301,13 +300,14 @@ def table_columns(ledger: Ledger) -> dict[str, str]:
 def digested_columns(ledger: Ledger, table: str, recorded: str | None) -> DigestedColumns | None:
     """How a seal digested ``table``'s rows: ``recorded`` is the columns its entry names
     for the table (:func:`table_columns`), ``None`` for an entry from before entries named
-    them, which digested every column but :data:`COLUMNS_ADDED_SINCE_SEALS_NAMED_THEM`.
+    them, which digested every column but those added since
+    (:func:`~pipeline.ledger.tables.sealed_columns_added_after`).
     ``None`` when the table's columns now do not begin with those recorded (one renamed,
     retyped or dropped): its rows can no longer be read as they were sealed."""
     now = _digested_now(ledger.con, table)
     names = tuple(name for name, _ in now)
     if recorded is None:
-        later = COLUMNS_ADDED_SINCE_SEALS_NAMED_THEM.get(table, ())
+        later = sealed_columns_added_after(table, SEAL_NAMES_COLUMNS)
         return DigestedColumns(
             tuple(n for n in names if n not in later), tuple(n for n in names if n in later)
         )

@@ -36,7 +36,13 @@ from typing import TypeAlias
 import duckdb
 
 from pipeline.ledger.connection import Source, connection_of, stored_table
-from pipeline.ledger.tables import ARCHIVED, LEAVING, Table, day_scope
+from pipeline.ledger.tables import (
+    ARCHIVED,
+    LEAVING,
+    Table,
+    day_scope,
+    sealed_columns_added_after,
+)
 from pipeline.safe_text import sql_literal
 
 ARCHIVED_DAYS = "archived_days"
@@ -132,23 +138,33 @@ PARTITION_SEGMENT = "/gaming_date="
 Hive-style: ``.../data/gaming_date=2026-09-01/...``)."""
 
 
+FILES_NAME_COLUMNS = 22
+"""The migration since which ``archived_days`` records the columns of each day's files."""
+
+
 def _archived_rows(
-    columns: Sequence[tuple[str, str]], uris: Sequence[str], written: FileColumns = None
+    table: str,
+    columns: Sequence[tuple[str, str]],
+    uris: Sequence[str],
+    written: FileColumns = None,
 ) -> str:
-    """A table's rows in ``uris`` (Parquet files of its archive) as ``columns`` (name, type:
+    """``table``'s rows in ``uris`` (Parquet files of its archive) as ``columns`` (name, type:
     the working store's table's, so the view reads as the table does); a column added after
     a file was written reads as null.
 
     Files whose columns are known alike (``written``) are read without opening each one to
     learn them; otherwise DuckDB reads every file's columns (``union_by_name``), which a
-    question then pays for each file it names. Where every file's path names its gaming date
+    question then pays for each file it names, and the columns added since files' columns
+    were recorded, which none of them can have, read as null. Where every file's path names
+    its gaming date
     (:data:`PARTITION_SEGMENT`), DuckDB reads it as a Hive partition, so a question about
     some days opens only their files. Either way, a question's cost grew with the days
     stored before. The path's date is the file's own (the partition it was written to; a file
     moved under another date is one its seal does not name)."""
+    unwritten = sealed_columns_added_after(table, FILES_NAME_COLUMNS)
     casts = ", ".join(
         f"CAST({name} AS {kind}) AS {name}"
-        if written is None or name in written
+        if (name in written if written is not None else name not in unwritten)
         else f"CAST(NULL AS {kind}) AS {name}"
         for name, kind in columns
     )
@@ -194,7 +210,7 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
         union = " UNION " if _a_set_of_rows(table) else " UNION ALL "
         stored = columns[table.name]
         archived = union.join(
-            _archived_rows(stored, uris, written) for written, uris in groups.items()
+            _archived_rows(table.name, stored, uris, written) for written, uris in groups.items()
         )
         statements.append(
             f"CREATE OR REPLACE TEMP VIEW {table.name} AS "
@@ -301,7 +317,9 @@ def move_in(ledger: Source, gaming_date: date) -> None:
         if not uris:
             continue
         target = stored_table(con, table.name)
-        rows = _archived_rows(columns[table.name], uris)
+        # a day's files of a table are written in one commit, so with one set of columns
+        written = tuple(file_columns(con, uris[0]))
+        rows = _archived_rows(table.name, columns[table.name], uris, written)
         if _a_set_of_rows(table):  # a row still stored for an open day is not doubled
             rows += f" EXCEPT SELECT * FROM {target}"
         con.execute(f"INSERT INTO {target} {rows}")
