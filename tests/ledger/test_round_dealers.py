@@ -188,7 +188,8 @@ def test_days_sealed_before_rounds_named_dealers_still_verify_and_answer(
     """Two days loaded and closed by the version before migration 25 (their rounds archived
     without ``dealer_id``), then the ledger migrated and a third day loaded: the old days
     verify as sealed, the history reads the deliveries of those days alone, and every answer
-    is the deliveries' one. A dealer written into a sealed day's row since is named."""
+    is the deliveries' one, also when the columns of the days' files were not recorded. A
+    dealer written into a sealed day's row since is named."""
     path = tmp_path / LEDGER
     with Ledger(path) as ledger:
         for day in DAYS[:2]:
@@ -205,6 +206,13 @@ def test_days_sealed_before_rounds_named_dealers_still_verify_and_answer(
         assert check(ledger).problems == []
         assert_same(rounds_answers(ledger), deliveries_answers(ledger))
         close(ledger, DAYS[2])  # archived with the column, beside files without it
+        assert check(ledger).problems == []
+        assert_same(rounds_answers(ledger), deliveries_answers(ledger))
+        # days moved out before archived_days recorded their files' columns (migration 22)
+        ledger.con.execute(
+            "UPDATE archived_days SET columns_json = NULL WHERE gaming_date < ?", [DAYS[2]]
+        )
+    with Ledger(path) as ledger:
         assert check(ledger).problems == []
         assert_same(rounds_answers(ledger), deliveries_answers(ledger))
 
