@@ -1,10 +1,11 @@
 """A round's row records its dealer (issue 26: a dealer's history reads the rounds, not every
 stored day's deliveries). The dealer is the one the round's RoundStarted names, else the one
 the table-day was opened under (``schemas/round.avsc``: ``dealer_id``, "the dealer dealing
-this round"). The history and the compliance search give the answers the deliveries gave;
-days derived before rows recorded the dealer (migration 25), sealed and archived without the
-column, still verify and still answer, from their deliveries. Real parts: emulated days with
-relief dealers named mid-day, replayed, closed into the embedded Iceberg archive.
+this round"); no rule of N.J.A.C. 19:47 names who dealt a round, the events do. The history
+and the compliance search give the answers the deliveries gave; days derived before rows
+recorded the dealer (migration 25), sealed and archived without the column, still verify and
+still answer, from their deliveries. Real parts: emulated days with relief dealers named
+mid-day, replayed, closed into the embedded Iceberg archive.
 """
 
 from __future__ import annotations
@@ -30,11 +31,45 @@ from pipeline.reports.verify import check
 from pipeline.simulate.faults import parse_faults
 from pipeline.simulate.run import simulate
 from tests.ledger.test_archive import DAY, LEDGER, close
+from tests.replay.builder import DEALER, clean_day, table
 from tests.tampering import rows_in_the_file
 
 DAYS = [DAY + timedelta(days=n) for n in range(3)]
 RELIEF = ("DLR-RELIEF-1", "DLR-RELIEF-2")
 """The dealers a RoundStarted names mid-day: a relief dealer taking the table over."""
+
+
+def test_a_round_is_dealt_by_the_dealer_its_start_names_else_the_tables() -> None:
+    """The replay's round rows: the relief dealer a RoundStarted names deals that round; the
+    next, naming none, is the table's dealer's."""
+    b, rounds = clean_day()
+    relieved = rounds[1].started
+    events = [
+        replace(e, fields={**e.fields, "dealer_id": "DLR-RELIEF"}) if e.event_id == relieved else e
+        for e in b.events
+    ]
+    dealt = [(r.round_id, r.dealer_id) for r in b.replay(events).rounds]
+    assert dealt == [
+        (rounds[0].round_id, DEALER),
+        (rounds[1].round_id, "DLR-RELIEF"),
+        (rounds[2].round_id, DEALER),  # naming none, the table's dealer again
+    ]
+
+
+def test_a_table_opened_again_under_another_dealer_deals_its_later_rounds() -> None:
+    """The rounds before a second TableOpened of the day keep the dealer who opened the table
+    for them; the table-day's summary names the last one."""
+    b = table()
+    before = b.round(player="TH 6C", banker="3D 4S")
+    b.open(series=(), dealer_id="DLR-LATER")
+    after = b.round(player="2H 3C", banker="9D TS")
+    result = b.replay()
+    assert [(r.round_id, r.dealer_id) for r in result.rounds] == [
+        (before.round_id, DEALER),
+        (after.round_id, "DLR-LATER"),
+    ]
+    assert result.summary is not None and result.summary.dealer_id == "DLR-LATER"
+
 
 DELIVERIES_DEALT = """
     round_dealer AS (
@@ -137,10 +172,10 @@ def assert_same(found: dict[str, object], expected: dict[str, object]) -> None:
         got, wanted = found[part], expected[part]
         assert isinstance(got, dict) and isinstance(wanted, dict)
         assert got.keys() == wanted.keys()
-        for dealer, table in wanted.items():
+        for dealer, answer in wanted.items():
             pd.testing.assert_frame_equal(
                 got[dealer].reset_index(drop=True),
-                table.reset_index(drop=True),
+                answer.reset_index(drop=True),
                 check_dtype=False,
                 obj=f"{part} of {dealer}",
             )
