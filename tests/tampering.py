@@ -12,7 +12,7 @@ their SHA-256 against the seal: ``tests/ledger/test_archive.py``,
 
 from __future__ import annotations
 
-from pipeline.ledger.seal_record import last_entries, seal_log, seal_rows
+from pipeline.ledger.seal_record import last_entries, recorded_columns, seal_log, seal_rows
 from pipeline.ledger.store import Ledger
 from pipeline.ledger.working_store import archived_days, move_in
 
@@ -23,5 +23,6 @@ def rows_in_the_file(ledger: Ledger) -> Ledger:
     last = last_entries(seal_log(ledger))
     for day in sorted(archived_days(ledger)):
         move_in(ledger, day)
-        seal_rows(ledger, day, last[day].sealed_at, last[day].row_text)
+        entry = last[day]
+        seal_rows(ledger, day, entry.sealed_at, entry.row_text, recorded_columns(entry))
     return ledger

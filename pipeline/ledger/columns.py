@@ -267,6 +267,7 @@ DERIVED_ROWS: dict[str, Callable[[str, date, ReplayResult], list[Row]]] = {
             r.options_taken,
             r.started_at,
             r.started_event,
+            r.dealer_id,
         )
         for r in result.rounds
     ],

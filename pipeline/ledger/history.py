@@ -6,7 +6,9 @@ since the epoch (``started_at``, ``occurred_at``).
 
 A patron's net result is what the recorded settlements gave the patron (winnings paid less
 losing stakes collected; a push is nothing) before vigorish, which is given apart. A round's
-dealer is the one its RoundStarted names, else the table-day's.
+dealer is the one its RoundStarted names, else the table-day's: its row records it
+(``rounds.dealer_id``, :func:`_round_dealers`), so a dealer's record reads the rounds, not
+every stored day's deliveries.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pipeline.ledger import exceptions as ledger_exceptions
 from pipeline.ledger.round_evidence import with_event_text
 from pipeline.ledger.snapshots import frame
 from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import stored_columns
 
 
 def acknowledgements(ledger: Ledger) -> pd.DataFrame:
@@ -66,6 +69,60 @@ class SearchResult:
     """Every matching round counted by gaming day and table: rounds, handle, exceptions."""
 
 
+def _rounds_name_dealers(ledger: Ledger) -> bool:
+    """Whether the ledger's rounds have their dealer column: one opened read-only that no
+    writer has migrated since migration 25 has not."""
+    columns = stored_columns(ledger.cursor()).get("rounds", [])
+    return any(name == "dealer_id" for name, _ in columns)
+
+
+def days_without_dealers(ledger: Ledger) -> list[date]:
+    """The gaming days, in order, with rounds whose row names no dealer: rows derived before
+    rows recorded it (migration 25), or a round started before any dealer was named."""
+    unnamed = "WHERE dealer_id IS NULL" if _rounds_name_dealers(ledger) else ""
+    return [
+        day
+        for (day,) in ledger.cursor()
+        .execute(f"SELECT DISTINCT gaming_date FROM rounds {unnamed} ORDER BY 1")
+        .fetchall()
+    ]
+
+
+def _round_dealers(ledger: Ledger) -> tuple[str, list[date]]:
+    """The common table expression ``round_dealers``, who dealt each round
+    (``table_id, gaming_date, round_id, simulated, dealer_id``), and its parameters.
+
+    A round's row records its dealer (``rounds.dealer_id``, migration 25). Rows derived
+    before it read null, in the working store and in the archive files of days closed before
+    (:mod:`pipeline.ledger.working_store`): for those days alone the dealer is read as it was
+    before rows recorded it, from the round's RoundStarted deliveries, else the table-day's.
+    So a dealer's record of the days derived since reads no delivery."""
+    days = days_without_dealers(ledger)
+    recorded = "r.dealer_id" if _rounds_name_dealers(ledger) else "NULL"
+    named, join = "NULL", ""
+    if days:
+        named = "n.dealer_id"
+        join = f"""
+        LEFT JOIN (
+            SELECT table_id, gaming_date,
+                   json_extract_string(fields_json, '$.round_id') AS round_id,
+                   max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
+            FROM deliveries
+            WHERE payload_type = 'RoundStarted' AND gaming_date IN ({", ".join("?" * len(days))})
+            GROUP BY ALL
+        ) n USING (table_id, gaming_date, round_id)"""
+    return (
+        f"""
+    round_dealers AS (
+        SELECT r.table_id, r.gaming_date, r.round_id, r.simulated,
+               coalesce({recorded}, {named}, s.dealer_id) AS dealer_id
+        FROM rounds r
+        LEFT JOIN table_day_summary s USING (table_id, gaming_date){join}
+    )""",
+        days,
+    )
+
+
 def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
     """Rounds, Forms and exceptions matching every given criterion."""
     start = int(query.start.timestamp() * 1_000_000) if query.start else None
@@ -75,13 +132,10 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
         SELECT DISTINCT json_extract_string(fields_json, '$.patron_id') AS patron_id,
                json_extract_string(fields_json, '$.patron_name') AS patron_name
         FROM deliveries WHERE payload_type = 'PatronSeated'"""
+    round_dealers, unrecorded = _round_dealers(ledger)
     round_sql = f"""
         WITH names AS ({names}),
-        dealers AS (
-            SELECT table_id, json_extract_string(fields_json, '$.round_id') AS round_id,
-                   max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
-            FROM deliveries WHERE payload_type = 'RoundStarted' GROUP BY ALL
-        ),
+        {round_dealers},
         patrons AS (
             SELECT w.table_id, w.round_id, string_agg(DISTINCT w.patron_id, ', ') AS patrons,
                    sum(w.amount_cents) AS handle_cents
@@ -91,16 +145,15 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
         )
         , matched AS (
         SELECT r.gaming_date, r.table_id, r.round_id, r.started_at, r.winner,
-               r.player_cards, r.banker_cards, coalesce(d.dealer_id, s.dealer_id) AS dealer_id,
-               p.patrons, p.handle_cents,
+               r.player_cards, r.banker_cards, d.dealer_id, p.patrons, p.handle_cents,
                {ledger_exceptions.ROUND_COUNT_SQL} AS exceptions
         FROM rounds r
         JOIN table_day_summary s USING (table_id, gaming_date)
-        LEFT JOIN dealers d ON d.table_id = r.table_id AND d.round_id = r.round_id
+        JOIN round_dealers d USING (table_id, gaming_date, round_id)
         {"JOIN" if patron else "LEFT JOIN"} patrons p
              ON p.table_id = r.table_id AND p.round_id = r.round_id
         WHERE (?::VARCHAR IS NULL OR r.table_id = ?)
-          AND (?::VARCHAR IS NULL OR coalesce(d.dealer_id, s.dealer_id) ILIKE ?)
+          AND (?::VARCHAR IS NULL OR d.dealer_id ILIKE ?)
           AND (?::BIGINT IS NULL OR r.started_at >= ?)
           AND (?::BIGINT IS NULL OR r.started_at <= ?)
           AND ?::BIGINT IS NULL
@@ -108,6 +161,7 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
     table = query.table_id or None
     dealer = f"%{query.dealer.strip()}%" if query.dealer.strip() else None
     round_params = [
+        *unrecorded,
         patron,
         patron,
         patron,
@@ -227,21 +281,19 @@ def trail(ledger: Ledger, *, round_id: str | None = None, serial: int | None = N
 
 
 # ---------------------------------------------------------------------- patrons and dealers
-_ROUND_DEALERS = """
-    round_dealer AS (
-        SELECT table_id, gaming_date, json_extract_string(fields_json, '$.round_id') AS round_id,
-               max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
-        FROM deliveries WHERE payload_type = 'RoundStarted' GROUP BY ALL
-    ),
+def _dealt(ledger: Ledger) -> tuple[str, list[date]]:
+    """The common table expression ``dealt``, who dealt each round that was played
+    (simulated rounds are not dealt to patrons), after :func:`_round_dealers`; and their
+    parameters."""
+    round_dealers, params = _round_dealers(ledger)
+    return (
+        f"""{round_dealers},
     dealt AS (
-        SELECT r.gaming_date, r.table_id, r.round_id,
-               coalesce(rd.dealer_id, s.dealer_id) AS dealer_id
-        FROM rounds r
-        LEFT JOIN round_dealer rd USING (table_id, gaming_date, round_id)
-        LEFT JOIN table_day_summary s USING (table_id, gaming_date)
-        WHERE NOT r.simulated
-    )"""
-"""Who dealt each round that was played (simulated rounds are not dealt to patrons)."""
+        SELECT gaming_date, table_id, round_id, dealer_id FROM round_dealers
+        WHERE NOT simulated
+    )""",
+        params,
+    )
 
 
 def patrons(ledger: Ledger) -> list[str]:
@@ -318,10 +370,12 @@ def patron_exceptions(ledger: Ledger, patron_id: str) -> pd.DataFrame:
 
 def dealers(ledger: Ledger) -> list[str]:
     """Every dealer who dealt a played round, most rounds first."""
+    dealt, params = _dealt(ledger)
     df = frame(
         ledger,
-        f"WITH {_ROUND_DEALERS} SELECT dealer_id FROM dealt WHERE dealer_id IS NOT NULL "
+        f"WITH {dealt} SELECT dealer_id FROM dealt WHERE dealer_id IS NOT NULL "
         "GROUP BY dealer_id ORDER BY count(*) DESC, dealer_id",
+        params,
     )
     return [str(d) for d in df["dealer_id"]]
 
@@ -329,11 +383,11 @@ def dealers(ledger: Ledger) -> list[str]:
 def _dealer_frame(
     ledger: Ledger, dealer_id: str, select: str, more: Sequence[Any] = ()
 ) -> pd.DataFrame:
-    params: list[Any] = [dealer_id, *more]
+    dealt, params = _dealt(ledger)
     return frame(
         ledger,
-        f"WITH {_ROUND_DEALERS}, mine AS (SELECT * FROM dealt WHERE dealer_id = ?) {select}",
-        params,
+        f"WITH {dealt}, mine AS (SELECT * FROM dealt WHERE dealer_id = ?) {select}",
+        [*params, dealer_id, *more],
     )
 
 
@@ -411,16 +465,18 @@ def dealer_day(ledger: Ledger, dealer_id: str, day: date) -> DealerDay:
 def dealer_rates(ledger: Ledger) -> pd.DataFrame:
     """Every dealer's rounds dealt and the exceptions in them, across every gaming day: the
     peers a dealer's rate is read against."""
+    dealt, params = _dealt(ledger)
     return frame(
         ledger,
         f"""
-        WITH {_ROUND_DEALERS}
+        WITH {dealt}
         SELECT d.dealer_id, count(DISTINCT d.table_id || '/' || d.round_id) AS rounds,
                count(e.exception_id) AS exceptions
         FROM dealt d LEFT JOIN exceptions e
           ON e.table_id = d.table_id AND e.gaming_date = d.gaming_date AND e.round_id = d.round_id
         WHERE d.dealer_id IS NOT NULL
         GROUP BY d.dealer_id ORDER BY d.dealer_id""",
+        params,
     )
 
 

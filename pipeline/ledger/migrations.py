@@ -534,4 +534,18 @@ CREATE TABLE IF NOT EXISTS carried_shoes (
 DELETE FROM carried_days;
 """,
     ),
+    (
+        25,
+        "rounds: the dealer of each round",
+        # the dealer history and the compliance search read who dealt a round from its row
+        # instead of every stored day's RoundStarted deliveries (issue 26): the dealer its
+        # RoundStarted names, else the one who opened the table for it
+        # (pipeline.replay.machine). Rows derived before read null: the history falls back to
+        # the deliveries for those rounds alone (pipeline.ledger.history), and a day sealed
+        # before digests its rows without the column (pipeline.ledger.seal_record). Written
+        # to run again over itself, as 17
+        """
+ALTER TABLE rounds ADD COLUMN IF NOT EXISTS dealer_id VARCHAR;
+""",
+    ),
 )

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from datetime import date, datetime
 from pathlib import Path
@@ -46,7 +46,7 @@ from pipeline.config.keys import Keyring, Signer, legacy_authentic
 from pipeline.ledger.connection import Source, connection_of, stored_table
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import Ledger, LedgerError
-from pipeline.ledger.tables import day_scope
+from pipeline.ledger.tables import day_scope, sealed_columns_added_after
 from pipeline.ledger.working_store import stored_columns
 from pipeline.witness.checkpoint import chain_link
 
@@ -267,29 +267,92 @@ def _row_digest(row_text: str | None) -> str:
     return f"sha256({ROW_TEXTS[row_text]})"
 
 
-def _day_rows(table: str) -> str:
-    """The SELECT of ``table``'s rows of a day, without its volatile columns."""
+SEAL_NAMES_COLUMNS = 15
+"""The migration since which a seal entry names the columns it digested
+(``table_columns_json``)."""
+
+
+@dataclass(frozen=True)
+class DigestedColumns:
+    """A sealed table's columns as a seal digested them, in order, and those added to the
+    table since (appended after them), which the seal does not cover."""
+
+    digested: tuple[str, ...]
+    added: tuple[str, ...] = ()
+
+
+def _digested_now(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    """``table``'s columns now as a close digests them (not its volatile ones): (name, type)."""
     volatile = VOLATILE_COLUMNS.get(table, ())
-    columns = f"* EXCLUDE ({', '.join(volatile)})" if volatile else "*"
-    return f"SELECT {columns} FROM {table} WHERE {SEALED_TABLES[table]}"
+    return [(n, kind) for n, kind in _columns(con, table).items() if n not in volatile]
+
+
+def _column_text(columns: Iterable[tuple[str, str]]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in columns)
 
 
 def table_columns(ledger: Ledger) -> dict[str, str]:
     """Each sealed table's columns with their types, in order, as its rows are digested
     (without its volatile columns): ``"table_id VARCHAR, seat INTEGER, ..."``."""
-    return {
-        table: ", ".join(
-            f"{name} {kind}"
-            for name, kind in _columns(ledger.con, table).items()
-            if name not in VOLATILE_COLUMNS.get(table, ())
+    return {table: _column_text(_digested_now(ledger.con, table)) for table in SEALED_TABLES}
+
+
+def digested_columns(ledger: Ledger, table: str, recorded: str | None) -> DigestedColumns | None:
+    """How a seal digested ``table``'s rows: ``recorded`` is the columns its entry names
+    for the table (:func:`table_columns`), ``None`` for an entry from before entries named
+    them, which digested every column but those added since
+    (:func:`~pipeline.ledger.tables.sealed_columns_added_after`).
+    ``None`` when the table's columns now do not begin with those recorded (one renamed,
+    retyped or dropped): its rows can no longer be read as they were sealed."""
+    now = _digested_now(ledger.con, table)
+    names = tuple(name for name, _ in now)
+    if recorded is None:
+        later = sealed_columns_added_after(table, SEAL_NAMES_COLUMNS)
+        return DigestedColumns(
+            tuple(n for n in names if n not in later), tuple(n for n in names if n in later)
         )
-        for table in SEALED_TABLES
-    }
+    for count in range(len(now), 0, -1):  # columns are only ever added at the end
+        if _column_text(now[:count]) == recorded:
+            return DigestedColumns(names[:count], names[count:])
+    return None
 
 
-def _day_digests(table: str, row_text: str | None) -> str:
+def recorded_columns(entry: SealEntry) -> dict[str, str] | None:
+    """Each sealed table's columns as the close ``entry`` names them; ``None`` for an entry
+    from before entries named them."""
+    if entry.table_columns_json is None:
+        return None
+    recorded: dict[str, str] = json.loads(entry.table_columns_json)
+    return recorded
+
+
+def _day_rows(table: str, columns: DigestedColumns | None) -> str:
+    """The SELECT of ``table``'s rows of a day: the ``columns`` a seal digested, else every
+    column but its volatile ones."""
+    if columns is not None:
+        selected = ", ".join(columns.digested)
+    else:
+        volatile = VOLATILE_COLUMNS.get(table, ())
+        selected = f"* EXCLUDE ({', '.join(volatile)})" if volatile else "*"
+    return f"SELECT {selected} FROM {table} WHERE {SEALED_TABLES[table]}"
+
+
+def _day_digests(table: str, row_text: str | None, columns: DigestedColumns | None) -> str:
     """The SELECT of the digest ``d`` of each of ``table``'s rows of a day."""
-    return f"SELECT {_row_digest(row_text)} AS d FROM ({_day_rows(table)}) r"
+    return f"SELECT {_row_digest(row_text)} AS d FROM ({_day_rows(table, columns)}) r"
+
+
+def filled_since(
+    ledger: Ledger, table: str, gaming_date: date, sealed_at: datetime, columns: DigestedColumns
+) -> int:
+    """How many of ``table``'s rows of the day hold a value in a column added since the seal
+    (``columns.added``): the seal covers none, as a closed day is never replayed."""
+    if not columns.added:
+        return 0
+    filled = " OR ".join(f"{name} IS NOT NULL" for name in columns.added)
+    sql = f"SELECT count(*) FROM {table} WHERE ({SEALED_TABLES[table]}) AND ({filled})"
+    rows = ledger.con.execute(sql, day_scope(sql, gaming_date, sealed_at)).fetchall()
+    return int(rows[0][0])
 
 
 def row_digests(
@@ -298,10 +361,11 @@ def row_digests(
     gaming_date: date,
     sealed_at: datetime,
     row_text: str | None,
+    columns: DigestedColumns | None = None,
 ) -> list[str]:
     """The SHA-256 of each of ``table``'s rows of the day (written out as ``row_text``
-    says), sorted."""
-    sql = f"{_day_digests(table, row_text)} ORDER BY d"
+    says, of the ``columns`` the seal digested), sorted."""
+    sql = f"{_day_digests(table, row_text, columns)} ORDER BY d"
     rows = ledger.con.execute(sql, day_scope(sql, gaming_date, sealed_at)).fetchall()
     return [str(r[0]) for r in rows]
 
@@ -345,10 +409,11 @@ def current_digest(
     gaming_date: date,
     sealed_at: datetime,
     row_text: str | None,
+    columns: DigestedColumns | None = None,
 ) -> str:
     """:func:`sorted_digest` of ``table``'s rows of the day as they are now, written out as
-    ``row_text`` says."""
-    sql = _day_digests(table, row_text)
+    ``row_text`` says, of the ``columns`` the seal digested."""
+    sql = _day_digests(table, row_text, columns)
     return sorted_digest(ledger.con, sql, day_scope(sql, gaming_date, sealed_at))
 
 
@@ -449,10 +514,15 @@ of any size fits in bounded memory: under 1 GB with the quality gate's modules l
 
 
 def seal_rows(
-    ledger: Ledger, gaming_date: date, sealed_at: datetime, row_text: str | None
+    ledger: Ledger,
+    gaming_date: date,
+    sealed_at: datetime,
+    row_text: str | None,
+    recorded: Mapping[str, str] | None,
 ) -> dict[str, str]:
     """Digest every row of the day in every sealed table, written out as ``row_text`` says
-    (a close: :data:`ROW_TEXT`), into ``close_digests`` (replacing the day's earlier
+    (a close: :data:`ROW_TEXT`), of the columns the entry names (``recorded``, as
+    :func:`digested_columns` reads them), into ``close_digests`` (replacing the day's earlier
     digests) and return each table's digest. The rows are hashed where they are, in DuckDB,
     within :data:`SEAL_MEMORY`: only the sorted digests stream through Python, to be hashed
     again."""
@@ -465,13 +535,21 @@ def seal_rows(
         # tables, where one statement each cost a 24-table close 0.24 s more
         store = kept_as(con).store
         sql = f"INSERT INTO {digests} " + " UNION ALL ".join(
-            f"SELECT $day, '{table}', {store} FROM ({_day_digests(table, row_text)})"
+            f"SELECT $day, '{table}', {store} FROM "
+            f"({_day_digests(table, row_text, _as_recorded(ledger, table, recorded))})"
             for table in SEALED_TABLES
         )
         con.execute(sql, day_scope(sql, gaming_date, sealed_at))
         return {table: kept_digest(ledger, table, gaming_date) for table in SEALED_TABLES}
     finally:
         con.execute("RESET memory_limit")  # as the quality gate does: the ledger sets none
+
+
+def _as_recorded(
+    ledger: Ledger, table: str, recorded: Mapping[str, str] | None
+) -> DigestedColumns | None:
+    """The columns of ``table`` a seal whose entry names ``recorded`` digests."""
+    return digested_columns(ledger, table, None if recorded is None else recorded[table])
 
 
 def rows_with_digests(
@@ -481,14 +559,16 @@ def rows_with_digests(
     sealed_at: datetime,
     row_text: str | None,
     digests: Iterable[str],
+    columns: DigestedColumns | None = None,
 ) -> list[str]:
-    """The day's rows of ``table`` whose digest (written out as ``row_text`` says) is one
-    of ``digests``, each as a struct with its column names, for a person to read."""
+    """The day's rows of ``table`` whose digest (written out as ``row_text`` says, of the
+    ``columns`` the seal digested) is one of ``digests``, each as a struct with its column
+    names, for a person to read."""
     wanted = sorted(set(digests))
     if not wanted:
         return []
     sql = (
-        f"SELECT r::VARCHAR FROM ({_day_rows(table)}) r "
+        f"SELECT r::VARCHAR FROM ({_day_rows(table, columns)}) r "
         f"WHERE {_row_digest(row_text)} IN (SELECT unnest($wanted::VARCHAR[])) ORDER BY 1"
     )
     parameters = {**day_scope(sql, gaming_date, sealed_at), "wanted": wanted}

@@ -185,7 +185,7 @@ TABLES: tuple[Table, ...] = (
         player_cards VARCHAR, banker_cards VARCHAR, player_points INTEGER,
         banker_points INTEGER, winner VARCHAR, total_cards INTEGER, is_natural BOOLEAN,
         dragon_7 BOOLEAN, announced VARCHAR, options_taken VARCHAR, started_at BIGINT,
-        source_event_id VARCHAR
+        source_event_id VARCHAR, dealer_id VARCHAR
         """,
         key=("table_id", "round_id"),
         day_rows=ON_THE_DAY,
@@ -567,6 +567,19 @@ TABLES: tuple[Table, ...] = (
 
 TABLE: Mapping[str, Table] = {t.name: t for t in TABLES}
 """Each table's declaration by name."""
+
+SEALED_COLUMNS_ADDED: Mapping[str, Mapping[str, int]] = {"rounds": {"dealer_id": 25}}
+"""The columns added to a sealed table since seal entries began naming the columns they
+digested (migration 15), by table: each with the migration that added it. Rows sealed or
+archived before then were written without it (:func:`sealed_columns_added_after`)."""
+
+
+def sealed_columns_added_after(table: str, migration: int) -> tuple[str, ...]:
+    """``table``'s columns that a migration after ``migration`` added (15 or later: those
+    in :data:`SEALED_COLUMNS_ADDED`), in order."""
+    return tuple(
+        name for name, added in SEALED_COLUMNS_ADDED.get(table, {}).items() if added > migration
+    )
 
 
 # ---------------------------------------------------------------------- derived lists

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -46,7 +46,13 @@ from pipeline.ledger.connection import (
     stored_table,
     table_of,
 )
-from pipeline.ledger.tables import ARCHIVED, LEAVING, Table, day_scope
+from pipeline.ledger.tables import (
+    ARCHIVED,
+    LEAVING,
+    Table,
+    day_scope,
+    sealed_columns_added_after,
+)
 from pipeline.safe_text import sql_literal
 
 ARCHIVED_DAYS = "archived_days"
@@ -142,8 +148,15 @@ PARTITION_SEGMENT = "/gaming_date="
 Hive-style: ``.../data/gaming_date=2026-09-01/...``)."""
 
 
+FILES_NAME_COLUMNS = 22
+"""The migration since which ``archived_days`` records the columns of each day's files."""
+
+
 def _archived_rows(
-    columns: Sequence[tuple[str, str]], uris: Sequence[str], written: FileColumns = None
+    columns: Sequence[tuple[str, str]],
+    uris: Sequence[str],
+    written: FileColumns = None,
+    lacking: Collection[str] = (),
 ) -> str:
     """A table's rows in ``uris`` (Parquet files of its archive) as ``columns`` (name, type:
     the working store's table's, so the view reads as the table does); a column added after
@@ -151,14 +164,15 @@ def _archived_rows(
 
     Files whose columns are known alike (``written``) are read without opening each one to
     learn them; otherwise DuckDB reads every file's columns (``union_by_name``), which a
-    question then pays for each file it names. Where every file's path names its gaming date
+    question then pays for each file it names, and the columns ``lacking`` from all of them
+    read as null (:func:`_lacking`). Where every file's path names its gaming date
     (:data:`PARTITION_SEGMENT`), DuckDB reads it as a Hive partition, so a question about
     some days opens only their files. Either way, a question's cost grew with the days
     stored before. The path's date is the file's own (the partition it was written to; a file
     moved under another date is one its seal does not name)."""
     casts = ", ".join(
         f"CAST({name} AS {kind}) AS {name}"
-        if written is None or name in written
+        if (name in written if written is not None else name not in lacking)
         else f"CAST(NULL AS {kind}) AS {name}"
         for name, kind in columns
     )
@@ -190,6 +204,17 @@ def _a_set_of_rows(table: Table) -> bool:
     return table.shared_with is not None
 
 
+def _lacking(con: duckdb.DuckDBPyConnection, table: str, uris: Sequence[str]) -> list[str]:
+    """The columns added to ``table`` since ``archived_days`` recorded the columns of days'
+    files that the files of days moved out before then (``uris``) lack: as those days were
+    archived alike, their first file tells (opened only when the table has such columns)."""
+    added = sealed_columns_added_after(table, FILES_NAME_COLUMNS)
+    if not added:
+        return []
+    first = file_columns(con, uris[0])
+    return [name for name in added if name not in first]
+
+
 def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The statements that shadow each archived table with the view of its working rows and its
     archived days' files (a table without archived files has none)."""
@@ -204,7 +229,10 @@ def shadow_sql(con: duckdb.DuckDBPyConnection) -> list[str]:
         union = " UNION " if _a_set_of_rows(table) else " UNION ALL "
         stored = columns[table.name]
         archived = union.join(
-            _archived_rows(stored, uris, written) for written, uris in groups.items()
+            _archived_rows(
+                stored, uris, written, _lacking(con, table.name, uris) if written is None else ()
+            )
+            for written, uris in groups.items()
         )
         statements.append(
             f"CREATE OR REPLACE TEMP VIEW {table.name} AS "
@@ -311,7 +339,9 @@ def move_in(ledger: Source, gaming_date: date) -> None:
         if not uris:
             continue
         target = stored_table(con, table.name)
-        rows = _archived_rows(columns[table.name], uris)
+        # a day's files of a table are written in one commit, so with one set of columns
+        written = tuple(file_columns(con, uris[0]))
+        rows = _archived_rows(columns[table.name], uris, written)
         if _a_set_of_rows(table):  # a row still stored for an open day is not doubled
             rows += f" EXCEPT SELECT * FROM {target}"
         con.execute(f"INSERT INTO {target} {rows}")

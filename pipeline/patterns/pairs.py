@@ -34,7 +34,8 @@ from the ledger over the window of gaming days
 - the seat-rounds: ``settlements`` (``table_id``, ``gaming_date``, ``round_id``, ``seat``,
   ``patron_id``), one record per distinct (``table_id``, ``round_id``, ``seat``) with a
   ``patron_id``;
-- the dealer: no derived table has a dealer per round (``rounds`` has no dealer column). The
+- the dealer: ``rounds.dealer_id`` names the dealer a round's RoundStarted names, else the
+  one who opened the table, with no change carried to the next round, so it is not read. The
   round's ``RoundStarted`` event carries ``dealer_id`` when the dealer changed, null when
   unchanged: the stored ``RoundStarted`` deliveries, their payload's ``dealer_id``, matched
   to the round on ``table_id`` and the payload's ``round_id``. Carry the last non-null value

@@ -975,6 +975,7 @@ class TableReplay:
             self._close_irregularity(None)
         if self.shoe is not None and self.shoe.cut_card_round and not simulated:
             self._after_the_cutting_card(self.shoe, e)
+        named = e.get("dealer_id")
         self.round = RoundState(
             str(e.round_id),
             str(e.get("shoe_id")),
@@ -982,6 +983,7 @@ class TableReplay:
             simulated,
             e.event_id,
             e.occurred_at,
+            dealer_id=self.summary.dealer_id if named is None else str(named),
             disclosed=disclosed,
         )
 
@@ -1365,6 +1367,7 @@ class TableReplay:
             " ".join(map(str, banker)),
             rnd.started_at,
             rnd.started_event,
+            dealer_id=rnd.dealer_id,
         )
         self.result.rounds.append(row)
         self.result.cards.extend(

@@ -30,6 +30,8 @@ class RoundRow:
     dragon_7: bool | None = None
     announced: str | None = None
     options_taken: str = ""
+    dealer_id: str | None = None
+    """The dealer its RoundStarted names, else the one who opened the table for it."""
 
 
 @dataclass(frozen=True)

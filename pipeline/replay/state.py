@@ -30,6 +30,9 @@ class RoundState:
     simulated: bool
     started_event: str
     started_at: int
+    dealer_id: str | None = None
+    """Who dealt the round: the dealer its RoundStarted names, else the one who opened the
+    table (TableOpened) for it."""
     betting_closed: str | None = None
     first_card: str | None = None
     """The event id of the round's first card dealt to a hand: it closes betting whatever the

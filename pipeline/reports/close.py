@@ -215,7 +215,8 @@ def close_gaming_day(
         blocking = len(content["blocking_exceptions"])
         status = close_status(blocking)
         record_audit(ledger, gaming_date, CLOSE, actor, actor_source, status, sealed_at)
-        table_digests = seal_rows(ledger, gaming_date, sealed_at, ROW_TEXT)
+        columns = table_columns(ledger)
+        table_digests = seal_rows(ledger, gaming_date, sealed_at, ROW_TEXT, columns)
         # the rows sealed become the day's Iceberg partition; the entry covers its manifest
         manifest = archive_day(ledger, gaming_date, sealed_at)
         entry = append_entry(
@@ -232,7 +233,7 @@ def close_gaming_day(
             table_digests=table_digests,
             anchor_path=anchor_reference(anchor_path, ledger.path),
             row_text=ROW_TEXT,
-            table_columns=table_columns(ledger),
+            table_columns=columns,
             archive_sha256=manifest.sha256,
             **sealing,
         )

@@ -51,11 +51,14 @@ from pipeline.ledger.seal_record import (
     GENESIS,
     REOPEN,
     ROW_TEXTS,
+    DigestedColumns,
     KeptDigestsError,
     SealEntry,
     UnknownRowTextError,
     current_digest,
+    digested_columns,
     digested_days_besides,
+    filled_since,
     kept_digest,
     kept_row_digests,
     kept_tables,
@@ -292,8 +295,18 @@ def _column_problems(ledger: Ledger, entry: SealEntry) -> list[str]:
         f"sealed as ({columns}), now ({now.get(table, '')}); its rows were digested by place, "
         "so a value may now be read under another column's name"
         for table, columns in sorted(sealed.items())
-        if now.get(table) != columns
+        if table not in now or digested_columns(ledger, table, columns) is None
     ]
+
+
+def _columns_digested(ledger: Ledger, entry: SealEntry, table: str) -> DigestedColumns | None:
+    """The columns of ``table`` the close ``entry`` digested and those added since; ``None``
+    when they cannot be told (its columns changed, :func:`_column_problems`): the rows are
+    then read with every column they have now."""
+    if entry.table_columns_json is None:
+        return digested_columns(ledger, table, None)
+    recorded = (_sealed(entry, "table_columns_json") or {}).get(table)
+    return None if recorded is None else digested_columns(ledger, table, recorded)
 
 
 def day_problems(ledger: Ledger, entry: SealEntry, archived: ArchivedDays) -> list[str]:
@@ -342,7 +355,9 @@ def day_problems(ledger: Ledger, entry: SealEntry, archived: ArchivedDays) -> li
         if not readable:
             continue
         try:
-            problems += _changed_rows(ledger, entry, table, sealed, named, digested)
+            columns = _columns_digested(ledger, entry, table)
+            problems += _changed_rows(ledger, entry, table, sealed, named, digested, columns)
+            problems += _filled_since(ledger, entry, table, columns)
         except UnreadableRows as err:
             problems.append(
                 f"{where}{table}: its rows cannot be read ({err}); a data file of the archive "
@@ -371,13 +386,39 @@ def day_problems(ledger: Ledger, entry: SealEntry, archived: ArchivedDays) -> li
     return problems
 
 
-def _changed_rows(
-    ledger: Ledger, entry: SealEntry, table: str, sealed: str, named: bool, digested: bool
+def _filled_since(
+    ledger: Ledger, entry: SealEntry, table: str, columns: DigestedColumns | None
 ) -> list[str]:
-    """The rows of a sealed table that changed since the close, named when the day keeps
-    its row digests (``digested``) and they still match the seal (``named``)."""
+    """A column added to ``table`` since the close that holds values in the day's rows: the
+    seal covers none of them, and a closed day is never replayed, so they were written by
+    hand."""
+    if columns is None:
+        return []
+    filled = filled_since(ledger, table, entry.gaming_date, entry.sealed_at, columns)
+    if not filled:
+        return []
+    return [
+        f"{entry.gaming_date}: {table}: {filled} row(s) hold values in "
+        f"{', '.join(columns.added)}, added to the table after the close (seq {entry.seq}), "
+        "which the seal does not cover: they were written since; set them back to null, or "
+        "reopen the day and close it again to seal them"
+    ]
+
+
+def _changed_rows(
+    ledger: Ledger,
+    entry: SealEntry,
+    table: str,
+    sealed: str,
+    named: bool,
+    digested: bool,
+    columns: DigestedColumns | None,
+) -> list[str]:
+    """The rows of a sealed table that changed since the close (of the ``columns`` it
+    digested), named when the day keeps its row digests (``digested``) and they still match
+    the seal (``named``)."""
     day, sealed_at, where = entry.gaming_date, entry.sealed_at, f"{entry.gaming_date}: "
-    if current_digest(ledger, table, day, sealed_at, entry.row_text) == sealed:
+    if current_digest(ledger, table, day, sealed_at, entry.row_text, columns) == sealed:
         return []
     if not named:
         why = (
@@ -392,12 +433,12 @@ def _changed_rows(
         ]
     # only a table that changed has its row digests read, to name the rows
     listed = kept_row_digests(ledger, day, table)
-    now = row_digests(ledger, table, day, sealed_at, entry.row_text)
+    now = row_digests(ledger, table, day, sealed_at, entry.row_text, columns)
     added = Counter(now) - Counter(listed)
     gone = sum((Counter(listed) - Counter(now)).values())
     problems = [
         f"{where}{table}: row changed or added after the close: {text[:ROW_TEXT]}"
-        for text in rows_with_digests(ledger, table, day, sealed_at, entry.row_text, added)
+        for text in rows_with_digests(ledger, table, day, sealed_at, entry.row_text, added, columns)
     ]
     if gone:
         problems.append(

@@ -160,8 +160,9 @@ def test_consumer_killed_at_random_moments_resumes_exactly_once(
     consumer seeks to them on every assignment; a new group id would find no offsets and
     re-read the topic from the beginning. So every restart keeps the *same* group, as a real
     restarted worker would, and the restarted member waits for the broker to expire the
-    killed one. To keep 20 restarts (the full trial) affordable the worker runs ``run_consumer`` (what
-    ``baccarat-audit stream`` runs) with a 2 s session timeout instead of the CLI's 6 s:
+    killed one. To keep 20 restarts (the full trial) affordable the worker runs
+    ``run_consumer`` (what ``baccarat-audit stream`` runs) with a 2 s session timeout instead
+    of the CLI's 6 s:
     a restart then joins in about 3 s instead of about 12 s.
 
     Each kill comes a random 0-0.5 s after the restarted worker reported its first committed
