@@ -6,7 +6,8 @@ since the epoch (``started_at``, ``occurred_at``).
 
 A patron's net result is what the recorded settlements gave the patron (winnings paid less
 losing stakes collected; a push is nothing) before vigorish, which is given apart. A round's
-dealer is the one its RoundStarted names, else the table-day's: its row records it
+dealer is the one its RoundStarted names, else the one named before it (a RoundStarted
+names the dealer only on a change, round.avsc), else the TableOpened's: its row records it
 (``rounds.dealer_id``, :func:`_round_dealers`), so a dealer's record reads the rounds, not
 every stored day's deliveries.
 """
@@ -94,14 +95,18 @@ def _round_dealers(ledger: Ledger) -> tuple[str, list[date]]:
 
     A round's row records its dealer (``rounds.dealer_id``, migration 25). Rows derived
     before it read null, in the working store and in the archive files of days closed before
-    (:mod:`pipeline.ledger.working_store`): for those days alone the dealer is read as it was
-    before rows recorded it, from the round's RoundStarted deliveries, else the table-day's.
+    (:mod:`pipeline.ledger.working_store`): for those days alone the dealer is read from the
+    RoundStarted deliveries, the last one named up to the round, else the table-day's.
     So a dealer's record of the days derived since reads no delivery."""
     days = days_without_dealers(ledger)
     recorded = "r.dealer_id" if _rounds_name_dealers(ledger) else "NULL"
     named, join = "NULL", ""
     if days:
-        named = "n.dealer_id"
+        # a RoundStarted names the dealer only on a change (round.avsc): the dealer named
+        # last before a round deals it
+        named = """last_value(n.dealer_id IGNORE NULLS) OVER (
+                   PARTITION BY r.table_id, r.gaming_date ORDER BY r.started_at, r.round_id
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
         join = f"""
         LEFT JOIN (
             SELECT table_id, gaming_date,

@@ -164,6 +164,9 @@ class TableReplay:
         """What the table practised of the rules that bind its pit (3.5(b), 3.10(c)1)."""
         self.curator = CuratorState()
         self.summary = TableDaySummary(table_id)
+        self.dealer_in_force: str | None = None
+        """Who deals the next round: the dealer the last RoundStarted named, else the one
+        the last TableOpened named (round.avsc's ``dealer_id``)."""
         self.bank = Bank()
         """Chemin de Fer's bank (4.5-4.7, 4.11)."""
         self.bank_passing = BankPassing()
@@ -351,6 +354,7 @@ class TableReplay:
         self.summary.location = str(e.get("location"))
         self.summary.gaming_date = e.get("gaming_date")
         self.summary.dealer_id = e.get("dealer_id")
+        self.dealer_in_force = self.summary.dealer_id
         self.forms.game = self.rules.game
         self.forms.location = self.summary.location
         self.forms.gaming_date = self.summary.gaming_date
@@ -976,6 +980,8 @@ class TableReplay:
         if self.shoe is not None and self.shoe.cut_card_round and not simulated:
             self._after_the_cutting_card(self.shoe, e)
         named = e.get("dealer_id")
+        if named is not None:  # round.avsc: a RoundStarted names the dealer only on a change
+            self.dealer_in_force = str(named)
         self.round = RoundState(
             str(e.round_id),
             str(e.get("shoe_id")),
@@ -983,7 +989,7 @@ class TableReplay:
             simulated,
             e.event_id,
             e.occurred_at,
-            dealer_id=self.summary.dealer_id if named is None else str(named),
+            dealer_id=self.dealer_in_force,
             disclosed=disclosed,
         )
 

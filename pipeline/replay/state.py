@@ -31,8 +31,9 @@ class RoundState:
     started_event: str
     started_at: int
     dealer_id: str | None = None
-    """Who dealt the round: the dealer its RoundStarted names, else the one who opened the
-    table (TableOpened) for it."""
+    """Who dealt the round: the dealer its RoundStarted names, else the one the table's
+    previous RoundStarted or TableOpened named (a RoundStarted names the dealer only on a
+    change: round.avsc)."""
     betting_closed: str | None = None
     first_card: str | None = None
     """The event id of the round's first card dealt to a hand: it closes betting whatever the

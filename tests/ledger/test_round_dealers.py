@@ -1,11 +1,12 @@
 """A round's row records its dealer (issue 26: a dealer's history reads the rounds, not every
 stored day's deliveries). The dealer is the one the round's RoundStarted names, else the one
-the table-day was opened under (``schemas/round.avsc``: ``dealer_id``, "the dealer dealing
-this round"); no rule of N.J.A.C. 19:47 names who dealt a round, the events do. The history
-and the compliance search give the answers the deliveries gave; days derived before rows
-recorded the dealer (migration 25), sealed and archived without the column, still verify and
-still answer, from their deliveries. Real parts: emulated days with relief dealers named
-mid-day, replayed, closed into the embedded Iceberg archive.
+named last before it, else the one the table-day was opened under (``schemas/round.avsc``:
+``dealer_id``, "null if unchanged since TableOpened or the previous RoundStarted"); no rule
+of N.J.A.C. 19:47 names who dealt a round, the events do. The history and the compliance
+search give the answers the deliveries give; days derived before rows recorded the dealer
+(migration 25), sealed and archived without the column, still verify and still answer, from
+their deliveries. Real parts: emulated days with relief dealers named mid-day, replayed,
+closed into the embedded Iceberg archive.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ RELIEF = ("DLR-RELIEF-1", "DLR-RELIEF-2")
 
 
 def test_a_round_is_dealt_by_the_dealer_its_start_names_else_the_tables() -> None:
-    """The replay's round rows: the relief dealer a RoundStarted names deals that round; the
-    next, naming none, is the table's dealer's."""
+    """The replay's round rows: the relief dealer a RoundStarted names deals that round and
+    the next, which names none: a RoundStarted names the dealer only on a change (round.avsc's
+    ``dealer_id``: "null if unchanged since TableOpened or the previous RoundStarted")."""
     b, rounds = clean_day()
     relieved = rounds[1].started
     events = [
@@ -52,7 +54,7 @@ def test_a_round_is_dealt_by_the_dealer_its_start_names_else_the_tables() -> Non
     assert dealt == [
         (rounds[0].round_id, DEALER),
         (rounds[1].round_id, "DLR-RELIEF"),
-        (rounds[2].round_id, DEALER),  # naming none, the table's dealer again
+        (rounds[2].round_id, "DLR-RELIEF"),  # naming none: unchanged
     ]
 
 
@@ -72,25 +74,29 @@ def test_a_table_opened_again_under_another_dealer_deals_its_later_rounds() -> N
 
 
 DELIVERIES_DEALT = """
-    round_dealer AS (
+    named AS (
         SELECT table_id, gaming_date, json_extract_string(fields_json, '$.round_id') AS round_id,
                max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
         FROM deliveries WHERE payload_type = 'RoundStarted' GROUP BY ALL
     ),
     dealt AS (
         SELECT r.gaming_date, r.table_id, r.round_id, r.simulated,
-               coalesce(rd.dealer_id, s.dealer_id) AS dealer_id
+               coalesce(last_value(n.dealer_id IGNORE NULLS) OVER (
+                            PARTITION BY r.table_id, r.gaming_date
+                            ORDER BY r.started_at, r.round_id
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+                        s.dealer_id) AS dealer_id
         FROM rounds r
-        LEFT JOIN round_dealer rd USING (table_id, gaming_date, round_id)
+        LEFT JOIN named n USING (table_id, gaming_date, round_id)
         LEFT JOIN table_day_summary s USING (table_id, gaming_date)
     )"""
-"""Who dealt each round as the history read it before rows recorded it: the round's
-RoundStarted deliveries, else the table-day's dealer."""
+"""Who dealt each round, read from the deliveries alone: the dealer the last RoundStarted up
+to the round named (round.avsc: named only on a change), else the table-day's."""
 
 
 def with_relief_dealers(events: list[TableEvent], day: date) -> list[TableEvent]:
-    """``events`` with every fifth RoundStarted naming a relief dealer (the next rounds,
-    naming none, are the table-day's dealer's again by the rule the history applies)."""
+    """``events`` with every fifth RoundStarted naming a relief dealer, in turn (the next
+    rounds, naming none, are that dealer's until the next is named)."""
     started = 0
     changed = []
     for event in events:
