@@ -36,7 +36,13 @@ PLANTED = re.compile(
 CARRIED_FROM_T01 = re.compile(r"same order as shoe (\S+) \(table T01,")
 
 
-@pytest.fixture(scope="module")
+# --dist loadgroup keeps the module on one worker; its day is session-scoped there, as a
+# module-scoped one is built again whenever the worker runs another module's test between two
+# of this one's
+pytestmark = pytest.mark.xdist_group("cross-pit-slug-days")
+
+
+@pytest.fixture(scope="session")
 def carried(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """Two gaming days of a six-table floor of four pits, with a slug carried across pits
     into three in ten of the shoes of the tables it can reach; the ledger and the manifest."""

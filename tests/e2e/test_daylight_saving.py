@@ -46,7 +46,8 @@ PAGE_TIMEOUT = 180
 FIGURES = ("rounds", "handle_cents", "vig_collected_cents", "comp_vig_cents", "recorded_win_cents")
 """The report's figures per table checked against the ledger's own rows."""
 
-pytestmark = pytest.mark.slow
+# --dist loadgroup keeps the module on one worker, which builds both days once (closed_days)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("daylight-saving-days")]
 
 
 def run(*argv: object) -> tuple[int, Any]:
@@ -86,15 +87,31 @@ class ClosedDay:
     closed: dict[str, Any]
 
 
-@pytest.fixture(
-    scope="module",
-    params=[(date(2026, 3, 7), 23, date(2026, 3, 8)), (date(2026, 10, 31), 25, date(2026, 11, 1))],
-    ids=["spring-23h", "autumn-25h"],
-)
-def closed_day(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+DAYS = {
+    "spring-23h": (date(2026, 3, 7), 23, date(2026, 3, 8)),
+    "autumn-25h": (date(2026, 10, 31), 25, date(2026, 11, 1)),
+}
+"""Each daylight-saving gaming day: its date, its hours and the day after it."""
+
+
+@pytest.fixture(scope="session")
+def closed_days(tmp_path_factory: pytest.TempPathFactory) -> dict[date, ClosedDay]:
+    """Both days, built once by the worker that runs the module: a parametrized fixture is
+    built again whenever its parameter changes, and a worker runs the two days' tests in any
+    order. (Session-scoped, so its seals are witnessed in the session's installation.)"""
+    return {
+        day: _closed(day, hours, after, tmp_path_factory) for day, hours, after in DAYS.values()
+    }
+
+
+@pytest.fixture(params=list(DAYS.values()), ids=list(DAYS))
+def closed_day(request: pytest.FixtureRequest, closed_days: dict[date, ClosedDay]) -> ClosedDay:
+    return closed_days[request.param[0]]
+
+
+def _closed(
+    gaming_date: date, hours: int, next_date: date, tmp_path_factory: pytest.TempPathFactory
 ) -> ClosedDay:
-    gaming_date, hours, next_date = request.param
     tmp_path = tmp_path_factory.mktemp(f"dst-{gaming_date.isoformat()}")
     emulated = emulate(tmp_path, gaming_date, 25)  # the emulator plays within the day
     following = emulate(tmp_path, next_date, 1)

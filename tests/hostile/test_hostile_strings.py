@@ -94,7 +94,13 @@ def _run(argv: list[str]) -> Run:
     return Run(argv, code, out.getvalue(), err.getvalue())
 
 
-@pytest.fixture(scope="module")
+# --dist loadgroup keeps the module on one worker; its day is session-scoped there, as a
+# module-scoped one is built again whenever the worker runs another module's test between two
+# of this one's
+pytestmark = pytest.mark.xdist_group("hostile-day")
+
+
+@pytest.fixture(scope="session")
 def day(tmp_path_factory: pytest.TempPathFactory) -> HostileDay:
     root = tmp_path_factory.mktemp("hostile")
     found = HostileDay(root, root / "ledger.duckdb", root / "reports", root / "bundles")

@@ -59,7 +59,13 @@ SETTINGS = PatternSettings(window_days=WINDOW)
 GAMING_DAYS = [FIRST + timedelta(days=n) for n in range(DAYS)]
 
 
-@pytest.fixture(scope="module")
+# --dist loadgroup keeps the module on one worker; its day is session-scoped there, as a
+# module-scoped one is built again whenever the worker runs another module's test between two
+# of this one's
+pytestmark = pytest.mark.xdist_group("carried-evidence-days")
+
+
+@pytest.fixture(scope="session")
 def ledger_days(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("carried")
     db, _ = emulate_days(root, DAYS, RATES, tables=3, hours=4, seed=11)
