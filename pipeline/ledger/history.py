@@ -80,7 +80,11 @@ def _rounds_name_dealers(ledger: Ledger) -> bool:
 def days_without_dealers(ledger: Ledger) -> list[date]:
     """The gaming days, in order, with rounds whose row names no dealer: rows derived before
     rows recorded it (migration 25), or a round started before any dealer was named."""
-    unnamed = "WHERE dealer_id IS NULL" if _rounds_name_dealers(ledger) else ""
+    return _days_without_dealers(ledger, _rounds_name_dealers(ledger))
+
+
+def _days_without_dealers(ledger: Ledger, recorded: bool) -> list[date]:
+    unnamed = "WHERE dealer_id IS NULL" if recorded else ""
     return [
         day
         for (day,) in ledger.cursor()
@@ -98,8 +102,9 @@ def _round_dealers(ledger: Ledger) -> tuple[str, list[date]]:
     (:mod:`pipeline.ledger.working_store`): for those days alone the dealer is read from the
     RoundStarted deliveries, the last one named up to the round, else the table-day's.
     So a dealer's record of the days derived since reads no delivery."""
-    days = days_without_dealers(ledger)
-    recorded = "r.dealer_id" if _rounds_name_dealers(ledger) else "NULL"
+    named_in_rows = _rounds_name_dealers(ledger)
+    days = _days_without_dealers(ledger, named_in_rows)
+    recorded = "r.dealer_id" if named_in_rows else "NULL"
     named, join = "NULL", ""
     if days:
         # a RoundStarted names the dealer only on a change (round.avsc): the dealer named

@@ -539,11 +539,12 @@ DELETE FROM carried_days;
         "rounds: the dealer of each round",
         # the dealer history and the compliance search read who dealt a round from its row
         # instead of every stored day's RoundStarted deliveries (issue 26): the dealer its
-        # RoundStarted names, else the one who opened the table for it
-        # (pipeline.replay.machine). Rows derived before read null: the history falls back to
-        # the deliveries for those rounds alone (pipeline.ledger.history), and a day sealed
-        # before digests its rows without the column (pipeline.ledger.seal_record). Written
-        # to run again over itself, as 17
+        # RoundStarted names, else the one named before it (a RoundStarted names the dealer
+        # only on a change), else the one who opened the table (pipeline.replay.machine).
+        # Rows derived before read null: the history falls back to the deliveries for those
+        # rounds alone (pipeline.ledger.history), and a day sealed before digests its rows
+        # without the column (pipeline.ledger.seal_record). Written to run again over
+        # itself, as 17
         """
 ALTER TABLE rounds ADD COLUMN IF NOT EXISTS dealer_id VARCHAR;
 """,

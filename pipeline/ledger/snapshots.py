@@ -39,6 +39,7 @@ import pandas as pd
 
 from pipeline.ledger.connection import ledger_database
 from pipeline.ledger.store import Ledger
+from pipeline.ledger.working_store import wal_of
 from pipeline.safe_text import sql_literal
 
 ReadError = duckdb.Error
@@ -50,15 +51,11 @@ class Unreadable(RuntimeError):
     ledger). The message is the database's."""
 
 
-def _wal(path: Path) -> Path:
-    return path.with_name(path.name + ".wal")
-
-
 def signature(live: Path) -> tuple[int, ...]:
     """Changes whenever the ledger's data may have: the modification time and size of its
     file and of its write-ahead log."""
     parts: list[int] = []
-    for p in (live, _wal(live)):
+    for p in (live, wal_of(live)):
         try:
             st = p.stat()
         except FileNotFoundError:
@@ -89,9 +86,9 @@ def take_copy(live: Path, directory: Path) -> tuple[Path, tuple[int, ...]]:
         if not copy.exists():
             partial = copy.with_suffix(".partial")
             shutil.copyfile(live, partial)
-            if _wal(live).exists():
-                shutil.copyfile(_wal(live), _wal(partial))
-                _wal(partial).replace(_wal(copy))
+            if wal_of(live).exists():
+                shutil.copyfile(wal_of(live), wal_of(partial))
+                wal_of(partial).replace(wal_of(copy))
             partial.replace(copy)
     finally:
         con.close()
@@ -243,7 +240,7 @@ def take_writers_copy(
 def remove_copy(copy: Path) -> None:
     """Delete a copy taken by :func:`take_copy` (readers still holding it keep their handle,
     on POSIX)."""
-    for old in (copy, _wal(copy)):
+    for old in (copy, wal_of(copy)):
         old.unlink(missing_ok=True)
 
 

@@ -389,14 +389,15 @@ def _catalog(con: duckdb.DuckDBPyConnection, database: str) -> list[tuple[str, .
 
 
 def _contents(con: duckdb.DuckDBPyConnection, database: str) -> list[tuple[str, ...]]:
-    """Every table's name, row count and a digest of its rows, and the catalog."""
+    """Every table's name, row count and a digest of its rows (a sum of their hashes, so
+    that rows in any order, each as often as it is there, give the same), and the catalog."""
     counted = []
     for (table,) in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY 1", [database]
     ).fetchall():
         name = table_of(quoted_name(database), quoted_name(str(table)))
         ((rows, digest),) = con.execute(
-            f"SELECT count(*), coalesce(bit_xor(hash(t)), 0) FROM {name} AS t"
+            f"SELECT count(*), coalesce(sum(hash(t)::HUGEINT), 0) FROM {name} AS t"
         ).fetchall()
         counted.append(("rows", str(table), f"{rows} {digest}"))
     return counted + _catalog(con, database)
@@ -432,7 +433,7 @@ def compact(path: Path) -> Compaction:
         return Compaction(before, before, f"the ledger is held by another connection ({err})")
     target = path.with_name(f".{path.name}.compacting")
     try:
-        return _compacted(con, path, target)
+        return _compacted(con, path, target, before)
     except (duckdb.Error, OSError) as err:
         return Compaction(before, before, f"the copy failed ({type(err).__name__}: {err})")
     finally:
@@ -440,9 +441,9 @@ def compact(path: Path) -> Compaction:
         target.unlink(missing_ok=True)
 
 
-def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> Compaction:
-    """:func:`compact`'s copy, made through ``con``, the ledger's connection of its own."""
-    before = path.stat().st_size
+def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path, before: int) -> Compaction:
+    """:func:`compact`'s copy of ``path`` (``before`` bytes), made through ``con``, the
+    ledger's connection of its own."""
     con.execute("PRAGMA disable_checkpoint_on_shutdown")  # the old file is left untouched
     database = str(con.execute("SELECT current_database()").fetchall()[0][0])
     con.execute("CHECKPOINT")
@@ -452,9 +453,9 @@ def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> Comp
     ).fetchall()
     if not free:
         return Compaction(before, before, f"none of its {total} blocks is free")
-    if _wal(path).exists():
+    if wal_of(path).exists():
         return Compaction(before, before, "its write-ahead log was not checkpointed")
-    for leftover in (target, _wal(target)):
+    for leftover in (target, wal_of(target)):
         leftover.unlink(missing_ok=True)  # from a compaction stopped in the middle
     con.execute(f"ATTACH {sql_literal(str(target))} AS {_COPY}")
     try:
@@ -463,7 +464,7 @@ def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> Comp
         same = _contents(con, database) == _contents(con, _COPY)
     finally:
         con.execute(f"DETACH {_COPY}")
-    if not same or _wal(target).exists():
+    if not same or wal_of(target).exists():
         return Compaction(before, before, "the copy did not hold the same tables and rows")
     target.chmod(stat.S_IMODE(path.stat().st_mode))
     target.replace(path)
@@ -473,5 +474,6 @@ def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path) -> Comp
 _COPY = "compacted_ledger"
 
 
-def _wal(path: Path) -> Path:
+def wal_of(path: Path) -> Path:
+    """The write-ahead log DuckDB keeps beside the database file ``path``."""
     return path.with_name(path.name + ".wal")
