@@ -422,7 +422,9 @@ def compact(path: Path) -> Compaction:
     new file when it tries again. A ledger held elsewhere (a stream running a close beside
     its batches) is left as it is (``skipped`` says why): its free space is reused by the
     next day's rows, and the next close that holds the file alone compacts it. So is a file
-    another account owns: the new file would be this account's."""
+    another account owns: the new file would be this account's. A ``path`` that is a link
+    compacts the file it leads to (the link keeps leading to it)."""
+    path = path.resolve()
     owned = path.stat()
     before = owned.st_size
     if owned.st_uid != os.geteuid():  # the new file would change hands

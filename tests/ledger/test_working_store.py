@@ -490,3 +490,21 @@ def test_a_compaction_stopped_in_the_middle_leaves_the_ledger_whole(ledger: Ledg
     assert not leftover.exists()
     with Ledger(ledger.path, read_only=True) as reader:
         assert check(reader).problems == []
+
+
+def test_a_ledger_reached_through_a_link_is_compacted_where_it_lies(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    """An operator's ``--db`` that is a symbolic link: the file it leads to is compacted and
+    the link still leads to it (replacing the link with a file would leave the ledger
+    behind it as it was, and the link's next writer on a copy)."""
+    ledger.close()
+    link = tmp_path / "elsewhere" / "ledger-link.duckdb"
+    link.parent.mkdir()
+    link.symlink_to(ledger.path)
+    contents = file_contents(ledger.path)
+    assert compact(link).skipped is None
+    assert link.is_symlink() and link.resolve() == ledger.path.resolve()
+    assert free_blocks(ledger.path) == 0
+    assert file_contents(ledger.path) == contents
+    assert sorted(p.name for p in link.parent.iterdir()) == ["ledger-link.duckdb"]
