@@ -43,18 +43,27 @@ class HeaderProxy:
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:
-        with client, socket.create_connection(self.upstream) as upstream:
-            head = b""
-            while HEAD_END not in head:
-                chunk = client.recv(65536)
-                if not chunk:
-                    return
-                head += chunk
-            upstream.sendall(self._with_headers(head))
-            back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
-            back.start()
-            _pump(client, upstream)
-            back.join()
+        # OSError: the server has stopped or the browser hung up; either way the other
+        # end sees its connection close
+        with (
+            client,
+            contextlib.suppress(OSError),
+            socket.create_connection(self.upstream) as upstream,
+        ):
+            self._forward(client, upstream)
+
+    def _forward(self, client: socket.socket, upstream: socket.socket) -> None:
+        head = b""
+        while HEAD_END not in head:
+            chunk = client.recv(65536)
+            if not chunk:
+                return
+            head += chunk
+        upstream.sendall(self._with_headers(head))
+        back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
+        back.start()
+        _pump(client, upstream)
+        back.join()
 
     def _with_headers(self, head: bytes) -> bytes:
         request_line, _, rest = head.partition(b"\r\n")

@@ -157,14 +157,21 @@ def choose(browser: Browser, label: str, needle: str) -> None:
 
 def shown_in(browser: Browser, testid: str, label: str) -> str:
     """What the widget (``stSelectbox``, ``stMultiSelect``) labelled ``label`` shows: its
-    text and the value of its input box."""
-    found: str = browser.evaluate(
-        f"(() => {{ const c = [...document.querySelectorAll('[data-testid={testid}]')]"
-        f".find(e => e.innerText.startsWith({json.dumps(label)})); if (!c) {{ return ''; }}"
-        " return [c.innerText, ...[...c.querySelectorAll('input')].map(i => i.value)]"
-        ".join(' '); })()"
-    )
-    return found
+    text and the value of its input box; ``''`` only if the page's time is up before the
+    widget is drawn (a page's heading can be drawn before its sidebar on a loaded machine)."""
+    deadline = time.monotonic() + PAGE_TIMEOUT
+    while True:
+        found: str | None = browser.evaluate(
+            f"(() => {{ const c = [...document.querySelectorAll('[data-testid={testid}]')]"
+            f".find(e => e.innerText.startsWith({json.dumps(label)})); if (!c) {{ return null; }}"
+            " return [c.innerText, ...[...c.querySelectorAll('input')].map(i => i.value)]"
+            ".join(' '); })()"
+        )
+        if found is not None:
+            return found
+        if time.monotonic() > deadline:
+            return ""
+        time.sleep(0.2)
 
 
 def shown_in_when_drawn(browser: Browser, testid: str, label: str, expected: str) -> str:

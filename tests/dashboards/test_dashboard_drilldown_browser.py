@@ -22,6 +22,7 @@ from browser_harness import (
     open_page,
     page_links,
     shown_in,
+    shown_in_when_drawn,
     through_history,
     url_params,
 )
@@ -103,13 +104,14 @@ def test_queue_exception_round_patron_and_back_to_the_same_queue(
 
     follow(browser, f"Patron {patron}", "Patrons and dealers", "Exceptions naming")
     assert url_params(browser)["patron"] == [patron]
-    assert patron in shown_in(browser, "stSelectbox", "Patron")
+    assert patron in shown_in_when_drawn(browser, "stSelectbox", "Patron", patron)
 
     through_history(browser, -1, "Round reconstruction", "Draw rules, recomputed", round_id)
     assert url_params(browser)["round"] == [round_id]
     through_history(browser, -1, "Exception queue", "Inspect exception", f"Round {round_id}")
     assert url_params(browser) == queue_url
-    assert code in shown_in(browser, "stMultiSelect", "Rule code"), "the filter was lost"
+    shown = shown_in_when_drawn(browser, "stMultiSelect", "Rule code", code)
+    assert code in shown, "the filter was lost"
     opened = shown_in(browser, "stSelectbox", "Inspect exception")
     assert round_id in opened and code in opened, "the queue opened another exception"
 
@@ -172,6 +174,6 @@ def test_an_id_in_a_grid_opens_its_page(
         params.append(url_params(browser))
     table, dealer = params[0]["table"][0], params[1]["dealer"][0]
     assert params[0]["day"] == params[1]["day"] == [day]
-    assert dealer in shown_in(browser, "stSelectbox", "Dealer")
+    assert dealer in shown_in_when_drawn(browser, "stSelectbox", "Dealer", dealer)
     open_page(browser, opened[0], "Exception queue", "Inspect exception")
-    assert table in shown_in(browser, "stMultiSelect", "Table")
+    assert table in shown_in_when_drawn(browser, "stMultiSelect", "Table", table)
