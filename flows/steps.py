@@ -288,6 +288,9 @@ class CloseSummary:
     wager, Forms, exceptions by code, blocking exceptions, dead letters, quality verdict."""
     quality: QualitySummary | None = None
     """The validation the close relied on, when the close flow ran it."""
+    compaction_failed: str | None = None
+    """Why the ledger file was not compacted after the close, when its copy went wrong (the
+    day is closed either way: readers copy its free space until a later close compacts it)."""
 
 
 def reopen_day(
@@ -372,7 +375,9 @@ def close_day(
         )
 
     closed = with_ledger(db, close)
-    compact(db)  # the day's rows left the file: its readers copy the open days only
+    compacted = compact(db)  # the day's rows left the file: readers copy open days only
+    if compacted.failed:
+        closed.compaction_failed = compacted.skipped
     return closed
 
 

@@ -425,7 +425,14 @@ def _closed_here(args: argparse.Namespace, request: CloseRequest, actor: Actor) 
                 closed = request.close(ledger, args.out, actor, catalog)
             except OSError as err:  # ReportsNotWrittenError says what happens after the seal
                 raise CommandError(f"{explain_os(err)}; nothing was sealed") from err
-    compact(args.db)  # the day's rows left the file: its readers copy the open days only
+    compacted = compact(args.db)  # the day's rows left the file: readers copy open days only
+    if compacted.failed:
+        print(
+            f"baccarat-audit close: the day is closed, but the ledger file was not compacted: "
+            f"{compacted.skipped}. Readers copy its free space until a later close compacts "
+            "it; check the disk and the ledger's directory.",
+            file=sys.stderr,
+        )
     return closed
 
 

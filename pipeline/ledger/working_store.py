@@ -28,6 +28,7 @@ again, and its archive's files stay as the earlier seal's trail (Iceberg time tr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -367,11 +368,13 @@ _CATALOG = (
 @dataclass(frozen=True, slots=True)
 class Compaction:
     """What :func:`compact` did to a ledger file: its size before and after (bytes), or why
-    it left the file as it was (``skipped``)."""
+    it left the file as it was (``skipped``); ``failed`` when that was not the ledger's state
+    (held, another's, nothing free) but the copy going wrong, which its operator should see."""
 
     before: int
     after: int
     skipped: str | None = None
+    failed: bool = False
 
 
 _ALONE: dict[str, str | bool | int | float | list[str]] = {"checkpoint_threshold": "1GB"}
@@ -437,10 +440,13 @@ def compact(path: Path) -> Compaction:
     try:
         return _compacted(con, path, target, before)
     except (duckdb.Error, OSError) as err:
-        return Compaction(before, before, f"the copy failed ({type(err).__name__}: {err})")
+        return Compaction(
+            before, before, f"the copy failed ({type(err).__name__}: {err})", failed=True
+        )
     finally:
         con.close()
-        target.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a directory of that name: the failure says so
+            target.unlink(missing_ok=True)
 
 
 def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path, before: int) -> Compaction:
@@ -467,7 +473,9 @@ def _compacted(con: duckdb.DuckDBPyConnection, path: Path, target: Path, before:
     finally:
         con.execute(f"DETACH {_COPY}")
     if not same or wal_of(target).exists():
-        return Compaction(before, before, "the copy did not hold the same tables and rows")
+        return Compaction(
+            before, before, "the copy did not hold the same tables and rows", failed=True
+        )
     target.chmod(stat.S_IMODE(path.stat().st_mode))
     target.replace(path)
     return Compaction(before, path.stat().st_size)

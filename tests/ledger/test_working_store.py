@@ -492,6 +492,39 @@ def test_a_compaction_stopped_in_the_middle_leaves_the_ledger_whole(ledger: Ledg
         assert check(reader).problems == []
 
 
+def test_a_compaction_that_cannot_write_its_copy_says_so_and_leaves_the_ledger_whole(
+    ledger: Ledger, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clumsy operator's directory where the copy goes: the compaction fails, says why and
+    that it failed, and the ledger is as it was, byte for byte; the close command closes the
+    day and says on stderr that the file was not compacted and what to check."""
+    ledger.close()
+    in_the_way = ledger.path.with_name(f".{ledger.path.name}.compacting")
+    in_the_way.mkdir()
+    (in_the_way / "notes.txt").write_text("kept")
+    before = ledger.path.read_bytes()
+    failed = compact(ledger.path)
+    assert failed.failed and failed.skipped is not None
+    assert "the copy failed (IsADirectoryError" in failed.skipped
+    assert ledger.path.read_bytes() == before
+    assert (in_the_way / "notes.txt").read_text() == "kept"
+    held = Ledger(ledger.path)  # a ledger held by another is skipped, not failed
+    try:
+        assert not compact(ledger.path).failed
+    finally:
+        held.close()
+
+    closing = ["close", "--db", str(ledger.path), "--gaming-day", str(NEXT_DAY)]
+    closing += ["--out", str(tmp_path / "r"), "--actor", "demo-controller"]
+    assert main([*closing, "--accept-quality-failures", "test"]) in (0, 1)
+    said = capsys.readouterr().err
+    assert "the day is closed, but the ledger file was not compacted: the copy failed" in said
+    assert "check the disk and the ledger's directory" in said
+    with Ledger(ledger.path, read_only=True) as reader:
+        assert sorted(archived_days(reader)) == [DAY, NEXT_DAY]
+        assert check(reader).problems == []
+
+
 def test_a_ledger_reached_through_a_link_is_compacted_where_it_lies(
     ledger: Ledger, tmp_path: Path
 ) -> None:
