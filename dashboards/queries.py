@@ -175,7 +175,7 @@ def exceptions(ledger: Ledger, day: date, journal: AckJournal) -> pd.DataFrame:
 def exception_rows(ledger: Ledger, day: date) -> pd.DataFrame:
     """:func:`exceptions` without what the acknowledgements say: what the ledger alone holds,
     the same for a snapshot whatever is acknowledged later (so a page can cache it)."""
-    df = frame(ledger, ledger_exceptions.day_rows().sql, [day, day, day])
+    df = frame(ledger, *ledger_exceptions.day_rows(ledger, day))
     df["occurred"] = micros_series(df["occurred_at"])
     df["statement"] = [RULE_CODES[c].statement if c in RULE_CODES else "" for c in df["code"]]
     return df

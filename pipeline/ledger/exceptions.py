@@ -21,9 +21,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pipeline.ledger.connection import connection_of
+from pipeline.ledger.round_dealers import round_dealers
 
 if TYPE_CHECKING:
     from pipeline.ledger.connection import Source
+    from pipeline.ledger.store import Ledger
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,23 +363,21 @@ FORM_SERIAL_PLACES = "SELECT table_id, gaming_date, serial FROM exceptions"
 """(table_id, gaming_date, serial) of every exception: where a Form serial is named."""
 
 
-def day_rows() -> Question:
-    """Every exception of a gaming day (the three parameters are the day) with its pit,
-    dealer (the round's, else the table-day's), first evidence time (else the round's start)
-    and the rest of its row; most severe first."""
+def day_rows(ledger: Ledger, day: date) -> Question:
+    """Every exception of gaming day ``day`` with its pit, dealer (who dealt its round, a
+    relief dealer included: :mod:`pipeline.ledger.round_dealers`; else the table-day's),
+    first evidence time (else the round's start) and the rest of its row; most severe
+    first."""
+    dealers_cte, dealers_params = round_dealers(ledger, day)
     return Question(
-        """
-        WITH evidence AS (
+        f"""
+        WITH {dealers_cte},
+        evidence AS (
             SELECT x.exception_id, x.table_id, min(d.occurred_at) AS first_at
             FROM (SELECT exception_id, table_id, gaming_date, unnest(source_event_ids) AS event_id
                   FROM exceptions WHERE gaming_date = ?) x
             JOIN deliveries d ON d.event_id = x.event_id AND d.table_id = x.table_id
                              AND d.gaming_date = x.gaming_date
-            GROUP BY ALL
-        ), round_dealer AS (
-            SELECT table_id, json_extract_string(fields_json, '$.round_id') AS round_id,
-                   max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
-            FROM deliveries WHERE gaming_date = ? AND payload_type = 'RoundStarted'
             GROUP BY ALL
         )
         SELECT e.exception_id, e.table_id, s.pit, coalesce(rd.dealer_id, s.dealer_id) AS dealer_id,
@@ -388,11 +388,12 @@ def day_rows() -> Question:
         LEFT JOIN table_day_summary s USING (table_id, gaming_date)
         LEFT JOIN rounds r ON r.table_id = e.table_id AND r.round_id = e.round_id
                            AND r.gaming_date = e.gaming_date
-        LEFT JOIN round_dealer rd ON rd.table_id = e.table_id AND rd.round_id = e.round_id
+        LEFT JOIN round_dealers rd ON rd.table_id = e.table_id AND rd.round_id = e.round_id
+                                   AND rd.gaming_date = e.gaming_date
         LEFT JOIN evidence ev ON ev.exception_id = e.exception_id AND ev.table_id = e.table_id
         WHERE e.gaming_date = ?
         ORDER BY e.severity_rank DESC, occurred_at, e.table_id, e.exception_id""",
-        [],
+        [*dealers_params, day, day],
     )
 
 

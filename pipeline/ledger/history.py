@@ -8,8 +8,8 @@ A patron's net result is what the recorded settlements gave the patron (winnings
 losing stakes collected; a push is nothing) before vigorish, which is given apart. A round's
 dealer is the one its RoundStarted names, else the one named before it (a RoundStarted
 names the dealer only on a change, round.avsc), else the TableOpened's: its row records it
-(``rounds.dealer_id``, :func:`_round_dealers`), so a dealer's record reads the rounds, not
-every stored day's deliveries.
+(``rounds.dealer_id``, :mod:`pipeline.ledger.round_dealers`), so a dealer's record reads the
+rounds, not every stored day's deliveries.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import Any
 import pandas as pd
 
 from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger.round_dealers import round_dealers
 from pipeline.ledger.round_evidence import with_event_text
 from pipeline.ledger.snapshots import frame
 from pipeline.ledger.store import Ledger
-from pipeline.ledger.working_store import stored_columns
 
 
 def acknowledgements(ledger: Ledger) -> pd.DataFrame:
@@ -70,69 +70,6 @@ class SearchResult:
     """Every matching round counted by gaming day and table: rounds, handle, exceptions."""
 
 
-def _rounds_name_dealers(ledger: Ledger) -> bool:
-    """Whether the ledger's rounds have their dealer column: one opened read-only that no
-    writer has migrated since migration 25 has not."""
-    columns = stored_columns(ledger.cursor()).get("rounds", [])
-    return any(name == "dealer_id" for name, _ in columns)
-
-
-def days_without_dealers(ledger: Ledger) -> list[date]:
-    """The gaming days, in order, with rounds whose row names no dealer: rows derived before
-    rows recorded it (migration 25), or a round started before any dealer was named."""
-    return _days_without_dealers(ledger, _rounds_name_dealers(ledger))
-
-
-def _days_without_dealers(ledger: Ledger, recorded: bool) -> list[date]:
-    unnamed = "WHERE dealer_id IS NULL" if recorded else ""
-    return [
-        day
-        for (day,) in ledger.cursor()
-        .execute(f"SELECT DISTINCT gaming_date FROM rounds {unnamed} ORDER BY 1")
-        .fetchall()
-    ]
-
-
-def _round_dealers(ledger: Ledger) -> tuple[str, list[date]]:
-    """The common table expression ``round_dealers``, who dealt each round
-    (``table_id, gaming_date, round_id, simulated, dealer_id``), and its parameters.
-
-    A round's row records its dealer (``rounds.dealer_id``, migration 25). Rows derived
-    before it read null, in the working store and in the archive files of days closed before
-    (:mod:`pipeline.ledger.working_store`): for those days alone the dealer is read from the
-    RoundStarted deliveries, the last one named up to the round, else the table-day's.
-    So a dealer's record of the days derived since reads no delivery."""
-    named_in_rows = _rounds_name_dealers(ledger)
-    days = _days_without_dealers(ledger, named_in_rows)
-    recorded = "r.dealer_id" if named_in_rows else "NULL"
-    named, join = "NULL", ""
-    if days:
-        # a RoundStarted names the dealer only on a change (round.avsc): the dealer named
-        # last before a round deals it
-        named = """last_value(n.dealer_id IGNORE NULLS) OVER (
-                   PARTITION BY r.table_id, r.gaming_date ORDER BY r.started_at, r.round_id
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"""
-        join = f"""
-        LEFT JOIN (
-            SELECT table_id, gaming_date,
-                   json_extract_string(fields_json, '$.round_id') AS round_id,
-                   max(json_extract_string(fields_json, '$.dealer_id')) AS dealer_id
-            FROM deliveries
-            WHERE payload_type = 'RoundStarted' AND gaming_date IN ({", ".join("?" * len(days))})
-            GROUP BY ALL
-        ) n USING (table_id, gaming_date, round_id)"""
-    return (
-        f"""
-    round_dealers AS (
-        SELECT r.table_id, r.gaming_date, r.round_id, r.simulated,
-               coalesce({recorded}, {named}, s.dealer_id) AS dealer_id
-        FROM rounds r
-        LEFT JOIN table_day_summary s USING (table_id, gaming_date){join}
-    )""",
-        days,
-    )
-
-
 def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
     """Rounds, Forms and exceptions matching every given criterion."""
     start = int(query.start.timestamp() * 1_000_000) if query.start else None
@@ -142,10 +79,10 @@ def search(ledger: Ledger, query: SearchQuery) -> SearchResult:
         SELECT DISTINCT json_extract_string(fields_json, '$.patron_id') AS patron_id,
                json_extract_string(fields_json, '$.patron_name') AS patron_name
         FROM deliveries WHERE payload_type = 'PatronSeated'"""
-    round_dealers, unrecorded = _round_dealers(ledger)
+    dealers_cte, unrecorded = round_dealers(ledger)
     round_sql = f"""
         WITH names AS ({names}),
-        {round_dealers},
+        {dealers_cte},
         patrons AS (
             SELECT w.table_id, w.round_id, string_agg(DISTINCT w.patron_id, ', ') AS patrons,
                    sum(w.amount_cents) AS handle_cents
@@ -293,11 +230,12 @@ def trail(ledger: Ledger, *, round_id: str | None = None, serial: int | None = N
 # ---------------------------------------------------------------------- patrons and dealers
 def _dealt(ledger: Ledger) -> tuple[str, list[date]]:
     """The common table expression ``dealt``, who dealt each round that was played
-    (simulated rounds are not dealt to patrons), after :func:`_round_dealers`; and their
+    (simulated rounds are not dealt to patrons), after
+    :func:`pipeline.ledger.round_dealers.round_dealers`; and their
     parameters."""
-    round_dealers, params = _round_dealers(ledger)
+    dealers_cte, params = round_dealers(ledger)
     return (
-        f"""{round_dealers},
+        f"""{dealers_cte},
     dealt AS (
         SELECT gaming_date, table_id, round_id, dealer_id FROM round_dealers
         WHERE NOT simulated

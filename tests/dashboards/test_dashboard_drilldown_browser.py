@@ -158,9 +158,10 @@ def links_in_first_row(browser: Browser) -> list[str]:
 def test_an_id_in_a_grid_opens_its_page(
     browser: Browser, served_dashboard: tuple[str, Path]
 ) -> None:
-    """On the table board, the ids in the grid are links (N.J.A.C. 19:47-2.14: the table and
-    the dealer at it): a click on the dealer's id opens the dealer's record with the dealer
-    chosen, and a click on the table's id opens its exceptions, on the board's gaming day."""
+    """On the table board, the ids in the grid are links (the table and the dealer at it,
+    both named on a Complimentary Vigorish Form, N.J.A.C. 19:47-3.3(c)3i): a click on the
+    dealer's id opens the dealer's record with the dealer chosen, and a click on the table's
+    id opens its exceptions, on the board's gaming day."""
     base, _db = served_dashboard
     day = DAY.isoformat()
     open_page(browser, f"{base}/tables?day={day}", "Table board", "Every table")

@@ -2,8 +2,8 @@
 carried along; a page keeps its state in the URL and reads it again when a link, Back or
 Forward changes it; a link to an id the ledger lacks is named, never a traceback.
 
-The ids are the devices' (N.J.A.C. 19:47-2.14: the table, shoe and dealer a round was dealt
-at, by, from; 19:47-3.3(c)3: the Complimentary Vigorish Form's serial), so the link helper is
+The ids are the devices' (the table, shoe and dealer a round was dealt at, from, by; the
+Complimentary Vigorish Form's serial, N.J.A.C. 19:47-3.3(c)3), so the link helper is
 also tried with the hostile corpus (tests/hostile)."""
 
 from __future__ import annotations
@@ -192,7 +192,8 @@ def test_the_table_board_keeps_its_filters_in_the_url_and_links_each_table(
     ledger: Path,
 ) -> None:
     """A pit chosen on the board goes into the URL, a link carrying it opens the board so
-    filtered, and every table listed links to its exceptions (N.J.A.C. 19:47-2.14's table)."""
+    filtered, and every table listed links to its exceptions (the table a Form names,
+    N.J.A.C. 19:47-3.3(c)3i)."""
     at = opened("table_board", day=DAY.isoformat())
     pit = str(at.multiselect(key="board_pit").options[0])
     at.multiselect(key="board_pit").set_value([pit]).run()
@@ -210,7 +211,7 @@ def test_the_table_board_keeps_its_filters_in_the_url_and_links_each_table(
 
 def test_an_id_in_a_grid_is_a_link_that_carries_and_shows_exactly_it() -> None:
     """Whatever a device calls a table, round, patron, dealer, shoe, Form serial (N.J.A.C.
-    19:47-2.14, 19:47-3.3(c)3) or an exception, its cell in a grid holds a URL of only
+    19:47-3.3(c)3) or an exception, its cell in a grid holds a URL of only
     encoded characters that opens its page with exactly that id, on the row's own gaming day,
     and the cell shows the id decoded from it; a missing id is an empty cell."""
     other_day = DAY.replace(day=DAY.day - 1)
@@ -260,8 +261,8 @@ issued, so there is no Form to open."""
 
 @pytest.mark.parametrize("page", sorted(PAGES_WITH_GRIDS))
 def test_every_id_column_of_every_grid_links_to_its_page(ledger: Path, page: str) -> None:
-    """On every page, each id column of each grid (N.J.A.C. 19:47-2.14's table, round,
-    shoe and dealer; 19:47-3.3(c)3's Form serial; patrons and exceptions) is a link column
+    """On every page, each id column of each grid (the table, round, shoe and
+    dealer; N.J.A.C. 19:47-3.3(c)3's Form serial; patrons and exceptions) is a link column
     whose cells open the id's page with the id the cell shows, on a gaming day."""
     at = opened(page, day=DAY.isoformat(), **PAGES_WITH_GRIDS[page])
     checked = 0

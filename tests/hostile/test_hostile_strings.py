@@ -482,7 +482,7 @@ def test_ids_in_hostile_grids_are_links_that_carry_them_as_data(
     day: HostileDay, dashboards: Path
 ) -> None:
     """In every grid of the queue, the table board and the Form register, each id a hostile
-    device sent (N.J.A.C. 19:47-2.14's table, round, shoe, dealer; 19:47-3.3(c)3's Form
+    device sent (the table, round, shoe, dealer; N.J.A.C. 19:47-3.3(c)3's Form
     serial) is a link whose URL holds only encoded characters and gives its page exactly an
     id the ledger holds, the one the cell shows."""
     with Ledger(dashboards, read_only=True) as ledger:

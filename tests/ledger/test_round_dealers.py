@@ -23,7 +23,8 @@ import pytest
 from pipeline.cli import ingest_paths, write_simulation
 from pipeline.config.catalog import DEFAULT_CATALOG
 from pipeline.events.model import TableEvent
-from pipeline.ledger import history
+from pipeline.ledger import exceptions as ledger_exceptions
+from pipeline.ledger import history, round_dealers
 from pipeline.ledger.migrations import MIGRATIONS
 from pipeline.ledger.snapshots import frame
 from pipeline.ledger.store import Ledger
@@ -125,8 +126,9 @@ def event_files(tmp_path_factory: pytest.TempPathFactory) -> dict[date, list[Pat
 
 
 def deliveries_answers(ledger: Ledger) -> dict[str, object]:
-    """The dealer list, each dealer's days and rates, and the search by dealer, read from the
-    deliveries as before rows recorded the dealer."""
+    """The dealer list, each dealer's days and rates, the search by dealer and each day's
+    exceptions' dealers (the queue's), read from the deliveries as before rows recorded the
+    dealer."""
     dealers = frame(
         ledger,
         f"WITH {DELIVERIES_DEALT} SELECT dealer_id FROM dealt WHERE NOT simulated "
@@ -152,7 +154,25 @@ def deliveries_answers(ledger: Ledger) -> dict[str, object]:
         )
         for dealer in dealers
     }
-    return {"dealers": dealers, "days": days, "search": searched}
+    queue = {
+        day: frame(
+            ledger,
+            f"WITH {DELIVERIES_DEALT} SELECT e.exception_id, "
+            "coalesce(d.dealer_id, s.dealer_id) AS dealer_id FROM exceptions e "
+            "LEFT JOIN dealt d USING (table_id, gaming_date, round_id) "
+            "LEFT JOIN table_day_summary s USING (table_id, gaming_date) "
+            "WHERE e.gaming_date = ? ORDER BY 1",
+            [day],
+        )
+        for day in days_stored(ledger)
+    }
+    return {"dealers": dealers, "days": days, "search": searched, "queue": queue}
+
+
+def days_stored(ledger: Ledger) -> list[date]:
+    return frame(ledger, "SELECT DISTINCT gaming_date FROM rounds ORDER BY 1")[
+        "gaming_date"
+    ].tolist()
 
 
 def rounds_answers(ledger: Ledger) -> dict[str, object]:
@@ -168,23 +188,32 @@ def rounds_answers(ledger: Ledger) -> dict[str, object]:
         ]
         for dealer in dealers
     }
-    return {"dealers": dealers, "days": days, "search": searched}
+    queue = {
+        day: frame(ledger, *ledger_exceptions.day_rows(ledger, day))[["exception_id", "dealer_id"]]
+        .sort_values("exception_id")
+        .reset_index(drop=True)
+        for day in days_stored(ledger)
+    }
+    return {"dealers": dealers, "days": days, "search": searched, "queue": queue}
 
 
 def assert_same(found: dict[str, object], expected: dict[str, object]) -> None:
     assert found["dealers"] == expected["dealers"]
     assert set(RELIEF) <= set(found["dealers"])  # type: ignore[call-overload]
-    for part in ("days", "search"):
+    for part in ("days", "search", "queue"):
         got, wanted = found[part], expected[part]
         assert isinstance(got, dict) and isinstance(wanted, dict)
         assert got.keys() == wanted.keys()
-        for dealer, answer in wanted.items():
+        for key, answer in wanted.items():
             pd.testing.assert_frame_equal(
-                got[dealer].reset_index(drop=True),
+                got[key].reset_index(drop=True),
                 answer.reset_index(drop=True),
                 check_dtype=False,
-                obj=f"{part} of {dealer}",
+                obj=f"{part} of {key}",
             )
+    queue = found["queue"]
+    assert isinstance(queue, dict)
+    assert any(set(RELIEF) & set(rows["dealer_id"]) for rows in queue.values())
 
 
 def test_the_rounds_name_their_dealers_as_the_deliveries_did(
@@ -198,7 +227,7 @@ def test_the_rounds_name_their_dealers_as_the_deliveries_did(
             ingest_paths(ledger, event_files[day], DEFAULT_CATALOG)
         for day in DAYS[:2]:
             close(ledger, day)
-        assert history.days_without_dealers(ledger) == []
+        assert round_dealers.days_without_dealers(ledger) == []
         relieved = frame(
             ledger, "SELECT count(*) AS n FROM rounds WHERE dealer_id IN (?, ?)", list(RELIEF)
         )
@@ -243,7 +272,7 @@ def test_days_sealed_before_rounds_named_dealers_still_verify_and_answer(
     with Ledger(path) as ledger:
         assert ledger.schema_version() == MIGRATIONS[-1][0]
         ingest_paths(ledger, event_files[DAYS[2]], DEFAULT_CATALOG)
-        assert history.days_without_dealers(ledger) == DAYS[:2]
+        assert round_dealers.days_without_dealers(ledger) == DAYS[:2]
         assert check(ledger).problems == []
         assert_same(rounds_answers(ledger), deliveries_answers(ledger))
         close(ledger, DAYS[2])  # archived with the column, beside files without it
