@@ -170,9 +170,8 @@ def deliveries_answers(ledger: Ledger) -> dict[str, object]:
 
 
 def days_stored(ledger: Ledger) -> list[date]:
-    return frame(ledger, "SELECT DISTINCT gaming_date FROM rounds ORDER BY 1")[
-        "gaming_date"
-    ].tolist()
+    days = frame(ledger, "SELECT DISTINCT gaming_date FROM rounds ORDER BY 1")["gaming_date"]
+    return [pd.Timestamp(day).date() for day in days]
 
 
 def rounds_answers(ledger: Ledger) -> dict[str, object]:
