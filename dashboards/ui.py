@@ -364,23 +364,39 @@ class Queue(NamedTuple):
     the page adds the journal's."""
 
 
+class DayExceptions(NamedTuple):
+    """What the queue and the table board both read of a gaming day's exceptions."""
+
+    rows: pd.DataFrame
+    """Every exception of the day, without status (:func:`dashboards.queries.exception_rows`)."""
+    announced: set[str] | None
+    """Those the live feed announced (:func:`dashboards.queries.announced_exceptions`)."""
+    acks: pd.DataFrame
+    """The ledger's own acknowledgements (:func:`dashboards.queries.stored_acks`)."""
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _day_exceptions(snapshot_key: str, snapshot_path: str, day: date) -> DayExceptions:
+    with read_copy(Path(snapshot_path)) as ledger:
+        rows, announced = q.exception_rows(ledger, day), q.announced_exceptions(ledger, day)
+        return DayExceptions(rows, announced, q.stored_acks(ledger))
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def _queue(snapshot_key: str, snapshot_path: str, day: date) -> Queue:
+    every, announced, acks = _day_exceptions(snapshot_key, snapshot_path, day)
     with read_copy(Path(snapshot_path)) as ledger:
-        every = q.exception_rows(ledger, day)
-        announced = q.announced_exceptions(ledger, day)
         held = q.in_play(every, announced, q.open_tables(ledger, day))
-        rows = every[~held].reset_index(drop=True)
         notices = q.day_notices(ledger, day)
-        return Queue(
-            rows, int(held.sum()), announced, notices, triage.labels(rows), q.stored_acks(ledger)
-        )
+    rows = every[~held].reset_index(drop=True)
+    return Queue(rows, int(held.sum()), announced, notices, triage.labels(rows), acks)
 
 
 def exception_queue(snap: Snapshot, day: date) -> Queue:
     """What the exception queue reads from the snapshot (:class:`Queue`), once per snapshot
-    (the exceptions' query was most of the page's run) whatever is acknowledged since: the
-    page adds each exception's status from the journal's acknowledgements. The warm start
+    (the exceptions' query was most of the page's run, and is asked once for this page and
+    the table board) whatever is acknowledged since: the page adds each exception's status
+    from the journal's acknowledgements. The warm start
     (:mod:`dashboards.warm`) asks first, for the page a fresh server's first visitor opens."""
     return _queue(snap.key, str(snap.path), day)
 
@@ -431,13 +447,10 @@ class Board(NamedTuple):
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _board(snapshot_key: str, snapshot_path: str, day: date) -> Board:
+    every, announced, acks = _day_exceptions(snapshot_key, snapshot_path, day)
     with read_copy(Path(snapshot_path)) as ledger:
         return Board(
-            q.board_rows(ledger, day),
-            day_board.floor_facts(ledger, day),
-            q.exception_rows(ledger, day),
-            q.stored_acks(ledger),
-            q.announced_exceptions(ledger, day),
+            q.board_rows(ledger, day), day_board.floor_facts(ledger, day), every, acks, announced
         )
 
 
