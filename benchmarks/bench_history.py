@@ -2,7 +2,7 @@
 the days stored before it?
 
     python benchmarks/bench_history.py [--tables 24] [--days 30] [--hours 24] [--faults all]
-    python benchmarks/bench_history.py --smoke      # 2 tables, 3 short days: that it runs
+    python benchmarks/bench_history.py --smoke      # 1 table, 2 short days: that it runs
 
 Day after day, one installation and one ledger: each day is emulated to Avro files (not
 measured, seed = the day's number), then replayed (``baccarat-audit replay``: the files and
@@ -183,11 +183,11 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--faults", default="all")
-    parser.add_argument("--smoke", action="store_true", help="2 tables, 3 days of 1 hour")
+    parser.add_argument("--smoke", action="store_true", help="1 table, 2 days of half an hour")
     parser.add_argument("--save-as", default="history")
     args = parser.parse_args()
     if args.smoke:
-        args.tables, args.days, args.hours = 2, 3, 1.0
+        args.tables, args.days, args.hours = 1, 2, 0.5
     work = Path(tempfile.mkdtemp(prefix="bench-history-"))
     demo_installation()
     db = work / "ledger.duckdb"

@@ -86,9 +86,10 @@ def _plain_id(nodeid: str) -> str:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Order the tests' work units (an ``xdist_group`` or a test alone, as ``--dist
-    loadgroup`` hands them out) by their measured time, the longest first. xdist hands the
-    units out in this order (``--no-loadscope-reorder``), so the longest start at once and
+    """Order the tests by the measured time of their unit, the longest first: a unit is an
+    ``xdist_group`` (which ``--dist loadgroup`` gives one worker) or a module (whose tests
+    stay together, so its module-scoped fixtures are set up once per worker). xdist hands the
+    tests out in this order (``--no-loadscope-reorder``), so the longest start at once and
     the short ones fill the workers' ends, instead of a long test collected last running
     alone at the end; within a unit the tests keep the order they were written in."""
     if not DURATIONS.exists():
@@ -97,7 +98,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         group = item.get_closest_marker("xdist_group")
-        key = f"@{group.args[0] if group.args else group.kwargs['name']}" if group else item.nodeid
+        if group is not None:
+            key = f"@{group.args[0] if group.args else group.kwargs['name']}"
+        else:
+            key = item.nodeid.split("::", 1)[0]
         units.setdefault(key, []).append(item)
     cost = {
         key: sum(took.get(_plain_id(item.nodeid), UNMEASURED_SECONDS) for item in members)

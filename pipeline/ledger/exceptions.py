@@ -21,7 +21,6 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pipeline.ledger.connection import connection_of
-from pipeline.ledger.round_dealers import round_dealers
 
 if TYPE_CHECKING:
     from pipeline.ledger.connection import Source
@@ -368,6 +367,10 @@ def day_rows(ledger: Ledger, day: date) -> Question:
     relief dealer included: :mod:`pipeline.ledger.round_dealers`; else the table-day's),
     first evidence time (else the round's start) and the rest of its row; most severe
     first."""
+    # here, not at the top: the replay's findings import this module, and the small commands
+    # import those without DuckDB (tests/test_cli_startup.py)
+    from pipeline.ledger.round_dealers import round_dealers
+
     dealers_cte, dealers_params = round_dealers(ledger, day)
     return Question(
         f"""

@@ -53,7 +53,8 @@ def close(ledger: Ledger, day: date, out: Path) -> None:
 def two_days(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A ledger with two closed days, each day's reports in its own folder, and a copy of
     the ledger and reports taken after the first close (a backup)."""
-    directory = tmp_path_factory.mktemp("two-days")
+    directory = tmp_path_factory.mktemp("two-days") / "record"  # its backup beside it
+    directory.mkdir()
     with Ledger(directory / LEDGER) as ledger:
         for day in DAYS:
             ingest_paths(ledger, emulate(directory, day), DEFAULT_CATALOG)
