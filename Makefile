@@ -63,7 +63,7 @@ test: $(VENV)/.installed-dev
 	echo "== ruff check"; $(BIN)/ruff check --quiet --output-format concise . || status=1; \
 	echo "== ruff format --check"; $(BIN)/ruff format --check --output-format concise . || status=1; \
 	echo "== mypy"; $(BIN)/mypy || status=1; \
-	echo "== pytest"; $(BIN)/pytest -q -n auto --dist loadgroup --no-loadscope-reorder || status=1; \
+	echo "== pytest"; $(BIN)/pytest -q -n auto --dist loadgroup || status=1; \
 	exit $$status
 
 bench: $(VENV)/.installed
