@@ -422,12 +422,7 @@ def close_gaming_day(
         closed.chain_sha256[:16],
     )
     if closed.compaction_failed:
-        get_run_logger().warning(
-            "closed %s, but the ledger file was not compacted: %s; readers copy its free "
-            "space until a later close compacts it: check the disk and the ledger's directory",
-            gaming_date,
-            closed.compaction_failed,
-        )
+        get_run_logger().warning("closed %s, but %s", gaming_date, closed.compaction_failed)
     publish_close(closed)
     return final(closed_state(closed, closed))
 

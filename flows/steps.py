@@ -289,8 +289,8 @@ class CloseSummary:
     quality: QualitySummary | None = None
     """The validation the close relied on, when the close flow ran it."""
     compaction_failed: str | None = None
-    """Why the ledger file was not compacted after the close, when its copy went wrong (the
-    day is closed either way: readers copy its free space until a later close compacts it)."""
+    """What its operator is told when the ledger file's compaction after the close went wrong
+    (:attr:`pipeline.ledger.working_store.Compaction.notice`); the day is closed either way."""
 
 
 def reopen_day(
@@ -375,9 +375,7 @@ def close_day(
         )
 
     closed = with_ledger(db, close)
-    compacted = compact(db)  # the day's rows left the file: readers copy open days only
-    if compacted.failed:
-        closed.compaction_failed = compacted.skipped
+    closed.compaction_failed = compact(db).notice  # the day's rows left the file
     return closed
 
 

@@ -376,6 +376,17 @@ class Compaction:
     skipped: str | None = None
     failed: bool = False
 
+    @property
+    def notice(self) -> str | None:
+        """What the operator of a close is told when the copy went wrong (``failed``): the
+        close command prints it, the close flow logs it; ``None`` otherwise."""
+        if not self.failed:
+            return None
+        return (
+            f"the ledger file was not compacted: {self.skipped}. Readers copy its free space "
+            "until a later close compacts it; check the disk and the ledger's directory"
+        )
+
 
 _ALONE: dict[str, str | bool | int | float | list[str]] = {"checkpoint_threshold": "1GB"}
 """The configuration :func:`compact` opens the ledger with: any setting other connections do
