@@ -212,34 +212,26 @@ def until(b: Any, title: str) -> None:
     b.wait_for(title, timeout=120, poll=0.1)
 
 
-def fresh_first_load(url: str, title: str) -> float:
-    """Seconds from asking a fresh Chromium (its own new profile) for ``url`` until the page
-    titled ``title`` has run and painted; the browser's own start is not counted."""
+def first_load(url: str, title: str, *, returning: bool = False) -> float:
+    """Seconds from asking a Chromium of its own (a new profile) for ``url`` until the page
+    titled ``title`` has run and painted; the browser's own start is not counted.
+
+    ``returning``: a browser that has opened the page before (on an earlier shift) opens it
+    in a new session: its hashed scripts come from the browser's cache, as Streamlit marks
+    them immutable; the page's run, its data and its drawing are all new."""
     from _chromium import chromium
 
     with chromium() as b:
-        started = time.perf_counter()
-        b.navigate(url)
-        until(b, title)
-        return time.perf_counter() - started
-
-
-def returning_first_load(url: str, title: str) -> float:
-    """Seconds from asking for ``url`` in a new session of a browser that has opened it
-    before (on an earlier shift) until the page titled ``title`` has run and painted: its
-    hashed scripts come from the browser's cache, as Streamlit marks them immutable; the
-    page's run, its data and its drawing are all new."""
-    from _chromium import chromium
-
-    with chromium() as b:
-        b.navigate(url)
-        until(b, title)
-        b.navigate("about:blank")  # leaving the page ends its session
-        while b.heading():
-            time.sleep(0.02)
-        # and whatever that session's last run still does ends too: a person comes back the
-        # next shift, not at once (the statistics page's second run went on for about 0.5 s)
-        time.sleep(RETURN_AFTER_SECONDS)
+        if returning:
+            b.navigate(url)
+            until(b, title)
+            b.navigate("about:blank")  # leaving the page ends its session
+            while b.heading():
+                time.sleep(0.02)
+            # and whatever that session's last run still does ends too: a person comes back
+            # the next shift, not at once (the statistics page's second run went on for
+            # about 0.5 s)
+            time.sleep(RETURN_AFTER_SECONDS)
         started = time.perf_counter()
         b.navigate(url)
         until(b, title)
@@ -255,18 +247,18 @@ def browser(db: Path, repeat: int, pages: tuple[Page, ...]) -> dict[str, Any] | 
         return f"skipped: {CHROMIUM} not found (apt-get install -y chromium)"
     out: dict[str, Any] = {}
     with running_dashboard(db, free_port(), script=TEXT_PAGE) as base:
-        fresh_first_load(base, TEXT_TITLE)  # the server's own first run is not the page's
-        text_s = statistics.median(fresh_first_load(base, TEXT_TITLE) for _ in range(3))
+        first_load(base, TEXT_TITLE)  # the server's own first run is not the page's
+        text_s = statistics.median(first_load(base, TEXT_TITLE) for _ in range(3))
         text_returning_s = statistics.median(
-            returning_first_load(base, TEXT_TITLE) for _ in range(3)
+            first_load(base, TEXT_TITLE, returning=True) for _ in range(3)
         )
     out["text_page_first_load_s"] = text_s
     out["text_page_returning_load_s"] = text_returning_s
     acks = Path(os.environ["BACCARAT_ACKS"])
     with running_dashboard(db, free_port(), acks=acks) as base:
         for page, url, title in pages:
-            first = fresh_first_load(f"{base}/{url}", title)
-            returning = returning_first_load(f"{base}/{url}", title)
+            first = first_load(f"{base}/{url}", title)
+            returning = first_load(f"{base}/{url}", title, returning=True)
             out[page] = {
                 "first_load_s": first,
                 "over_text_page": first / text_s,
@@ -274,11 +266,9 @@ def browser(db: Path, repeat: int, pages: tuple[Page, ...]) -> dict[str, Any] | 
             }
         if "exception_queue" in out:
             # the root serves the queue too (a hidden twin of the page): its own first load
-            out["exception_queue"]["root_first_load_s"] = fresh_first_load(
-                f"{base}/", "Exception queue"
-            )
-            out["exception_queue"]["root_returning_load_s"] = returning_first_load(
-                f"{base}/", "Exception queue"
+            out["exception_queue"]["root_first_load_s"] = first_load(f"{base}/", "Exception queue")
+            out["exception_queue"]["root_returning_load_s"] = first_load(
+                f"{base}/", "Exception queue", returning=True
             )
         with chromium() as b:
             b.navigate(f"{base}/search")
