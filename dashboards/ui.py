@@ -396,8 +396,8 @@ def exception_queue(snap: Snapshot, day: date) -> Queue:
     """What the exception queue reads from the snapshot (:class:`Queue`), once per snapshot
     (the exceptions' query was most of the page's run, and is asked once for this page and
     the table board) whatever is acknowledged since: the page adds each exception's status
-    from the journal's acknowledgements. The warm start
-    (:mod:`dashboards.warm`) asks first, for the page a fresh server's first visitor opens."""
+    from the journal's acknowledgements. The warm start (:mod:`dashboards.warm`) asks first,
+    for the page a fresh server's first visitor opens."""
     return _queue(snap.key, str(snap.path), day)
 
 

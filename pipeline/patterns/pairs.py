@@ -34,9 +34,9 @@ from the ledger over the window of gaming days
 - the seat-rounds: ``settlements`` (``table_id``, ``gaming_date``, ``round_id``, ``seat``,
   ``patron_id``), one record per distinct (``table_id``, ``round_id``, ``seat``) with a
   ``patron_id``;
-- the dealer: ``rounds.dealer_id`` names the dealer a round's RoundStarted names, else the
-  one who opened the table, with no change carried to the next round, so it is not read. The
-  round's ``RoundStarted`` event carries ``dealer_id`` when the dealer changed, null when
+- the dealer: read from the deliveries, which every stored day has (``rounds.dealer_id``
+  holds the same only for rows derived since migration 25). The round's ``RoundStarted``
+  event carries ``dealer_id`` when the dealer changed, null when
   unchanged: the stored ``RoundStarted`` deliveries, their payload's ``dealer_id``, matched
   to the round on ``table_id`` and the payload's ``round_id``. Carry the last non-null value
   forward in ``rounds.started_at`` order, starting from the dealer who opened the table,

@@ -31,7 +31,8 @@ class RoundRow:
     announced: str | None = None
     options_taken: str = ""
     dealer_id: str | None = None
-    """The dealer its RoundStarted names, else the one who opened the table for it."""
+    """The dealer its RoundStarted names, else the one the table's previous RoundStarted or
+    TableOpened named (:attr:`pipeline.replay.state.RoundState.dealer_id`)."""
 
 
 @dataclass(frozen=True)

@@ -158,7 +158,7 @@ def choose(browser: Browser, label: str, needle: str) -> None:
 def shown_in(browser: Browser, testid: str, label: str) -> str:
     """What the widget (``stSelectbox``, ``stMultiSelect``) labelled ``label`` shows: its
     text and the value of its input box; ``''`` only if the page's time is up before the
-    widget is drawn (a page's heading can be drawn before its sidebar on a loaded machine)."""
+    widget is drawn (a page's heading can be drawn before its widgets on a loaded machine)."""
     deadline = time.monotonic() + PAGE_TIMEOUT
     while True:
         found: str | None = browser.evaluate(
