@@ -233,20 +233,16 @@ def test_the_accountant_reviews_the_close(browser: Browser, tmp_path: Path) -> N
         journey.links_answer()
 
 
-PAGES = {
+CHARTED_PAGES = {
     "exceptions": "Exception queue",
-    "tables": "Table board",
-    "round": "Round reconstruction",
-    "roads": "Roads",
     "statistics": "Statistical alarms",
-    "slugs": "False shuffles",
     "close": "Gaming-day close",
-    "forms": "Form register",
-    "search": "Search",
     "people": "Patrons and dealers",
-    "trail": "Trail and evidence bundle",
 }
-"""Every page, by its address, and its heading."""
+"""The pages that draw a day's hours in a chart, by address and heading. Chromium draws them
+on the autumn day; every page renders both daylight-saving days through AppTest
+(``tests/e2e/test_daylight_saving.py``), and every page renders in Chromium on an ordinary day
+(``test_dashboard_browser.py``)."""
 
 
 def cli(*argv: object) -> None:
@@ -271,8 +267,8 @@ def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
     closed once: the close page serves revision 1's sealed report; reopened with a reason,
     the page says the figures are a draft again and the day's latest report is the notice
     naming the reason, revision 1's files kept; closed again, the page serves revision 2,
-    which states the reopen. Every page of the day renders on the way, without a traceback
-    (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close reports it)."""
+    which states the reopen. The pages that chart the day's hours render on the way, without a
+    traceback (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close reports it)."""
     directory = tmp_path / "ledger"
     db = ledger_copy(directory, tables=2, hours=25.0, day=AUTUMN_DAY)
     reports = directory / "reports"
@@ -283,7 +279,7 @@ def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
     reason = "count sheet of pit 2 keyed again"
     with signed_in(browser, "demo-controller", tmp_path, db=db) as (base, _):
         journey = Journey(browser, base)
-        for path, heading in PAGES.items():
+        for path, heading in CHARTED_PAGES.items():
             journey.open(f"/{path}?day={day}", heading)
             assert day in shown_in_when_drawn(browser, "stSelectbox", "Gaming day", day), path
         text = journey.open(f"/close?day={day}&tab=downloads", "Closed ", "Day report (HTML)")
