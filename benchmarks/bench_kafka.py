@@ -669,7 +669,8 @@ def main() -> int:
         args.tables = args.latency_tables = 1
         args.hours = args.latency_hours = 0.5
         args.batches = args.latency_max_batch = "500"
-        args.group_workers, args.group_max_batch, args.group_repeats = "1,2", 500, 1
+        # one group of two runs every step of the scaling's (a second size only times it)
+        args.group_workers, args.group_max_batch, args.group_repeats = "2", 500, 1
         args.rate, args.latency_attempts = 500.0, 1
     batches = [int(b) for b in args.batches.split(",") if b.strip()]
     group_workers = [int(w) for w in args.group_workers.split(",") if w.strip()]

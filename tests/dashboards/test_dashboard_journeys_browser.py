@@ -267,8 +267,9 @@ def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
     closed once: the close page serves revision 1's sealed report; reopened with a reason,
     the page says the figures are a draft again and the day's latest report is the notice
     naming the reason, revision 1's files kept; closed again, the page serves revision 2,
-    which states the reopen. The pages that chart the day's hours render on the way, without a
-    traceback (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close reports it)."""
+    which states the reopen. The pages that chart the day's hours render on the way, without
+    a traceback (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close
+    reports it)."""
     directory = tmp_path / "ledger"
     db = ledger_copy(directory, tables=2, hours=25.0, day=AUTUMN_DAY)
     reports = directory / "reports"
