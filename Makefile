@@ -58,9 +58,9 @@ shell: $(VENV)/.installed
 	@PATH="$(abspath $(BIN)):$$PATH" VIRTUAL_ENV="$(abspath $(VENV))" $(SHELL) -i
 
 # pytest runs three workers for every two cores: the broker, browser and subprocess tests
-# spend much of their time waiting on other processes, which left two cores idle about a
-# fifth of a run with one worker each (the whole suite on 2 cores: 26 min 11 s with 2
-# workers, 21 min 25 s with 3, one after the other).
+# spend much of their time waiting on other processes, which left two cores with a worker
+# each idle 20 % of the dashboard tests' run and 43 % of the stream tests' (the whole suite
+# on 2 cores: 26 min 11 s with 2 workers, 21 min 25 s with 3, one after the other).
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n * 3 / 2 > 2 ? n * 3 / 2 : 2 )))
 
 # Runs every check even when an earlier one fails, then fails if any did. mypy (one core,

@@ -239,10 +239,11 @@ CHARTED_PAGES = {
     "close": "Gaming-day close",
     "people": "Patrons and dealers",
 }
-"""The pages that draw a day's hours in a chart, by address and heading. Chromium draws them
-on the autumn day; every page renders both daylight-saving days through AppTest
-(``tests/e2e/test_daylight_saving.py``), and every page renders in Chromium on an ordinary day
-(``test_dashboard_browser.py``)."""
+"""The pages that draw charts, by address and heading: the queue's exceptions by hour and a
+patron's play, both in the casino's time zone, and the hold bands of the statistics and the
+close. Chromium draws them on the autumn day; every page renders both daylight-saving days
+through AppTest (``tests/e2e/test_daylight_saving.py``), and every page renders in Chromium on
+an ordinary day (``test_dashboard_browser.py``)."""
 
 
 def cli(*argv: object) -> None:
@@ -267,8 +268,8 @@ def test_the_accountant_closes_reopens_and_closes_the_autumn_day_again(
     closed once: the close page serves revision 1's sealed report; reopened with a reason,
     the page says the figures are a draft again and the day's latest report is the notice
     naming the reason, revision 1's files kept; closed again, the page serves revision 2,
-    which states the reopen. The pages that chart the day's hours render on the way, without
-    a traceback (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close
+    which states the reopen. The pages that draw charts render on the way, without a
+    traceback (N.J.A.C. 19:47-3.3(c)3vii: the day's win, per table and pit, as its close
     reports it)."""
     directory = tmp_path / "ledger"
     db = ledger_copy(directory, tables=2, hours=25.0, day=AUTUMN_DAY)
