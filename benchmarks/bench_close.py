@@ -11,10 +11,15 @@ With ``--workers`` the replay runs once per worker count (the counts alternating
 count's replay feeding the close), each into its own fresh ledger. Each replay reports its
 wall time and where its CPU went: the worker processes (decoding and replaying files: the
 part more cores share) and the main process (the ledger's single writer and the pattern
-stage: serial). From the run with the most workers the serial steps (writer, pattern stage,
-close) are projected linearly to 500 tables, and the day's wall time to 8 and 16 cores as
-the serial steps plus the workers' CPU shared by the cores (the writer overlaps the decoding,
-so this is an upper bound).
+stage). The pattern stage and the close each run in one process, but not on one core:
+DuckDB's statements and the archive's compression spread over the machine's. So a copy of
+the replayed ledger runs them again pinned to one core (``sched_setaffinity``), and by
+Amdahl's law each step's time on one core and on all of them give the share that runs in
+parallel. From the run with the most workers the steps are projected linearly to 500
+tables: the writer (one DuckDB thread, the same on any machine), and the pattern stage and
+the close on 2, 8 and 16 cores (their one-core share, plus the rest shared by the cores).
+The day's wall time on those cores adds the workers' CPU shared by the cores, or the
+writer where it is longer (the writer overlaps the decoding, so this is an upper bound).
 
 For each size the day is emulated to Avro files once, then two child processes run one
 after the other, each measured on its own (wall time, peak RSS): the replay
@@ -36,12 +41,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import demo_installation, save
+
+from pipeline.config.installation import INSTALLATION_ENV
 
 DAY = date(2026, 11, 24)
 ACCEPTED = "benchmark: an emulated day's own quality failures are measured, not judged"
@@ -88,28 +96,76 @@ def _replay(files: Path, db: Path, workers: Path) -> dict[str, Any]:
     }
 
 
+CORES = (2, 8, 16)
+"""The machines a 500-table day is projected to."""
+
+
+def amdahl(one_core_s: float, all_cores_s: float, cores: int) -> dict[str, Any]:
+    """A step measured on one core and on ``cores``: the share of it that ran in parallel
+    (Amdahl's law, within 0 and 1: a noisy pair can say a little more or less) and the seconds
+    that stay on one core whatever the machine."""
+    if cores < 2 or one_core_s <= 0:
+        parallel = 0.0
+    else:
+        parallel = min(1.0, max(0.0, (1 - all_cores_s / one_core_s) / (1 - 1 / cores)))
+    return {
+        "one_core_s": one_core_s,
+        "all_cores_s": all_cores_s,
+        "cores": cores,
+        "parallel_share": parallel,
+        "serial_s": one_core_s * (1 - parallel),
+    }
+
+
+def _on_cores(step: dict[str, Any], scale: float) -> dict[str, float]:
+    """A step's seconds at ``scale`` times the events on each of :data:`CORES` cores."""
+    return {
+        str(cores): scale * (step["serial_s"] + step["one_core_s"] * step["parallel_share"] / cores)
+        for cores in CORES
+    }
+
+
 def _projection(run: dict[str, Any], tables: int) -> dict[str, Any]:
-    """The serial steps and the day's wall time at 500 tables, linear in the tables from the
-    replay with the most workers (its main process did only the serial writing)."""
+    """Each step and the day's wall time at 500 tables, linear in the tables from the replay
+    with the most workers (its main process did only the writing and the pattern stage) and
+    the steps' one-core runs."""
     scale = 500 / tables
     replay = max(run["replays"], key=lambda r: r["workers"])
-    serial = {
-        "writer_s": replay["load_main_cpu_s"] * scale,
-        "patterns_s": replay["patterns_seconds"] * scale,
-        "close_s": run["close"]["seconds"] * scale,
-    }
+    writer_s = replay["load_main_cpu_s"] * scale
+    steps = {"patterns": run["amdahl"]["patterns"], "close": run["amdahl"]["close"]}
+    walls = {name: _on_cores(step, scale) for name, step in steps.items()}
     shared = replay["workers_cpu_s"] * scale
+    longest = {str(c): max(writer_s, *(w[str(c)] for w in walls.values())) for c in CORES}
     return {
         "tables": 500,
-        "serial": serial,
-        "longest_serial_step_s": max(serial.values()),
+        "writer_s": writer_s,
+        "steps_s": walls,
+        "serial_s": {name: step["serial_s"] * scale for name, step in steps.items()},
+        "longest_step_s": longest,
         "day_wall_s": {
-            str(cores): max(serial["writer_s"], shared / cores)
-            + serial["patterns_s"]
-            + serial["close_s"]
-            for cores in (2, 8, 16)
+            str(c): max(writer_s, shared / c) + walls["patterns"][str(c)] + walls["close"][str(c)]
+            for c in CORES
         },
     }
+
+
+def _one_core() -> None:
+    """Pin this process (and the threads it starts) to one of the cores it may use."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def _patterns(db: Path) -> dict[str, Any]:
+    """The pattern stage of the day, again, on a replayed ledger (it replaces the day's
+    pattern exceptions with the same ones)."""
+    from pipeline.config.catalog import load_catalog
+    from pipeline.ledger.store import Ledger
+    from pipeline.patterns.stage import find_patterns
+
+    catalog = load_catalog()
+    started = time.perf_counter()
+    with Ledger(db) as ledger:
+        find_patterns(ledger, DAY, catalog.patterns, catalog)
+    return {"seconds": time.perf_counter() - started}
 
 
 def _close(db: Path, out: Path) -> dict[str, Any]:
@@ -143,13 +199,20 @@ def _close(db: Path, out: Path) -> dict[str, Any]:
     }
 
 
-def _child(step: str, *args: Path) -> dict[str, Any]:
-    """Run one step in a fresh interpreter (imports and memory counted from zero)."""
+def _child(step: str, *args: Path, one_core: bool = False) -> dict[str, Any]:
+    """Run one step in a fresh interpreter (imports and memory counted from zero), on one
+    core if asked. A close runs in an installation of its own: the witness refuses a second
+    close of a copy of the same ledger as a fork of its record."""
+    environment = dict(os.environ)
+    if step == "close":
+        environment.pop(INSTALLATION_ENV, None)
+    pinned = ["--one-core"] if one_core else []
     done = subprocess.run(
-        [sys.executable, __file__, "--child", step, *map(str, args)],
+        [sys.executable, __file__, *pinned, "--child", step, *map(str, args)],
         check=True,
         stdout=subprocess.PIPE,  # a failing step's traceback goes to stderr as it is
         text=True,
+        env=environment,
     )
     measured: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return measured
@@ -187,6 +250,18 @@ def measure(
         run["replay_close_wall_ratio"] = (most["seconds"] + close["seconds"]) / (
             one["seconds"] + close["seconds"]
         )
+        pinned = work / f"pinned-{tables}.duckdb"
+        shutil.copyfile(work / f"ledger-{tables}-{max(workers)}.duckdb", pinned)
+        # both runs of the stage in a fresh process of their own (the replay's includes its
+        # first imports)
+        patterns_all = _child("patterns", pinned)
+        patterns_one = _child("patterns", pinned, one_core=True)
+        close_one = _child("close", pinned, work / f"reports-pinned-{tables}", one_core=True)
+        cores = len(os.sched_getaffinity(0))
+        run["amdahl"] = {
+            "patterns": amdahl(patterns_one["seconds"], patterns_all["seconds"], cores),
+            "close": amdahl(close_one["seconds"], close["seconds"], cores),
+        }
         run["at_500_tables"] = _projection(run, tables)
     return run
 
@@ -197,15 +272,24 @@ def _workers_summary(run: dict[str, Any]) -> str:
         f"writer {r['load_main_cpu_s']:.2f} s, patterns {r['patterns_seconds']:.2f} s)"
         for r in run["replays"]
     )
+    shares = ", ".join(
+        f"{name} {step['one_core_s']:.2f} s on one core, {step['all_cores_s']:.2f} s on "
+        f"{step['cores']} ({step['parallel_share']:.0%} in parallel)"
+        for name, step in run["amdahl"].items()
+    )
     at_500 = run["at_500_tables"]
-    serial = at_500["serial"]
-    walls = ", ".join(f"{cores} cores {s:.0f} s" for cores, s in at_500["day_wall_s"].items())
+    steps = "; ".join(
+        f"{cores} cores: patterns {at_500['steps_s']['patterns'][str(cores)]:.0f} s, close "
+        f"{at_500['steps_s']['close'][str(cores)]:.0f} s, the day "
+        f"{at_500['day_wall_s'][str(cores)]:.0f} s"
+        for cores in CORES
+    )
     return (
         f"  replay: {replays}\n"
         f"  replay+close wall, most workers against fewest: {run['replay_close_wall_ratio']:.2f}\n"
-        f"  at 500 tables: writer {serial['writer_s']:.0f} s, patterns "
-        f"{serial['patterns_s']:.0f} s, close {serial['close_s']:.0f} s (longest serial step "
-        f"{at_500['longest_serial_step_s']:.0f} s, target <= 180); the day: {walls}"
+        f"  steps: {shares}\n"
+        f"  at 500 tables: writer {at_500['writer_s']:.0f} s on any machine; {steps}; longest "
+        f"step {at_500['longest_step_s']['16']:.0f} s on 16 cores, target <= 180"
     )
 
 
@@ -230,10 +314,18 @@ def main() -> int:
         "--save-as", default="close", help="results file name (e.g. close-main for a baseline)"
     )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--one-core", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         step, *paths = args.child
-        run = _replay if step == "replay" else _close
+        if args.one_core:
+            _one_core()
+        steps: dict[str, Callable[..., dict[str, Any]]] = {
+            "replay": _replay,
+            "patterns": _patterns,
+            "close": _close,
+        }
+        run = steps[step]
         measured = run(*map(Path, paths))
         print(json.dumps({**measured, "peak_rss_mb": _peak_rss_mb()}))
         return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -28,6 +29,7 @@ from pipeline.ledger.archive import (
     TABLE_PROPERTIES,
     ArchiveError,
     ArchiveManifest,
+    RowGroupEncoders,
     archive_columns,
     archive_day,
     archive_problems,
@@ -559,3 +561,60 @@ def test_a_day_larger_than_a_row_group_is_one_data_file_of_several_row_groups(
     assert parquet.num_rows == file.records == deliveries.rows
     archived_rows = read_day(open_archive(path), "deliveries", DAY)
     assert canonical(archived_rows) == canonical(ledger_rows(path, "deliveries"))
+
+
+def test_the_encoders_hold_no_more_row_groups_than_threads() -> None:
+    """Issue 26: the close compresses the archive's row groups on threads beside the one
+    reading the ledger; a row group handed over while every thread is busy waits, so the
+    archive's memory stays a few row groups whatever the day's size."""
+    release = threading.Event()
+    started: list[int] = []
+
+    def held(n: int) -> None:
+        started.append(n)
+        release.wait(30)
+
+    with RowGroupEncoders(2) as encoders:
+        for n in range(2):
+            encoders.submit(held, n)
+        third = threading.Thread(target=encoders.submit, args=(started.append, 2))
+        third.start()
+        third.join(0.3)
+        assert third.is_alive(), "a third row group was taken while both threads were busy"
+        release.set()
+        third.join(30)
+    assert sorted(started) == [0, 1, 2]
+
+
+def test_a_row_group_that_cannot_be_written_fails_the_close_and_seals_nothing(
+    emulated: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: a row group whose write fails on an encoder's thread (a full disk) fails the
+    close with that error; the day stays open, no snapshot or manifest names the file, and the
+    next close archives the day whole."""
+    monkeypatch.setattr("pipeline.ledger.archive.ARCHIVE_BATCH_ROWS", 64)
+    monkeypatch.setattr("pipeline.ledger.archive.ROW_GROUP_BYTES", 16 << 10)
+    writes = pq.ParquetWriter.write_table
+
+    def second_write_fails(self: pq.ParquetWriter, *args: Any, **kwargs: Any) -> None:
+        failing.append(1)
+        if len(failing) == 2:
+            raise OSError(28, "No space left on device")
+        writes(self, *args, **kwargs)
+
+    failing: list[int] = []
+    with monkeypatch.context() as patched:
+        patched.setattr(pq.ParquetWriter, "write_table", second_write_fails)
+        with pytest.raises(OSError, match="No space left"):
+            closed_ledger(emulated, tmp_path / "day", close)
+    path = tmp_path / "day" / LEDGER
+    with Ledger(path) as ledger:
+        assert seal_log(ledger) == []
+        assert ledger.con.execute("SELECT count(*) FROM archive_manifests").fetchone() == (0,)
+        close(ledger)
+        assert check(ledger).problems == []
+        manifest = the_manifest(ledger)
+    assert canonical(read_day(open_archive(path), "deliveries", DAY)) == canonical(
+        ledger_rows(path, "deliveries")
+    )
+    assert manifest.table("deliveries").rows == ledger_rows(path, "deliveries").num_rows
