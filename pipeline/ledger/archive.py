@@ -525,8 +525,10 @@ def archive_day(
         writing = []
         for table in ARCHIVED:
             iceberg = archive.writable(table)
-            rows = sealed_day_rows(ledger, table, gaming_date, sealed_at)
-            day_file = _write_day_file(open_files, encoders, iceberg, gaming_date, rows)
+            # closed whatever happens: a result left open on the ledger's connection refuses
+            # the rollback that a failed write needs
+            with sealed_day_rows(ledger, table, gaming_date, sealed_at) as rows:
+                day_file = _write_day_file(open_files, encoders, iceberg, gaming_date, rows)
             writing.append((table, iceberg, day_file))
         written_files = [(t, iceberg, f.finish()) for t, iceberg, f in writing]
     for table, iceberg, (written, count) in written_files:
@@ -571,19 +573,6 @@ def _write_day_file(
     writer holds a partitioned table's rows all at once, several times over as it converts
     them (a day's deliveries alone are 1.2 GB of Arrow at 96 tables). A write that fails
     leaves a file no snapshot lists, as a failed Iceberg write does."""
-    # released whatever happens: a result left open on the ledger's connection refuses the
-    # rollback that a failed write needs
-    with rows:
-        return _write_rows(open_files, encoders, iceberg, gaming_date, rows)
-
-
-def _write_rows(
-    open_files: ExitStack,
-    encoders: RowGroupEncoders,
-    iceberg: IcebergTable,
-    gaming_date: date,
-    rows: pa.RecordBatchReader,
-) -> _DayFile:
     schema = iceberg.schema()
     arrow_schema = schema.as_arrow()
     groups = _row_groups(batch.cast(arrow_schema) for batch in rows if batch.num_rows)
