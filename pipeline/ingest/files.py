@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from pipeline.collector import batch_collection
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events import EventCodec
 from pipeline.ingest.errors import ClosedGamingDayError, LateDelivery
@@ -72,6 +73,7 @@ class FileBatch:
     dead_letters: int
 
 
+@batch_collection()
 def read_and_replay(
     path: Path, catalog_path: Path, strict: bool = False, allow_unverified: bool = False
 ) -> FileBatch:
@@ -185,6 +187,7 @@ def _batches(
         )
 
 
+@batch_collection()
 def ingest_files(
     ledger: Ledger,
     paths: Sequence[Path],

@@ -40,6 +40,7 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
+from pipeline.collector import batch_collection
 from pipeline.config.catalog import Catalog
 from pipeline.config.patterns import PatternSettings
 from pipeline.ledger import pattern_inputs as ledger_patterns
@@ -659,6 +660,7 @@ def search_ended_shoes(
     return SlugSearch(tuple(sorted(ended)), tuple(findings))
 
 
+@batch_collection()
 def find_patterns(
     ledger: Ledger, day: date, settings: PatternSettings, catalog: Mapping[str, TableRules]
 ) -> PatternRun:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.bundle.acks import AckJournal
+from pipeline.collector import batch_collection
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.config.installation import installation
 from pipeline.config.keys import load_keyring, signer
@@ -150,6 +151,7 @@ def _refuse_empty(ledger: Ledger, gaming_date: date) -> None:
     )
 
 
+@batch_collection()
 def close_gaming_day(
     ledger: Ledger,
     gaming_date: date,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
 
+from pipeline.collector import batch_collection
 from pipeline.config.catalog import gaming_day_of, load_catalog
 from pipeline.events.model import TableEvent
 from pipeline.rules.cards import Card, Rank, Suit
@@ -209,6 +210,7 @@ def dealt_shoes(events: Sequence[TableEvent], pit: str) -> list[DealtShoe]:
     return shoes
 
 
+@batch_collection()
 def simulate(
     tables: int,
     hours: float,

@@ -74,6 +74,7 @@ from kafka import (
     TopicPartition,
 )
 
+from pipeline.collector import batch_collection
 from pipeline.config.catalog import gaming_day_of
 from pipeline.config.dashboard_links import DashboardLinks
 from pipeline.events import EventCodec, EventDecodeError, default_codec
@@ -557,6 +558,7 @@ class _Partitions:
         )  # fmt: skip
 
 
+@batch_collection()
 def run_consumer(
     settings: KafkaSettings,
     ledger: Path | str | ShardDirectory,
