@@ -71,6 +71,10 @@ class Day:
     closed: Run
 
 
+pytestmark = pytest.mark.xdist_group("operator-day")
+"""Its tests share a module fixture that costs seconds to build: on one worker, it is built once."""
+
+
 @pytest.fixture(scope="module")
 def day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Day]:
     """Two tables, two hours, every fault kind: simulated, replayed and closed through the

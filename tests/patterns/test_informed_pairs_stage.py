@@ -51,6 +51,10 @@ SEED = 11
 """One seed for every day: a colluding dealer keeps dealing to the same confederate."""
 
 
+pytestmark = pytest.mark.xdist_group("informed-pairs-days")
+"""Its tests share a module fixture that costs seconds to build: on one worker, it is built once."""
+
+
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     root = tmp_path_factory.mktemp("informed")

@@ -24,6 +24,10 @@ from tests.reports.test_seals import DAY, LEDGER, close, copy, emulate, load
 REASON = "late file from T01 <b>after</b> the count"
 
 
+pytestmark = pytest.mark.xdist_group("revised-day")
+"""Its tests share a module fixture that costs seconds to build: on one worker, it is built once."""
+
+
 @pytest.fixture(scope="module")
 def revised(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A day closed, reopened with a reason, and closed again; each step's report files

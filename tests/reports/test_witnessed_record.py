@@ -49,6 +49,10 @@ def close(ledger: Ledger, day: date, out: Path) -> None:
     )
 
 
+pytestmark = pytest.mark.xdist_group("witnessed-two-days")
+"""Its tests share a module fixture that costs seconds to build: on one worker, it is built once."""
+
+
 @pytest.fixture(scope="module")
 def two_days(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A ledger with two closed days, each day's reports in its own folder, and a copy of
