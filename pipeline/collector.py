@@ -12,12 +12,14 @@ Measured on one emulated 6-table, 24-hour day (254,000 events, one process), col
 :func:`batch_collection` raises only the young generation's threshold, for the span of the
 work. Cycles still die, only up to 10,000 allocations later, so memory does not grow with
 it. It can be nested and entered from several threads at once: the first to enter sets the
-pace and the last to leave puts back what it found.
+pace and the last to leave puts back what it found. A forked child (the replay's worker
+processes) keeps the pace its parent had and can enter its own batches.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +31,16 @@ default is 700)."""
 _lock = threading.Lock()
 _holders = 0
 _found: tuple[int, int, int] = gc.get_threshold()
+
+
+def _fresh_lock_in_child() -> None:
+    """A process forked while another thread held the lock (the replay's workers fork from
+    a batch) would wait for it forever: the child gets its own."""
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 
 @contextmanager
