@@ -71,7 +71,7 @@ PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n * 3 / 2
 # tests: 170 s of CPU without, 148 s with).
 test: $(VENV)/.installed-dev
 	@status=0; \
-	$(VPY) -m compileall -q pipeline dashboards flows tests benchmarks >/dev/null || status=1; \
+	$(VPY) -m compileall -q pipeline dashboards flows tests benchmarks || status=1; \
 	echo "== ruff check"; $(BIN)/ruff check --quiet --output-format concise . || status=1; \
 	echo "== ruff format --check"; $(BIN)/ruff format --check --output-format concise . || status=1; \
 	mypy_log=$$(mktemp); $(BIN)/mypy >"$$mypy_log" 2>&1 & mypy=$$!; \

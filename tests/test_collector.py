@@ -4,6 +4,7 @@ batch runs, put back exactly as found however the spans overlap."""
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import threading
 import time
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from pipeline import collector
 from pipeline.collector import YOUNG_PASS_EVERY, batch_collection
 
 
@@ -91,10 +93,6 @@ def test_a_process_that_collects_less_often_already_is_not_made_to_collect_more(
 
 
 def test_a_child_forked_while_another_thread_holds_the_lock_can_enter_a_batch() -> None:
-    import os
-
-    from pipeline import collector
-
     with collector._lock:  # as if another thread were entering a batch at the fork
         pid = os.fork()
         if pid == 0:  # the child: enter and leave a batch, then report

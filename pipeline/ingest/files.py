@@ -73,7 +73,6 @@ class FileBatch:
     dead_letters: int
 
 
-@batch_collection()
 def read_and_replay(
     path: Path, catalog_path: Path, strict: bool = False, allow_unverified: bool = False
 ) -> FileBatch:
