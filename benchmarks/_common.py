@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
+import shutil
 import statistics
 import tempfile
 import time
@@ -27,9 +29,18 @@ def demo_installation() -> Path:
     given = os.environ.get(INSTALLATION_ENV, "").strip()
     if given:
         return Path(given)
-    root = Path(tempfile.mkdtemp(prefix="bench-installation-")) / "installation"
+    root = scratch_folder("bench-installation-") / "installation"
     os.environ[INSTALLATION_ENV] = str(init_demo_installation(root).root)
     return root
+
+
+def scratch_folder(prefix: str) -> Path:
+    """A new temporary folder, removed with what is in it when the benchmark's process exits:
+    the test suite runs every benchmark's smoke mode on each run, and a benchmark run by hand
+    is run many times."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[list[float], Any]:

@@ -44,7 +44,6 @@ import multiprocessing as mp
 import os
 import pickle
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -59,7 +58,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "dashboards"))  # Chromium
-from _common import demo_installation, save
+from _common import demo_installation, save, scratch_folder
 from bench_kafka import dist, interleave, paced_producer
 
 from pipeline.config.catalog import load_catalog
@@ -412,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.smoke:
         args.rate, args.seconds, args.tables, args.no_browser = 500.0, 8.0, 3, True
-    work = Path(tempfile.mkdtemp(prefix="bench-alert-latency-"))
+    work = scratch_folder("bench-alert-latency-")
     result = run(args, work)
     result["command"] = "python benchmarks/bench_alert_latency.py" + (
         " --smoke" if args.smoke else " --no-feed" if args.no_feed else ""

@@ -41,7 +41,6 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import date
@@ -53,7 +52,7 @@ for path in (ROOT, ROOT / "benchmarks", ROOT / "tests" / "dashboards"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from _common import SMOKE_HELP, demo_installation, save, summary, timed  # noqa: E402
+from _common import SMOKE_HELP, demo_installation, save, scratch_folder, summary, timed  # noqa: E402
 
 from dashboards import alarms, profiles  # noqa: E402
 from dashboards import queries as q  # noqa: E402
@@ -314,7 +313,7 @@ def main() -> int:
         args.tables, args.hours, args.repeat, args.no_browser = 1, 1.0, 1, True
 
     load_at_start = os.getloadavg()[0]  # the machine is shared: how busy it was is part of it
-    work = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
+    work = scratch_folder("bench-dashboard-")
     setup_s = None
     if args.db:
         db = args.db

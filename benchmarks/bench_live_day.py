@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SMOKE_HELP, save
+from _common import SMOKE_HELP, save, scratch_folder
 
 from pipeline.config.catalog import load_catalog
 from pipeline.ingest.live import LiveTableDays
@@ -70,7 +69,7 @@ def main() -> int:
     )
     deliveries = [Delivery("kafka:table-events:0", i, e, i) for i, e in enumerate(stream)]
     batches = [deliveries[i : i + args.batch] for i in range(0, len(deliveries), args.batch)]
-    work = Path(tempfile.mkdtemp(prefix="bench-live-day-"))
+    work = scratch_folder("bench-live-day-")
     live = LiveTableDays(catalog)
     kept = run(batches, work / "live.duckdb", live)
     reread = run(batches, work / "reread.duckdb", None)
