@@ -309,17 +309,6 @@ PAYLOAD_COLUMN = "fields_json"
 checks."""
 
 
-@contextmanager
-def frames_memory(ledger: Ledger, limit: str) -> Iterator[None]:
-    """DuckDB's memory held to ``limit`` while a day's frames are built and counted (beyond it
-    DuckDB spills them to its temporary directory), then the connection's usual limit."""
-    ledger.con.execute(f"SET memory_limit = '{limit}'")
-    try:
-        yield
-    finally:  # as the ingest does: the ledger sets no limit of its own
-        ledger.con.execute("RESET memory_limit")
-
-
 def table_days(
     ledger: Ledger,
     gaming_date: date,
@@ -551,7 +540,8 @@ FRAME_BATCH = 1_000_000
 """Deliveries the deliveries frame is built from at a time, in whole sources (a table's day
 is one file or partition). Built in one statement, a 192-table day's frame (8.0M deliveries)
 spilled 6 GB through DuckDB's temporary files within :data:`~pipeline.quality.run.
-FRAMES_MEMORY` (:func:`frames_memory`) and took 19 s, three times a 96-table day's."""
+FRAMES_MEMORY` (:meth:`~pipeline.ledger.store.Ledger.memory_held_to`) and took 19 s, three
+times a 96-table day's."""
 
 _SOURCES = "quality_sources"
 _HELD_TWICE = "quality_held_twice"

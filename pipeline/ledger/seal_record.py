@@ -527,8 +527,7 @@ def seal_rows(
     within :data:`SEAL_MEMORY`: only the sorted digests stream through Python, to be hashed
     again."""
     con = ledger.con
-    con.execute(f"SET memory_limit = '{SEAL_MEMORY}'")
-    try:
+    with ledger.memory_held_to(SEAL_MEMORY):
         digests = stored_table(con, "close_digests")  # the file's: a draft day's
         con.execute(f"DELETE FROM {digests} WHERE gaming_date = ?", [gaming_date])
         # one statement for every table: DuckDB keeps both cores busy across the small
@@ -541,8 +540,6 @@ def seal_rows(
         )
         con.execute(sql, day_scope(sql, gaming_date, sealed_at))
         return {table: kept_digest(ledger, table, gaming_date) for table in SEALED_TABLES}
-    finally:
-        con.execute("RESET memory_limit")  # as the quality gate does: the ledger sets none
 
 
 def _as_recorded(

@@ -404,6 +404,27 @@ class Ledger:
         with suppress(duckdb.TransactionException):
             self.con.execute("CHECKPOINT")
 
+    @contextmanager
+    def memory_held_to(self, limit: str) -> Iterator[None]:
+        """DuckDB's memory held to ``limit`` (``"384MB"``) for a step that reads a whole day
+        (the quality gate's frames, the seal's digests, the archive): beyond it DuckDB lets
+        go of the table blocks it read and spills what it builds to its temporary directory.
+        The ledger sets no limit of its own, and DuckDB's default (80 % of the machine's
+        memory) keeps every block a step reads: a 96-table close held 500 MB of them after
+        its archive. DuckDB's default again after the step.
+
+        A step that fails inside a transaction leaves the limit set until the next step sets
+        its own: DuckDB refuses every statement, ``RESET`` too, in a transaction an error
+        aborted, and the step's error is the one to report."""
+        self.con.execute(f"SET memory_limit = '{limit}'")
+        try:
+            yield
+        except BaseException:
+            with suppress(duckdb.TransactionException):
+                self.con.execute("RESET memory_limit")
+            raise
+        self.con.execute("RESET memory_limit")
+
     def checkpoint_per_batches(self) -> None:
         """Checkpoint per :data:`LOG_PER_CHECKPOINT` of log rather than DuckDB's 16 MB, for a
         writer of many batches (a load of files, the stream): each checkpoint recompresses

@@ -31,7 +31,6 @@ from pipeline.events import default_codec
 from pipeline.ledger.quality_frames import (
     Frames,
     event_contract,
-    frames_memory,
     ledger_frames,
     raw_event_frames,
     table_days,
@@ -252,7 +251,7 @@ def validate_day(
     # DuckDB releases the GIL while it builds the frames: GX imports on the other core
     gx_loaded = threading.Thread(target=_import_suites, name="import-gx", daemon=True)
     gx_loaded.start()
-    with frames_memory(ledger, FRAMES_MEMORY):
+    with ledger.memory_held_to(FRAMES_MEMORY):
         raw = derived = None
         try:
             raw = raw_event_frames(ledger, gaming_date, contract, tables)

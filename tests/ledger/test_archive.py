@@ -40,6 +40,7 @@ from pipeline.ledger.archive import (
     partition_spec,
     read_day,
     recorded_manifest,
+    sealed_day_rows,
     unarchived_seals,
 )
 from pipeline.ledger.seal_record import seal_log
@@ -561,6 +562,39 @@ def test_a_day_larger_than_a_row_group_is_one_data_file_of_several_row_groups(
     assert parquet.num_rows == file.records == deliveries.rows
     archived_rows = read_day(open_archive(path), "deliveries", DAY)
     assert canonical(archived_rows) == canonical(ledger_rows(path, "deliveries"))
+
+
+def test_the_archive_reads_the_ledger_within_its_memory_and_leaves_the_usual_limit(
+    emulated: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13's bound at the close: DuckDB reads each sealed table for the archive held to
+    :data:`ARCHIVE_MEMORY` (its default kept every block read, 500 MB of a 96-table day's),
+    squeezed here to a few megabytes, and the connection has its usual limit after the
+    close."""
+    monkeypatch.setattr("pipeline.ledger.archive.ARCHIVE_MEMORY", "8MB")
+    limits: list[str] = []
+
+    def limit(ledger: Ledger) -> str:
+        ((setting,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        return str(setting)
+
+    def read_recording_the_limit(ledger: Ledger, *args: Any) -> pa.RecordBatchReader:
+        limits.append(limit(ledger))
+        return sealed_day_rows(ledger, *args)
+
+    def close_between_limits(ledger: Ledger) -> None:
+        limits.append(limit(ledger))
+        close(ledger)
+        limits.append(limit(ledger))
+
+    monkeypatch.setattr("pipeline.ledger.archive.sealed_day_rows", read_recording_the_limit)
+    path = closed_ledger(emulated, tmp_path / "day", close_between_limits)
+    usual, *while_archiving, after = limits
+    assert len(while_archiving) == len(ARCHIVED)
+    assert set(while_archiving) == {"7.6 MiB"}  # DuckDB's name for 8 MB
+    assert after == usual != "7.6 MiB"
+    with Ledger(path) as ledger:
+        assert check(ledger).problems == []
 
 
 def test_the_encoders_hold_no_more_row_groups_than_threads() -> None:

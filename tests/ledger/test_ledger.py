@@ -328,3 +328,24 @@ def test_migration_6_rekeys_the_deliveries_of_an_existing_ledger(tmp_path: Path)
         assert ledger.con.execute(
             "SELECT source, position, resolved_at, resolved_by FROM dead_letters"
         ).fetchall() == [("T01.avro", 99, None, None)]
+
+
+def test_a_step_held_to_a_memory_limit_that_fails_in_a_transaction_reports_its_own_error(
+    tmp_path: Path,
+) -> None:
+    """DuckDB refuses every statement in a transaction an error aborted, the reset of the
+    memory limit too: the step's own error is the one raised, not DuckDB's refusal, and the
+    next step's limit is its own."""
+    with Ledger(tmp_path / "ledger.duckdb") as ledger:
+        ledger.con.execute("CREATE TEMP TABLE once (x INTEGER PRIMARY KEY)")
+        with (
+            pytest.raises(duckdb.ConstraintException, match="duplicate key"),
+            ledger.transaction(),
+            ledger.memory_held_to("64MB"),
+        ):
+            ledger.con.execute("INSERT INTO once VALUES (1), (1)")
+        with ledger.memory_held_to("32MB"):
+            ((held,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        ((after,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+    assert held == "30.5 MiB"
+    assert after not in {held, "61.0 MiB"}
