@@ -18,7 +18,7 @@ docstring gives.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
 
@@ -409,22 +409,51 @@ def tables_in_pits_of(ledger: Ledger, first: date, day: date, tables: Sequence[s
 
 
 # ---------------------------------------------------------------------- informed betting
-def scored_wagers(
+ScoredWager = tuple[str, str, str, int, str, int, str, tuple[str, ...], str, int]
+"""A row of :func:`scored_wagers_by_table`: ``(table_id, round_id, patron_id, seat, wager,
+stake_cents, expected_result, source_event_ids, rules_id, started_at)``."""
+
+SCORED_BATCH_ROWS = 8_192
+"""Scored wagers read from the ledger at a time (:func:`scored_wagers_by_table`), each
+batch's columns turned into Python objects at once: 65,536 rows at a time added 60 MB to a
+24-table day's search."""
+
+
+def scored_wagers_by_table(
     ledger: Ledger, day: date, wagers: Sequence[str]
-) -> list[tuple[str, str, str, int, str, int, str, tuple[str, ...], str, int]]:
+) -> Iterator[list[ScoredWager]]:
     """The day's settled wagers with a patron, of ``wagers``, with the result the cards gave
-    them, the rules their table played and when their round started: ``(table_id, round_id,
-    patron_id, seat, wager, stake_cents, expected_result, source_event_ids, rules_id,
-    started_at)``."""
-    # read through Arrow as columns: a day's tens of thousands of rows as DuckDB's tuples
-    # cost more than the query
-    rows = ledger.con.sql(_SETTLED, params={"day": day, "wagers": sorted(wagers)}).to_arrow_table()
-    return [
-        (t, r, p, int(seat), w, int(stake), result, tuple(events or ()), rules_id, int(at))
-        for t, r, p, seat, w, stake, result, events, rules_id, at in zip(
-            *(rows.column(n).to_pylist() for n in rows.column_names), strict=True
-        )
-    ]
+    them, the rules their table played and when their round started (:data:`ScoredWager`),
+    one table's at a time in table order: a day's are 300,000 at 24 tables, and held all at
+    once as rows they raised the pattern stage's peak by 300 MB (by 1.2 GB at 96 tables).
+    The ledger's connection runs nothing else until the last table's are read."""
+    params = {"day": day, "wagers": sorted(wagers)}
+    # read through Arrow as columns: a day's rows as DuckDB's tuples cost more than the query
+    with ledger.con.sql(_SETTLED, params=params).to_arrow_reader(SCORED_BATCH_ROWS) as batches:
+        table: list[ScoredWager] = []
+        for batch in batches:
+            for t, r, p, seat, w, stake, result, events, rules_id, at in zip(
+                *(column.to_pylist() for column in batch.columns), strict=True
+            ):
+                if table and table[0][0] != t:
+                    yield table
+                    table = []
+                table.append(
+                    (
+                        t,
+                        r,
+                        p,
+                        int(seat),
+                        w,
+                        int(stake),
+                        result,
+                        tuple(events or ()),
+                        rules_id,
+                        int(at),
+                    )
+                )
+        if table:
+            yield table
 
 
 class PatronWindow(NamedTuple):

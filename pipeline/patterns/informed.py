@@ -49,7 +49,8 @@ about *any* alarm on a clean gaming day (a family-wise rate, which BH does not b
 nulls are false and guarantees only under independence or positive dependence), and the tests
 of one table share its outcomes, so they are dependent in ways BH's proof does not cover.
 Bonferroni holds under any dependence. The pipeline calls :func:`informed_betting` once per
-gaming day, so the stated rate is per gaming day.
+gaming day (:func:`informed_betting_of_tables`, a table at a time), so the stated rate is per
+gaming day.
 
 Input
 -----
@@ -213,19 +214,36 @@ def informed_betting(
 ) -> list[Finding]:
     """One finding per patron, session and side whose stakes predict wins beyond chance, at a
     family-wise false-alarm rate of ``false_alarm_rate`` over the call (one gaming day)."""
+    return informed_betting_of_tables([(records, rules_by_table_day)], false_alarm_rate)
+
+
+def informed_betting_of_tables(
+    tables: Iterable[tuple[Iterable[SettledWager], Mapping[TableDay, TableRules]]],
+    false_alarm_rate: float = DEFAULT_FALSE_ALARM_RATE,
+) -> list[Finding]:
+    """:func:`informed_betting` over a day given a table at a time (each table's wagers with
+    its rules, no table twice), with the same findings in the same order when the tables come
+    in order: it holds one table's wagers and the sessions that could alarm (a p-value at
+    most ``false_alarm_rate``, the threshold of a day of one test), not the day's wagers."""
     if not 0.0 < false_alarm_rate < 1.0:
         raise ValueError(
             f"the informed-betting false-alarm rate must be between 0 and 1, got "
             f"{false_alarm_rate}; the default is {DEFAULT_FALSE_ALARM_RATE}"
         )
-    tests = _tests(records, rules_by_table_day)
-    threshold = false_alarm_rate / max(1, len(tests))
-    findings = []
-    for test in tests:
-        p_value = test.p_value()
-        if p_value <= threshold:
-            findings.append(_finding(test, p_value, false_alarm_rate, len(tests)))
-    return findings
+    tested = 0
+    candidates: list[tuple[_Test, float]] = []
+    for records, rules_by_table_day in tables:
+        for test in _tests(records, rules_by_table_day):
+            tested += 1
+            p_value = test.p_value()
+            if p_value <= false_alarm_rate:
+                candidates.append((test, p_value))
+    threshold = false_alarm_rate / max(1, tested)
+    return [
+        _finding(test, p_value, false_alarm_rate, tested)
+        for test, p_value in candidates
+        if p_value <= threshold
+    ]
 
 
 def _finding(test: _Test, p_value: float, rate: float, tests: int) -> Finding:

@@ -20,6 +20,7 @@ from pipeline.patterns.informed import (
     DEFAULT_FALSE_ALARM_RATE,
     SettledWager,
     informed_betting,
+    informed_betting_of_tables,
     session_p_values,
     win_probability,
 )
@@ -282,6 +283,25 @@ def test_every_informed_patron_is_found_on_emulated_days() -> None:
                 assert (fault.table_id, fault.seat, patron) in alarmed, fault
                 found += 1
     assert injected >= 5 and found == injected
+
+
+def test_a_day_scored_a_table_at_a_time_has_the_days_findings() -> None:
+    """The pattern stage scores a day a table at a time (holding one table's wagers, not the
+    day's): the same findings in the same order as the day's wagers scored at once, the
+    Bonferroni threshold still over the whole day's tests."""
+    for day in faulty_days():
+        wagers = settled_wagers(day)
+        tables = sorted({w.table_id for w in wagers})
+        by_table = [
+            (
+                [w for w in wagers if w.table_id == table],
+                {k: r for k, r in day.rules.items() if k[0] == table},
+            )
+            for table in tables
+        ]
+        at_once = informed_betting(wagers, day.rules)
+        assert len(tables) > 1 and at_once
+        assert informed_betting_of_tables(by_table) == at_once
 
 
 def test_the_false_alarm_rate_on_clean_days_is_within_the_stated_one() -> None:

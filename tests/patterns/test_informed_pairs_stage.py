@@ -150,10 +150,11 @@ def test_every_alarm_is_announced_once_and_a_second_search_changes_nothing(
 def test_the_ledger_records_match_what_the_replay_derived(faulty: tuple[Path, Path]) -> None:
     """NJ-PATTERN-INFORMED-BETTING, NJ-PATTERN-DEALER-PATRON (N.J.A.C. 19:47-3.2(d), 3.3): one
     scored wager per settled Banker, Player or Tie wager with a patron; one seat-round per
-    seat with a patron in a round, each with a dealer; errors only where money moved wrong."""
+    seat with a patron in a round, each with a dealer; errors only where money moved wrong.
+    The wagers come a table at a time, so the stage never holds the day's."""
     db, _ = faulty
     with Ledger(db, read_only=True) as ledger:
-        wagers, rules = settled_wagers(ledger, FIRST, CATALOG)
+        tables = list(settled_wagers(ledger, FIRST, CATALOG))
         settled = ledger.con.execute(
             "SELECT count(*) FROM settlements WHERE gaming_date = ? AND patron_id IS NOT NULL "
             "AND wager IN ('BANKER', 'PLAYER', 'TIE') AND expected_result IS NOT NULL",
@@ -175,8 +176,13 @@ def test_the_ledger_records_match_what_the_replay_derived(faulty: tuple[Path, Pa
             "expected_result = 'LOSE' THEN stake_cents ELSE 0 END",
             [FIRST],
         ).fetchone()
+    wagers = [w for table, _ in tables for w in table]
     assert settled is not None and len(wagers) == settled[0] > 0
-    assert {t for t, _ in rules} == {w.table_id for w in wagers}
+    # a table at a time, in table order, each with its own rules alone
+    ids = [{w.table_id for w in table} for table, _ in tables]
+    assert all(len(one) == 1 for one in ids)
+    assert [rules.keys() for _, rules in tables] == [{(t, FIRST)} for (t,) in ids]
+    assert [t for (t,) in ids] == sorted({w.table_id for w in wagers})
     assert seats is not None and len(seat_rounds) == seats[0]
     assert all(r.dealer_id.startswith("DLR-") for r in seat_rounds)
     erred = [r for r in seat_rounds if r.erred]
