@@ -6,6 +6,7 @@ game win); the identities below are what an accountant relies on when signing th
 
 from __future__ import annotations
 
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -30,13 +31,30 @@ from tests.tampering import rows_in_the_file
 DAY = date(2026, 11, 24)
 
 
-@pytest.fixture()
-def ledger_path(tmp_path: Path) -> Path:
+pytestmark = pytest.mark.xdist_group("closed-six-tables")
+"""The day below is built once per process: ``--dist loadgroup`` keeps these tests on one
+worker, which builds it once (each build about 5 s)."""
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A day of six tables and four hours with every fault kind, loaded, not closed: copy it
+    (:func:`ledger_path`)."""
+    directory = tmp_path_factory.mktemp("loaded")
     result = simulate(6, 4, 17, parse_faults("all"), DAY)
-    paths = write_simulation(result, tmp_path, DAY)
-    db = tmp_path / "ledger.duckdb"
+    paths = write_simulation(result, directory, DAY)
+    db = directory / "ledger.duckdb"
     with Ledger(db) as ledger:
         ingest_paths(ledger, paths, DEFAULT_CATALOG)
+    return db
+
+
+@pytest.fixture()
+def ledger_path(loaded: Path, tmp_path: Path) -> Path:
+    """The loaded day's ledger, this test's own to close (each test acts in its own copy of
+    the installation, so closing a copy of the same ledger is no fork)."""
+    db = tmp_path / "ledger.duckdb"
+    shutil.copyfile(loaded, db)
     return db
 
 
