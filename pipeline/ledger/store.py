@@ -221,6 +221,9 @@ class Ledger:
         self._unjudged: set[date] = set()
         """Gaming days whose table-days were written since their pits were last judged
         (:func:`pipeline.ingest.pits.judge_pits` judges them, in the same transaction)."""
+        self._memory_reset_owed = False
+        """A step's memory limit DuckDB refused to reset in a transaction an error aborted
+        (:meth:`memory_held_to`): the transaction's rollback resets it."""
         self._card_changes = CardChanges(set(), set())
         """What this connection wrote of the ``cards`` table since :meth:`take_card_changes`."""
         if read_only and not self.path.exists():
@@ -378,6 +381,9 @@ class Ledger:
             self._unjudged.clear()
             self._in_transaction = False
             con.execute("ROLLBACK")
+            if self._memory_reset_owed:
+                self._memory_reset_owed = False
+                con.execute("RESET memory_limit")
             raise
         self._in_transaction = False
         con.execute("COMMIT")
@@ -413,15 +419,18 @@ class Ledger:
         memory) keeps every block a step reads: a 96-table close held 500 MB of them after
         its archive. DuckDB's default again after the step.
 
-        A step that fails inside a transaction leaves the limit set until the next step sets
-        its own: DuckDB refuses every statement, ``RESET`` too, in a transaction an error
-        aborted, and the step's error is the one to report."""
+        DuckDB refuses every statement, ``RESET`` too, in a transaction an error aborted: a
+        step that fails so raises its own error, and the limit is reset by the transaction's
+        rollback (:meth:`transaction`), not left for the rest of a long-lived process (the
+        stream's writer)."""
         self.con.execute(f"SET memory_limit = '{limit}'")
         try:
             yield
         except BaseException:
-            with suppress(duckdb.TransactionException):
+            try:
                 self.con.execute("RESET memory_limit")
+            except duckdb.TransactionException:
+                self._memory_reset_owed = True
             raise
         self.con.execute("RESET memory_limit")
 

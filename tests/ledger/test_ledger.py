@@ -335,17 +335,24 @@ def test_a_step_held_to_a_memory_limit_that_fails_in_a_transaction_reports_its_o
 ) -> None:
     """DuckDB refuses every statement in a transaction an error aborted, the reset of the
     memory limit too: the step's own error is the one raised, not DuckDB's refusal, and the
-    next step's limit is its own."""
+    transaction's rollback resets the limit (a long-lived process is not left with it)."""
+
+    def limit(ledger: Ledger) -> str:
+        ((setting,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
+        return str(setting)
+
     with Ledger(tmp_path / "ledger.duckdb") as ledger:
+        usual = limit(ledger)
         ledger.con.execute("CREATE TEMP TABLE once (x INTEGER PRIMARY KEY)")
         with (
             pytest.raises(duckdb.ConstraintException, match="duplicate key"),
             ledger.transaction(),
             ledger.memory_held_to("64MB"),
         ):
+            assert limit(ledger) == "61.0 MiB"
             ledger.con.execute("INSERT INTO once VALUES (1), (1)")
-        with ledger.memory_held_to("32MB"):
-            ((held,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
-        ((after,),) = ledger.con.execute("SELECT current_setting('memory_limit')").fetchall()
-    assert held == "30.5 MiB"
-    assert after not in {held, "61.0 MiB"}
+        after_the_failure = limit(ledger)
+        with ledger.transaction(), ledger.memory_held_to("32MB"):
+            held = limit(ledger)
+        after = limit(ledger)
+    assert after_the_failure == after == usual != held == "30.5 MiB"
