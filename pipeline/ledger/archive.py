@@ -528,16 +528,17 @@ def archive_day(
     }
     archived = []
     # the encoders' exit waits for every row group under way, then the files are closed
-    with ExitStack() as open_files, RowGroupEncoders(ENCODERS) as encoders:
+    with (
+        ExitStack() as open_files,
+        RowGroupEncoders(ENCODERS) as encoders,
+        ledger.memory_held_to(ARCHIVE_MEMORY),
+    ):
         writing = []
         for table in ARCHIVED:
             iceberg = archive.writable(table)
             # closed whatever happens: a result left open on the ledger's connection refuses
             # the rollback that a failed write needs
-            with (
-                ledger.memory_held_to(ARCHIVE_MEMORY),
-                sealed_day_rows(ledger, table, gaming_date, sealed_at) as rows,
-            ):
+            with sealed_day_rows(ledger, table, gaming_date, sealed_at) as rows:
                 day_file = _write_day_file(open_files, encoders, iceberg, gaming_date, rows)
             writing.append((table, iceberg, day_file))
         written_files = [(t, iceberg, f.finish()) for t, iceberg, f in writing]

@@ -413,11 +413,11 @@ class Ledger:
     @contextmanager
     def memory_held_to(self, limit: str) -> Iterator[None]:
         """DuckDB's memory held to ``limit`` (``"384MB"``) for a step that reads a whole day
-        (the quality gate's frames, the seal's digests, the archive): beyond it DuckDB lets
-        go of the table blocks it read and spills what it builds to its temporary directory.
-        The ledger sets no limit of its own, and DuckDB's default (80 % of the machine's
-        memory) keeps every block a step reads: a 96-table close held 500 MB of them after
-        its archive. DuckDB's default again after the step.
+        (the quality gate's frames, the seal's digests, the archive, the pattern stage):
+        beyond it DuckDB lets go of the table blocks it read and spills what it builds to its
+        temporary directory. The ledger sets no limit of its own, and DuckDB's default (80 %
+        of the machine's memory) keeps every block a step reads: a 96-table close held
+        500 MB of them after its archive. DuckDB's default again after the step.
 
         DuckDB refuses every statement, ``RESET`` too, in a transaction an error aborted: a
         step that fails so raises its own error, and the limit is reset by the transaction's
