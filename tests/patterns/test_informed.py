@@ -286,9 +286,10 @@ def test_every_informed_patron_is_found_on_emulated_days() -> None:
 
 
 def test_a_day_scored_a_table_at_a_time_has_the_days_findings() -> None:
-    """The pattern stage scores a day a table at a time (holding one table's wagers, not the
-    day's): the same findings in the same order as the day's wagers scored at once, the
-    Bonferroni threshold still over the whole day's tests."""
+    """NJ-PATTERN-INFORMED-BETTING (N.J.A.C. 19:47-3.2(d)): the pattern stage scores a day a
+    table at a time (holding one table's wagers, not the day's), with the same findings in the
+    same order as the day's wagers scored at once, the Bonferroni threshold still over the
+    whole day's tests."""
     for day in faulty_days():
         wagers = settled_wagers(day)
         tables = sorted({w.table_id for w in wagers})
