@@ -1,12 +1,13 @@
 """Run the quality suites on one gaming date of a ledger with Great Expectations (GX Core 1.x)
 and report what they found.
 
-An ephemeral (in-memory) GX context is built per run: one pandas data source per suite, one
-DataFrame asset and one GX ExpectationSuite per frame, validated through a
-ValidationDefinition. Failing expectations are data findings: they are counted, described,
-classified by their :class:`~pipeline.quality.suites.Level` and written to a JSON file and an
-offline Data Docs page; :func:`run_quality` returns normally whatever they say. Whether they
-block the close is for :mod:`pipeline.quality.gate` to decide.
+The process keeps one ephemeral (in-memory) GX context: one pandas data source per suite and
+one DataFrame asset per frame, made once; each run validates a GX ExpectationSuite of the
+day's expectations per frame on a batch of it. Failing expectations are data findings: they
+are counted, described, classified by their :class:`~pipeline.quality.suites.Level` and
+written to a JSON file and an offline Data Docs page; :func:`run_quality` returns normally
+whatever they say. Whether they block the close is for :mod:`pipeline.quality.gate` to
+decide.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import math
 import os
 import threading
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -259,17 +262,15 @@ def validate_day(
             gx_loaded.join()
             from pipeline.quality.suites import RawSuiteParams, ledger_suite, raw_events_suite
 
-            context = _context()
             gx_results: list[Any] = []
             suites = [
                 _validate(
-                    context,
                     "raw_events",
                     raw,
                     raw_events_suite(RawSuiteParams(contract, tables, catalog, tolerance_s)),
                     gx_results,
                 ),
-                _validate(context, "ledger", derived, ledger_suite(contract, catalog), gx_results),
+                _validate("ledger", derived, ledger_suite(contract, catalog), gx_results),
             ]
         finally:
             for frames in (raw, derived):
@@ -310,6 +311,51 @@ def write_results(report: QualityReport, out_dir: Path) -> None:
     )
 
 
+class _Workspace:
+    """The process's in-memory GX context, with one pandas data source per suite and one
+    DataFrame asset and batch definition per frame, made once.
+
+    Registering them writes GX's whole project configuration out as YAML (32 times a gate,
+    0.6-1.2 s of a close) though nothing reads it back; a suite's expectations change with
+    the day, so they are never registered: each validation runs a suite of its own on a batch
+    of the frame (:func:`gx_run`). The lock keeps one validation at a time in GX, which is
+    Python on one core anyway, so the data source's engine can forget each batch and metric
+    when its validation ends: a process that closes day after day keeps nothing of them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._context: Any = None
+        self._sources: dict[str, Any] = {}
+        self._batch_definitions: dict[tuple[str, str], Any] = {}
+
+    def batch_definition(self, suite: str, frame: str) -> Any:
+        """The whole-DataFrame batch definition of ``frame`` in ``suite``'s data source."""
+        with self._lock:
+            if (suite, frame) not in self._batch_definitions:
+                if self._context is None:
+                    self._context = _context()
+                if suite not in self._sources:
+                    self._sources[suite] = self._context.data_sources.add_pandas(suite)
+                asset = self._sources[suite].add_dataframe_asset(frame)
+                self._batch_definitions[suite, frame] = asset.add_batch_definition_whole_dataframe(
+                    "gaming_day"
+                )
+            return self._batch_definitions[suite, frame]
+
+    @contextmanager
+    def validating(self, batch_definition: Any) -> Iterator[None]:
+        with self._lock:
+            try:
+                yield
+            finally:
+                engine = batch_definition.data_asset.datasource.get_execution_engine()
+                engine.batch_manager.reset_batch_cache()
+                engine._metric_cache.clear()
+
+
+_workspace = _Workspace()
+
+
 def _context() -> Any:
     """An in-memory GX context without analytics or progress bars."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
@@ -330,7 +376,7 @@ def _context() -> Any:
 
 
 def _validate(
-    context: Any, suite: str, frames: Frames, expectations: Expectations, gx_results: list[Any]
+    suite: str, frames: Frames, expectations: Expectations, gx_results: list[Any]
 ) -> SuiteReport:
     """Validate every frame of ``suite``: DuckDB counts each expectation over the whole frame
     (:mod:`pipeline.quality.measure`), GX validates the evidence rows and reports them.
@@ -342,16 +388,15 @@ def _validate(
     from pipeline.quality.measure import measure, settle
 
     started = time.perf_counter()
-    source = context.data_sources.add_pandas(suite)
-    definitions = {
-        frame_name: gx_definition(context, source, frame_name, expectations[frame_name])
+    validations = {
+        frame_name: gx_validation(suite, frame_name, expectations[frame_name])
         for frame_name in frames.tables
         if expectations.get(frame_name)
     }
     runs = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"gx-{suite}") as gx:
-        for frame_name, definition in definitions.items():
-            measured = measure(frames, frame_name, definition.suite.expectations)
+        for frame_name, validation in validations.items():
+            measured = measure(frames, frame_name, validation.suite.expectations)
             evidence = frames.rows_at(
                 frame_name,
                 [
@@ -359,7 +404,7 @@ def _validate(
                     *(p for m in measured.values() if m for p in m.evidence),
                 ],
             )
-            run = gx.submit(gx_run, definition, evidence, frames.index_columns[frame_name])
+            run = gx.submit(gx_run, validation, evidence, frames.index_columns[frame_name])
             runs.append((frame_name, measured, run))
     outcomes: list[ExpectationOutcome] = []
     for frame_name, measured, run in runs:
@@ -381,30 +426,43 @@ def _validate(
     )
 
 
-def gx_definition(context: Any, source: Any, frame: str, expectations: list[Any]) -> Any:
-    """A GX ValidationDefinition of ``expectations`` over the DataFrame asset ``frame`` of the
-    pandas data source ``source`` (named after the suite); its suite's expectations carry
-    their GX ids."""
+@dataclass(frozen=True)
+class GxValidation:
+    """A GX suite of one frame's expectations and the batch definition it validates."""
+
+    batch_definition: Any
+    suite: Any
+
+
+def gx_validation(suite: str, frame: str, expectations: list[Any]) -> GxValidation:
+    """The validation of ``expectations`` on the DataFrame asset ``frame`` of ``suite``'s
+    data source; the GX suite is named ``suite.frame`` and each expectation has an id of its
+    own, which keys what :func:`~pipeline.quality.measure.measure` counted for it."""
     import great_expectations as gx
 
-    name = f"{source.name}.{frame}"
-    batch = source.add_dataframe_asset(frame).add_batch_definition_whole_dataframe("gaming_day")
-    suite = context.suites.add(gx.ExpectationSuite(name=name, expectations=expectations))
-    return context.validation_definitions.add(
-        gx.ValidationDefinition(name=name, data=batch, suite=suite)
-    )
+    checks = gx.ExpectationSuite(name=f"{suite}.{frame}", expectations=expectations)
+    for expectation in checks.expectations:
+        expectation.id = str(uuid.uuid4())
+    return GxValidation(_workspace.batch_definition(suite, frame), checks)
 
 
-def gx_run(definition: Any, frame: pd.DataFrame, index_columns: list[str]) -> Any:
-    """GX's ExpectationSuiteValidationResult of ``definition`` on ``frame``."""
-    return definition.run(
-        batch_parameters={"dataframe": frame},
-        result_format={
-            "result_format": "SUMMARY",
-            "partial_unexpected_count": SAMPLE,
-            "unexpected_index_column_names": index_columns,
-        },
-    )
+def gx_run(validation: GxValidation, frame: pd.DataFrame, index_columns: list[str]) -> Any:
+    """GX's ExpectationSuiteValidationResult of ``validation`` on ``frame``."""
+    from great_expectations.core.run_identifier import RunIdentifier
+
+    with _workspace.validating(validation.batch_definition):
+        batch = validation.batch_definition.get_batch(batch_parameters={"dataframe": frame})
+        result = batch.validate(
+            validation.suite,
+            result_format={
+                "result_format": "SUMMARY",
+                "partial_unexpected_count": SAMPLE,
+                "unexpected_index_column_names": index_columns,
+            },
+        )
+    run = RunIdentifier(run_time=datetime.now(UTC))
+    result.meta.update(run_id=run, validation_time=run.run_time)
+    return result
 
 
 def _outcome(suite: str, frame: str, r: Any) -> ExpectationOutcome:

@@ -212,6 +212,7 @@ def test_a_day_with_warnings_only_closes_and_its_result_is_stored(
 def test_data_docs_read_offline_and_show_every_result(faulty_ledger: Path, tmp_path: Path) -> None:
     report = run_quality(faulty_ledger, DAY, tmp_path)
     assert report.docs_file == tmp_path / "quality-2026-11-24.html"
+    assert report.docs_problem is None  # GX rendered it, not the plain fallback
     page = report.docs_file.read_text()
 
     assert remote_references(page) == []

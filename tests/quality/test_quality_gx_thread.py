@@ -5,6 +5,7 @@ order is held by the determinism tests, which compare stored results byte for by
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,11 @@ def test_an_error_on_the_gx_thread_reaches_the_caller(
     validated: list[str] = []
     real = run.gx_run
 
-    def failing_on_the_second(definition: Any, frame: Any, index_columns: list[str]) -> Any:
-        validated.append(definition.name)
+    def failing_on_the_second(validation: Any, frame: Any, index_columns: list[str]) -> Any:
+        validated.append(validation.suite.name)
         if len(validated) == 2:
-            raise RuntimeError(f"GX failed on {definition.name}")
-        return real(definition, frame, index_columns)
+            raise RuntimeError(f"GX failed on {validation.suite.name}")
+        return real(validation, frame, index_columns)
 
     monkeypatch.setattr(run, "gx_run", failing_on_the_second)
     with Ledger(clean_ledger, read_only=True) as ledger:
@@ -39,3 +40,48 @@ def test_an_error_on_the_gx_thread_reaches_the_caller(
         ).fetchall()
     assert len(validated) >= 2
     assert frames_left == 0
+
+
+def _outcomes(report: run.QualityReport) -> list[tuple[str, str, bool, int | None]]:
+    return [
+        (o.frame, o.description or o.expectation, o.success, o.unexpected_count)
+        for s in report.suites
+        for o in s.expectations
+    ]
+
+
+def test_a_process_that_validates_day_after_day_keeps_no_batch_and_registers_nothing_again(
+    faulty_ledger: Path,
+) -> None:
+    """The stream's writer closes a day every day in one process: GX's data sources, assets
+    and batch definitions are made once, and each validation's batch and metrics are dropped
+    when it ends."""
+    catalog = load_catalog()
+    with Ledger(faulty_ledger, read_only=True) as ledger:
+        first = run.validate_day(ledger, DAY, catalog)
+        registered = dict(run._workspace._batch_definitions)
+        second = run.validate_day(ledger, DAY, catalog)
+    assert run._workspace._batch_definitions == registered
+    assert {suite for suite, _ in registered} == {"raw_events", "ledger"}
+    for definition in registered.values():
+        engine = definition.data_asset.datasource.get_execution_engine()
+        assert engine.batch_manager.batch_cache == {}
+        assert engine._metric_cache == {}
+    assert first.failed > 0  # the faults are found each time, and the same ones
+    assert _outcomes(second) == _outcomes(first)
+
+
+def test_two_gates_at_once_in_one_process_find_what_each_finds_alone(
+    clean_ledger: Path, faulty_ledger: Path
+) -> None:
+    catalog = load_catalog()
+
+    def validated(path: Path) -> run.QualityReport:
+        with Ledger(path, read_only=True) as ledger:
+            return run.validate_day(ledger, DAY, catalog)
+
+    alone = [validated(clean_ledger), validated(faulty_ledger)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        together = list(pool.map(validated, [clean_ledger, faulty_ledger]))
+    assert [_outcomes(r) for r in together] == [_outcomes(r) for r in alone]
+    assert alone[0].verdict == "PASSED" and alone[1].verdict == "BLOCKED"

@@ -51,7 +51,7 @@ from pipeline.ledger.quality_measures import SAMPLE, type_witnesses
 from pipeline.ledger.store import Ledger
 from pipeline.quality import run
 from pipeline.quality.measure import measure, settle
-from pipeline.quality.run import _context, gx_definition, gx_run, validate_day
+from pipeline.quality.run import gx_run, gx_validation, validate_day
 from pipeline.quality.suites import (
     UUID_PATTERN,
     ExpectColumnValuesToBeLedgerJson,
@@ -188,21 +188,16 @@ def _whole_and_evidence(
 ) -> tuple[Any, Any, int]:
     """GX's results of the expectations ``suite`` makes on the whole frame ``f``; on its
     evidence rows with the counts settled; and how many evidence rows GX saw."""
-    context = _context()
     table = frames.tables["f"]
     whole = frames.con.execute(f"SELECT * FROM {table} ORDER BY {frames.order['f']}").df()
-    expected = gx_run(
-        gx_definition(context, context.data_sources.add_pandas("whole"), "f", suite()),
-        whole,
-        INDEX,
-    )
-    definition = gx_definition(context, context.data_sources.add_pandas("evidence"), "f", suite())
-    measured = measure(frames, "f", definition.suite.expectations)
+    expected = gx_run(gx_validation("whole", "f", suite()), whole, INDEX)
+    validation = gx_validation("evidence", "f", suite())
+    measured = measure(frames, "f", validation.suite.expectations)
     evidence = frames.rows_at(
         "f",
         [*type_witnesses(frames, "f"), *(p for m in measured.values() if m for p in m.evidence)],
     )
-    got = gx_run(definition, evidence, INDEX)
+    got = gx_run(validation, evidence, INDEX)
     for r in got.results:
         settle(r.result, measured[r.expectation_config.id])
     return expected, got, len(evidence)
