@@ -327,6 +327,12 @@ class _Workspace:
         self._context: Any = None
         self._sources: dict[str, Any] = {}
         self._batch_definitions: dict[tuple[str, str], Any] = {}
+        os.register_at_fork(after_in_child=self._fresh_lock_in_child)
+
+    def _fresh_lock_in_child(self) -> None:
+        """A process forked while another thread validated (the replay's workers fork) would
+        wait for the lock forever: the child gets its own."""
+        self._lock = threading.Lock()
 
     def batch_definition(self, suite: str, frame: str) -> Any:
         """The whole-DataFrame batch definition of ``frame`` in ``suite``'s data source."""

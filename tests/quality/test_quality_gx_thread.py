@@ -5,6 +5,9 @@ order is held by the determinism tests, which compare stored results byte for by
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
@@ -85,3 +88,26 @@ def test_two_gates_at_once_in_one_process_find_what_each_finds_alone(
         together = list(pool.map(validated, [clean_ledger, faulty_ledger]))
     assert [_outcomes(r) for r in together] == [_outcomes(r) for r in alone]
     assert alone[0].verdict == "PASSED" and alone[1].verdict == "BLOCKED"
+
+
+def test_a_child_forked_while_another_thread_validates_can_validate(clean_ledger: Path) -> None:
+    catalog = load_catalog()
+    with Ledger(clean_ledger, read_only=True) as ledger:
+        run.validate_day(ledger, DAY, catalog)  # the process's GX context is made
+    with run._workspace._lock:  # as if the GX thread were validating at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: validate the day, then report
+            try:
+                with Ledger(clean_ledger, read_only=True) as ledger:
+                    passed = run.validate_day(ledger, DAY, catalog).verdict == "PASSED"
+                os._exit(0 if passed else 1)
+            except BaseException:
+                os._exit(2)
+    deadline = time.monotonic() + 60
+    while (waited := os.waitpid(pid, os.WNOHANG)) == (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if waited == (0, 0):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child waited for a lock its parent's other thread held")
+    assert os.waitstatus_to_exitcode(waited[1]) == 0
