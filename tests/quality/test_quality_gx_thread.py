@@ -1,7 +1,11 @@
 """Great Expectations validates each frame's evidence rows on a thread of its own while DuckDB
 counts the next frame (:func:`pipeline.quality.run._validate`): what GX raises there reaches
 the caller, and the day's frames are dropped all the same. That the outcomes keep their
-order is held by the determinism tests, which compare stored results byte for byte."""
+order is held by the determinism tests, which compare stored results byte for byte.
+
+The process keeps one GX context for all its gates (``_Workspace``): what it registers is made
+once, what a validation leaves behind is dropped, and gates on two threads, or in a child
+forked while another thread validates, find what each finds alone."""
 
 from __future__ import annotations
 
@@ -65,7 +69,7 @@ def test_a_process_that_validates_day_after_day_keeps_no_batch_and_registers_not
         registered = dict(run._workspace._batch_definitions)
         second = run.validate_day(ledger, DAY, catalog)
     assert run._workspace._batch_definitions == registered
-    assert {suite for suite, _ in registered} == {"raw_events", "ledger"}
+    assert {"raw_events", "ledger"} <= {suite for suite, _ in registered}
     for definition in registered.values():
         engine = definition.data_asset.datasource.get_execution_engine()
         assert engine.batch_manager.batch_cache == {}
