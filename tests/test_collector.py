@@ -4,16 +4,14 @@ batch runs, put back exactly as found however the spans overlap."""
 from __future__ import annotations
 
 import gc
-import os
-import signal
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from pipeline import collector
 from pipeline.collector import YOUNG_PASS_EVERY, batch_collection
+from tests.forking import exit_code_of_child_forked_holding
 
 
 @pytest.fixture(autouse=True)
@@ -93,20 +91,9 @@ def test_a_process_that_collects_less_often_already_is_not_made_to_collect_more(
 
 
 def test_a_child_forked_while_another_thread_holds_the_lock_can_enter_a_batch() -> None:
-    with collector._lock:  # as if another thread were entering a batch at the fork
-        pid = os.fork()
-        if pid == 0:  # the child: enter and leave a batch, then report
-            try:
-                with batch_collection():
-                    pass
-                os._exit(0)
-            except BaseException:
-                os._exit(1)
-    deadline = time.monotonic() + 30
-    while (waited := os.waitpid(pid, os.WNOHANG)) == (0, 0) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if waited == (0, 0):
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child waited for a lock its parent's other thread held")
-    assert os.waitstatus_to_exitcode(waited[1]) == 0
+    def enters_a_batch() -> bool:
+        with batch_collection():
+            return True
+
+    # the lock held as if another thread were entering a batch at the fork
+    assert exit_code_of_child_forked_holding(collector._lock, enters_a_batch, within=30) == 0

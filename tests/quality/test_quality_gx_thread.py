@@ -9,9 +9,6 @@ forked while another thread validates, find what each finds alone."""
 
 from __future__ import annotations
 
-import os
-import signal
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
@@ -22,6 +19,7 @@ import pytest
 from pipeline.config.catalog import load_catalog
 from pipeline.ledger.store import Ledger
 from pipeline.quality import run
+from tests.forking import exit_code_of_child_forked_holding
 
 DAY = date(2026, 11, 24)
 
@@ -98,20 +96,10 @@ def test_a_child_forked_while_another_thread_validates_can_validate(clean_ledger
     catalog = load_catalog()
     with Ledger(clean_ledger, read_only=True) as ledger:
         run.validate_day(ledger, DAY, catalog)  # the process's GX context is made
-    with run._workspace._lock:  # as if the GX thread were validating at the fork
-        pid = os.fork()
-        if pid == 0:  # the child: validate the day, then report
-            try:
-                with Ledger(clean_ledger, read_only=True) as ledger:
-                    passed = run.validate_day(ledger, DAY, catalog).verdict == "PASSED"
-                os._exit(0 if passed else 1)
-            except BaseException:
-                os._exit(2)
-    deadline = time.monotonic() + 60
-    while (waited := os.waitpid(pid, os.WNOHANG)) == (0, 0) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if waited == (0, 0):
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child waited for a lock its parent's other thread held")
-    assert os.waitstatus_to_exitcode(waited[1]) == 0
+
+    def validates() -> bool:
+        with Ledger(clean_ledger, read_only=True) as ledger:
+            return run.validate_day(ledger, DAY, catalog).verdict == "PASSED"
+
+    # the lock held as if the GX thread were validating at the fork
+    assert exit_code_of_child_forked_holding(run._workspace._lock, validates, within=60) == 0
