@@ -390,7 +390,7 @@ def carry_window(
     catalog: Mapping[str, TableRules],
 ) -> int:
     """Carry each gaming day from ``first`` to ``day`` whose rows changed since it was last
-    carried (or that never was): its patrons' scored rounds
+    carried (or that has rows and never was): its patrons' scored rounds
     (:class:`~pipeline.patterns.evidence.ScoredRounds`, from its own rows and shoes), its
     shoes as the slug search compares them (:func:`carried_window_shoes`) and its
     dealer-patron pairs counted, which the windows holding it read instead of its rows. A
@@ -409,7 +409,9 @@ def carry_window(
         inputs = hashlib.sha256(
             f"{when}|{states.get(when, (0, 0, 0))}|{rules.hexdigest()}".encode()
         ).hexdigest()
-        if stored.get(when) != inputs:
+        # a day without rows that carries nothing has nothing to carry (a property's first
+        # week, a ledger of one day): each empty carry was a transaction of seven statements
+        if (when in states or when in stored) and stored.get(when) != inputs:
             of_day = (
                 [s for s in shoes if s.gaming_date == when]
                 if when in read

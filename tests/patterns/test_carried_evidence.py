@@ -184,6 +184,19 @@ def test_a_day_replayed_again_is_carried_again_and_only_it(ledger_days: Path) ->
         assert carried_evidence(ledger, last) == windowed_evidence(ledger, last)
 
 
+@pytest.mark.rule(ACCUMULATED_CODE)
+def test_days_without_rows_carry_nothing(ledger_days: Path) -> None:
+    """NJ-PATTERN-INFORMED-ACCUMULATED (N.J.A.C. 19:47-3.2(d)): a window reaching before the
+    ledger's first gaming day (a property's first week) carries the days that have rows and
+    writes nothing for the others."""
+    day = GAMING_DAYS[0]
+    first = shifted(day, -WINDOW - 3)
+    with Ledger(ledger_days) as ledger:
+        ledger_patterns.forget_carried(ledger, day)
+        assert carry_window(ledger, first, day, shoes_of(ledger, first, day), CATALOG) == 1
+        assert set(ledger_patterns.carried_inputs(ledger, first, day)) == {day}
+
+
 def test_a_patron_first_seen_today_is_scored_over_today_alone(ledger_days: Path) -> None:
     """NJ-PATTERN-INFORMED-ACCUMULATED (N.J.A.C. 19:47-3.2(d)): on the first day (nothing
     carried before it) every patron's carried rounds are the day's own."""

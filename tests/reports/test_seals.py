@@ -1367,15 +1367,21 @@ def test_a_close_killed_at_any_moment_is_recovered_by_report_or_a_new_close(
     # moments taken from it fell after the later, warm closes had ended
     duration = min(uninterrupted("reference"), uninterrupted("reference-warm"))
     chance = random.Random(11)
+    moments = sorted(chance.uniform(0.2, 0.95) for _ in range(3))
     killed = 0
-    for attempt, fraction in enumerate(sorted(chance.uniform(0.2, 0.95) for _ in range(3))):
+    for attempt, fraction in enumerate(moments):
         directory = copy(loaded, tmp_path / f"killed-{attempt}")
         process = subprocess.Popen(
             closing(directory), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         time.sleep(fraction * duration)
         process.kill()
-        killed += process.wait() == -9
+        if process.wait() == -9:
+            killed += 1
+        elif len(moments) < 6:
+            # the close ended first: on a machine whose load fell since the reference ran,
+            # a close runs faster than it; try a moment as much earlier again
+            moments.append(fraction / 2)
         with Ledger(directory / LEDGER, read_only=True) as ledger:
             sealed = [e.action for e in seal_log(ledger)] == ["CLOSE"]
         recovery = (
