@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def _rounds_name_dealers(ledger: Ledger) -> bool:
     """Whether the ledger's rounds have their dealer column: one opened read-only that no
     writer has migrated since migration 25 has not."""
-    columns = stored_columns(ledger.cursor()).get("rounds", [])
+    columns = stored_columns(ledger.cursor(), "rounds").get("rounds", [])
     return any(name == "dealer_id" for name, _ in columns)
 
 

@@ -151,7 +151,7 @@ ADDED_FIELDS = (
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     """``table``'s columns as the ledger file has them now, in order: name -> type."""
-    return dict(stored_columns(con).get(table, ()))
+    return dict(stored_columns(con, table).get(table, ()))
 
 
 def seal_log(ledger: Source) -> list[SealEntry]:

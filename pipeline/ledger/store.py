@@ -907,7 +907,7 @@ class Ledger:
     def _columns(self, table: str) -> tuple[str, ...]:
         """The columns of ``table``, in order (read once per connection)."""
         if table not in self._column_names:
-            columns = stored_columns(self.con).get(table, ())
+            columns = stored_columns(self.con, table).get(table, ())
             self._column_names[table] = tuple(name for name, _ in columns)
         return self._column_names[table]
 

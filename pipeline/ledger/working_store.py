@@ -186,15 +186,21 @@ def _archived_rows(
     )
 
 
-def stored_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
-    """Each table's columns in the ledger file itself, in order: (name, type). Read from the
-    catalog, not through a view, so no archived file is opened."""
+def stored_columns(
+    con: duckdb.DuckDBPyConnection, table: str | None = None
+) -> dict[str, list[tuple[str, str]]]:
+    """Each table's columns in the ledger file itself (only ``table``'s, when given), in
+    order: (name, type). Read from the catalog, not through a view, so no archived file is
+    opened. One table's are asked for about 50 times in a close and as often in a verify:
+    reading them alone takes half the time of reading every table's."""
     columns: dict[str, list[tuple[str, str]]] = {}
-    for table, name, kind in con.execute(
+    for table_name, name, kind in con.execute(
         "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name "
-        "= current_database() AND schema_name = 'main' ORDER BY table_name, column_index"
+        "= current_database() AND schema_name = 'main' AND (? IS NULL OR table_name = ?) "
+        "ORDER BY table_name, column_index",
+        [table, table],
     ).fetchall():
-        columns.setdefault(str(table), []).append((str(name), str(kind)))
+        columns.setdefault(str(table_name), []).append((str(name), str(kind)))
     return columns
 
 
