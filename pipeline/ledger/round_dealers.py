@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING
 
-from pipeline.ledger.working_store import stored_columns
+from pipeline.ledger.working_store import stored_columns_of
 
 if TYPE_CHECKING:
     from pipeline.ledger.store import Ledger
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def _rounds_name_dealers(ledger: Ledger) -> bool:
     """Whether the ledger's rounds have their dealer column: one opened read-only that no
     writer has migrated since migration 25 has not."""
-    columns = stored_columns(ledger.cursor(), "rounds").get("rounds", [])
+    columns = stored_columns_of(ledger.cursor(), "rounds")
     return any(name == "dealer_id" for name, _ in columns)
 
 

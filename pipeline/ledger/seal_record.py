@@ -47,7 +47,7 @@ from pipeline.ledger.connection import Source, connection_of, stored_table
 from pipeline.ledger.migrations import SEALED_TABLES, VOLATILE_COLUMNS
 from pipeline.ledger.store import Ledger, LedgerError
 from pipeline.ledger.tables import day_scope, sealed_columns_added_after
-from pipeline.ledger.working_store import stored_columns
+from pipeline.ledger.working_store import stored_columns_of
 from pipeline.witness.checkpoint import chain_link
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ ADDED_FIELDS = (
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     """``table``'s columns as the ledger file has them now, in order: name -> type."""
-    return dict(stored_columns(con, table).get(table, ()))
+    return dict(stored_columns_of(con, table))
 
 
 def seal_log(ledger: Source) -> list[SealEntry]:

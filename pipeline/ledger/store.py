@@ -46,7 +46,7 @@ from pipeline.ledger.columns import Delivery as Delivery
 from pipeline.ledger.connection import ledger_database, table_of
 from pipeline.ledger.migrations import MIGRATIONS
 from pipeline.ledger.tables import DERIVED_TABLES, REPLAYED_TABLES
-from pipeline.ledger.working_store import shadow, shadowed_state, stored_columns
+from pipeline.ledger.working_store import shadow, shadowed_state, stored_columns_of
 from pipeline.replay.findings import Finding
 from pipeline.replay.rows import APPENDED_ROWS, ReplayResult
 from pipeline.replay.sequencer import redelivered_file
@@ -907,7 +907,7 @@ class Ledger:
     def _columns(self, table: str) -> tuple[str, ...]:
         """The columns of ``table``, in order (read once per connection)."""
         if table not in self._column_names:
-            columns = stored_columns(self.con, table).get(table, ())
+            columns = stored_columns_of(self.con, table)
             self._column_names[table] = tuple(name for name, _ in columns)
         return self._column_names[table]
 
