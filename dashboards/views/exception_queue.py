@@ -200,13 +200,41 @@ rows = rows.assign(
     held_by=ui.visible_cells(rows["held_by"]),
 )
 headline(f"{len(rows)} of {len(all_rows)}")
+links.take(triage.ORDER_KEY, triage.ORDER_PARAM, list(triage.ORDERS))
+starts = triage.page_starts(len(rows))
+triage.keep_page(starts)
+order_box, page_box = st.columns(2)
+order = order_box.selectbox(
+    "Order",
+    list(triage.ORDERS),
+    format_func=triage.ORDERS.__getitem__,
+    key=triage.ORDER_KEY,
+    help="orders every exception the filters keep; a click on a column's header sorts only "
+    "the rows the grid holds",
+)
+rows = triage.ordered(rows, order)
+first_row = page_box.selectbox(
+    "Rows",
+    starts,
+    format_func=lambda first: triage.page_label(first, len(rows)),
+    key=triage.PAGE_KEY,
+    disabled=len(starts) == 1,
+    help=f"the grid holds {triage.PAGE_ROWS} exceptions at a time; the filters, the order "
+    "and the lists below reach them all",
+)
+links.keep(
+    {
+        triage.ORDER_PARAM: None if order == triage.SEVERITY_FIRST else order,
+        triage.PAGE_PARAM: None if first_row == 0 else str(starts.index(first_row) + 1),
+    }
+)
 
 # What a person reads to decide first comes first, so that at 1600 px the explanation, the
 # status and the holder are on screen beside the code; where and when follow, scrolled to.
 QUEUE_COLUMNS = ["new", "severity", "code", "table_id", "status", "held_by", "message",
                  "at_stake", "occurred", "age", "round_id", "pit", "dealer_id", "seat",
                  "serial", "exception_id"]  # fmt: skip
-table = rows[QUEUE_COLUMNS]
+table = rows[QUEUE_COLUMNS].iloc[first_row : first_row + triage.PAGE_ROWS]
 table = table.assign(occurred=ui.local_times(table["occurred"]))
 ticked = triage.ticked([str(i) for i in table["exception_id"]])
 # a click on an id opens its page; a click beside it, or on the row's box, selects the row

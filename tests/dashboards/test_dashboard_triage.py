@@ -381,3 +381,82 @@ def test_each_exception_is_named_in_the_pick_lists_by_where_it_happened() -> Non
         "e2": "[HIGH] FORM · T[U+202E]02 4411 · form",
         "e3": "[LOW] SHOE · T03 S-3 · shoe",
     }
+
+
+def test_the_grid_holds_a_page_and_a_link_opens_another(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28 (a page's first load under 2 s): the grid holds PAGE_ROWS exceptions, the
+    headline counts them all, and the page is in the URL, so a link or Back opens the same
+    rows; a page past the last (fewer rows since) shows the last one."""
+    every = rows_of(opened())
+    monkeypatch.setattr(triage, "PAGE_ROWS", 3)
+    pages = -(-len(every) // 3)
+    assert pages >= 3, "the emulated day holds enough exceptions for three pages"
+    at = opened()
+    assert list(rows_of(at)["exception_id"]) == list(every["exception_id"][:3])
+    assert at.metric[0].value == f"{len(every)} of {len(every)}"
+    assert at.selectbox(key=triage.PAGE_KEY).options == [
+        triage.page_label(start, len(every)) for start in range(0, len(every), 3)
+    ]
+    assert "page" not in at.query_params, "the first page keeps a bare link bare"
+    at.selectbox(key=triage.PAGE_KEY).set_value(3).run()
+    assert list(rows_of(at)["exception_id"]) == list(every["exception_id"][3:6])
+    assert at.query_params["page"] == "2"
+    linked = opened(page="2")
+    assert list(rows_of(linked)["exception_id"]) == list(every["exception_id"][3:6])
+    past_the_end = opened(page=str(pages + 5))
+    assert list(rows_of(past_the_end)["exception_id"]) == list(
+        every["exception_id"][(pages - 1) * 3 :]
+    )
+    assert any(f"page {pages + 5} is past the last" in c.value for c in past_the_end.caption)
+    garbage = opened(page="<b>2</b>")
+    assert list(rows_of(garbage)["exception_id"]) == list(every["exception_id"][:3])
+    assert [w.value for w in garbage.warning] == [
+        "The link's page \\<b\\>2\\</b\\> is not a page number: the first page is shown."
+    ], "named, escaped: the link's text is no markup"
+
+
+def test_the_order_sorts_every_exception_before_the_page(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most at stake first orders all the rows the filters keep, not the page shown (a
+    click on a column's header sorts only those), and goes into the URL; oldest first
+    follows the time of the first evidence."""
+    every = rows_of(opened())
+    monkeypatch.setattr(triage, "PAGE_ROWS", 3)
+    at = opened(order="stake")
+    largest = every["at_stake"].dropna().sort_values(ascending=False)[:3]
+    assert list(rows_of(at)["at_stake"]) == list(largest)
+    assert at.query_params["order"] == "stake"
+    at.selectbox(key=triage.ORDER_KEY).set_value("oldest").run()
+    times = sorted(every["occurred"].dropna())[:3]
+    assert list(rows_of(at)["occurred"]) == times
+    at.selectbox(key=triage.ORDER_KEY).set_value(triage.SEVERITY_FIRST).run()
+    assert "order" not in at.query_params
+
+
+def test_ticks_on_one_page_do_not_fall_on_the_rows_of_another(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28 (bulk selection stays armed on other rows): the grid reports its ticks by
+    position; after a turn of the page those positions hold other exceptions, which the
+    analyst never chose, so nothing is ticked or offered for the bulk form there."""
+    monkeypatch.setattr(triage, "PAGE_ROWS", 3)
+    at = opened()
+    at.session_state["queue"] = {"selection": {"rows": [0, 1], "columns": []}}
+    at.run()
+    assert any(s.value == "2 selected" for s in at.subheader)
+    at.selectbox(key=triage.PAGE_KEY).set_value(3).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert list(at.session_state["queue"]["selection"]["rows"]) == []
+    assert not any(s.value.endswith(" selected") for s in at.subheader)
+
+
+def test_pages_cover_every_row_once() -> None:
+    for count in (0, 1, triage.PAGE_ROWS - 1, triage.PAGE_ROWS, triage.PAGE_ROWS * 3 + 1):
+        starts = triage.page_starts(count)
+        covered = [n for s in starts for n in range(s, min(s + triage.PAGE_ROWS, count))]
+        assert covered == list(range(count)) and starts[0] == 0
+    assert triage.page_label(100, 1453) == "rows 101-200 of 1,453"
+    assert triage.page_label(1400, 1453) == "rows 1,401-1,453 of 1,453"
