@@ -82,8 +82,14 @@ st.caption(
     f"chance alone; {int(hold['alarm'].sum())} do."
 )
 shown_hold = ui.dollars(hold[hold["alarm"]] if only else hold)
-band = charts.hold_band(shown_hold, per)
+drawn = shown_hold.head(charts.HOLDS_DRAWN)
+band = charts.hold_band(drawn, per)
 if band is not None:
+    if len(drawn) < len(shown_hold):
+        st.caption(
+            f"The chart draws the {len(drawn)} holds furthest from their expectation, those "
+            f"outside their 95 % interval first; the table below lists all {len(shown_hold)}."
+        )
     st.altair_chart(band, width="stretch", key="hold_band")
 ui.grid(
     shown_hold,

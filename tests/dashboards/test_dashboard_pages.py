@@ -21,10 +21,11 @@ from dashboard_data import (
     request_from,
     trust_localhost,
 )
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from dashboards import charts, ui
 from dashboards import queries as q
-from dashboards import ui
 from pipeline.bundle.acks import AckJournal
 from pipeline.bundle.export import verify_bundle
 from pipeline.ledger.store import Ledger
@@ -318,6 +319,31 @@ def test_statistical_alarms(ledger: Path) -> None:
     alarmed = _frame(at)
     assert len(alarmed) <= len(per_table)
     assert alarmed.empty or alarmed["alarm"].all()
+
+
+def test_the_hold_chart_draws_the_furthest_holds_and_the_grid_lists_them_all(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28 (a page's first load under 2 s): a day's shoes are too many to draw, so the
+    chart draws the first HOLDS_DRAWN in the grid's order (outside the 95 % interval first,
+    then the furthest from the expectation) and says so; the grid lists every hold."""
+    monkeypatch.setattr(charts, "HOLDS_DRAWN", 3)
+    at = _app("statistics")
+    hold = _frame(at, 1)
+    assert len(hold) > 3
+    (band,) = at.get("vega_lite_chart")
+    spec = json.loads(band.proto.spec)
+    (drawn,) = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in band.proto.datasets]
+    assert list(drawn["shoe_id"]) == list(hold["shoe_id"][:3])
+    assert spec["layer"][0]["encoding"]["y"]["sort"] == list(drawn["where"])
+    assert any(
+        "draws the 3 holds furthest from their expectation" in c.value
+        and f"lists all {len(hold)}" in c.value
+        for c in at.caption
+    )
+    at.radio(key="stats_per").set_value("table").run()
+    assert len(_frame(at, 1)) == 3, "the day's three tables: each drawn, nothing to say"
+    assert not any("holds furthest" in c.value for c in at.caption)
 
 
 def test_patron_profile_and_dealer_report(ledger: Path) -> None:
