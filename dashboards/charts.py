@@ -44,6 +44,16 @@ those outside their interval and then the furthest from their expectation. A 24-
 day's 630 shoes made a chart 13,860 px tall, which nobody reads, and its data and drawing
 kept the statistics page over 2 s in a fresh Chromium; the grid beside it lists them all."""
 
+
+def holds_drawn(hold: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The holds :func:`hold_band` is given to draw, the first :data:`HOLDS_DRAWN` of
+    ``hold`` (in its order) with exact odds, and how many have them."""
+    if not set(HOLD_COLUMNS) <= set(hold.columns):
+        return hold.iloc[0:0], 0
+    drawable = hold.dropna(subset=list(HOLD_COLUMNS))
+    return drawable.head(HOLDS_DRAWN), len(drawable)
+
+
 PLACES = {"shoe": "Shoe", "table": "Table", "pit": "Pit"}
 """What a hold is computed per, and the title of its axis."""
 

@@ -82,13 +82,14 @@ st.caption(
     f"chance alone; {int(hold['alarm'].sum())} do."
 )
 shown_hold = ui.dollars(hold[hold["alarm"]] if only else hold)
-drawn = shown_hold.head(charts.HOLDS_DRAWN)
+drawn, drawable = charts.holds_drawn(shown_hold)
 band = charts.hold_band(drawn, per)
 if band is not None:
-    if len(drawn) < len(shown_hold):
+    if len(drawn) < drawable:
         st.caption(
-            f"The chart draws the {len(drawn)} holds furthest from their expectation, those "
-            f"outside their 95 % interval first; the table below lists all {len(shown_hold)}."
+            f"The chart draws the {len(drawn)} of {drawable} holds furthest from their "
+            "expectation, those outside their 95 % interval first; the table below lists "
+            "them all."
         )
     st.altair_chart(band, width="stretch", key="hold_band")
 ui.grid(

@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pandas as pd
+import pytest
 
 from dashboards import charts
 from tests.hostile.corpus import CORPUS
@@ -83,6 +84,18 @@ def test_hold_band_leaves_out_rules_without_exact_odds() -> None:
     mixed = pd.concat([no_odds, _hold([_row("T01", 1.0, 0.0, 2.0, 0.1)])], ignore_index=True)
     chart = charts.hold_band(mixed, "table")
     assert chart is not None and [row["where"] for row in _data(chart)] == ["T01"]
+
+
+def test_the_chart_is_given_the_first_holds_with_exact_odds_and_how_many_have_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(charts, "HOLDS_DRAWN", 2)
+    no_odds = pd.DataFrame([{"table_id": "T09", "rounds": 12, "note": "no exact odds"}])
+    tables = _hold([_row(f"T0{n}", 1.0, 0.0, 2.0, 0.1) for n in range(1, 4)])
+    drawn, drawable = charts.holds_drawn(pd.concat([no_odds, tables], ignore_index=True))
+    assert list(drawn["table_id"]) == ["T01", "T02"] and drawable == 3
+    nothing, none = charts.holds_drawn(no_odds)
+    assert nothing.empty and none == 0
 
 
 def test_hostile_table_ids_stay_data_in_the_chart() -> None:

@@ -337,8 +337,7 @@ def test_the_hold_chart_draws_the_furthest_holds_and_the_grid_lists_them_all(
     assert list(drawn["shoe_id"]) == list(hold["shoe_id"][:3])
     assert spec["layer"][0]["encoding"]["y"]["sort"] == list(drawn["where"])
     assert any(
-        "draws the 3 holds furthest from their expectation" in c.value
-        and f"lists all {len(hold)}" in c.value
+        f"draws the 3 of {len(hold)} holds furthest from their expectation" in c.value
         for c in at.caption
     )
     at.radio(key="stats_per").set_value("table").run()
