@@ -1,9 +1,10 @@
-"""Triage on the exception queue: filters (with who holds an exception) and the chosen
-exception in the URL (a view can be shared, and a link that no longer fits says why), and
-what each exception puts at stake and how long it has waited."""
+"""Triage on the exception queue: filters (with who holds an exception), the order, the page
+of rows and the chosen exception in the URL (a view can be shared, and a link that no longer
+fits says why), and what each exception puts at stake and how long it has waited."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
@@ -48,6 +49,8 @@ def from_url(key: str, options: Sequence[str]) -> list[str]:
 
 
 PAGE_KEY, PAGE_PARAM = "q_page", "page"
+_VIEW_KEY = "_queue_view"
+"""The order and the filters the page of rows was chosen in (:func:`keep_page`)."""
 ORDER_KEY, ORDER_PARAM = "q_order", "order"
 SEVERITY_FIRST = "severity"
 ORDERS: dict[str, str] = {
@@ -65,7 +68,8 @@ PAGE_ROWS = 100
 1.6 s to 2.0-2.8 s; the other rows are a page away (:func:`page_starts`), and the filters,
 the order and the pick list reach all of them."""
 
-URL_KEYS = (*URL_FILTERS, HOLDER_KEY, "f_time", "inspect", "_stale_link", PAGE_KEY, ORDER_KEY)
+URL_KEYS = (*URL_FILTERS, HOLDER_KEY, "f_time", "inspect", "_stale_link", PAGE_KEY, ORDER_KEY,
+            _VIEW_KEY)  # fmt: skip
 """The queue's state that a link, Back or Forward sets (:func:`dashboards.links.from_url`)."""
 
 
@@ -114,9 +118,17 @@ def to_url(defaults: dict[str, list[str]]) -> None:
 def ordered(rows: pd.DataFrame, order: str) -> pd.DataFrame:
     """The queue's ``rows`` (most severe first, as the ledger gives them) in the ``order``
     chosen (:data:`ORDERS`): ties keep the ledger's order, and a row without an amount at
-    stake or a time goes last."""
+    stake or a time goes last. The amount at stake is ordered in cents
+    (:func:`at_stake_cents`), not by the dollars shown."""
     if order == "stake":
-        return rows.sort_values("at_stake", ascending=False, kind="stable", na_position="last")
+        cents = pd.array(
+            list(map(at_stake_cents, rows["expected_cents"], rows["actual_cents"])), dtype="Int64"
+        )
+        return (
+            rows.assign(_cents=cents)
+            .sort_values("_cents", ascending=False, kind="stable", na_position="last")
+            .drop(columns="_cents")
+        )
     if order in ("oldest", "newest"):
         return rows.sort_values(
             "occurred", ascending=order == "oldest", kind="stable", na_position="last"
@@ -132,15 +144,27 @@ def page_starts(count: int) -> list[int]:
 
 def page_label(start: int, count: int) -> str:
     """A page as a person reads it: ``rows 101-200 of 1,453``."""
+    if count == 0:
+        return "no rows"
     return f"rows {start + 1:,}-{min(start + PAGE_ROWS, count):,} of {count:,}"
 
 
-def keep_page(starts: Sequence[int]) -> None:
-    """Before the page list is made: on the page's first run take the page from the URL
-    (``?page=3``); a page past the last (the link is older than an acknowledgement or a
-    filter that left fewer rows) becomes the last one, and so does a page chosen before."""
+_PAGE_NUMBER = re.compile(r"[0-9]{1,9}")
+"""A page number as a link may carry it: ASCII digits, few enough to read as a number."""
+
+
+def keep_page(starts: Sequence[int], view: object) -> None:
+    """Before the page list is made, for the rows of ``view`` (the order and the filters
+    that chose them): another view starts at its first page; on the page's first run the
+    page comes from the URL (``?page=3``); a page past the last (the link is older than an
+    acknowledgement or a filter that left fewer rows) becomes the last one, and so does a
+    page chosen before."""
+    if st.session_state.get(_VIEW_KEY, view) != view:
+        st.session_state[PAGE_KEY] = 0
+    st.session_state[_VIEW_KEY] = view
     wanted = st.query_params.get(PAGE_PARAM) or ""
-    if PAGE_KEY not in st.session_state and wanted.isdigit() and int(wanted) > len(starts):
+    past_the_end = _PAGE_NUMBER.fullmatch(wanted) is not None and int(wanted) > len(starts)
+    if PAGE_KEY not in st.session_state and past_the_end:
         st.session_state[PAGE_KEY] = starts[-1]
         st.caption(
             f"The link's page {int(wanted):,} is past the last of these rows, page "
@@ -280,14 +304,17 @@ class Offer(NamedTuple):
     """How many of the rows shown hold the words typed to find (all of them, without)."""
 
 
-def offered(ids: Sequence[str], labels: Labels, find: str, kept: Iterable[str | None]) -> Offer:
-    """The exceptions the queue's lists offer, in the order of ``ids`` (the rows shown): the
-    first :data:`PICK_LIMIT` whose labels (:class:`Labels`) hold every word of ``find``,
-    whatever the case (of all the rows when none does, or ``find`` is blank), and those of
-    ``kept`` among ``ids`` (picked, ticked, opened or linked) wherever they are."""
+def offered(
+    ids: Sequence[str], labels: Labels, find: str, kept: Iterable[str | None], page: Sequence[str]
+) -> Offer:
+    """The exceptions the queue's lists offer, in the order of ``ids`` (the rows the filters
+    keep, on every page): the first :data:`PICK_LIMIT` whose labels (:class:`Labels`) hold
+    every word of ``find``, whatever the case; with no words, or when no row holds them, the
+    rows of the grid's ``page``; and those of ``kept`` among ``ids`` (picked, ticked, opened
+    or linked) wherever they are."""
     words = find.casefold().split()
     found = [i for i in ids if all(w in labels.search[i] for w in words)]
-    wanted = set((found or ids)[:PICK_LIMIT]) | set(kept)
+    wanted = set(found[:PICK_LIMIT] if words and found else page) | set(kept)
     return Offer([i for i in ids if i in wanted], len(found))
 
 

@@ -1,8 +1,8 @@
 """Surveillance: the exception queue, each exception with its rule and its evidence.
 
 Click a row to open it; select several to acknowledge, escalate or assign them with one note.
-The filters (who holds an exception among them) and the open exception live in the URL
-(:mod:`dashboards.triage`)."""
+The filters (who holds an exception among them), the order, the page of rows and the open
+exception live in the URL (:mod:`dashboards.triage`)."""
 
 from __future__ import annotations
 
@@ -200,9 +200,16 @@ rows = rows.assign(
     held_by=ui.visible_cells(rows["held_by"]),
 )
 headline(f"{len(rows)} of {len(all_rows)}")
-links.take(triage.ORDER_KEY, triage.ORDER_PARAM, list(triage.ORDERS))
+links.take(
+    triage.ORDER_KEY,
+    triage.ORDER_PARAM,
+    list(triage.ORDERS),
+    lambda text: (
+        f"The link's order {text} is not one this page offers: most severe first is shown."
+    ),
+)
 starts = triage.page_starts(len(rows))
-triage.keep_page(starts)
+triage.keep_page(starts, (st.session_state.get(triage.ORDER_KEY, triage.SEVERITY_FIRST), repr(f)))
 order_box, page_box = st.columns(2)
 order = order_box.selectbox(
     "Order",
@@ -225,7 +232,7 @@ first_row = page_box.selectbox(
 links.keep(
     {
         triage.ORDER_PARAM: None if order == triage.SEVERITY_FIRST else order,
-        triage.PAGE_PARAM: None if first_row == 0 else str(starts.index(first_row) + 1),
+        triage.PAGE_PARAM: None if first_row == 0 else str(first_row // triage.PAGE_ROWS + 1),
     }
 )
 
@@ -236,7 +243,8 @@ QUEUE_COLUMNS = ["new", "severity", "code", "table_id", "status", "held_by", "me
                  "serial", "exception_id"]  # fmt: skip
 table = rows[QUEUE_COLUMNS].iloc[first_row : first_row + triage.PAGE_ROWS]
 table = table.assign(occurred=ui.local_times(table["occurred"]))
-ticked = triage.ticked([str(i) for i in table["exception_id"]])
+on_page = [str(i) for i in table["exception_id"]]
+ticked = triage.ticked(on_page)
 # a click on an id opens its page; a click beside it, or on the row's box, selects the row
 ui.grid(
     table,
@@ -296,17 +304,22 @@ offer = triage.offered(
     queue.labels,
     find,
     [*ticked, *st.session_state.get(triage.PICKS_KEY, []), st.session_state.get("inspect"), wanted],
+    on_page,
 )
 if find.strip() and not offer.matching:
     st.caption(
-        f'No exception shown matches "{markdown_text(find)}": the lists offer the first '
-        f"{triage.PICK_LIMIT}. Check the words, or clear the filters above."
+        f'No exception shown matches "{markdown_text(find)}": the lists offer the grid\'s '
+        "rows. Check the words, or clear the filters above."
     )
-elif offer.matching > triage.PICK_LIMIT:
+elif find.strip() and offer.matching > triage.PICK_LIMIT:
     st.caption(
         f"The lists offer the first {triage.PICK_LIMIT} of the {offer.matching} exceptions "
-        f"{'that match' if find.strip() else 'shown'}, and those chosen: type words above "
-        "to reach the others."
+        "that match, and those chosen: type more words to reach the others."
+    )
+elif not find.strip() and len(ids) > len(on_page):
+    st.caption(
+        f"The lists offer the grid's {triage.page_label(first_row, len(ids))}, and those "
+        "chosen: type words above to reach the others."
     )
 typed = st.multiselect(
     "Act on several: pick exceptions by code, table or id (or tick rows in the table)",

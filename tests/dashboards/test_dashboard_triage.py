@@ -176,16 +176,17 @@ def test_exceptions_picked_from_the_list_are_acknowledged_with_one_note(
 def test_words_typed_bring_any_exception_into_both_lists_by_keyboard(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 28: the lists offer the first rows, not a whole day's (their options were most of
-    the queue's first screen in the browser); the words typed above them reach any other
+    """Issue 28: the lists offer the grid's rows, not a whole day's (their options were most
+    of the queue's first screen in the browser); the words typed above them reach any other
     row, which stays offered once picked and opened after the words are cleared."""
-    monkeypatch.setattr(triage, "PICK_LIMIT", 2)
-    at = opened()
-    ids = [str(i) for i in rows_of(at)["exception_id"]]
+    ids = [str(i) for i in rows_of(opened())["exception_id"]]
     assert len(ids) > 3
+    monkeypatch.setattr(triage, "PICK_LIMIT", 2)
+    monkeypatch.setattr(triage, "PAGE_ROWS", 2)
+    at = opened()
     assert offered(at) == ids[:2]
     assert len(at.selectbox(key="inspect").options) == 2
-    assert any(f"first 2 of the {len(ids)} exceptions shown" in c.value for c in at.caption)
+    assert any(f"offer the grid's rows 1-2 of {len(ids)}" in c.value for c in at.caption)
     last = ids[-1]
     at.text_input(key=triage.FIND_KEY).input(last.upper()).run()
     assert offered(at) == [ids[0], last], "the open one stays offered"
@@ -225,42 +226,46 @@ def labelled(count: int) -> tuple[list[str], triage.Labels]:
     return list(rows["exception_id"]), triage.labels(rows)
 
 
-def test_the_lists_offer_the_first_rows_and_those_chosen_wherever_they_are() -> None:
+def test_the_lists_offer_the_grids_rows_and_those_chosen_wherever_they_are() -> None:
     ids, labels = labelled(triage.PICK_LIMIT * 3)
-    offer = triage.offered(ids, labels, "", [ids[-1], None, "gone-from-the-rows"])
-    assert offer.ids == [*ids[: triage.PICK_LIMIT], ids[-1]]
+    page = ids[10:20]
+    offer = triage.offered(ids, labels, "", [ids[-1], None, "gone-from-the-rows"], page)
+    assert offer.ids == [*page, ids[-1]]
     assert offer.matching == len(ids)
 
 
 def test_every_word_typed_must_match_whatever_the_case_the_whole_message_read() -> None:
     ids, labels = labelled(triage.PICK_LIMIT * 3)
-    offer = triage.offered(ids, labels, "  t02   PAYOUT short BY $297.00 ", [])
+    page = ids[:5]
+    offer = triage.offered(ids, labels, "  t02   PAYOUT short BY $297.00 ", [], page)
     assert offer.ids == ["e0297"] and offer.matching == 1
-    payouts = triage.offered(ids, labels, "pb-4.7", [ids[1]])
+    payouts = triage.offered(ids, labels, "pb-4.7", [ids[1]], page)
     assert payouts.matching == triage.PICK_LIMIT
     assert payouts.ids == sorted([ids[1], *ids[::3]])
-    nothing = triage.offered(ids, labels, "T03", [])
-    assert nothing.matching == 0 and nothing.ids == ids[: triage.PICK_LIMIT], "the first rows"
+    nothing = triage.offered(ids, labels, "T03", [], page)
+    assert nothing.matching == 0 and nothing.ids == page, "the grid's rows"
 
 
 @given(
     count=hst.integers(0, 250),
     find=hst.sampled_from(["", "t01", "T02 payout", "e01", "$1", "seat 2", "none such"]),
     kept=hst.lists(hst.integers(-5, 260), max_size=6),
+    first=hst.integers(0, 250),
 )
 def test_what_the_lists_offer_is_in_the_queue_order_and_never_drops_a_choice(
-    count: int, find: str, kept: list[int]
+    count: int, find: str, kept: list[int], first: int
 ) -> None:
     ids, labels = labelled(count)
     chosen = [f"e{k:04d}" for k in kept]
-    offer = triage.offered(ids, labels, find, chosen)
+    page = ids[first : first + triage.PAGE_ROWS]
+    offer = triage.offered(ids, labels, find, chosen, page)
     assert offer.ids == [i for i in ids if i in set(offer.ids)], "the queue's order, once each"
     assert set(chosen) & set(ids) <= set(offer.ids)
     words = find.casefold().split()
     matching = [i for i in ids if all(w in labels.search[i] for w in words)]
     assert offer.matching == len(matching)
-    window = (matching or ids)[: triage.PICK_LIMIT]
-    assert set(window) <= set(offer.ids), "the first rows that match, else the first rows"
+    window = matching[: triage.PICK_LIMIT] if find.split() and matching else page
+    assert set(window) <= set(offer.ids), "the first rows that match, else the grid's"
     assert set(offer.ids) - set(chosen) <= set(window)
 
 
@@ -388,8 +393,9 @@ def test_the_grid_holds_a_page_and_a_link_opens_another(
 ) -> None:
     """Issue 28 (a page's first load under 2 s): the grid holds PAGE_ROWS exceptions, the
     headline counts them all, and the page is in the URL, so a link or Back opens the same
-    rows; a page past the last (fewer rows since) shows the last one."""
-    every = rows_of(opened())
+    rows; a page past the last (fewer rows since) shows the last one, and what is no page
+    number the first one, whatever the link carries."""
+    every = every_row(monkeypatch)
     monkeypatch.setattr(triage, "PAGE_ROWS", 3)
     pages = -(-len(every) // 3)
     assert pages >= 3, "the emulated day holds enough exceptions for three pages"
@@ -415,6 +421,45 @@ def test_the_grid_holds_a_page_and_a_link_opens_another(
     assert [w.value for w in garbage.warning] == [
         "The link's page \\<b\\>2\\</b\\> is not a page number: the first page is shown."
     ], "named, escaped: the link's text is no markup"
+    for not_a_number in ("²", "9" * 5000, "-1", "0"):
+        odd = opened(page=not_a_number)
+        assert list(rows_of(odd)["exception_id"]) == list(every["exception_id"][:3])
+        assert any("is not a page number" in w.value for w in odd.warning), not_a_number[:9]
+
+
+def every_row(monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
+    """Every row the queue's default filters keep, in its default order, on one page."""
+    monkeypatch.setattr(triage, "PAGE_ROWS", 100_000)
+    return rows_of(opened())
+
+
+def test_another_order_or_filter_starts_at_the_first_page(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: on page 2, "most at stake first" shows the largest stakes, not rows 4-6 of
+    the new order; a narrower filter also starts at its first page. A link's unknown order
+    is named (escaped) and the default shown."""
+    every = every_row(monkeypatch)
+    monkeypatch.setattr(triage, "PAGE_ROWS", 3)
+    at = opened(page="2")
+    at.selectbox(key=triage.ORDER_KEY).set_value("stake").run()
+    stakes = every.assign(cents=every["at_stake"] * 100).sort_values(
+        "cents", ascending=False, kind="stable", na_position="last"
+    )
+    assert list(rows_of(at)["exception_id"]) == list(stakes["exception_id"][:3])
+    assert "page" not in at.query_params and at.query_params["order"] == "stake"
+    at.selectbox(key=triage.PAGE_KEY).set_value(3).run()
+    code = str(every["code"].iloc[0])
+    at.multiselect(key="f_code").set_value([code]).run()
+    assert list(rows_of(at)["exception_id"]) == list(
+        stakes[stakes["code"] == code]["exception_id"][:3]
+    )
+    unknown = opened(order="<i>cheapest</i>")
+    assert list(rows_of(unknown)["exception_id"]) == list(every["exception_id"][:3])
+    assert [w.value for w in unknown.warning] == [
+        "The link's order \\<i\\>cheapest\\</i\\> is not one this page offers: most "
+        "severe first is shown."
+    ]
 
 
 def test_the_order_sorts_every_exception_before_the_page(
@@ -423,10 +468,10 @@ def test_the_order_sorts_every_exception_before_the_page(
     """Most at stake first orders all the rows the filters keep, not the page shown (a
     click on a column's header sorts only those), and goes into the URL; oldest first
     follows the time of the first evidence."""
-    every = rows_of(opened())
+    every = every_row(monkeypatch)
     monkeypatch.setattr(triage, "PAGE_ROWS", 3)
     at = opened(order="stake")
-    largest = every["at_stake"].dropna().sort_values(ascending=False)[:3]
+    largest = every["at_stake"].dropna().sort_values(ascending=False, kind="stable")[:3]
     assert list(rows_of(at)["at_stake"]) == list(largest)
     assert at.query_params["order"] == "stake"
     at.selectbox(key=triage.ORDER_KEY).set_value("oldest").run()
