@@ -30,6 +30,7 @@ import pytest
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
+from dashboards import triage
 from pipeline.bundle.export import verify_bundle
 from pipeline.cli import main
 from pipeline.ledger.store import Ledger
@@ -479,7 +480,7 @@ def test_exceptions_of_hostile_tables_show_as_text(day: HostileDay, dashboards: 
 
 
 def test_ids_in_hostile_grids_are_links_that_carry_them_as_data(
-    day: HostileDay, dashboards: Path
+    day: HostileDay, dashboards: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In every grid of the queue, the table board and the Form register, each id a hostile
     device sent (the table, round, shoe, dealer; N.J.A.C. 19:47-3.3(c)3's Form
@@ -495,6 +496,7 @@ def test_ids_in_hostile_grids_are_links_that_carry_them_as_data(
             for (v,) in ledger.con.execute(f"SELECT DISTINCT {column} FROM {table}").fetchall()
         }  # fmt: skip
     safe = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~%=&?/")
+    monkeypatch.setattr(triage, "PAGE_ROWS", 100_000)  # every row of the queue in one grid
     hostile = 0
     for name in ("exception_queue", "table_board", "forms"):
         at = _page(name)
