@@ -118,16 +118,11 @@ def to_url(defaults: dict[str, list[str]]) -> None:
 def ordered(rows: pd.DataFrame, order: str) -> pd.DataFrame:
     """The queue's ``rows`` (most severe first, as the ledger gives them) in the ``order``
     chosen (:data:`ORDERS`): ties keep the ledger's order, and a row without an amount at
-    stake or a time goes last. The amount at stake is ordered in cents
-    (:func:`at_stake_cents`), not by the dollars shown."""
+    stake or a time goes last. The amount at stake is ordered by its cents
+    (``at_stake_cents``, :func:`at_stake_cents` of each row), not by the dollars shown."""
     if order == "stake":
-        cents = pd.array(
-            list(map(at_stake_cents, rows["expected_cents"], rows["actual_cents"])), dtype="Int64"
-        )
-        return (
-            rows.assign(_cents=cents)
-            .sort_values("_cents", ascending=False, kind="stable", na_position="last")
-            .drop(columns="_cents")
+        return rows.sort_values(
+            "at_stake_cents", ascending=False, kind="stable", na_position="last"
         )
     if order in ("oldest", "newest"):
         return rows.sort_values(

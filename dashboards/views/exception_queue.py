@@ -191,11 +191,10 @@ with st.expander("Filters", expanded=any(st.session_state.get(k) for k in FILTER
 
 triage.to_url({"f_status": STATUS_DEFAULT})
 rows = new_since.mark(f.apply(all_rows))
+stake_cents = list(map(triage.at_stake_cents, rows["expected_cents"], rows["actual_cents"]))
 rows = rows.assign(
-    at_stake=[
-        None if cents is None else cents / 100
-        for cents in map(triage.at_stake_cents, rows["expected_cents"], rows["actual_cents"])
-    ],
+    at_stake_cents=pd.array(stake_cents, dtype="Int64"),
+    at_stake=[None if cents is None else cents / 100 for cents in stake_cents],
     age=[triage.age(t) for t in rows["occurred"]],
     held_by=ui.visible_cells(rows["held_by"]),
 )
